@@ -1,0 +1,118 @@
+# flagcheck: build, check, bench, reproduce, install.
+#
+#   make                  the engine, against the source of the fio on PATH
+#   make FIO_SRC=DIR      ... against your own (configured) fio tree instead
+#   make fio              an fio binary from that same tree, in $(BUILD)/fio
+#   make check            install what is missing, build, run every test
+#   make bench            the engine's overhead against fio's null engine
+#
+# The analysis runs with Debian's python3 (it has python3-matplotlib), not
+# whatever python3 comes first on PATH.
+
+BUILD	?= build
+PYTHON	?= /usr/bin/python3
+CC	?= cc
+PREFIX	?= /usr/local
+
+# The fio tree the engine is built against: yours, or Debian's source of
+# the installed fio, fetched and configured under $(BUILD) on first use.
+ifeq ($(FIO_SRC),)
+FIO_SRC_STAMP	:= $(BUILD)/fio-src.path
+FIO_TREE	= $(shell cat $(FIO_SRC_STAMP) 2>/dev/null)
+else
+FIO_SRC_STAMP	:=
+FIO_TREE	= $(FIO_SRC)
+endif
+FIO_VERSION_OF	= $(shell cat $(BUILD)/fio-version)
+
+ENGINE_SRCS	:= engine/flagcheck.c engine/filemap.c engine/shm.c \
+		   engine/stats.c engine/backend_null.c
+ENGINE_HDRS	:= $(wildcard engine/*.h)
+ENGINE		:= $(BUILD)/fio-flagcheck.so
+
+WARN		:= -Wall -Wextra -Werror
+BASE_CFLAGS	:= -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE \
+		   -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64
+ENGINE_CFLAGS	= $(BASE_CFLAGS) -fPIC -fvisibility=hidden \
+		  -include $(FIO_TREE)/config-host.h -isystem $(FIO_TREE) \
+		  -DFLAGCHECK_FIO_VERSION='"$(FIO_VERSION_OF)"'
+# nodelete: fio dlcloses engines at exit, a known crash source
+ENGINE_LDFLAGS	:= -shared -Wl,-z,nodelete -Wl,-z,now
+
+# Models and the shared arena, without fio, for the unit tests.
+MODEL_SRCS	:= engine/filemap.c engine/shm.c engine/stats.c
+UNIT_TESTS	:= $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -pthread
+
+all: $(ENGINE)
+
+.PHONY: all deps fio check bench unit-tests clean distclean install
+
+deps:
+	scripts/install-deps.sh
+
+ifneq ($(FIO_SRC_STAMP),)
+$(FIO_SRC_STAMP): scripts/fio-source.sh
+	@mkdir -p $(BUILD)
+	scripts/fio-source.sh $(BUILD) > $@.tmp
+	mv $@.tmp $@
+endif
+
+$(BUILD)/fio-version: $(FIO_SRC_STAMP)
+	@test -f $(FIO_TREE)/config-host.h || \
+		{ echo "$(FIO_TREE) is not a configured fio tree (run ./configure there)"; exit 1; }
+	cd $(FIO_TREE) && ./FIO-VERSION-GEN >/dev/null
+	@mkdir -p $(BUILD)
+	@sed -n 's/^FIO_VERSION = //p' $(FIO_TREE)/FIO-VERSION-FILE > $@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+
+$(ENGINE): $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
+	$(CC) $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $@ $(ENGINE_SRCS)
+
+# The same engine, claiming other headers: the version check must refuse it.
+$(BUILD)/fio-flagcheck-skew.so: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
+	$(CC) $(ENGINE_CFLAGS) -UFLAGCHECK_FIO_VERSION \
+		-DFLAGCHECK_FIO_VERSION='"fio-0.0-skew"' $(ENGINE_LDFLAGS) \
+		-o $@ $(ENGINE_SRCS)
+
+# clang must accept it too, warnings as errors (object only, not loaded)
+$(BUILD)/clang.ok: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
+	clang $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $(BUILD)/fio-flagcheck-clang.so $(ENGINE_SRCS)
+	@touch $@
+
+fio: $(BUILD)/fio-version
+	$(MAKE) -C $(FIO_TREE) fio
+	cp $(FIO_TREE)/fio $(BUILD)/fio
+
+# Unit tests: plain, AddressSanitizer+UBSan, ThreadSanitizer.
+$(BUILD)/unit/%: tests/unit/%.c $(MODEL_SRCS) $(ENGINE_HDRS) tests/unit/unit.h
+	@mkdir -p $(BUILD)/unit
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(MODEL_SRCS)
+$(BUILD)/unit-asan/%: tests/unit/%.c $(MODEL_SRCS) $(ENGINE_HDRS) tests/unit/unit.h
+	@mkdir -p $(BUILD)/unit-asan
+	$(CC) $(UNIT_CFLAGS) -O1 -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $< $(MODEL_SRCS)
+$(BUILD)/unit-tsan/%: tests/unit/%.c $(MODEL_SRCS) $(ENGINE_HDRS) tests/unit/unit.h
+	@mkdir -p $(BUILD)/unit-tsan
+	$(CC) $(UNIT_CFLAGS) -O1 -fsanitize=thread -o $@ $< $(MODEL_SRCS)
+
+unit-tests: $(foreach v,unit unit-asan unit-tsan,$(addprefix $(BUILD)/$(v)/,$(UNIT_TESTS)))
+
+# The README's test command. Installs what is missing first.
+check: deps
+	$(MAKE) all unit-tests $(BUILD)/fio-flagcheck-skew.so $(BUILD)/clang.ok
+	$(PYTHON) tests/run.py --build $(BUILD)
+
+bench: all
+	$(PYTHON) tests/bench.py --engine $(ENGINE)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib/flagcheck
+	install -m 0755 $(ENGINE) $(DESTDIR)$(PREFIX)/lib/flagcheck/
+
+clean:
+	rm -rf $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/unit-tsan \
+		$(BUILD)/*.so $(BUILD)/*.ok $(BUILD)/fio-version $(BUILD)/tests
+
+distclean:
+	rm -rf $(BUILD)

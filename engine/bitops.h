@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel's bit operations on an unsigned long, with the kernel's names
+ * and ordering guarantees (Documentation/atomic_bitops.txt):
+ *
+ *  - test_bit() is a plain load: on a line that other CPUs only read, it
+ *    hits the local cache and leaves the line shared and clean.
+ *  - set_bit() / clear_bit() are atomic RMWs with no ordering.
+ *  - test_and_set_bit() / test_and_clear_bit() are atomic RMWs that are
+ *    fully ordered, as in the kernel.
+ *
+ * Every RMW here is a real lock-prefixed instruction on x86 (LSE or LL/SC on
+ * arm64): it takes the cache line in exclusive state, which is exactly the
+ * cost the models measure. The compiler may not merge or drop them.
+ */
+#ifndef FLAGCHECK_BITOPS_H
+#define FLAGCHECK_BITOPS_H
+
+#include <stdbool.h>
+
+#define BIT_MASK(nr)	(1UL << ((nr) % (8 * sizeof(unsigned long))))
+#define BIT_WORD(nr)	((nr) / (8 * sizeof(unsigned long)))
+
+static inline bool test_bit(long nr, const unsigned long *addr)
+{
+	return (__atomic_load_n(addr + BIT_WORD(nr), __ATOMIC_RELAXED) &
+		BIT_MASK(nr)) != 0;
+}
+
+static inline void set_bit(long nr, unsigned long *addr)
+{
+	__atomic_fetch_or(addr + BIT_WORD(nr), BIT_MASK(nr), __ATOMIC_RELAXED);
+}
+
+static inline void clear_bit(long nr, unsigned long *addr)
+{
+	__atomic_fetch_and(addr + BIT_WORD(nr), ~BIT_MASK(nr), __ATOMIC_RELAXED);
+}
+
+static inline bool test_and_set_bit(long nr, unsigned long *addr)
+{
+	unsigned long mask = BIT_MASK(nr);
+
+	return (__atomic_fetch_or(addr + BIT_WORD(nr), mask,
+				  __ATOMIC_SEQ_CST) & mask) != 0;
+}
+
+static inline bool test_and_clear_bit(long nr, unsigned long *addr)
+{
+	unsigned long mask = BIT_MASK(nr);
+
+	return (__atomic_fetch_and(addr + BIT_WORD(nr), ~mask,
+				   __ATOMIC_SEQ_CST) & mask) != 0;
+}
+
+/* smp_mb__before_atomic(): a full barrier, as on architectures without
+ * implied ordering for set_bit() */
+static inline void smp_mb__before_atomic(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+#endif

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The run-wide shared arena: see shm.h for why it is anonymous and made at
+ * load time.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "shm.h"
+
+#define FC_SHM_SLOTS	1024
+#define FC_SHM_KEY_MAX	1024
+/* Virtual size only: pages are allocated when first touched. */
+#define FC_SHM_DEFAULT_SIZE	(1ULL << 30)
+
+enum { SLOT_EMPTY = 0, SLOT_BUSY, SLOT_READY };
+
+struct fc_shm_slot {
+	uint32_t state;
+	uint32_t pad;
+	uint64_t offset;
+	uint64_t size;
+	char key[FC_SHM_KEY_MAX];
+};
+
+struct fc_shm_header {
+	uint64_t size;		/* of the whole arena */
+	uint64_t next;		/* bump allocator, offset from the base */
+	struct fc_shm_slot slots[FC_SHM_SLOTS];
+};
+
+/*
+ * Set once, at load, before fio forks: every job process inherits the same
+ * pointer to the same shared pages, every thread reads the same value. Not
+ * per-job state, so it does not belong in td->io_ops_data.
+ */
+static struct fc_shm_header *arena;
+static int arena_errno = ENOMEM;
+
+int fc_shm_error(void)
+{
+	return arena ? 0 : arena_errno;
+}
+
+int fc_shm_init(size_t size)
+{
+	void *p;
+
+	if (arena)
+		return 0;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED) {
+		arena_errno = errno;
+		return -errno;
+	}
+	arena = p;
+	arena->size = size;
+	arena->next = (sizeof(*arena) + FC_SHM_ALIGN - 1) & ~(uint64_t)(FC_SHM_ALIGN - 1);
+	return 0;
+}
+
+__attribute__((constructor))
+static void fc_shm_load(void)
+{
+	fc_shm_init(FC_SHM_DEFAULT_SIZE);
+}
+
+static uint64_t fc_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static void *fc_shm_alloc(size_t size)
+{
+	uint64_t len = (size + FC_SHM_ALIGN - 1) & ~(uint64_t)(FC_SHM_ALIGN - 1);
+	uint64_t off = __atomic_fetch_add(&arena->next, len, __ATOMIC_RELAXED);
+
+	if (off + len > arena->size || off + len < off)
+		return NULL;
+	return (char *)arena + off;
+}
+
+void *fc_shm_get(const char *key, size_t size, bool *created)
+{
+	size_t keylen = strlen(key);
+	uint64_t h;
+	unsigned int i;
+
+	*created = false;
+	if (!arena) {
+		errno = arena_errno;
+		return NULL;
+	}
+	if (keylen >= FC_SHM_KEY_MAX) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+
+	h = fc_hash(key);
+	for (i = 0; i < FC_SHM_SLOTS; i++) {
+		struct fc_shm_slot *s = &arena->slots[(h + i) % FC_SHM_SLOTS];
+		uint32_t state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+
+		if (state == SLOT_EMPTY) {
+			uint32_t expect = SLOT_EMPTY;
+
+			if (__atomic_compare_exchange_n(&s->state, &expect, SLOT_BUSY,
+							false, __ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE)) {
+				void *obj = fc_shm_alloc(size);
+
+				memcpy(s->key, key, keylen + 1);
+				s->size = size;
+				s->offset = obj ? (uint64_t)((char *)obj - (char *)arena) : 0;
+				__atomic_store_n(&s->state, SLOT_READY, __ATOMIC_RELEASE);
+				if (!obj) {
+					errno = ENOMEM;
+					return NULL;
+				}
+				*created = true;
+				return obj;
+			}
+			state = expect;
+		}
+		/* another job is creating this slot: wait until it is named */
+		while (state == SLOT_BUSY) {
+			sched_yield();
+			state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+		}
+		if (strcmp(s->key, key))
+			continue;
+		if (!s->offset || s->size < size) {
+			errno = s->offset ? EINVAL : ENOMEM;
+			return NULL;
+		}
+		return (char *)arena + s->offset;
+	}
+	errno = ENOSPC;
+	return NULL;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The counters of one job, reported at job end: a line through fio's
+ * log_info (forwarded to the client in client/server mode, where stdout
+ * goes nowhere), and one JSON object appended to the flagcheck_stats file.
+ */
+#ifndef FLAGCHECK_STATS_H
+#define FLAGCHECK_STATS_H
+
+#include "counters.h"
+
+struct fc_stats_job {
+	const char *job;
+	unsigned int thread_number;
+	int pid;
+	const char *model;
+	const char *variant;	/* always, test_first */
+	const char *mapping;	/* shared, private */
+	const char *backend;
+	const char *inject;
+	unsigned int inject_every;
+	unsigned int rmw_per_check;
+};
+
+/* RMWs the always variant would have run and this job did not */
+unsigned long long fc_stats_rmw_skipped(const struct fc_stats_job *j,
+					const struct fc_counters *c);
+/* One JSON object, no newline, into buf; the length, as snprintf */
+int fc_stats_json(char *buf, size_t len, const struct fc_stats_job *j,
+		  const struct fc_counters *c);
+/* Open (creating; truncating when @truncate) to check it can be written */
+int fc_stats_prepare(const char *path, int truncate);
+/* Append the job's object as one line, in one write */
+int fc_stats_append(const char *path, const struct fc_stats_job *j,
+		    const struct fc_counters *c);
+
+#endif
