@@ -27,6 +27,9 @@ static int null_init(struct thread_data *td, void **priv)
 			return ENOMEM;
 		}
 		fc_td_engine_flags(td, FIO_ASYNCIO_SETS_ISSUE_TIME, 0);
+	} else {
+		/* as fio's null engine: at depth 1 it is a sync engine */
+		fc_td_engine_flags(td, FIO_SYNCIO, 0);
 	}
 	*priv = nd;
 	return 0;

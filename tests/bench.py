@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""Benchmark (not a test): the engine's cost against fio's own null engine.
+
+Runs, interleaved in every repeat so that machine drift hits all alike:
+  fio's built-in null engine        numjobs 1 and N
+  flagcheck, null backend, flag_check=test_first, mapping=private
+                                    numjobs 1 and N
+  flagcheck, flag_check=always and test_first, mapping=shared
+                                    numjobs N
+and prints the median ratios: flagcheck/null (target >= 0.95) and
+test_first/always at N jobs. Thread mode, 4k random reads, time based.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def iops(fio, args, cwd):
+    p = subprocess.run([fio, "--output-format=json", "--group_reporting"] + args,
+                       cwd=cwd, capture_output=True, text=True)
+    if p.returncode:
+        sys.exit(f"fio failed ({p.returncode}): {' '.join(args)}\n{p.stderr}")
+    text = p.stdout[p.stdout.find("{"):]
+    return sum(j["read"]["iops"] for j in json.loads(text)["jobs"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", default="build/fio-flagcheck.so",
+                    help="the built engine (default: build/fio-flagcheck.so)")
+    ap.add_argument("--fio", default="fio", help="fio binary (default: fio on PATH)")
+    ap.add_argument("--repeats", type=int, default=5,
+                    help="interleaved repeats of every configuration (default 5)")
+    ap.add_argument("--runtime", type=float, default=2,
+                    help="seconds per fio run (default 2)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count(),
+                    help="N, the larger numjobs (default: the CPU count, %(default)s)")
+    a = ap.parse_args()
+    fio = shutil.which(a.fio) or sys.exit(f"{a.fio} not found")
+    engine = os.path.abspath(a.engine)
+    if not os.path.exists(engine):
+        sys.exit(f"{engine} missing: run make")
+
+    common = ["--name=bench", "--filename=flagcheck-bench", "--size=1g",
+              "--bs=4k", "--rw=randread", "--thread", "--time_based",
+              f"--runtime={a.runtime}"]
+    fc = [f"--ioengine=external:{engine}", "--backend=null"]
+    configs = {}
+    for nj in sorted({1, a.jobs}):
+        configs[f"null nj={nj}"] = ["--ioengine=null", f"--numjobs={nj}"]
+        configs[f"flagcheck test_first private nj={nj}"] = fc + [
+            "--flag_check=test_first", "--mapping=private", f"--numjobs={nj}"]
+    for mode in ("always", "test_first"):
+        configs[f"flagcheck {mode} shared nj={a.jobs}"] = fc + [
+            f"--flag_check={mode}", "--mapping=shared", f"--numjobs={a.jobs}"]
+
+    res = {k: [] for k in configs}
+    with tempfile.TemporaryDirectory() as cwd:
+        for r in range(a.repeats):
+            for name, args in configs.items():
+                res[name].append(iops(fio, common + args, cwd))
+            print(f"repeat {r + 1}/{a.repeats} done", file=sys.stderr)
+
+    print(f"fio {subprocess.run([fio, '--version'], capture_output=True, text=True).stdout.strip()}, "
+          f"{os.cpu_count()} CPUs, {a.repeats} interleaved repeats of {a.runtime:g} s, thread mode")
+    print(f"{'configuration':44} {'median IOPS':>12}  runs (M IOPS)")
+    for name, v in res.items():
+        print(f"{name:44} {statistics.median(v):12.0f}  "
+              + " ".join(f"{x / 1e6:.2f}" for x in v))
+
+    def ratio(num, den):
+        return statistics.median(n / d for n, d in zip(res[num], res[den]))
+
+    print()
+    for nj in sorted({1, a.jobs}):
+        r = ratio(f"flagcheck test_first private nj={nj}", f"null nj={nj}")
+        print(f"flagcheck/null ratio at numjobs={nj}: {r:.3f} "
+              f"(target >= 0.95: {'met' if r >= 0.95 else 'NOT met'})")
+    r = ratio(f"flagcheck test_first shared nj={a.jobs}",
+              f"flagcheck always shared nj={a.jobs}")
+    print(f"test_first/always ratio at numjobs={a.jobs} (shared mapping): {r:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

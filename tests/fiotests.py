@@ -1,0 +1,424 @@
+"""Engine-under-fio tests: the real fio loads the built engine.
+
+Each test is a function taking a Context; it passes by returning, fails
+with AssertionError, and raises Skip when the machine cannot run it. Every
+fio run happens in an empty scratch directory, which must stay empty: the
+null backend writes nothing.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+TESTS = []
+
+
+class Skip(Exception):
+    pass
+
+
+def test(fn):
+    TESTS.append((fn.__name__, fn))
+    return fn
+
+
+def run_program(argv, timeout=120):
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout, text=True)
+    except subprocess.TimeoutExpired as e:
+        return -1, f"timed out after {timeout}s\n{e.output or ''}"
+    return p.returncode, p.stdout
+
+
+def load_fio_json(text):
+    """fio 3.33 may print text lines before its JSON."""
+    i = text.find("\n{")
+    start = 0 if text.startswith("{") else (i + 1 if i >= 0 else -1)
+    assert start >= 0, f"no JSON in fio output:\n{text[:2000]}"
+    return json.loads(text[start:])
+
+
+class Result:
+    def __init__(self, rc, out, err, stats):
+        self.rc, self.out, self.err, self.stats = rc, out, err, stats
+
+    def json(self):
+        return load_fio_json(self.out)
+
+    def total_err(self):
+        return sum(j["total_err"] for j in self.json()["jobs"])
+
+    def sum(self, key, **match):
+        return sum(s[key] for s in self.stats
+                   if all(s.get(k) == v for k, v in match.items()))
+
+
+class Context:
+    def __init__(self, build):
+        self.build = build
+        self.engine = os.path.join(build, "fio-flagcheck.so")
+        self.fio = shutil.which("fio")
+        self.tmp = os.path.join(build, "tests")
+        os.makedirs(self.tmp, exist_ok=True)
+        assert self.fio, "fio not found on PATH (make check installs it)"
+        assert os.path.exists(self.engine), f"{self.engine} missing: run make"
+
+    def scratch(self):
+        return tempfile.mkdtemp(prefix="run-", dir=self.tmp)
+
+    def jobfile(self, text):
+        fd, path = tempfile.mkstemp(suffix=".fio", dir=self.tmp)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        return path
+
+    def fio_run(self, args, engine=None, timeout=120, stats=True):
+        """Run fio with JSON output in an empty directory; return a Result."""
+        cwd = self.scratch()
+        statsfile = os.path.join(self.tmp, os.path.basename(cwd) + ".jsonl")
+        argv = [self.fio, "--output-format=json"] + args
+        # a job file names it as ${FLAGCHECK_STATS}; fio only takes engine
+        # options on its command line when the engine is named there too
+        if stats and any(a.startswith("--ioengine=") for a in args):
+            argv.append(f"--flagcheck_stats={statsfile}")
+        env = dict(os.environ, FLAGCHECK_ENGINE=engine or self.engine,
+                   FLAGCHECK_STATS=statsfile)
+        try:
+            p = subprocess.run(argv, cwd=cwd, env=env, text=True, timeout=timeout,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"fio did not finish in {timeout}s: {argv}")
+        assert p.returncode >= 0, \
+            f"fio died of signal {-p.returncode}: {argv}\n{p.stderr}"
+        left = os.listdir(cwd)
+        assert not left, f"the run wrote files in its directory: {left}"
+        os.rmdir(cwd)
+        stats_lines = []
+        if stats and os.path.exists(statsfile):
+            with open(statsfile) as f:
+                stats_lines = [json.loads(line) for line in f]
+            os.unlink(statsfile)
+        return Result(p.returncode, p.stdout, p.stderr, stats_lines)
+
+    def base_args(self, **opts):
+        o = {"name": "t", "ioengine": f"external:{self.engine}",
+             "filename": "flagcheck-shared", "size": "1g", "bs": "4k",
+             "rw": "randread", "time_based": "1", "runtime": "1"}
+        o.update({k: str(v) for k, v in opts.items()})
+        return [f"--{k}={v}" for k, v in o.items()]
+
+
+def shm_entries():
+    try:
+        return set(os.listdir("/dev/shm"))
+    except FileNotFoundError:
+        return set()
+
+
+def ok(r):
+    assert r.rc == 0, f"fio exit {r.rc}\nstderr:\n{r.err}\nstdout:\n{r.out[:3000]}"
+
+
+# --- the engine as a shared object -----------------------------------------
+
+@test
+def engine_exports_only_ioengine(ctx):
+    rc, out = run_program(["nm", "-D", "--defined-only", ctx.engine])
+    assert rc == 0, out
+    syms = [line.split()[-1] for line in out.splitlines() if line.strip()]
+    assert syms == ["ioengine"], f"exported: {syms}"
+
+
+@test
+def engine_linked_nodelete(ctx):
+    rc, out = run_program(["readelf", "-d", ctx.engine])
+    assert rc == 0, out
+    assert "NODELETE" in out, "not linked with -z nodelete"
+
+
+@test
+def engine_builds_with_clang(ctx):
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    rc, out = run_program(["make", "-s", "-C", top, f"BUILD={ctx.build}",
+                           "-W", "engine/flagcheck.c",
+                           f"{ctx.build}/clang.ok"], timeout=300)
+    assert rc == 0, f"clang -Wall -Wextra -Werror build failed:\n{out}"
+
+
+@test
+def version_skew_is_refused(ctx):
+    skew = os.path.join(ctx.build, "fio-flagcheck-skew.so")
+    assert os.path.exists(skew), f"{skew} missing: make check builds it"
+    ver = run_program([ctx.fio, "--version"])[1].strip()
+    r = ctx.fio_run(ctx.base_args(ioengine=f"external:{skew}"), stats=False)
+    assert r.rc != 0, "an engine built for other headers was accepted"
+    assert "fio-0.0-skew" in r.err and ver in r.err, \
+        f"message must name both versions:\n{r.err}"
+    assert "issued rwts" not in r.out and '"jobs"' not in r.out, "I/O ran"
+
+
+# --- runs ----------------------------------------------------------------
+
+@test
+def runs_at_iodepth_1_and_16(ctx):
+    for depth in (1, 16):
+        for mode, per_io in (("always", 2.0), ("test_first", 0.0)):
+            r = ctx.fio_run(ctx.base_args(iodepth=depth, flag_check=mode,
+                                          runtime="0.5"))
+            ok(r)
+            jobs = r.json()["jobs"]
+            ios = jobs[0]["read"]["total_ios"]
+            assert ios > 1000, f"iodepth={depth} {mode}: only {ios} I/Os"
+            assert len(r.stats) == 1, r.stats
+            s = r.stats[0]
+            assert s["ios"] >= ios, (s, ios)
+            assert s["checks"] == s["ios"], s
+            assert s["rmw"] / s["ios"] == per_io, \
+                f"{mode}: {s['rmw'] / s['ios']} RMWs per I/O, want {per_io}"
+            if mode == "test_first":
+                assert s["rmw_skipped"] == 2 * s["checks"], s
+            assert s["flag_check"] == mode and s["backend"] == "null", s
+
+
+def sharing_job(ctx, mode, mapping, readers, thread):
+    """One job injecting EIO on every 2nd I/O, `readers` jobs only checking,
+    all on one file name."""
+    return ctx.jobfile(f"""
+[global]
+ioengine=external:{ctx.engine}
+filename=flagcheck-shared
+size=1g
+bs=4k
+rw=randread
+time_based=1
+runtime=1
+thread={1 if thread else 0}
+flag_check={mode}
+mapping={mapping}
+continue_on_error=io
+flagcheck_stats=${{FLAGCHECK_STATS}}
+
+[injector]
+inject=eio
+inject_every=2
+
+[reader]
+numjobs={readers}
+inject=none
+""")
+
+
+@test
+def jobs_share_one_mapping(ctx):
+    for thread in (True, False):
+        for mode in ("always", "test_first"):
+            for readers in (1, 2, 3):
+                r = ctx.fio_run([sharing_job(ctx, mode, "shared", readers, thread)])
+                ok(r)
+                what = f"thread={thread} {mode} numjobs={readers + 1}"
+                assert len(r.stats) == readers + 1, what
+                assert len({s["pid"] for s in r.stats}) == (1 if thread else readers + 1), \
+                    f"{what}: {[s['pid'] for s in r.stats]}"
+                setn = r.sum("errors_set")
+                rep = r.sum("errors_reported")
+                by_readers = r.sum("errors_reported", job="reader")
+                assert setn > 0, what
+                assert r.sum("errors_set", job="reader") == 0, what
+                assert setn == rep == r.total_err(), \
+                    f"{what}: set {setn} reported {rep} fio total_err {r.total_err()}"
+                assert by_readers > 0, \
+                    f"{what}: no error injected by one job was reported by another"
+
+
+@test
+def private_mapping_shares_nothing(ctx):
+    for thread in (True, False):
+        for mode in ("always", "test_first"):
+            r = ctx.fio_run([sharing_job(ctx, mode, "private", 3, thread)])
+            ok(r)
+            what = f"thread={thread} {mode}"
+            assert r.sum("errors_reported", job="reader") == 0, what
+            assert r.sum("errors_set", job="injector") == \
+                r.sum("errors_reported", job="injector") == r.total_err() > 0, what
+
+
+@test
+def injection_accounting_is_exact(ctx):
+    for inject, extra in (("eio", []),
+                          ("enospc", ["--ignore_error=ENOSPC,ENOSPC"])):
+        for mode in ("always", "test_first"):
+            for thread in (1, 0):
+                for numjobs in (1, 2, 4):
+                    r = ctx.fio_run(ctx.base_args(
+                        flag_check=mode, inject=inject, inject_every=7,
+                        numjobs=numjobs, thread=thread, runtime="0.5",
+                        iodepth=4, continue_on_error="io") + extra)
+                    ok(r)
+                    what = f"{inject} {mode} thread={thread} numjobs={numjobs}"
+                    setn, rep = r.sum("errors_set"), r.sum("errors_reported")
+                    assert setn > 0, what
+                    assert setn == rep == r.total_err(), \
+                        f"{what}: set {setn} reported {rep} total_err {r.total_err()}"
+                    assert len(r.stats) == numjobs, what
+
+
+@test
+def stats_file_is_one_line_per_job_and_starts_afresh(ctx):
+    path = os.path.join(ctx.tmp, "stats-afresh.jsonl")
+    for _ in range(2):
+        r = ctx.fio_run(ctx.base_args(numjobs=3, runtime="0.2",
+                                      flagcheck_stats=path), stats=False)
+        ok(r)
+        with open(path) as f:
+            lines = [json.loads(line) for line in f]
+        assert len(lines) == 3, f"{len(lines)} lines after a run of 3 jobs"
+        assert sorted(s["thread_number"] for s in lines) == [1, 2, 3], lines
+    os.unlink(path)
+
+
+@test
+def counters_reach_the_text_output(ctx):
+    argv = [ctx.fio] + ctx.base_args(runtime="0.2", flag_check="always")
+    cwd = ctx.scratch()
+    p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=60)
+    os.rmdir(cwd)
+    assert p.returncode == 0, p.stderr
+    assert "flagcheck: t (job 1): filemap_check_errors flag_check=always" in p.stdout, p.stdout
+    assert "rmw=" in p.stdout and "(2.00/io)" in p.stdout, p.stdout
+
+
+# --- bad input -------------------------------------------------------------
+
+BAD_OPTIONS = [
+    (["--flag_check=sometimes"], "flag_check=sometimes", "always, test_first"),
+    (["--flag_check=alwaysx"], "flag_check=alwaysx", "always, test_first"),
+    (["--mapping=global"], "mapping=global", "shared, private"),
+    (["--backend=spdk"], "backend=spdk", "null"),
+    (["--inject=ebusy"], "inject=ebusy", "none, eio, enospc"),
+    (["--inject=eio", "--inject_every=0"], "inject_every=0", "from 1 to"),
+    (["--inject_every=0", "--inject=eio"], "inject_every=0", "from 1 to"),
+    (["--inject_every=-5"], "inject_every=-5", "from 1 to"),
+    (["--inject_every=ten"], "inject_every=ten", "from 1 to"),
+    (["--inject_every=4294967296"], "inject_every=4294967296", "from 1 to"),
+    (["--flagcheck_stats=/nonexistent-dir/x.jsonl"], "flagcheck_stats=/nonexistent-dir",
+     "cannot create files"),
+]
+
+
+@test
+def bad_options_fail_before_io(ctx):
+    for extra, named, allowed in BAD_OPTIONS:
+        r = ctx.fio_run(ctx.base_args() + extra, stats=False)
+        what = " ".join(extra)
+        assert r.rc != 0, f"{what}: fio exited 0"
+        assert named in r.err and allowed in r.err, \
+            f"{what}: message must name the value and what is allowed:\n{r.err}"
+        assert "Traceback" not in r.err and "Segmentation" not in r.err, r.err
+        assert '"jobs"' not in r.out, f"{what}: fio ran jobs"
+
+
+@test
+def bad_option_in_second_job_stops_the_first(ctx):
+    job = ctx.jobfile(f"""
+[global]
+ioengine=external:{ctx.engine}
+filename=flagcheck-shared
+size=1g
+time_based=1
+runtime=1
+[good]
+[bad]
+mapping=bogus
+""")
+    r = ctx.fio_run([job], stats=False)
+    assert r.rc != 0
+    assert "mapping=bogus" in r.err and "shared, private" in r.err, r.err
+    assert '"jobs"' not in r.out, "the good job ran I/O"
+
+
+# --- shared memory and its lifetime -----------------------------------------
+
+@test
+def two_runs_at_once_share_nothing(ctx):
+    a_args = ctx.base_args(inject="eio", inject_every=1, runtime=2,
+                           flag_check="always", continue_on_error="io")
+    cwd = ctx.scratch()
+    a = subprocess.Popen([ctx.fio, "--output-format=json"] + a_args, cwd=cwd,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        r = ctx.fio_run(ctx.base_args(runtime=1, flag_check="always",
+                                      continue_on_error="io"))
+        ok(r)
+        assert r.sum("errors_reported") == 0 == r.total_err(), \
+            "a run saw the errors injected by another run on the same file name"
+    finally:
+        a.wait(timeout=30)
+        os.rmdir(cwd)
+
+
+def _run_and_signal(ctx, sig, thread):
+    before = shm_entries()
+    cwd = ctx.scratch()
+    p = subprocess.Popen([ctx.fio] + ctx.base_args(runtime=30, thread=int(thread),
+                                                   numjobs=2, inject="eio",
+                                                   inject_every=1,
+                                                   continue_on_error="io"),
+                         cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    time.sleep(1.0)
+    os.kill(p.pid, sig)
+    try:
+        rc = p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise AssertionError(f"fio did not stop on signal {sig}")
+    if sig == signal.SIGKILL:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # orphaned job processes
+        except ProcessLookupError:
+            pass
+    # every process of the run is gone
+    for _ in range(50):
+        if subprocess.run(["pgrep", "-s", str(p.pid)], capture_output=True).returncode:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("processes of the run are still alive")
+    os.rmdir(cwd)
+    new = shm_entries() - before
+    assert not new, f"left in /dev/shm after signal {sig}: {new}"
+    return rc
+
+
+@test
+def nothing_left_after_normal_run(ctx):
+    before = shm_entries()
+    for thread in (1, 0):
+        ok(ctx.fio_run(ctx.base_args(numjobs=2, thread=thread, runtime="0.3")))
+    assert shm_entries() - before == set()
+
+
+@test
+def nothing_left_after_sigint_and_sigterm(ctx):
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        for thread in (True, False):
+            _run_and_signal(ctx, sig, thread)
+
+
+@test
+def sigkilled_run_is_never_attached(ctx):
+    for thread in (True, False):
+        _run_and_signal(ctx, signal.SIGKILL, thread)
+        # the killed run left error bits set on its mapping; a new run on
+        # the same file name must start from a clean one
+        r = ctx.fio_run(ctx.base_args(numjobs=2, thread=int(thread), runtime="0.3",
+                                      continue_on_error="io"))
+        ok(r)
+        assert r.sum("errors_reported") == 0 == r.total_err(), \
+            "a later run saw the state of a SIGKILLed one"
