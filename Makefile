@@ -25,8 +25,8 @@ FIO_TREE	= $(FIO_SRC)
 endif
 FIO_VERSION_OF	= $(shell cat $(BUILD)/fio-version)
 
-ENGINE_SRCS	:= engine/flagcheck.c engine/filemap.c engine/shm.c \
-		   engine/stats.c engine/backend_null.c
+# every .c under engine/: a new model or backend is one new file
+ENGINE_SRCS	:= $(sort $(wildcard engine/*.c))
 ENGINE_HDRS	:= $(wildcard engine/*.h)
 ENGINE		:= $(BUILD)/fio-flagcheck.so
 
@@ -40,7 +40,7 @@ ENGINE_CFLAGS	= $(BASE_CFLAGS) -fPIC -fvisibility=hidden \
 ENGINE_LDFLAGS	:= -shared -Wl,-z,nodelete -Wl,-z,now
 
 # Models and the shared arena, without fio, for the unit tests.
-MODEL_SRCS	:= engine/filemap.c engine/shm.c engine/stats.c
+MODEL_SRCS	:= $(filter-out engine/flagcheck.c engine/backend%.c,$(ENGINE_SRCS))
 UNIT_TESTS	:= $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -pthread
 

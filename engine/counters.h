@@ -8,12 +8,37 @@
 
 #include <stdint.h>
 
+/* The kernel functions a model runs per I/O, counted apart: each model
+ * names its paths (model.h), index 0 up. */
+#define FC_MAX_PATHS	4
+
 struct fc_counters {
 	uint64_t ios;		/* I/Os the engine was handed */
-	uint64_t checks;	/* times the modelled check ran */
-	uint64_t rmw;		/* atomic read-modify-writes executed */
+	uint64_t checks;	/* times the modelled path ran */
+	uint64_t rmw[FC_MAX_PATHS];	/* atomic RMWs executed */
+	uint64_t skipped[FC_MAX_PATHS];	/* RMWs a plain test made unnecessary */
 	uint64_t errors_set;	/* 0 -> 1 transitions of an error bit (injected) */
-	uint64_t errors_reported; /* I/Os failed with the error the check returned */
+	uint64_t errors_reported; /* I/Os failed with the error the model returned */
 };
+
+static inline uint64_t fc_counters_rmw(const struct fc_counters *c)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < FC_MAX_PATHS; i++)
+		n += c->rmw[i];
+	return n;
+}
+
+static inline uint64_t fc_counters_skipped(const struct fc_counters *c)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < FC_MAX_PATHS; i++)
+		n += c->skipped[i];
+	return n;
+}
 
 #endif

@@ -5,17 +5,30 @@
  * -> 4.0M IOPS of O_DIRECT reads on a 4-socket box.
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include "bitops.h"
 #include "filemap.h"
-#include "model.h"
+
+/* The one counted path of this model. */
+enum { PATH_FILEMAP_CHECK_ERRORS = 0 };
 
 /* A test_and_clear_bit() that the counters see. */
 static inline int counted_test_and_clear_bit(long nr, unsigned long *addr,
 					     struct fc_counters *c)
 {
-	c->rmw++;
+	c->rmw[PATH_FILEMAP_CHECK_ERRORS]++;
 	return test_and_clear_bit(nr, addr);
+}
+
+/* test_bit() that counts the RMW it makes unnecessary */
+static inline int counted_test_bit(long nr, const unsigned long *addr,
+				   struct fc_counters *c)
+{
+	if (test_bit(nr, addr))
+		return 1;
+	c->skipped[PATH_FILEMAP_CHECK_ERRORS]++;
+	return 0;
 }
 
 /* Before 7fcbbaf18392: two RMWs on every call, so every caller takes the
@@ -39,10 +52,10 @@ int filemap_check_errors_test_first(struct address_space *mapping,
 {
 	int ret = 0;
 	/* Check for outstanding write errors */
-	if (test_bit(AS_ENOSPC, &mapping->flags) &&
+	if (counted_test_bit(AS_ENOSPC, &mapping->flags, c) &&
 	    counted_test_and_clear_bit(AS_ENOSPC, &mapping->flags, c))
 		ret = -ENOSPC;
-	if (test_bit(AS_EIO, &mapping->flags) &&
+	if (counted_test_bit(AS_EIO, &mapping->flags, c) &&
 	    counted_test_and_clear_bit(AS_EIO, &mapping->flags, c))
 		ret = -EIO;
 	return ret;
@@ -51,21 +64,21 @@ int filemap_check_errors_test_first(struct address_space *mapping,
 /*
  * What writeback does when a page's write fails. The kernel uses set_bit();
  * the model needs the old value to count 0 -> 1 transitions, and a set while
- * the bit is already set coalesces, as in the kernel.
+ * the bit is already set coalesces, as in the kernel. Writeback's RMW, not
+ * the checked path's: not in c->rmw.
  */
 void mapping_set_error(struct address_space *mapping, int error,
 		       struct fc_counters *c)
 {
-	/* writeback's RMW, not the checked path's: not in c->rmw */
 	if (!test_and_set_bit(error == -ENOSPC ? AS_ENOSPC : AS_EIO,
 			      &mapping->flags))
 		c->errors_set++;
 }
 
-static size_t filemap_state_size(const struct fc_params *p,
+static size_t filemap_state_size(const void *params,
 				 unsigned long long file_size)
 {
-	(void)p;
+	(void)params;
 	(void)file_size;
 	return sizeof(struct address_space);
 }
@@ -76,27 +89,78 @@ static size_t filemap_state_size(const struct fc_params *p,
  * that clears it (this job's, or an earlier one of another job sharing the
  * mapping), so transitions == errors reported, summed over the jobs.
  */
-static int filemap_io(void *state, const struct fc_params *p,
+static int filemap_io(void *state, const void *params,
 		      const struct fc_io *io, struct fc_counters *c)
 {
+	const struct filemap_params *p = params;
 	struct address_space *mapping = state;
 
 	(void)io;
-	if (p->inject != FC_INJECT_NONE && c->ios % p->inject_every == 0)
-		mapping_set_error(mapping, p->inject == FC_INJECT_ENOSPC ?
+	if (p->inject != FILEMAP_INJECT_NONE && c->ios % p->inject_every == 0)
+		mapping_set_error(mapping, p->inject == FILEMAP_INJECT_ENOSPC ?
 				  -ENOSPC : -EIO, c);
 
 	if (__atomic_load_n(&mapping->nrpages, __ATOMIC_RELAXED))
 		return 0;
 	c->checks++;
-	if (p->variant == FC_ALWAYS)
+	if (p->flag_check == FC_ALWAYS)
 		return filemap_check_errors_always(mapping, c);
 	return filemap_check_errors_test_first(mapping, c);
 }
 
+static const char *const inject_names[] = { "none", "eio", "enospc", NULL };
+
+/* inject_every=0 means "never": only allowed with inject=none */
+static int filemap_check(const void *params, char *msg, size_t len)
+{
+	const struct filemap_params *p = params;
+
+	if (p->inject == FILEMAP_INJECT_NONE || p->inject_every)
+		return 0;
+	snprintf(msg, len, "inject_every=0 with inject=%s: inject_every must be "
+		 "a whole number from 1 to 4294967295 when inject is set",
+		 inject_names[p->inject]);
+	return -1;
+}
+
+static const char *const filemap_paths[] = { "filemap_check_errors", NULL };
+
+static const struct fc_model_option filemap_options[] = {
+	{
+		.name	= "flag_check",
+		.help	= "always: two test_and_clear_bit() on every I/O (before "
+			  "7fcbbaf18392); test_first: test_bit() first (the fix)",
+		.def	= "test_first",
+		.choices = fc_variant_names,
+		.offset	= offsetof(struct filemap_params, flag_check),
+		.is_variant = 1,
+	},
+	{
+		.name	= "inject",
+		.help	= "none, eio (AS_EIO: a later check fails an I/O with EIO) "
+			  "or enospc (AS_ENOSPC): set as writeback would every "
+			  "inject_every I/Os of a job",
+		.def	= "none",
+		.choices = inject_names,
+		.offset	= offsetof(struct filemap_params, inject),
+	},
+	{
+		.name	= "inject_every",
+		.help	= "Every N-th I/O of a job sets the error bit (N >= 1)",
+		.def	= "1000",
+		.min	= 0,
+		.max	= 4294967295U,
+		.offset	= offsetof(struct filemap_params, inject_every),
+	},
+	{ .name = NULL },
+};
+
 const struct fc_model fc_model_filemap = {
 	.name		= "filemap_check_errors",
+	.paths		= filemap_paths,
+	.options	= filemap_options,
+	.params_size	= sizeof(struct filemap_params),
+	.check		= filemap_check,
 	.state_size	= filemap_state_size,
 	.io		= filemap_io,
-	.rmw_per_check	= 2,
 };

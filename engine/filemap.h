@@ -9,6 +9,7 @@
 #define FLAGCHECK_FILEMAP_H
 
 #include "counters.h"
+#include "model.h"
 #include "shm.h"
 
 /* include/linux/pagemap.h: bits of mapping->flags */
@@ -27,6 +28,19 @@ struct address_space {
 	unsigned long flags;
 	unsigned long nrpages;
 } __attribute__((aligned(FC_SHM_ALIGN)));
+
+/* Writeback error to inject, as mapping_set_error() would record it. */
+enum filemap_inject {
+	FILEMAP_INJECT_NONE = 0,
+	FILEMAP_INJECT_EIO,
+	FILEMAP_INJECT_ENOSPC,
+};
+
+struct filemap_params {
+	unsigned int flag_check;	/* enum fc_variant */
+	unsigned int inject;		/* enum filemap_inject */
+	unsigned int inject_every;	/* every N-th I/O of a job injects */
+};
 
 int filemap_check_errors_always(struct address_space *mapping,
 				struct fc_counters *c);

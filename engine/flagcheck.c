@@ -33,13 +33,8 @@
 
 enum { FC_MAPPING_SHARED = 0, FC_MAPPING_PRIVATE };
 
-static const char *const variant_names[] = {
-	[FC_ALWAYS] = "always", [FC_TEST_FIRST] = "test_first", NULL };
 static const char *const mapping_names[] = {
 	[FC_MAPPING_SHARED] = "shared", [FC_MAPPING_PRIVATE] = "private", NULL };
-static const char *const inject_names[] = {
-	[FC_INJECT_NONE] = "none", [FC_INJECT_EIO] = "eio",
-	[FC_INJECT_ENOSPC] = "enospc", NULL };
 
 /* Indexed by the backend option's value. */
 static const struct fc_backend *const backends[] = {
@@ -47,14 +42,16 @@ static const struct fc_backend *const backends[] = {
 };
 static const char *const backend_names[] = { "null", NULL };
 
+/* Model options of every model, one slot per distinct name. */
+#define FC_MAX_MODEL_OPTS	24
+
 struct flagcheck_options {
 	void *pad;	/* fio: offset 0 means "no option"; holds td while parsing */
-	unsigned int flag_check;
+	unsigned int model;
 	unsigned int mapping;
 	unsigned int backend;
-	unsigned int inject;
-	unsigned int inject_every;
 	char *stats;
+	unsigned int vals[FC_MAX_MODEL_OPTS];	/* model options, by slot */
 };
 
 /* Per file of a job: the model's state, shared or this job's own. */
@@ -67,9 +64,50 @@ struct flagcheck_data {
 	const struct fc_model *model;
 	const struct fc_backend *backend;
 	void *backend_data;
-	struct fc_params params;
+	void *params;		/* the model's, built from the options */
 	struct fc_counters c;
 };
+
+/*
+ * The slot table is made once, at load, from the models' option tables,
+ * before fio parses a job or forks one: read-only afterwards, the same in
+ * every job process and thread.
+ */
+static const struct fc_model_option *slot_opt[FC_MAX_MODEL_OPTS];
+static unsigned int nr_slots;
+
+static int slot_of(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_slots; i++)
+		if (!strcmp(slot_opt[i]->name, name))
+			return i;
+	return -1;
+}
+
+/* The model's params from the parsed option values. */
+static void fc_model_params(const struct fc_model *m,
+			    const struct flagcheck_options *o, void *params)
+{
+	const struct fc_model_option *mo;
+
+	for (mo = m->options; mo && mo->name; mo++)
+		*(unsigned int *)((char *)params + mo->offset) =
+			o->vals[slot_of(mo->name)];
+}
+
+static void fc_list(char *buf, size_t len, const char *const *names)
+{
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; names[i]; i++) {
+		if (i)
+			strncat(buf, ", ", len - strlen(buf) - 1);
+		strncat(buf, names[i], len - strlen(buf) - 1);
+	}
+}
 
 /*
  * The string options are parsed here rather than by fio's posval table,
@@ -79,7 +117,7 @@ struct flagcheck_data {
 static int fc_parse_choice(const char *opt, const char *val,
 			   const char *const *allowed, unsigned int *out)
 {
-	char list[256] = "";
+	char list[256];
 	int i;
 
 	for (i = 0; allowed[i]; i++) {
@@ -88,22 +126,40 @@ static int fc_parse_choice(const char *opt, const char *val,
 			return 0;
 		}
 	}
-	for (i = 0; allowed[i]; i++) {
-		if (i)
-			strncat(list, ", ", sizeof(list) - strlen(list) - 1);
-		strncat(list, allowed[i], sizeof(list) - strlen(list) - 1);
-	}
+	fc_list(list, sizeof(list), allowed);
 	log_err("flagcheck: %s=%s is not valid: allowed values are %s\n",
 		opt, val ? val : "", list);
 	return 1;
 }
 
-static int str_flag_check_cb(void *data, const char *str)
+static int fc_parse_number(const char *opt, const char *val, unsigned int min,
+			   unsigned int max, unsigned int *out)
+{
+	unsigned long long v = 0;
+	char *end = NULL;
+
+	errno = 0;
+	if (val && *val >= '0' && *val <= '9')
+		v = strtoull(val, &end, 10);
+	if (!end || errno || *end || v < min || v > max) {
+		log_err("flagcheck: %s=%s is not valid: a whole number from %u "
+			"to %u is allowed\n", opt, val ? val : "", min, max);
+		return 1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int str_model_cb(void *data, const char *str)
 {
 	struct flagcheck_options *o = data;
+	const char *names[16];
+	int i;
 
-	return fc_parse_choice("flag_check", str, variant_names,
-			       &o->flag_check);
+	for (i = 0; fc_models[i] && i < 15; i++)
+		names[i] = fc_models[i]->name;
+	names[i] = NULL;
+	return fc_parse_choice("model", str, names, &o->model);
 }
 
 static int str_mapping_cb(void *data, const char *str)
@@ -128,49 +184,6 @@ static int str_backend_cb(void *data, const char *str)
 		fc_td_engine_flags(td, backends[o->backend]->fio_flags,
 				   FIO_DISKLESSIO | FIO_FAKEIO | FIO_SYNCIO);
 	return 0;
-}
-
-/*
- * inject and inject_every are checked against each other whichever comes
- * first: inject_every defaults to a valid value, so the pair can only go
- * wrong in the option set last.
- */
-static int inject_every_invalid(const struct flagcheck_options *o)
-{
-	if (o->inject == FC_INJECT_NONE || o->inject_every)
-		return 0;
-	log_err("flagcheck: inject_every=0 with inject=%s: inject_every must be "
-		"a whole number from 1 to %u when inject is set\n",
-		inject_names[o->inject], UINT_MAX);
-	return 1;
-}
-
-static int str_inject_cb(void *data, const char *str)
-{
-	struct flagcheck_options *o = data;
-
-	if (fc_parse_choice("inject", str, inject_names, &o->inject))
-		return 1;
-	return inject_every_invalid(o);
-}
-
-static int str_inject_every_cb(void *data, const char *str)
-{
-	struct flagcheck_options *o = data;
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = str ? strtoull(str, &end, 10) : 0;
-	if (!str || !*str || *str == '-' || *str == '+' || errno || *end ||
-	    v > UINT_MAX) {
-		log_err("flagcheck: inject_every=%s is not valid: a whole number "
-			"from 1 to %u is allowed (0 only with inject=none)\n",
-			str ? str : "", UINT_MAX);
-		return 1;
-	}
-	o->inject_every = v;
-	return inject_every_invalid(o);
 }
 
 /* Caught while parsing, before any job starts, rather than at job end. */
@@ -201,14 +214,75 @@ static int str_stats_cb(void fio_unused *data, const char *str)
 	return ret;
 }
 
-static struct fio_option options[] = {
+/*
+ * A model option: parse it, then let every model that has it check it
+ * against its other options (inject_every=0 with inject=eio, say), in
+ * whichever order they come.
+ */
+static int fc_model_option_cb(unsigned int slot, void *data, const char *str)
+{
+	struct flagcheck_options *o = data;
+	const struct fc_model_option *mo = slot_opt[slot];
+	unsigned char params[256];
+	char msg[512];
+	int i, err;
+
+	if (mo->choices)
+		err = fc_parse_choice(mo->name, str, mo->choices, &o->vals[slot]);
+	else
+		err = fc_parse_number(mo->name, str, mo->min, mo->max,
+				      &o->vals[slot]);
+	if (err)
+		return err;
+
+	for (i = 0; fc_models[i]; i++) {
+		const struct fc_model *m = fc_models[i];
+
+		if (!m->check || m->params_size > sizeof(params))
+			continue;
+		fc_model_params(m, o, params);
+		if (m->check(params, msg, sizeof(msg))) {
+			log_err("flagcheck: %s\n", msg);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* fio's option callbacks get no option: one small trampoline per slot */
+#define FC_SLOT_CB(n)							\
+static int fc_slot_cb_##n(void *data, const char *str)			\
+{									\
+	return fc_model_option_cb(n, data, str);			\
+}
+FC_SLOT_CB(0) FC_SLOT_CB(1) FC_SLOT_CB(2) FC_SLOT_CB(3)
+FC_SLOT_CB(4) FC_SLOT_CB(5) FC_SLOT_CB(6) FC_SLOT_CB(7)
+FC_SLOT_CB(8) FC_SLOT_CB(9) FC_SLOT_CB(10) FC_SLOT_CB(11)
+FC_SLOT_CB(12) FC_SLOT_CB(13) FC_SLOT_CB(14) FC_SLOT_CB(15)
+FC_SLOT_CB(16) FC_SLOT_CB(17) FC_SLOT_CB(18) FC_SLOT_CB(19)
+FC_SLOT_CB(20) FC_SLOT_CB(21) FC_SLOT_CB(22) FC_SLOT_CB(23)
+
+static int (*const slot_cb[FC_MAX_MODEL_OPTS])(void *, const char *) = {
+	fc_slot_cb_0, fc_slot_cb_1, fc_slot_cb_2, fc_slot_cb_3,
+	fc_slot_cb_4, fc_slot_cb_5, fc_slot_cb_6, fc_slot_cb_7,
+	fc_slot_cb_8, fc_slot_cb_9, fc_slot_cb_10, fc_slot_cb_11,
+	fc_slot_cb_12, fc_slot_cb_13, fc_slot_cb_14, fc_slot_cb_15,
+	fc_slot_cb_16, fc_slot_cb_17, fc_slot_cb_18, fc_slot_cb_19,
+	fc_slot_cb_20, fc_slot_cb_21, fc_slot_cb_22, fc_slot_cb_23,
+};
+
+#define FC_GLUE_OPTS	4
+
+/* The glue's own options; the models' follow, added at load. */
+static struct fio_option options[FC_GLUE_OPTS + FC_MAX_MODEL_OPTS + 1] = {
 	{
-		.name	= "flag_check",
-		.lname	= "Flag check variant",
+		.name	= "model",
+		.lname	= "Modelled kernel path",
 		.type	= FIO_OPT_STR,
-		.cb	= str_flag_check_cb,
-		.help	= "always: atomic RMW on every call (the old kernel code); test_first: plain test, RMW only when the bit is set (the fix)",
-		.def	= "test_first",
+		.cb	= str_model_cb,
+		.help	= "The kernel hot path run before each I/O (the list is "
+			  "filled in at load)",
+		.def	= "filemap_check_errors",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -217,7 +291,9 @@ static struct fio_option options[] = {
 		.lname	= "Mapping sharing",
 		.type	= FIO_OPT_STR,
 		.cb	= str_mapping_cb,
-		.help	= "shared: one mapping (one cache line) per file name for the whole run; private: one per job and file (the no-sharing control)",
+		.help	= "shared: one model state (mapping) per file name for the "
+			  "whole run; private: one per job and file (the "
+			  "no-sharing control)",
 		.def	= "shared",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -227,28 +303,9 @@ static struct fio_option options[] = {
 		.lname	= "I/O backend",
 		.type	= FIO_OPT_STR,
 		.cb	= str_backend_cb,
-		.help	= "What does the I/O after the modelled check: null (no data transfer, like fio's null engine)",
+		.help	= "What does the I/O after the modelled check: null (no "
+			  "data transfer, like fio's null engine)",
 		.def	= "null",
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "inject",
-		.lname	= "Inject writeback errors",
-		.type	= FIO_OPT_STR,
-		.cb	= str_inject_cb,
-		.help	= "none, eio (AS_EIO: the check fails an I/O with EIO) or enospc (AS_ENOSPC): set as writeback would every inject_every I/Os of a job",
-		.def	= "none",
-		.category = FIO_OPT_C_ENGINE,
-		.group	= FIO_OPT_G_INVALID,
-	},
-	{
-		.name	= "inject_every",
-		.lname	= "Injection period",
-		.type	= FIO_OPT_STR,
-		.cb	= str_inject_every_cb,
-		.help	= "Every N-th I/O of a job sets the error bit (N >= 1)",
-		.def	= "1000",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -262,10 +319,46 @@ static struct fio_option options[] = {
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
-	{
-		.name	= NULL,
-	},
 };
+
+/* The models' options become fio options, one per distinct name. */
+static void fc_add_model_options(void)
+{
+	static char model_help[512] = "The kernel hot path run before each I/O:";
+	int i;
+
+	for (i = 0; fc_models[i]; i++)
+		snprintf(model_help + strlen(model_help),
+			 sizeof(model_help) - strlen(model_help), "%s %s",
+			 i ? "," : "", fc_models[i]->name);
+	options[0].help = model_help;
+
+	for (i = 0; fc_models[i]; i++) {
+		const struct fc_model_option *mo;
+
+		for (mo = fc_models[i]->options; mo && mo->name; mo++) {
+			struct fio_option *fo;
+
+			if (slot_of(mo->name) >= 0)
+				continue;
+			if (nr_slots == FC_MAX_MODEL_OPTS) {
+				log_err("flagcheck: more than %d model options\n",
+					FC_MAX_MODEL_OPTS);
+				return;
+			}
+			fo = &options[FC_GLUE_OPTS + nr_slots];
+			fo->name = mo->name;
+			fo->lname = mo->name;
+			fo->type = FIO_OPT_STR;
+			fo->cb = slot_cb[nr_slots];
+			fo->help = mo->help;
+			fo->def = mo->def;
+			fo->category = FIO_OPT_C_ENGINE;
+			fo->group = FIO_OPT_G_INVALID;
+			slot_opt[nr_slots++] = mo;
+		}
+	}
+}
 
 FC_EXPORT struct ioengine_ops ioengine;
 
@@ -285,6 +378,7 @@ static void fio_flagcheck_load(void)
 	const char *running = fio_version_string ? fio_version_string :
 			      "an fio that does not export fio_version_string";
 
+	fc_add_model_options();
 	if (!strcmp(running, FLAGCHECK_FIO_VERSION))
 		return;
 	log_err("flagcheck: built against the headers of %s but loaded by %s; "
@@ -294,20 +388,50 @@ static void fio_flagcheck_load(void)
 	ioengine.version = -1;
 }
 
+/* The model's options as a JSON object, for the stats file */
+static void fc_options_json(const struct fc_model *m,
+			    const struct flagcheck_options *o, char *buf,
+			    size_t len)
+{
+	const struct fc_model_option *mo;
+	size_t pos = 0;
+
+	pos += snprintf(buf, len, "{");
+	for (mo = m->options; mo && mo->name && pos < len; mo++) {
+		unsigned int v = o->vals[slot_of(mo->name)];
+
+		if (mo->choices)
+			pos += snprintf(buf + pos, len - pos, "%s\"%s\": \"%s\"",
+					mo == m->options ? "" : ", ", mo->name,
+					mo->choices[v]);
+		else
+			pos += snprintf(buf + pos, len - pos, "%s\"%s\": %u",
+					mo == m->options ? "" : ", ", mo->name, v);
+	}
+	if (pos < len)
+		snprintf(buf + pos, len - pos, "}");
+}
+
 static void fc_stats_job_of(struct thread_data *td, struct flagcheck_options *o,
 			    const struct flagcheck_data *fd,
-			    struct fc_stats_job *j)
+			    struct fc_stats_job *j, char *opts, size_t len)
 {
+	const struct fc_model_option *mo;
+
 	j->job = td->o.name;
 	j->thread_number = td->thread_number;
 	j->pid = (int)getpid();
 	j->model = fd->model->name;
-	j->variant = variant_names[o->flag_check];
+	j->variant_option = NULL;
+	for (mo = fd->model->options; mo && mo->name; mo++)
+		if (mo->is_variant)
+			j->variant_option = mo->name;
+	j->variant = fc_variant_names[fc_model_variant(fd->model, fd->params)];
 	j->mapping = mapping_names[o->mapping];
 	j->backend = fd->backend->name;
-	j->inject = inject_names[o->inject];
-	j->inject_every = o->inject_every;
-	j->rmw_per_check = fd->model->rmw_per_check;
+	fc_options_json(fd->model, o, opts, len);
+	j->options = opts;
+	j->paths = fd->model->paths;
 }
 
 static int fio_flagcheck_init(struct thread_data *td)
@@ -336,12 +460,15 @@ static int fio_flagcheck_init(struct thread_data *td)
 		td_verror(td, ENOMEM, "calloc");
 		return 1;
 	}
-	fd->model = &fc_model_filemap;
-	fd->backend = backends[o->backend];
-	fd->params.variant = o->flag_check;
-	fd->params.inject = o->inject;
-	fd->params.inject_every = o->inject_every;
 	td->io_ops_data = fd;
+	fd->model = fc_models[o->model];
+	fd->backend = backends[o->backend];
+	fd->params = calloc(1, fd->model->params_size ?: 1);
+	if (!fd->params) {
+		td_verror(td, ENOMEM, "calloc");
+		return 1;
+	}
+	fc_model_params(fd->model, o, fd->params);
 
 	if (o->stats) {
 		bool first = false;
@@ -375,32 +502,27 @@ static void fio_flagcheck_cleanup(struct thread_data *td)
 	struct flagcheck_options *o = td->eo;
 	struct flagcheck_data *fd = td->io_ops_data;
 	struct fc_stats_job j;
+	char opts[1024], line[2048];
 	struct fio_file *f;
 	unsigned int i;
 
 	if (!fd)
 		return;
 
-	fc_stats_job_of(td, o, fd, &j);
-	/* only beside fio's text output: never inside its JSON or terse */
-	if (output_format & FIO_OUTPUT_NORMAL)
-			log_info("flagcheck: %s (job %u): %s flag_check=%s mapping=%s: "
-			 "ios=%llu checks=%llu rmw=%llu (%.2f/io) rmw_skipped=%llu "
-			 "errors_set=%llu errors_reported=%llu\n", j.job,
-			 j.thread_number, j.model, j.variant, j.mapping,
-			 (unsigned long long)fd->c.ios,
-			 (unsigned long long)fd->c.checks,
-			 (unsigned long long)fd->c.rmw,
-			 fd->c.ios ? (double)fd->c.rmw / fd->c.ios : 0.0,
-			 fc_stats_rmw_skipped(&j, &fd->c),
-			 (unsigned long long)fd->c.errors_set,
-			 (unsigned long long)fd->c.errors_reported);
-	if (o->stats) {
-		int err = fc_stats_append(o->stats, &j, &fd->c);
+	if (fd->params) {
+		fc_stats_job_of(td, o, fd, &j, opts, sizeof(opts));
+		/* only beside fio's text output: never inside its JSON or terse */
+		if (output_format & FIO_OUTPUT_NORMAL) {
+			fc_stats_text(line, sizeof(line), &j, &fd->c);
+			log_info("%s\n", line);
+		}
+		if (o->stats) {
+			int err = fc_stats_append(o->stats, &j, &fd->c);
 
-		if (err)
-			log_err("flagcheck: writing %s: %s\n", o->stats,
-				strerror(-err));
+			if (err)
+				log_err("flagcheck: writing %s: %s\n", o->stats,
+					strerror(-err));
+		}
 	}
 
 	for_each_file(td, f, i) {
@@ -413,7 +535,9 @@ static void fio_flagcheck_cleanup(struct thread_data *td)
 		free(ff);
 		FILE_SET_ENG_DATA(f, NULL);
 	}
-	fd->backend->cleanup(td, fd->backend_data);
+	if (fd->backend_data)
+		fd->backend->cleanup(td, fd->backend_data);
+	free(fd->params);
 	free(fd);
 	td->io_ops_data = NULL;
 }
@@ -426,7 +550,10 @@ static int fc_file_attach(struct thread_data *td, struct flagcheck_data *fd,
 			  struct fio_file *f)
 {
 	struct flagcheck_options *o = td->eo;
-	size_t size = fd->model->state_size(&fd->params, f->real_file_size);
+	/* diskless (null backend): the range the job addresses is the file */
+	unsigned long long file_size = f->real_file_size != -1ULL ?
+		f->real_file_size : f->file_offset + f->io_size;
+	size_t size = fd->model->state_size(fd->params, file_size);
 	struct flagcheck_file *ff;
 
 	if (FILE_ENG_DATA(f))
@@ -504,7 +631,7 @@ static enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 	fio_ro_check(td, io_u);
 
 	fd->c.ios++;
-	err = fd->model->io(ff->state, &fd->params, &io, &fd->c);
+	err = fd->model->io(ff->state, fd->params, &io, &fd->c);
 	if (err) {
 		/* as the kernel returns before ->direct_IO: nothing is issued */
 		fd->c.errors_reported++;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A modelled kernel hot path. Each model is one file (filemap.c, ...) that
- * fills one struct fc_model; flagcheck.c runs the chosen model's ->io() for
- * every I/O before the backend issues it. Models know nothing of fio, so
- * the unit tests drive them directly.
+ * fills one struct fc_model, listed once in models.c; flagcheck.c runs the
+ * chosen model's ->io() for every I/O before the backend issues it, and
+ * turns the model's option table into fio engine options. Models know
+ * nothing of fio, so the unit tests drive them directly.
  */
 #ifndef FLAGCHECK_MODEL_H
 #define FLAGCHECK_MODEL_H
@@ -13,25 +14,14 @@
 
 #include "counters.h"
 
-/* The two variants every model has: the atomic RMW on every call, or the
+/* The two forms every model has: the atomic RMW on every call, or the
  * plain test first and the RMW only when it changes something. */
 enum fc_variant {
 	FC_ALWAYS = 0,
 	FC_TEST_FIRST,
 };
 
-/* Writeback error to inject, as mapping_set_error() would record it. */
-enum fc_inject {
-	FC_INJECT_NONE = 0,
-	FC_INJECT_EIO,
-	FC_INJECT_ENOSPC,
-};
-
-struct fc_params {
-	enum fc_variant variant;
-	enum fc_inject inject;
-	unsigned int inject_every;	/* every N-th I/O of a job injects */
-};
+extern const char *const fc_variant_names[];	/* "always", "test_first" */
 
 enum fc_ddir {
 	FC_READ = 0,
@@ -45,23 +35,49 @@ struct fc_io {
 	unsigned long long len;
 };
 
+/*
+ * One engine option of a model: a choice among names (stored as the index)
+ * or a whole number in [min, max], stored as an unsigned int at @offset in
+ * the model's params. Options of the same name in two models are one fio
+ * option: they must agree on choices and default.
+ */
+struct fc_model_option {
+	const char *name;
+	const char *help;
+	const char *def;
+	const char *const *choices;	/* NULL-terminated; NULL: a number */
+	unsigned int min, max;
+	size_t offset;
+	int is_variant;			/* choices are fc_variant_names */
+};
+
 struct fc_model {
 	const char *name;
+	/* paths counted apart (counters.h), at most FC_MAX_PATHS */
+	const char *const *paths;
+	const struct fc_model_option *options;	/* ends with .name NULL */
+	size_t params_size;
+	/*
+	 * Checked as options are parsed, whichever comes last: 0, or -1 with
+	 * the message (naming option, value, what is allowed) in @msg.
+	 */
+	int (*check)(const void *params, char *msg, size_t len);
 	/* Bytes of state per file that every job of the run shares (zero-filled
 	 * at creation: the zero state is the model's initial state). */
-	size_t (*state_size)(const struct fc_params *p,
-			     unsigned long long file_size);
+	size_t (*state_size)(const void *params, unsigned long long file_size);
 	/*
 	 * The modelled path for one I/O: 0, or a negative errno that fails the
 	 * I/O before it is issued. c->ios already counts this I/O.
 	 */
-	int (*io)(void *state, const struct fc_params *p,
-		  const struct fc_io *io, struct fc_counters *c);
-	/* The most RMWs one ->io() runs in the always variant, for the
-	 * "RMWs skipped by test_first" counter. */
-	unsigned int rmw_per_check;
+	int (*io)(void *state, const void *params, const struct fc_io *io,
+		  struct fc_counters *c);
 };
 
+/* models.c: every model, NULL-terminated */
+extern const struct fc_model *const fc_models[];
 extern const struct fc_model fc_model_filemap;
+
+/* The value of the model's variant option in @params (FC_ALWAYS if none). */
+enum fc_variant fc_model_variant(const struct fc_model *m, const void *params);
 
 #endif

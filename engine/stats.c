@@ -6,24 +6,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "stats.h"
 
-unsigned long long fc_stats_rmw_skipped(const struct fc_stats_job *j,
-					const struct fc_counters *c)
-{
-	unsigned long long most = (unsigned long long)j->rmw_per_check * c->checks;
-
-	if (strcmp(j->variant, "test_first") || c->rmw > most)
-		return 0;
-	return most - c->rmw;
-}
-
-/* a JSON string: the job name is the only free text */
-static int json_str(char *buf, size_t len, const char *s)
+size_t fc_json_str(char *buf, size_t len, const char *s)
 {
 	size_t n = 0;
 
@@ -50,28 +40,78 @@ static int json_str(char *buf, size_t len, const char *s)
 #undef PUT
 	if (len)
 		buf[n < len ? n : len - 1] = '\0';
-	return (int)n;
+	return n;
+}
+
+/* snprintf that appends at *pos and keeps counting past the end */
+static void put(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(*pos < len ? buf + *pos : NULL,
+		      *pos < len ? len - *pos : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*pos += n;
 }
 
 int fc_stats_json(char *buf, size_t len, const struct fc_stats_job *j,
 		  const struct fc_counters *c)
 {
 	char name[1024];
+	size_t pos = 0;
+	int i;
 
-	json_str(name, sizeof(name), j->job ? j->job : "");
-	return snprintf(buf, len,
-		"{\"flagcheck\": 1, \"job\": %s, \"thread_number\": %u, "
-		"\"pid\": %d, \"model\": \"%s\", \"flag_check\": \"%s\", "
-		"\"mapping\": \"%s\", \"backend\": \"%s\", \"inject\": \"%s\", "
-		"\"inject_every\": %u, \"ios\": %llu, \"checks\": %llu, "
-		"\"rmw\": %llu, \"rmw_skipped\": %llu, \"errors_set\": %llu, "
-		"\"errors_reported\": %llu}",
-		name, j->thread_number, j->pid, j->model, j->variant,
-		j->mapping, j->backend, j->inject, j->inject_every,
-		(unsigned long long)c->ios, (unsigned long long)c->checks,
-		(unsigned long long)c->rmw, fc_stats_rmw_skipped(j, c),
-		(unsigned long long)c->errors_set,
-		(unsigned long long)c->errors_reported);
+	fc_json_str(name, sizeof(name), j->job ? j->job : "");
+	put(buf, len, &pos,
+	    "{\"flagcheck\": 1, \"job\": %s, \"thread_number\": %u, "
+	    "\"pid\": %d, \"model\": \"%s\", \"flag_check\": \"%s\", "
+	    "\"mapping\": \"%s\", \"backend\": \"%s\", \"options\": %s, "
+	    "\"ios\": %llu, \"checks\": %llu, \"rmw\": %llu, "
+	    "\"rmw_skipped\": %llu, \"errors_set\": %llu, "
+	    "\"errors_reported\": %llu, \"paths\": {",
+	    name, j->thread_number, j->pid, j->model, j->variant, j->mapping,
+	    j->backend, j->options ? j->options : "{}",
+	    (unsigned long long)c->ios, (unsigned long long)c->checks,
+	    (unsigned long long)fc_counters_rmw(c),
+	    (unsigned long long)fc_counters_skipped(c),
+	    (unsigned long long)c->errors_set,
+	    (unsigned long long)c->errors_reported);
+	for (i = 0; j->paths && j->paths[i] && i < FC_MAX_PATHS; i++)
+		put(buf, len, &pos, "%s\"%s\": {\"rmw\": %llu, \"skipped\": %llu}",
+		    i ? ", " : "", j->paths[i], (unsigned long long)c->rmw[i],
+		    (unsigned long long)c->skipped[i]);
+	put(buf, len, &pos, "}}");
+	return (int)pos;
+}
+
+int fc_stats_text(char *buf, size_t len, const struct fc_stats_job *j,
+		  const struct fc_counters *c)
+{
+	unsigned long long rmw = fc_counters_rmw(c);
+	size_t pos = 0;
+	int i;
+
+	put(buf, len, &pos,
+	    "flagcheck: %s (job %u): %s %s=%s mapping=%s: ios=%llu checks=%llu "
+	    "rmw=%llu (%.2f/io) rmw_skipped=%llu errors_set=%llu "
+	    "errors_reported=%llu",
+	    j->job ? j->job : "", j->thread_number, j->model,
+	    j->variant_option ? j->variant_option : "variant", j->variant,
+	    j->mapping, (unsigned long long)c->ios,
+	    (unsigned long long)c->checks, rmw,
+	    c->ios ? (double)rmw / c->ios : 0.0,
+	    (unsigned long long)fc_counters_skipped(c),
+	    (unsigned long long)c->errors_set,
+	    (unsigned long long)c->errors_reported);
+	for (i = 0; j->paths && j->paths[i] && j->paths[1] &&
+		    i < FC_MAX_PATHS; i++)
+		put(buf, len, &pos, "%s %s rmw=%llu skipped=%llu",
+		    i ? "," : ";", j->paths[i], (unsigned long long)c->rmw[i],
+		    (unsigned long long)c->skipped[i]);
+	return (int)pos;
 }
 
 int fc_stats_prepare(const char *path, int truncate)
@@ -88,7 +128,7 @@ int fc_stats_prepare(const char *path, int truncate)
 int fc_stats_append(const char *path, const struct fc_stats_job *j,
 		    const struct fc_counters *c)
 {
-	char line[2048];
+	char line[4096];
 	int n, fd, ret = 0;
 
 	n = fc_stats_json(line, sizeof(line) - 1, j, c);

@@ -7,6 +7,8 @@
 #ifndef FLAGCHECK_STATS_H
 #define FLAGCHECK_STATS_H
 
+#include <stddef.h>
+
 #include "counters.h"
 
 struct fc_stats_job {
@@ -14,24 +16,26 @@ struct fc_stats_job {
 	unsigned int thread_number;
 	int pid;
 	const char *model;
+	const char *variant_option; /* flag_check, clear_new, ... */
 	const char *variant;	/* always, test_first */
 	const char *mapping;	/* shared, private */
 	const char *backend;
-	const char *inject;
-	unsigned int inject_every;
-	unsigned int rmw_per_check;
+	const char *options;	/* the model's options, a JSON object */
+	const char *const *paths; /* the model's counted paths */
 };
 
-/* RMWs the always variant would have run and this job did not */
-unsigned long long fc_stats_rmw_skipped(const struct fc_stats_job *j,
-					const struct fc_counters *c);
 /* One JSON object, no newline, into buf; the length, as snprintf */
 int fc_stats_json(char *buf, size_t len, const struct fc_stats_job *j,
+		  const struct fc_counters *c);
+/* The one-line text summary, no newline */
+int fc_stats_text(char *buf, size_t len, const struct fc_stats_job *j,
 		  const struct fc_counters *c);
 /* Open (creating; truncating when @truncate) to check it can be written */
 int fc_stats_prepare(const char *path, int truncate);
 /* Append the job's object as one line, in one write */
 int fc_stats_append(const char *path, const struct fc_stats_job *j,
 		    const struct fc_counters *c);
+/* @s as a JSON string, quotes included, into buf; the length needed */
+size_t fc_json_str(char *buf, size_t len, const char *s);
 
 #endif

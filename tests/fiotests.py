@@ -179,8 +179,12 @@ def runs_at_iodepth_1_and_16(ctx):
             assert s["checks"] == s["ios"], s
             assert s["rmw"] / s["ios"] == per_io, \
                 f"{mode}: {s['rmw'] / s['ios']} RMWs per I/O, want {per_io}"
-            if mode == "test_first":
-                assert s["rmw_skipped"] == 2 * s["checks"], s
+            path = s["paths"]["filemap_check_errors"]
+            assert path["rmw"] == s["rmw"], s
+            assert s["rmw_skipped"] == path["skipped"] == \
+                (2 * s["checks"] if mode == "test_first" else 0), s
+            assert s["options"] == {"flag_check": mode, "inject": "none",
+                                    "inject_every": 1000}, s
             assert s["flag_check"] == mode and s["backend"] == "null", s
 
 
@@ -301,9 +305,10 @@ BAD_OPTIONS = [
     (["--inject=ebusy"], "inject=ebusy", "none, eio, enospc"),
     (["--inject=eio", "--inject_every=0"], "inject_every=0", "from 1 to"),
     (["--inject_every=0", "--inject=eio"], "inject_every=0", "from 1 to"),
-    (["--inject_every=-5"], "inject_every=-5", "from 1 to"),
-    (["--inject_every=ten"], "inject_every=ten", "from 1 to"),
-    (["--inject_every=4294967296"], "inject_every=4294967296", "from 1 to"),
+    (["--inject_every=-5"], "inject_every=-5", "a whole number from"),
+    (["--inject_every=ten"], "inject_every=ten", "a whole number from"),
+    (["--inject_every=4294967296"], "inject_every=4294967296", "a whole number from"),
+    (["--model=filemap"], "model=filemap", "filemap_check_errors"),
     (["--flagcheck_stats=/nonexistent-dir/x.jsonl"], "flagcheck_stats=/nonexistent-dir",
      "cannot create files"),
 ]

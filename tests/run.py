@@ -18,6 +18,11 @@ sys.path.insert(0, HERE)
 import fiotests  # noqa: E402
 from fiotests import Skip  # noqa: E402
 
+# more engine tests: tests/engine_*.py, each registering with @fiotests.test
+for _f in sorted(os.listdir(HERE)):
+    if _f.startswith("engine_") and _f.endswith(".py"):
+        __import__(_f[:-3])
+
 
 def run_unit_programs(build, results):
     for variant in ("unit", "unit-asan", "unit-tsan"):

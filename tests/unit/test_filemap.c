@@ -35,9 +35,11 @@ static void both_variants_agree_on_all_states(void)
 		CHECK_EQ(rb, expect);
 		CHECK_EQ(a.flags, 0);
 		CHECK_EQ(b.flags, 0);
-		CHECK_EQ(ca.rmw, 2);
+		CHECK_EQ(ca.rmw[0], 2);
+		CHECK_EQ(ca.skipped[0], 0);
 		/* test_first: one RMW per bit that was set, none otherwise */
-		CHECK_EQ(cb.rmw, __builtin_popcountl(state));
+		CHECK_EQ(cb.rmw[0], __builtin_popcountl(state));
+		CHECK_EQ(cb.skipped[0], 2 - __builtin_popcountl(state));
 	}
 }
 
@@ -59,7 +61,8 @@ static void test_first_runs_no_rmw_when_clear(void)
 	for (i = 0; i < 1000; i++)
 		ret |= filemap_check_errors_test_first(m, &c);
 	CHECK_EQ(ret, 0);
-	CHECK_EQ(c.rmw, 0);
+	CHECK_EQ(c.rmw[0], 0);
+	CHECK_EQ(c.skipped[0], 2000);
 	munmap(m, page);
 }
 
@@ -71,7 +74,7 @@ static void always_runs_two_rmw_per_check(void)
 
 	for (i = 0; i < 1000; i++)
 		CHECK_EQ(filemap_check_errors_always(&m, &c), 0);
-	CHECK_EQ(c.rmw, 2000);
+	CHECK_EQ(c.rmw[0], 2000);
 }
 
 static void set_error_coalesces(void)
@@ -92,20 +95,20 @@ static void set_error_coalesces(void)
 static void nrpages_skips_the_check(void)
 {
 	struct address_space m = { .nrpages = 1 };
-	struct fc_params p = { .variant = FC_ALWAYS };
+	struct filemap_params p = { .flag_check = FC_ALWAYS };
 	struct fc_io io = { .ddir = FC_READ };
 	struct fc_counters c = { .ios = 1 };
 
 	CHECK_EQ(fc_model_filemap.io(&m, &p, &io, &c), 0);
 	CHECK_EQ(c.checks, 0);
-	CHECK_EQ(c.rmw, 0);
+	CHECK_EQ(c.rmw[0], 0);
 }
 
 /* Several checkers, one of them injecting, on one mapping, as the engine's
  * jobs do: every 0 -> 1 transition is reported exactly once. */
 struct worker {
 	struct address_space *mapping;
-	struct fc_params p;
+	struct filemap_params p;
 	struct fc_counters c;
 	pthread_t thread;
 };
@@ -135,8 +138,8 @@ static void concurrent_accounting_is_exact(enum fc_variant v)
 	memset(w, 0, sizeof(w));
 	for (i = 0; i < 4; i++) {
 		w[i].mapping = &mapping;
-		w[i].p.variant = v;
-		w[i].p.inject = i == 0 ? FC_INJECT_EIO : FC_INJECT_NONE;
+		w[i].p.flag_check = v;
+		w[i].p.inject = i == 0 ? FILEMAP_INJECT_EIO : FILEMAP_INJECT_NONE;
 		w[i].p.inject_every = 3;
 		CHECK(pthread_create(&w[i].thread, NULL, worker_run, &w[i]) == 0);
 	}
@@ -166,6 +169,20 @@ static void concurrent_accounting_test_first(void)
 	concurrent_accounting_is_exact(FC_TEST_FIRST);
 }
 
+static void inject_every_zero_is_refused_with_inject(void)
+{
+	struct filemap_params p = { .inject = FILEMAP_INJECT_ENOSPC };
+	char msg[256];
+
+	CHECK(fc_model_filemap.check(&p, msg, sizeof(msg)) != 0);
+	CHECK(strstr(msg, "inject_every=0") && strstr(msg, "inject=enospc"));
+	p.inject_every = 1;
+	CHECK(fc_model_filemap.check(&p, msg, sizeof(msg)) == 0);
+	p.inject = FILEMAP_INJECT_NONE;
+	p.inject_every = 0;
+	CHECK(fc_model_filemap.check(&p, msg, sizeof(msg)) == 0);
+}
+
 int main(void)
 {
 	RUN(both_variants_agree_on_all_states);
@@ -175,5 +192,6 @@ int main(void)
 	RUN(nrpages_skips_the_check);
 	RUN(concurrent_accounting_always);
 	RUN(concurrent_accounting_test_first);
+	RUN(inject_every_zero_is_refused_with_inject);
 	UNIT_EXIT();
 }

@@ -1,0 +1,23 @@
+"""Shared paths and helpers for the analysis tests."""
+
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+ANALYSIS = os.path.join(REPO, "analysis")
+FIXTURES = os.path.join(HERE, "fixtures")
+RESULTS = os.path.join(FIXTURES, "results")
+CLIENTSERVER = os.path.join(FIXTURES, "clientserver.json")
+NULL_JOB = os.path.join(HERE, "null-engine.fio")
+
+if ANALYSIS not in sys.path:
+    sys.path.insert(0, ANALYSIS)
+
+
+def run_cli(name, *args, **kw):
+    """Run analysis/<name> with this Python; CompletedProcess (text)."""
+    return subprocess.run([sys.executable, os.path.join(ANALYSIS, name)]
+                          + list(args), capture_output=True, text=True,
+                          timeout=kw.pop("timeout", 60), **kw)

@@ -1,0 +1,129 @@
+import glob
+import json
+import os
+import tempfile
+import unittest
+
+from tests.analysis.helpers import CLIENTSERVER, RESULTS
+from flagcheck_analysis import fiojson
+
+ALWAYS_NJ2 = os.path.join(RESULTS, "flagcheck-fixture_always_nj2_r1.json")
+
+
+class BadFiles(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        with open(ALWAYS_NJ2) as f:
+            self.good = f.read()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, name, text):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def error(self, path):
+        with self.assertRaises(fiojson.InputError) as cm:
+            fiojson.load_fio_json(path)
+        msg = str(cm.exception)
+        self.assertTrue(msg.startswith(path + ": "), msg)
+        self.assertNotIn("\n", msg)
+        return msg
+
+    def test_truncated(self):
+        path = self.write("t.json", self.good[:len(self.good) // 2])
+        self.assertIn("truncated JSON", self.error(path))
+
+    def test_malformed(self):
+        path = self.write("m.json", self.good.replace('"jobs" :', '"jobs" ',
+                                                      1))
+        self.assertIn("malformed JSON at line", self.error(path))
+
+    def test_empty_and_text_only(self):
+        self.assertIn("no JSON object", self.error(self.write("e.json", "")))
+        self.assertIn("no JSON object",
+                      self.error(self.write("x.json", "fio: bad job\n")))
+
+    def test_not_fio(self):
+        self.assertIn("not fio JSON",
+                      self.error(self.write("n.json", '{"a": 1}\n')))
+        self.assertIn("no jobs",
+                      self.error(self.write("j.json", '{"jobs": []}\n')))
+
+    def test_missing_file(self):
+        self.assertIn("cannot read", self.error(os.path.join(self.tmp.name,
+                                                             "none.json")))
+
+    def test_leading_text_lines(self):
+        path = self.write("l.json", "hostname=vm, be=0, 64-bit, os=Linux\n"
+                          "<vm> fio: some warning {not json}\n" + self.good)
+        self.assertEqual(fiojson.load_fio_json(path),
+                         fiojson.load_fio_json(ALWAYS_NJ2))
+
+    def test_bad_stats_line(self):
+        path = self.write("s.jsonl", '{"flagcheck": 1, "ios": 1}\n{"ios": \n')
+        with self.assertRaises(fiojson.InputError) as cm:
+            fiojson.load_stats(path)
+        self.assertIn("line 2", str(cm.exception))
+        self.assertIsNone(fiojson.load_stats(path + ".absent"))
+
+
+class Metrics(unittest.TestCase):
+    def test_sums_over_jobs(self):
+        doc = fiojson.load_fio_json(ALWAYS_NJ2)
+        jobs = doc["jobs"]
+        self.assertEqual(len(jobs), 2)          # no group_reporting
+        m = fiojson.run_metrics(doc, None)
+        self.assertAlmostEqual(m["iops"], sum(j["read"]["iops"]
+                                              for j in jobs))
+        self.assertEqual(m["bw_kib"], sum(j["read"]["bw"] for j in jobs))
+        lo = min(j["read"]["clat_ns"]["mean"] for j in jobs)
+        hi = max(j["read"]["clat_ns"]["mean"] for j in jobs)
+        self.assertTrue(lo <= m["clat_mean_ns"] <= hi)
+        self.assertIsNone(m["rmw_per_io"])
+
+    def test_engine_counters(self):
+        paths = glob.glob(os.path.join(RESULTS, "*.flagcheck.jsonl"))
+        self.assertTrue(paths)
+        for path in paths:
+            with open(path) as f:
+                recs = [json.loads(line) for line in f]
+            stats = fiojson.load_stats(path)
+            m = fiojson.run_metrics(
+                fiojson.load_fio_json(path.replace(".flagcheck.jsonl",
+                                                   ".json")), stats)
+            self.assertAlmostEqual(m["rmw_per_io"],
+                                   sum(r["rmw"] for r in recs)
+                                   / sum(r["ios"] for r in recs))
+            self.assertEqual(m["errors_set"],
+                             sum(r["errors_set"] for r in recs))
+
+    def test_client_server(self):
+        doc = fiojson.load_fio_json(CLIENTSERVER)
+        entries = fiojson.fio_jobs(doc)
+        self.assertNotIn("All clients", [e["jobname"] for e in entries])
+        m = fiojson.run_metrics(doc, None)
+        self.assertAlmostEqual(m["iops"], sum(e["read"]["iops"]
+                                              for e in entries))
+        opts = fiojson.job_options(doc)
+        self.assertIn(opts["flag_check"], ("always", "test_first"))
+
+    def test_json_plus_bins_give_exact_percentiles(self):
+        def entry(bins):
+            n = sum(bins.values())
+            return {"read": {"iops": 1, "bw": 1, "clat_ns": {
+                "N": n, "mean": 1.0, "bins": bins,
+                "percentile": {"50.000000": 0}}}}
+        doc = {"jobs": [entry({"10": 60, "20": 40}),
+                        entry({"30": 50, "40": 50})]}
+        m = fiojson.run_metrics(doc, None)
+        # merged: 10:60 20:40 30:50 40:50 of 200; 50% -> 100th -> 20
+        self.assertEqual(m["clat_p50_ns"], 20.0)
+        self.assertEqual(m["clat_p99_ns"], 40.0)
+
+
+if __name__ == "__main__":
+    unittest.main()

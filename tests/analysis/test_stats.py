@@ -1,0 +1,125 @@
+import math
+import unittest
+
+from tests.analysis import helpers  # noqa: F401  (sys.path)
+from flagcheck_analysis import stats
+
+
+class TestBasics(unittest.TestCase):
+    def test_mean_stddev(self):
+        self.assertEqual(stats.mean([2, 4, 6]), 4)
+        self.assertAlmostEqual(stats.stddev([2, 4, 6]), 2.0)
+        self.assertEqual(stats.stddev([5]), 0.0)
+        self.assertIsNone(stats.mean([]))
+
+    def test_pct_change_zero_or_missing_base(self):
+        self.assertAlmostEqual(stats.pct_change(4.0, 5.0), 25.0)
+        self.assertIsNone(stats.pct_change(0, 5.0))
+        self.assertIsNone(stats.pct_change(None, 5.0))
+        self.assertIsNone(stats.pct_stddev([0, 0]))
+
+
+class TestDistribution(unittest.TestCase):
+    def test_betainc_closed_forms(self):
+        for x in (0.01, 0.3, 0.5, 0.77, 0.99):
+            self.assertAlmostEqual(stats.betainc(1, 1, x), x, places=12)
+            # I_x(1/2, 1/2) = 2/pi * asin(sqrt(x))
+            self.assertAlmostEqual(stats.betainc(0.5, 0.5, x),
+                                   2 / math.pi * math.asin(math.sqrt(x)),
+                                   places=12)
+            # I_x(a, 1) = x^a
+            self.assertAlmostEqual(stats.betainc(3.5, 1, x), x ** 3.5,
+                                   places=12)
+
+    def test_t_two_sided_p(self):
+        # df=1 is Cauchy: P(|T| >= t) = 1 - 2/pi * atan(t)
+        self.assertAlmostEqual(stats.t_two_sided_p(2.5, 1),
+                               1 - 2 / math.pi * math.atan(2.5), places=12)
+        self.assertAlmostEqual(stats.t_two_sided_p(0.0, 7), 1.0)
+
+
+class TestWelch(unittest.TestCase):
+    def test_df2_hand_computed(self):
+        # x = 1,3 and y = 5,7: both variances 2, se^2 = 1 + 1, t = 4/sqrt 2,
+        # df = 2.  For df=2, P(|T| >= t) = 1 - t / sqrt(2 + t^2)
+        #                                = 1 - sqrt(8/10) = 0.105572809...
+        w = stats.welch([1, 3], [5, 7])
+        self.assertAlmostEqual(w.t, 4 / math.sqrt(2), places=12)
+        self.assertAlmostEqual(w.df, 2.0, places=12)
+        self.assertAlmostEqual(w.p, 1 - math.sqrt(0.8), places=12)
+        self.assertAlmostEqual(w.p, 0.1055728090, places=9)
+
+    def test_df4_hand_computed(self):
+        # x = 1,2,3 and y = 4,5,6: t = 3/sqrt(2/3), df = 4.  For df=4,
+        # with u = t / sqrt(4 + t^2): P(|T| < t) = u (3 - u^2) / 2
+        w = stats.welch([1, 2, 3], [4, 5, 6])
+        self.assertAlmostEqual(w.df, 4.0, places=12)
+        u = w.t / math.sqrt(4 + w.t ** 2)
+        self.assertAlmostEqual(w.p, 1 - u * (3 - u * u) / 2, places=12)
+
+    def test_unequal_counts_and_variances(self):
+        w = stats.welch([10, 11, 12, 13, 14, 15], [20, 26])
+        va, vb = 3.5 / 6, 18 / 2
+        self.assertAlmostEqual(w.df, (va + vb) ** 2 /
+                               (va ** 2 / 5 + vb ** 2 / 1), places=12)
+        self.assertTrue(0 < w.p < 1)
+
+    def test_undefined(self):
+        self.assertIsNone(stats.welch([1], [2, 3]))
+        self.assertIsNone(stats.welch([2, 2], [3, 3]))
+
+
+class TestVerdict(unittest.TestCase):
+    def test_one_run_per_side(self):
+        v = stats.verdict([100.0], [200.0])
+        self.assertEqual(v.kind, "cannot_tell")
+        self.assertEqual(v.text, "n=1: cannot tell")
+        self.assertIn("n=1 vs 3: cannot tell",
+                      stats.verdict([1.0], [1.0, 2.0, 3.0]).text)
+
+    def test_missing_side(self):
+        self.assertEqual(stats.verdict([], [1.0, 2.0]).kind, "missing")
+
+    def test_zero_stddev_both_sides(self):
+        self.assertEqual(stats.verdict([3, 3, 3], [3, 3]).kind, "same")
+        v = stats.verdict([2, 2, 2], [0, 0, 0])
+        self.assertEqual(v.kind, "differs")
+        self.assertIn("n=3 vs 3", v.text)
+
+    def test_zero_base_has_no_ratio(self):
+        v = stats.verdict([0, 0, 0], [1, 2, 1])
+        self.assertIsNone(v.ci)
+        self.assertIn("Welch p=", v.text)
+
+    def test_names_method_and_runs(self):
+        v = stats.verdict([10, 10.2, 9.9, 10.1, 10], [16, 16.1, 15.8, 16.2])
+        self.assertEqual(v.kind, "beyond")
+        self.assertIn("Welch p=", v.text)
+        self.assertIn("n=5 vs 4 (unequal)", v.text)
+        v = stats.verdict([10, 11, 9, 10.5], [10.2, 9.5, 10.8, 10.1])
+        self.assertEqual(v.kind, "noise")
+
+
+class TestBootstrap(unittest.TestCase):
+    def test_fixed_seed_reproducible(self):
+        a, b = [10, 12, 11, 13, 9], [15, 16, 14, 17, 15]
+        self.assertEqual(stats.bootstrap_ratio_ci(a, b),
+                         stats.bootstrap_ratio_ci(a, b))
+
+    def test_interval_brackets_the_ratio(self):
+        a, b = [10, 12, 11, 13, 9], [15, 16, 14, 17, 15]
+        lo, hi = stats.bootstrap_ratio_ci(a, b)
+        self.assertLessEqual(lo, stats.mean(b) / stats.mean(a))
+        self.assertGreaterEqual(hi, stats.mean(b) / stats.mean(a))
+        self.assertGreater(lo, 1.0)
+        self.assertGreaterEqual(hi, lo)
+
+    def test_constant_sides(self):
+        self.assertEqual(stats.bootstrap_ratio_ci([2, 2], [3, 3]),
+                         (1.5, 1.5))
+        self.assertIsNone(stats.bootstrap_ratio_ci([0, 0], [1, 1]))
+        self.assertIsNone(stats.bootstrap_ratio_ci([], [1, 1]))
+
+
+if __name__ == "__main__":
+    unittest.main()
