@@ -1,0 +1,77 @@
+"""The run matrix: which runs, in which order, and what their files are called.
+
+Naming convention (one fio JSON and one engine stats file per run):
+    <scenario>_<mode>_nj<numjobs>_r<repeat>.json
+    <scenario>_<mode>_nj<numjobs>_r<repeat>.flagcheck.jsonl
+scenario is the job file's stem, repeat counts from 1.
+"""
+
+import os
+import re
+from collections import namedtuple
+
+from . import fiojson
+
+DEFAULT_MODES = ("always", "test_first")
+
+Run = namedtuple("Run", "scenario mode numjobs repeat")
+
+def default_numjobs(ncpu):
+    """1, 2, 4, ... up to ncpu, plus ncpu itself if it is not a power of two."""
+    out, n = [], 1
+    while n <= ncpu:
+        out.append(n)
+        n *= 2
+    if out[-1] != ncpu:
+        out.append(ncpu)
+    return out
+
+
+def build(scenarios, modes, numjobs, repeats):
+    """All runs in execution order: the modes are interleaved innermost
+    (A B A B ...) so slow drift of the machine hits every mode alike."""
+    return [Run(s, m, nj, r)
+            for s in scenarios
+            for nj in numjobs
+            for r in range(1, repeats + 1)
+            for m in modes]
+
+
+def run_name(run):
+    return "%s_%s_nj%d_r%d" % run
+
+
+def json_path(outdir, run):
+    return os.path.join(outdir, run_name(run) + ".json")
+
+
+def stats_path(outdir, run):
+    return os.path.join(outdir, run_name(run) + ".flagcheck.jsonl")
+
+
+def stats_path_for_json(path):
+    """The engine stats file that sits beside a fio JSON file."""
+    base = path[:-len(".json")] if path.endswith(".json") else path
+    return base + ".flagcheck.jsonl"
+
+
+def parse_name(filename, modes=DEFAULT_MODES):
+    """Run from a file name that follows the convention, else None.  The mode
+    must be one of `modes`, since scenario and mode may both hold '_'."""
+    base = os.path.basename(filename)
+    for mode in sorted(modes, key=len, reverse=True):
+        m = re.match(r"^(?P<scenario>.+)_%s_nj(?P<nj>\d+)_r(?P<r>\d+)\.json$"
+                     % re.escape(mode), base)
+        if m:
+            return Run(m.group("scenario"), mode, int(m.group("nj")),
+                       int(m.group("r")))
+    return None
+
+
+def is_done(outdir, run):
+    """A run is finished when its JSON exists and parses (resume skips it)."""
+    try:
+        fiojson.load_fio_json(json_path(outdir, run))
+        return True
+    except fiojson.InputError:
+        return False

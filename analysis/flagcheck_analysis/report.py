@@ -1,0 +1,238 @@
+"""flagcheck-report: read fio results, print the comparison and scaling
+tables, write Markdown, CSV and plots."""
+
+import argparse
+import glob
+import json
+import os
+import sys
+
+from . import compare, fiojson, matrix, plot, render, scaling, stats
+
+PROG = "flagcheck-report"
+
+EPILOG = """\
+where the mode and numjobs of a run come from, first match wins:
+  --group-by OPTION given: that fio job option names the mode, the job
+    option numjobs gives numjobs (for every file);
+  the results directory's manifest.json (written by flagcheck-run);
+  the file name: <scenario>_<mode>_nj<numjobs>_r<repeat>.json;
+  the fio job options flag_check (or the stats file's flag_check) and numjobs.
+
+files written to --outdir: report.md, compare.csv, scaling.csv and, unless
+--no-plot, <scenario>_iops.png/.svg and <scenario>_ratio.png/.svg.
+
+A bad input file gets one line on stderr naming it and what is wrong; the
+other files are still reported.
+
+exit status: 0 when at least one run was reported (even if some inputs were
+bad), 1 when nothing could be reported or the output files could not be
+written, 2 for a usage error."""
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog=PROG, description="Compare flagcheck modes from fio JSON "
+        "output: an LKP-style table with a noise verdict per metric, a "
+        "scaling table and plots.", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
+                   help="a results directory of flagcheck-run (with "
+                   "manifest.json) or a directory of fio JSON files, or fio "
+                   "JSON files (plain, json+ or client/server output)")
+    p.add_argument("--base", default="always", metavar="MODE",
+                   help="the mode the others are compared against "
+                   "(default: %(default)s)")
+    p.add_argument("--outdir", metavar="DIR",
+                   help="where to write report.md, the CSV files and the "
+                   "plots (default: <first input directory>/report)")
+    p.add_argument("--format", choices=("text", "markdown", "csv"),
+                   default="text", help="what to print on stdout "
+                   "(default: %(default)s); the files are always written")
+    p.add_argument("--no-plot", action="store_true",
+                   help="do not draw the PNG/SVG plots (no matplotlib "
+                   "needed)")
+    p.add_argument("--group-by", metavar="OPTION",
+                   help="take each run's mode from this fio job option "
+                   "(e.g. flag_check, ioengine) for every file, instead of "
+                   "the manifest or the file name")
+    return p.parse_args(argv)
+
+
+def warn(msg):
+    print("%s: %s" % (PROG, msg), file=sys.stderr)
+
+
+def _load_manifest(directory):
+    path = os.path.join(directory, "manifest.json")
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+        if not isinstance(manifest.get("runs"), list):
+            raise ValueError("no 'runs' list")
+        return manifest
+    except (OSError, ValueError, AttributeError) as e:
+        warn("%s: unusable manifest (%s); reading the JSON files instead"
+             % (path, e))
+        return None
+
+
+def inputs_to_files(inputs):
+    """[(json path, manifest run entry or None)], [manifests]"""
+    files, manifests = [], []
+    for item in inputs:
+        if not os.path.isdir(item):
+            files.append((item, None))
+            continue
+        manifest = _load_manifest(item)
+        if manifest is None:
+            found = sorted(p for p in glob.glob(os.path.join(item, "*.json"))
+                           if os.path.basename(p) != "manifest.json")
+            if not found:
+                warn("%s: no fio JSON files in this directory" % item)
+            files += [(p, None) for p in found]
+            continue
+        manifests.append(manifest)
+        for entry in manifest["runs"]:
+            if isinstance(entry, dict) and entry.get("status") == "ok":
+                files.append((os.path.join(item, entry["json"]), entry))
+    return files, manifests
+
+
+def identify(path, doc, stats_records, entry, group_by, modes):
+    """(scenario, mode, numjobs, repeat) of one run; raises InputError."""
+    opts = fiojson.job_options(doc)
+    if group_by is None:
+        if entry is not None:
+            return (entry["scenario"], entry["mode"], int(entry["numjobs"]),
+                    int(entry["repeat"]))
+        run = matrix.parse_name(path, modes)
+        if run is not None:
+            return tuple(run)
+    option = group_by or "flag_check"
+    mode = opts.get(option)
+    if mode is None and option == "flag_check" and stats_records:
+        mode = stats_records[0].get("flag_check")
+    if mode is None:
+        raise fiojson.InputError(path, "cannot tell the mode: no %r job "
+                                 "option and no naming convention; use "
+                                 "--group-by" % option)
+    try:
+        numjobs = int(opts.get("numjobs", 1))
+    except ValueError:
+        raise fiojson.InputError(path, "numjobs job option %r is not a "
+                                 "number" % opts.get("numjobs"))
+    scenario = fiojson.fio_jobs(doc)[0].get("jobname", "fio")
+    return (scenario, str(mode), numjobs, None)
+
+
+def load_records(files, group_by, modes):
+    records, docs = [], []
+    for path, entry in files:
+        try:
+            doc = fiojson.load_fio_json(path)
+            stats_path = matrix.stats_path_for_json(path)
+            if entry is not None and entry.get("stats"):
+                stats_path = os.path.join(os.path.dirname(path),
+                                          entry["stats"])
+            try:
+                stats_records = fiojson.load_stats(stats_path)
+            except fiojson.InputError as e:
+                warn("%s (engine counters left out for this run)" % e)
+                stats_records = None
+            scenario, mode, numjobs, repeat = identify(
+                path, doc, stats_records, entry, group_by, modes)
+            metrics = fiojson.run_metrics(doc, stats_records)
+        except fiojson.InputError as e:
+            warn(str(e))
+            continue
+        except (ValueError, TypeError, AttributeError, KeyError) as e:
+            warn("%s: unexpected structure (%s: %s)"
+                 % (path, type(e).__name__, e))
+            continue
+        records.append(compare.Record(scenario, mode, numjobs, repeat,
+                                      metrics, path))
+        docs.append(doc)
+    return records, docs
+
+
+def header_lines(records, docs, manifests, base):
+    out = ["runs: %d (%s)" % (len(records), ", ".join(
+        "%s n=%d" % (m, sum(1 for r in records if r.mode == m))
+        for m in compare.mode_order(records, base)))]
+    for m in manifests:
+        host = m.get("host") or {}
+        out.append("host: %s, %s, %s cores, kernel %s" % (
+            host.get("hostname", "?"), host.get("cpu_model", "?"),
+            host.get("cores", "?"), host.get("kernel", "?")))
+        out.append("fio: %s, engine: %s, started %s" % (
+            m.get("fio_version", "?"), m.get("engine_version", "?"),
+            m.get("started", "?")))
+        if not m.get("complete"):
+            out.append("WARNING: the matrix is incomplete "
+                       "(manifest complete=false)")
+    if not manifests:
+        versions = sorted({d.get("fio version", "?") for d in docs})
+        out.append("fio: %s" % ", ".join(versions))
+    out.append("columns: per mode 'mean ± %%stddev' (sample stddev in %% of "
+               "the mean); %%change against %s; ratio 95%% CI: percentile "
+               "bootstrap of mean(mode)/mean(%s), %d resamples, seed %d; "
+               "verdict: Welch's two-sided t-test at alpha %g"
+               % (base, base, stats.BOOTSTRAP_ITERATIONS,
+                  stats.BOOTSTRAP_SEED, stats.ALPHA))
+    return out
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    files, manifests = inputs_to_files(args.inputs)
+    modes = [args.base] + [m for m in matrix.DEFAULT_MODES if m != args.base]
+    for m in manifests:
+        modes += [x for x in (m.get("matrix") or {}).get("modes", [])
+                  if x not in modes]
+    records, docs = load_records(files, args.group_by, modes)
+    if not records:
+        warn("nothing to report: no readable fio JSON among the inputs")
+        return 1
+    if args.base not in {r.mode for r in records}:
+        warn("no runs of the base mode %r; modes present: %s (see --base)"
+             % (args.base, ", ".join(sorted({r.mode for r in records}))))
+
+    sections = compare.compare(records, args.base)
+    lines = scaling.scaling(records, args.base)
+    order = compare.mode_order(records, args.base)
+    head = header_lines(records, docs, manifests, args.base)
+    if args.format == "text":
+        sys.stdout.write(render.text(head, sections, lines, order))
+    elif args.format == "markdown":
+        sys.stdout.write(render.markdown(head, sections, lines, order))
+    else:
+        sys.stdout.write(render.csv_text(sections, lines))
+
+    outdir = args.outdir
+    if outdir is None:
+        first = args.inputs[0]
+        outdir = os.path.join(first if os.path.isdir(first)
+                              else os.path.dirname(first) or ".", "report")
+    try:
+        os.makedirs(outdir, exist_ok=True)
+        for name, body in (
+                ("report.md", render.markdown(head, sections, lines, order)),
+                ("compare.csv", render.compare_csv(sections)),
+                ("scaling.csv", render.scaling_csv(lines))):
+            with open(os.path.join(outdir, name), "w") as f:
+                f.write(body)
+    except OSError as e:
+        warn("cannot write to %s: %s" % (outdir, e.strerror or e))
+        return 1
+    plotted = False
+    if not args.no_plot:
+        try:
+            plotted = bool(plot.plot(lines, order, outdir))
+        except plot.PlotError as e:
+            warn("plots skipped: %s" % e)
+    print("%s: wrote report.md, compare.csv, scaling.csv%s to %s"
+          % (PROG, " and plots" if plotted else "", outdir), file=sys.stderr)
+    return 0
