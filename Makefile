@@ -46,7 +46,7 @@ UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -pthread
 
 all: $(ENGINE)
 
-.PHONY: all deps fio check bench unit-tests clean distclean install
+.PHONY: all deps fio check bench reproduce unit-tests clean distclean install
 
 deps:
 	scripts/install-deps.sh
@@ -105,6 +105,25 @@ check: deps
 
 bench: all
 	$(PYTHON) tests/bench.py --engine $(ENGINE)
+
+# The headline reproduction on the embedded default (null backend, nothing
+# written): both scenarios, both modes, numjobs 1..nproc, interleaved
+# repeats; tables on the terminal, Markdown, CSV and plots in REPRO_OUT.
+# Give REPRO_OUT=DIR to resume an interrupted run or to keep one.
+REPRO_JOBS	?= jobs/filemap-odirect-read.fio jobs/buffer-new-randwrite.fio
+REPRO_REPEATS	?= 5
+REPRO_RUNTIME	?= 3
+ifeq ($(origin REPRO_OUT),undefined)
+REPRO_OUT	:= $(BUILD)/reproduce-$(shell date +%Y%m%d-%H%M%S)
+endif
+REPRO_ARGS	?=
+
+reproduce: deps
+	$(MAKE) all
+	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT) \
+		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
+		$(REPRO_ARGS) $(REPRO_JOBS)
+	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/flagcheck
