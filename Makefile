@@ -38,6 +38,8 @@ ENGINE_CFLAGS	= $(BASE_CFLAGS) -fPIC -fvisibility=hidden \
 		  -DFLAGCHECK_FIO_VERSION='"$(FIO_VERSION_OF)"'
 # nodelete: fio dlcloses engines at exit, a known crash source
 ENGINE_LDFLAGS	:= -shared -Wl,-z,nodelete -Wl,-z,now
+# the libaio and io_uring backends
+ENGINE_LIBS	:= -laio -luring
 
 # Models and the shared arena, without fio, for the unit tests.
 MODEL_SRCS	:= $(filter-out engine/flagcheck.c engine/backend%.c,$(ENGINE_SRCS))
@@ -46,7 +48,8 @@ UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -pthread
 
 all: $(ENGINE)
 
-.PHONY: all deps fio check bench reproduce unit-tests clean distclean install
+.PHONY: all deps fio check bench reproduce unit-tests clean distclean install \
+	uninstall
 
 deps:
 	scripts/install-deps.sh
@@ -67,17 +70,17 @@ $(BUILD)/fio-version: $(FIO_SRC_STAMP)
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 
 $(ENGINE): $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
-	$(CC) $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $@ $(ENGINE_SRCS)
+	$(CC) $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
 
 # The same engine, claiming other headers: the version check must refuse it.
 $(BUILD)/fio-flagcheck-skew.so: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
 	$(CC) $(ENGINE_CFLAGS) -UFLAGCHECK_FIO_VERSION \
 		-DFLAGCHECK_FIO_VERSION='"fio-0.0-skew"' $(ENGINE_LDFLAGS) \
-		-o $@ $(ENGINE_SRCS)
+		-o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
 
 # clang must accept it too, warnings as errors (object only, not loaded)
 $(BUILD)/clang.ok: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
-	clang $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $(BUILD)/fio-flagcheck-clang.so $(ENGINE_SRCS)
+	clang $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $(BUILD)/fio-flagcheck-clang.so $(ENGINE_SRCS) $(ENGINE_LIBS)
 	@touch $@
 
 fio: $(BUILD)/fio-version
@@ -125,9 +128,29 @@ reproduce: deps
 		$(REPRO_ARGS) $(REPRO_JOBS)
 	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)
 
+# The same layout on every host: a fio server loads the engine named in the
+# job from its own disk, so for `flagcheck-run --hosts` each host needs it at
+# the same path.  The commands find their package through realpath, and the
+# runner's default engine is the one installed beside it.
+LIBDIR	= $(PREFIX)/lib/flagcheck
+JOBDIR	= $(PREFIX)/share/flagcheck/jobs
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib/flagcheck
-	install -m 0755 $(ENGINE) $(DESTDIR)$(PREFIX)/lib/flagcheck/
+	install -d $(DESTDIR)$(LIBDIR)/analysis/flagcheck_analysis \
+		$(DESTDIR)$(JOBDIR) $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(ENGINE) $(DESTDIR)$(LIBDIR)/
+	install -m 0644 analysis/flagcheck_analysis/*.py \
+		$(DESTDIR)$(LIBDIR)/analysis/flagcheck_analysis/
+	install -m 0755 analysis/flagcheck-run analysis/flagcheck-report \
+		$(DESTDIR)$(LIBDIR)/analysis/
+	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) $(DESTDIR)$(JOBDIR)/)
+	ln -sf ../lib/flagcheck/analysis/flagcheck-run $(DESTDIR)$(PREFIX)/bin/
+	ln -sf ../lib/flagcheck/analysis/flagcheck-report $(DESTDIR)$(PREFIX)/bin/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/flagcheck-run \
+		$(DESTDIR)$(PREFIX)/bin/flagcheck-report
+	rm -rf $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/share/flagcheck
 
 clean:
 	rm -rf $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/unit-tsan \
@@ -135,3 +158,9 @@ clean:
 
 distclean:
 	rm -rf $(BUILD)
+
+# fio's own psync, libaio, io_uring against flagcheck on the same backend
+# (4k random reads from page cache): the median ratio per backend
+.PHONY: bench-backends
+bench-backends: all
+	$(PYTHON) tests/bench_backends.py --engine $(ENGINE) --dir $(BUILD)

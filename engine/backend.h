@@ -1,20 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the engine does with an I/O once the model let it through. Each
- * backend is one file (backend_null.c, ...) behind this table; flagcheck.c
- * calls it from the matching fio hook, with the backend's own per-job data.
+ * backend is one file (backend_null.c, backend_psync.c, ...) behind this
+ * table; flagcheck.c calls it from the matching fio hook, with the
+ * backend's own per-job data.
  */
 #ifndef FLAGCHECK_BACKEND_H
 #define FLAGCHECK_BACKEND_H
 
 #include "fio.h"
 
+#include "counters.h"
+
 struct fc_backend {
 	const char *name;
 	/* fio engine flags (FIO_DISKLESSIO, FIO_SYNCIO, ...) for jobs using it */
 	int fio_flags;
-	/* 0 or a positive errno; *priv is the backend's per-job data */
-	int (*init)(struct thread_data *td, void **priv);
+	/*
+	 * 0 or a positive errno, after a log_err() saying why; *priv is the
+	 * backend's per-job data. The backend counts in c->issued the I/Os it
+	 * hands to the kernel (null: the I/Os it completes).
+	 */
+	int (*init)(struct thread_data *td, struct fc_counters *c, void **priv);
 	void (*cleanup)(struct thread_data *td, void *priv);
 	enum fio_q_status (*queue)(struct thread_data *td, void *priv,
 				   struct io_u *io_u);
@@ -22,9 +29,21 @@ struct fc_backend {
 	int (*getevents)(struct thread_data *td, void *priv, unsigned int min,
 			 unsigned int max, const struct timespec *t);
 	struct io_u *(*event)(struct thread_data *td, void *priv, int ev);
+	/*
+	 * The file hooks run before init too (priv NULL): fio sizes and lays
+	 * out a job's files in the parent before the job starts.
+	 */
 	int (*open_file)(struct thread_data *td, void *priv, struct fio_file *f);
 	int (*close_file)(struct thread_data *td, void *priv, struct fio_file *f);
+	/* NULL: the size fio derives from size= (diskless) */
+	int (*get_file_size)(struct thread_data *td, void *priv,
+			     struct fio_file *f);
 };
+
+/* Every engine flag some backend sets: a job's backend replaces them all. */
+#define FC_BACKEND_FIO_FLAGS	(FIO_DISKLESSIO | FIO_FAKEIO | FIO_SYNCIO | \
+				 FIO_ASYNCIO_SYNC_TRIM |		\
+				 FIO_ASYNCIO_SETS_ISSUE_TIME)
 
 /* Engine flags of this job only: the ops table is shared by every job. */
 static inline void fc_td_engine_flags(struct thread_data *td, int set, int clear)
@@ -33,6 +52,14 @@ static inline void fc_td_engine_flags(struct thread_data *td, int set, int clear
 	td->flags |= (unsigned long long)set << TD_ENG_FLAG_SHIFT;
 }
 
+/* backend_psync.c: fio's own file hooks, for every backend with real files */
+int fc_file_open(struct thread_data *td, void *priv, struct fio_file *f);
+int fc_file_close(struct thread_data *td, void *priv, struct fio_file *f);
+int fc_file_size(struct thread_data *td, void *priv, struct fio_file *f);
+
 extern const struct fc_backend fc_backend_null;
+extern const struct fc_backend fc_backend_psync;
+extern const struct fc_backend fc_backend_libaio;
+extern const struct fc_backend fc_backend_io_uring;
 
 #endif

@@ -9,17 +9,20 @@
 #include "backend.h"
 
 struct null_data {
+	struct fc_counters *c;
 	struct io_u **io_us;
 	unsigned int queued;
 	unsigned int events;
 };
 
-static int null_init(struct thread_data *td, void **priv)
+static int null_init(struct thread_data *td, struct fc_counters *c,
+		     void **priv)
 {
 	struct null_data *nd = calloc(1, sizeof(*nd));
 
 	if (!nd)
 		return ENOMEM;
+	nd->c = c;
 	if (td->o.iodepth > 1) {
 		nd->io_us = calloc(td->o.iodepth, sizeof(struct io_u *));
 		if (!nd->io_us) {
@@ -50,8 +53,10 @@ static enum fio_q_status null_queue(struct thread_data fio_unused *td,
 {
 	struct null_data *nd = priv;
 
-	if (!nd->io_us)
+	if (!nd->io_us) {
+		nd->c->issued++;
 		return FIO_Q_COMPLETED;
+	}
 	if (nd->events)
 		return FIO_Q_BUSY;
 	nd->io_us[nd->queued++] = io_u;
@@ -73,6 +78,7 @@ static int null_commit(struct thread_data *td, void *priv)
 			io_u_queued(td, nd->io_us[i]);
 		}
 	}
+	nd->c->issued += nd->queued;
 	nd->events = nd->queued;
 	nd->queued = 0;
 	return 0;

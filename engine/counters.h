@@ -11,6 +11,8 @@
 /* The kernel functions a model runs per I/O, counted apart: each model
  * names its paths (model.h), index 0 up. */
 #define FC_MAX_PATHS	4
+/* A model's own counters (hits, misses, ...), named by the model */
+#define FC_MAX_STATS	24
 
 struct fc_counters {
 	uint64_t ios;		/* I/Os the engine was handed */
@@ -19,6 +21,8 @@ struct fc_counters {
 	uint64_t skipped[FC_MAX_PATHS];	/* RMWs a plain test made unnecessary */
 	uint64_t errors_set;	/* 0 -> 1 transitions of an error bit (injected) */
 	uint64_t errors_reported; /* I/Os failed with the error the model returned */
+	uint64_t issued;		/* I/Os the backend handed to the kernel */
+	uint64_t stat[FC_MAX_STATS];	/* the model's own, as it names them */
 };
 
 static inline uint64_t fc_counters_rmw(const struct fc_counters *c)

@@ -38,12 +38,16 @@ static const char *const mapping_names[] = {
 
 /* Indexed by the backend option's value. */
 static const struct fc_backend *const backends[] = {
-	&fc_backend_null,
+	&fc_backend_null, &fc_backend_psync, &fc_backend_libaio,
+	&fc_backend_io_uring,
 };
-static const char *const backend_names[] = { "null", NULL };
+static const char *const backend_names[] = {
+	"null", "psync", "libaio", "io_uring", NULL };
 
 /* Model options of every model, one slot per distinct name. */
 #define FC_MAX_MODEL_OPTS	24
+/* ... of which strings (their values live in the job's options) */
+#define FC_MAX_MODEL_STRS	2
 
 struct flagcheck_options {
 	void *pad;	/* fio: offset 0 means "no option"; holds td while parsing */
@@ -52,6 +56,7 @@ struct flagcheck_options {
 	unsigned int backend;
 	char *stats;
 	unsigned int vals[FC_MAX_MODEL_OPTS];	/* model options, by slot */
+	char strs[FC_MAX_MODEL_STRS][FC_MODEL_STR_LEN];	/* string options */
 };
 
 /* Per file of a job: the model's state, shared or this job's own. */
@@ -65,6 +70,7 @@ struct flagcheck_data {
 	const struct fc_backend *backend;
 	void *backend_data;
 	void *params;		/* the model's, built from the options */
+	void *job;		/* the model's memory of this job (job_size) */
 	struct fc_counters c;
 };
 
@@ -74,7 +80,8 @@ struct flagcheck_data {
  * every job process and thread.
  */
 static const struct fc_model_option *slot_opt[FC_MAX_MODEL_OPTS];
-static unsigned int nr_slots;
+static unsigned int nr_slots, nr_strs;
+static unsigned int str_index[FC_MAX_MODEL_OPTS];	/* a string slot's strs[] */
 
 static int slot_of(const char *name)
 {
@@ -92,9 +99,16 @@ static void fc_model_params(const struct fc_model *m,
 {
 	const struct fc_model_option *mo;
 
-	for (mo = m->options; mo && mo->name; mo++)
-		*(unsigned int *)((char *)params + mo->offset) =
-			o->vals[slot_of(mo->name)];
+	for (mo = m->options; mo && mo->name; mo++) {
+		int slot = slot_of(mo->name);
+
+		if (mo->is_string)
+			*(const char **)((char *)params + mo->offset) =
+				o->strs[str_index[slot]];
+		else
+			*(unsigned int *)((char *)params + mo->offset) =
+				o->vals[slot];
+	}
 }
 
 static void fc_list(char *buf, size_t len, const char *const *names)
@@ -182,7 +196,7 @@ static int str_backend_cb(void *data, const char *str)
 	 */
 	if (td)
 		fc_td_engine_flags(td, backends[o->backend]->fio_flags,
-				   FIO_DISKLESSIO | FIO_FAKEIO | FIO_SYNCIO);
+				   FC_BACKEND_FIO_FLAGS);
 	return 0;
 }
 
@@ -223,11 +237,19 @@ static int fc_model_option_cb(unsigned int slot, void *data, const char *str)
 {
 	struct flagcheck_options *o = data;
 	const struct fc_model_option *mo = slot_opt[slot];
-	unsigned char params[256];
+	unsigned char params[256] __attribute__((aligned(16)));
 	char msg[512];
 	int i, err;
 
-	if (mo->choices)
+	if (mo->is_string) {
+		/* kept in the options, which fio copies whole to every job */
+		err = strlen(str ? str : "") >= FC_MODEL_STR_LEN;
+		if (err)
+			log_err("flagcheck: %s is longer than %d bytes\n",
+				mo->name, FC_MODEL_STR_LEN - 1);
+		else
+			strcpy(o->strs[str_index[slot]], str ? str : "");
+	} else if (mo->choices)
 		err = fc_parse_choice(mo->name, str, mo->choices, &o->vals[slot]);
 	else
 		err = fc_parse_number(mo->name, str, mo->min, mo->max,
@@ -304,7 +326,9 @@ static struct fio_option options[FC_GLUE_OPTS + FC_MAX_MODEL_OPTS + 1] = {
 		.type	= FIO_OPT_STR,
 		.cb	= str_backend_cb,
 		.help	= "What does the I/O after the modelled check: null (no "
-			  "data transfer, like fio's null engine)",
+			  "data transfer, like fio's null engine), psync "
+			  "(pread/pwrite), libaio (io_submit), io_uring "
+			  "(liburing); all but null on real files or devices",
 		.def	= "null",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -346,6 +370,11 @@ static void fc_add_model_options(void)
 					FC_MAX_MODEL_OPTS);
 				return;
 			}
+			if (mo->is_string && nr_strs == FC_MAX_MODEL_STRS) {
+				log_err("flagcheck: more than %d string model "
+					"options\n", FC_MAX_MODEL_STRS);
+				return;
+			}
 			fo = &options[FC_GLUE_OPTS + nr_slots];
 			fo->name = mo->name;
 			fo->lname = mo->name;
@@ -355,6 +384,10 @@ static void fc_add_model_options(void)
 			fo->def = mo->def;
 			fo->category = FIO_OPT_C_ENGINE;
 			fo->group = FIO_OPT_G_INVALID;
+			if (mo->is_string) {	/* not given: "" */
+				fo->def = NULL;
+				str_index[nr_slots] = nr_strs++;
+			}
 			slot_opt[nr_slots++] = mo;
 		}
 	}
@@ -398,9 +431,17 @@ static void fc_options_json(const struct fc_model *m,
 
 	pos += snprintf(buf, len, "{");
 	for (mo = m->options; mo && mo->name && pos < len; mo++) {
-		unsigned int v = o->vals[slot_of(mo->name)];
+		int slot = slot_of(mo->name);
+		unsigned int v = o->vals[slot];
 
-		if (mo->choices)
+		if (mo->is_string) {
+			char str[2 * FC_MODEL_STR_LEN];
+
+			fc_json_str(str, sizeof(str), o->strs[str_index[slot]]);
+			pos += snprintf(buf + pos, len - pos, "%s\"%s\": %s",
+					mo == m->options ? "" : ", ", mo->name,
+					str);
+		} else if (mo->choices)
 			pos += snprintf(buf + pos, len - pos, "%s\"%s\": \"%s\"",
 					mo == m->options ? "" : ", ", mo->name,
 					mo->choices[v]);
@@ -423,15 +464,18 @@ static void fc_stats_job_of(struct thread_data *td, struct flagcheck_options *o,
 	j->pid = (int)getpid();
 	j->model = fd->model->name;
 	j->variant_option = NULL;
+	j->variant = fc_variant_names[FC_ALWAYS];
 	for (mo = fd->model->options; mo && mo->name; mo++)
-		if (mo->is_variant)
+		if (mo->is_variant) {	/* by the model's own names */
 			j->variant_option = mo->name;
-	j->variant = fc_variant_names[fc_model_variant(fd->model, fd->params)];
+			j->variant = mo->choices[o->vals[slot_of(mo->name)]];
+		}
 	j->mapping = mapping_names[o->mapping];
 	j->backend = fd->backend->name;
 	fc_options_json(fd->model, o, opts, len);
 	j->options = opts;
 	j->paths = fd->model->paths;
+	j->stats = fd->model->stats;
 }
 
 static int fio_flagcheck_init(struct thread_data *td)
@@ -469,6 +513,23 @@ static int fio_flagcheck_init(struct thread_data *td)
 		return 1;
 	}
 	fc_model_params(fd->model, o, fd->params);
+	if (fd->model->job_size) {
+		fd->job = calloc(1, fd->model->job_size);
+		if (!fd->job) {
+			td_verror(td, ENOMEM, "calloc");
+			return 1;
+		}
+		err = fd->model->job_init ?
+			fd->model->job_init(fd->job, fd->params) : 0;
+		if (err) {
+			log_err("flagcheck: %s: %s\n", fd->model->name,
+				strerror(-err));
+			td_verror(td, -err, fd->model->name);
+			free(fd->job);
+			fd->job = NULL;
+			return 1;
+		}
+	}
 
 	if (o->stats) {
 		bool first = false;
@@ -487,9 +548,8 @@ static int fio_flagcheck_init(struct thread_data *td)
 		}
 	}
 
-	fc_td_engine_flags(td, fd->backend->fio_flags,
-			   FIO_DISKLESSIO | FIO_FAKEIO | FIO_SYNCIO);
-	err = fd->backend->init(td, &fd->backend_data);
+	fc_td_engine_flags(td, fd->backend->fio_flags, FC_BACKEND_FIO_FLAGS);
+	err = fd->backend->init(td, &fd->c, &fd->backend_data);
 	if (err) {
 		td_verror(td, err, fd->backend->name);
 		return 1;
@@ -537,6 +597,9 @@ static void fio_flagcheck_cleanup(struct thread_data *td)
 	}
 	if (fd->backend_data)
 		fd->backend->cleanup(td, fd->backend_data);
+	if (fd->job && fd->model->job_exit)
+		fd->model->job_exit(fd->job, fd->params);
+	free(fd->job);
 	free(fd->params);
 	free(fd);
 	td->io_ops_data = NULL;
@@ -550,9 +613,13 @@ static int fc_file_attach(struct thread_data *td, struct flagcheck_data *fd,
 			  struct fio_file *f)
 {
 	struct flagcheck_options *o = td->eo;
-	/* diskless (null backend): the range the job addresses is the file */
-	unsigned long long file_size = f->real_file_size != -1ULL ?
-		f->real_file_size : f->file_offset + f->io_size;
+	/*
+	 * The model's state covers the range the job addresses, not the whole
+	 * device: a model with per-page state on a large device needs only
+	 * what size= and offset= reach.
+	 */
+	unsigned long long file_size = f->io_size ?
+		f->file_offset + f->io_size : f->real_file_size;
 	size_t size = fd->model->state_size(fd->params, file_size);
 	struct flagcheck_file *ff;
 
@@ -579,6 +646,14 @@ static int fc_file_attach(struct thread_data *td, struct flagcheck_data *fd,
 	if (!ff->state) {
 		int err = errno ? errno : ENOMEM;
 
+		log_err("flagcheck: %s needs %zu bytes of %s state for %s (its "
+			"first %llu bytes): %s%s\n", fd->model->name, size,
+			ff->private_state ? "private" : "shared", f->file_name,
+			file_size, strerror(err), err == EINVAL ?
+			" (another job on this file made it for a smaller range: "
+			"give every job on one file the same size and offset)" :
+			err == ENOMEM ? " (give a smaller size= to address less of "
+			"the file)" : "");
 		free(ff);
 		return err;
 	}
@@ -586,14 +661,26 @@ static int fc_file_attach(struct thread_data *td, struct flagcheck_data *fd,
 	return 0;
 }
 
+/*
+ * fio sizes and lays out a job's files in the parent, before the job's
+ * init: then there is no job data yet, and the backend opens the file alone.
+ */
+static const struct fc_backend *fc_backend_of(struct thread_data *td)
+{
+	struct flagcheck_options *o = td->eo;
+
+	return backends[o->backend];
+}
+
 static int fio_flagcheck_open_file(struct thread_data *td, struct fio_file *f)
 {
 	struct flagcheck_data *fd = td->io_ops_data;
-	int err = fc_file_attach(td, fd, f);
+	int err;
 
+	if (!fd)
+		return fc_backend_of(td)->open_file(td, NULL, f);
+	err = fc_file_attach(td, fd, f);
 	if (err) {
-		log_err("flagcheck: no model state for %s: %s\n", f->file_name,
-			strerror(err));
 		td_verror(td, err, "flagcheck open_file");
 		return 1;
 	}
@@ -604,7 +691,55 @@ static int fio_flagcheck_close_file(struct thread_data *td, struct fio_file *f)
 {
 	struct flagcheck_data *fd = td->io_ops_data;
 
+	if (!fd)
+		return fc_backend_of(td)->close_file(td, NULL, f);
 	return fd->backend->close_file(td, fd->backend_data, f);
+}
+
+static int fio_flagcheck_get_file_size(struct thread_data *td,
+				       struct fio_file *f)
+{
+	struct flagcheck_data *fd = td->io_ops_data;
+	const struct fc_backend *b = fc_backend_of(td);
+
+	if (!b->get_file_size)
+		return 0;
+	return b->get_file_size(td, fd ? fd->backend_data : NULL, f);
+}
+
+/*
+ * A backend given in a job file's [global] section reaches each job in the
+ * copied options, without str_backend_cb: fio has since set the job's
+ * engine flags back to the ops table's (the null backend's) and marked its
+ * files diskless. fio calls ->setup, in place of sizing the files itself,
+ * before it decides which files to lay out: the flags and sizes are put
+ * right here, and the files sized as fio's get_file_sizes() does.
+ */
+static int fio_flagcheck_setup(struct thread_data *td)
+{
+	struct flagcheck_data *fd = td->io_ops_data;	/* create_serialize=0 */
+	const struct fc_backend *b = fc_backend_of(td);
+	struct fio_file *f;
+	unsigned int i;
+
+	fc_td_engine_flags(td, b->fio_flags, FC_BACKEND_FIO_FLAGS);
+	for_each_file(td, f, i) {
+		/* -1: marked diskless when added, not sized yet */
+		if (!(b->fio_flags & FIO_DISKLESSIO) &&
+		    f->real_file_size == -1ULL)
+			f->real_file_size = 0;
+		if (b->get_file_size &&
+		    b->get_file_size(td, fd ? fd->backend_data : NULL, f)) {
+			if (td->error != ENOENT) {
+				log_err("%s\n", td->verror);
+				return 1;
+			}
+			td_clear_error(td);
+		}
+		if (f->real_file_size == -1ULL && td->o.size)
+			f->real_file_size = td->o.size / td->o.nr_files;
+	}
+	return 0;
 }
 
 static enum fc_ddir fc_ddir_of(const struct io_u *io_u)
@@ -625,6 +760,7 @@ static enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 		.ddir	= fc_ddir_of(io_u),
 		.offset	= io_u->offset,
 		.len	= io_u->xfer_buflen,
+		.job	= fd->job,
 	};
 	int err;
 
@@ -670,12 +806,14 @@ struct ioengine_ops ioengine = {
 	.flags			= FIO_DISKLESSIO | FIO_FAKEIO,
 	.init			= fio_flagcheck_init,
 	.cleanup		= fio_flagcheck_cleanup,
+	.setup			= fio_flagcheck_setup,
 	.queue			= fio_flagcheck_queue,
 	.commit			= fio_flagcheck_commit,
 	.getevents		= fio_flagcheck_getevents,
 	.event			= fio_flagcheck_event,
 	.open_file		= fio_flagcheck_open_file,
 	.close_file		= fio_flagcheck_close_file,
+	.get_file_size		= fio_flagcheck_get_file_size,
 	.option_struct_size	= sizeof(struct flagcheck_options),
 	.options		= options,
 };

@@ -33,14 +33,19 @@ struct fc_io {
 	enum fc_ddir ddir;
 	unsigned long long offset;
 	unsigned long long len;
+	void *job;		/* this job's own model memory (job_size), or NULL */
 };
 
 /*
  * One engine option of a model: a choice among names (stored as the index)
  * or a whole number in [min, max], stored as an unsigned int at @offset in
- * the model's params. Options of the same name in two models are one fio
- * option: they must agree on choices and default.
+ * the model's params; or, with is_string, a string of fewer than
+ * FC_MODEL_STR_LEN bytes, stored as a const char * (never NULL, "" when not
+ * given) that lives as long as the job. Options of the same name in two
+ * models are one fio option: they must agree on choices and default.
  */
+#define FC_MODEL_STR_LEN	1024
+
 struct fc_model_option {
 	const char *name;
 	const char *help;
@@ -48,13 +53,18 @@ struct fc_model_option {
 	const char *const *choices;	/* NULL-terminated; NULL: a number */
 	unsigned int min, max;
 	size_t offset;
-	int is_variant;			/* choices are fc_variant_names */
+	int is_variant;			/* the model's variant: always / test_first,
+					 * or the model's own names */
+	int is_string;
 };
 
 struct fc_model {
 	const char *name;
 	/* paths counted apart (counters.h), at most FC_MAX_PATHS */
 	const char *const *paths;
+	/* the model's own counters (c->stat[]), NULL-terminated, at most
+	 * FC_MAX_STATS; NULL: none */
+	const char *const *stats;
 	const struct fc_model_option *options;	/* ends with .name NULL */
 	size_t params_size;
 	/*
@@ -71,6 +81,15 @@ struct fc_model {
 	 */
 	int (*io)(void *state, const void *params, const struct fc_io *io,
 		  struct fc_counters *c);
+	/*
+	 * Memory of one job that no other job sees (a per-CPU cache, a
+	 * directory of its own): job_size bytes, zero-filled, handed to ->io as
+	 * io->job. job_init (optional) runs once before the first I/O: 0 or a
+	 * negative errno that fails the job; job_exit (optional) at job end.
+	 */
+	size_t job_size;
+	int (*job_init)(void *job, const void *params);
+	void (*job_exit)(void *job, const void *params);
 };
 
 /* models.c: every model, NULL-terminated */

@@ -71,19 +71,28 @@ int fc_stats_json(char *buf, size_t len, const struct fc_stats_job *j,
 	    "\"mapping\": \"%s\", \"backend\": \"%s\", \"options\": %s, "
 	    "\"ios\": %llu, \"checks\": %llu, \"rmw\": %llu, "
 	    "\"rmw_skipped\": %llu, \"errors_set\": %llu, "
-	    "\"errors_reported\": %llu, \"paths\": {",
+	    "\"errors_reported\": %llu, \"issued\": %llu, \"paths\": {",
 	    name, j->thread_number, j->pid, j->model, j->variant, j->mapping,
 	    j->backend, j->options ? j->options : "{}",
 	    (unsigned long long)c->ios, (unsigned long long)c->checks,
 	    (unsigned long long)fc_counters_rmw(c),
 	    (unsigned long long)fc_counters_skipped(c),
 	    (unsigned long long)c->errors_set,
-	    (unsigned long long)c->errors_reported);
+	    (unsigned long long)c->errors_reported,
+	    (unsigned long long)c->issued);
 	for (i = 0; j->paths && j->paths[i] && i < FC_MAX_PATHS; i++)
 		put(buf, len, &pos, "%s\"%s\": {\"rmw\": %llu, \"skipped\": %llu}",
 		    i ? ", " : "", j->paths[i], (unsigned long long)c->rmw[i],
 		    (unsigned long long)c->skipped[i]);
-	put(buf, len, &pos, "}}");
+	put(buf, len, &pos, "}");
+	if (j->stats) {
+		put(buf, len, &pos, ", \"model_stats\": {");
+		for (i = 0; j->stats[i] && i < FC_MAX_STATS; i++)
+			put(buf, len, &pos, "%s\"%s\": %llu", i ? ", " : "",
+			    j->stats[i], (unsigned long long)c->stat[i]);
+		put(buf, len, &pos, "}");
+	}
+	put(buf, len, &pos, "}");
 	return (int)pos;
 }
 
@@ -111,6 +120,9 @@ int fc_stats_text(char *buf, size_t len, const struct fc_stats_job *j,
 		put(buf, len, &pos, "%s %s rmw=%llu skipped=%llu",
 		    i ? "," : ";", j->paths[i], (unsigned long long)c->rmw[i],
 		    (unsigned long long)c->skipped[i]);
+	for (i = 0; j->stats && j->stats[i] && i < FC_MAX_STATS; i++)
+		put(buf, len, &pos, "%s%s=%llu", i ? " " : "; ", j->stats[i],
+		    (unsigned long long)c->stat[i]);
 	return (int)pos;
 }
 

@@ -22,6 +22,7 @@ struct fc_stats_job {
 	const char *backend;
 	const char *options;	/* the model's options, a JSON object */
 	const char *const *paths; /* the model's counted paths */
+	const char *const *stats; /* the model's own counters (c->stat[]) */
 };
 
 /* One JSON object, no newline, into buf; the length, as snprintf */

@@ -168,7 +168,7 @@ def runs_at_iodepth_1_and_16(ctx):
     for depth in (1, 16):
         for mode, per_io in (("always", 2.0), ("test_first", 0.0)):
             r = ctx.fio_run(ctx.base_args(iodepth=depth, flag_check=mode,
-                                          runtime="0.5"))
+                                          runtime="500ms"))
             ok(r)
             jobs = r.json()["jobs"]
             ios = jobs[0]["read"]["total_ios"]
@@ -259,7 +259,7 @@ def injection_accounting_is_exact(ctx):
                 for numjobs in (1, 2, 4):
                     r = ctx.fio_run(ctx.base_args(
                         flag_check=mode, inject=inject, inject_every=7,
-                        numjobs=numjobs, thread=thread, runtime="0.5",
+                        numjobs=numjobs, thread=thread, runtime="500ms",
                         iodepth=4, continue_on_error="io") + extra)
                     ok(r)
                     what = f"{inject} {mode} thread={thread} numjobs={numjobs}"
@@ -274,7 +274,7 @@ def injection_accounting_is_exact(ctx):
 def stats_file_is_one_line_per_job_and_starts_afresh(ctx):
     path = os.path.join(ctx.tmp, "stats-afresh.jsonl")
     for _ in range(2):
-        r = ctx.fio_run(ctx.base_args(numjobs=3, runtime="0.2",
+        r = ctx.fio_run(ctx.base_args(numjobs=3, runtime="200ms",
                                       flagcheck_stats=path), stats=False)
         ok(r)
         with open(path) as f:
@@ -286,7 +286,7 @@ def stats_file_is_one_line_per_job_and_starts_afresh(ctx):
 
 @test
 def counters_reach_the_text_output(ctx):
-    argv = [ctx.fio] + ctx.base_args(runtime="0.2", flag_check="always")
+    argv = [ctx.fio] + ctx.base_args(runtime="200ms", flag_check="always")
     cwd = ctx.scratch()
     p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=60)
     os.rmdir(cwd)
@@ -405,7 +405,7 @@ def _run_and_signal(ctx, sig, thread):
 def nothing_left_after_normal_run(ctx):
     before = shm_entries()
     for thread in (1, 0):
-        ok(ctx.fio_run(ctx.base_args(numjobs=2, thread=thread, runtime="0.3")))
+        ok(ctx.fio_run(ctx.base_args(numjobs=2, thread=thread, runtime="300ms")))
     assert shm_entries() - before == set()
 
 
@@ -422,7 +422,7 @@ def sigkilled_run_is_never_attached(ctx):
         _run_and_signal(ctx, signal.SIGKILL, thread)
         # the killed run left error bits set on its mapping; a new run on
         # the same file name must start from a clean one
-        r = ctx.fio_run(ctx.base_args(numjobs=2, thread=int(thread), runtime="0.3",
+        r = ctx.fio_run(ctx.base_args(numjobs=2, thread=int(thread), runtime="300ms",
                                       continue_on_error="io"))
         ok(r)
         assert r.sum("errors_reported") == 0 == r.total_err(), \
