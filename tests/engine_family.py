@@ -1,0 +1,79 @@
+"""The buffer_head family under the real fio: S3's real creat/close/unlink
+cycles in a directory of the job's own, S4's three columns in one
+stats file, the string option and the per-model counters (model_stats) in
+the stats file and in fio's text output. The job files' own runs are in
+engine_jobs.py."""
+import os
+import shutil
+import subprocess
+import tempfile
+
+from engine_jobs import S3, clean_env, run_job, check_run
+from fiotests import test
+
+
+@test
+def s3_real_cycles_in_a_directory_of_their_own(ctx):
+    d = tempfile.mkdtemp(prefix="creat-", dir=ctx.tmp)
+    try:
+        p, stats = run_job(ctx, S3, clean_env(
+            FLAG_CHECK="always", NUMJOBS=2, RUNTIME=1, SIZE="16m",
+            CREAT_DIR=d))
+        ios = check_run(p, stats, S3, "always", 2, "null")
+        for s in stats:
+            assert s["options"]["creat_dir"] == d, s["options"]
+            st = s["model_stats"]
+            assert st["files_created"] == st["files_unlinked"] == s["ios"], st
+        assert ios > 100, f"only {ios} cycles in 1 s"
+        assert os.listdir(d) == [], f"left in {d}: {os.listdir(d)}"
+    finally:
+        shutil.rmtree(d)
+
+
+def fio_parse(ctx, *args):
+    return subprocess.run(
+        [ctx.fio, "--parse-only", "--name=p", f"--ioengine=external:{ctx.engine}",
+         "--filename=p", "--size=1m"] + list(args),
+        capture_output=True, text=True, timeout=30)
+
+
+@test
+def family_options_are_checked_while_parsing(ctx):
+    bad = (
+        (["--model=set_buffer_verified", "--creat_dir=/nonexistent/x"],
+         "creat_dir=/nonexistent/x: cannot create files there"),
+        (["--creat_dir=" + "a" * 1100], "creat_dir is longer than 1023"),
+        (["--model=set_buffer_uptodate", "--uptodate=sometimes"],
+         "uptodate=sometimes is not valid: allowed values are always, "
+         "test_first, before"),
+        (["--model=bh_lru", "--mod=4097"],
+         "mod=4097 is not valid: a whole number from 1 to 4096"),
+        (["--model=bh_lru", "--bh_lru=always"],
+         "bh_lru=always is not valid: allowed values are on, off"),
+    )
+    for args, msg in bad:
+        p = fio_parse(ctx, *args)
+        assert p.returncode != 0 and msg in p.stderr, (args, p.stderr)
+    p = fio_parse(ctx, "--model=set_buffer_verified", "--creat_dir=" + ctx.tmp)
+    assert p.returncode == 0, p.stderr
+
+
+@test
+def model_stats_in_the_text_line(ctx):
+    cwd = ctx.scratch()
+    try:
+        p = subprocess.run(
+            [ctx.fio, "--name=t", f"--ioengine=external:{ctx.engine}",
+             "--model=bh_lru", "--bh_lru=on", "--mod=2", "--lookups_per_io=10",
+             "--filename=t", "--size=1m", "--rw=read", "--number_ios=5",
+             "--thread"], cwd=cwd, capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, p.stderr
+        line = [l for l in p.stdout.splitlines() if l.startswith("flagcheck:")]
+        assert len(line) == 1, p.stdout
+        assert "bh_lru=on" in line[0], line[0]
+        for want in ("lookups=50 ", "hits=48 ", "misses=2 ", "hit_idx2=48 ",
+                     "hit_idx1=0 ", "lookup_ns="):
+            assert want in line[0], (want, line[0])
+        assert os.listdir(cwd) == []
+    finally:
+        shutil.rmtree(cwd)
