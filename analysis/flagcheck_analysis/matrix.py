@@ -3,7 +3,11 @@
 Naming convention (one fio JSON and one engine stats file per run):
     <scenario>_<mode>_nj<numjobs>_r<repeat>.json
     <scenario>_<mode>_nj<numjobs>_r<repeat>.flagcheck.jsonl
-scenario is the job file's stem, repeat counts from 1.
+scenario is the job file's stem, repeat counts from 1.  On several hosts
+(fio client/server) the JSON is the client's, and each host has its own
+stats file and the job file that was sent to it:
+    <scenario>_<mode>_nj<numjobs>_r<repeat>.<host label>.flagcheck.jsonl
+    jobs/<scenario>_<mode>_nj<numjobs>_r<repeat>.<host label>.fio
 """
 
 import os
@@ -47,6 +51,15 @@ def json_path(outdir, run):
 
 def stats_path(outdir, run):
     return os.path.join(outdir, run_name(run) + ".flagcheck.jsonl")
+
+
+def host_stats_path(outdir, run, label):
+    return os.path.join(outdir, "%s.%s.flagcheck.jsonl" % (run_name(run),
+                                                          label))
+
+
+def host_job_path(outdir, run, label):
+    return os.path.join(outdir, "jobs", "%s.%s.fio" % (run_name(run), label))
 
 
 def stats_path_for_json(path):

@@ -116,20 +116,22 @@ def markdown_table(title, header, rows, right):
     return "\n".join(out)
 
 
-def tables(sections, lines, modes):
+def tables(sections, lines, modes, more=()):
+    """All tables; `more`: further (title, header, rows, right) tables."""
     return ([compare_table(s) for s in sections]
-            + scaling_tables(lines, modes))
+            + scaling_tables(lines, modes) + list(more))
 
 
-def text(header_lines, sections, lines, modes):
+def text(header_lines, sections, lines, modes, more=()):
     parts = ["\n".join(header_lines)]
-    parts += [text_table(*t) for t in tables(sections, lines, modes)]
+    parts += [text_table(*t) for t in tables(sections, lines, modes, more)]
     return "\n\n".join(parts) + "\n"
 
 
-def markdown(header_lines, sections, lines, modes):
+def markdown(header_lines, sections, lines, modes, more=()):
     parts = ["# flagcheck report", "\n".join("- " + h for h in header_lines)]
-    parts += [markdown_table(*t) for t in tables(sections, lines, modes)]
+    parts += [markdown_table(*t) for t in tables(sections, lines, modes,
+                                                 more)]
     return "\n\n".join(parts) + "\n"
 
 

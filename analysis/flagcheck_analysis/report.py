@@ -7,7 +7,8 @@ import json
 import os
 import sys
 
-from . import compare, fiojson, matrix, plot, render, scaling, stats
+from . import (clients, compare, fiojson, hosttable, lru, matrix, plot,
+               render, scaling, stats, threeway)
 
 PROG = "flagcheck-report"
 
@@ -21,6 +22,19 @@ where the mode and numjobs of a run come from, first match wins:
 
 files written to --outdir: report.md, compare.csv, scaling.csv and, unless
 --no-plot, <scenario>_iops.png/.svg and <scenario>_ratio.png/.svg.
+
+with exactly three modes (e.g. S4: --modes before,always,test_first and
+--base before) the report adds LKP's regression-and-fix table, the base, the
+regression and the fix side by side (also in threeway.md).  Results of the
+bh_lru model (S5) add the ns-per-lookup table against mod and its plot
+(lru.md, lru.csv, bh_lru_ns_per_lookup.png/.svg), as flagcheck-lru does.
+
+fio client/server output (flagcheck-run --hosts): the main tables hold the
+aggregate, summed over the hosts; a table per scenario and numjobs has one
+row per host, the sum of the hosts and fio's own 'All clients' entry, which
+is checked against that sum (its I/O and byte counts must be equal).  The
+flags word is per host: numjobs is per host, and jobs on two hosts never
+share a cache line.  Runs where a host was down ("partial") are left out.
 
 A bad input file gets one line on stderr naming it and what is wrong; the
 other files are still reported.
@@ -80,7 +94,8 @@ def _load_manifest(directory):
 
 
 def inputs_to_files(inputs):
-    """[(json path, manifest run entry or None)], [manifests]"""
+    """[(json path, manifest run entry or None)], [manifests]; runs that
+    did not finish on every host ("partial") are left out."""
     files, manifests = [], []
     for item in inputs:
         if not os.path.isdir(item):
@@ -128,20 +143,64 @@ def identify(path, doc, stats_records, entry, group_by, modes):
     return (scenario, str(mode), numjobs, None)
 
 
+def _stats(path):
+    try:
+        return fiojson.load_stats(path)
+    except fiojson.InputError as e:
+        warn("%s (engine counters left out for this run)" % e)
+        return None
+
+
+def host_stats(path, entry):
+    """{'host:port': engine records or None} of a client/server run from
+    its manifest entry (flagcheck-run --hosts)."""
+    out = {}
+    for info in ((entry or {}).get("hosts") or {}).values():
+        if info.get("status") == "ok":
+            out[info["key"]] = _stats(os.path.join(
+                os.path.dirname(path), info["stats"])) \
+                if info.get("stats") else None
+    return out
+
+
+def host_records(doc, per_host, path):
+    """HostRecords of one client/server run (without its name) and the
+    check of fio's 'All clients'; the aggregate's engine records, or None
+    unless every host has them."""
+    recs = []
+    for host in clients.by_host(doc):
+        recs.append((host, fiojson.run_metrics(clients.host_doc(doc, host),
+                                               per_host.get(host))))
+    agg = clients.all_clients(doc)
+    if agg is not None:
+        recs.append((hosttable.FIO_ROW, fiojson.run_metrics({"jobs": [agg]},
+                                                            None)))
+    counters = [per_host.get(h) for h in clients.by_host(doc)]
+    together = (None if not counters or None in counters
+                else [r for c in counters for r in c])
+    return recs, hosttable.Check(path, clients.check_all_clients(doc)), \
+        together
+
+
 def load_records(files, group_by, modes):
-    records, docs = [], []
+    """(records, docs, host records, All clients checks)"""
+    records, docs, hrecords, checks = [], [], [], []
     for path, entry in files:
         try:
             doc = fiojson.load_fio_json(path)
-            stats_path = matrix.stats_path_for_json(path)
-            if entry is not None and entry.get("stats"):
-                stats_path = os.path.join(os.path.dirname(path),
-                                          entry["stats"])
-            try:
-                stats_records = fiojson.load_stats(stats_path)
-            except fiojson.InputError as e:
-                warn("%s (engine counters left out for this run)" % e)
-                stats_records = None
+            per_host, checked = [], None
+            if clients.is_client_output(doc) and entry is not None and \
+                    entry.get("hosts"):
+                per_host, checked, stats_records = host_records(
+                    doc, host_stats(path, entry), path)
+            else:
+                stats_path = matrix.stats_path_for_json(path)
+                if entry is not None and entry.get("stats"):
+                    stats_path = os.path.join(os.path.dirname(path),
+                                              entry["stats"])
+                stats_records = _stats(stats_path)
+                if clients.is_client_output(doc):
+                    per_host, checked, _ = host_records(doc, {}, path)
             scenario, mode, numjobs, repeat = identify(
                 path, doc, stats_records, entry, group_by, modes)
             metrics = fiojson.run_metrics(doc, stats_records)
@@ -155,7 +214,35 @@ def load_records(files, group_by, modes):
         records.append(compare.Record(scenario, mode, numjobs, repeat,
                                       metrics, path))
         docs.append(doc)
-    return records, docs
+        if checked is not None:
+            checks.append(checked)
+            hrecords += [hosttable.HostRecord(scenario, mode, numjobs, host,
+                                              m) for host, m in per_host]
+            hrecords.append(hosttable.HostRecord(
+                scenario, mode, numjobs, hosttable.SUM_ROW, metrics))
+    return records, docs, hrecords, checks
+
+
+def host_header_lines(hrecords, checks, manifests):
+    out = []
+    partial = [e for m in manifests for e in m.get("runs", ())
+               if isinstance(e, dict) and e.get("status") == "partial"]
+    if hrecords:
+        names = sorted({r.host for r in hrecords} - {hosttable.SUM_ROW,
+                                                     hosttable.FIO_ROW})
+        out.append("hosts: %d (%s), fio client/server; the tables above the "
+                   "per-host ones sum the hosts" % (len(names),
+                                                    ", ".join(names)))
+        out.append("the flags word is per host: numjobs is per host, and "
+                   "only jobs on the same host share its cache line")
+        out += hosttable.check_lines(checks)
+    for e in partial:
+        down = [h.get("spec", "?") for h in (e.get("hosts") or {}).values()
+                if h.get("status") == "down"]
+        out.append("WARNING: %s left out: ran without host(s) %s (down); "
+                   "flagcheck-run again reruns it" % (
+                       e.get("name", "?"), ", ".join(down)))
+    return out
 
 
 def header_lines(records, docs, manifests, base):
@@ -192,7 +279,8 @@ def main(argv=None):
     for m in manifests:
         modes += [x for x in (m.get("matrix") or {}).get("modes", [])
                   if x not in modes]
-    records, docs = load_records(files, args.group_by, modes)
+    records, docs, hrecords, checks = load_records(files, args.group_by,
+                                                   modes)
     if not records:
         warn("nothing to report: no readable fio JSON among the inputs")
         return 1
@@ -204,10 +292,29 @@ def main(argv=None):
     lines = scaling.scaling(records, args.base)
     order = compare.mode_order(records, args.base)
     head = header_lines(records, docs, manifests, args.base)
+    head[-1:-1] = host_header_lines(hrecords, checks, manifests)
+    more = hosttable.tables(hrecords, order)
+    three = order if len(order) == 3 else None
+    try:
+        # engine stats files only: directories, or .jsonl files named
+        pts = lru.points(lru.load(lru.stats_files(
+            [i for i in args.inputs
+             if os.path.isdir(i) or i.endswith(".jsonl")])))
+    except fiojson.InputError as e:
+        warn("%s (the bh_lru table is left out)" % e)
+        pts = []
     if args.format == "text":
-        sys.stdout.write(render.text(head, sections, lines, order))
+        sys.stdout.write(render.text(head, sections, lines, order, more))
+        if three:
+            sys.stdout.write("\n" + threeway.text(records, three))
+        if pts:
+            sys.stdout.write("\n" + lru.text(pts))
     elif args.format == "markdown":
-        sys.stdout.write(render.markdown(head, sections, lines, order))
+        sys.stdout.write(render.markdown(head, sections, lines, order, more))
+        if three:
+            sys.stdout.write("\n" + threeway.markdown(records, three))
+        if pts:
+            sys.stdout.write("\n" + lru.markdown(pts))
     else:
         sys.stdout.write(render.csv_text(sections, lines))
 
@@ -219,9 +326,14 @@ def main(argv=None):
     try:
         os.makedirs(outdir, exist_ok=True)
         for name, body in (
-                ("report.md", render.markdown(head, sections, lines, order)),
+                ("report.md", render.markdown(head, sections, lines, order,
+                                              more)),
                 ("compare.csv", render.compare_csv(sections)),
-                ("scaling.csv", render.scaling_csv(lines))):
+                ("scaling.csv", render.scaling_csv(lines))) + \
+                ((("threeway.md", threeway.markdown(records, three)),)
+                 if three else ()) + \
+                ((("lru.md", lru.markdown(pts)), ("lru.csv", lru.csv_text(pts)))
+                 if pts else ()):
             with open(os.path.join(outdir, name), "w") as f:
                 f.write(body)
     except OSError as e:
@@ -231,6 +343,8 @@ def main(argv=None):
     if not args.no_plot:
         try:
             plotted = bool(plot.plot(lines, order, outdir))
+            if pts:
+                plotted = bool(lru.draw(pts, outdir)) or plotted
         except plot.PlotError as e:
             warn("plots skipped: %s" % e)
     print("%s: wrote report.md, compare.csv, scaling.csv%s to %s"

@@ -1,0 +1,70 @@
+"""threeway: the LKP table of a regression and its fix, three modes."""
+
+import unittest
+
+from tests.analysis import helpers  # noqa: F401  (sys.path)
+from flagcheck_analysis import compare, threeway
+
+
+def rec(mode, nj, iops, rep=1, rmw=None):
+    metrics = {"iops": iops, "rmw_per_io": rmw}
+    return compare.Record("dwtl", mode, nj, rep, metrics, "x")
+
+
+# the seed's DWTL_54 works/sec, three runs each around the published means
+RUNS = ([rec("before", 54, v, i) for i, v in enumerate(
+            (5031984 * 0.98, 5031984, 5031984 * 1.02))] +
+        [rec("always", 54, v, i, 3.0) for i, v in enumerate(
+            (4049295 * 0.92, 4049295, 4049295 * 1.08))] +
+        [rec("test_first", 54, v, i, 0.0) for i, v in enumerate(
+            (5099506 * 0.96, 5099506, 5099506 * 1.04))])
+MODES = ("before", "always", "test_first")
+
+
+class ThreeWay(unittest.TestCase):
+    def test_rows_follow_the_given_order_whatever_the_input_order(self):
+        for runs in (RUNS, list(reversed(RUNS))):
+            rows = threeway.rows(runs, MODES, ("iops",))
+            self.assertEqual(len(rows), 1)
+            row = rows[0]
+            self.assertEqual(row.name, "dwtl_54.iops")
+            self.assertAlmostEqual(row.base.mean, 5031984)
+            self.assertEqual([c.cell.mode for c in row.others],
+                             ["always", "test_first"])
+            # the seed's -19.5% and +1.3%, against the base both
+            self.assertAlmostEqual(row.others[0].pct_change, -19.5, 1)
+            self.assertAlmostEqual(row.others[1].pct_change, 1.3, 1)
+
+    def test_text_has_lkp_columns_and_verdicts(self):
+        out = threeway.text(RUNS, MODES, ("iops", "rmw_per_io"))
+        lines = out.splitlines()
+        self.assertIn("before -> always -> test_first", lines[0])
+        self.assertEqual(lines[1].split()[:5],
+                         ["before", "%change", "always", "%change",
+                          "test_first"])
+        iops = [l for l in lines if "dwtl_54.iops" in l][0]
+        self.assertIn("-19.5%", iops)
+        self.assertIn("+1.3%", iops)
+        self.assertIn("5031984 ±  2%", iops)
+        self.assertIn("n=3 vs 3", iops)
+        self.assertIn("beyond noise", iops.split("|")[0])
+        self.assertIn("within noise", iops.split("|")[1])
+        rmw = [l for l in lines if "atomic_rmw_per_io" in l][0]
+        self.assertIn("3.00", rmw)
+
+    def test_a_mode_without_runs_keeps_its_column(self):
+        runs = [r for r in RUNS if r.mode != "always"]
+        row = threeway.rows(runs, MODES, ("iops",))[0]
+        self.assertIsNone(row.others[0])
+        self.assertEqual(row.others[1].cell.mode, "test_first")
+        self.assertIn("no runs", threeway.markdown(runs, MODES))
+
+    def test_three_modes_are_needed(self):
+        with self.assertRaises(threeway.ThreeWayError):
+            threeway.rows(RUNS, ("before", "always"))
+        with self.assertRaises(threeway.ThreeWayError):
+            threeway.rows(RUNS, ("before", "before", "always"))
+
+
+if __name__ == "__main__":
+    unittest.main()
