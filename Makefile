@@ -48,7 +48,7 @@ UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -pthread
 
 all: $(ENGINE)
 
-.PHONY: all deps fio check bench reproduce unit-tests clean distclean install \
+.PHONY: all deps fio check bench reproduce reproduce-family unit-tests clean distclean install \
 	uninstall
 
 deps:
@@ -127,6 +127,25 @@ reproduce: deps
 		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) $(REPRO_JOBS)
 	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)
+
+# The rest of the family, each with its own modes: S3 (always/test_first),
+# S4 (before/always/test_first, against before), S5 (LRU on/off, one job,
+# ns per lookup against mod).
+reproduce-family: deps
+	$(MAKE) all
+	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/s3 \
+		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
+		$(REPRO_ARGS) jobs/aim7-creat-clo.fio
+	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)/s3
+	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/s4 \
+		--modes before,always,test_first \
+		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
+		$(REPRO_ARGS) jobs/fxmark-dwtl-uptodate.fio
+	$(PYTHON) analysis/flagcheck-report --base before $(REPRO_OUT)/s4
+	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/s5 \
+		--modes on,off --numjobs 1 --repeats 3 \
+		--runtime $(REPRO_RUNTIME) $(REPRO_ARGS) jobs/bh-lru-lookup.fio
+	$(PYTHON) analysis/flagcheck-lru $(REPRO_OUT)/s5
 
 # The same layout on every host: a fio server loads the engine named in the
 # job from its own disk, so for `flagcheck-run --hosts` each host needs it at

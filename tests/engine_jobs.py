@@ -222,6 +222,8 @@ FAKE_FIO = """#!/bin/sh
 case "$1" in --parse-only) exit 0 ;; esac
 env > "$FAKE_DIR/env"
 printf '%s\\n' "$@" > "$FAKE_DIR/args"
+[ -n "$CREAT_DIR" ] && [ -d "$CREAT_DIR" ] && echo yes > "$FAKE_DIR/creat_dir_existed"
+exit 0
 """
 
 
@@ -273,6 +275,33 @@ def run_job_defaults(ctx):
         assert (env["NUMJOBS"], env["FLAG_CHECK"], env["BACKEND"]) == \
             ("3", "always", "psync")
         assert argv == [job, "--bs=8k"], argv
+
+
+@test
+def run_job_creat_dir_tmp_is_made_under_build_and_removed(ctx):
+    s3 = os.path.join(TOP, "jobs", "aim7-creat-clo.fio")
+    env, _ = fake_run(ctx, s3, {})
+    assert env.get("CREAT_DIR") == "", env.get("CREAT_DIR")
+    d = tempfile.mkdtemp(prefix="fakefio-", dir=ctx.tmp)
+    fake = os.path.join(d, "fio")
+    with open(fake, "w") as f:
+        f.write(FAKE_FIO)
+    os.chmod(fake, 0o755)
+    try:
+        p = subprocess.run([RUN_JOB, s3], cwd=d, capture_output=True, text=True,
+                           env=clean_env(FIO=fake, FAKE_DIR=d, CREAT_DIR="tmp"),
+                           timeout=30)
+        assert p.returncode == 0, p.stderr
+        with open(os.path.join(d, "env")) as f:
+            seen = dict(line.split("=", 1) for line in f.read().splitlines()
+                        if "=" in line)
+        made = seen["CREAT_DIR"]
+        assert made.startswith(os.path.join(TOP, "build", "creat-dir.")), made
+        assert os.path.exists(os.path.join(d, "creat_dir_existed")), \
+            "the directory did not exist while fio ran"
+        assert not os.path.exists(made), f"{made} left behind"
+    finally:
+        shutil.rmtree(d)
 
 
 @test

@@ -164,11 +164,15 @@ def draw(pts, outdir):
         ax.errorbar([p.mod for p in mine], [p.ns for p in mine],
                     yerr=[p.stddev for p in mine], marker="o", capsize=3,
                     label="bh_lru=%s (measured)" % mode)
-    for name, pub in (("with the LRU", PUBLISHED_ON),
-                      ("slow path only", PUBLISHED_OFF)):
+    # the published points alone: the thread's values between them are not
+    # in what we have, so no line is drawn through them
+    for name, pub, style in (("with the LRU", PUBLISHED_ON,
+                              dict(linestyle="none", marker="x")),
+                             ("slow path only", PUBLISHED_OFF,
+                              dict(linestyle="--"))):
         mods = sorted(pub)
-        ax.plot(mods, [pub[m] for m in mods], linestyle="--",
-                label="published, %s" % name)
+        ax.plot(mods, [pub[m] for m in mods], label="published, %s" % name,
+                **style)
     ax.axvline(16.5, color="grey", linewidth=1)
     ax.set_xticks(sorted({p.mod for p in pts} | set(PUBLISHED_ON)))
     ax.set_xlabel("mod (distinct blocks looked up in turn; the LRU holds 16)")
