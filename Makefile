@@ -48,7 +48,7 @@ UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -pthread
 
 all: $(ENGINE)
 
-.PHONY: all deps fio check bench reproduce reproduce-family unit-tests clean distclean install \
+.PHONY: all deps fio device-bundle check bench reproduce reproduce-family unit-tests clean distclean install \
 	uninstall
 
 deps:
@@ -86,6 +86,12 @@ $(BUILD)/clang.ok: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
 fio: $(BUILD)/fio-version
 	$(MAKE) -C $(FIO_TREE) fio
 	cp $(FIO_TREE)/fio $(BUILD)/fio
+
+# What a machine without fio needs (the 16-core device machine): this
+# tree's fio, the engine and the libraries they load, in $(BUILD)/device;
+# scripts/device-sweep.sh runs the S1 sweep from it.
+device-bundle: fio $(ENGINE)
+	scripts/device-bundle.sh $(BUILD)
 
 # Unit tests: plain, AddressSanitizer+UBSan, ThreadSanitizer.
 $(BUILD)/unit/%: tests/unit/%.c $(MODEL_SRCS) $(ENGINE_HDRS) tests/unit/unit.h
