@@ -25,24 +25,23 @@ struct fc_counters {
 	uint64_t stat[FC_MAX_STATS];	/* the model's own, as it names them */
 };
 
+static inline uint64_t fc_sum(const uint64_t *v, int n)
+{
+	uint64_t sum = 0;
+
+	while (n--)
+		sum += *v++;
+	return sum;
+}
+
 static inline uint64_t fc_counters_rmw(const struct fc_counters *c)
 {
-	uint64_t n = 0;
-	int i;
-
-	for (i = 0; i < FC_MAX_PATHS; i++)
-		n += c->rmw[i];
-	return n;
+	return fc_sum(c->rmw, FC_MAX_PATHS);
 }
 
 static inline uint64_t fc_counters_skipped(const struct fc_counters *c)
 {
-	uint64_t n = 0;
-	int i;
-
-	for (i = 0; i < FC_MAX_PATHS; i++)
-		n += c->skipped[i];
-	return n;
+	return fc_sum(c->skipped, FC_MAX_PATHS);
 }
 
 #endif

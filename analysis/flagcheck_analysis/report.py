@@ -303,20 +303,17 @@ def main(argv=None):
     except fiojson.InputError as e:
         warn("%s (the bh_lru table is left out)" % e)
         pts = []
-    if args.format == "text":
-        sys.stdout.write(render.text(head, sections, lines, order, more))
-        if three:
-            sys.stdout.write("\n" + threeway.text(records, three))
-        if pts:
-            sys.stdout.write("\n" + lru.text(pts))
-    elif args.format == "markdown":
-        sys.stdout.write(render.markdown(head, sections, lines, order, more))
-        if three:
-            sys.stdout.write("\n" + threeway.markdown(records, three))
-        if pts:
-            sys.stdout.write("\n" + lru.markdown(pts))
-    else:
+    if args.format == "csv":
         sys.stdout.write(render.csv_text(sections, lines))
+    else:
+        # each module renders its table as text or markdown alike
+        fmt = args.format
+        sys.stdout.write(getattr(render, fmt)(head, sections, lines, order,
+                                              more))
+        if three:
+            sys.stdout.write("\n" + getattr(threeway, fmt)(records, three))
+        if pts:
+            sys.stdout.write("\n" + getattr(lru, fmt)(pts))
 
     outdir = args.outdir
     if outdir is None:
