@@ -4,13 +4,14 @@
 #   fio                         the fio that loads the engine
 #   dpkg-dev                    apt-get source (fio's matching source tree)
 #   gcc make clang              building; the engine is checked with both
+#   binutils procps             nm, readelf, pgrep in the tests
 #   libaio-dev liburing-dev     the real I/O backends
 #   zlib1g-dev libnuma-dev      configure fio's tree as Debian does: these
 #   librdmacm-dev libibverbs-dev  change fio's struct layouts (io_u, thread_data)
 #   python3 python3-matplotlib  the analysis (Debian's own python3)
 set -euo pipefail
 
-pkgs=(fio dpkg-dev gcc make clang libc6-dev pkg-config
+pkgs=(fio dpkg-dev gcc make clang libc6-dev pkg-config binutils procps
 	libaio-dev liburing-dev zlib1g-dev libnuma-dev librdmacm-dev
 	libibverbs-dev python3 python3-matplotlib)
 
