@@ -57,6 +57,27 @@ int fc_file_open(struct thread_data *td, void *priv, struct fio_file *f);
 int fc_file_close(struct thread_data *td, void *priv, struct fio_file *f);
 int fc_file_size(struct thread_data *td, void *priv, struct fio_file *f);
 
+/*
+ * @nr I/Os of @io_us went to the kernel now: stamp their issue time as
+ * fio's async engines do in commit (the FIO_ASYNCIO_SETS_ISSUE_TIME flag).
+ */
+static inline void fc_stamp_issued(struct thread_data *td,
+				   struct io_u **io_us, unsigned int nr)
+{
+	struct timespec now;
+	unsigned int i;
+
+	if (!fio_fill_issue_time(td))
+		return;
+	fio_gettime(&now, NULL);
+	for (i = 0; i < nr; i++) {
+		io_us[i]->issue_time = now;
+		io_u_queued(td, io_us[i]);
+	}
+	if (td->o.read_iolog_file)
+		td->last_issue = now;
+}
+
 extern const struct fc_backend fc_backend_null;
 extern const struct fc_backend fc_backend_psync;
 extern const struct fc_backend fc_backend_libaio;

@@ -195,18 +195,7 @@ static enum fio_q_status uring_queue(struct thread_data *td, void *priv,
 static void uring_issued(struct thread_data *td, struct uring_data *ud,
 			 unsigned int nr)
 {
-	struct timespec now;
-	unsigned int i;
-
-	if (fio_fill_issue_time(td)) {
-		fio_gettime(&now, NULL);
-		for (i = 0; i < nr; i++) {
-			ud->queued[i]->issue_time = now;
-			io_u_queued(td, ud->queued[i]);
-		}
-		if (td->o.read_iolog_file)
-			td->last_issue = now;
-	}
+	fc_stamp_issued(td, ud->queued, nr);
 	io_u_mark_submit(td, nr);
 	ud->c->issued += nr;
 	ud->nr_queued -= nr;

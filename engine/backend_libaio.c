@@ -147,18 +147,7 @@ static enum fio_q_status libaio_queue(struct thread_data *td, void *priv,
 static void libaio_issued(struct thread_data *td, struct libaio_data *ld,
 			  unsigned int nr)
 {
-	struct timespec now;
-	unsigned int i;
-
-	if (fio_fill_issue_time(td)) {
-		fio_gettime(&now, NULL);
-		for (i = ld->head; i < ld->head + nr; i++) {
-			ld->io_us[i]->issue_time = now;
-			io_u_queued(td, ld->io_us[i]);
-		}
-		if (td->o.read_iolog_file)
-			td->last_issue = now;
-	}
+	fc_stamp_issued(td, ld->io_us + ld->head, nr);
 	io_u_mark_submit(td, nr);
 	ld->c->issued += nr;
 	ld->head += nr;

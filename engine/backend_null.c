@@ -66,18 +66,10 @@ static enum fio_q_status null_queue(struct thread_data fio_unused *td,
 static int null_commit(struct thread_data *td, void *priv)
 {
 	struct null_data *nd = priv;
-	struct timespec now;
-	unsigned int i;
 
 	if (nd->events || !nd->queued)
 		return 0;
-	if (fio_fill_issue_time(td)) {
-		fio_gettime(&now, NULL);
-		for (i = 0; i < nd->queued; i++) {
-			nd->io_us[i]->issue_time = now;
-			io_u_queued(td, nd->io_us[i]);
-		}
-	}
+	fc_stamp_issued(td, nd->io_us, nd->queued);
 	nd->c->issued += nd->queued;
 	nd->events = nd->queued;
 	nd->queued = 0;
