@@ -23,6 +23,14 @@ struct fc_backend {
 	 */
 	int (*init)(struct thread_data *td, struct fc_counters *c, void **priv);
 	void (*cleanup)(struct thread_data *td, void *priv);
+	/*
+	 * Optional: true while ->queue cannot take another I/O. The glue asks
+	 * before it runs the model and answers FIO_Q_BUSY for the backend, so
+	 * ->queue itself never answers FIO_Q_BUSY: fio would queue the I/O
+	 * again and the model would run twice for it.
+	 */
+	bool (*busy)(void *priv);
+	/* FIO_Q_COMPLETED or FIO_Q_QUEUED, never FIO_Q_BUSY (see ->busy) */
 	enum fio_q_status (*queue)(struct thread_data *td, void *priv,
 				   struct io_u *io_u);
 	int (*commit)(struct thread_data *td, void *priv);

@@ -144,6 +144,14 @@ static void uring_cleanup(struct thread_data *td, void *priv)
 	uring_free(ud);
 }
 
+/* the SQ is full until commit submits it (it is iodepth deep) */
+static bool uring_busy(void *priv)
+{
+	struct uring_data *ud = priv;
+
+	return !io_uring_sq_space_left(&ud->ring);
+}
+
 static enum fio_q_status uring_queue(struct thread_data *td, void *priv,
 				     struct io_u *io_u)
 {
@@ -160,8 +168,10 @@ static enum fio_q_status uring_queue(struct thread_data *td, void *priv,
 		return FIO_Q_COMPLETED;
 	}
 	sqe = io_uring_get_sqe(&ud->ring);
-	if (!sqe)
-		return FIO_Q_BUSY;	/* the SQ is iodepth deep: not seen */
+	if (!sqe) {	/* uring_busy said there was room: not seen */
+		io_u->error = EBUSY;
+		return FIO_Q_COMPLETED;
+	}
 
 	switch (io_u->ddir) {
 	case DDIR_READ:
@@ -291,6 +301,7 @@ const struct fc_backend fc_backend_io_uring = {
 	.fio_flags	= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME,
 	.init		= uring_init,
 	.cleanup	= uring_cleanup,
+	.busy		= uring_busy,
 	.queue		= uring_queue,
 	.commit		= uring_commit,
 	.getevents	= uring_getevents,

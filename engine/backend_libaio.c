@@ -109,15 +109,20 @@ static void libaio_cleanup(struct thread_data *td, void *priv)
 
 static void libaio_drain(struct thread_data *td, struct libaio_data *ld);
 
+/* the batch is full until commit submits it (fio keeps within iodepth) */
+static bool libaio_busy(void *priv)
+{
+	struct libaio_data *ld = priv;
+
+	return ld->queued == ld->entries;
+}
+
 static enum fio_q_status libaio_queue(struct thread_data *td, void *priv,
 				      struct io_u *io_u)
 {
 	struct libaio_data *ld = priv;
 	struct iocb *iocb = &io_u->iocb;
 	int fd = io_u->file->fd;
-
-	if (ld->queued == ld->entries)
-		return FIO_Q_BUSY;	/* fio keeps within iodepth: not seen */
 
 	if (io_u->ddir == DDIR_READ) {
 		io_prep_pread(iocb, fd, io_u->xfer_buf, io_u->xfer_buflen,
@@ -290,6 +295,7 @@ const struct fc_backend fc_backend_libaio = {
 	.fio_flags	= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME,
 	.init		= libaio_init,
 	.cleanup	= libaio_cleanup,
+	.busy		= libaio_busy,
 	.queue		= libaio_queue,
 	.commit		= libaio_commit,
 	.getevents	= libaio_getevents,

@@ -14,8 +14,17 @@
 /* A model's own counters (hits, misses, ...), named by the model */
 #define FC_MAX_STATS	24
 
+/* An I/O's direction, as fio's ddir */
+enum fc_ddir {
+	FC_READ = 0,
+	FC_WRITE,
+	FC_OTHER,		/* sync, trim */
+};
+
 struct fc_counters {
-	uint64_t ios;		/* I/Os the engine was handed */
+	/* I/Os fio issued to the engine, by direction (enum fc_ddir in
+	 * model.h: read, write, other = sync and trim), each counted once */
+	uint64_t ios[3];
 	uint64_t checks;	/* times the modelled path ran */
 	uint64_t rmw[FC_MAX_PATHS];	/* atomic RMWs executed */
 	uint64_t skipped[FC_MAX_PATHS];	/* RMWs a plain test made unnecessary */
@@ -23,7 +32,13 @@ struct fc_counters {
 	uint64_t errors_reported; /* I/Os failed with the error the model returned */
 	uint64_t issued;		/* I/Os the backend handed to the kernel */
 	uint64_t stat[FC_MAX_STATS];	/* the model's own, as it names them */
+	/* 1 call of the model in FC_TIMED_EVERY timed: calls and their ns */
+	uint64_t timed_calls;
+	uint64_t timed_ns;
 };
+
+/* One model call in this many is timed (two clock reads) */
+#define FC_TIMED_EVERY	64
 
 static inline uint64_t fc_sum(const uint64_t *v, int n)
 {
@@ -37,6 +52,20 @@ static inline uint64_t fc_sum(const uint64_t *v, int n)
 static inline uint64_t fc_counters_rmw(const struct fc_counters *c)
 {
 	return fc_sum(c->rmw, FC_MAX_PATHS);
+}
+
+static inline uint64_t fc_counters_ios(const struct fc_counters *c)
+{
+	return fc_sum(c->ios, 3);
+}
+
+/* An RMW a path ran, or one a plain test made unnecessary. */
+static inline void fc_count_rmw(struct fc_counters *c, int path, int ran)
+{
+	if (ran)
+		c->rmw[path]++;
+	else
+		c->skipped[path]++;
 }
 
 static inline uint64_t fc_counters_skipped(const struct fc_counters *c)

@@ -96,7 +96,7 @@ static int filemap_io(void *state, const void *params,
 	struct address_space *mapping = state;
 
 	(void)io;
-	if (p->inject != FILEMAP_INJECT_NONE && c->ios % p->inject_every == 0)
+	if (p->inject != FILEMAP_INJECT_NONE && fc_counters_ios(c) % p->inject_every == 0)
 		mapping_set_error(mapping, p->inject == FILEMAP_INJECT_ENOSPC ?
 				  -ENOSPC : -EIO, c);
 

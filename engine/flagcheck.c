@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "fio.h"
 #include "optgroup.h"
@@ -48,21 +49,34 @@ static const char *const backend_names[] = {
 #define FC_MAX_MODEL_OPTS	24
 /* ... of which strings (their values live in the job's options) */
 #define FC_MAX_MODEL_STRS	2
+/* Models, and the bytes of one model's params (checked at load) */
+#define FC_MAX_MODELS		16
+#define FC_MAX_PARAMS		256
 
 struct flagcheck_options {
-	void *pad;	/* fio: offset 0 means "no option"; holds td while parsing */
+	void *td;	/* fio's: offset 0 means "no option"; td while parsing */
 	unsigned int model;
 	unsigned int mapping;
 	unsigned int backend;
-	char *stats;
+	char stats[PATH_MAX];	/* "": no counters file */
 	unsigned int vals[FC_MAX_MODEL_OPTS];	/* model options, by slot */
 	char strs[FC_MAX_MODEL_STRS][FC_MODEL_STR_LEN];	/* string options */
+	/* a model's cross-option check failed: the job is dropped already,
+	 * the options parsed after it need not say so again */
+	unsigned int check_failed;
 };
 
-/* Per file of a job: the model's state, shared or this job's own. */
+/*
+ * Per file of a job: the model's state, shared or this job's own. Every one
+ * a job makes is on its job's list and freed when the job ends: fio frees a
+ * job's files before it calls the engine's cleanup, so they cannot be found
+ * through the files then. A file closed and opened again keeps its state,
+ * as an inode keeps its page cache across close().
+ */
 struct flagcheck_file {
 	void *state;
 	int private_state;
+	struct flagcheck_file *next;
 };
 
 struct flagcheck_data {
@@ -71,6 +85,9 @@ struct flagcheck_data {
 	void *backend_data;
 	void *params;		/* the model's, built from the options */
 	void *job;		/* the model's memory of this job (job_size) */
+	struct flagcheck_file *files;	/* every file state made by this job */
+	bool ready;		/* init completed: the job has counters to report */
+	uint64_t clock_ns;	/* what two back-to-back clock reads cost */
 	struct fc_counters c;
 };
 
@@ -167,10 +184,10 @@ static int fc_parse_number(const char *opt, const char *val, unsigned int min,
 static int str_model_cb(void *data, const char *str)
 {
 	struct flagcheck_options *o = data;
-	const char *names[16];
+	const char *names[FC_MAX_MODELS + 1];
 	int i;
 
-	for (i = 0; fc_models[i] && i < 15; i++)
+	for (i = 0; fc_models[i] && i < FC_MAX_MODELS; i++)
 		names[i] = fc_models[i]->name;
 	names[i] = NULL;
 	return fc_parse_choice("model", str, names, &o->model);
@@ -186,7 +203,7 @@ static int str_mapping_cb(void *data, const char *str)
 static int str_backend_cb(void *data, const char *str)
 {
 	struct flagcheck_options *o = data;
-	struct thread_data *td = o->pad;
+	struct thread_data *td = o->td;
 
 	if (fc_parse_choice("backend", str, backend_names, &o->backend))
 		return 1;
@@ -200,14 +217,29 @@ static int str_backend_cb(void *data, const char *str)
 	return 0;
 }
 
-/* Caught while parsing, before any job starts, rather than at job end. */
-static int str_stats_cb(void fio_unused *data, const char *str)
+/*
+ * Kept in the options, which fio copies whole to every job. Checked while
+ * parsing, before any job starts, rather than at job end. An empty value
+ * (a job file's ${FLAGCHECK_STATS} left unset) means no counters file.
+ */
+static int str_stats_cb(void *data, const char *str)
 {
-	char *copy = strdup(str), *slash;
+	struct flagcheck_options *o = data;
+	char *copy, *slash;
 	const char *dir = ".";
 	struct stat st;
 	int ret = 0;
 
+	if (!str || !*str) {
+		o->stats[0] = '\0';
+		return 0;
+	}
+	if (strlen(str) >= sizeof(o->stats)) {
+		log_err("flagcheck: flagcheck_stats=%.64s...: the path is longer "
+			"than %zu bytes\n", str, sizeof(o->stats) - 1);
+		return 1;
+	}
+	copy = strdup(str);
 	if (!copy)
 		return 1;
 	slash = strrchr(copy, '/');
@@ -223,6 +255,8 @@ static int str_stats_cb(void fio_unused *data, const char *str)
 		log_err("flagcheck: flagcheck_stats=%s: cannot create files in "
 			"%s: %s\n", str, dir, strerror(errno));
 		ret = 1;
+	} else {
+		strcpy(o->stats, str);
 	}
 	free(copy);
 	return ret;
@@ -237,7 +271,7 @@ static int fc_model_option_cb(unsigned int slot, void *data, const char *str)
 {
 	struct flagcheck_options *o = data;
 	const struct fc_model_option *mo = slot_opt[slot];
-	unsigned char params[256] __attribute__((aligned(16)));
+	unsigned char params[FC_MAX_PARAMS] __attribute__((aligned(16)));
 	char msg[512];
 	int i, err;
 
@@ -254,17 +288,18 @@ static int fc_model_option_cb(unsigned int slot, void *data, const char *str)
 	else
 		err = fc_parse_number(mo->name, str, mo->min, mo->max,
 				      &o->vals[slot]);
-	if (err)
+	if (err || o->check_failed)
 		return err;
 
 	for (i = 0; fc_models[i]; i++) {
 		const struct fc_model *m = fc_models[i];
 
-		if (!m->check || m->params_size > sizeof(params))
+		if (!m->check)	/* params_size checked at load */
 			continue;
 		fc_model_params(m, o, params);
 		if (m->check(params, msg, sizeof(msg))) {
 			log_err("flagcheck: %s\n", msg);
+			o->check_failed = 1;
 			return 1;
 		}
 	}
@@ -336,17 +371,17 @@ static struct fio_option options[FC_GLUE_OPTS + FC_MAX_MODEL_OPTS + 1] = {
 	{
 		.name	= "flagcheck_stats",
 		.lname	= "Counters file",
-		.type	= FIO_OPT_STR_STORE,
-		.off1	= offsetof(struct flagcheck_options, stats),
+		.type	= FIO_OPT_STR,
 		.cb	= str_stats_cb,
-		.help	= "Write each job's counters as one JSON line to this file",
+		.help	= "Write each job's counters as one JSON line to this file "
+			  "(empty: none)",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
 };
 
 /* The models' options become fio options, one per distinct name. */
-static void fc_add_model_options(void)
+static int fc_add_model_options(void)
 {
 	static char model_help[512] = "The kernel hot path run before each I/O:";
 	int i;
@@ -366,14 +401,17 @@ static void fc_add_model_options(void)
 			if (slot_of(mo->name) >= 0)
 				continue;
 			if (nr_slots == FC_MAX_MODEL_OPTS) {
-				log_err("flagcheck: more than %d model options\n",
-					FC_MAX_MODEL_OPTS);
-				return;
+				log_err("flagcheck: the models have more than %d "
+					"options (FC_MAX_MODEL_OPTS): the engine "
+					"cannot be loaded\n", FC_MAX_MODEL_OPTS);
+				return 1;
 			}
 			if (mo->is_string && nr_strs == FC_MAX_MODEL_STRS) {
-				log_err("flagcheck: more than %d string model "
-					"options\n", FC_MAX_MODEL_STRS);
-				return;
+				log_err("flagcheck: the models have more than %d "
+					"string options (FC_MAX_MODEL_STRS): the "
+					"engine cannot be loaded\n",
+					FC_MAX_MODEL_STRS);
+				return 1;
 			}
 			fo = &options[FC_GLUE_OPTS + nr_slots];
 			fo->name = mo->name;
@@ -391,9 +429,39 @@ static void fc_add_model_options(void)
 			slot_opt[nr_slots++] = mo;
 		}
 	}
+	return 0;
+}
+
+/* No silent limits: a model the glue's tables cannot hold stops the load. */
+static int fc_check_models(void)
+{
+	int i;
+
+	for (i = 0; fc_models[i]; i++) {
+		if (i == FC_MAX_MODELS) {
+			log_err("flagcheck: more than %d models "
+				"(FC_MAX_MODELS): the engine cannot be "
+				"loaded\n", FC_MAX_MODELS);
+			return 1;
+		}
+		if (fc_models[i]->params_size > FC_MAX_PARAMS) {
+			log_err("flagcheck: model %s has %zu bytes of params, "
+				"more than FC_MAX_PARAMS (%d): the engine "
+				"cannot be loaded\n", fc_models[i]->name,
+				fc_models[i]->params_size, FC_MAX_PARAMS);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 FC_EXPORT struct ioengine_ops ioengine;
+
+/*
+ * The run's fio process, recorded at load (fio loads the engine while it
+ * parses, before it forks a job): set once, the same in every job.
+ */
+static pid_t fc_run_pid;
 
 /* fio exports this (it links with -rdynamic); weak so an fio without it
  * gets our message rather than a dlopen failure. */
@@ -411,7 +479,11 @@ static void fio_flagcheck_load(void)
 	const char *running = fio_version_string ? fio_version_string :
 			      "an fio that does not export fio_version_string";
 
-	fc_add_model_options();
+	fc_run_pid = getpid();
+	if (fc_check_models() || fc_add_model_options()) {
+		ioengine.version = -1;	/* fio refuses the engine */
+		return;
+	}
 	if (!strcmp(running, FLAGCHECK_FIO_VERSION))
 		return;
 	log_err("flagcheck: built against the headers of %s but loaded by %s; "
@@ -421,67 +493,113 @@ static void fio_flagcheck_load(void)
 	ioengine.version = -1;
 }
 
-/* The model's options as a JSON object, for the stats file */
-static void fc_options_json(const struct fc_model *m,
-			    const struct flagcheck_options *o, char *buf,
-			    size_t len)
+/* The model's options as a JSON object, for the stats file: malloc'd */
+static char *fc_options_json(const struct fc_model *m,
+			     const struct flagcheck_options *o)
 {
 	const struct fc_model_option *mo;
-	size_t pos = 0;
+	char *buf = NULL, *str;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
 
-	pos += snprintf(buf, len, "{");
-	for (mo = m->options; mo && mo->name && pos < len; mo++) {
+	if (!out)
+		return NULL;
+	fputc('{', out);
+	for (mo = m->options; mo && mo->name; mo++) {
 		int slot = slot_of(mo->name);
 		unsigned int v = o->vals[slot];
 
+		fprintf(out, "%s\"%s\": ", mo == m->options ? "" : ", ",
+			mo->name);
 		if (mo->is_string) {
-			char str[2 * FC_MODEL_STR_LEN];
-
-			fc_json_str(str, sizeof(str), o->strs[str_index[slot]]);
-			pos += snprintf(buf + pos, len - pos, "%s\"%s\": %s",
-					mo == m->options ? "" : ", ", mo->name,
-					str);
+			str = fc_json_str(o->strs[str_index[slot]]);
+			fputs(str ? str : "\"\"", out);
+			free(str);
 		} else if (mo->choices)
-			pos += snprintf(buf + pos, len - pos, "%s\"%s\": \"%s\"",
-					mo == m->options ? "" : ", ", mo->name,
-					mo->choices[v]);
+			fprintf(out, "\"%s\"", mo->choices[v]);
 		else
-			pos += snprintf(buf + pos, len - pos, "%s\"%s\": %u",
-					mo == m->options ? "" : ", ", mo->name, v);
+			fprintf(out, "%u", v);
 	}
-	if (pos < len)
-		snprintf(buf + pos, len - pos, "}");
+	fputc('}', out);
+	if (fclose(out)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 static void fc_stats_job_of(struct thread_data *td, struct flagcheck_options *o,
-			    const struct flagcheck_data *fd,
-			    struct fc_stats_job *j, char *opts, size_t len)
+			    const struct flagcheck_data *jd,
+			    struct fc_stats_job *j, const char *opts)
 {
 	const struct fc_model_option *mo;
 
 	j->job = td->o.name;
 	j->thread_number = td->thread_number;
 	j->pid = (int)getpid();
-	j->model = fd->model->name;
+	j->model = jd->model->name;
 	j->variant_option = NULL;
 	j->variant = fc_variant_names[FC_ALWAYS];
-	for (mo = fd->model->options; mo && mo->name; mo++)
+	for (mo = jd->model->options; mo && mo->name; mo++)
 		if (mo->is_variant) {	/* by the model's own names */
 			j->variant_option = mo->name;
 			j->variant = mo->choices[o->vals[slot_of(mo->name)]];
 		}
 	j->mapping = mapping_names[o->mapping];
-	j->backend = fd->backend->name;
-	fc_options_json(fd->model, o, opts, len);
+	j->backend = jd->backend->name;
 	j->options = opts;
-	j->paths = fd->model->paths;
-	j->stats = fd->model->stats;
+	j->paths = jd->model->paths;
+	j->stats = jd->model->stats;
+}
+
+static int fc_file_attach(struct thread_data *td, struct flagcheck_data *jd,
+			  struct fio_file *f);
+
+/*
+ * The key of a counters file in the run's arena: its real path, so that two
+ * spellings of one file (s.jsonl, ./s.jsonl) are one file whose first job
+ * alone starts it afresh. The file exists by now (created, not truncated).
+ */
+static int fc_stats_key(const char *path, char *key, size_t len)
+{
+	char *real = realpath(path, NULL);
+
+	if (!real)
+		return -errno;
+	snprintf(key, len, "stats:%s", real);
+	free(real);
+	return 0;
+}
+
+static inline uint64_t fc_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The least of many back-to-back clock read pairs: the timing's own cost */
+static uint64_t fc_clock_cost_ns(void)
+{
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		uint64_t t0 = fc_now_ns(), dt = fc_now_ns() - t0;
+
+		if (dt < best)
+			best = dt;
+	}
+	return best;
 }
 
 static int fio_flagcheck_init(struct thread_data *td)
 {
 	struct flagcheck_options *o = td->eo;
-	struct flagcheck_data *fd;
+	struct flagcheck_data *jd;
+	struct fio_file *f;
+	unsigned int i;
 	int err;
 
 	/* our ops table as fio sees it: a cheap guard against a layout skew */
@@ -489,6 +607,19 @@ static int fio_flagcheck_init(struct thread_data *td)
 		log_err("flagcheck: fio's thread_data does not match the headers "
 			"of %s this engine was built with\n",
 			FLAGCHECK_FIO_VERSION);
+		return 1;
+	}
+	/*
+	 * Offload: fio's submit workers each load the engine again, with a
+	 * thread_data of their own, so the model's per-job memory and counters
+	 * would be split over workers that report nothing of their own.
+	 */
+	if (td->o.io_submit_mode == IO_MODE_OFFLOAD) {
+		log_err("flagcheck: io_submit_mode=offload is not supported: fio's "
+			"offload workers each load their own copy of the engine, "
+			"which would split the job's model memory and counters; "
+			"allowed: io_submit_mode=inline (the default)\n");
+		td_verror(td, EINVAL, "io_submit_mode");
 		return 1;
 	}
 	if (o->mapping == FC_MAPPING_SHARED && fc_shm_error()) {
@@ -499,47 +630,65 @@ static int fio_flagcheck_init(struct thread_data *td)
 		return 1;
 	}
 
-	fd = calloc(1, sizeof(*fd));
-	if (!fd) {
+	jd = calloc(1, sizeof(*jd));
+	if (!jd) {
 		td_verror(td, ENOMEM, "calloc");
 		return 1;
 	}
-	td->io_ops_data = fd;
-	fd->model = fc_models[o->model];
-	fd->backend = backends[o->backend];
-	fd->params = calloc(1, fd->model->params_size ?: 1);
-	if (!fd->params) {
+	td->io_ops_data = jd;
+	jd->model = fc_models[o->model];
+	jd->backend = backends[o->backend];
+	jd->params = calloc(1, jd->model->params_size ?: 1);
+	if (!jd->params) {
 		td_verror(td, ENOMEM, "calloc");
 		return 1;
 	}
-	fc_model_params(fd->model, o, fd->params);
-	if (fd->model->job_size) {
-		fd->job = calloc(1, fd->model->job_size);
-		if (!fd->job) {
+	fc_model_params(jd->model, o, jd->params);
+	if (jd->model->job_size) {
+		jd->job = calloc(1, jd->model->job_size);
+		if (!jd->job) {
 			td_verror(td, ENOMEM, "calloc");
 			return 1;
 		}
-		err = fd->model->job_init ?
-			fd->model->job_init(fd->job, fd->params) : 0;
+		err = jd->model->job_init ?
+			jd->model->job_init(jd->job, jd->params) : 0;
 		if (err) {
-			log_err("flagcheck: %s: %s\n", fd->model->name,
+			log_err("flagcheck: %s: %s\n", jd->model->name,
 				strerror(-err));
-			td_verror(td, -err, fd->model->name);
-			free(fd->job);
-			fd->job = NULL;
+			td_verror(td, -err, jd->model->name);
+			free(jd->job);
+			jd->job = NULL;
 			return 1;
 		}
 	}
 
-	if (o->stats) {
+	/*
+	 * Every file's model state now, before any I/O: a file the arena or
+	 * memory cannot hold fails the job here, with one message, rather
+	 * than an open in the middle of the run. Files fio has not sized yet
+	 * (create_serialize=0 sizes them after init) get theirs when opened.
+	 */
+	for_each_file(td, f, i) {
+		if (f->real_file_size == -1ULL && !f->io_size)
+			continue;
+		err = fc_file_attach(td, jd, f);
+		if (err) {
+			td_verror(td, err, "flagcheck model state");
+			return 1;
+		}
+	}
+
+	if (o->stats[0]) {
 		bool first = false;
 		char key[PATH_MAX + 16];
 
+		err = fc_stats_prepare(o->stats, 0);
+		if (!err)
+			err = fc_stats_key(o->stats, key, sizeof(key));
 		/* the first job of the run to get here starts the file afresh */
-		snprintf(key, sizeof(key), "stats:%s", o->stats);
-		if (!fc_shm_error() && !fc_shm_get(key, 1, &first))
-			first = false;
-		err = fc_stats_prepare(o->stats, first);
+		if (!err && !fc_shm_error() && fc_shm_get(key, 1, &first) &&
+		    first)
+			err = fc_stats_prepare(o->stats, 1);
 		if (err) {
 			log_err("flagcheck: flagcheck_stats=%s cannot be written: %s\n",
 				o->stats, strerror(-err));
@@ -548,60 +697,91 @@ static int fio_flagcheck_init(struct thread_data *td)
 		}
 	}
 
-	fc_td_engine_flags(td, fd->backend->fio_flags, FC_BACKEND_FIO_FLAGS);
-	err = fd->backend->init(td, &fd->c, &fd->backend_data);
+	fc_td_engine_flags(td, jd->backend->fio_flags, FC_BACKEND_FIO_FLAGS);
+	err = jd->backend->init(td, &jd->c, &jd->backend_data);
 	if (err) {
-		td_verror(td, err, fd->backend->name);
+		td_verror(td, err, jd->backend->name);
 		return 1;
 	}
+	jd->clock_ns = fc_clock_cost_ns();
+	jd->ready = true;
 	return 0;
+}
+
+/* A job process whose fio has gone (killed): its run has no result. */
+static bool fc_run_is_gone(void)
+{
+	return getpid() != fc_run_pid && getppid() != fc_run_pid;
+}
+
+static void fc_report(struct thread_data *td, struct flagcheck_options *o,
+		      struct flagcheck_data *jd)
+{
+	struct fc_stats_job j;
+	char *opts, *line;
+	int err;
+
+	opts = fc_options_json(jd->model, o);
+	fc_stats_job_of(td, o, jd, &j, opts);
+	/* only beside fio's text output: never inside its JSON or terse */
+	if (output_format & FIO_OUTPUT_NORMAL) {
+		line = fc_stats_text(&j, &jd->c);
+		if (line)
+			log_info("%s\n", line);
+		free(line);
+	}
+	if (o->stats[0]) {
+		if (fc_run_is_gone()) {
+			log_err("flagcheck: fio (pid %d) is gone: job %s writes "
+				"no counters to %s\n", (int)fc_run_pid,
+				td->o.name, o->stats);
+		} else {
+			err = opts ? fc_stats_append(o->stats, &j, &jd->c) :
+				     -ENOMEM;
+			if (err) {
+				/* the job fails: fio exits non-zero */
+				log_err("flagcheck: writing the counters of job "
+					"%s to flagcheck_stats=%s: %s (nothing "
+					"of this job's line was kept)\n",
+					td->o.name, o->stats, strerror(-err));
+				td_verror(td, -err, "flagcheck_stats");
+			}
+		}
+	}
+	free(opts);
 }
 
 static void fio_flagcheck_cleanup(struct thread_data *td)
 {
 	struct flagcheck_options *o = td->eo;
-	struct flagcheck_data *fd = td->io_ops_data;
-	struct fc_stats_job j;
-	char opts[1024], line[2048];
+	struct flagcheck_data *jd = td->io_ops_data;
+	struct flagcheck_file *ff, *next;
 	struct fio_file *f;
 	unsigned int i;
 
-	if (!fd)
+	if (!jd)
 		return;
 
-	if (fd->params) {
-		fc_stats_job_of(td, o, fd, &j, opts, sizeof(opts));
-		/* only beside fio's text output: never inside its JSON or terse */
-		if (output_format & FIO_OUTPUT_NORMAL) {
-			fc_stats_text(line, sizeof(line), &j, &fd->c);
-			log_info("%s\n", line);
-		}
-		if (o->stats) {
-			int err = fc_stats_append(o->stats, &j, &fd->c);
+	/* a job whose init failed did nothing: it reports nothing */
+	if (jd->ready)
+		fc_report(td, o, jd);
 
-			if (err)
-				log_err("flagcheck: writing %s: %s\n", o->stats,
-					strerror(-err));
-		}
-	}
-
-	for_each_file(td, f, i) {
-		struct flagcheck_file *ff = FILE_ENG_DATA(f);
-
-		if (!ff)
-			continue;
+	/* files fio has not freed yet: forget our data before freeing it */
+	for_each_file(td, f, i)
+		FILE_SET_ENG_DATA(f, NULL);
+	for (ff = jd->files; ff; ff = next) {
+		next = ff->next;
 		if (ff->private_state)
 			free(ff->state);
 		free(ff);
-		FILE_SET_ENG_DATA(f, NULL);
 	}
-	if (fd->backend_data)
-		fd->backend->cleanup(td, fd->backend_data);
-	if (fd->job && fd->model->job_exit)
-		fd->model->job_exit(fd->job, fd->params);
-	free(fd->job);
-	free(fd->params);
-	free(fd);
+	if (jd->backend_data)
+		jd->backend->cleanup(td, jd->backend_data);
+	if (jd->job && jd->model->job_exit)
+		jd->model->job_exit(jd->job, jd->params);
+	free(jd->job);
+	free(jd->params);
+	free(jd);
 	td->io_ops_data = NULL;
 }
 
@@ -609,7 +789,7 @@ static void fio_flagcheck_cleanup(struct thread_data *td)
  * The model's state for a file: one per file name for the whole run
  * (mapping=shared, as one inode has one address_space), or this job's own.
  */
-static int fc_file_attach(struct thread_data *td, struct flagcheck_data *fd,
+static int fc_file_attach(struct thread_data *td, struct flagcheck_data *jd,
 			  struct fio_file *f)
 {
 	struct flagcheck_options *o = td->eo;
@@ -620,7 +800,7 @@ static int fc_file_attach(struct thread_data *td, struct flagcheck_data *fd,
 	 */
 	unsigned long long file_size = f->io_size ?
 		f->file_offset + f->io_size : f->real_file_size;
-	size_t size = fd->model->state_size(fd->params, file_size);
+	size_t size = jd->model->state_size(jd->params, file_size);
 	struct flagcheck_file *ff;
 
 	if (FILE_ENG_DATA(f))
@@ -629,11 +809,12 @@ static int fc_file_attach(struct thread_data *td, struct flagcheck_data *fd,
 	if (!ff)
 		return ENOMEM;
 
+	errno = 0;
 	if (o->mapping == FC_MAPPING_SHARED) {
 		char key[PATH_MAX + 64];
 		bool created;
 
-		snprintf(key, sizeof(key), "%s:%s", fd->model->name,
+		snprintf(key, sizeof(key), "%s:%s", jd->model->name,
 			 f->file_name);
 		ff->state = fc_shm_get(key, size, &created);
 	} else {
@@ -647,16 +828,19 @@ static int fc_file_attach(struct thread_data *td, struct flagcheck_data *fd,
 		int err = errno ? errno : ENOMEM;
 
 		log_err("flagcheck: %s needs %zu bytes of %s state for %s (its "
-			"first %llu bytes): %s%s\n", fd->model->name, size,
+			"first %llu bytes): %s%s\n", jd->model->name, size,
 			ff->private_state ? "private" : "shared", f->file_name,
 			file_size, strerror(err), err == EINVAL ?
 			" (another job on this file made it for a smaller range: "
 			"give every job on one file the same size and offset)" :
 			err == ENOMEM ? " (give a smaller size= to address less of "
-			"the file)" : "");
+			"the file)" : err == ENOSPC ? " (the run's arena holds "
+			"no more names: fewer files per run)" : "");
 		free(ff);
 		return err;
 	}
+	ff->next = jd->files;
+	jd->files = ff;
 	FILE_SET_ENG_DATA(f, ff);
 	return 0;
 }
@@ -674,37 +858,37 @@ static const struct fc_backend *fc_backend_of(struct thread_data *td)
 
 static int fio_flagcheck_open_file(struct thread_data *td, struct fio_file *f)
 {
-	struct flagcheck_data *fd = td->io_ops_data;
+	struct flagcheck_data *jd = td->io_ops_data;
 	int err;
 
-	if (!fd)
+	if (!jd)
 		return fc_backend_of(td)->open_file(td, NULL, f);
-	err = fc_file_attach(td, fd, f);
+	err = fc_file_attach(td, jd, f);
 	if (err) {
 		td_verror(td, err, "flagcheck open_file");
 		return 1;
 	}
-	return fd->backend->open_file(td, fd->backend_data, f);
+	return jd->backend->open_file(td, jd->backend_data, f);
 }
 
 static int fio_flagcheck_close_file(struct thread_data *td, struct fio_file *f)
 {
-	struct flagcheck_data *fd = td->io_ops_data;
+	struct flagcheck_data *jd = td->io_ops_data;
 
-	if (!fd)
+	if (!jd)
 		return fc_backend_of(td)->close_file(td, NULL, f);
-	return fd->backend->close_file(td, fd->backend_data, f);
+	return jd->backend->close_file(td, jd->backend_data, f);
 }
 
 static int fio_flagcheck_get_file_size(struct thread_data *td,
 				       struct fio_file *f)
 {
-	struct flagcheck_data *fd = td->io_ops_data;
+	struct flagcheck_data *jd = td->io_ops_data;
 	const struct fc_backend *b = fc_backend_of(td);
 
 	if (!b->get_file_size)
 		return 0;
-	return b->get_file_size(td, fd ? fd->backend_data : NULL, f);
+	return b->get_file_size(td, jd ? jd->backend_data : NULL, f);
 }
 
 /*
@@ -717,7 +901,7 @@ static int fio_flagcheck_get_file_size(struct thread_data *td,
  */
 static int fio_flagcheck_setup(struct thread_data *td)
 {
-	struct flagcheck_data *fd = td->io_ops_data;	/* create_serialize=0 */
+	struct flagcheck_data *jd = td->io_ops_data;	/* create_serialize=0 */
 	const struct fc_backend *b = fc_backend_of(td);
 	struct fio_file *f;
 	unsigned int i;
@@ -729,7 +913,7 @@ static int fio_flagcheck_setup(struct thread_data *td)
 		    f->real_file_size == -1ULL)
 			f->real_file_size = 0;
 		if (b->get_file_size &&
-		    b->get_file_size(td, fd ? fd->backend_data : NULL, f)) {
+		    b->get_file_size(td, jd ? jd->backend_data : NULL, f)) {
 			if (td->error != ENOENT) {
 				log_err("%s\n", td->verror);
 				return 1;
@@ -751,52 +935,87 @@ static enum fc_ddir fc_ddir_of(const struct io_u *io_u)
 	return FC_OTHER;
 }
 
+/*
+ * The model runs exactly once for each I/O fio counts (its total_ios), by
+ * construction: a backend that cannot take the I/O now says so before the
+ * model runs (->busy), and fio queues the same I/O again later, which is
+ * then the one that runs the model. fio counts an I/O for every queue call
+ * that does not answer FIO_Q_BUSY, a resubmitted short transfer too (the
+ * kernel runs the path again for it as well): so do we. A backend's ->queue
+ * never answers FIO_Q_BUSY once the model has run for the I/O.
+ */
 static enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 					     struct io_u *io_u)
 {
-	struct flagcheck_data *fd = td->io_ops_data;
+	struct flagcheck_data *jd = td->io_ops_data;
 	struct flagcheck_file *ff = FILE_ENG_DATA(io_u->file);
 	struct fc_io io = {
 		.ddir	= fc_ddir_of(io_u),
 		.offset	= io_u->offset,
 		.len	= io_u->xfer_buflen,
-		.job	= fd->job,
+		.job	= jd->job,
 	};
+	enum fio_q_status ret;
+	uint64_t t0 = 0;
+	bool timed;
 	int err;
 
 	fio_ro_check(td, io_u);
 
-	fd->c.ios++;
-	err = fd->model->io(ff->state, fd->params, &io, &fd->c);
+	if (jd->backend->busy && jd->backend->busy(jd->backend_data))
+		return FIO_Q_BUSY;
+
+	timed = fc_counters_ios(&jd->c) % FC_TIMED_EVERY == 0;
+	jd->c.ios[io.ddir]++;
+	if (timed)
+		t0 = fc_now_ns();
+	err = jd->model->io(ff->state, jd->params, &io, &jd->c);
+	if (timed) {
+		uint64_t dt = fc_now_ns() - t0;
+
+		/* the clock's own cost is not the model's */
+		jd->c.timed_ns += dt > jd->clock_ns ? dt - jd->clock_ns : 0;
+		jd->c.timed_calls++;
+	}
 	if (err) {
 		/* as the kernel returns before ->direct_IO: nothing is issued */
-		fd->c.errors_reported++;
+		jd->c.errors_reported++;
 		io_u->error = -err;
 		return FIO_Q_COMPLETED;
 	}
-	return fd->backend->queue(td, fd->backend_data, io_u);
+	ret = jd->backend->queue(td, jd->backend_data, io_u);
+	if (ret == FIO_Q_BUSY) {
+		/* a backend bug: requeued, the I/O would run the model twice */
+		log_err("flagcheck: backend=%s refused an I/O after the model "
+			"ran for it (its ->busy did not say so): failing the "
+			"I/O rather than counting it twice\n",
+			jd->backend->name);
+		io_u->error = EIO;
+		return FIO_Q_COMPLETED;
+	}
+	return ret;
 }
 
 static int fio_flagcheck_commit(struct thread_data *td)
 {
-	struct flagcheck_data *fd = td->io_ops_data;
+	struct flagcheck_data *jd = td->io_ops_data;
 
-	return fd->backend->commit(td, fd->backend_data);
+	return jd->backend->commit(td, jd->backend_data);
 }
 
 static int fio_flagcheck_getevents(struct thread_data *td, unsigned int min,
 				   unsigned int max, const struct timespec *t)
 {
-	struct flagcheck_data *fd = td->io_ops_data;
+	struct flagcheck_data *jd = td->io_ops_data;
 
-	return fd->backend->getevents(td, fd->backend_data, min, max, t);
+	return jd->backend->getevents(td, jd->backend_data, min, max, t);
 }
 
 static struct io_u *fio_flagcheck_event(struct thread_data *td, int ev)
 {
-	struct flagcheck_data *fd = td->io_ops_data;
+	struct flagcheck_data *jd = td->io_ops_data;
 
-	return fd->backend->event(td, fd->backend_data, ev);
+	return jd->backend->event(td, jd->backend_data, ev);
 }
 
 struct ioengine_ops ioengine = {

@@ -23,12 +23,6 @@ enum fc_variant {
 
 extern const char *const fc_variant_names[];	/* "always", "test_first" */
 
-enum fc_ddir {
-	FC_READ = 0,
-	FC_WRITE,
-	FC_OTHER,		/* sync, trim */
-};
-
 struct fc_io {
 	enum fc_ddir ddir;
 	unsigned long long offset;
@@ -77,7 +71,7 @@ struct fc_model {
 	size_t (*state_size)(const void *params, unsigned long long file_size);
 	/*
 	 * The modelled path for one I/O: 0, or a negative errno that fails the
-	 * I/O before it is issued. c->ios already counts this I/O.
+	 * I/O before it is issued. c->ios[] already counts this I/O.
 	 */
 	int (*io)(void *state, const void *params, const struct fc_io *io,
 		  struct fc_counters *c);

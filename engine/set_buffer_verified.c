@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "buffer_head.h"
 
@@ -133,10 +134,19 @@ static void verified_job_exit(void *job, const void *params)
 static int verified_check(const void *params, char *msg, size_t len)
 {
 	const struct verified_params *p = params;
+	struct stat st;
 
-	if (!p->creat_dir || !p->creat_dir[0] ||
-	    !access(p->creat_dir, W_OK | X_OK))
+	if (!p->creat_dir || !p->creat_dir[0])
 		return 0;
+	if (stat(p->creat_dir, &st))
+		goto bad;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		goto bad;
+	}
+	if (!access(p->creat_dir, W_OK | X_OK))
+		return 0;
+bad:
 	snprintf(msg, len, "creat_dir=%s: cannot create files there: %s (a "
 		 "writable directory is allowed, or nothing for no file "
 		 "operations)", p->creat_dir, strerror(errno));

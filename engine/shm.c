@@ -11,19 +11,21 @@
 
 #include "shm.h"
 
-#define FC_SHM_SLOTS	1024
-#define FC_SHM_KEY_MAX	1024
+/* Names the arena holds: 32 bytes a slot, touched only when used */
+#define FC_SHM_SLOTS	65536
+#define FC_SHM_KEY_MAX	4096
 /* Virtual size only: pages are allocated when first touched. */
 #define FC_SHM_DEFAULT_SIZE	(1ULL << 30)
 
 enum { SLOT_EMPTY = 0, SLOT_BUSY, SLOT_READY };
 
+/* A name and its object; the name's text lives in the arena too. */
 struct fc_shm_slot {
 	uint32_t state;
-	uint32_t pad;
-	uint64_t offset;
+	uint32_t keylen;
+	uint64_t key;		/* offset of the name, NUL-terminated */
+	uint64_t offset;	/* of the object; 0 while being made */
 	uint64_t size;
-	char key[FC_SHM_KEY_MAX];
 };
 
 struct fc_shm_header {
@@ -80,14 +82,29 @@ static uint64_t fc_hash(const char *s)
 	return h;
 }
 
+/*
+ * Bump allocation that only moves when the object fits: a request too
+ * large for what is left fails and leaves the arena as it was.
+ */
 static void *fc_shm_alloc(size_t size)
 {
 	uint64_t len = (size + FC_SHM_ALIGN - 1) & ~(uint64_t)(FC_SHM_ALIGN - 1);
-	uint64_t off = __atomic_fetch_add(&arena->next, len, __ATOMIC_RELAXED);
+	uint64_t off = __atomic_load_n(&arena->next, __ATOMIC_RELAXED);
 
-	if (off + len > arena->size || off + len < off)
+	if (len < size)
 		return NULL;
+	do {
+		if (off + len > arena->size || off + len < off)
+			return NULL;
+	} while (!__atomic_compare_exchange_n(&arena->next, &off, off + len,
+					      true, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
 	return (char *)arena + off;
+}
+
+static const char *slot_key(const struct fc_shm_slot *s)
+{
+	return (const char *)arena + s->key;
 }
 
 void *fc_shm_get(const char *key, size_t size, bool *created)
@@ -111,36 +128,53 @@ void *fc_shm_get(const char *key, size_t size, bool *created)
 		struct fc_shm_slot *s = &arena->slots[(h + i) % FC_SHM_SLOTS];
 		uint32_t state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
 
-		if (state == SLOT_EMPTY) {
+		while (state == SLOT_EMPTY) {
 			uint32_t expect = SLOT_EMPTY;
+			char *name;
+			void *obj;
 
-			if (__atomic_compare_exchange_n(&s->state, &expect, SLOT_BUSY,
-							false, __ATOMIC_ACQ_REL,
-							__ATOMIC_ACQUIRE)) {
-				void *obj = fc_shm_alloc(size);
-
-				memcpy(s->key, key, keylen + 1);
-				s->size = size;
-				s->offset = obj ? (uint64_t)((char *)obj - (char *)arena) : 0;
-				__atomic_store_n(&s->state, SLOT_READY, __ATOMIC_RELEASE);
-				if (!obj) {
-					errno = ENOMEM;
-					return NULL;
-				}
-				*created = true;
-				return obj;
+			if (!__atomic_compare_exchange_n(&s->state, &expect,
+							 SLOT_BUSY, false,
+							 __ATOMIC_ACQ_REL,
+							 __ATOMIC_ACQUIRE)) {
+				state = expect;
+				break;
 			}
-			state = expect;
+			name = fc_shm_alloc(keylen + 1);
+			obj = name ? fc_shm_alloc(size) : NULL;
+			if (!obj) {
+				/*
+				 * Nothing is kept of a failed request (the name's
+				 * few bytes aside): the slot is free again and a
+				 * later, smaller request for this name can succeed.
+				 */
+				__atomic_store_n(&s->state, SLOT_EMPTY,
+						 __ATOMIC_RELEASE);
+				errno = ENOMEM;
+				return NULL;
+			}
+			memcpy(name, key, keylen + 1);
+			s->key = (uint64_t)(name - (char *)arena);
+			s->keylen = keylen;
+			s->size = size;
+			s->offset = (uint64_t)((char *)obj - (char *)arena);
+			__atomic_store_n(&s->state, SLOT_READY, __ATOMIC_RELEASE);
+			*created = true;
+			return obj;
 		}
 		/* another job is creating this slot: wait until it is named */
 		while (state == SLOT_BUSY) {
 			sched_yield();
 			state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
 		}
-		if (strcmp(s->key, key))
+		if (state == SLOT_EMPTY) {	/* its maker failed: try again */
+			i--;
 			continue;
-		if (!s->offset || s->size < size) {
-			errno = s->offset ? EINVAL : ENOMEM;
+		}
+		if (s->keylen != keylen || strcmp(slot_key(s), key))
+			continue;
+		if (s->size < size) {
+			errno = EINVAL;
 			return NULL;
 		}
 		return (char *)arena + s->offset;

@@ -1,129 +1,139 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The flagcheck_stats file is JSON Lines: one object per job, appended with
- * a single write(2) on an O_APPEND descriptor, so jobs in separate processes
- * never interleave their lines. The first job of a run truncates it.
+ * The flagcheck_stats file is JSON Lines: one object per job, appended
+ * under an exclusive lock, so jobs in separate processes never interleave
+ * their lines, and a line is kept whole or not at all. The first job of a
+ * run truncates it.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 
 #include "stats.h"
 
-size_t fc_json_str(char *buf, size_t len, const char *s)
+/* The text of an open_memstream() once closed: NULL if it failed */
+static char *fc_closed(FILE *out, char **buf)
 {
-	size_t n = 0;
+	if (fclose(out)) {
+		free(*buf);
+		return NULL;
+	}
+	return *buf;
+}
 
-#define PUT(ch) do { if (n + 1 < len) buf[n] = (ch); n++; } while (0)
-	PUT('"');
+/* @s as a JSON string, quotes included: malloc'd, NULL without memory */
+char *fc_json_str(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	if (!out)
+		return NULL;
+	fputc('"', out);
 	for (; *s; s++) {
 		unsigned char ch = *s;
 
-		if (ch == '"' || ch == '\\') {
-			PUT('\\');
-			PUT(ch);
-		} else if (ch < 0x20) {
-			char esc[8];
-			int i;
-
-			snprintf(esc, sizeof(esc), "\\u%04x", ch);
-			for (i = 0; esc[i]; i++)
-				PUT(esc[i]);
-		} else {
-			PUT(ch);
-		}
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
 	}
-	PUT('"');
-#undef PUT
-	if (len)
-		buf[n < len ? n : len - 1] = '\0';
-	return n;
+	fputc('"', out);
+	return fc_closed(out, &buf);
 }
 
-/* snprintf that appends at *pos and keeps counting past the end */
-static void put(char *buf, size_t len, size_t *pos, const char *fmt, ...)
+char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 {
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(*pos < len ? buf + *pos : NULL,
-		      *pos < len ? len - *pos : 0, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*pos += n;
-}
-
-int fc_stats_json(char *buf, size_t len, const struct fc_stats_job *j,
-		  const struct fc_counters *c)
-{
-	char name[1024];
-	size_t pos = 0;
+	char *buf = NULL, *name;
+	size_t len = 0;
+	FILE *out;
 	int i;
 
-	fc_json_str(name, sizeof(name), j->job ? j->job : "");
-	put(buf, len, &pos,
-	    "{\"flagcheck\": 1, \"job\": %s, \"thread_number\": %u, "
-	    "\"pid\": %d, \"model\": \"%s\", \"flag_check\": \"%s\", "
-	    "\"mapping\": \"%s\", \"backend\": \"%s\", \"options\": %s, "
-	    "\"ios\": %llu, \"checks\": %llu, \"rmw\": %llu, "
-	    "\"rmw_skipped\": %llu, \"errors_set\": %llu, "
-	    "\"errors_reported\": %llu, \"issued\": %llu, \"paths\": {",
-	    name, j->thread_number, j->pid, j->model, j->variant, j->mapping,
-	    j->backend, j->options ? j->options : "{}",
-	    (unsigned long long)c->ios, (unsigned long long)c->checks,
-	    (unsigned long long)fc_counters_rmw(c),
-	    (unsigned long long)fc_counters_skipped(c),
-	    (unsigned long long)c->errors_set,
-	    (unsigned long long)c->errors_reported,
-	    (unsigned long long)c->issued);
+	name = fc_json_str(j->job ? j->job : "");
+	out = name ? open_memstream(&buf, &len) : NULL;
+	if (!out) {
+		free(name);
+		return NULL;
+	}
+	fprintf(out,
+		"{\"flagcheck\": 2, \"job\": %s, \"thread_number\": %u, "
+		"\"pid\": %d, \"model\": \"%s\", \"variant\": \"%s\", "
+		"\"mapping\": \"%s\", \"backend\": \"%s\", \"options\": %s, "
+		"\"ios\": %llu, \"ios_read\": %llu, \"ios_write\": %llu, "
+		"\"ios_other\": %llu, \"checks\": %llu, \"rmw\": %llu, "
+		"\"rmw_skipped\": %llu, \"errors_set\": %llu, "
+		"\"errors_reported\": %llu, \"issued\": %llu, "
+		"\"timed_calls\": %llu, \"timed_ns\": %llu, \"paths\": {",
+		name, j->thread_number, j->pid, j->model, j->variant,
+		j->mapping, j->backend, j->options ? j->options : "{}",
+		(unsigned long long)fc_counters_ios(c),
+		(unsigned long long)c->ios[FC_READ],
+		(unsigned long long)c->ios[FC_WRITE],
+		(unsigned long long)c->ios[FC_OTHER],
+		(unsigned long long)c->checks,
+		(unsigned long long)fc_counters_rmw(c),
+		(unsigned long long)fc_counters_skipped(c),
+		(unsigned long long)c->errors_set,
+		(unsigned long long)c->errors_reported,
+		(unsigned long long)c->issued,
+		(unsigned long long)c->timed_calls,
+		(unsigned long long)c->timed_ns);
+	free(name);
 	for (i = 0; j->paths && j->paths[i] && i < FC_MAX_PATHS; i++)
-		put(buf, len, &pos, "%s\"%s\": {\"rmw\": %llu, \"skipped\": %llu}",
-		    i ? ", " : "", j->paths[i], (unsigned long long)c->rmw[i],
-		    (unsigned long long)c->skipped[i]);
-	put(buf, len, &pos, "}");
+		fprintf(out, "%s\"%s\": {\"rmw\": %llu, \"skipped\": %llu}",
+			i ? ", " : "", j->paths[i],
+			(unsigned long long)c->rmw[i],
+			(unsigned long long)c->skipped[i]);
+	fputc('}', out);
 	if (j->stats) {
-		put(buf, len, &pos, ", \"model_stats\": {");
+		fputs(", \"model_stats\": {", out);
 		for (i = 0; j->stats[i] && i < FC_MAX_STATS; i++)
-			put(buf, len, &pos, "%s\"%s\": %llu", i ? ", " : "",
-			    j->stats[i], (unsigned long long)c->stat[i]);
-		put(buf, len, &pos, "}");
+			fprintf(out, "%s\"%s\": %llu", i ? ", " : "",
+				j->stats[i], (unsigned long long)c->stat[i]);
+		fputc('}', out);
 	}
-	put(buf, len, &pos, "}");
-	return (int)pos;
+	fputc('}', out);
+	return fc_closed(out, &buf);
 }
 
-int fc_stats_text(char *buf, size_t len, const struct fc_stats_job *j,
-		  const struct fc_counters *c)
+char *fc_stats_text(const struct fc_stats_job *j, const struct fc_counters *c)
 {
-	unsigned long long rmw = fc_counters_rmw(c);
-	size_t pos = 0;
+	unsigned long long rmw = fc_counters_rmw(c), ios = fc_counters_ios(c);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
 	int i;
 
-	put(buf, len, &pos,
-	    "flagcheck: %s (job %u): %s %s=%s mapping=%s: ios=%llu checks=%llu "
-	    "rmw=%llu (%.2f/io) rmw_skipped=%llu errors_set=%llu "
-	    "errors_reported=%llu",
-	    j->job ? j->job : "", j->thread_number, j->model,
-	    j->variant_option ? j->variant_option : "variant", j->variant,
-	    j->mapping, (unsigned long long)c->ios,
-	    (unsigned long long)c->checks, rmw,
-	    c->ios ? (double)rmw / c->ios : 0.0,
-	    (unsigned long long)fc_counters_skipped(c),
-	    (unsigned long long)c->errors_set,
-	    (unsigned long long)c->errors_reported);
+	if (!out)
+		return NULL;
+	fprintf(out,
+		"flagcheck: %s (job %u): %s %s=%s mapping=%s: ios=%llu checks=%llu "
+		"rmw=%llu (%.2f/io) rmw_skipped=%llu errors_set=%llu "
+		"errors_reported=%llu",
+		j->job ? j->job : "", j->thread_number, j->model,
+		j->variant_option ? j->variant_option : "variant", j->variant,
+		j->mapping, ios, (unsigned long long)c->checks, rmw,
+		ios ? (double)rmw / ios : 0.0,
+		(unsigned long long)fc_counters_skipped(c),
+		(unsigned long long)c->errors_set,
+		(unsigned long long)c->errors_reported);
 	for (i = 0; j->paths && j->paths[i] && j->paths[1] &&
 		    i < FC_MAX_PATHS; i++)
-		put(buf, len, &pos, "%s %s rmw=%llu skipped=%llu",
-		    i ? "," : ";", j->paths[i], (unsigned long long)c->rmw[i],
-		    (unsigned long long)c->skipped[i]);
+		fprintf(out, "%s %s rmw=%llu skipped=%llu", i ? "," : ";",
+			j->paths[i], (unsigned long long)c->rmw[i],
+			(unsigned long long)c->skipped[i]);
 	for (i = 0; j->stats && j->stats[i] && i < FC_MAX_STATS; i++)
-		put(buf, len, &pos, "%s%s=%llu", i ? " " : "; ", j->stats[i],
-		    (unsigned long long)c->stat[i]);
-	return (int)pos;
+		fprintf(out, "%s%s=%llu", i ? " " : "; ", j->stats[i],
+			(unsigned long long)c->stat[i]);
+	return fc_closed(out, &buf);
 }
 
 int fc_stats_prepare(const char *path, int truncate)
@@ -137,23 +147,53 @@ int fc_stats_prepare(const char *path, int truncate)
 	return 0;
 }
 
+/*
+ * One line, whole or not at all: under an exclusive lock (the jobs of a
+ * run, threads or processes, take turns), written at the end; a short write
+ * (a full disk) is cut off again, so no reader ever sees half a line.
+ */
 int fc_stats_append(const char *path, const struct fc_stats_job *j,
 		    const struct fc_counters *c)
 {
-	char line[4096];
-	int n, fd, ret = 0;
+	char *line = fc_stats_json(j, c);
+	size_t n, done = 0;
+	struct stat st;
+	int fd, ret = 0;
 
-	n = fc_stats_json(line, sizeof(line) - 1, j, c);
-	if (n < 0 || (size_t)n >= sizeof(line) - 1)
-		return -EOVERFLOW;
-	line[n++] = '\n';
+	if (!line)
+		return -ENOMEM;
+	n = strlen(line);
+	line[n++] = '\n';	/* over the NUL: written by length */
 
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, line, n) != n)
-		ret = errno ? -errno : -EIO;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (flock(fd, LOCK_EX) || fstat(fd, &st)) {
+		ret = -errno;
+		goto close;
+	}
+	while (done < n) {
+		ssize_t w = pwrite(fd, line + done, n - done,
+				   st.st_size + done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			ret = w < 0 ? -errno : -EIO;
+			break;
+		}
+		done += w;
+	}
+	if (!ret && fsync(fd) && errno != EINVAL && errno != EROFS)
+		ret = -errno;
+	if (ret && S_ISREG(st.st_mode) && ftruncate(fd, st.st_size))
+		ret = -errno;
+close:
 	if (close(fd) && !ret)
 		ret = -errno;
+out:
+	free(line);
 	return ret;
 }

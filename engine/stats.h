@@ -25,18 +25,16 @@ struct fc_stats_job {
 	const char *const *stats; /* the model's own counters (c->stat[]) */
 };
 
-/* One JSON object, no newline, into buf; the length, as snprintf */
-int fc_stats_json(char *buf, size_t len, const struct fc_stats_job *j,
-		  const struct fc_counters *c);
-/* The one-line text summary, no newline */
-int fc_stats_text(char *buf, size_t len, const struct fc_stats_job *j,
-		  const struct fc_counters *c);
+/* One JSON object, no newline: malloc'd, NULL without memory */
+char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c);
+/* The one-line text summary, no newline: malloc'd */
+char *fc_stats_text(const struct fc_stats_job *j, const struct fc_counters *c);
 /* Open (creating; truncating when @truncate) to check it can be written */
 int fc_stats_prepare(const char *path, int truncate);
-/* Append the job's object as one line, in one write */
+/* Append the job's object as one line, whole or not at all: 0 or -errno */
 int fc_stats_append(const char *path, const struct fc_stats_job *j,
 		    const struct fc_counters *c);
-/* @s as a JSON string, quotes included, into buf; the length needed */
-size_t fc_json_str(char *buf, size_t len, const char *s);
+/* @s as a JSON string, quotes included: malloc'd, NULL without memory */
+char *fc_json_str(const char *s);
 
 #endif

@@ -80,7 +80,7 @@ static void lookups(struct bdev *b, unsigned int mod, unsigned int n,
 	model_set(m, b->p, "mod", num);
 	snprintf(num, sizeof(num), "%u", n);
 	model_set(m, b->p, "lookups_per_io", num);
-	c->ios++;
+	c->ios[FC_READ]++;
 	m->io(b->state, b->p, &io, c);
 }
 
@@ -226,7 +226,7 @@ static void *job_run(void *arg)
 	int i;
 
 	for (i = 0; i < 200; i++) {
-		j->c.ios++;
+		j->c.ios[FC_READ]++;
 		m->io(j->b->state, j->p, &io, &j->c);
 	}
 	return NULL;

@@ -29,7 +29,7 @@ static int write_io(void *state, const struct block_commit_params *p,
 {
 	struct fc_io io = { .ddir = FC_WRITE, .offset = off, .len = len };
 
-	c->ios++;
+	c->ios[FC_WRITE]++;
 	return m->io(state, p, &io, c);
 }
 

@@ -97,7 +97,7 @@ static void nrpages_skips_the_check(void)
 	struct address_space m = { .nrpages = 1 };
 	struct filemap_params p = { .flag_check = FC_ALWAYS };
 	struct fc_io io = { .ddir = FC_READ };
-	struct fc_counters c = { .ios = 1 };
+	struct fc_counters c = { .ios = { 1 } };
 
 	CHECK_EQ(fc_model_filemap.io(&m, &p, &io, &c), 0);
 	CHECK_EQ(c.checks, 0);
@@ -120,7 +120,7 @@ static void *worker_run(void *arg)
 	int i;
 
 	for (i = 0; i < ITERATIONS; i++) {
-		w->c.ios++;
+		w->c.ios[FC_READ]++;
 		if (fc_model_filemap.io(w->mapping, &w->p, &io, &w->c))
 			w->c.errors_reported++;
 	}

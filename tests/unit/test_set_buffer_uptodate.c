@@ -36,7 +36,7 @@ static int one_op(void *state, void *p, struct fc_counters *c)
 {
 	struct fc_io io = { .ddir = FC_WRITE, .len = 4096 };
 
-	c->ios++;
+	c->ios[FC_WRITE]++;
 	return m->io(state, p, &io, c);
 }
 

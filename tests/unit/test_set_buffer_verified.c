@@ -33,7 +33,7 @@ static int one_cycle(void *state, void *p, void *job, struct fc_counters *c)
 {
 	struct fc_io io = { .ddir = FC_READ, .len = 4096, .job = job };
 
-	c->ios++;
+	c->ios[FC_WRITE]++;
 	return m->io(state, p, &io, c);
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The run-wide arena: one object per key, shared by threads and by forked
  * processes, created once, aligned to its own lines. */
+#include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -94,12 +96,58 @@ static void concurrent_creation_makes_one(void)
 
 static void long_keys_are_refused(void)
 {
-	char key[2048];
+	char key[8192];
 	bool created;
 
 	memset(key, 'k', sizeof(key) - 1);
 	key[sizeof(key) - 1] = '\0';
 	CHECK(fc_shm_get(key, 8, &created) == NULL);
+	CHECK_EQ(errno, ENAMETOOLONG);
+}
+
+/* A request larger than the arena fails and leaves it as it was. */
+static void failed_allocation_changes_nothing(void)
+{
+	bool created;
+	void *p;
+
+	CHECK(fc_shm_get("huge", (size_t)1 << 40, &created) == NULL);
+	CHECK_EQ(errno, ENOMEM);
+	CHECK(!created);
+	p = fc_shm_get("small-after-huge", 128, &created);
+	CHECK(p != NULL);
+	CHECK(created);
+	/* the failed name is free again: a fitting request for it succeeds */
+	p = fc_shm_get("huge", 128, &created);
+	CHECK(p != NULL);
+	CHECK(created);
+}
+
+/* More names than the old table's 1024: every one gets its own object. */
+static void many_names(void)
+{
+	char key[64];
+	bool created;
+	int i;
+
+	for (i = 0; i < 5000; i++) {
+		unsigned long *p;
+
+		snprintf(key, sizeof(key), "many:%d", i);
+		p = fc_shm_get(key, sizeof(*p), &created);
+		CHECK(p != NULL);
+		CHECK(created);
+		*p = i;
+	}
+	for (i = 0; i < 5000; i++) {
+		unsigned long *p;
+
+		snprintf(key, sizeof(key), "many:%d", i);
+		p = fc_shm_get(key, sizeof(*p), &created);
+		CHECK(p != NULL);
+		CHECK(!created);
+		CHECK_EQ(*p, (unsigned long)i);
+	}
 }
 
 static void arena_made_at_load(void)
@@ -115,5 +163,7 @@ int main(void)
 	RUN(forked_children_share);
 	RUN(concurrent_creation_makes_one);
 	RUN(long_keys_are_refused);
+	RUN(failed_allocation_changes_nothing);
+	RUN(many_names);
 	UNIT_EXIT();
 }
