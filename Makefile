@@ -4,6 +4,7 @@
 #   make FIO_SRC=DIR      ... against your own (configured) fio tree instead
 #   make fio              an fio binary from that same tree, in $(BUILD)/fio
 #   make check            install what is missing, build, run every test
+#   make check PYTEST_ARGS='-k iodepth'   ... only the tests pytest's -k picks
 #   make bench            the engine's overhead against fio's null engine
 #
 # The analysis runs with Debian's python3 (it has python3-matplotlib), not
@@ -107,10 +108,15 @@ $(BUILD)/unit-tsan/%: tests/unit/%.c $(MODEL_SRCS) $(ENGINE_HDRS) tests/unit/uni
 
 unit-tests: $(foreach v,unit unit-asan unit-tsan,$(addprefix $(BUILD)/$(v)/,$(UNIT_TESTS)))
 
-# The README's test command. Installs what is missing first.
+# The README's test command. Installs what is missing first, builds
+# everything, then runs every test with pytest (tests/, see pytest.ini);
+# PYTEST_ARGS reaches pytest: -k EXPR, -x, -v, a test file or test id.
+# pytest exits non-zero on a failure and when no test was collected.
+PYTEST_ARGS	?=
+
 check: deps
 	$(MAKE) all unit-tests $(BUILD)/fio-flagcheck-skew.so $(BUILD)/clang.ok
-	$(PYTHON) tests/run.py --build $(BUILD)
+	$(PYTHON) -m pytest --build=$(BUILD) $(PYTEST_ARGS)
 
 bench: all
 	$(PYTHON) tests/bench.py --engine $(ENGINE)

@@ -2,18 +2,18 @@
 cycles in a directory of the job's own, S4's three columns in one
 stats file, the string option and the per-model counters (model_stats) in
 the stats file and in fio's text output. The job files' own runs are in
-engine_jobs.py."""
+test_engine_jobs.py."""
 import os
 import shutil
 import subprocess
 import tempfile
 
-from engine_jobs import S3, clean_env, run_job, check_run
-from fiotests import test
+import pytest
+
+from jobrun import S3, check_run, clean_env, run_job
 
 
-@test
-def s3_real_cycles_in_a_directory_of_their_own(ctx):
+def test_s3_real_cycles_in_a_directory_of_their_own(ctx):
     d = tempfile.mkdtemp(prefix="creat-", dir=ctx.tmp)
     try:
         p, stats = run_job(ctx, S3, clean_env(
@@ -37,29 +37,33 @@ def fio_parse(ctx, *args):
         capture_output=True, text=True, timeout=30)
 
 
-@test
-def family_options_are_checked_while_parsing(ctx):
-    bad = (
-        (["--model=set_buffer_verified", "--creat_dir=/nonexistent/x"],
-         "creat_dir=/nonexistent/x: cannot create files there"),
-        (["--creat_dir=" + "a" * 1100], "creat_dir is longer than 1023"),
-        (["--model=set_buffer_uptodate", "--uptodate=sometimes"],
-         "uptodate=sometimes is not valid: allowed values are always, "
-         "test_first, before"),
-        (["--model=bh_lru", "--mod=4097"],
-         "mod=4097 is not valid: a whole number from 1 to 4096"),
-        (["--model=bh_lru", "--bh_lru=always"],
-         "bh_lru=always is not valid: allowed values are on, off"),
-    )
-    for args, msg in bad:
-        p = fio_parse(ctx, *args)
-        assert p.returncode != 0 and msg in p.stderr, (args, p.stderr)
+BAD_OPTIONS = (
+    (["--model=set_buffer_verified", "--creat_dir=/nonexistent/x"],
+     "creat_dir=/nonexistent/x: cannot create files there"),
+    (["--creat_dir=" + "a" * 1100], "creat_dir is longer than 1023"),
+    (["--model=set_buffer_uptodate", "--uptodate=sometimes"],
+     "uptodate=sometimes is not valid: allowed values are always, "
+     "test_first, before"),
+    (["--model=bh_lru", "--mod=4097"],
+     "mod=4097 is not valid: a whole number from 1 to 4096"),
+    (["--model=bh_lru", "--bh_lru=always"],
+     "bh_lru=always is not valid: allowed values are on, off"),
+)
+
+
+@pytest.mark.parametrize("args,msg", BAD_OPTIONS,
+                         ids=[" ".join(a)[:60] for a, _ in BAD_OPTIONS])
+def test_family_option_is_checked_while_parsing(ctx, args, msg):
+    p = fio_parse(ctx, *args)
+    assert p.returncode != 0 and msg in p.stderr, (args, p.stderr)
+
+
+def test_family_option_good_creat_dir_parses(ctx):
     p = fio_parse(ctx, "--model=set_buffer_verified", "--creat_dir=" + ctx.tmp)
     assert p.returncode == 0, p.stderr
 
 
-@test
-def model_stats_in_the_text_line(ctx):
+def test_model_stats_in_the_text_line(ctx):
     cwd = ctx.scratch()
     try:
         p = subprocess.run(

@@ -11,10 +11,12 @@ import os
 import shutil
 import subprocess
 
-import fiotests
-from fiotests import Skip, ok, test
+import pytest
+
+from fiorun import Result, ok, run_program
 
 BACKENDS = ("psync", "libaio", "io_uring")
+MODES = ("always", "test_first")
 # the syscall each async backend sets up with: what a refusal names
 SETUP_SYSCALL = {"libaio": "io_setup", "io_uring": "io_uring_setup"}
 
@@ -59,7 +61,7 @@ def refusal(ctx, backend):
 def need(ctx, backend):
     why = refusal(ctx, backend)
     if why:
-        raise Skip(why)
+        pytest.skip(why)
 
 
 def check(r, what, backend, jobs=1, errors=False):
@@ -75,16 +77,11 @@ def check(r, what, backend, jobs=1, errors=False):
             f"{s['errors_reported']} failed by the model"
 
 
-def per_backend(fn):
-    """Register fn(ctx, backend) as one test per backend, named
-    backend_<backend>_<fn name>, each skipped on its own."""
-    for b in BACKENDS:
-        def one(ctx, b=b):
-            need(ctx, b)
-            fn(ctx, b)
-        one.__name__ = f"backend_{b}_{fn.__name__}"
-        test(one)
-    return fn
+@pytest.fixture(params=BACKENDS)
+def backend(request, ctx):
+    """Each real backend in turn, skipped where the kernel refuses it."""
+    need(ctx, request.param)
+    return request.param
 
 
 # --- I/O of every kind --------------------------------------------------
@@ -103,44 +100,48 @@ RUNS = [
 ]
 
 
-@per_backend
-def depths_and_direct(ctx, backend):
+def run_id(depth, direct, opts):
+    return "-".join([f"iodepth{depth}", f"direct{direct}"] +
+                    [f"{k}={v}" for k, v in opts.items()])
+
+
+@pytest.mark.parametrize("depth,direct,opts", RUNS,
+                         ids=[run_id(*r) for r in RUNS])
+def test_depths_and_direct(ctx, backend, depth, direct, opts):
     with data_file(ctx, "rw") as path:
-        for depth, direct, opts in RUNS:
-            what = f"iodepth={depth} direct={direct} {opts}"
-            r = ctx.fio_run(file_args(ctx, backend, path, iodepth=depth,
-                                      direct=direct, io_size="4m", **opts))
-            check(r, what, backend)
-            j = r.json()["jobs"][0]
-            ios = j["read"]["total_ios"] + j["write"]["total_ios"]
-            assert ios > 0, f"{what}: no I/O"
-            # fio's JSON counts fsyncs, not fdatasyncs: the engine sees both
-            syncs = j["sync"]["total_ios"]
-            if "fsync" in opts:
-                assert syncs > 0, f"{what}: no fsync"
-            if "fdatasync" in opts:
-                syncs = r.stats[0]["ios"] - ios
-                # one per n writes, the last one maybe not once the job is done
-                assert ios // opts["fdatasync"] - 1 <= syncs <= \
-                    ios // opts["fdatasync"], \
-                    f"{what}: {syncs} fdatasyncs for {ios} writes"
-            assert r.stats[0]["ios"] == ios + syncs, \
-                f"{what}: engine saw {r.stats[0]['ios']}, fio {ios}+{syncs}"
+        what = f"iodepth={depth} direct={direct} {opts}"
+        r = ctx.fio_run(file_args(ctx, backend, path, iodepth=depth,
+                                  direct=direct, io_size="4m", **opts))
+        check(r, what, backend)
+        j = r.json()["jobs"][0]
+        ios = j["read"]["total_ios"] + j["write"]["total_ios"]
+        assert ios > 0, f"{what}: no I/O"
+        # fio's JSON counts fsyncs, not fdatasyncs: the engine sees both
+        syncs = j["sync"]["total_ios"]
+        if "fsync" in opts:
+            assert syncs > 0, f"{what}: no fsync"
+        if "fdatasync" in opts:
+            syncs = r.stats[0]["ios"] - ios
+            # one per n writes, the last one maybe not once the job is done
+            assert ios // opts["fdatasync"] - 1 <= syncs <= \
+                ios // opts["fdatasync"], \
+                f"{what}: {syncs} fdatasyncs for {ios} writes"
+        assert r.stats[0]["ios"] == ios + syncs, \
+            f"{what}: engine saw {r.stats[0]['ios']}, fio {ios}+{syncs}"
 
 
-@per_backend
-def block_device(ctx, backend):
+def test_block_device(ctx, backend):
     losetup = shutil.which("losetup")
     if not losetup or os.geteuid():
-        raise Skip("no loop device to test a block device on (needs root "
-                   "and losetup)")
+        pytest.skip("no loop device to test a block device on (needs root "
+                    "and losetup)")
     with data_file(ctx, "loop") as img:
         with open(img, "wb") as f:
             f.truncate(16 << 20)
         p = subprocess.run([losetup, "-f", "--show", img], text=True,
                            capture_output=True)
         if p.returncode:
-            raise Skip(f"losetup cannot attach a loop device: {p.stderr.strip()}")
+            pytest.skip(f"losetup cannot attach a loop device: {p.stderr.strip()}")
         dev = p.stdout.strip()
         try:
             r = ctx.fio_run(file_args(ctx, backend, dev, size=None, rw="randrw",
@@ -163,49 +164,48 @@ VERIFY_RUNS = [
 ]
 
 
-@per_backend
-def verify_is_clean(ctx, backend):
+@pytest.mark.parametrize("opts", VERIFY_RUNS,
+                         ids=["-".join(f"{k}={v}" for k, v in o.items())
+                              for o in VERIFY_RUNS])
+@pytest.mark.parametrize("mode", MODES)
+def test_verify_is_clean(ctx, backend, mode, opts):
     with data_file(ctx, "verify") as path:
-        for mode in ("always", "test_first"):
-            for opts in VERIFY_RUNS:
-                what = f"flag_check={mode} {opts}"
-                r = ctx.fio_run(file_args(ctx, backend, path, size="8m",
-                                          flag_check=mode, do_verify=1,
-                                          verify_fatal=1, **opts))
-                check(r, what, backend)
-                j = r.json()["jobs"][0]
-                written = j["write"]["io_bytes"]
-                assert written > 0, what
-                # the verify pass reads back every block written
-                assert j["read"]["io_bytes"] >= written, \
-                    f"{what}: wrote {written}, verified {j['read']['io_bytes']}"
+        what = f"flag_check={mode} {opts}"
+        r = ctx.fio_run(file_args(ctx, backend, path, size="8m",
+                                  flag_check=mode, do_verify=1,
+                                  verify_fatal=1, **opts))
+        check(r, what, backend)
+        j = r.json()["jobs"][0]
+        written = j["write"]["io_bytes"]
+        assert written > 0, what
+        # the verify pass reads back every block written
+        assert j["read"]["io_bytes"] >= written, \
+            f"{what}: wrote {written}, verified {j['read']['io_bytes']}"
 
 
 # --- errors ----------------------------------------------------------------
 
-@per_backend
-def injection_issues_nothing(ctx, backend):
+@pytest.mark.parametrize("thread", (1, 0), ids=("thread", "process"))
+@pytest.mark.parametrize("mode", MODES)
+def test_injection_issues_nothing(ctx, backend, mode, thread):
     """Injected errors are exact with a real backend, and an I/O the model
     fails never reaches the kernel, also in the middle of an async batch."""
     with data_file(ctx, "inject") as path:
-        for mode in ("always", "test_first"):
-            for thread in (1, 0):
-                r = ctx.fio_run(file_args(
-                    ctx, backend, path, flag_check=mode, inject="eio",
-                    inject_every=7, numjobs=2, thread=thread, rw="randrw",
-                    iodepth=32, iodepth_batch_submit=16, io_size="4m",
-                    continue_on_error="io"))
-                what = f"{mode} thread={thread}"
-                check(r, what, backend, jobs=2, errors=True)
-                setn, rep = r.sum("errors_set"), r.sum("errors_reported")
-                assert setn > 0, what
-                assert setn == rep == r.total_err(), \
-                    f"{what}: set {setn} reported {rep} total_err {r.total_err()}"
-                assert r.sum("issued") == r.sum("ios") - rep, what
+        r = ctx.fio_run(file_args(
+            ctx, backend, path, flag_check=mode, inject="eio",
+            inject_every=7, numjobs=2, thread=thread, rw="randrw",
+            iodepth=32, iodepth_batch_submit=16, io_size="4m",
+            continue_on_error="io"))
+        what = f"{mode} thread={thread}"
+        check(r, what, backend, jobs=2, errors=True)
+        setn, rep = r.sum("errors_set"), r.sum("errors_reported")
+        assert setn > 0, what
+        assert setn == rep == r.total_err(), \
+            f"{what}: set {setn} reported {rep} total_err {r.total_err()}"
+        assert r.sum("issued") == r.sum("ios") - rep, what
 
 
-@per_backend
-def kernel_error_reaches_fio(ctx, backend):
+def test_kernel_error_reaches_fio(ctx, backend):
     """O_DIRECT with a block size the device cannot take: the kernel's
     EINVAL is each I/O's error, as fio's own engines report it."""
     with data_file(ctx, "einval") as path:
@@ -236,8 +236,7 @@ def kernel_error_reaches_fio(ctx, backend):
     assert got == want, f"fsync on /dev/null: flagcheck {got}, fio's {want}"
 
 
-@per_backend
-def short_read_as_fio(ctx, backend):
+def test_short_read_as_fio(ctx, backend):
     """A file that shrinks under the job: the short read sets resid, and fio
     sees exactly what it sees with its own engine."""
     def run(engine_opts, path):
@@ -321,11 +320,11 @@ def deny_tool(ctx):
     if not os.path.exists(exe):
         cc = shutil.which("cc") or shutil.which("gcc")
         if not cc:
-            raise Skip("no C compiler to build the seccomp wrapper")
+            pytest.skip("no C compiler to build the seccomp wrapper")
         src = exe + ".c"
         with open(src, "w") as f:
             f.write(DENY_C)
-        rc, out = fiotests.run_program([cc, "-O2", "-o", exe, src])
+        rc, out = run_program([cc, "-O2", "-o", exe, src])
         os.unlink(src)
         assert rc == 0, out
     return exe
@@ -343,44 +342,39 @@ def assert_refused(r, backend, reason, what):
     assert all(s["issued"] == 0 for s in r.stats), r.stats
 
 
-@test
-def backend_refused_by_seccomp(ctx):
+@pytest.mark.parametrize("backend,syscall", SETUP_SYSCALL.items(),
+                         ids=list(SETUP_SYSCALL))
+def test_backend_refused_by_seccomp(ctx, backend, syscall):
+    # refused already (skipped with the kernel's reason): the filter adds
+    # nothing to test
+    need(ctx, backend)
     deny = deny_tool(ctx)
-    ran = 0
-    for backend, syscall in SETUP_SYSCALL.items():
-        if refusal(ctx, backend):
-            continue  # refused already: the filter adds nothing to test
-        with data_file(ctx, "deny") as path:
-            argv = [deny, syscall, ctx.fio, "--output-format=json"] + \
-                file_args(ctx, backend, path, size="1m", io_size="64k")
-            p = subprocess.run(argv, cwd=ctx.tmp, capture_output=True,
-                               text=True, timeout=60)
-        if p.returncode == 77:
-            raise Skip(f"seccomp is not available: {p.stderr.strip()}")
-        r = fiotests.Result(p.returncode, p.stdout, p.stderr, [])
-        assert_refused(r, backend, "Operation not permitted: a seccomp filter",
-                       f"{syscall} denied")
-        ran += 1
-    if not ran:
-        raise Skip("the kernel refuses both async backends already")
+    with data_file(ctx, "deny") as path:
+        argv = [deny, syscall, ctx.fio, "--output-format=json"] + \
+            file_args(ctx, backend, path, size="1m", io_size="64k")
+        p = subprocess.run(argv, cwd=ctx.tmp, capture_output=True,
+                           text=True, timeout=60)
+    if p.returncode == 77:
+        pytest.skip(f"seccomp is not available: {p.stderr.strip()}")
+    r = Result(p.returncode, p.stdout, p.stderr, [])
+    assert_refused(r, backend, "Operation not permitted: a seccomp filter",
+                   f"{syscall} denied")
 
 
-@test
-def backend_libaio_refused_past_aio_max_nr(ctx):
+def test_backend_libaio_refused_past_aio_max_nr(ctx):
     need(ctx, "libaio")
     with open("/proc/sys/fs/aio-max-nr") as f:
         limit = int(f.read())
     if limit >= 1 << 20:
-        raise Skip(f"fs.aio-max-nr is {limit}: an iodepth past it is too big "
-                   "to try")
+        pytest.skip(f"fs.aio-max-nr is {limit}: an iodepth past it is too big "
+                    "to try")
     with data_file(ctx, "aio-max-nr") as path:
         r = ctx.fio_run(file_args(ctx, "libaio", path, size="1m",
                                   iodepth=limit + 1))
     assert_refused(r, "libaio", "fs.aio-max-nr", f"iodepth={limit + 1}")
 
 
-@test
-def backend_direct_on_tmpfs_is_clear(ctx):
+def test_backend_direct_on_tmpfs_is_clear(ctx):
     """tmpfs took O_DIRECT only in Linux 6.6: before, the open must fail
     with fio's message; since, the run must just work."""
     tmpfs = None
@@ -392,7 +386,7 @@ def backend_direct_on_tmpfs_is_clear(ctx):
                 tmpfs = mnt
                 break
     if not tmpfs:
-        raise Skip("no writable tmpfs mount")
+        pytest.skip("no writable tmpfs mount")
     need(ctx, "psync")
     path = os.path.join(tmpfs, f"flagcheck-direct-{os.getpid()}")
     try:
@@ -410,21 +404,19 @@ def backend_direct_on_tmpfs_is_clear(ctx):
 
 # --- several files ------------------------------------------------------------
 
-@test
-def backend_filename_list(ctx):
+@pytest.mark.parametrize("serialize", (1, 0),
+                         ids=("create_serialize1", "create_serialize0"))
+def test_backend_filename_list(ctx, backend, serialize):
     """filename=a:b in a job file's [global] section, two jobs: both files
     are sized, laid out and opened through fio's hooks, and injection stays
     exact. (That jobs on one file name share its mapping is the glue's, the
-    same for every backend: jobs_share_one_mapping tests it on null, where
-    I/O is fast enough to hit the window between one job's set and check.)
+    same for every backend: test_jobs_share_one_mapping tests it on null,
+    where I/O is fast enough to hit the window between one job's set and
+    check.)
     """
-    ran = 0
-    for backend, serialize in [(b, s) for b in BACKENDS for s in (1, 0)]:
-        if refusal(ctx, backend):
-            continue
-        with data_file(ctx, "a") as a, data_file(ctx, "b") as b:
-            # create_serialize=0: the job sizes its files after its init
-            job = ctx.jobfile(f"""
+    with data_file(ctx, "a") as a, data_file(ctx, "b") as b:
+        # create_serialize=0: the job sizes its files after its init
+        job = ctx.jobfile(f"""
 [global]
 ioengine=external:{ctx.engine}
 backend={backend}
@@ -445,20 +437,16 @@ inject_every=5
 [reader]
 inject=none
 """)
-            r = ctx.fio_run([job])
-            os.unlink(job)
-            what = f"{backend} create_serialize={serialize}"
-            check(r, what, backend, jobs=2, errors=True)
-            assert os.path.getsize(a) == os.path.getsize(b) == 4 << 20, what
-        assert r.sum("errors_set") == r.sum("errors_reported") == \
-            r.total_err() > 0, what
-        ran += 1
-    if not ran:
-        raise Skip("the kernel refuses every real backend")
+        r = ctx.fio_run([job])
+        os.unlink(job)
+        what = f"{backend} create_serialize={serialize}"
+        check(r, what, backend, jobs=2, errors=True)
+        assert os.path.getsize(a) == os.path.getsize(b) == 4 << 20, what
+    assert r.sum("errors_set") == r.sum("errors_reported") == \
+        r.total_err() > 0, what
 
 
-@test
-def backend_option_lists_every_backend(ctx):
+def test_backend_option_lists_every_backend(ctx):
     r = ctx.fio_run(ctx.base_args(backend="spdk"), stats=False)
     assert r.rc != 0
     assert "backend=spdk" in r.err and \

@@ -1,0 +1,111 @@
+"""Running the real fio with the built engine: what the engine tests share.
+
+A Context (the session's `ctx` fixture, made in conftest.py) knows the build
+directory, the engine, fio and a scratch area under the build directory.
+Every fio run happens in an empty scratch directory, which must stay empty:
+the null backend writes nothing. A plain module, not a test module, so that
+the benchmarks and any script can use it too.
+"""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+
+def run_program(argv, timeout=120):
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout, text=True)
+    except subprocess.TimeoutExpired as e:
+        return -1, f"timed out after {timeout}s\n{e.output or ''}"
+    return p.returncode, p.stdout
+
+
+def load_fio_json(text):
+    """fio 3.33 may print text lines before its JSON."""
+    i = text.find("\n{")
+    start = 0 if text.startswith("{") else (i + 1 if i >= 0 else -1)
+    assert start >= 0, f"no JSON in fio output:\n{text[:2000]}"
+    return json.loads(text[start:])
+
+
+class Result:
+    def __init__(self, rc, out, err, stats):
+        self.rc, self.out, self.err, self.stats = rc, out, err, stats
+
+    def json(self):
+        return load_fio_json(self.out)
+
+    def total_err(self):
+        return sum(j["total_err"] for j in self.json()["jobs"])
+
+    def sum(self, key, **match):
+        return sum(s[key] for s in self.stats
+                   if all(s.get(k) == v for k, v in match.items()))
+
+
+class Context:
+    def __init__(self, build):
+        self.build = build
+        self.engine = os.path.join(build, "fio-flagcheck.so")
+        self.fio = shutil.which("fio")
+        self.tmp = os.path.join(build, "tests")
+        os.makedirs(self.tmp, exist_ok=True)
+        assert self.fio, "fio not found on PATH (make check installs it)"
+        assert os.path.exists(self.engine), f"{self.engine} missing: run make"
+
+    def scratch(self):
+        return tempfile.mkdtemp(prefix="run-", dir=self.tmp)
+
+    def jobfile(self, text):
+        fd, path = tempfile.mkstemp(suffix=".fio", dir=self.tmp)
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        return path
+
+    def fio_run(self, args, engine=None, timeout=120, stats=True):
+        """Run fio with JSON output in an empty directory; return a Result."""
+        cwd = self.scratch()
+        statsfile = os.path.join(self.tmp, os.path.basename(cwd) + ".jsonl")
+        argv = [self.fio, "--output-format=json"] + args
+        # a job file names it as ${FLAGCHECK_STATS}; fio only takes engine
+        # options on its command line when the engine is named there too
+        if stats and any(a.startswith("--ioengine=") for a in args):
+            argv.append(f"--flagcheck_stats={statsfile}")
+        env = dict(os.environ, FLAGCHECK_ENGINE=engine or self.engine,
+                   FLAGCHECK_STATS=statsfile)
+        try:
+            p = subprocess.run(argv, cwd=cwd, env=env, text=True, timeout=timeout,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"fio did not finish in {timeout}s: {argv}")
+        assert p.returncode >= 0, \
+            f"fio died of signal {-p.returncode}: {argv}\n{p.stderr}"
+        left = os.listdir(cwd)
+        assert not left, f"the run wrote files in its directory: {left}"
+        os.rmdir(cwd)
+        stats_lines = []
+        if stats and os.path.exists(statsfile):
+            with open(statsfile) as f:
+                stats_lines = [json.loads(line) for line in f]
+            os.unlink(statsfile)
+        return Result(p.returncode, p.stdout, p.stderr, stats_lines)
+
+    def base_args(self, **opts):
+        o = {"name": "t", "ioengine": f"external:{self.engine}",
+             "filename": "flagcheck-shared", "size": "1g", "bs": "4k",
+             "rw": "randread", "time_based": "1", "runtime": "1"}
+        o.update({k: str(v) for k, v in opts.items()})
+        return [f"--{k}={v}" for k, v in o.items()]
+
+
+def shm_entries():
+    try:
+        return set(os.listdir("/dev/shm"))
+    except FileNotFoundError:
+        return set()
+
+
+def ok(r):
+    assert r.rc == 0, f"fio exit {r.rc}\nstderr:\n{r.err}\nstdout:\n{r.out[:3000]}"

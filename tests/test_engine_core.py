@@ -1,0 +1,312 @@
+"""The engine itself under the real fio, on the null backend: the shared
+object, runs and their counters, bad input, shared memory and its lifetime.
+"""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from fiorun import ok, run_program, shm_entries
+
+MODES = ("always", "test_first")
+THREAD = pytest.mark.parametrize("thread", (True, False),
+                                 ids=("thread", "process"))
+
+
+# --- the engine as a shared object -----------------------------------------
+
+def test_engine_exports_only_ioengine(ctx):
+    rc, out = run_program(["nm", "-D", "--defined-only", ctx.engine])
+    assert rc == 0, out
+    syms = [line.split()[-1] for line in out.splitlines() if line.strip()]
+    assert syms == ["ioengine"], f"exported: {syms}"
+
+
+def test_engine_linked_nodelete(ctx):
+    rc, out = run_program(["readelf", "-d", ctx.engine])
+    assert rc == 0, out
+    assert "NODELETE" in out, "not linked with -z nodelete"
+
+
+def test_engine_builds_with_clang(ctx):
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    rc, out = run_program(["make", "-s", "-C", top, f"BUILD={ctx.build}",
+                           "-W", "engine/flagcheck.c",
+                           f"{ctx.build}/clang.ok"], timeout=300)
+    assert rc == 0, f"clang -Wall -Wextra -Werror build failed:\n{out}"
+
+
+def test_version_skew_is_refused(ctx):
+    skew = os.path.join(ctx.build, "fio-flagcheck-skew.so")
+    assert os.path.exists(skew), f"{skew} missing: make check builds it"
+    ver = run_program([ctx.fio, "--version"])[1].strip()
+    r = ctx.fio_run(ctx.base_args(ioengine=f"external:{skew}"), stats=False)
+    assert r.rc != 0, "an engine built for other headers was accepted"
+    assert "fio-0.0-skew" in r.err and ver in r.err, \
+        f"message must name both versions:\n{r.err}"
+    assert "issued rwts" not in r.out and '"jobs"' not in r.out, "I/O ran"
+
+
+# --- runs ----------------------------------------------------------------
+
+@pytest.mark.parametrize("mode,per_io", (("always", 2.0), ("test_first", 0.0)),
+                         ids=MODES)
+@pytest.mark.parametrize("depth", (1, 16), ids=lambda d: f"iodepth{d}")
+def test_runs_at_iodepth(ctx, depth, mode, per_io):
+    r = ctx.fio_run(ctx.base_args(iodepth=depth, flag_check=mode,
+                                  runtime="500ms"))
+    ok(r)
+    jobs = r.json()["jobs"]
+    ios = jobs[0]["read"]["total_ios"]
+    assert ios > 1000, f"iodepth={depth} {mode}: only {ios} I/Os"
+    assert len(r.stats) == 1, r.stats
+    s = r.stats[0]
+    assert s["ios"] >= ios, (s, ios)
+    assert s["checks"] == s["ios"], s
+    assert s["rmw"] / s["ios"] == per_io, \
+        f"{mode}: {s['rmw'] / s['ios']} RMWs per I/O, want {per_io}"
+    path = s["paths"]["filemap_check_errors"]
+    assert path["rmw"] == s["rmw"], s
+    assert s["rmw_skipped"] == path["skipped"] == \
+        (2 * s["checks"] if mode == "test_first" else 0), s
+    assert s["options"] == {"flag_check": mode, "inject": "none",
+                            "inject_every": 1000}, s
+    assert s["flag_check"] == mode and s["backend"] == "null", s
+
+
+def sharing_job(ctx, mode, mapping, readers, thread):
+    """One job injecting EIO on every 2nd I/O, `readers` jobs only checking,
+    all on one file name."""
+    return ctx.jobfile(f"""
+[global]
+ioengine=external:{ctx.engine}
+filename=flagcheck-shared
+size=1g
+bs=4k
+rw=randread
+time_based=1
+runtime=1
+thread={1 if thread else 0}
+flag_check={mode}
+mapping={mapping}
+continue_on_error=io
+flagcheck_stats=${{FLAGCHECK_STATS}}
+
+[injector]
+inject=eio
+inject_every=2
+
+[reader]
+numjobs={readers}
+inject=none
+""")
+
+
+@pytest.mark.parametrize("readers", (1, 2, 3), ids=lambda n: f"readers{n}")
+@pytest.mark.parametrize("mode", MODES)
+@THREAD
+def test_jobs_share_one_mapping(ctx, thread, mode, readers):
+    r = ctx.fio_run([sharing_job(ctx, mode, "shared", readers, thread)])
+    ok(r)
+    what = f"thread={thread} {mode} numjobs={readers + 1}"
+    assert len(r.stats) == readers + 1, what
+    assert len({s["pid"] for s in r.stats}) == (1 if thread else readers + 1), \
+        f"{what}: {[s['pid'] for s in r.stats]}"
+    setn = r.sum("errors_set")
+    rep = r.sum("errors_reported")
+    by_readers = r.sum("errors_reported", job="reader")
+    assert setn > 0, what
+    assert r.sum("errors_set", job="reader") == 0, what
+    assert setn == rep == r.total_err(), \
+        f"{what}: set {setn} reported {rep} fio total_err {r.total_err()}"
+    assert by_readers > 0, \
+        f"{what}: no error injected by one job was reported by another"
+
+
+@pytest.mark.parametrize("mode", MODES)
+@THREAD
+def test_private_mapping_shares_nothing(ctx, thread, mode):
+    r = ctx.fio_run([sharing_job(ctx, mode, "private", 3, thread)])
+    ok(r)
+    what = f"thread={thread} {mode}"
+    assert r.sum("errors_reported", job="reader") == 0, what
+    assert r.sum("errors_set", job="injector") == \
+        r.sum("errors_reported", job="injector") == r.total_err() > 0, what
+
+
+@pytest.mark.parametrize("numjobs", (1, 2, 4), ids=lambda n: f"numjobs{n}")
+@pytest.mark.parametrize("thread", (1, 0), ids=("thread", "process"))
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("inject,extra", (
+    ("eio", []), ("enospc", ["--ignore_error=ENOSPC,ENOSPC"])),
+    ids=("eio", "enospc"))
+def test_injection_accounting_is_exact(ctx, inject, extra, mode, thread,
+                                       numjobs):
+    r = ctx.fio_run(ctx.base_args(
+        flag_check=mode, inject=inject, inject_every=7,
+        numjobs=numjobs, thread=thread, runtime="500ms",
+        iodepth=4, continue_on_error="io") + extra)
+    ok(r)
+    what = f"{inject} {mode} thread={thread} numjobs={numjobs}"
+    setn, rep = r.sum("errors_set"), r.sum("errors_reported")
+    assert setn > 0, what
+    assert setn == rep == r.total_err(), \
+        f"{what}: set {setn} reported {rep} total_err {r.total_err()}"
+    assert len(r.stats) == numjobs, what
+
+
+def test_stats_file_is_one_line_per_job_and_starts_afresh(ctx):
+    path = os.path.join(ctx.tmp, "stats-afresh.jsonl")
+    for _ in range(2):
+        r = ctx.fio_run(ctx.base_args(numjobs=3, runtime="200ms",
+                                      flagcheck_stats=path), stats=False)
+        ok(r)
+        with open(path) as f:
+            lines = [json.loads(line) for line in f]
+        assert len(lines) == 3, f"{len(lines)} lines after a run of 3 jobs"
+        assert sorted(s["thread_number"] for s in lines) == [1, 2, 3], lines
+    os.unlink(path)
+
+
+def test_counters_reach_the_text_output(ctx):
+    argv = [ctx.fio] + ctx.base_args(runtime="200ms", flag_check="always")
+    cwd = ctx.scratch()
+    p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=60)
+    os.rmdir(cwd)
+    assert p.returncode == 0, p.stderr
+    assert "flagcheck: t (job 1): filemap_check_errors flag_check=always" in p.stdout, p.stdout
+    assert "rmw=" in p.stdout and "(2.00/io)" in p.stdout, p.stdout
+
+
+# --- bad input -------------------------------------------------------------
+
+BAD_OPTIONS = [
+    (["--flag_check=sometimes"], "flag_check=sometimes", "always, test_first"),
+    (["--flag_check=alwaysx"], "flag_check=alwaysx", "always, test_first"),
+    (["--mapping=global"], "mapping=global", "shared, private"),
+    (["--backend=spdk"], "backend=spdk", "null"),
+    (["--inject=ebusy"], "inject=ebusy", "none, eio, enospc"),
+    (["--inject=eio", "--inject_every=0"], "inject_every=0", "from 1 to"),
+    (["--inject_every=0", "--inject=eio"], "inject_every=0", "from 1 to"),
+    (["--inject_every=-5"], "inject_every=-5", "a whole number from"),
+    (["--inject_every=ten"], "inject_every=ten", "a whole number from"),
+    (["--inject_every=4294967296"], "inject_every=4294967296", "a whole number from"),
+    (["--model=filemap"], "model=filemap", "filemap_check_errors"),
+    (["--flagcheck_stats=/nonexistent-dir/x.jsonl"], "flagcheck_stats=/nonexistent-dir",
+     "cannot create files"),
+]
+
+
+@pytest.mark.parametrize("extra,named,allowed", BAD_OPTIONS,
+                         ids=[" ".join(b[0]) for b in BAD_OPTIONS])
+def test_bad_options_fail_before_io(ctx, extra, named, allowed):
+    r = ctx.fio_run(ctx.base_args() + extra, stats=False)
+    what = " ".join(extra)
+    assert r.rc != 0, f"{what}: fio exited 0"
+    assert named in r.err and allowed in r.err, \
+        f"{what}: message must name the value and what is allowed:\n{r.err}"
+    assert "Traceback" not in r.err and "Segmentation" not in r.err, r.err
+    assert '"jobs"' not in r.out, f"{what}: fio ran jobs"
+
+
+def test_bad_option_in_second_job_stops_the_first(ctx):
+    job = ctx.jobfile(f"""
+[global]
+ioengine=external:{ctx.engine}
+filename=flagcheck-shared
+size=1g
+time_based=1
+runtime=1
+[good]
+[bad]
+mapping=bogus
+""")
+    r = ctx.fio_run([job], stats=False)
+    assert r.rc != 0
+    assert "mapping=bogus" in r.err and "shared, private" in r.err, r.err
+    assert '"jobs"' not in r.out, "the good job ran I/O"
+
+
+# --- shared memory and its lifetime -----------------------------------------
+
+def test_two_runs_at_once_share_nothing(ctx):
+    a_args = ctx.base_args(inject="eio", inject_every=1, runtime=2,
+                           flag_check="always", continue_on_error="io")
+    cwd = ctx.scratch()
+    a = subprocess.Popen([ctx.fio, "--output-format=json"] + a_args, cwd=cwd,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.3)
+        r = ctx.fio_run(ctx.base_args(runtime=1, flag_check="always",
+                                      continue_on_error="io"))
+        ok(r)
+        assert r.sum("errors_reported") == 0 == r.total_err(), \
+            "a run saw the errors injected by another run on the same file name"
+    finally:
+        a.wait(timeout=30)
+        os.rmdir(cwd)
+
+
+def run_and_signal(ctx, sig, thread):
+    before = shm_entries()
+    cwd = ctx.scratch()
+    p = subprocess.Popen([ctx.fio] + ctx.base_args(runtime=30, thread=int(thread),
+                                                   numjobs=2, inject="eio",
+                                                   inject_every=1,
+                                                   continue_on_error="io"),
+                         cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    time.sleep(1.0)
+    os.kill(p.pid, sig)
+    try:
+        rc = p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise AssertionError(f"fio did not stop on signal {sig}")
+    if sig == signal.SIGKILL:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)  # orphaned job processes
+        except ProcessLookupError:
+            pass
+    # every process of the run is gone
+    for _ in range(50):
+        if subprocess.run(["pgrep", "-s", str(p.pid)], capture_output=True).returncode:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("processes of the run are still alive")
+    os.rmdir(cwd)
+    new = shm_entries() - before
+    assert not new, f"left in /dev/shm after signal {sig}: {new}"
+    return rc
+
+
+@THREAD
+def test_nothing_left_after_normal_run(ctx, thread):
+    before = shm_entries()
+    ok(ctx.fio_run(ctx.base_args(numjobs=2, thread=int(thread),
+                                 runtime="300ms")))
+    assert shm_entries() - before == set()
+
+
+@THREAD
+@pytest.mark.parametrize("sig", (signal.SIGINT, signal.SIGTERM),
+                         ids=("SIGINT", "SIGTERM"))
+def test_nothing_left_after_signal(ctx, sig, thread):
+    run_and_signal(ctx, sig, thread)
+
+
+@THREAD
+def test_sigkilled_run_is_never_attached(ctx, thread):
+    run_and_signal(ctx, signal.SIGKILL, thread)
+    # the killed run left error bits set on its mapping; a new run on
+    # the same file name must start from a clean one
+    r = ctx.fio_run(ctx.base_args(numjobs=2, thread=int(thread), runtime="300ms",
+                                  continue_on_error="io"))
+    ok(r)
+    assert r.sum("errors_reported") == 0 == r.total_err(), \
+        "a later run saw the state of a SIGKILLed one"

@@ -1,0 +1,276 @@
+"""The job files in jobs/ and their wrapper jobs/run-job, under the real fio.
+
+Every job file runs in each of its modes, on the embedded default (null
+backend, nothing opened) and on a small real file, and its counters must
+show the RMWs per I/O its scenario is about (jobrun.check_run says what
+each scenario's are). The wrapper's defaults, its backend switch,
+its NUMA spreading and its refusal to write a block device are checked with
+a stand-in fio that only records what it was given.
+"""
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from jobrun import (JOB_VARS, OPTIONAL_VARS, RUN_JOB, RUN_VARS, S1, S2, S4,
+                    TOP, check_run, clean_env, job_files, job_modes, job_vars,
+                    run_job, section_args)
+
+JOB_FILES = job_files()
+JOB_IDS = [os.path.basename(j) for j in JOB_FILES]
+# every job file in each of its modes
+JOB_RUNS = [(j, m) for j in JOB_FILES for m in job_modes(j)]
+JOB_RUN_IDS = [f"{os.path.basename(j)}-{m}" for j, m in JOB_RUNS]
+
+# --- the files themselves ----------------------------------------------------
+
+@pytest.mark.parametrize("path", JOB_FILES, ids=JOB_IDS)
+def test_job_file_names_its_source_and_takes_every_var(path):
+    name = os.path.basename(path)
+    with open(path) as f:
+        text = f.read()
+    lines = text.splitlines()
+    assert lines[0].startswith(";"), f"{name}: starts without a comment"
+    head = "\n".join(line for line in lines if line.startswith(";"))
+    for needed in ("Source:", "Published:", "Model", "run-job defaults:"):
+        assert needed in head, f"{name}: header lacks {needed!r}"
+    assert re.search(r"\b[0-9a-f]{12}\b", head) or \
+        "Commit: none named" in head, f"{name}: no commit id"
+    assert not re.search(r"^\s*include\s", text, re.M), \
+        f"{name}: fio's include breaks client/server runs"
+    missing = JOB_VARS - job_vars(path)
+    assert not missing, f"{name}: lacks ${{{sorted(missing)}}}"
+
+
+@pytest.mark.parametrize("path", JOB_FILES, ids=JOB_IDS)
+def test_every_job_var_has_a_default_in_run_job_and_the_runner(ctx, path):
+    sys.path.insert(0, os.path.join(TOP, "analysis"))
+    try:
+        from flagcheck_analysis import runner
+    finally:
+        sys.path.pop(0)
+    runner_vars = set(runner.DEFAULT_VARS) | set(runner.MATRIX_VARS)
+    used = job_vars(path) - OPTIONAL_VARS
+    assert used <= runner_vars, \
+        f"{os.path.basename(path)}: flagcheck-run leaves " \
+        f"{sorted(used - runner_vars)} empty"
+    env, _ = fake_run(ctx, path, {})
+    empty = sorted(v for v in used if not env.get(v))
+    assert not empty, f"{os.path.basename(path)}: run-job leaves {empty} empty"
+
+
+# --- run-job, with a stand-in fio ----------------------------------------------
+
+FAKE_FIO = """#!/bin/sh
+# stands in for fio: the backend probe succeeds, a run records itself
+case "$1" in --parse-only) exit 0 ;; esac
+env > "$FAKE_DIR/env"
+printf '%s\\n' "$@" > "$FAKE_DIR/args"
+[ -n "$CREAT_DIR" ] && [ -d "$CREAT_DIR" ] && echo yes > "$FAKE_DIR/creat_dir_existed"
+exit 0
+"""
+
+
+def fake_run(ctx, job, extra, args=()):
+    """run-job with the stand-in fio: (its environment, its argv), or
+    (None, stderr) when run-job refused to start it."""
+    d = tempfile.mkdtemp(prefix="fakefio-", dir=ctx.tmp)
+    fake = os.path.join(d, "fio")
+    with open(fake, "w") as f:
+        f.write(FAKE_FIO)
+    os.chmod(fake, 0o755)
+    env = clean_env(FIO=fake, FAKE_DIR=d, **extra)
+    try:
+        p = subprocess.run([RUN_JOB, job] + list(args), cwd=d, env=env,
+                           capture_output=True, text=True, timeout=30)
+        if not os.path.exists(os.path.join(d, "env")):
+            assert p.returncode != 0, "run-job neither ran fio nor failed"
+            return None, p.stderr
+        assert p.returncode == 0, p.stderr
+        with open(os.path.join(d, "env")) as f:
+            seen = dict(line.split("=", 1) for line in f.read().splitlines()
+                        if "=" in line)
+        with open(os.path.join(d, "args")) as f:
+            argv = f.read().splitlines()
+        return seen, argv
+    finally:
+        shutil.rmtree(d)
+
+
+@pytest.mark.parametrize("job,numjobs,runtime,size", (
+    (S1, str(len(os.sched_getaffinity(0))), "30", "1g"),
+    (S2, "16", "60", "5g")), ids=("S1", "S2"))
+def test_run_job_defaults(ctx, job, numjobs, runtime, size):
+    env, argv = fake_run(ctx, job, {})
+    got = {k: env.get(k) for k in sorted(RUN_VARS)}
+    assert got == {
+        "FLAGCHECK_ENGINE": os.path.join(TOP, "build", "fio-flagcheck.so"),
+        "FLAG_CHECK": "test_first", "NUMJOBS": numjobs, "RUNTIME": runtime,
+        "SIZE": size, "FILENAME": "flagcheck-null-target", "BACKEND": "null",
+        "FLAGCHECK_STATS": os.path.join(env["FAKE_DIR"],
+                                        os.path.basename(job)[:-4] +
+                                        ".flagcheck.jsonl"),
+    }, got
+    assert argv[0] == job, argv
+    # the environment wins; extra arguments reach fio after the job file
+    env, argv = fake_run(ctx, job, {"NUMJOBS": 3, "FLAG_CHECK": "always",
+                                    "BACKEND": "psync"}, ["--bs=8k"])
+    assert (env["NUMJOBS"], env["FLAG_CHECK"], env["BACKEND"]) == \
+        ("3", "always", "psync")
+    assert argv == [job, "--bs=8k"], argv
+
+
+def test_run_job_creat_dir_tmp_is_made_under_build_and_removed(ctx):
+    s3 = os.path.join(TOP, "jobs", "aim7-creat-clo.fio")
+    env, _ = fake_run(ctx, s3, {})
+    assert env.get("CREAT_DIR") == "", env.get("CREAT_DIR")
+    d = tempfile.mkdtemp(prefix="fakefio-", dir=ctx.tmp)
+    fake = os.path.join(d, "fio")
+    with open(fake, "w") as f:
+        f.write(FAKE_FIO)
+    os.chmod(fake, 0o755)
+    try:
+        p = subprocess.run([RUN_JOB, s3], cwd=d, capture_output=True, text=True,
+                           env=clean_env(FIO=fake, FAKE_DIR=d, CREAT_DIR="tmp"),
+                           timeout=30)
+        assert p.returncode == 0, p.stderr
+        with open(os.path.join(d, "env")) as f:
+            seen = dict(line.split("=", 1) for line in f.read().splitlines()
+                        if "=" in line)
+        made = seen["CREAT_DIR"]
+        assert made.startswith(os.path.join(TOP, "build", "creat-dir.")), made
+        assert os.path.exists(os.path.join(d, "creat_dir_existed")), \
+            "the directory did not exist while fio ran"
+        assert not os.path.exists(made), f"{made} left behind"
+    finally:
+        shutil.rmtree(d)
+
+
+@pytest.mark.parametrize("job", (S1, S2), ids=("S1", "S2"))
+def test_run_job_switches_to_a_real_backend_for_a_named_target(ctx, job):
+    target = os.path.join(ctx.tmp, "named-target")
+    env, _ = fake_run(ctx, job, {"FILENAME": target})
+    assert env["BACKEND"] == "libaio", env["BACKEND"]
+    env, _ = fake_run(ctx, job, {"FILENAME": "flagcheck-null-target"})
+    assert env["BACKEND"] == "null"
+    assert not os.path.exists(target)
+
+
+def test_run_job_refuses_to_write_a_block_device(ctx):
+    node = os.path.join(ctx.tmp, "fake-blockdev")
+    if os.path.lexists(node):
+        os.unlink(node)
+    try:
+        # a node for a loop device nobody set up: harmless if ever opened
+        os.mknod(node, 0o600 | stat.S_IFBLK, os.makedev(7, 250))
+    except OSError as e:
+        pytest.skip(f"cannot make a block device node to test with: {e}")
+    try:
+        for backend in ("psync", ""):
+            env, err = fake_run(ctx, S2, {"FILENAME": node, "BACKEND": backend})
+            assert env is None and "FLAGCHECK_DESTROY=yes" in err and \
+                "block device" in err, err
+        env, err = fake_run(ctx, S2, {"FILENAME": f"other:{node}"})
+        assert env is None, "a device later in a filename list was written"
+        env, _ = fake_run(ctx, S2, {"FILENAME": node, "FLAGCHECK_DESTROY": "yes"})
+        assert env and env["FILENAME"] == node
+        env, _ = fake_run(ctx, S1, {"FILENAME": node})   # reads only
+        assert env and env["BACKEND"] == "libaio"
+        env, _ = fake_run(ctx, S2, {"FILENAME": node, "BACKEND": "null"})
+        assert env, "the null backend writes nothing: no reason to refuse"
+    finally:
+        os.unlink(node)
+
+
+def test_run_job_spreads_s1_over_numa_nodes(ctx):
+    d = tempfile.mkdtemp(prefix="nodes-", dir=ctx.tmp)
+    try:
+        for n, cpus in ((0, "0-3,8-11"), (1, "4-7,12-15")):
+            os.makedirs(os.path.join(d, f"node{n}"))
+            with open(os.path.join(d, f"node{n}", "cpulist"), "w") as f:
+                f.write(cpus + "\n")
+        _, argv = fake_run(ctx, S1, {"FLAGCHECK_NODE_DIR": d, "NUMJOBS": 6})
+        assert argv[:2] == ["--cpus_allowed=0,1,2,4,5,6",
+                            "--cpus_allowed_policy=split"], argv
+        _, argv = fake_run(ctx, S1, {"FLAGCHECK_NODE_DIR": d, "NUMJOBS": 6,
+                                     "FLAGCHECK_NUMA": "off"})
+        assert argv[0] == S1, argv
+        if shutil.which("numactl"):
+            env, argv = fake_run(ctx, S2, {"FLAGCHECK_NODE_DIR": d})
+            assert argv[0] == S2 and env, argv
+        # one node: nothing added
+        os.rename(os.path.join(d, "node1"), os.path.join(d, "gone"))
+        _, argv = fake_run(ctx, S1, {"FLAGCHECK_NODE_DIR": d, "NUMJOBS": 6})
+        assert argv[0] == S1, argv
+    finally:
+        shutil.rmtree(d)
+
+
+# --- the job files under fio ----------------------------------------------------
+
+@pytest.mark.parametrize("job,mode", JOB_RUNS, ids=JOB_RUN_IDS)
+def test_job_file_runs_on_the_embedded_default(ctx, job, mode):
+    p, stats = run_job(ctx, job, clean_env(
+        FLAG_CHECK=mode, NUMJOBS=2, RUNTIME=1, SIZE="64m"),
+        section_args(job))
+    check_run(p, stats, job, mode, 2, "null")
+
+
+def engine_has_backend(ctx, name):
+    p = subprocess.run([ctx.fio, "--parse-only", "--name=probe",
+                        f"--ioengine=external:{ctx.engine}", f"--backend={name}",
+                        "--filename=probe", "--size=1m"],
+                       capture_output=True, text=True, timeout=30)
+    return p.returncode == 0
+
+
+def direct_io_works(d):
+    path = os.path.join(d, "odirect-probe")
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_DIRECT, 0o600)
+        os.close(fd)
+        return True
+    except OSError:
+        return False
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+
+
+# each job file in each of its modes on psync, and once with no BACKEND
+# (None): run-job picks a real one for a named file
+REAL_RUNS = JOB_RUNS + [(j, None) for j in JOB_FILES]
+REAL_RUN_IDS = JOB_RUN_IDS + [f"{os.path.basename(j)}-no-backend"
+                              for j in JOB_FILES]
+
+
+@pytest.mark.parametrize("job,mode", REAL_RUNS, ids=REAL_RUN_IDS)
+def test_job_file_runs_on_a_small_real_file(ctx, job, mode):
+    if not engine_has_backend(ctx, "psync"):
+        pytest.skip("the engine has no psync backend yet")
+    d = tempfile.mkdtemp(prefix="realfile-", dir=ctx.tmp)
+    try:
+        if job in (S1, S4) and not direct_io_works(d):
+            pytest.skip(f"{ctx.tmp} does not take O_DIRECT: "
+                        f"{os.path.basename(job)} ran on the null target only")
+        target = os.path.join(d, os.path.basename(job)[:-4] + ".dat")
+        if mode:
+            p, stats = run_job(ctx, job, clean_env(
+                FLAG_CHECK=mode, NUMJOBS=2, RUNTIME=1, SIZE="16m",
+                FILENAME=target, BACKEND="psync"), section_args(job))
+            check_run(p, stats, job, mode, 2, "psync")
+            assert os.path.getsize(target) == 16 << 20
+        else:
+            mode = job_modes(job)[0]
+            p, stats = run_job(ctx, job, clean_env(
+                FLAG_CHECK=mode, NUMJOBS=1, RUNTIME=1, SIZE="16m",
+                FILENAME=target), section_args(job))
+            want = "libaio" if engine_has_backend(ctx, "libaio") else "psync"
+            check_run(p, stats, job, mode, 1, want)
+    finally:
+        shutil.rmtree(d)
