@@ -102,10 +102,12 @@ def check_run(p, stats, job, mode, numjobs, backend):
         f"{what}: group_reporting gives one entry per section"
     assert all(j["error"] == 0 for j in out["jobs"]), f"{what}: {out['jobs']}"
     assert len(stats) == numjobs * groups, f"{what}: {len(stats)} stats lines"
-    assert {s["flag_check"] for s in stats} == {mode}, what
+    assert {s["variant"] for s in stats} == {mode}, what
     assert {s["backend"] for s in stats} == {backend}, what
     ios = sum(s["ios"] for s in stats)
-    assert ios > 0, what
+    fio_ios = sum(j[d]["total_ios"] for j in out["jobs"]
+                  for d in ("read", "write", "trim", "sync") if d in j)
+    assert ios == fio_ios > 0, f"{what}: engine {ios} vs fio {fio_ios} I/Os"
     if job == S1:
         assert {s["model"] for s in stats} == {"filemap_check_errors"}, what
         rmw = sum(s["rmw"] for s in stats)

@@ -92,6 +92,16 @@ def job_options(doc):
     return opts
 
 
+def normalise_stats(rec):
+    """One shape for both versions of a record. Version 2 (the engine since
+    the exactly-once fix) names the model's variant `variant` and splits
+    `ios` by direction; version 1 called the variant `flag_check`. Both
+    keys are set, so readers of either name work."""
+    variant = rec.get("variant", rec.get("flag_check"))
+    rec["variant"] = rec["flag_check"] = variant
+    return rec
+
+
 def load_stats(path):
     """The engine's per-job records (JSON Lines), or None if there is no
     stats file.  Raises InputError naming the first bad line."""
@@ -111,10 +121,10 @@ def load_stats(path):
             except ValueError as e:
                 raise InputError(path, "line %d: malformed JSON (%s)"
                                  % (number, e.msg))
-            if not isinstance(rec, dict) or rec.get("flagcheck") != 1:
+            if not isinstance(rec, dict) or rec.get("flagcheck") not in (1, 2):
                 raise InputError(path, "line %d: not a flagcheck stats "
-                                 "record (no \"flagcheck\": 1)" % number)
-            records.append(rec)
+                                 "record (no \"flagcheck\": 1 or 2)" % number)
+            records.append(normalise_stats(rec))
     return records
 
 

@@ -206,7 +206,7 @@ class TwoServers(unittest.TestCase):
                 stats_ios += ios
                 rmw = sum(r["rmw"] for r in recs) / ios
                 self.assertEqual(rmw, 2.0 if run["mode"] == "always" else 0)
-                self.assertTrue(all(r["flag_check"] == run["mode"]
+                self.assertTrue(all(r["variant"] == run["mode"]
                                     for r in recs))
                 with open(os.path.join(self.out, run["job_files"][label])) \
                         as f:
