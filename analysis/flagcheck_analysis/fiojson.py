@@ -180,6 +180,43 @@ def _clat(entries):
     return out
 
 
+def fio_total_ios(doc):
+    """fio's own count of the I/Os of a run: total_ios of every job entry
+    and direction (read, write, trim, sync); None if fio gave none."""
+    vals = [_num((e.get(d) or {}).get("total_ios"))
+            for e in fio_jobs(doc) for d in ("read", "write", "trim", "sync")
+            if isinstance(e.get(d), dict)]
+    vals = [v for v in vals if v is not None]
+    return sum(vals) if vals else None
+
+
+def counts_disagree(doc, stats):
+    """Why the engine's counters of a run disagree with fio's JSON, or None
+    when they agree: the engine counts each I/O fio issues exactly once,
+    so its ios (per direction, where the record has them) equal fio's
+    total_ios. A run whose counts disagree is not a measurement."""
+    if not stats:
+        return None
+    fio = fio_total_ios(doc)
+    vals = [_num(r.get("ios")) for r in stats]
+    if fio is None or None in vals:
+        return "its counters or fio's JSON have no I/O count"
+    if sum(vals) != fio:
+        return ("the engine counted %d I/Os, fio %d: its counters do not "
+                "describe this run (a counters file of another run, or an "
+                "engine from before the exactly-once fix)"
+                % (sum(vals), fio))
+    if all("ios_read" in r for r in stats):
+        for key, d in (("ios_read", "read"), ("ios_write", "write")):
+            mine = sum(r[key] for r in stats)
+            theirs = sum(_num((e.get(d) or {}).get("total_ios")) or 0
+                         for e in fio_jobs(doc))
+            if mine != theirs:
+                return ("the engine counted %d %s I/Os, fio %d"
+                        % (mine, d, theirs))
+    return None
+
+
 def run_metrics(doc, stats):
     """One value (or None) per metric key in METRICS for one fio run.
 
@@ -207,7 +244,8 @@ def run_metrics(doc, stats):
         def total(field):
             vals = [_num(r.get(field)) for r in stats]
             return None if None in vals else sum(vals)
-        ios, rmw = total("ios"), total("rmw")
+        # per fio I/O: divided by fio's own count, never the engine's
+        ios, rmw = fio_total_ios(doc), total("rmw")
         if ios and rmw is not None:
             m["rmw_per_io"] = rmw / ios
         m["errors_set"] = total("errors_set")

@@ -182,8 +182,10 @@ def host_records(doc, per_host, path):
         together
 
 
-def load_records(files, group_by, modes):
-    """(records, docs, host records, All clients checks)"""
+def load_records(files, group_by, modes, left_out=None):
+    """(records, docs, host records, All clients checks); the runs left
+    out because their counters disagree with fio's go to @left_out as
+    (path, why)."""
     records, docs, hrecords, checks = [], [], [], []
     for path, entry in files:
         try:
@@ -203,6 +205,11 @@ def load_records(files, group_by, modes):
                     per_host, checked, _ = host_records(doc, {}, path)
             scenario, mode, numjobs, repeat = identify(
                 path, doc, stats_records, entry, group_by, modes)
+            why = fiojson.counts_disagree(doc, stats_records)
+            if why:
+                if left_out is not None:
+                    left_out.append((path, why))
+                raise fiojson.InputError(path, why + " (left out)")
             metrics = fiojson.run_metrics(doc, stats_records)
         except fiojson.InputError as e:
             warn(str(e))
@@ -279,8 +286,9 @@ def main(argv=None):
     for m in manifests:
         modes += [x for x in (m.get("matrix") or {}).get("modes", [])
                   if x not in modes]
+    left_out = []
     records, docs, hrecords, checks = load_records(files, args.group_by,
-                                                   modes)
+                                                   modes, left_out)
     if not records:
         warn("nothing to report: no readable fio JSON among the inputs")
         return 1
@@ -293,6 +301,8 @@ def main(argv=None):
     order = compare.mode_order(records, args.base)
     head = header_lines(records, docs, manifests, args.base)
     head[-1:-1] = host_header_lines(hrecords, checks, manifests)
+    head[-1:-1] = ["left out (counters disagree with fio's): %s: %s"
+                   % (path, why) for path, why in left_out]
     more = hosttable.tables(hrecords, order)
     three = order if len(order) == 3 else None
     try:

@@ -99,3 +99,53 @@ class TestReportInputs(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestCountsCrossChecked(unittest.TestCase):
+    """Every run's counters file is checked against its fio JSON: a run
+    whose engine counted other I/Os than fio (the doubled counts of the
+    engine before the exactly-once fix) is named and left out; RMWs per
+    I/O divide by fio's own count."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        for name in os.listdir(RESULTS):
+            if "_nj1_" in name:
+                shutil.copy(os.path.join(RESULTS, name), self.tmp)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def report(self):
+        return run_cli("flagcheck-report", "--no-plot", "--outdir",
+                       os.path.join(self.tmp, "out"), "--format", "markdown",
+                       *sorted(os.path.join(self.tmp, n)
+                               for n in os.listdir(self.tmp)
+                               if n.endswith(".json")))
+
+    def test_agreeing_runs_are_all_kept(self):
+        p = self.report()
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("left out", p.stdout + p.stderr)
+
+    def test_a_doubled_count_is_named_and_left_out(self):
+        import json
+        bad = os.path.join(self.tmp,
+                           "flagcheck-fixture_always_nj1_r2.flagcheck.jsonl")
+        with open(bad) as f:
+            recs = [json.loads(line) for line in f]
+        for r in recs:
+            r["ios"] *= 2
+            r["rmw"] *= 2
+        with open(bad, "w") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in recs))
+        p = self.report()
+        self.assertEqual(p.returncode, 0, p.stderr)
+        want = "flagcheck-fixture_always_nj1_r2.json: the engine counted " \
+               "%d I/Os, fio %d" % (recs[0]["ios"], recs[0]["ios"] // 2)
+        self.assertIn(want, p.stderr)
+        self.assertIn("left out (counters disagree with fio's)", p.stdout)
+        self.assertIn(want, p.stdout)
+        # the always side keeps its one agreeing run: n=1
+        with open(os.path.join(self.tmp, "out", "report.md")) as f:
+            self.assertIn("left out", f.read())
