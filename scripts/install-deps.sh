@@ -9,11 +9,12 @@
 #   zlib1g-dev libnuma-dev      configure fio's tree as Debian does: these
 #   librdmacm-dev libibverbs-dev  change fio's struct layouts (io_u, thread_data)
 #   python3 python3-matplotlib  the analysis (Debian's own python3)
+#   python3-scipy               Welch's t-test, the bootstrap, the USL fit
 set -euo pipefail
 
 pkgs=(fio dpkg-dev gcc make clang libc6-dev pkg-config binutils procps
 	libaio-dev liburing-dev zlib1g-dev libnuma-dev librdmacm-dev
-	libibverbs-dev python3 python3-matplotlib)
+	libibverbs-dev python3 python3-matplotlib python3-scipy)
 
 missing=()
 for p in "${pkgs[@]}"; do
