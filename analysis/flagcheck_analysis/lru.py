@@ -18,13 +18,17 @@ from .fiojson import InputError, load_stats
 
 MODEL = "bh_lru"
 
-# The figures published in the 2023 thread (one CPU), as
-# ../shared/SCENARIOS.md records them: with the LRU, 41 ns at one block
-# rising to 63 ns at 16, and 138 ns past 16 (every lookup misses); the slow
-# path alone 68 ns, flat.  Only these points are drawn and tabled: the
-# values between them were not published in what we have.
-PUBLISHED_ON = {1: 41, 16: 63, 17: 138, 18: 138, 19: 138}
-PUBLISHED_OFF = {m: 68 for m in range(1, 20)}
+# The per-mod figures published in the 2023 thread (Marcelo Tosatti, 27 Jun
+# 2023; docs/scenarios.md, "S5 in full"): ns per __find_get_block() with the
+# LRU in front for mod 1..19 (138 past 16: every lookup misses the 16
+# entries), and ns per __find_get_block_slow() alone for mod 1..19.
+PUBLISHED_ON = dict(enumerate(
+    (41, 41, 42, 43, 45, 48, 48, 49, 51, 52, 54, 56, 58, 60, 61, 63,
+     138, 138, 138), start=1))
+PUBLISHED_OFF = dict(enumerate(
+    (70, 71, 71, 71, 71, 72, 71, 72, 71, 71, 71, 71, 71, 71, 71, 71,
+     72, 72, 72), start=1))
+PUBLISHED_SOURCE = "Tosatti, 27 Jun 2023, docs/scenarios.md"
 
 Point = namedtuple("Point", "mode mod n ns stddev hits misses depth")
 
@@ -101,36 +105,44 @@ def _hit_pct(p):
     return "%.0f%%" % (100.0 * p.hits / total) if total else "-"
 
 
+def _published(mod):
+    """[published LRU ns, published slow ns, published on/off] cells."""
+    on, off = PUBLISHED_ON.get(mod), PUBLISHED_OFF.get(mod)
+    return ["-" if on is None else str(on), "-" if off is None else str(off),
+            "%.2f" % (on / off) if on is not None and off else "-"]
+
+
 def table(pts):
-    """(title, header, rows, right) for render's text/markdown tables."""
+    """(title, header, rows, right) for render's text/markdown tables: per
+    mod the published figures (LRU, slow path, their ratio), then ours."""
     modes = []
     for p in pts:
         if p.mode not in modes:
             modes.append(p.mode)
     by = {(p.mode, p.mod): p for p in pts}
-    header = ["mod"]
+    header = ["mod", "published LRU ns", "published slow ns",
+              "published on/off"]
     for mode in modes:
         header += ["%s ns/lookup" % mode, "%s hits" % mode]
-    if "on" in modes and "off" in modes:
+    both = "on" in modes and "off" in modes
+    if both:
         header.append("on/off")
-    header += ["published on", "published off"]
     rows = []
     for mod in sorted({p.mod for p in pts}):
-        cells = [str(mod)]
+        cells = [str(mod)] + _published(mod)
         for mode in modes:
             p = by.get((mode, mod))
             cells += [_fmt_ns(p), _hit_pct(p)]
-        if "on" in modes and "off" in modes:
+        if both:
             on, off = by.get(("on", mod)), by.get(("off", mod))
             cells.append("%.2f" % (on.ns / off.ns)
                          if on and off and off.ns else "-")
-        cells += [str(PUBLISHED_ON.get(mod, "-")),
-                  str(PUBLISHED_OFF.get(mod, "-"))]
         rows.append(cells)
     runs = sorted({p.n for p in pts})
-    title = ("ns per __find_get_block() by mod (mean ± stddev over %s run%s; "
-             "published: one CPU, 2023 thread)"
-             % ("/".join(map(str, runs)), "" if runs == [1] else "s"))
+    title = ("ns per __find_get_block() by mod: published (%s) beside ours "
+             "(mean ± stddev over %s run%s)"
+             % (PUBLISHED_SOURCE, "/".join(map(str, runs)),
+                "" if runs == [1] else "s"))
     return title, header, rows, set(range(1, len(header)))
 
 
@@ -146,16 +158,20 @@ def csv_text(pts):
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["mode", "mod", "runs", "ns_per_lookup", "stddev", "hits",
-                "misses"] + ["hit_idx%d" % i for i in range(1, 17)])
+                "misses"] + ["hit_idx%d" % i for i in range(1, 17)]
+               + ["published_lru_ns", "published_slow_ns"])
     for p in pts:
         w.writerow([p.mode, p.mod, p.n, format(p.ns, ".10g"),
-                    format(p.stddev, ".10g"), p.hits, p.misses] + p.depth)
+                    format(p.stddev, ".10g"), p.hits, p.misses] + p.depth
+                   + [PUBLISHED_ON.get(p.mod, ""),
+                      PUBLISHED_OFF.get(p.mod, "")])
     return buf.getvalue()
 
 
 def draw(pts, outdir):
     """bh_lru_ns_per_lookup.{png,svg}: ns per lookup against mod, one line
-    per mode with its stddev, and the published lines dashed; the paths."""
+    per mode with its stddev, and the published per-mod figures as dashed
+    (LRU) and dotted (slow path) lines; the paths."""
     plt = plot._pyplot()
     plt.rcParams["svg.hashsalt"] = "flagcheck"
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -164,12 +180,10 @@ def draw(pts, outdir):
         ax.errorbar([p.mod for p in mine], [p.ns for p in mine],
                     yerr=[p.stddev for p in mine], marker="o", capsize=3,
                     label="bh_lru=%s (measured)" % mode)
-    # the published points alone: the thread's values between them are not
-    # in what we have, so no line is drawn through them
     for name, pub, style in (("with the LRU", PUBLISHED_ON,
-                              dict(linestyle="none", marker="x")),
+                              dict(linestyle="--", marker="x")),
                              ("slow path only", PUBLISHED_OFF,
-                              dict(linestyle="--"))):
+                              dict(linestyle=":", marker="+"))):
         mods = sorted(pub)
         ax.plot(mods, [pub[m] for m in mods], label="published, %s" % name,
                 **style)
@@ -177,8 +191,11 @@ def draw(pts, outdir):
     ax.set_xticks(sorted({p.mod for p in pts} | set(PUBLISHED_ON)))
     ax.set_xlabel("mod (distinct blocks looked up in turn; the LRU holds 16)")
     ax.set_ylabel("ns per lookup")
-    ax.set_title("__find_get_block(): ns per lookup vs mod")
-    ax.set_ylim(bottom=0)
+    ax.set_title("__find_get_block(): ns per lookup vs mod\n(published: %s)"
+                 % PUBLISHED_SOURCE, fontsize="medium")
+    # room above the lines for the legend
+    ax.set_ylim(0, 1.45 * max([p.ns + p.stddev for p in pts]
+                              + list(PUBLISHED_ON.values())))
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper left", ncol=2)
     return plot._save(plt, fig, outdir, "bh_lru_ns_per_lookup")

@@ -1,6 +1,9 @@
 """PNG and SVG plots (matplotlib, Agg): IOPS against numjobs for every mode
-with the linear ideal from one job (as will-it-scale draws it), and each
-mode's ratio to the base mode against numjobs."""
+with the linear ideal from one job (as will-it-scale draws it, dotted) and,
+where one was fitted, the scaling law's curve (dashed where extrapolated),
+and each mode's ratio to the base mode against numjobs."""
+
+from . import usl
 
 
 class PlotError(Exception):
@@ -31,14 +34,16 @@ def _save(plt, fig, outdir, stem):
     return paths
 
 
-def plot(lines, modes, outdir):
+def plot(lines, modes, outdir, fits=(), predict=None):
     """Write <scenario>_iops.{png,svg} and <scenario>_ratio.{png,svg};
-    return the paths written."""
+    return the paths written.  fits: usl.Fit of each scenario and mode,
+    drawn out to `predict` jobs."""
     plt = _pyplot()
     plt.rcParams["svg.hashsalt"] = "flagcheck"
     base, written = modes[0], []
     for scenario in sorted({l.scenario for l in lines}):
         mine = [l for l in lines if l.scenario == scenario]
+        ticks = {l.numjobs for l in mine}
         fig, ax = plt.subplots(figsize=(7, 4.5))
         for mode in modes:
             pts = [(l.numjobs, l.points[mode]) for l in mine
@@ -51,16 +56,21 @@ def plot(lines, modes, outdir):
                                capsize=3, label=mode)
             one = [p.iops for nj, p in pts if nj == 1]
             if one:
-                ax.plot(xs, [one[0] * nj for nj in xs], linestyle="--",
+                ax.plot(xs, [one[0] * nj for nj in xs], linestyle=":",
                         color=line[0].get_color(),
                         label="%s linear" % mode)
-        ax.set_xticks(sorted({l.numjobs for l in mine}))
+            fit = [f for f in fits if f.scenario == scenario
+                   and f.mode == mode and f.values is not None]
+            if fit:
+                usl.draw(ax, fit[0], line[0].get_color(), predict)
+                ticks |= {predict} if predict else set()
+        ax.set_xticks(sorted(ticks))
         ax.set_xlabel("numjobs")
         ax.set_ylabel("IOPS (sum over jobs, mean ± stddev)")
         ax.set_title("%s: IOPS vs numjobs" % scenario)
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
-        ax.legend()
+        ax.legend(fontsize="small")
         written += _save(plt, fig, outdir, "%s_iops" % scenario)
 
         ratios = {mode: [(l.numjobs, l.points[mode]) for l in mine

@@ -9,6 +9,7 @@ import sys
 
 from . import (clients, compare, fiojson, hosttable, lru, matrix, plot,
                render, scaling, stats, threeway)
+from . import usl
 
 PROG = "flagcheck-report"
 
@@ -70,6 +71,7 @@ def parse_args(argv):
                    help="take each run's mode from this fio job option "
                    "(e.g. flag_check, ioengine) for every file, instead of "
                    "the manifest or the file name")
+    usl.add_arguments(p)
     return p.parse_args(argv)
 
 
@@ -304,6 +306,8 @@ def main(argv=None):
     head[-1:-1] = ["left out (counters disagree with fio's): %s: %s"
                    % (path, why) for path, why in left_out]
     more = hosttable.tables(hrecords, order)
+    fits = usl.fits(records, args.base)
+    more += usl.tables(fits, args.predict)
     three = order if len(order) == 3 else None
     try:
         # engine stats files only: directories, or .jsonl files named
@@ -349,7 +353,8 @@ def main(argv=None):
     plotted = False
     if not args.no_plot:
         try:
-            plotted = bool(plot.plot(lines, order, outdir))
+            plotted = bool(plot.plot(lines, order, outdir, fits,
+                                     args.predict))
             if pts:
                 plotted = bool(lru.draw(pts, outdir)) or plotted
         except plot.PlotError as e:

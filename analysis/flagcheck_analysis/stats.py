@@ -1,29 +1,33 @@
-"""Mean, stddev, Welch's t-test and a bootstrap ratio interval, standard
-library only.  The t distribution comes from the regularized incomplete beta
-function (continued fraction, as in Numerical Recipes' betacf)."""
+"""Mean, stddev, Welch's t-test and a bootstrap ratio interval: the test and
+the bootstrap are scipy's (scipy.stats.ttest_ind with equal_var=False,
+scipy.stats.bootstrap), with a fixed seed so the same data give the same
+interval; this module only decides when each is defined and words the
+verdict."""
 
 import math
-import random
+import statistics
+import warnings
 from collections import namedtuple
+
+import numpy as np
+from scipy import stats as sps
 
 ALPHA = 0.05
 BOOTSTRAP_ITERATIONS = 2000
 BOOTSTRAP_SEED = 7                  # fixed: the same data give the same CI
+BOOTSTRAP_METHOD = "percentile"
 
 Welch = namedtuple("Welch", "t df p")
 Verdict = namedtuple("Verdict", "kind text welch ci")
 
 
 def mean(xs):
-    return sum(xs) / len(xs) if xs else None
+    return statistics.fmean(xs) if len(xs) else None
 
 
 def stddev(xs):
     """Sample standard deviation (n - 1); 0 for a single value."""
-    if len(xs) < 2:
-        return 0.0
-    m = mean(xs)
-    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+    return statistics.stdev(xs) if len(xs) > 1 else 0.0
 
 
 def pct_stddev(xs):
@@ -39,76 +43,47 @@ def pct_change(base, other):
     return 100.0 * (other - base) / abs(base)
 
 
-def _betacf(a, b, x):
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 500):
-        m2 = 2 * m
-        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)),
-                   -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
-            d = 1.0 + aa * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + aa / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def betainc(a, b, x):
-    """Regularized incomplete beta function I_x(a, b)."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-                     + a * math.log(x) + b * math.log1p(-x))
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
-
-
-def t_two_sided_p(t, df):
-    """P(|T| >= |t|) for Student's t with df degrees of freedom."""
-    return betainc(df / 2.0, 0.5, df / (df + t * t))
-
-
 def welch(a, b):
-    """Welch's unequal-variance t-test of mean(b) vs mean(a); None when it
-    is undefined (fewer than 2 runs on a side, or no spread on both)."""
+    """Welch's unequal-variance t-test of mean(b) vs mean(a) (scipy's
+    ttest_ind, equal_var=False); None when it is undefined (fewer than 2
+    runs on a side, or no spread on both).  df is the Welch-Satterthwaite
+    degrees of freedom that the test uses."""
     if len(a) < 2 or len(b) < 2:
         return None
     va, vb = stddev(a) ** 2 / len(a), stddev(b) ** 2 / len(b)
     if va + vb == 0:
         return None
-    t = (mean(b) - mean(a)) / math.sqrt(va + vb)
+    with warnings.catch_warnings():
+        # scipy warns of "catastrophic cancellation" when one side has no
+        # spread at all (e.g. 20, 20); its variance is exactly 0 there
+        warnings.filterwarnings("ignore", "Precision loss occurred",
+                                RuntimeWarning)
+        res = sps.ttest_ind(b, a, equal_var=False)
     df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
-    return Welch(t, df, t_two_sided_p(t, df))
+    return Welch(float(res.statistic), df, float(res.pvalue))
+
+
+def _ratio_of_means(base, other, axis=-1):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.mean(other, axis=axis) / np.mean(base, axis=axis)
 
 
 def bootstrap_ratio_ci(base, other, confidence=1 - ALPHA,
                        iterations=BOOTSTRAP_ITERATIONS, seed=BOOTSTRAP_SEED):
-    """Percentile bootstrap interval of mean(other) / mean(base), resampling
-    each side with replacement.  None if base has no runs or mean 0."""
-    if not base or not other or not mean(base):
+    """Percentile bootstrap interval of mean(other) / mean(base)
+    (scipy.stats.bootstrap, each side resampled with replacement on its
+    own).  None where it is undefined: fewer than 2 runs on a side, a base
+    mean of 0, or a base that some resample averages to 0 (the ratio has
+    no value there)."""
+    if len(base) < 2 or len(other) < 2 or not mean(base):
         return None
-    rng = random.Random(seed)
-    ratios = []
-    for _ in range(iterations):
-        mb = mean(rng.choices(base, k=len(base)))
-        if mb:
-            ratios.append(mean(rng.choices(other, k=len(other))) / mb)
-    if not ratios:
+    res = sps.bootstrap((base, other), _ratio_of_means, vectorized=True,
+                        n_resamples=iterations, confidence_level=confidence,
+                        method=BOOTSTRAP_METHOD,
+                        random_state=np.random.default_rng(seed))
+    lo, hi = (float(x) for x in res.confidence_interval)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
         return None
-    ratios.sort()
-    tail = (1 - confidence) / 2
-    lo = ratios[int(math.floor(tail * len(ratios)))]
-    hi = ratios[min(len(ratios) - 1,
-                    int(math.ceil((1 - tail) * len(ratios))) - 1)]
     return (lo, hi)
 
 

@@ -2,11 +2,12 @@
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import unittest
 
-from tests.analysis.helpers import run_cli
+from tests.analysis.helpers import REPO, run_cli
 from flagcheck_analysis import lru
 
 
@@ -65,13 +66,49 @@ class Lru(unittest.TestCase):
         self.assertAlmostEqual(pts[("off", 1)].ns, 25.0)
 
     def test_table_beside_the_published_figures(self):
+        pts = lru.points(self.runs())
+        pts.append(lru.Point("on", 20, 1, 41.0, 0.0, 0, 1000, [0] * 16))
+        title, header, rows, _ = lru.table(pts)
+        self.assertIn("Tosatti, 27 Jun 2023, docs/scenarios.md", title)
+        self.assertEqual(header[:4], ["mod", "published LRU ns",
+                                      "published slow ns",
+                                      "published on/off"])
+        got = {r[0]: dict(zip(header, r)) for r in rows}
+        # published beside ours, per mod: 41/70 and 138/72 by hand
+        self.assertEqual([got["1"][h] for h in header[1:4]],
+                         ["41", "70", "0.59"])
+        self.assertEqual([got["17"][h] for h in header[1:4]],
+                         ["138", "72", "1.92"])
+        self.assertEqual(got["1"]["on ns/lookup"], "11.0 ± 1.4")
+        self.assertEqual(got["1"]["on hits"], "100%")
+        self.assertEqual(got["1"]["off ns/lookup"], "25.0")
+        self.assertEqual(got["1"]["on/off"], "0.44")       # 11 / 25
+        self.assertEqual(got["17"]["on/off"], "1.62")      # 42 / 26
+        # nothing was published past mod 19
+        self.assertEqual([got["20"][h] for h in header[1:4]],
+                         ["-", "-", "-"])
         out = lru.text(lru.points(self.runs()))
-        rows = {l.split()[0]: l.split() for l in out.splitlines()[3:]}
-        self.assertEqual(rows["1"][-2:], ["41", "68"])
-        self.assertEqual(rows["17"][-2:], ["138", "68"])
-        self.assertIn("0.44", rows["1"])        # 11 / 25
-        self.assertIn("1.62", rows["17"])       # 42 / 26
-        self.assertIn("100%", rows["1"])
+        self.assertIn("published slow ns", out.splitlines()[1])
+
+    def test_published_figures_are_those_of_docs_scenarios(self):
+        # the S5 per-mod table of docs/scenarios.md, read independently
+        with open(os.path.join(REPO, "docs", "scenarios.md")) as f:
+            doc = f.read()
+        part = doc[doc.index("### S5 in full"):]
+        on, off = {}, {}
+        for m in re.finditer(r"^\| (\d+) \| (\d+) \| (\d+) \|$", part,
+                             re.M):
+            on[int(m.group(1))] = int(m.group(2))
+            off[int(m.group(1))] = int(m.group(3))
+        self.assertEqual(sorted(on), list(range(1, 20)))
+        self.assertEqual(lru.PUBLISHED_ON, on)
+        self.assertEqual(lru.PUBLISHED_OFF, off)
+        # the shape the thread states: rising 41 -> 63 over mod 1..16,
+        # 138 past 16, slow path 70..72
+        self.assertEqual((on[1], on[16], on[17]), (41, 63, 138))
+        self.assertEqual(sorted(on.values())[:16], [on[m] for m in
+                                                    range(1, 17)])
+        self.assertEqual({off[m] for m in off}, {70, 71, 72})
 
     def test_cli_writes_table_csv_and_plot(self):
         self.runs()
@@ -89,6 +126,12 @@ class Lru(unittest.TestCase):
         with open(os.path.join(out, "lru.csv")) as f:
             head = f.readline().strip().split(",")
         self.assertEqual(head[:4], ["mode", "mod", "runs", "ns_per_lookup"])
+        self.assertEqual(head[-2:], ["published_lru_ns", "published_slow_ns"])
+        with open(os.path.join(out, "lru.csv")) as f:
+            rows = {(r[0], r[1]): r for r in
+                    (l.strip().split(",") for l in f.readlines()[1:])}
+        self.assertEqual(rows[("on", "17")][-2:], ["138", "72"])
+        self.assertEqual(rows[("off", "1")][-2:], ["41", "70"])
 
     def test_cli_without_bh_lru_records_or_with_bad_input(self):
         path = self.write("x.flagcheck.jsonl", [

@@ -1,6 +1,8 @@
 import math
 import unittest
 
+import scipy.stats
+
 from tests.analysis import helpers  # noqa: F401  (sys.path)
 from flagcheck_analysis import stats
 
@@ -17,25 +19,6 @@ class TestBasics(unittest.TestCase):
         self.assertIsNone(stats.pct_change(0, 5.0))
         self.assertIsNone(stats.pct_change(None, 5.0))
         self.assertIsNone(stats.pct_stddev([0, 0]))
-
-
-class TestDistribution(unittest.TestCase):
-    def test_betainc_closed_forms(self):
-        for x in (0.01, 0.3, 0.5, 0.77, 0.99):
-            self.assertAlmostEqual(stats.betainc(1, 1, x), x, places=12)
-            # I_x(1/2, 1/2) = 2/pi * asin(sqrt(x))
-            self.assertAlmostEqual(stats.betainc(0.5, 0.5, x),
-                                   2 / math.pi * math.asin(math.sqrt(x)),
-                                   places=12)
-            # I_x(a, 1) = x^a
-            self.assertAlmostEqual(stats.betainc(3.5, 1, x), x ** 3.5,
-                                   places=12)
-
-    def test_t_two_sided_p(self):
-        # df=1 is Cauchy: P(|T| >= t) = 1 - 2/pi * atan(t)
-        self.assertAlmostEqual(stats.t_two_sided_p(2.5, 1),
-                               1 - 2 / math.pi * math.atan(2.5), places=12)
-        self.assertAlmostEqual(stats.t_two_sided_p(0.0, 7), 1.0)
 
 
 class TestWelch(unittest.TestCase):
@@ -67,6 +50,65 @@ class TestWelch(unittest.TestCase):
     def test_undefined(self):
         self.assertIsNone(stats.welch([1], [2, 3]))
         self.assertIsNone(stats.welch([2, 2], [3, 3]))
+
+
+class TestAgainstScipy(unittest.TestCase):
+    """Hand-made samples whose answers are known in closed form: our
+    verdict must agree with them and with scipy's own test run directly."""
+
+    def assert_matches_scipy(self, a, b):
+        w = stats.welch(a, b)
+        ref = scipy.stats.ttest_ind(b, a, equal_var=False)
+        self.assertAlmostEqual(w.t, ref.statistic, places=12)
+        self.assertAlmostEqual(w.p, ref.pvalue, places=12)
+        # our df is the one scipy's p-value was computed with
+        self.assertAlmostEqual(2 * scipy.stats.t.sf(abs(w.t), w.df),
+                               ref.pvalue, places=12)
+        return w
+
+    def test_df1_one_side_without_spread(self):
+        # a = 1,1 (variance 0) and b = 2,4: se^2 = 0 + 2/2, t = 2, df = 1:
+        # Cauchy, P(|T| >= 2) = 1 - 2/pi * atan(2)
+        w = self.assert_matches_scipy([1, 1], [2, 4])
+        self.assertAlmostEqual(w.t, 2.0, places=12)
+        self.assertAlmostEqual(w.df, 1.0, places=12)
+        self.assertAlmostEqual(w.p, 1 - 2 / math.pi * math.atan(2),
+                               places=12)
+        # the bootstrap ratio is 2, 3 or 4 (a's mean is always 1): its
+        # interval 2..4 leaves out 1, and the verdict says they disagree
+        v = stats.verdict([1, 1], [2, 4])
+        self.assertEqual(v.kind, "noise")
+        self.assertEqual(v.ci, (2.0, 4.0))
+        self.assertEqual(v.text, "within noise: Welch p=0.3, n=2 vs 2; "
+                         "bootstrap CI disagrees")
+
+    def test_df2_beyond_and_within_noise(self):
+        # df = 2: P(|T| >= t) = 1 - t / sqrt(2 + t^2).  1,3 vs 11,13:
+        # t = 10 / sqrt 2, p = 1 - sqrt(50/52) = 0.0194 < 0.05
+        w = self.assert_matches_scipy([1, 3], [11, 13])
+        self.assertAlmostEqual(w.p, 1 - math.sqrt(50 / 52), places=12)
+        v = stats.verdict([1, 3], [11, 13])
+        self.assertEqual((v.kind, v.text),
+                         ("beyond", "beyond noise: Welch p=0.019, n=2 vs 2"))
+        # 1,3 vs 5,7: t = 4 / sqrt 2, p = 1 - sqrt(8/10) = 0.106 > 0.05
+        w = self.assert_matches_scipy([1, 3], [5, 7])
+        self.assertAlmostEqual(w.p, 1 - math.sqrt(0.8), places=12)
+        self.assertEqual(stats.verdict([1, 3], [5, 7]).kind, "noise")
+
+    def test_df4_and_unequal_counts(self):
+        # 1,2,3 vs 4,5,6: df = 4, P(|T| < t) = u (3 - u^2) / 2 with
+        # u = t / sqrt(4 + t^2); t = 3 / sqrt(2/3), p = 0.0213
+        w = self.assert_matches_scipy([1, 2, 3], [4, 5, 6])
+        u = w.t / math.sqrt(4 + w.t ** 2)
+        self.assertAlmostEqual(w.p, 1 - u * (3 - u * u) / 2, places=12)
+        self.assertEqual(stats.verdict([1, 2, 3], [4, 5, 6]).text,
+                         "beyond noise: Welch p=0.021, n=3 vs 3")
+        self.assert_matches_scipy([10, 11, 12, 13, 14, 15], [20, 26])
+
+    def test_sign_follows_the_other_mode(self):
+        self.assertLess(stats.welch([4, 5, 6], [1, 2, 3]).t, 0)
+        self.assertGreater(stats.welch([1, 2, 3], [4, 5, 6]).t, 0)
+
 
 
 class TestVerdict(unittest.TestCase):
@@ -106,20 +148,33 @@ class TestBootstrap(unittest.TestCase):
         self.assertEqual(stats.bootstrap_ratio_ci(a, b),
                          stats.bootstrap_ratio_ci(a, b))
 
+    def test_two_runs_a_side_known_interval(self):
+        # two runs a side: a resample's mean is a, (a+b)/2 or b, and each
+        # extreme ratio, min(b)/max(a) and max(b)/min(a), has probability
+        # 1/16 > 2.5%: the 95% percentile interval is exactly those two
+        self.assertEqual(stats.bootstrap_ratio_ci([10, 12], [15, 17]),
+                         (15 / 12, 17 / 10))
+
     def test_interval_brackets_the_ratio(self):
         a, b = [10, 12, 11, 13, 9], [15, 16, 14, 17, 15]
         lo, hi = stats.bootstrap_ratio_ci(a, b)
-        self.assertLessEqual(lo, stats.mean(b) / stats.mean(a))
-        self.assertGreaterEqual(hi, stats.mean(b) / stats.mean(a))
+        self.assertLess(lo, stats.mean(b) / stats.mean(a))
+        self.assertGreater(hi, stats.mean(b) / stats.mean(a))
         self.assertGreater(lo, 1.0)
-        self.assertGreaterEqual(hi, lo)
+        # inside the extremes a resample can reach
+        self.assertGreaterEqual(lo, min(b) / max(a))
+        self.assertLessEqual(hi, max(b) / min(a))
 
-    def test_constant_sides(self):
+    def test_undefined(self):
         self.assertEqual(stats.bootstrap_ratio_ci([2, 2], [3, 3]),
                          (1.5, 1.5))
         self.assertIsNone(stats.bootstrap_ratio_ci([0, 0], [1, 1]))
         self.assertIsNone(stats.bootstrap_ratio_ci([], [1, 1]))
-
+        # one run: nothing to resample (scipy refuses it)
+        self.assertIsNone(stats.bootstrap_ratio_ci([2], [3]))
+        self.assertIsNone(stats.bootstrap_ratio_ci([2, 3], [3]))
+        # a base that a resample can average to 0: the ratio has no value
+        self.assertIsNone(stats.bootstrap_ratio_ci([0, 4], [1, 2]))
 
 if __name__ == "__main__":
     unittest.main()
