@@ -5,6 +5,7 @@
 #   make fio              an fio binary from that same tree, in $(BUILD)/fio
 #   make check            install what is missing, build, run every test
 #   make bench            the engine's overhead against fio's null engine
+#   make calibrate        this machine's cache-line costs, in $(BUILD)/calibration
 #
 # The analysis runs with Debian's python3 (it has python3-matplotlib), not
 # whatever python3 comes first on PATH.
@@ -46,10 +47,16 @@ MODEL_SRCS	:= $(filter-out engine/flagcheck.c engine/backend%.c,$(ENGINE_SRCS))
 UNIT_TESTS	:= $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -pthread
 
-all: $(ENGINE)
+# flagcheck-calibrate: the cache-line costs of this machine, with the
+# engine's own bit operations (the directory that holds bitops.h)
+BITOPS_DIR	:= engine
+CALIBRATE	:= $(BUILD)/flagcheck-calibrate
+CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -pthread
+
+all: $(ENGINE) $(CALIBRATE)
 
 .PHONY: all deps fio device-bundle check bench reproduce reproduce-family unit-tests clean distclean install \
-	uninstall
+	uninstall calibrate
 
 deps:
 	scripts/install-deps.sh
@@ -83,6 +90,18 @@ $(BUILD)/clang.ok: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
 	clang $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $(BUILD)/fio-flagcheck-clang.so $(ENGINE_SRCS) $(ENGINE_LIBS)
 	@touch $@
 
+$(CALIBRATE): calibrate/flagcheck-calibrate.c $(BITOPS_DIR)/bitops.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CALIBRATE_CFLAGS) -o $@ $<
+
+$(BUILD)/clang-calibrate.ok: calibrate/flagcheck-calibrate.c $(BITOPS_DIR)/bitops.h
+	@mkdir -p $(BUILD)
+	clang $(CALIBRATE_CFLAGS) -o $(BUILD)/flagcheck-calibrate-clang $<
+	@touch $@
+
+calibrate: $(CALIBRATE)
+	$(PYTHON) analysis/flagcheck-calibrate --outdir $(BUILD)/calibration
+
 fio: $(BUILD)/fio-version
 	$(MAKE) -C $(FIO_TREE) fio
 	cp $(FIO_TREE)/fio $(BUILD)/fio
@@ -109,7 +128,8 @@ unit-tests: $(foreach v,unit unit-asan unit-tsan,$(addprefix $(BUILD)/$(v)/,$(UN
 
 # The README's test command. Installs what is missing first.
 check: deps
-	$(MAKE) all unit-tests $(BUILD)/fio-flagcheck-skew.so $(BUILD)/clang.ok
+	$(MAKE) all unit-tests $(BUILD)/fio-flagcheck-skew.so $(BUILD)/clang.ok \
+		$(BUILD)/clang-calibrate.ok
 	$(PYTHON) tests/run.py --build $(BUILD)
 
 bench: all
