@@ -279,6 +279,7 @@ static void *pattern_worker(void *arg)
 	struct worker *w = arg;
 	struct pattern_run *run = w->run;
 	unsigned long *flags = &run->flags.word;
+	enum pattern pattern = run->pattern;
 	uint64_t iters = 0, rmw = 0;
 	int i;
 
@@ -286,17 +287,15 @@ static void *pattern_worker(void *arg)
 	while (!__atomic_load_n(&run->go.word, __ATOMIC_ACQUIRE))
 		;
 	w->t_start = now_ns();
-	if (run->pattern == PAT_ALWAYS) {
-		while (!__atomic_load_n(&run->stop.word, __ATOMIC_RELAXED)) {
+	/* at least one batch each, however late the thread gets a CPU */
+	do {
+		if (pattern == PAT_ALWAYS) {
 			for (i = 0; i < INNER; i++) {
 				test_and_clear_bit(AS_ENOSPC, flags);
 				test_and_clear_bit(AS_EIO, flags);
 			}
-			iters += INNER;
-		}
-		rmw = 2 * iters;
-	} else {
-		while (!__atomic_load_n(&run->stop.word, __ATOMIC_RELAXED)) {
+			rmw += 2 * INNER;
+		} else {
 			for (i = 0; i < INNER; i++) {
 				if (test_bit(AS_ENOSPC, flags) &&
 				    test_and_clear_bit(AS_ENOSPC, flags))
@@ -305,9 +304,9 @@ static void *pattern_worker(void *arg)
 				    test_and_clear_bit(AS_EIO, flags))
 					rmw++;
 			}
-			iters += INNER;
 		}
-	}
+		iters += INNER;
+	} while (!__atomic_load_n(&run->stop.word, __ATOMIC_RELAXED));
 	w->t_end = now_ns();
 	w->iters = iters;
 	w->rmw = rmw;
