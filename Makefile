@@ -186,20 +186,24 @@ install: all
 	install -m 0755 $(ENGINE) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 analysis/flagcheck_analysis/*.py \
 		$(DESTDIR)$(LIBDIR)/analysis/flagcheck_analysis/
+	install -m 0755 $(CALIBRATE) $(DESTDIR)$(LIBDIR)/
 	install -m 0755 analysis/flagcheck-run analysis/flagcheck-report \
-		$(DESTDIR)$(LIBDIR)/analysis/
+		analysis/flagcheck-calibrate $(DESTDIR)$(LIBDIR)/analysis/
 	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) $(DESTDIR)$(JOBDIR)/)
 	ln -sf ../lib/flagcheck/analysis/flagcheck-run $(DESTDIR)$(PREFIX)/bin/
 	ln -sf ../lib/flagcheck/analysis/flagcheck-report $(DESTDIR)$(PREFIX)/bin/
+	ln -sf ../lib/flagcheck/analysis/flagcheck-calibrate $(DESTDIR)$(PREFIX)/bin/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/flagcheck-run \
-		$(DESTDIR)$(PREFIX)/bin/flagcheck-report
+		$(DESTDIR)$(PREFIX)/bin/flagcheck-report \
+		$(DESTDIR)$(PREFIX)/bin/flagcheck-calibrate
 	rm -rf $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/share/flagcheck
 
 clean:
 	rm -rf $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/unit-tsan \
-		$(BUILD)/*.so $(BUILD)/*.ok $(BUILD)/fio-version $(BUILD)/tests
+		$(BUILD)/*.so $(BUILD)/*.ok $(BUILD)/fio-version $(BUILD)/tests \
+		$(CALIBRATE) $(BUILD)/flagcheck-calibrate-clang
 
 distclean:
 	rm -rf $(BUILD)

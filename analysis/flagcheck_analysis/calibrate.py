@@ -409,9 +409,9 @@ what it measures (the C program flagcheck-calibrate, built by make), on the
 CPUs this process may use (run it under taskset to choose them), one thread
 pinned per CPU:
   transfer latency  for every pair of CPUs, two threads bounce one 64-byte
-                    line with compare-and-swap; a sample times --batch round
-                    trips; the pair's figure is the median sample / round
-                    trips / 2 (one way)
+                    line with compare-and-swap; a sample times 64 round
+                    trips (the program's --batch); the pair's figure is the
+                    median sample / round trips / 2 (one way)
   always            two test_and_clear_bit() per iteration on one shared
                     word (filemap_check_errors() before 7fcbbaf18392), at
                     1..N threads: ns per RMW per thread (mean over threads)

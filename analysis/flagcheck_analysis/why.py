@@ -376,18 +376,15 @@ def _results_calibration(inputs, warn):
 
 
 def _estimate_source(args, cal):
+    """(one-way ns, where it comes from) for the worked estimate."""
     if args.transfer_ns is not None:
         return args.transfer_ns, "--transfer-ns"
-    if args.calibration is not None:
-        path, doc = args.calibration
-        t, rel = calibrate.transfer_for_estimate(doc)
-        return t, "%s, %s median" % (path, calibrate.RELATION_NAMES.get(
-            rel, "all pairs'"))
-    if cal is not None:
-        t, rel = calibrate.transfer_for_estimate(cal)
-        return t, "this machine's calibration, %s median" % \
-            calibrate.RELATION_NAMES.get(rel, "all pairs'")
-    return None, None
+    where, doc = args.calibration or ("this machine's calibration", cal)
+    if doc is None:
+        return None, None
+    t, rel = calibrate.transfer_for_estimate(doc)
+    return t, "%s, %s median" % (where, calibrate.RELATION_NAMES.get(
+        rel, "all pairs'"))
 
 
 def build(args, records, docs, warn):

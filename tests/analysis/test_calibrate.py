@@ -277,6 +277,33 @@ class TestFiles(unittest.TestCase):
         self.assertEqual(p.stderr, "flagcheck-calibrate: wrote "
                          "calibration.json and calibration.png to %s\n" % out)
 
+    @unittest.skipUnless(shutil.which("make") and os.path.exists(PROGRAM),
+                         "needs make and the built program")
+    def test_installed_copy_runs_the_installed_program(self):
+        dest = os.path.join(self.tmp, "dest")
+        # -o: install what is built, never rebuild here
+        p = subprocess.run(
+            ["make", "-s", "-C", REPO, "-o", "build/fio-flagcheck.so", "-o",
+             "build/flagcheck-calibrate", "install", "DESTDIR=" + dest,
+             "PREFIX=/usr"], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        lib = os.path.join(dest, "usr", "lib", "flagcheck")
+        link = os.path.join(dest, "usr", "bin", "flagcheck-calibrate")
+        self.assertEqual(os.path.realpath(link), os.path.join(
+            lib, "analysis", "flagcheck-calibrate"))
+        p = subprocess.run([link, "--help"], capture_output=True, text=True,
+                           timeout=60, env=dict(os.environ, COLUMNS="400"))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("(default: %s)" % os.path.join(
+            lib, "flagcheck-calibrate"), " ".join(p.stdout.split()))
+        out = os.path.join(self.tmp, "out")
+        p = subprocess.run([link, "--outdir", out, "--seconds", "0.05",
+                            "--no-plot"], capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(calibrate.load(os.path.join(
+            out, "calibration.json"))["cpus"], USABLE)
+
     def test_cli_bad_input(self):
         for args, word in ((["--seconds", "0"], "--seconds: '0' is not "
                             "valid: a number of seconds from 0.01 to 3600"),
