@@ -73,7 +73,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static void die(const char *fmt, const char *arg, int err)
+static void __attribute__((noreturn))
+die(const char *fmt, const char *arg, int err)
 {
 	fprintf(stderr, "flagcheck-calibrate: ");
 	fprintf(stderr, fmt, arg);
@@ -399,7 +400,8 @@ static void usage(FILE *f)
 "  -h, --help           this text\n", DEFAULT_SECONDS, DEFAULT_BATCH);
 }
 
-static void bad_value(const char *opt, const char *val, const char *allowed)
+static void __attribute__((noreturn))
+bad_value(const char *opt, const char *val, const char *allowed)
 {
 	fprintf(stderr, "flagcheck-calibrate: %s=%s is not valid: %s\n", opt,
 		val, allowed);

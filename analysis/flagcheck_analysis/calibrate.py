@@ -339,11 +339,14 @@ def heatmap(doc, path):
     ax.set_xticklabels([str(cpus[i]) for i in ticks], rotation=90)
     ax.set_yticklabels([str(cpus[i]) for i in ticks])
     if n <= 16:
+        lo, hi = im.get_clim()
         for i in range(n):
             for j in range(n):
                 if data[i][j] == data[i][j]:          # not NaN
                     ax.text(j, i, "%.0f" % data[i][j], ha="center",
-                            va="center", color="w", fontsize="small")
+                            va="center", fontsize="small",
+                            color="k" if data[i][j] > (lo + hi) / 2
+                            else "w")
     ax.set_xlabel("CPU")
     ax.set_ylabel("CPU")
     ax.set_title("cache-line transfer, one way: %s"
