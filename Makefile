@@ -6,6 +6,7 @@
 #   make check            install what is missing, build, run every test
 #   make check PYTEST_ARGS='-k iodepth'   ... only the tests pytest's -k picks
 #   make bench            the engine's overhead against fio's null engine
+#   make calibrate        this machine's cache-line costs, in $(BUILD)/calibration
 #
 # The analysis runs with Debian's python3 (it has python3-matplotlib), not
 # whatever python3 comes first on PATH.
@@ -47,10 +48,16 @@ MODEL_SRCS	:= $(filter-out engine/flagcheck.c engine/backend%.c,$(ENGINE_SRCS))
 UNIT_TESTS	:= $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -pthread
 
-all: $(ENGINE)
+# flagcheck-calibrate: the cache-line costs of this machine, with the
+# engine's own bit operations (the directory that holds bitops.h)
+BITOPS_DIR	:= engine
+CALIBRATE	:= $(BUILD)/flagcheck-calibrate
+CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -pthread
+
+all: $(ENGINE) $(CALIBRATE)
 
 .PHONY: all deps fio device-bundle check bench reproduce reproduce-family unit-tests clean distclean install \
-	uninstall
+	uninstall calibrate
 
 deps:
 	scripts/install-deps.sh
@@ -84,6 +91,18 @@ $(BUILD)/clang.ok: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
 	clang $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $(BUILD)/fio-flagcheck-clang.so $(ENGINE_SRCS) $(ENGINE_LIBS)
 	@touch $@
 
+$(CALIBRATE): calibrate/flagcheck-calibrate.c $(BITOPS_DIR)/bitops.h
+	@mkdir -p $(BUILD)
+	$(CC) $(CALIBRATE_CFLAGS) -o $@ $<
+
+$(BUILD)/clang-calibrate.ok: calibrate/flagcheck-calibrate.c $(BITOPS_DIR)/bitops.h
+	@mkdir -p $(BUILD)
+	clang $(CALIBRATE_CFLAGS) -o $(BUILD)/flagcheck-calibrate-clang $<
+	@touch $@
+
+calibrate: $(CALIBRATE)
+	$(PYTHON) analysis/flagcheck-calibrate --outdir $(BUILD)/calibration
+
 fio: $(BUILD)/fio-version
 	$(MAKE) -C $(FIO_TREE) fio
 	cp $(FIO_TREE)/fio $(BUILD)/fio
@@ -115,7 +134,8 @@ unit-tests: $(foreach v,unit unit-asan unit-tsan,$(addprefix $(BUILD)/$(v)/,$(UN
 PYTEST_ARGS	?=
 
 check: deps
-	$(MAKE) all unit-tests $(BUILD)/fio-flagcheck-skew.so $(BUILD)/clang.ok
+	$(MAKE) all unit-tests $(BUILD)/fio-flagcheck-skew.so $(BUILD)/clang.ok \
+		$(BUILD)/clang-calibrate.ok
 	$(PYTHON) -m pytest --build=$(BUILD) $(PYTEST_ARGS)
 
 bench: all
@@ -172,20 +192,24 @@ install: all
 	install -m 0755 $(ENGINE) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 analysis/flagcheck_analysis/*.py \
 		$(DESTDIR)$(LIBDIR)/analysis/flagcheck_analysis/
+	install -m 0755 $(CALIBRATE) $(DESTDIR)$(LIBDIR)/
 	install -m 0755 analysis/flagcheck-run analysis/flagcheck-report \
-		$(DESTDIR)$(LIBDIR)/analysis/
+		analysis/flagcheck-calibrate $(DESTDIR)$(LIBDIR)/analysis/
 	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) $(DESTDIR)$(JOBDIR)/)
 	ln -sf ../lib/flagcheck/analysis/flagcheck-run $(DESTDIR)$(PREFIX)/bin/
 	ln -sf ../lib/flagcheck/analysis/flagcheck-report $(DESTDIR)$(PREFIX)/bin/
+	ln -sf ../lib/flagcheck/analysis/flagcheck-calibrate $(DESTDIR)$(PREFIX)/bin/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/flagcheck-run \
-		$(DESTDIR)$(PREFIX)/bin/flagcheck-report
+		$(DESTDIR)$(PREFIX)/bin/flagcheck-report \
+		$(DESTDIR)$(PREFIX)/bin/flagcheck-calibrate
 	rm -rf $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/share/flagcheck
 
 clean:
 	rm -rf $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/unit-tsan \
-		$(BUILD)/*.so $(BUILD)/*.ok $(BUILD)/fio-version $(BUILD)/tests
+		$(BUILD)/*.so $(BUILD)/*.ok $(BUILD)/fio-version $(BUILD)/tests \
+		$(CALIBRATE) $(BUILD)/flagcheck-calibrate-clang
 
 distclean:
 	rm -rf $(BUILD)

@@ -8,8 +8,7 @@ import os
 import sys
 
 from . import (clients, compare, fiojson, hosttable, lru, matrix, plot,
-               render, scaling, stats, threeway)
-from . import usl
+               render, scaling, stats, threeway, usl, why)
 
 PROG = "flagcheck-report"
 
@@ -72,6 +71,7 @@ def parse_args(argv):
                    "(e.g. flag_check, ioengine) for every file, instead of "
                    "the manifest or the file name")
     usl.add_arguments(p)
+    why.add_arguments(p)
     return p.parse_args(argv)
 
 
@@ -106,7 +106,8 @@ def inputs_to_files(inputs):
         manifest = _load_manifest(item)
         if manifest is None:
             found = sorted(p for p in glob.glob(os.path.join(item, "*.json"))
-                           if os.path.basename(p) != "manifest.json")
+                           if os.path.basename(p) not in (
+                               "manifest.json", why.calibrate.JSON_NAME))
             if not found:
                 warn("%s: no fio JSON files in this directory" % item)
             files += [(p, None) for p in found]
@@ -359,6 +360,8 @@ def main(argv=None):
                 plotted = bool(lru.draw(pts, outdir)) or plotted
         except plot.PlotError as e:
             warn("plots skipped: %s" % e)
+    if not why.emit(args, records, docs, outdir, warn):
+        return 1
     print("%s: wrote report.md, compare.csv, scaling.csv%s to %s"
           % (PROG, " and plots" if plotted else "", outdir), file=sys.stderr)
     return 0

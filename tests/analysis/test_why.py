@@ -1,0 +1,291 @@
+"""The report's "why" section against hand-computed fixtures
+(fixtures/why: fio JSON + counters lines + calibration.json).
+
+The fixtures, per run (group_reporting: one fio entry; 2 jobs at nj=2):
+  s1 always  r1: IOPS 1.8M, total_ios 3.6M, job_runtime 4000 ms; each job
+                 1.8M checks, 3.6M RMWs, 28125 timed checks of 200 ns;
+                 the counters' ios say 3.6M per job (double fio's count)
+  s1 always  r2: IOPS 2.2M, total_ios 4.4M, 4000 ms; each job 2.2M checks,
+                 4.4M RMWs, 34375 timed checks of 300 ns
+  s1 test_first: IOPS 4.0M, total_ios 8.0M, 4000 ms; each job 4.0M checks,
+                 0 RMWs, 62500 timed checks of 10 ns
+  idle always nj=1: a job that runs no model: checks 0, nothing timed
+  calibration: 2 CPUs, 100 ns one way; at 2 threads always 60 ns/op and
+                 40M ops/s, test_first 10 ns/op
+By hand:
+  ns/io (per job) = 1e9 * 2 / mean IOPS: always 1e9*2/2.0M = 1000,
+      test_first 1e9*2/4.0M = 500; gap 500 ns
+  RMW/io = rmw / fio's total_ios: 7.2M/3.6M = 2, 8.8M/4.4M = 2 (the
+      counters' ios would give 1); test_first 0
+  ns/RMW in the run = 500 / (2 - 0) = 250
+  calibrated = 60 - 10 = 50 ns; accounted 50/250 = 20%
+  ceiling = 40M / 2 = 20M IOPS; always/ceiling = 2.0M / 20M = 10%
+  share r1 = 200 ns * 1.8M * 2 jobs / (4000 ms * 1e6) = 18%,
+        r2 = 300 * 2.2M * 2 / 4e9 = 33%; mean 25.5%; ns per check
+        (200 + 300) / 2 = 250
+  share test_first = 10 * 4.0M * 2 / 4e9 = 2%; idle 0%
+  S1 estimate at 150 ns: 1 / (1/4.0M + 2 * 150 ns) = 1e9/550 = 1818182
+      IOPS (x1.07 of 1.7M: close); ceiling 1e9/300 = 3333333; share
+      300/550 = 54.5%
+  at 100 ns (the fixture's calibration): 1e9/450 = 2222222 (x1.31: far
+      off); the same model on the fixture's runs: 1 / (1/4.0M + 2 * 100 ns)
+      = 2222222 predicted, 2.0M measured (x0.90)"""
+
+import json
+import os
+import shutil
+import tempfile
+import unittest
+from types import SimpleNamespace
+
+from tests.analysis.helpers import FIXTURES, RESULTS, run_cli
+
+from flagcheck_analysis import calibrate, why
+from flagcheck_analysis.report import inputs_to_files, load_records
+
+WHY = os.path.join(FIXTURES, "why")
+
+
+def load(directory, modes=("always", "test_first")):
+    files, _ = inputs_to_files([directory])
+    records, docs, _, _ = load_records(files, None, list(modes))
+    return records, docs
+
+
+def args(inputs, transfer_ns=None, calibration=None):
+    return SimpleNamespace(inputs=inputs, transfer_ns=transfer_ns,
+                           calibration=calibration, no_plot=True,
+                           format="text")
+
+
+class TestArithmetic(unittest.TestCase):
+    def setUp(self):
+        self.records, self.docs = load(WHY)
+        self.groups = why.runs(self.records, self.docs)
+        self.cal = calibrate.load(os.path.join(WHY, "calibration.json"))
+
+    def test_runs(self):
+        a1, a2 = sorted(self.groups[("s1", 2, "always")],
+                        key=lambda r: r.iops)
+        self.assertEqual((a1.iops, a1.total_ios), (1800000.0, 3600000))
+        self.assertEqual(a1.rmw_per_io, 2.0)      # not 1.0 (counters' ios)
+        self.assertAlmostEqual(a1.share, 18.0, places=9)
+        self.assertAlmostEqual(a2.share, 33.0, places=9)
+        self.assertEqual((a1.ns_per_check, a2.ns_per_check), (200.0, 300.0))
+        tf, = self.groups[("s1", 2, "test_first")]
+        self.assertEqual(tf.rmw_per_io, 0.0)
+        self.assertAlmostEqual(tf.share, 2.0, places=9)
+        idle, = self.groups[("idle", 1, "always")]
+        self.assertEqual(idle.share, 0.0)
+        self.assertIsNone(idle.ns_per_check)
+
+    def test_gap(self):
+        g, = why.gaps(self.groups, self.cal)
+        self.assertEqual((g.scenario, g.numjobs), ("s1", 2))
+        self.assertEqual(g.ns_io, {"always": 1000.0, "test_first": 500.0})
+        self.assertEqual(g.rmw_io, {"always": 2.0, "test_first": 0.0})
+        self.assertEqual((g.gap, g.ns_rmw, g.cal_ns_rmw), (500.0, 250.0,
+                                                          50.0))
+        self.assertAlmostEqual(g.accounted, 0.20, places=12)
+        self.assertEqual(g.ceiling, 20e6)
+        self.assertAlmostEqual(g.of_ceiling, 0.10, places=12)
+
+    def test_gap_without_calibration(self):
+        g, = why.gaps(self.groups, None)
+        self.assertEqual(g.ns_rmw, 250.0)
+        self.assertEqual((g.cal_ns_rmw, g.accounted, g.ceiling,
+                          g.of_ceiling), (None, None, None, None))
+
+    def test_gap_beyond_the_calibrated_threads(self):
+        cal = json.loads(json.dumps(self.cal))
+        for name in calibrate.PATTERNS:
+            cal["patterns"][name] = cal["patterns"][name][:1]
+        g, = why.gaps(self.groups, cal)
+        self.assertEqual((g.cal_ns_rmw, g.ceiling), (None, None))
+
+    def test_shares(self):
+        got = {(s.scenario, s.numjobs, s.mode): s
+               for s in why.shares(self.groups)}
+        a = got[("s1", 2, "always")]
+        self.assertEqual((a.n, a.ns_per_check, a.published), (2, 250.0, 40.0))
+        self.assertAlmostEqual(a.share, 25.5, places=9)
+        self.assertIsNone(got[("s1", 2, "test_first")].published)
+        self.assertEqual(got[("idle", 1, "always")].share, 0.0)
+        self.assertIsNone(got[("idle", 1, "always")].published)
+        for s in got.values():
+            self.assertLessEqual(s.share, 100.0)
+
+    def test_time_share_edges(self):
+        # no model ran: 0, whatever the timing keys
+        self.assertEqual(why.time_share([{"checks": 0}], 1000), (0.0, None))
+        # checks ran but nothing timed (an engine without timing): unknown
+        self.assertEqual(why.time_share([{"checks": 10}], 1000),
+                         (None, None))
+        self.assertEqual(why.time_share(
+            [{"checks": 10, "timed_checks": 0, "timed_ns": 0}], 1000),
+            (None, None))
+        # one job whose path took all of its 1 ms: exactly 100%
+        self.assertEqual(why.time_share(
+            [{"checks": 1000, "timed_checks": 16, "timed_ns": 16000}], 1),
+            (100.0, 1000.0))
+
+    def test_time_share_of_version_2_records(self):
+        # the engine's own keys: timed_calls of the model's calls, which
+        # are the job's ios (equal to fio's): 2 jobs x 500 ns x 1e6 calls
+        # in 1 s of runtime each (2000 ms summed) = 50%
+        recs = [{"ios": 1000000, "ios_read": 1000000, "checks": 1000000,
+                 "timed_calls": 15625, "timed_ns": 15625 * 500}] * 2
+        self.assertEqual(why.time_share(recs, 2000), (50.0, 500.0))
+        # a model that ran no check for these I/Os still ran per call
+        recs = [{"ios": 1000, "ios_read": 1000, "checks": 0,
+                 "timed_calls": 16, "timed_ns": 16 * 100}]
+        self.assertEqual(why.time_share(recs, 1), (10.0, 100.0))
+
+    def test_estimate(self):
+        e = why.estimate(150.0, "x")
+        self.assertAlmostEqual(e.before, 1e9 / 550, places=6)
+        self.assertAlmostEqual(e.ceiling, 1e9 / 300, places=6)
+        self.assertAlmostEqual(e.share, 100 * 300 / 550, places=9)
+
+    def test_self_check(self):
+        scenario, nj, t, r, x_tf, pred, x_a = why.self_check(self.groups,
+                                                             self.cal)
+        self.assertEqual((scenario, nj, t, r, x_tf, x_a),
+                         ("s1", 2, 100.0, 2.0, 4e6, 2e6))
+        self.assertAlmostEqual(pred, 1e9 / 450, places=6)
+
+
+class TestReport(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.out = os.path.join(self.tmp, "out")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def report(self, *argv):
+        return run_cli("flagcheck-report", "--no-plot", "--outdir", self.out,
+                       *argv)
+
+    def test_text_and_markdown(self):
+        p = self.report(WHY, "--transfer-ns", "150")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+        row = [l.split() for l in p.stdout.splitlines()
+               if l.startswith("s1 ") and "%" in l and "always" not in l
+               and "test_first" not in l]
+        self.assertEqual(row, [["s1", "2", "1000.0", "500.0", "500.0",
+                                "2.000", "0.000", "250.0", "50.00", "20.0%",
+                                "20000000", "10.0%"]])
+        self.assertIn("s1              2  always         2         250.0"
+                      "              25.5%  40% (S1, before the fix)",
+                      p.stdout)
+        self.assertIn("idle            1  always         1             -"
+                      "               0.0%  -", p.stdout)
+        self.assertIn("(transfer 150.0 ns one way, --transfer-ns): "
+                      "always-dirty 1818182 IOPS predicted vs 1700000 "
+                      "published (close: x1.07); the line's ceiling 3333333 "
+                      "IOPS; time in the check 55% predicted vs 40% "
+                      "published", p.stdout)
+        self.assertIn("predicts always 2222222 IOPS, measured 2000000 "
+                      "(x0.90)", p.stdout)
+        with open(os.path.join(self.out, "report.md")) as f:
+            md = f.read()
+        self.assertIn("\n## Why\n", md)
+        self.assertIn("### Calibration of this machine", md)
+        self.assertIn("| s1 | 2 | 1000.0 | 500.0 | 500.0 | 2.000 | 0.000 | "
+                      "250.0 | 50.00 | 20.0% | 20000000 | 10.0% |", md)
+        self.assertNotIn("calibration.png", md)           # --no-plot
+
+    def test_estimate_from_the_results_calibration_is_far_off(self):
+        p = self.report(WHY)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("(transfer 100.0 ns one way, this machine's "
+                      "calibration, same node median): always-dirty 2222222 "
+                      "IOPS predicted vs 1700000 published (far off: x1.31, "
+                      "the model does not explain the published figure)",
+                      p.stdout)
+
+    def test_estimate_from_another_calibration(self):
+        other = os.path.join(self.tmp, "other.json")
+        doc = calibrate.load(os.path.join(WHY, "calibration.json"))
+        doc["summary"]["other_node"] = dict(doc["summary"]["same_node"],
+                                            median_ns=150.0)
+        with open(other, "w") as f:
+            json.dump(doc, f)
+        p = self.report(WHY, "--calibration", other)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("(transfer 150.0 ns one way, %s, other node median): "
+                      "always-dirty 1818182 IOPS" % other, p.stdout)
+
+    def test_heatmap_in_report(self):
+        p = run_cli("flagcheck-report", "--outdir", self.out, WHY)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.out, "calibration.png"), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        with open(os.path.join(self.out, "report.md")) as f:
+            self.assertIn("![cache-line transfer latency between CPUs]"
+                          "(calibration.png)", f.read())
+
+    def test_no_section_without_calibration_or_timing(self):
+        # the committed results: no calibration.json, no timed counters
+        p = self.report(RESULTS)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("why:", p.stdout)
+        with open(os.path.join(self.out, "report.md")) as f:
+            self.assertNotIn("## Why", f.read())
+
+    def test_csv_prints_no_section(self):
+        p = self.report(WHY, "--format", "csv")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("why:", p.stdout)
+        with open(os.path.join(self.out, "report.md")) as f:
+            self.assertIn("## Why", f.read())
+
+    def test_share_over_100_percent_is_named(self):
+        d = os.path.join(self.tmp, "res")
+        shutil.copytree(WHY, d)
+        path = os.path.join(d, "s1_test_first_nj2_r1.flagcheck.jsonl")
+        with open(path) as f:
+            lines = [json.loads(l) for l in f]
+        for r in lines:
+            r["timed_ns"] = r["timed_checks"] * 600   # 600 ns x 8M > 4 s
+        with open(path, "w") as f:
+            f.write("".join(json.dumps(r) + "\n" for r in lines))
+        p = self.report(d)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(os.path.join(d, "s1_test_first_nj2_r1.json") +
+                      ": its counters put 120.0% of the jobs' time in the "
+                      "modelled path", p.stderr)
+
+    def test_bad_options(self):
+        for argv, word in ((["--transfer-ns", "0"], "argument --transfer-ns: "
+                            "'0' is not valid: a one-way transfer latency in "
+                            "ns, more than 0 and at most 1000000"),
+                           (["--transfer-ns", "x"], "'x' is not valid"),
+                           (["--calibration", "/nonexistent.json"],
+                            "argument --calibration: /nonexistent.json: "
+                            "cannot read: No such file or directory"),
+                           (["--calibration", os.path.join(
+                               WHY, "s1_always_nj2_r1.json")],
+                            "not a flagcheck calibration")):
+            p = self.report(WHY, *argv)
+            self.assertEqual(p.returncode, 2, argv)
+            self.assertNotIn("Traceback", p.stderr)
+            self.assertIn(word, p.stderr)
+            self.assertFalse(os.path.exists(self.out))
+
+    def test_bad_results_calibration_is_named(self):
+        d = os.path.join(self.tmp, "res")
+        shutil.copytree(WHY, d)
+        with open(os.path.join(d, "calibration.json"), "w") as f:
+            f.write("{")
+        p = self.report(d)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(os.path.join(d, "calibration.json") + ": malformed "
+                      "JSON", p.stderr)
+        self.assertIn("250.0", p.stdout)      # the rest is still there
+
+
+if __name__ == "__main__":
+    unittest.main()
