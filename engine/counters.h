@@ -6,6 +6,7 @@
 #ifndef FLAGCHECK_COUNTERS_H
 #define FLAGCHECK_COUNTERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The kernel functions a model runs per I/O, counted apart: each model
@@ -59,8 +60,12 @@ static inline uint64_t fc_counters_ios(const struct fc_counters *c)
 	return fc_sum(c->ios, 3);
 }
 
-/* An RMW a path ran, or one a plain test made unnecessary. */
-static inline void fc_count_rmw(struct fc_counters *c, int path, int ran)
+/*
+ * The one way to count: an RMW the caller's @path ran, or one a plain test
+ * made unnecessary. The kernel helpers (kernel/) return whether they ran
+ * it; the path numbers are the model's own (its ->paths).
+ */
+static inline void fc_count_rmw(struct fc_counters *c, int path, bool ran)
 {
 	if (ran)
 		c->rmw[path]++;

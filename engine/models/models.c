@@ -2,10 +2,10 @@
 /* The list of modelled kernel paths: a new model is one file and one line
  * here. */
 #include "model.h"
-#include "buffer_head.h"
 
-/* set_buffer_verified.c, set_buffer_uptodate.c, bh_lru.c */
-extern const struct fc_model fc_model_set_buffer_verified,
+/* one file each in models/, named as the model= value */
+extern const struct fc_model fc_model_filemap_check_errors,
+	fc_model_block_commit_write, fc_model_set_buffer_verified,
 	fc_model_set_buffer_uptodate, fc_model_bh_lru;
 
 const char *const fc_variant_names[] = {
@@ -15,7 +15,7 @@ const char *const fc_variant_names[] = {
 };
 
 const struct fc_model *const fc_models[] = {
-	&fc_model_filemap,
+	&fc_model_filemap_check_errors,
 	&fc_model_block_commit_write,
 	&fc_model_set_buffer_verified,
 	&fc_model_set_buffer_uptodate,
