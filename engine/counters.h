@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 /* The kernel functions a model runs per I/O, counted apart: each model
  * names its paths (model.h), index 0 up. */
@@ -40,6 +41,15 @@ struct fc_counters {
 
 /* One model call in this many is timed (two clock reads) */
 #define FC_TIMED_EVERY	64
+
+/* The clock of every timing: the model's calls, a model's own batches */
+static inline uint64_t fc_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 static inline uint64_t fc_sum(const uint64_t *v, int n)
 {

@@ -91,6 +91,14 @@ struct fc_model {
 /* models/models.c: every model, NULL-terminated */
 extern const struct fc_model *const fc_models[];
 
+/*
+ * Options of the same name in two of @models (NULL-terminated) are one fio
+ * option: they must agree on choices (or range) and default. 0, or -1 with
+ * a message naming the option and both models in @msg.
+ */
+int fc_models_agree(const struct fc_model *const *models, char *msg,
+		    size_t len);
+
 /* The value of the model's variant option in @params (FC_ALWAYS if none). */
 enum fc_variant fc_model_variant(const struct fc_model *m, const void *params);
 

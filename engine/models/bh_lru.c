@@ -25,7 +25,6 @@
  * brelse()), so the clock's own cost is spread over the batch.
  */
 #include <stddef.h>
-#include <time.h>
 
 #include "buffer_head.h"
 #include "model.h"
@@ -245,14 +244,6 @@ static size_t bh_lru_state_size(const void *params,
 	       nr * (sizeof(struct page) + sizeof(struct buffer_head));
 }
 
-static inline unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* One I/O: lookups_per_io lookups of the next blocks of 1..mod, each
  * released by its caller, timed as one batch. */
 static int bh_lru_io(void *state, const void *params, const struct fc_io *io,
@@ -263,7 +254,7 @@ static int bh_lru_io(void *state, const void *params, const struct fc_io *io,
 	struct bh_lru *lru = io->job;
 	unsigned int i;
 
-	t0 = now_ns();
+	t0 = fc_now_ns();
 	for (i = 0; i < p->lookups_per_io; i++) {
 		unsigned long long block = 1 + lru->next++ % p->mod;
 
@@ -271,7 +262,7 @@ static int bh_lru_io(void *state, const void *params, const struct fc_io *io,
 					p->bh_lru == BH_LRU_ON ? lru : NULL,
 					block, c), c);
 	}
-	c->stat[STAT_LOOKUP_NS] += now_ns() - t0;
+	c->stat[STAT_LOOKUP_NS] += fc_now_ns() - t0;
 	c->checks += p->lookups_per_io;
 	return 0;
 }
