@@ -27,15 +27,22 @@ FIO_TREE	= $(FIO_SRC)
 endif
 FIO_VERSION_OF	= $(shell cat $(BUILD)/fio-version)
 
-# every .c under engine/: a new model or backend is one new file
-ENGINE_SRCS	:= $(sort $(wildcard engine/*.c))
-ENGINE_HDRS	:= $(wildcard engine/*.h)
+# engine/: the fio glue, the options, the arena and the counters;
+# kernel/: the kernel's own functions; models/: one file per model=;
+# backends/: one file per backend=. A new model or backend is one new file.
+KERNEL_SRCS	:= $(sort $(wildcard engine/kernel/*.c))
+MODEL_SRCS	:= $(sort $(wildcard engine/models/*.c))
+BACKEND_SRCS	:= $(sort $(wildcard engine/backends/*.c))
+ENGINE_SRCS	:= $(sort $(wildcard engine/*.c)) $(KERNEL_SRCS) $(MODEL_SRCS) \
+		   $(BACKEND_SRCS)
+ENGINE_HDRS	:= $(wildcard engine/*.h engine/kernel/*.h engine/models/*.h)
 ENGINE		:= $(BUILD)/fio-flagcheck.so
 
 WARN		:= -Wall -Wextra -Werror
 BASE_CFLAGS	:= -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE \
 		   -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64
 ENGINE_CFLAGS	= $(BASE_CFLAGS) -fPIC -fvisibility=hidden \
+		  -Iengine -Iengine/kernel \
 		  -include $(FIO_TREE)/config-host.h -isystem $(FIO_TREE) \
 		  -DFLAGCHECK_FIO_VERSION='"$(FIO_VERSION_OF)"'
 # nodelete: fio dlcloses engines at exit, a known crash source
@@ -43,10 +50,11 @@ ENGINE_LDFLAGS	:= -shared -Wl,-z,nodelete -Wl,-z,now
 # the libaio and io_uring backends
 ENGINE_LIBS	:= -laio -luring
 
-# Models and the shared arena, without fio, for the unit tests.
-MODEL_SRCS	:= $(filter-out engine/flagcheck.c engine/backend%.c,$(ENGINE_SRCS))
+# The kernel functions, the models, the arena and the counters file,
+# without fio, for the unit tests.
+UNIT_SRCS	:= $(KERNEL_SRCS) $(MODEL_SRCS) engine/shm.c engine/stats.c
 UNIT_TESTS	:= $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
-UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -pthread
+UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/models -pthread
 
 # flagcheck-calibrate: the cache-line costs of this machine, with the
 # engine's own bit operations (the directory that holds bitops.h)
@@ -114,16 +122,16 @@ device-bundle: fio $(ENGINE)
 	scripts/device-bundle.sh $(BUILD)
 
 # Unit tests: plain, AddressSanitizer+UBSan, ThreadSanitizer.
-$(BUILD)/unit/%: tests/unit/%.c $(MODEL_SRCS) $(ENGINE_HDRS) tests/unit/unit.h
+$(BUILD)/unit/%: tests/unit/%.c $(UNIT_SRCS) $(ENGINE_HDRS) tests/unit/unit.h
 	@mkdir -p $(BUILD)/unit
-	$(CC) $(UNIT_CFLAGS) -o $@ $< $(MODEL_SRCS)
-$(BUILD)/unit-asan/%: tests/unit/%.c $(MODEL_SRCS) $(ENGINE_HDRS) tests/unit/unit.h
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS)
+$(BUILD)/unit-asan/%: tests/unit/%.c $(UNIT_SRCS) $(ENGINE_HDRS) tests/unit/unit.h
 	@mkdir -p $(BUILD)/unit-asan
 	$(CC) $(UNIT_CFLAGS) -O1 -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $< $(MODEL_SRCS)
-$(BUILD)/unit-tsan/%: tests/unit/%.c $(MODEL_SRCS) $(ENGINE_HDRS) tests/unit/unit.h
+		-fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $< $(UNIT_SRCS)
+$(BUILD)/unit-tsan/%: tests/unit/%.c $(UNIT_SRCS) $(ENGINE_HDRS) tests/unit/unit.h
 	@mkdir -p $(BUILD)/unit-tsan
-	$(CC) $(UNIT_CFLAGS) -O1 -fsanitize=thread -o $@ $< $(MODEL_SRCS)
+	$(CC) $(UNIT_CFLAGS) -O1 -fsanitize=thread -o $@ $< $(UNIT_SRCS)
 
 unit-tests: $(foreach v,unit unit-asan unit-tsan,$(addprefix $(BUILD)/$(v)/,$(UNIT_TESTS)))
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the engine does with an I/O once the model let it through. Each
- * backend is one file (backend_null.c, backend_psync.c, ...) behind this
- * table; flagcheck.c calls it from the matching fio hook, with the
- * backend's own per-job data.
+ * backend is one file in backends/, named as its backend= value (null.c,
+ * psync.c, ...), behind this table; flagcheck.c calls it from the matching
+ * fio hook, with the backend's own per-job data.
  */
 #ifndef FLAGCHECK_BACKEND_H
 #define FLAGCHECK_BACKEND_H
@@ -60,7 +60,7 @@ static inline void fc_td_engine_flags(struct thread_data *td, int set, int clear
 	td->flags |= (unsigned long long)set << TD_ENG_FLAG_SHIFT;
 }
 
-/* backend_psync.c: fio's own file hooks, for every backend with real files */
+/* backends/psync.c: fio's own file hooks, for every backend with real files */
 int fc_file_open(struct thread_data *td, void *priv, struct fio_file *f);
 int fc_file_close(struct thread_data *td, void *priv, struct fio_file *f);
 int fc_file_size(struct thread_data *td, void *priv, struct fio_file *f);

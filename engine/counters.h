@@ -6,7 +6,9 @@
 #ifndef FLAGCHECK_COUNTERS_H
 #define FLAGCHECK_COUNTERS_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 /* The kernel functions a model runs per I/O, counted apart: each model
  * names its paths (model.h), index 0 up. */
@@ -40,6 +42,15 @@ struct fc_counters {
 /* One model call in this many is timed (two clock reads) */
 #define FC_TIMED_EVERY	64
 
+/* The clock of every timing: the model's calls, a model's own batches */
+static inline uint64_t fc_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static inline uint64_t fc_sum(const uint64_t *v, int n)
 {
 	uint64_t sum = 0;
@@ -59,8 +70,12 @@ static inline uint64_t fc_counters_ios(const struct fc_counters *c)
 	return fc_sum(c->ios, 3);
 }
 
-/* An RMW a path ran, or one a plain test made unnecessary. */
-static inline void fc_count_rmw(struct fc_counters *c, int path, int ran)
+/*
+ * The one way to count: an RMW the caller's @path ran, or one a plain test
+ * made unnecessary. The kernel helpers (kernel/) return whether they ran
+ * it; the path numbers are the model's own (its ->paths).
+ */
+static inline void fc_count_rmw(struct fc_counters *c, int path, bool ran)
 {
 	if (ran)
 		c->rmw[path]++;

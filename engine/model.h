@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A modelled kernel hot path. Each model is one file (filemap.c, ...) that
- * fills one struct fc_model, listed once in models.c; flagcheck.c runs the
- * chosen model's ->io() for every I/O before the backend issues it, and
- * turns the model's option table into fio engine options. Models know
- * nothing of fio, so the unit tests drive them directly.
+ * A modelled kernel hot path. Each model is one file in models/, named as
+ * its model= value (models/filemap_check_errors.c, ...), that fills one
+ * struct fc_model from the kernel's functions in kernel/, listed once in
+ * models/models.c; flagcheck.c runs the chosen model's ->io() for every I/O
+ * before the backend issues it, and options.c turns the model's option
+ * table into fio engine options. Models know nothing of fio, so the unit
+ * tests drive them directly.
  */
 #ifndef FLAGCHECK_MODEL_H
 #define FLAGCHECK_MODEL_H
@@ -86,9 +88,16 @@ struct fc_model {
 	void (*job_exit)(void *job, const void *params);
 };
 
-/* models.c: every model, NULL-terminated */
+/* models/models.c: every model, NULL-terminated */
 extern const struct fc_model *const fc_models[];
-extern const struct fc_model fc_model_filemap;
+
+/*
+ * Options of the same name in two of @models (NULL-terminated) are one fio
+ * option: they must agree on choices (or range) and default. 0, or -1 with
+ * a message naming the option and both models in @msg.
+ */
+int fc_models_agree(const struct fc_model *const *models, char *msg,
+		    size_t len);
 
 /* The value of the model's variant option in @params (FC_ALWAYS if none). */
 enum fc_variant fc_model_variant(const struct fc_model *m, const void *params);

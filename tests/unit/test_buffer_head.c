@@ -9,7 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "buffer_head.h"
+#include "block_commit_write.h"
 #include "model.h"
 #include "unit.h"
 
@@ -120,6 +120,12 @@ static void first_write_makes_the_page_new(void)
 {
 	struct buffer_head head[16];
 	struct fc_counters c = { 0 };
+	const struct block_commit_count count = {
+		.c		= &c,
+		.set_uptodate	= PATH_SET_BUFFER_UPTODATE,
+		.mark_dirty	= PATH_MARK_BUFFER_DIRTY,
+		.clear_new	= PATH_CLEAR_BUFFER_NEW,
+	};
 	int i;
 
 	memset(head, 0, sizeof(head));
@@ -130,7 +136,7 @@ static void first_write_makes_the_page_new(void)
 	for (i = 0; i < 16; i++)
 		CHECK(buffer_new(&head[i]));
 
-	__block_commit_write(head, 16, 3 * 4096, 4 * 4096, FC_TEST_FIRST, &c);
+	__block_commit_write(head, 16, 3 * 4096, 4 * 4096, true, &count);
 	for (i = 0; i < 16; i++) {
 		CHECK(!buffer_new(&head[i]) && buffer_mapped(&head[i]));
 		CHECK_EQ(buffer_uptodate(&head[i]), i == 3);
@@ -143,7 +149,7 @@ static void first_write_makes_the_page_new(void)
 
 	/* the page is no longer new: no RMW at all for the same block */
 	__block_write_begin(head, 16);
-	__block_commit_write(head, 16, 3 * 4096, 4 * 4096, FC_TEST_FIRST, &c);
+	__block_commit_write(head, 16, 3 * 4096, 4 * 4096, true, &count);
 	CHECK_EQ(fc_counters_rmw(&c), 18);
 	CHECK_EQ(c.skipped[PATH_CLEAR_BUFFER_NEW], 16);
 	CHECK_EQ(c.skipped[PATH_SET_BUFFER_UPTODATE], 1);

@@ -9,11 +9,15 @@
 #include <unistd.h>
 
 #include "bitops.h"
-#include "filemap.h"
+#include "filemap_check_errors.h"
 #include "model.h"
 #include "unit.h"
 
 #define ITERATIONS	1000000
+/* the model's one counted path, where the kernel functions count */
+#define PATH		PATH_FILEMAP_CHECK_ERRORS
+
+static const struct fc_model *m_model = &fc_model_filemap_check_errors;
 
 static void both_variants_agree_on_all_states(void)
 {
@@ -29,8 +33,8 @@ static void both_variants_agree_on_all_states(void)
 		if (state & (1UL << AS_EIO))
 			expect = -EIO;	/* EIO wins when both are set */
 		a.flags = b.flags = state;
-		ra = filemap_check_errors_always(&a, &ca);
-		rb = filemap_check_errors_test_first(&b, &cb);
+		ra = filemap_check_errors_always(&a, &ca, PATH);
+		rb = filemap_check_errors_test_first(&b, &cb, PATH);
 		CHECK_EQ(ra, expect);
 		CHECK_EQ(rb, expect);
 		CHECK_EQ(a.flags, 0);
@@ -59,7 +63,7 @@ static void test_first_runs_no_rmw_when_clear(void)
 	CHECK(m != MAP_FAILED);
 	CHECK(mprotect(m, page, PROT_READ) == 0);
 	for (i = 0; i < 1000; i++)
-		ret |= filemap_check_errors_test_first(m, &c);
+		ret |= filemap_check_errors_test_first(m, &c, PATH);
 	CHECK_EQ(ret, 0);
 	CHECK_EQ(c.rmw[0], 0);
 	CHECK_EQ(c.skipped[0], 2000);
@@ -73,7 +77,7 @@ static void always_runs_two_rmw_per_check(void)
 	int i;
 
 	for (i = 0; i < 1000; i++)
-		CHECK_EQ(filemap_check_errors_always(&m, &c), 0);
+		CHECK_EQ(filemap_check_errors_always(&m, &c, PATH), 0);
 	CHECK_EQ(c.rmw[0], 2000);
 }
 
@@ -88,7 +92,8 @@ static void set_error_coalesces(void)
 	CHECK_EQ(c.errors_set, 2);
 	CHECK(test_bit(AS_EIO, &m.flags));
 	CHECK(test_bit(AS_ENOSPC, &m.flags));
-	CHECK_EQ(filemap_check_errors_test_first(&m, &c), (unsigned long long)-EIO);
+	CHECK_EQ(filemap_check_errors_test_first(&m, &c, PATH),
+		 (unsigned long long)-EIO);
 	CHECK_EQ(m.flags, 0);
 }
 
@@ -99,7 +104,7 @@ static void nrpages_skips_the_check(void)
 	struct fc_io io = { .ddir = FC_READ };
 	struct fc_counters c = { .ios = { 1 } };
 
-	CHECK_EQ(fc_model_filemap.io(&m, &p, &io, &c), 0);
+	CHECK_EQ(m_model->io(&m, &p, &io, &c), 0);
 	CHECK_EQ(c.checks, 0);
 	CHECK_EQ(c.rmw[0], 0);
 }
@@ -121,7 +126,7 @@ static void *worker_run(void *arg)
 
 	for (i = 0; i < ITERATIONS; i++) {
 		w->c.ios[FC_READ]++;
-		if (fc_model_filemap.io(w->mapping, &w->p, &io, &w->c))
+		if (m_model->io(w->mapping, &w->p, &io, &w->c))
 			w->c.errors_reported++;
 	}
 	return NULL;
@@ -174,13 +179,13 @@ static void inject_every_zero_is_refused_with_inject(void)
 	struct filemap_params p = { .inject = FILEMAP_INJECT_ENOSPC };
 	char msg[256];
 
-	CHECK(fc_model_filemap.check(&p, msg, sizeof(msg)) != 0);
+	CHECK(m_model->check(&p, msg, sizeof(msg)) != 0);
 	CHECK(strstr(msg, "inject_every=0") && strstr(msg, "inject=enospc"));
 	p.inject_every = 1;
-	CHECK(fc_model_filemap.check(&p, msg, sizeof(msg)) == 0);
+	CHECK(m_model->check(&p, msg, sizeof(msg)) == 0);
 	p.inject = FILEMAP_INJECT_NONE;
 	p.inject_every = 0;
-	CHECK(fc_model_filemap.check(&p, msg, sizeof(msg)) == 0);
+	CHECK(m_model->check(&p, msg, sizeof(msg)) == 0);
 }
 
 int main(void)

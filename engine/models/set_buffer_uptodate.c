@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * model=set_buffer_uptodate
+ *
  * set_buffer_uptodate() in three kernels, the three columns of the LKP
  * report "d4252071b9: fxmark.ssd_ext4_no_jnl_DWTL_54_directio.works/sec
  * -26.5% regression" (Yin Fengwei, September 2022):
@@ -27,6 +29,7 @@
 #include <stddef.h>
 
 #include "buffer_head.h"
+#include "model.h"
 
 enum uptodate_variant {
 	UPTODATE_ALWAYS = FC_ALWAYS,		/* d4252071b97d */
@@ -39,9 +42,8 @@ struct uptodate_params {
 	unsigned int metadata_bhs;	/* buffers dirtied per operation */
 };
 
-/* counted paths: the indices buffer_head.c counts mark_buffer_dirty at */
-enum { UPTODATE_PATH_SET = PATH_SET_BUFFER_UPTODATE,
-       UPTODATE_PATH_DIRTY = PATH_MARK_BUFFER_DIRTY };
+/* counted paths */
+enum { PATH_SET_BUFFER_UPTODATE = 0, PATH_MARK_BUFFER_DIRTY };
 enum { STAT_BARRIERS = 0 };
 
 static inline void counted_smp_mb__before_atomic(struct fc_counters *c)
@@ -57,30 +59,27 @@ static inline void set_buffer_uptodate_always(struct buffer_head *bh,
 	/* make it consistent with folio_mark_uptodate */
 	counted_smp_mb__before_atomic(c);
 	set_bit(BH_Uptodate, &bh->b_state);
-	c->rmw[UPTODATE_PATH_SET]++;
+	fc_count_rmw(c, PATH_SET_BUFFER_UPTODATE, true);
 }
 
 /* 2f79cdfe58c1: only the first transition to uptodate needs the barrier */
 static inline void set_buffer_uptodate_test_first(struct buffer_head *bh,
 						  struct fc_counters *c)
 {
-	if (!test_bit(BH_Uptodate, &bh->b_state)) {
-		counted_smp_mb__before_atomic(c);
-		set_bit(BH_Uptodate, &bh->b_state);
-		c->rmw[UPTODATE_PATH_SET]++;
-	} else {
-		c->skipped[UPTODATE_PATH_SET]++;
+	if (test_bit(BH_Uptodate, &bh->b_state)) {
+		fc_count_rmw(c, PATH_SET_BUFFER_UPTODATE, false);
+		return;
 	}
+	counted_smp_mb__before_atomic(c);
+	set_bit(BH_Uptodate, &bh->b_state);
+	fc_count_rmw(c, PATH_SET_BUFFER_UPTODATE, true);
 }
 
 /* e394ff83: BUFFER_FNS' set_buffer_uptodate(), test first, no barrier */
 static inline void set_buffer_uptodate_before(struct buffer_head *bh,
 					      struct fc_counters *c)
 {
-	if (set_buffer_uptodate(bh))
-		c->rmw[UPTODATE_PATH_SET]++;
-	else
-		c->skipped[UPTODATE_PATH_SET]++;
+	fc_count_rmw(c, PATH_SET_BUFFER_UPTODATE, set_buffer_uptodate(bh));
 }
 
 /* fs/ext4/ext4_jbd2.c, no journal: the buffer becomes uptodate and dirty */
@@ -99,7 +98,7 @@ static void ext4_handle_dirty_metadata(struct buffer_head *bh,
 		set_buffer_uptodate_before(bh, c);
 		break;
 	}
-	mark_buffer_dirty(bh, c);
+	fc_count_rmw(c, PATH_MARK_BUFFER_DIRTY, mark_buffer_dirty(bh));
 }
 
 static size_t uptodate_state_size(const void *params,
@@ -128,8 +127,8 @@ static int uptodate_io(void *state, const void *params,
 }
 
 static const char *const uptodate_paths[] = {
-	[UPTODATE_PATH_SET]	= "set_buffer_uptodate",
-	[UPTODATE_PATH_DIRTY]	= "mark_buffer_dirty",
+	[PATH_SET_BUFFER_UPTODATE]	= "set_buffer_uptodate",
+	[PATH_MARK_BUFFER_DIRTY]	= "mark_buffer_dirty",
 	NULL,
 };
 

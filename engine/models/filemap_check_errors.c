@@ -1,79 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * filemap_check_errors() before and after commit 7fcbbaf18392 ("mm/filemap.c:
- * avoid always dirtying mapping->flags on O_DIRECT", Jens Axboe, 2014): 1.7M
- * -> 4.0M IOPS of O_DIRECT reads on a 4-socket box.
+ * model=filemap_check_errors
+ *
+ * filemap_check_errors() (kernel/filemap.c) before and after commit
+ * 7fcbbaf18392 ("mm/filemap.c: avoid always dirtying mapping->flags on
+ * O_DIRECT", Jens Axboe, 2014): 1.7M -> 4.0M IOPS of O_DIRECT reads on a
+ * 4-socket box. Each I/O is one O_DIRECT read of a file without cached
+ * pages, with writeback errors injected on demand.
  */
 #include <errno.h>
 #include <stdio.h>
 
-#include "bitops.h"
-#include "filemap.h"
-
-/* The one counted path of this model. */
-enum { PATH_FILEMAP_CHECK_ERRORS = 0 };
-
-/* A test_and_clear_bit() that the counters see. */
-static inline int counted_test_and_clear_bit(long nr, unsigned long *addr,
-					     struct fc_counters *c)
-{
-	c->rmw[PATH_FILEMAP_CHECK_ERRORS]++;
-	return test_and_clear_bit(nr, addr);
-}
-
-/* test_bit() that counts the RMW it makes unnecessary */
-static inline int counted_test_bit(long nr, const unsigned long *addr,
-				   struct fc_counters *c)
-{
-	if (test_bit(nr, addr))
-		return 1;
-	c->skipped[PATH_FILEMAP_CHECK_ERRORS]++;
-	return 0;
-}
-
-/* Before 7fcbbaf18392: two RMWs on every call, so every caller takes the
- * line exclusive, error or not. */
-int filemap_check_errors_always(struct address_space *mapping,
-				struct fc_counters *c)
-{
-	int ret = 0;
-	/* Check for outstanding write errors */
-	if (counted_test_and_clear_bit(AS_ENOSPC, &mapping->flags, c))
-		ret = -ENOSPC;
-	if (counted_test_and_clear_bit(AS_EIO, &mapping->flags, c))
-		ret = -EIO;
-	return ret;
-}
-
-/* 7fcbbaf18392: a plain test first; the line stays shared while no error is
- * pending. */
-int filemap_check_errors_test_first(struct address_space *mapping,
-				    struct fc_counters *c)
-{
-	int ret = 0;
-	/* Check for outstanding write errors */
-	if (counted_test_bit(AS_ENOSPC, &mapping->flags, c) &&
-	    counted_test_and_clear_bit(AS_ENOSPC, &mapping->flags, c))
-		ret = -ENOSPC;
-	if (counted_test_bit(AS_EIO, &mapping->flags, c) &&
-	    counted_test_and_clear_bit(AS_EIO, &mapping->flags, c))
-		ret = -EIO;
-	return ret;
-}
-
-/*
- * What writeback does when a page's write fails. The kernel uses set_bit();
- * the model needs the old value to count 0 -> 1 transitions, and a set while
- * the bit is already set coalesces, as in the kernel. Writeback's RMW, not
- * the checked path's: not in c->rmw.
- */
-void mapping_set_error(struct address_space *mapping, int error,
-		       struct fc_counters *c)
-{
-	if (!test_and_set_bit(error == -ENOSPC ? AS_ENOSPC : AS_EIO,
-			      &mapping->flags))
-		c->errors_set++;
-}
+#include "filemap_check_errors.h"
 
 static size_t filemap_state_size(const void *params,
 				 unsigned long long file_size)
@@ -104,8 +42,10 @@ static int filemap_io(void *state, const void *params,
 		return 0;
 	c->checks++;
 	if (p->flag_check == FC_ALWAYS)
-		return filemap_check_errors_always(mapping, c);
-	return filemap_check_errors_test_first(mapping, c);
+		return filemap_check_errors_always(mapping, c,
+						   PATH_FILEMAP_CHECK_ERRORS);
+	return filemap_check_errors_test_first(mapping, c,
+					       PATH_FILEMAP_CHECK_ERRORS);
 }
 
 static const char *const inject_names[] = { "none", "eio", "enospc", NULL };
@@ -123,7 +63,10 @@ static int filemap_check(const void *params, char *msg, size_t len)
 	return -1;
 }
 
-static const char *const filemap_paths[] = { "filemap_check_errors", NULL };
+static const char *const filemap_paths[] = {
+	[PATH_FILEMAP_CHECK_ERRORS] = "filemap_check_errors",
+	NULL,
+};
 
 static const struct fc_model_option filemap_options[] = {
 	{
@@ -155,7 +98,7 @@ static const struct fc_model_option filemap_options[] = {
 	{ .name = NULL },
 };
 
-const struct fc_model fc_model_filemap = {
+const struct fc_model fc_model_filemap_check_errors = {
 	.name		= "filemap_check_errors",
 	.paths		= filemap_paths,
 	.options	= filemap_options,

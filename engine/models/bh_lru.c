@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * model=bh_lru
+ *
  * __find_get_block() with and without the per-CPU buffer_head LRU in front
  * of __find_get_block_slow() (fs/buffer.c), after the 2023 thread on the
  * per-CPU cache and isolated CPUs (scenario S5 in SCENARIOS.md). Measured
  * there, one CPU looking up blocks 1..mod in turn: 41 ns (mod=1) .. 63 ns
- * (mod=16) per lookup with the LRU, 138 ns past 16 (every lookup misses);
- * 42 ns per hit against 68 ns for the slow path.
+ * (mod=16) per lookup with the LRU, 138 ns past 16 (every lookup misses); 42
+ * ns per hit against 68 ns for the slow path.
  *
  *   bh_lru=on   lookup_bh_lru(): search the 16 entries, most recent first; a
  *               hit moves the entry to the front; a miss goes to the slow
@@ -23,9 +25,9 @@
  * brelse()), so the clock's own cost is spread over the batch.
  */
 #include <stddef.h>
-#include <time.h>
 
 #include "buffer_head.h"
+#include "model.h"
 #include "shm.h"
 
 #define BH_LRU_SIZE	16
@@ -85,7 +87,7 @@ static inline struct buffer_head *bdev_bhs(struct bdev_mapping *m,
 
 static inline void get_bh(struct buffer_head *bh, struct fc_counters *c)
 {
-	c->rmw[PATH_GET_BH]++;
+	fc_count_rmw(c, PATH_GET_BH, true);
 	__atomic_fetch_add(&bh->b_count, 1, __ATOMIC_RELAXED);
 }
 
@@ -93,13 +95,13 @@ static inline void brelse(struct buffer_head *bh, struct fc_counters *c)
 {
 	if (!bh)
 		return;
-	c->rmw[PATH_BRELSE]++;
+	fc_count_rmw(c, PATH_BRELSE, true);
 	__atomic_fetch_sub(&bh->b_count, 1, __ATOMIC_RELEASE);
 }
 
 static inline void spin_lock(int *lock, struct fc_counters *c)
 {
-	c->rmw[PATH_SPIN_LOCK]++;
+	fc_count_rmw(c, PATH_SPIN_LOCK, true);
 	while (__atomic_exchange_n(lock, 1, __ATOMIC_ACQUIRE))
 		while (__atomic_load_n(lock, __ATOMIC_RELAXED))
 			;
@@ -142,7 +144,7 @@ __find_get_block_slow(struct bdev_mapping *m, unsigned long long nr_pages,
 	if (block >= nr_pages)
 		return NULL;
 	page = bdev_pages(m) + block;	/* one block per page */
-	c->rmw[PATH_PAGE_REF]++;	/* get_page() */
+	fc_count_rmw(c, PATH_PAGE_REF, true);	/* get_page() */
 	__atomic_fetch_add(&page->_refcount, 1, __ATOMIC_RELAXED);
 
 	spin_lock(&m->private_lock, c);
@@ -159,7 +161,7 @@ __find_get_block_slow(struct bdev_mapping *m, unsigned long long nr_pages,
 	} while (bh != head);
 	spin_unlock(&m->private_lock);
 
-	c->rmw[PATH_PAGE_REF]++;	/* put_page() */
+	fc_count_rmw(c, PATH_PAGE_REF, true);	/* put_page() */
 	__atomic_fetch_sub(&page->_refcount, 1, __ATOMIC_RELEASE);
 	return ret;
 }
@@ -242,14 +244,6 @@ static size_t bh_lru_state_size(const void *params,
 	       nr * (sizeof(struct page) + sizeof(struct buffer_head));
 }
 
-static inline unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* One I/O: lookups_per_io lookups of the next blocks of 1..mod, each
  * released by its caller, timed as one batch. */
 static int bh_lru_io(void *state, const void *params, const struct fc_io *io,
@@ -260,7 +254,7 @@ static int bh_lru_io(void *state, const void *params, const struct fc_io *io,
 	struct bh_lru *lru = io->job;
 	unsigned int i;
 
-	t0 = now_ns();
+	t0 = fc_now_ns();
 	for (i = 0; i < p->lookups_per_io; i++) {
 		unsigned long long block = 1 + lru->next++ % p->mod;
 
@@ -268,7 +262,7 @@ static int bh_lru_io(void *state, const void *params, const struct fc_io *io,
 					p->bh_lru == BH_LRU_ON ? lru : NULL,
 					block, c), c);
 	}
-	c->stat[STAT_LOOKUP_NS] += now_ns() - t0;
+	c->stat[STAT_LOOKUP_NS] += fc_now_ns() - t0;
 	c->checks += p->lookups_per_io;
 	return 0;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kernel's bit operations on an unsigned long, with the kernel's names
- * and ordering guarantees (Documentation/atomic_bitops.txt):
+ * and the ordering guarantees that Documentation/atomic_bitops.txt states
+ * for them (as of 6.4), built on GCC's __atomic builtins rather than the
+ * kernel's per-arch asm:
  *
  *  - test_bit() is a plain load: on a line that other CPUs only read, it
  *    hits the local cache and leaves the line shared and clean.
@@ -56,8 +58,9 @@ static inline bool test_and_clear_bit(long nr, unsigned long *addr)
 
 /*
  * smp_mb(): a full barrier, as the kernel emits it: on x86-64 a locked no-op
- * on the stack (cheaper than mfence, and a line no other CPU wants), on arm64
- * dmb ish. Inline asm rather than __atomic_thread_fence(), which
+ * on the stack (cheaper than mfence, and a line no other CPU wants: the
+ * kernel's since 450cbdd0125c, 2017, which uses "lock; addl $0,-4(%rsp)"),
+ * on arm64 dmb ish. Inline asm rather than __atomic_thread_fence(), which
  * ThreadSanitizer refuses; the memory it orders is all accessed atomically.
  */
 static inline void smp_mb(void)
@@ -72,10 +75,11 @@ static inline void smp_mb(void)
 }
 
 /*
- * smp_mb__before_atomic(): what the kernel emits, arch by arch. On x86 a
- * compiler barrier only (arch/x86/include/asm/barrier.h): the lock prefix of
- * the set_bit() that follows is already a full barrier. Elsewhere (arm64:
- * dmb ish) a real full barrier, smp_mb(), since set_bit() orders nothing.
+ * smp_mb__before_atomic(): what the kernel emits, arch by arch (as of 6.4).
+ * On x86 a compiler barrier only (arch/x86/include/asm/barrier.h): the
+ * lock prefix of the set_bit() that follows is already a full barrier.
+ * Elsewhere (arm64: dmb ish) a real full barrier, smp_mb(), since set_bit()
+ * orders nothing.
  */
 static inline void smp_mb__before_atomic(void)
 {

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The O_DIRECT read path's check for writeback errors, mm/filemap.c:
+ * The O_DIRECT read path's check for writeback errors, with the kernel's
+ * names, around commit 7fcbbaf18392 (2014; see filemap.c):
  *
  *   blkdev_aio_read -> generic_file_aio_read -> filemap_write_and_wait_range
  *       if (!mapping->nrpages) filemap_check_errors(mapping)
+ *
+ * AS_EIO and AS_ENOSPC are include/linux/pagemap.h's bits of mapping->flags,
+ * numbered as there at that commit; struct address_space (include/linux/fs.h)
+ * is cut down to the two fields the path touches.
  */
 #ifndef FLAGCHECK_FILEMAP_H
 #define FLAGCHECK_FILEMAP_H
 
 #include "counters.h"
-#include "model.h"
 #include "shm.h"
 
 /* include/linux/pagemap.h: bits of mapping->flags */
@@ -29,23 +33,15 @@ struct address_space {
 	unsigned long nrpages;
 } __attribute__((aligned(FC_SHM_ALIGN)));
 
-/* Writeback error to inject, as mapping_set_error() would record it. */
-enum filemap_inject {
-	FILEMAP_INJECT_NONE = 0,
-	FILEMAP_INJECT_EIO,
-	FILEMAP_INJECT_ENOSPC,
-};
-
-struct filemap_params {
-	unsigned int flag_check;	/* enum fc_variant */
-	unsigned int inject;		/* enum filemap_inject */
-	unsigned int inject_every;	/* every N-th I/O of a job injects */
-};
-
+/*
+ * filemap_check_errors() before and after 7fcbbaf18392; each counts the
+ * RMWs it runs or skips at the caller's @path (counters.h).
+ */
 int filemap_check_errors_always(struct address_space *mapping,
-				struct fc_counters *c);
+				struct fc_counters *c, int path);
 int filemap_check_errors_test_first(struct address_space *mapping,
-				    struct fc_counters *c);
+				    struct fc_counters *c, int path);
+/* Writeback's: counts the 0 -> 1 transitions in c->errors_set */
 void mapping_set_error(struct address_space *mapping, int error,
 		       struct fc_counters *c);
 

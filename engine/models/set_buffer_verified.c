@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * model=set_buffer_verified
+ *
  * set_buffer_verified() before and after 60f91826ca62 ("buffer: Avoid
  * setting buffer bits that are already set", Kemi Wang and Andi Kleen,
  * 2017): AIM7 creat-clo on a 48G ramdisk ext4, 2-socket Broadwell, 15431 ->
@@ -31,6 +33,7 @@
 #include <sys/stat.h>
 
 #include "buffer_head.h"
+#include "model.h"
 
 struct verified_params {
 	unsigned int verified;		/* enum fc_variant */
@@ -54,11 +57,10 @@ static void ext4_read_inode_bitmap(struct buffer_head *bh,
 	if (v == FC_ALWAYS) {
 		/* before 60f91826ca62: an RMW whatever the bit's value */
 		set_bit(BH_Verified, &bh->b_state);
-		c->rmw[PATH_SET_BUFFER_VERIFIED]++;
-	} else if (set_buffer_verified(bh)) {
-		c->rmw[PATH_SET_BUFFER_VERIFIED]++;
+		fc_count_rmw(c, PATH_SET_BUFFER_VERIFIED, true);
 	} else {
-		c->skipped[PATH_SET_BUFFER_VERIFIED]++;
+		fc_count_rmw(c, PATH_SET_BUFFER_VERIFIED,
+			     set_buffer_verified(bh));
 	}
 }
 
