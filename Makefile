@@ -58,7 +58,7 @@ UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/models -pthread
 
 # flagcheck-calibrate: the cache-line costs of this machine, with the
 # engine's own bit operations (the directory that holds bitops.h)
-BITOPS_DIR	:= engine
+BITOPS_DIR	:= engine/kernel
 CALIBRATE	:= $(BUILD)/flagcheck-calibrate
 CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -pthread
 
