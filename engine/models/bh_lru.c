@@ -4,7 +4,7 @@
  *
  * __find_get_block() with and without the per-CPU buffer_head LRU in front
  * of __find_get_block_slow() (fs/buffer.c), after the 2023 thread on the
- * per-CPU cache and isolated CPUs (scenario S5 in SCENARIOS.md). Measured
+ * per-CPU cache and isolated CPUs (scenario S5 in docs/scenarios.md). Measured
  * there, one CPU looking up blocks 1..mod in turn: 41 ns (mod=1) .. 63 ns
  * (mod=16) per lookup with the LRU, 138 ns past 16 (every lookup misses); 42
  * ns per hit against 68 ns for the slow path.
