@@ -201,10 +201,10 @@ def job_files_name_their_source_and_take_every_var(ctx):
 def every_job_var_has_a_default_in_run_job_and_the_runner(ctx):
     sys.path.insert(0, os.path.join(TOP, "analysis"))
     try:
-        from flagcheck_analysis import runner
+        from flagcheck_analysis import matrix, runcli
     finally:
         sys.path.pop(0)
-    runner_vars = set(runner.DEFAULT_VARS) | set(runner.MATRIX_VARS)
+    runner_vars = set(runcli.DEFAULT_VARS) | set(matrix.MATRIX_VARS)
     for path in job_files():
         used = job_vars(path) - OPTIONAL_VARS
         assert used <= runner_vars, \

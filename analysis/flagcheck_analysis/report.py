@@ -6,6 +6,7 @@ import glob
 import json
 import os
 import sys
+from collections import namedtuple
 
 from . import (clients, compare, fiojson, hosttable, lru, matrix, plot,
                render, scaling, stats, threeway)
@@ -44,6 +45,31 @@ bad), 1 when nothing could be reported or the output files could not be
 written, 2 for a usage error."""
 
 
+# What --format prints on stdout: everything the report holds, as one
+# string.  The tables of the comparison, of the three-way view and of the
+# bh_lru model each have their text and their Markdown renderer.
+Page = namedtuple("Page", "head sections lines order more records three pts")
+
+
+def _page(main_table, three_table, lru_table):
+    def show(page):
+        out = main_table(page.head, page.sections, page.lines, page.order,
+                         page.more)
+        if page.three:
+            out += "\n" + three_table(page.records, page.three)
+        if page.pts:
+            out += "\n" + lru_table(page.pts)
+        return out
+    return show
+
+
+STDOUT = {
+    "text": _page(render.text, threeway.text, lru.text),
+    "markdown": _page(render.markdown, threeway.markdown, lru.markdown),
+    "csv": lambda page: render.csv_text(page.sections, page.lines),
+}
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog=PROG, description="Compare flagcheck modes from fio JSON "
@@ -60,7 +86,7 @@ def parse_args(argv):
     p.add_argument("--outdir", metavar="DIR",
                    help="where to write report.md, the CSV files and the "
                    "plots (default: <first input directory>/report)")
-    p.add_argument("--format", choices=("text", "markdown", "csv"),
+    p.add_argument("--format", choices=tuple(STDOUT),
                    default="text", help="what to print on stdout "
                    "(default: %(default)s); the files are always written")
     p.add_argument("--no-plot", action="store_true",
@@ -303,17 +329,8 @@ def main(argv=None):
     except fiojson.InputError as e:
         warn("%s (the bh_lru table is left out)" % e)
         pts = []
-    if args.format == "csv":
-        sys.stdout.write(render.csv_text(sections, lines))
-    else:
-        # each module renders its table as text or markdown alike
-        fmt = args.format
-        sys.stdout.write(getattr(render, fmt)(head, sections, lines, order,
-                                              more))
-        if three:
-            sys.stdout.write("\n" + getattr(threeway, fmt)(records, three))
-        if pts:
-            sys.stdout.write("\n" + getattr(lru, fmt)(pts))
+    sys.stdout.write(STDOUT[args.format](Page(
+        head, sections, lines, order, more, records, three, pts)))
 
     outdir = args.outdir
     if outdir is None:
