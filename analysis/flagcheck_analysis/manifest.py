@@ -16,7 +16,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))
 # what a finished run keeps from the previous manifest when resumed
 KEPT = ("command", "cwd", "env", "rc", "started", "seconds", "hosts",
-        "job_files")
+        "job_files", "placement", "interference")
 
 
 def path_in(outdir):
@@ -93,6 +93,19 @@ def run_entries(outdir, runs, old):
     return entries
 
 
+def conditions(args):
+    """How the runs were made trustworthy: pinning, warm-up, the busy mark
+    and the stopping rule (flagcheck-run --help explains each)."""
+    return {"pinned": not args.no_pin and not args.hosts,
+            "ramp_s": 0 if args.hosts else args.ramp,
+            "busy_threshold_pct": args.busy_threshold,
+            "until_decided": args.until_decided,
+            "max_repeats": args.max_repeats if args.until_decided else None,
+            "precision_pct": args.precision if args.until_decided else None,
+            "topology": [dict(c._asdict()) for c in args.topology],
+            "numa_policies": args.policies}
+
+
 def build(args, runs):
     """A new manifest for this command over `runs`, resuming what the
     results directory already holds."""
@@ -114,6 +127,7 @@ def build(args, runs):
                             "(modes interleaved)",
                    "output_format": "json+" if args.json_plus else "json"},
         "vars": args.vars,
+        "conditions": conditions(args),
         "hosts": [h.spec for h in args.hosts],
         "runs": run_entries(args.outdir, runs, old),
     }

@@ -179,20 +179,18 @@ def scenario_policy(jobfile):
 
 
 def describe(placement):
-    """One line for the report: 'job 1..n on CPUs 0,1 (spread, node 0)'."""
+    """The CPUs of jobs 1..n for the report: 'CPUs 0,2 (nodes 0,1)'."""
     if not placement:
         return "not recorded"
     if not placement.get("pinned"):
-        return "floating over CPUs %s (--no-pin)" % placement.get(
-            "cpus_allowed", "?")
-    extra = [placement.get("policy", "?"),
-             "node%s %s" % ("s" if len(placement.get("nodes", ())) != 1
-                            else "", ",".join(map(str, placement.get(
-                                "nodes", ()))))]
+        return "floating over CPUs %s" % placement.get("cpus_allowed", "?")
+    jobs = placement.get("jobs", ())
+    nodes = placement.get("nodes", ())
+    extra = ["node%s %s" % ("s" if len(nodes) != 1 else "",
+                            ",".join(map(str, nodes)))]
     if placement.get("smt_siblings"):
-        extra.append("%d SMT sibling(s)" % placement["smt_siblings"])
+        extra.append("%d on SMT siblings" % placement["smt_siblings"])
     if placement.get("oversubscribed"):
-        extra.append("more jobs than CPUs: jobs share CPUs")
-    return "jobs 1..%d on CPUs %s (%s)" % (
-        len(placement.get("jobs", ())),
-        ",".join(map(str, placement.get("jobs", ()))), ", ".join(extra))
+        extra.append("more jobs than CPUs")
+    return "CPU%s %s (%s)" % ("s" if len(jobs) != 1 else "",
+                              ",".join(map(str, jobs)), ", ".join(extra))

@@ -8,8 +8,8 @@ import os
 import sys
 from collections import namedtuple
 
-from . import (clients, compare, fiojson, hosttable, lru, matrix, plot,
-               render, scaling, stats, threeway)
+from . import (clients, compare, conditions, fiojson, hosttable, lru,
+               matrix, plot, render, scaling, stats, threeway)
 
 PROG = "flagcheck-report"
 
@@ -92,6 +92,10 @@ def parse_args(argv):
     p.add_argument("--no-plot", action="store_true",
                    help="do not draw the PNG/SVG plots (no matplotlib "
                    "needed)")
+    p.add_argument("--exclude-busy", action="store_true",
+                   help="leave out the runs flagcheck-run marked busy "
+                   "(others' CPU time or steal above its --busy-threshold); "
+                   "the header and the verdicts still count them")
     p.add_argument("--group-by", metavar="OPTION",
                    help="take each run's mode from this fio job option "
                    "(e.g. flag_check, ioengine) for every file, instead of "
@@ -301,6 +305,10 @@ def header_lines(records, docs, manifests, base):
 def main(argv=None):
     args = parse_args(argv)
     files, manifests = inputs_to_files(args.inputs)
+    ok_runs = conditions.ok_entries(manifests)
+    counts = conditions.cell_counts(ok_runs)
+    if args.exclude_busy:
+        files, _ = conditions.exclude_busy(files)
     modes = [args.base] + [m for m in matrix.DEFAULT_MODES if m != args.base]
     for m in manifests:
         modes += [x for x in (m.get("matrix") or {}).get("modes", [])
@@ -314,12 +322,15 @@ def main(argv=None):
         warn("no runs of the base mode %r; modes present: %s (see --base)"
              % (args.base, ", ".join(sorted({r.mode for r in records}))))
 
-    sections = compare.compare(records, args.base)
+    sections = conditions.annotate(compare.compare(records, args.base),
+                                   counts, args.exclude_busy)
     lines = scaling.scaling(records, args.base)
     order = compare.mode_order(records, args.base)
     head = header_lines(records, docs, manifests, args.base)
-    head[-1:-1] = host_header_lines(hrecords, checks, manifests)
-    more = hosttable.tables(hrecords, order)
+    head[-1:-1] = host_header_lines(hrecords, checks, manifests) + \
+        conditions.header_lines(manifests, ok_runs, args.exclude_busy)
+    more = hosttable.tables(hrecords, order) + \
+        conditions.tables(manifests, ok_runs, counts)
     three = order if len(order) == 3 else None
     try:
         # engine stats files only: directories, or .jsonl files named

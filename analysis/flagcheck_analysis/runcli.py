@@ -8,7 +8,7 @@ import re
 import shlex
 import sys
 
-from . import hosts, manifest, matrix
+from . import decide, hosts, interference, manifest, matrix, placement
 from .runner import PROG, Runner, fio_command, run_env
 
 
@@ -60,7 +60,37 @@ at the same path (server on this machine, or a shared file system), else
 from the counter lines fio forwards as text, when they can be told apart
 by the server's host name.  A host that is down is named, the run keeps the
 other hosts' results and counts as failed ("partial"); the same command
-reruns it.
+reruns it.  Pinning, the warm-up and the interference record (below) are
+for runs on this machine only: on several hosts none of them applies.
+
+pinning (default; --no-pin lets the jobs float): the N jobs of a run get N
+CPUs of their own through fio's cpus_allowed and cpus_allowed_policy=split
+(job k on the k-th lowest CPU of the set), every physical core before any
+SMT sibling, over the NUMA nodes as the job file's "; run-job defaults:"
+line asks: NUMA=spread (the default) takes the nodes in turn, NUMA=node0
+stays on node 0.  More jobs than usable CPUs share them, as fio wraps.
+The set and each job's CPU are in the manifest ("placement" of each run).
+
+warm-up: fio's ramp_time (--ramp, default 1 s) runs before the measured
+runtime; fio leaves it out of every figure it reports.  The engine's
+counters include it, which the report uses only as ratios (RMWs per I/O).
+
+interference: right before and after every run, flagcheck-run samples
+/proc/stat, /proc/loadavg and, where readable, the CPU frequency governor
+and frequencies.  "others" is the busy (user+nice+system) time of the run's
+CPUs minus all CPU time of fio and of flagcheck-run itself; "steal" is the
+hypervisor's steal time on them.  A run where either exceeds
+--busy-threshold of the run's CPU time is marked busy in the manifest
+("interference" of each run), and flagcheck-report names it.
+
+--until-decided: each cell (a job file at one numjobs) first gets
+--repeats interleaved repeats, then one more repeat of every mode at a
+time until the IOPS ratio of every mode against the first mode is
+decided: its 95%% bootstrap CI (the report's) excludes 1 and Welch's test
+agrees, or the CI is narrower than +-PRECISION of the ratio; or until
+--max-repeats.  No cell is decided on fewer than %(min)d runs per side.
+The manifest's "cells" say, per cell, which it was and after how many
+repeats.  Resuming re-decides from the runs on disk.
 
 Ctrl-C stops the running fio, discards its partial output, keeps the
 finished runs and marks the manifest incomplete; the same command again
@@ -68,7 +98,7 @@ resumes, skipping every run whose JSON exists and parses.
 
 exit status: 0 the matrix is complete; 1 a fio run failed (the default
 stops at the first failure, --keep-going runs the rest); 2 usage error;
-130 interrupted.""" % DEFAULT_VARS
+130 interrupted.""" % dict(DEFAULT_VARS, min=decide.MIN_REPEATS)
 
 
 def _csv_list(convert):
@@ -94,6 +124,28 @@ def _positive_float(text):
     x = float(text)
     if not x > 0:
         raise ValueError(text)
+    return x
+
+
+def _non_negative(text):
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(
+            "%r: allowed are whole seconds, 0 or more" % text)
+    return n
+
+
+def _percent(text):
+    try:
+        x = float(text.strip().rstrip("%"))
+    except ValueError:
+        x = -1
+    if not 0 < x < 100:
+        raise argparse.ArgumentTypeError(
+            "%r: allowed is a percentage above 0 and below 100" % text)
     return x
 
 
@@ -124,8 +176,33 @@ def parse_args(argv):
                    "usable CPUs, plus their number if not a power of two; "
                    "here: %s)" % ",".join(map(str, matrix.default_numjobs(
                        ncpu))))
-    p.add_argument("--repeats", type=_positive, default=5, metavar="N",
-                   help="runs per mode and numjobs (default: %(default)s)")
+    p.add_argument("--repeats", type=_positive, metavar="N",
+                   help="runs per mode and numjobs (default: 5; with "
+                   "--until-decided the runs before the first check, "
+                   "default %d)" % decide.MIN_REPEATS)
+    p.add_argument("--until-decided", action="store_true",
+                   help="add interleaved repeats to each cell until its "
+                   "IOPS ratio is decided (see below) or --max-repeats")
+    p.add_argument("--max-repeats", type=_positive, default=10, metavar="N",
+                   help="with --until-decided: at most N runs per mode and "
+                   "numjobs (default: %(default)s)")
+    p.add_argument("--precision", type=_percent,
+                   default=100 * decide.DEFAULT_PRECISION, metavar="PCT",
+                   help="with --until-decided: a CI narrower than +-PCT%% "
+                   "of the ratio decides too (default: %(default)g)")
+    p.add_argument("--no-pin", action="store_true",
+                   help="let the jobs float over the usable CPUs (default: "
+                   "one CPU per job, see below)")
+    p.add_argument("--ramp", type=_non_negative, default=1,
+                   metavar="SECONDS",
+                   help="warm-up before each run's measured runtime, fio's "
+                   "ramp_time; 0 for none (default: %(default)s)")
+    p.add_argument("--busy-threshold", type=_percent,
+                   default=100 * interference.DEFAULT_THRESHOLD,
+                   metavar="PCT",
+                   help="mark a run busy when others used, or the "
+                   "hypervisor stole, more than PCT%% of its CPUs' time "
+                   "(default: %(default)g)")
     p.add_argument("--runtime", type=_positive, metavar="SECONDS",
                    help="seconds per run, sets RUNTIME (default: %s)"
                    % DEFAULT_VARS["RUNTIME"])
@@ -168,6 +245,11 @@ def parse_args(argv):
     args.jobs = args.jobs + args.job
     if not args.jobs:
         p.error("no job file given (JOBFILE or --job FILE)")
+    if args.repeats is None:
+        args.repeats = decide.MIN_REPEATS if args.until_decided else 5
+    if args.until_decided and args.max_repeats < args.repeats:
+        p.error("--max-repeats %d is less than --repeats %d"
+                % (args.max_repeats, args.repeats))
     args.vars = dict(DEFAULT_VARS)
     if args.runtime is not None:
         args.vars["RUNTIME"] = str(args.runtime)
@@ -198,6 +280,10 @@ def parse_args(argv):
         hosts.check_unique(args.hosts)
     except hosts.HostError as e:
         p.error(str(e))
+    try:
+        args.placements = placements(args)
+    except placement.PlacementError as e:
+        p.error(str(e))
     if args.hosts and args.run_timeout is None:
         try:
             args.run_timeout = float(args.vars["RUNTIME"]) \
@@ -208,11 +294,32 @@ def parse_args(argv):
     return args
 
 
+def placements(args):
+    """{(scenario, numjobs): the manifest's "placement"}; none on several
+    hosts (their CPUs are not this machine's)."""
+    args.topology, args.policies = [], {}
+    if args.hosts:
+        return {}
+    usable = sorted(os.sched_getaffinity(0))
+    args.topology = topology = placement.read_topology(usable)
+    out = {}
+    for scenario, path in args.scenarios.items():
+        policy = args.policies[scenario] = placement.scenario_policy(path)
+        for n in args.numjobs:
+            out[(scenario, n)] = (placement.floating(usable) if args.no_pin
+                                  else placement.plan(topology, n, policy))
+    return out
+
+
 def _env_words(env):
     return " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in env.items())
 
 
 def dry_run(args, runs):
+    if args.until_decided:
+        print("# --until-decided: these first, then one more repeat of "
+              "every mode at a time, up to %d, until each cell is decided"
+              % args.max_repeats)
     for i, run in enumerate(runs, 1):
         out = matrix.json_path(args.outdir, run)
         print("# %d/%d %s" % (i, len(runs), matrix.run_name(run)))

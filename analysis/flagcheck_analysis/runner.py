@@ -9,7 +9,8 @@ import subprocess
 import sys
 import time
 
-from . import hostrun, jobfile, manifest, matrix
+from . import decide, hostrun, interference, jobfile, manifest, matrix, \
+    placement
 
 PROG = "flagcheck-run"
 STDERR_TAIL = 20            # lines of fio's stderr kept for a failed run
@@ -24,8 +25,11 @@ def fio_command(args, run, output, live=None):
     `fio --client` for them all."""
     fmt = "json+" if args.json_plus else "json"
     if live is None:
-        return [args.fio, "--output-format=" + fmt, "--output=" + output,
-                args.scenarios[run.scenario]]
+        return [args.fio, "--output-format=" + fmt, "--output=" + output] \
+            + (["--ramp_time=%d" % args.ramp] if args.ramp else []) \
+            + placement.fio_args(args.placements.get((run.scenario,
+                                                      run.numjobs))) \
+            + [args.scenarios[run.scenario]]
     return hostrun.client_command(args, run, output, live, fmt)
 
 
@@ -119,6 +123,11 @@ class Runner:
         env = run_env(self.args, run)
         entry.update(command=cmd, cwd=os.getcwd(), env=env,
                      started=manifest.now())
+        before = None
+        if live is None:
+            place = self.args.placements[(run.scenario, run.numjobs)]
+            entry["placement"] = place
+            before = interference.sample(place["cpus"])
         start = time.monotonic()
         self.proc = subprocess.Popen(
             cmd, env=dict(os.environ, **env), stdout=subprocess.PIPE,
@@ -140,6 +149,10 @@ class Runner:
                     timed_out, deadline = True, time.monotonic() + 10
         rc, self.proc = self.proc.returncode, None
         entry.update(rc=rc, seconds=round(time.monotonic() - start, 3))
+        if before is not None:
+            entry["interference"] = interference.measure(
+                before, interference.sample(place["cpus"]), place["cpus"],
+                self.args.busy_threshold / 100)
         if self.stop_reason is None and rc == 0 and not timed_out:
             os.replace(partial, out)
             if live is None:
@@ -163,64 +176,146 @@ class Runner:
                                            ", ".join(h.spec for h in live)))
         return "failed"
 
+    def _one(self, run):
+        """Run one run of the matrix unless it is done; False when the
+        matrix must stop."""
+        entry = self.entry_of[run]
+        self.count += 1
+        if entry["status"] == "ok":
+            return True
+        i, name = self.count, matrix.run_name(run)
+        total = len(self.runs)
+        left = total - i + 1
+
+        def tick():
+            self._progress(i, total, name, self.t0, self.durations, left)
+        tick()
+        entry["status"] = self._execute(run, entry, tick)
+        self.manifest["updated"] = manifest.now()
+        self._write_manifest()
+        if entry["status"] == "interrupted":
+            return False
+        self.durations.append(entry["seconds"])
+        busy = (entry.get("interference") or {}).get("reasons")
+        self._progress(i, total, name, self.t0, self.durations, left - 1,
+                       done=entry["status"] + (" (busy: %s)" % "; ".join(
+                           busy) if busy else ""))
+        if entry["status"] == "partial":
+            print("%s: %s ran on %d of %d hosts, results kept; "
+                  "down: %s" % (
+                      PROG, name,
+                      sum(1 for h in entry["hosts"].values()
+                          if h["status"] == "ok"),
+                      len(entry["hosts"]),
+                      ", ".join(h["spec"] for h in entry["hosts"].values()
+                                if h["status"] == "down")),
+                  file=sys.stderr)
+        elif entry["status"] == "failed":
+            print("%s: fio failed on %s (exit status %s); the end "
+                  "of its output:\n  %s" % (
+                      PROG, name, entry["rc"],
+                      "\n  ".join(entry["stderr_tail"]) or "(nothing)"),
+                  file=sys.stderr)
+        if entry["status"] in ("failed", "partial"):
+            self.failed += 1
+            if not self.args.keep_going:
+                self.stop_reason = "stopped after a failed run"
+        return not self.stop_reason
+
+    def _add_repeat(self, scenario, numjobs, repeat):
+        """The runs of one more repeat of a cell (--until-decided), with
+        their manifest entries; done ones (a resumed matrix) stay done."""
+        runs = [matrix.Run(scenario, mode, numjobs, repeat)
+                for mode in self.args.modes]
+        entries = manifest.run_entries(self.args.outdir, runs, self.old)
+        self.runs += runs
+        self.manifest["runs"] += entries
+        self.entry_of.update(zip(runs, entries))
+        return runs
+
+    def _decide(self, runs):
+        ok = [r for r in runs if self.entry_of[r]["status"] == "ok"]
+        return decide.decide_cell(decide.cell_values(self.args.outdir, ok),
+                                  self.args.modes,
+                                  self.args.precision / 100)
+
+    def _run_cell(self, scenario, numjobs, first):
+        """All repeats of one cell; with --until-decided, one more repeat
+        of every mode at a time until it is decided or --max-repeats."""
+        a = self.args
+        runs, repeat, stopped = [], 0, None
+        while stopped is None:
+            repeat += 1
+            pair = [r for r in first if r.repeat == repeat] or \
+                self._add_repeat(scenario, numjobs, repeat)
+            for run in pair:
+                if not self._one(run):
+                    return
+            runs += pair
+            if not a.until_decided:
+                if repeat >= a.repeats:
+                    stopped = "repeats"
+            elif repeat >= a.repeats:
+                decisions = self._decide(runs)
+                if decide.is_decided(decisions):
+                    stopped = "decided"
+                elif repeat >= a.max_repeats:
+                    stopped = "max_repeats"
+        decisions = self._decide(runs)
+        base = a.modes[0]
+        self.manifest["cells"].append({
+            "scenario": scenario, "numjobs": numjobs, "repeats": repeat,
+            "stopped": stopped,
+            "decisions": [{"mode": d.mode, "reason": d.reason,
+                           "ratio": d.ratio,
+                           "ci": list(d.ci) if d.ci else None}
+                          for d in decisions],
+            "text": "; ".join(decide.text(d, base, a.precision / 100)
+                              for d in decisions)})
+        self._write_manifest()
+        if a.until_decided:
+            self._say("%s: %s nj%d: %s after %d repeats per mode: %s" % (
+                PROG, scenario, numjobs,
+                "decided" if stopped == "decided"
+                else "undecided (--max-repeats)", repeat,
+                self.manifest["cells"][-1]["text"]))
+
+    def _cells(self):
+        """[(scenario, numjobs, its runs of the first --repeats)] in run
+        order (matrix.build keeps a cell's runs together)."""
+        cells = []
+        for run in self.runs:
+            if not cells or cells[-1][:2] != (run.scenario, run.numjobs):
+                cells.append((run.scenario, run.numjobs, []))
+            cells[-1][2].append(run)
+        return cells
+
     def run(self):
         os.makedirs(self.args.outdir, exist_ok=True)
+        self.old = manifest.load_previous(self.manifest_path)
         self.manifest = manifest.build(self.args, self.runs)
+        self.manifest["cells"] = []
         entries = self.manifest["runs"]
+        self.entry_of = dict(zip(self.runs, entries))
         self._write_manifest()
-        todo = [(r, e) for r, e in zip(self.runs, entries)
-                if e["status"] != "ok"]
-        skipped = len(self.runs) - len(todo)
+        skipped = sum(1 for e in entries if e["status"] == "ok")
         if skipped and not self.args.quiet:
             print("%s: resuming in %s: %d of %d runs already done"
                   % (PROG, self.args.outdir, skipped, len(self.runs)),
                   file=sys.stderr)
         old = {s: signal.signal(s, self._on_signal)
                for s in (signal.SIGINT, signal.SIGTERM)}
-        t0, durations, failed = time.monotonic(), [], 0
+        self.t0, self.durations, self.failed = time.monotonic(), [], 0
+        self.count = 0
         try:
-            for k, (run, entry) in enumerate(todo):
+            for scenario, numjobs, first in self._cells():
                 if self.stop_reason:
                     break
-                i, name = skipped + k + 1, matrix.run_name(run)
-                left = len(todo) - k
-
-                def tick():
-                    self._progress(i, len(self.runs), name, t0, durations,
-                                   left)
-                tick()
-                entry["status"] = self._execute(run, entry, tick)
-                self.manifest["updated"] = manifest.now()
-                self._write_manifest()
-                if entry["status"] == "interrupted":
-                    break
-                durations.append(entry["seconds"])
-                self._progress(i, len(self.runs), name, t0, durations,
-                               left - 1, done=entry["status"])
-                if entry["status"] == "partial":
-                    print("%s: %s ran on %d of %d hosts, results kept; "
-                          "down: %s" % (
-                              PROG, name,
-                              sum(1 for h in entry["hosts"].values()
-                                  if h["status"] == "ok"),
-                              len(entry["hosts"]),
-                              ", ".join(h["spec"] for h in
-                                        entry["hosts"].values()
-                                        if h["status"] == "down")),
-                          file=sys.stderr)
-                elif entry["status"] == "failed":
-                    print("%s: fio failed on %s (exit status %s); the end "
-                          "of its output:\n  %s" % (
-                              PROG, name, entry["rc"],
-                              "\n  ".join(entry["stderr_tail"])
-                              or "(nothing)"), file=sys.stderr)
-                if entry["status"] in ("failed", "partial"):
-                    failed += 1
-                    if not self.args.keep_going:
-                        self.stop_reason = "stopped after a failed run"
+                self._run_cell(scenario, numjobs, first)
         finally:
             for s, handler in old.items():
                 signal.signal(s, handler)
+        entries = self.manifest["runs"]
         done = sum(1 for e in entries if e["status"] == "ok")
         self.manifest["complete"] = done == len(entries)
         if self.stop_reason:
@@ -233,7 +328,7 @@ class Runner:
                       self.args.outdir), file=sys.stderr)
             return 0
         print("%s: %s: %d of %d runs done; the same command resumes"
-              % (PROG, self.stop_reason or "%d runs failed" % failed, done,
-                 len(entries)), file=sys.stderr)
+              % (PROG, self.stop_reason or "%d runs failed" % self.failed,
+                 done, len(entries)), file=sys.stderr)
         return 130 if (self.stop_reason or "").startswith("interrupted") \
             else 1
