@@ -149,6 +149,16 @@ def _stopped(cell, precision):
                                             cell.get("decisions", ())}))
 
 
+def _busy_cell(busy, n):
+    """'2 of 8: always r2, test_first r3', or '8 of 8: all'."""
+    if not busy:
+        return "0 of %d" % n
+    return "%d of %d: %s" % (len(busy), n, "all" if len(busy) == n else
+                             ", ".join("%s r%s" % (e.get("mode"),
+                                                   e.get("repeat"))
+                                       for e in busy))
+
+
 def tables(manifests, entries, counts):
     """(title, header, rows, right) tables: one row per cell (its CPUs,
     repeats, why it stopped, busy runs), and one row per busy run."""
@@ -170,9 +180,7 @@ def tables(manifests, entries, counts):
                          p.get("pinned") else "floating",
                          str(c.get("repeats")), _stopped(c, precision),
                          c.get("text") or "-",
-                         "%d of %d%s" % (len(busy), n, (": " + ", ".join(
-                             "%s r%s" % (e.get("mode"), e.get("repeat"))
-                             for e in busy)) if busy else "")])
+                         _busy_cell(busy, n)])
         out.append(("repeats and conditions per cell (flagcheck-run's "
                     "stopping rule, on IOPS)",
                     ["scenario", "numjobs", "job CPUs", "repeats per mode",
