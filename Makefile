@@ -151,10 +151,14 @@ bench: all
 
 # The headline reproduction on the embedded default (null backend, nothing
 # written): both scenarios, both modes, numjobs 1..nproc, interleaved
-# repeats; tables on the terminal, Markdown, CSV and plots in REPRO_OUT.
-# Give REPRO_OUT=DIR to resume an interrupted run or to keep one.
+# repeats, pinned jobs, 1 s warm-up; each cell gets REPRO_MIN_REPEATS
+# repeats, then more until its ratio is decided, at most REPRO_REPEATS
+# (about 3 minutes on 2 cores at most); tables on the terminal, Markdown,
+# CSV and plots in REPRO_OUT.  Give REPRO_OUT=DIR to resume an interrupted
+# run or to keep one.  reproduce-family runs REPRO_REPEATS repeats.
 REPRO_JOBS	?= jobs/filemap-odirect-read.fio jobs/buffer-new-randwrite.fio
 REPRO_REPEATS	?= 5
+REPRO_MIN_REPEATS ?= 3
 REPRO_RUNTIME	?= 3
 ifeq ($(origin REPRO_OUT),undefined)
 REPRO_OUT	:= $(BUILD)/reproduce-$(shell date +%Y%m%d-%H%M%S)
@@ -164,7 +168,8 @@ REPRO_ARGS	?=
 reproduce: deps
 	$(MAKE) all
 	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT) \
-		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
+		--until-decided --repeats $(REPRO_MIN_REPEATS) \
+		--max-repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) $(REPRO_JOBS)
 	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)
 
@@ -183,7 +188,7 @@ reproduce-family: deps
 		$(REPRO_ARGS) jobs/fxmark-dwtl-uptodate.fio
 	$(PYTHON) analysis/flagcheck-report --base before $(REPRO_OUT)/s4
 	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/s5 \
-		--modes on,off --numjobs 1 --repeats 3 \
+		--modes on,off --numjobs 1 --repeats 3 --ramp 0 \
 		--runtime $(REPRO_RUNTIME) $(REPRO_ARGS) jobs/bh-lru-lookup.fio
 	$(PYTHON) analysis/flagcheck-lru $(REPRO_OUT)/s5
 

@@ -88,3 +88,18 @@ def is_done(outdir, run):
         return True
     except fiojson.InputError:
         return False
+
+
+# The job files' variables that each run of the matrix sets itself.
+MATRIX_VARS = ("FLAG_CHECK", "NUMJOBS", "FLAGCHECK_STATS")
+
+
+def run_env(variables, outdir, run, label=None):
+    """The job files' variables for one run: `variables` plus the matrix's
+    own, and on several hosts (`label`) that host's own stats file."""
+    env = dict(variables)
+    stats = (stats_path(outdir, run) if label is None else
+             host_stats_path(outdir, run, label))
+    env.update(FLAG_CHECK=run.mode, NUMJOBS=str(run.numjobs),
+               FLAGCHECK_STATS=os.path.abspath(stats))
+    return env

@@ -6,9 +6,10 @@ import glob
 import json
 import os
 import sys
+from collections import namedtuple
 
-from . import (clients, compare, fiojson, hosttable, lru, matrix, plot,
-               render, scaling, stats, threeway, usl, why)
+from . import (clients, compare, conditions, fiojson, hosttable, lru,
+               matrix, plot, render, scaling, stats, threeway, usl, why)
 
 PROG = "flagcheck-report"
 
@@ -44,6 +45,31 @@ bad), 1 when nothing could be reported or the output files could not be
 written, 2 for a usage error."""
 
 
+# What --format prints on stdout: everything the report holds, as one
+# string.  The tables of the comparison, of the three-way view and of the
+# bh_lru model each have their text and their Markdown renderer.
+Page = namedtuple("Page", "head sections lines order more records three pts")
+
+
+def _page(main_table, three_table, lru_table):
+    def show(page):
+        out = main_table(page.head, page.sections, page.lines, page.order,
+                         page.more)
+        if page.three:
+            out += "\n" + three_table(page.records, page.three)
+        if page.pts:
+            out += "\n" + lru_table(page.pts)
+        return out
+    return show
+
+
+STDOUT = {
+    "text": _page(render.text, threeway.text, lru.text),
+    "markdown": _page(render.markdown, threeway.markdown, lru.markdown),
+    "csv": lambda page: render.csv_text(page.sections, page.lines),
+}
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog=PROG, description="Compare flagcheck modes from fio JSON "
@@ -60,12 +86,16 @@ def parse_args(argv):
     p.add_argument("--outdir", metavar="DIR",
                    help="where to write report.md, the CSV files and the "
                    "plots (default: <first input directory>/report)")
-    p.add_argument("--format", choices=("text", "markdown", "csv"),
+    p.add_argument("--format", choices=tuple(STDOUT),
                    default="text", help="what to print on stdout "
                    "(default: %(default)s); the files are always written")
     p.add_argument("--no-plot", action="store_true",
                    help="do not draw the PNG/SVG plots (no matplotlib "
                    "needed)")
+    p.add_argument("--exclude-busy", action="store_true",
+                   help="leave out the runs flagcheck-run marked busy "
+                   "(others' CPU time or steal above its --busy-threshold); "
+                   "the header and the verdicts still count them")
     p.add_argument("--group-by", metavar="OPTION",
                    help="take each run's mode from this fio job option "
                    "(e.g. flag_check, ioengine) for every file, instead of "
@@ -285,6 +315,10 @@ def header_lines(records, docs, manifests, base):
 def main(argv=None):
     args = parse_args(argv)
     files, manifests = inputs_to_files(args.inputs)
+    ok_runs = conditions.ok_entries(manifests)
+    counts = conditions.cell_counts(ok_runs)
+    if args.exclude_busy:
+        files, _ = conditions.exclude_busy(files)
     modes = [args.base] + [m for m in matrix.DEFAULT_MODES if m != args.base]
     for m in manifests:
         modes += [x for x in (m.get("matrix") or {}).get("modes", [])
@@ -299,14 +333,17 @@ def main(argv=None):
         warn("no runs of the base mode %r; modes present: %s (see --base)"
              % (args.base, ", ".join(sorted({r.mode for r in records}))))
 
-    sections = compare.compare(records, args.base)
+    sections = conditions.annotate(compare.compare(records, args.base),
+                                   counts, args.exclude_busy)
     lines = scaling.scaling(records, args.base)
     order = compare.mode_order(records, args.base)
     head = header_lines(records, docs, manifests, args.base)
-    head[-1:-1] = host_header_lines(hrecords, checks, manifests)
+    head[-1:-1] = host_header_lines(hrecords, checks, manifests) + \
+        conditions.header_lines(manifests, ok_runs, args.exclude_busy)
     head[-1:-1] = ["left out (counters disagree with fio's): %s: %s"
                    % (path, why) for path, why in left_out]
-    more = hosttable.tables(hrecords, order)
+    more = hosttable.tables(hrecords, order) + \
+        conditions.tables(manifests, ok_runs, counts)
     fits = usl.fits(records, args.base)
     more += usl.tables(fits, args.predict)
     three = order if len(order) == 3 else None
@@ -318,17 +355,8 @@ def main(argv=None):
     except fiojson.InputError as e:
         warn("%s (the bh_lru table is left out)" % e)
         pts = []
-    if args.format == "csv":
-        sys.stdout.write(render.csv_text(sections, lines))
-    else:
-        # each module renders its table as text or markdown alike
-        fmt = args.format
-        sys.stdout.write(getattr(render, fmt)(head, sections, lines, order,
-                                              more))
-        if three:
-            sys.stdout.write("\n" + getattr(threeway, fmt)(records, three))
-        if pts:
-            sys.stdout.write("\n" + getattr(lru, fmt)(pts))
+    sys.stdout.write(STDOUT[args.format](Page(
+        head, sections, lines, order, more, records, three, pts)))
 
     outdir = args.outdir
     if outdir is None:

@@ -14,7 +14,7 @@ import time
 import unittest
 
 from tests.analysis.helpers import ANALYSIS, HERE, REPO, run_cli
-from flagcheck_analysis import clients, hosts, jobfile, runner
+from flagcheck_analysis import clients, hostrun, hosts, jobfile
 
 FIO = shutil.which("fio")
 ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
@@ -123,14 +123,14 @@ class Units(unittest.TestCase):
         self.assertEqual(found["node2.lab"][0]["rmw_skipped"], 14)
         live = [hosts.parse("node1,1"), hosts.parse("node2,1"),
                 hosts.parse("127.0.0.1,2")]
-        got = runner.text_counters(live, text)
+        got = hostrun.text_counters(live, text)
         self.assertEqual(sorted(got), ["node1_1", "node2_1"])
         # two servers that report one host name: cannot be told apart
         twins = [hosts.parse("127.0.0.1,1"), hosts.parse("127.0.0.1,2")]
-        self.assertEqual(runner.text_counters(
+        self.assertEqual(hostrun.text_counters(
             twins, text.replace("node1", "vm").replace("node2.lab", "vm")),
             {})
-        self.assertEqual(list(runner.text_counters(twins[:1], text.replace(
+        self.assertEqual(list(hostrun.text_counters(twins[:1], text.replace(
             "node2.lab", "node1"))), ["127.0.0.1_1"])
 
     def test_all_clients_check(self):

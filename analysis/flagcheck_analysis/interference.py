@@ -1,0 +1,149 @@
+"""What else used the machine during a run: /proc/stat, the load average,
+the CPU frequency governor and frequencies, sampled before and after each
+fio run, and the run's mark, busy or quiet.
+
+others = the user+nice+system time of the run's CPUs (from /proc/stat)
+         minus all CPU time of the fio run (its reaped processes and
+         threads, getrusage(RUSAGE_CHILDREN)) and of this runner;
+         a lower bound, since fio's own time on other CPUs is subtracted too
+steal  = the steal time of the run's CPUs (a hypervisor running others)
+both as a share of the run's CPU time (all /proc/stat columns but guest,
+which user already holds).  A run is busy when either share exceeds the
+threshold.  The run's CPUs are the ones it was pinned to, or every usable
+CPU when it floated; the same figures over the whole machine are kept
+beside them."""
+
+import os
+import resource
+import time
+
+PROC = "/proc"
+CPUFREQ = "/sys/devices/system/cpu"
+FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq",
+          "steal", "guest", "guest_nice")
+BUSY_FIELDS = ("user", "nice", "system")
+DEFAULT_THRESHOLD = 0.10
+
+
+def clock_ticks():
+    return os.sysconf("SC_CLK_TCK")
+
+
+def read_proc_stat(proc=PROC):
+    """{'all' or cpu number: {field: ticks}} from /proc/stat."""
+    out = {}
+    with open(os.path.join(proc, "stat")) as f:
+        for line in f:
+            words = line.split()
+            if not words or not words[0].startswith("cpu"):
+                continue
+            name = words[0][3:]
+            key = "all" if name == "" else int(name)
+            out[key] = {k: int(v) for k, v in zip(FIELDS, words[1:])}
+    return out
+
+
+def read_loadavg(proc=PROC):
+    """[1, 5, 15 minute load averages], or None if unreadable."""
+    try:
+        with open(os.path.join(proc, "loadavg")) as f:
+            return [float(x) for x in f.read().split()[:3]]
+    except (OSError, ValueError):
+        return None
+
+
+def read_cpufreq(cpus, sysfs=CPUFREQ):
+    """{'governor': {cpu: name}, 'cur_khz': {cpu: kHz}} for the CPUs whose
+    cpufreq files are readable; None when none is (as in most VMs)."""
+    gov, cur = {}, {}
+    for cpu in cpus:
+        d = os.path.join(sysfs, "cpu%d" % cpu, "cpufreq")
+        try:
+            with open(os.path.join(d, "scaling_governor")) as f:
+                gov[str(cpu)] = f.read().strip()
+        except OSError:
+            pass
+        try:
+            with open(os.path.join(d, "scaling_cur_freq")) as f:
+                cur[str(cpu)] = int(f.read().strip())
+        except (OSError, ValueError):
+            pass
+    if not gov and not cur:
+        return None
+    return {"governor": gov, "cur_khz": cur}
+
+
+def _own_seconds():
+    """CPU seconds of this process and of its reaped children."""
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return ch.ru_utime + ch.ru_stime, me.ru_utime + me.ru_stime
+
+
+def sample(cpus, proc=PROC, sysfs=CPUFREQ):
+    """One sample, taken right before or right after a fio run."""
+    children, me = _own_seconds()
+    return {"t": time.monotonic(), "stat": read_proc_stat(proc),
+            "loadavg": read_loadavg(proc), "cpufreq": read_cpufreq(cpus,
+                                                                   sysfs),
+            "children_s": children, "self_s": me}
+
+
+def _delta(before, after, keys):
+    """{field: ticks} summed over `keys` (CPU numbers or 'all') between
+    two /proc/stat readings."""
+    out = dict.fromkeys(FIELDS, 0)
+    for key in keys:
+        b, a = before.get(key), after.get(key)
+        if b is None or a is None:
+            continue
+        for f in FIELDS:
+            out[f] += a.get(f, 0) - b.get(f, 0)
+    return out
+
+
+def _shares(ticks, ours_s, hz):
+    capacity = sum(ticks[f] for f in FIELDS
+                   if f not in ("guest", "guest_nice")) / hz
+    busy = sum(ticks[f] for f in BUSY_FIELDS) / hz
+    others = max(0.0, busy - ours_s)
+    return {"cpu_s": round(capacity, 3), "busy_s": round(busy, 3),
+            "others_s": round(others, 3),
+            "steal_s": round(ticks["steal"] / hz, 3),
+            "irq_s": round((ticks["irq"] + ticks["softirq"]) / hz, 3),
+            "others_share": round(others / capacity, 4) if capacity else None,
+            "steal_share": (round(ticks["steal"] / hz / capacity, 4)
+                            if capacity else None)}
+
+
+def measure(before, after, cpus, threshold=DEFAULT_THRESHOLD, hz=None):
+    """The manifest's "interference" of one run, from the samples taken
+    before and after it; `cpus` are the run's CPUs."""
+    hz = hz or clock_ticks()
+    ours = (after["children_s"] - before["children_s"]) + \
+        (after["self_s"] - before["self_s"])
+    run = _shares(_delta(before["stat"], after["stat"], cpus), ours, hz)
+    machine = _shares(_delta(before["stat"], after["stat"], ["all"]), ours,
+                      hz)
+    reasons = []
+    if run["others_share"] is not None and run["others_share"] > threshold:
+        reasons.append("others used %.0f%% of CPUs %s"
+                       % (100 * run["others_share"],
+                          ",".join(map(str, cpus))))
+    if run["steal_share"] is not None and run["steal_share"] > threshold:
+        reasons.append("steal %.0f%% of CPUs %s"
+                       % (100 * run["steal_share"],
+                          ",".join(map(str, cpus))))
+    return {"busy": bool(reasons), "reasons": reasons,
+            "threshold": threshold, "cpus": list(cpus),
+            "wall_s": round(after["t"] - before["t"], 3),
+            "ours_s": round(ours, 3), "run_cpus": run, "machine": machine,
+            "loadavg_before": before["loadavg"],
+            "loadavg_after": after["loadavg"],
+            "cpufreq_before": before["cpufreq"],
+            "cpufreq_after": after["cpufreq"]}
+
+
+def is_busy(entry):
+    """Whether a manifest run entry was marked busy."""
+    return bool(((entry or {}).get("interference") or {}).get("busy"))

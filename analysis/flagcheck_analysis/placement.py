@@ -1,0 +1,196 @@
+"""Where the jobs of one run go: one CPU per job, physical cores before
+their SMT siblings, spread over the NUMA nodes or kept on node 0 as the
+scenario asks, given to fio as cpus_allowed with cpus_allowed_policy=split.
+
+fio's split policy keeps, for the job with thread_number k (1, 2, ... over
+all the job sections of the file), the ((k - 1) mod n)-th lowest CPU of the
+n in cpus_allowed (fio_cpus_split() in options.c), so the CPU of every job
+follows from the set alone."""
+
+import os
+import re
+from collections import namedtuple
+
+SYSFS = "/sys/devices/system"
+POLICIES = ("spread", "node0")
+DEFAULT_POLICY = "spread"
+
+# level: 0 for the first CPU of its physical core, 1 for its first SMT
+# sibling, ...
+Cpu = namedtuple("Cpu", "cpu node core level")
+
+
+class PlacementError(Exception):
+    pass
+
+
+def parse_cpulist(text):
+    """'0-3,8,10-11' -> [0, 1, 2, 3, 8, 10, 11] (the kernel's list format)."""
+    out = []
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        m = re.match(r"^(\d+)(?:-(\d+))?$", part.strip())
+        if not m:
+            raise ValueError("bad CPU list %r" % text)
+        lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        if hi < lo:
+            raise ValueError("bad CPU list %r" % text)
+        out += range(lo, hi + 1)
+    return sorted(set(out))
+
+
+def format_cpulist(cpus):
+    """[0, 1, 2, 5] -> '0-2,5'."""
+    out, cpus = [], sorted(cpus)
+    i = 0
+    while i < len(cpus):
+        j = i
+        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
+            j += 1
+        out.append(str(cpus[i]) if i == j else "%d-%d" % (cpus[i], cpus[j]))
+        i = j + 1
+    return ",".join(out)
+
+
+def _read(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def read_topology(usable, sysfs=SYSFS):
+    """[Cpu] of the usable CPUs, from sysfs: the NUMA node of each (node 0
+    when the kernel shows no nodes) and its place among its core's SMT
+    siblings (a core of its own when the kernel does not say)."""
+    node_of = {}
+    node_dir = os.path.join(sysfs, "node")
+    try:
+        names = os.listdir(node_dir)
+    except OSError:
+        names = []
+    for name in names:
+        m = re.match(r"^node(\d+)$", name)
+        text = _read(os.path.join(node_dir, name, "cpulist")) if m else None
+        if text:
+            for cpu in parse_cpulist(text):
+                node_of[cpu] = int(m.group(1))
+    out = []
+    for cpu in sorted(usable):
+        topo = os.path.join(sysfs, "cpu", "cpu%d" % cpu, "topology")
+        text = _read(os.path.join(topo, "thread_siblings_list"))
+        siblings = parse_cpulist(text) if text else [cpu]
+        if cpu not in siblings:
+            siblings = [cpu]
+        out.append(Cpu(cpu, node_of.get(cpu, 0), siblings[0],
+                       siblings.index(cpu)))
+    return out
+
+
+def fill_order(topology, policy):
+    """The CPUs in the order jobs take them: every physical core's first
+    CPU before any SMT sibling; "spread" takes the nodes in turn (node A's
+    first core, node B's first core, node A's second, ...), "node0" takes
+    only node 0 (the lowest node with usable CPUs if node 0 has none)."""
+    if policy not in POLICIES:
+        raise PlacementError("NUMA policy %r: allowed are %s"
+                             % (policy, ", ".join(POLICIES)))
+    cpus = list(topology)
+    if policy == "node0" and cpus:
+        first = min(c.node for c in cpus)
+        cpus = [c for c in cpus if c.node == first]
+    order = []
+    for level in sorted({c.level for c in cpus}):
+        per_node = {}
+        for c in sorted(cpus, key=lambda c: c.cpu):
+            if c.level == level:
+                per_node.setdefault(c.node, []).append(c.cpu)
+        queues = [per_node[n] for n in sorted(per_node)]
+        while any(queues):
+            for q in queues:
+                if q:
+                    order.append(q.pop(0))
+    return order
+
+
+def plan(topology, numjobs, policy):
+    """The manifest's "placement" of one run with `numjobs` jobs (per job
+    section): the CPU set, and the CPU of job 1..numjobs as fio's split
+    policy assigns them."""
+    order = fill_order(topology, policy)
+    if not order:
+        raise PlacementError("no usable CPU to pin the jobs to")
+    chosen = sorted(order[:numjobs])
+    by_cpu = {c.cpu: c for c in topology}
+    return {
+        "pinned": True,
+        "policy": policy,
+        "cpus_allowed": format_cpulist(chosen),
+        "cpus": chosen,
+        "jobs": [chosen[k % len(chosen)] for k in range(numjobs)],
+        "nodes": sorted({by_cpu[c].node for c in chosen}),
+        "smt_siblings": sum(1 for c in chosen if by_cpu[c].level > 0),
+        "oversubscribed": numjobs > len(chosen),
+        "rule": "fio job k (its thread_number) runs on cpus[(k - 1) mod "
+                "len(cpus)]: cpus_allowed_policy=split",
+    }
+
+
+def floating(usable):
+    """The manifest's "placement" of an unpinned run."""
+    cpus = sorted(usable)
+    return {"pinned": False, "cpus_allowed": format_cpulist(cpus),
+            "cpus": cpus}
+
+
+def fio_args(placement):
+    """fio command-line options that apply the placement to every job."""
+    if not placement or not placement.get("pinned"):
+        return []
+    return ["--cpus_allowed=" + placement["cpus_allowed"],
+            "--cpus_allowed_policy=split"]
+
+
+def scenario_policy(jobfile):
+    """The NUMA policy a job file asks for on its '; run-job defaults:'
+    line (NUMA=spread or NUMA=node0, as jobs/run-job reads it); spread
+    when it names none."""
+    try:
+        with open(jobfile) as f:
+            for line in f:
+                m = re.match(r"^;\s*run-job defaults:(.*)$", line)
+                if not m:
+                    continue
+                for kv in m.group(1).split():
+                    key, _, value = kv.partition("=")
+                    if key == "NUMA":
+                        if value not in POLICIES:
+                            raise PlacementError(
+                                "%s: NUMA=%s on its run-job defaults line: "
+                                "allowed are %s" % (jobfile, value,
+                                                    ", ".join(POLICIES)))
+                        return value
+                break
+    except OSError as e:
+        raise PlacementError("%s: %s" % (jobfile, e.strerror or e))
+    return DEFAULT_POLICY
+
+
+def describe(placement):
+    """The CPUs of jobs 1..n for the report: 'CPUs 0,2 (nodes 0,1)'."""
+    if not placement:
+        return "not recorded"
+    if not placement.get("pinned"):
+        return "floating over CPUs %s" % placement.get("cpus_allowed", "?")
+    jobs = placement.get("jobs", ())
+    nodes = placement.get("nodes", ())
+    extra = ["node%s %s" % ("s" if len(nodes) != 1 else "",
+                            ",".join(map(str, nodes)))]
+    if placement.get("smt_siblings"):
+        extra.append("%d on SMT siblings" % placement["smt_siblings"])
+    if placement.get("oversubscribed"):
+        extra.append("more jobs than CPUs")
+    return "CPU%s %s (%s)" % ("s" if len(jobs) != 1 else "",
+                              ",".join(map(str, jobs)), ", ".join(extra))

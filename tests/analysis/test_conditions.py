@@ -1,0 +1,112 @@
+"""conditions: the report's header lines, per-cell and busy-run tables,
+the verdict note and --exclude-busy, from a made-up manifest."""
+
+import unittest
+
+from tests.analysis import helpers  # noqa: F401  (sys.path)
+from flagcheck_analysis import compare, conditions, stats
+
+
+def entry(mode, nj, r, busy, others=0.0, cpus=(0,)):
+    return {"name": "s1_%s_nj%d_r%d" % (mode, nj, r), "scenario": "s1",
+            "mode": mode, "numjobs": nj, "repeat": r, "status": "ok",
+            "json": "s1_%s_nj%d_r%d.json" % (mode, nj, r),
+            "placement": {"pinned": True, "policy": "spread",
+                          "cpus": list(cpus), "jobs": list(cpus),
+                          "cpus_allowed": ",".join(map(str, cpus)),
+                          "nodes": [0], "smt_siblings": 0,
+                          "oversubscribed": False},
+            "interference": {"busy": busy, "cpus": list(cpus),
+                             "run_cpus": {"others_share": others,
+                                          "steal_share": 0.0},
+                             "loadavg_before": [0.5, 0, 0],
+                             "loadavg_after": [1.25, 0, 0],
+                             "cpufreq_before": None}}
+
+
+RUNS = [entry("always", 1, 1, False), entry("test_first", 1, 1, False),
+        entry("always", 2, 1, True, 0.25, (0, 1)),
+        entry("test_first", 2, 1, False, 0.0, (0, 1)),
+        entry("always", 2, 2, False, 0.0, (0, 1)),
+        entry("test_first", 2, 2, True, 0.5, (0, 1))]
+MANIFEST = {
+    "conditions": {"pinned": True, "ramp_s": 1, "busy_threshold_pct": 10.0,
+                   "until_decided": True, "max_repeats": 5,
+                   "precision_pct": 2.0},
+    "cells": [{"scenario": "s1", "numjobs": 1, "repeats": 1,
+               "stopped": "decided",
+               "decisions": [{"mode": "test_first", "reason": "narrow"}],
+               "text": "test_first/always x1.000"},
+              {"scenario": "s1", "numjobs": 2, "repeats": 2,
+               "stopped": "max_repeats",
+               "decisions": [{"mode": "test_first", "reason": "undecided"}],
+               "text": "test_first/always x1.100"}],
+    "runs": RUNS + [dict(entry("always", 2, 3, True), status="failed")]}
+
+
+class TestConditions(unittest.TestCase):
+    def test_counts_leave_out_unfinished_runs(self):
+        ok = conditions.ok_entries([MANIFEST])
+        self.assertEqual(len(ok), 6)
+        counts = conditions.cell_counts(ok)
+        self.assertEqual({k: (len(b), n) for k, (b, n) in counts.items()},
+                         {("s1", 1): (0, 2), ("s1", 2): (2, 4)})
+
+    def test_header(self):
+        ok = conditions.ok_entries([MANIFEST])
+        self.assertEqual(conditions.header_lines([MANIFEST], ok, False), [
+            "placement: s1 pinned, job k on the k-th CPU (fio cpus_allowed_"
+            "policy=split), cores before SMT siblings, NUMA spread: nj1 CPU "
+            "0 (node 0); nj2 CPUs 0,1 (node 0)",
+            "warm-up: fio ramp_time 1 s before each run, in no fio figure",
+            "interference: machine busy in 2 of 6 runs (others' CPU time or "
+            "steal above 10% of the run's CPUs); load average (1 min) "
+            "0.50..1.25; CPU frequency governor: not readable",
+            "repeats: until decided (the IOPS ratio's 95% CI excludes 1, or "
+            "is narrower than ±2%), at most 5 per mode"])
+        self.assertIn("busy runs left out (--exclude-busy)",
+                      conditions.header_lines([MANIFEST], ok, True)[2])
+        # an older manifest: no conditions, no lines
+        self.assertEqual(conditions.header_lines([{"runs": RUNS}], ok,
+                                                 False), [])
+
+    def test_tables(self):
+        ok = conditions.ok_entries([MANIFEST])
+        cells, busy = conditions.tables([MANIFEST], ok,
+                                        conditions.cell_counts(ok))
+        self.assertEqual(cells[2], [
+            ["s1", "1", "0", "1", "decided: CI narrower than ±2%",
+             "test_first/always x1.000", "0 of 2"],
+            ["s1", "2", "0,1", "2", "undecided at --max-repeats",
+             "test_first/always x1.100",
+             "2 of 4: always r1, test_first r2"]])
+        self.assertEqual(busy[2], [
+            ["s1_always_nj2_r1", "0,1", "25%", "0%", "0.50 -> 1.25"],
+            ["s1_test_first_nj2_r2", "0,1", "50%", "0%", "0.50 -> 1.25"]])
+
+    def test_verdict_note_and_exclusion(self):
+        ok = conditions.ok_entries([MANIFEST])
+        counts = conditions.cell_counts(ok)
+        recs = [compare.Record(e["scenario"], e["mode"], e["numjobs"],
+                               e["repeat"], {"iops": 100.0 + i}, e["name"])
+                for i, e in enumerate(RUNS)]
+        secs = conditions.annotate(compare.compare(recs, "always"), counts,
+                                   False)
+        v1 = secs[0].rows[0].others[0].verdict.text
+        v2 = secs[1].rows[0].others[0].verdict.text
+        self.assertNotIn("machine busy", v1)
+        self.assertEqual(v2, stats.verdict([102.0, 104.0], [103.0, 105.0])
+                         .text + "; machine busy in 2 of 4 runs")
+        secs = conditions.annotate(compare.compare(recs, "always"), counts,
+                                   True)
+        self.assertTrue(secs[1].rows[0].others[0].verdict.text.endswith(
+            "; machine busy in 2 of 4 runs, left out"))
+        files = [(e["json"], e) for e in RUNS] + [("loose.json", None)]
+        kept, dropped = conditions.exclude_busy(files)
+        self.assertEqual([e["name"] for e in dropped],
+                         ["s1_always_nj2_r1", "s1_test_first_nj2_r2"])
+        self.assertEqual(len(kept), 5)
+
+
+if __name__ == "__main__":
+    unittest.main()

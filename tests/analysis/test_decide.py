@@ -1,0 +1,87 @@
+"""decide: when a cell's ratio is decided, and reading a cell's IOPS from
+the recorded fixture runs."""
+
+import json
+import os
+import unittest
+
+from tests.analysis.helpers import RESULTS
+from flagcheck_analysis import decide, matrix, stats
+
+
+class TestDecide(unittest.TestCase):
+    def test_clear_effect_excludes_1(self):
+        d = decide.decide([100, 101, 99], [150, 151, 149], "test_first")
+        self.assertEqual(d.reason, "excludes_1")
+        self.assertEqual(d.ratio, 1.5)
+        self.assertEqual(d.n, 3)
+        self.assertGreater(d.ci[0], 1.0)
+        self.assertEqual(decide.text(d, "always"),
+                         "test_first/always x1.500, 95%% CI %.3f..%.3f "
+                         "excludes 1" % d.ci)
+
+    def test_too_few_repeats_never_decide(self):
+        d = decide.decide([100, 101], [150, 151])
+        self.assertEqual((d.reason, d.n), ("undecided", 2))
+        d = decide.decide([100, 101, 99], [150, 151])
+        self.assertEqual(d.reason, "undecided")
+
+    def test_no_effect_but_narrow(self):
+        base, other = [1000, 1001, 999], [1000.5, 999.5, 1000]
+        self.assertEqual(stats.verdict(base, other).kind, "noise")
+        d = decide.decide(base, other, "b")
+        self.assertEqual(d.reason, "narrow")
+        self.assertTrue(d.ci[0] <= 1.0 <= d.ci[1])
+        self.assertTrue(decide.text(d, "a").endswith("narrower than ±2%"))
+        # the same data against a precision of 0.01%: not decided
+        self.assertEqual(decide.decide(base, other, "b", 0.0001).reason,
+                         "undecided")
+
+    def test_noisy_is_undecided(self):
+        d = decide.decide([100, 150, 50], [120, 60, 170])
+        self.assertEqual(d.reason, "undecided")
+        self.assertTrue(d.ci[0] < 1.0 < d.ci[1])
+
+    def test_ci_excludes_1_but_welch_disagrees(self):
+        # the bootstrap of 3 values is narrow; Welch is not convinced
+        base, other = [100, 100, 130], [131, 132, 133]
+        v = stats.verdict(base, other)
+        self.assertEqual(v.kind, "noise")
+        self.assertGreater(v.ci[0], 1.0)
+        self.assertNotEqual(decide.decide(base, other).reason, "excludes_1")
+
+    def test_cell_with_three_modes(self):
+        values = {"before": [100, 101, 99], "always": [80, 81, 79],
+                  "test_first": [100, 150, 50]}
+        ds = decide.decide_cell(values, ["before", "always", "test_first"])
+        self.assertEqual([(d.mode, d.reason) for d in ds],
+                         [("always", "excludes_1"),
+                          ("test_first", "undecided")])
+        self.assertFalse(decide.is_decided(ds))
+        self.assertTrue(decide.is_decided(ds[:1]))
+
+    def test_missing_mode(self):
+        d = decide.decide_cell({"always": [1, 2, 3]},
+                               ["always", "test_first"])[0]
+        self.assertEqual((d.reason, d.ratio), ("undecided", None))
+        self.assertEqual(decide.text(d, "always"),
+                         "test_first/always: no runs")
+
+
+class TestCellValues(unittest.TestCase):
+    def test_fixture_iops(self):
+        runs = [matrix.Run("flagcheck-fixture", m, 2, r)
+                for r in (1, 2, 3) for m in ("always", "test_first")]
+        got = decide.cell_values(RESULTS, runs)
+        want = {}
+        for run in runs[:4]:                 # r3 was never run
+            with open(matrix.json_path(RESULTS, run)) as f:
+                doc = json.load(f)
+            want.setdefault(run.mode, []).append(
+                sum(j["read"]["iops"] for j in doc["jobs"]))
+        self.assertEqual(got, want)
+        self.assertEqual(len(got["always"]), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,165 @@
+"""flagcheck-run --until-decided with a stand-in fio whose IOPS the test
+knows: which cells stop when, resume, and what the report says of them."""
+
+import glob
+import json
+import os
+import shutil
+import tempfile
+import unittest
+
+from tests.analysis.helpers import HERE, NULL_JOB, run_cli
+
+FAKE_FIO = os.path.join(HERE, "fake-fio")
+
+
+def means(xs):
+    return sum(xs) / len(xs)
+
+
+class TestUntilDecided(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.out = os.path.join(self.tmp, "results")
+        self.args = [NULL_JOB, "--fio", FAKE_FIO, "--numjobs", "1,2,3",
+                     "--until-decided", "--max-repeats", "5", "--ramp", "0",
+                     "--outdir", self.out, "--quiet"]
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def manifest(self):
+        with open(os.path.join(self.out, "manifest.json")) as f:
+            return json.load(f)
+
+    def jsons(self):
+        return {os.path.basename(p): os.stat(p).st_mtime_ns
+                for p in glob.glob(os.path.join(self.out, "null-engine_*"
+                                                ".json"))}
+
+    def test_cells_stop_as_their_values_say_and_resume(self):
+        p = run_cli("flagcheck-run", *self.args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        m = self.manifest()
+        self.assertTrue(m["complete"])
+        self.assertEqual(m["conditions"]["max_repeats"], 5)
+        cells = [(c["numjobs"], c["repeats"], c["stopped"],
+                  [d["reason"] for d in c["decisions"]])
+                 for c in m["cells"]]
+        # fake-fio's table: x1.5 (decided at 3), x1.0 tight (decided at 3),
+        # noise (runs to --max-repeats)
+        self.assertEqual(cells, [(1, 3, "decided", ["excludes_1"]),
+                                 (2, 3, "decided", ["narrow"]),
+                                 (3, 5, "max_repeats", ["undecided"])])
+        self.assertEqual(m["cells"][0]["decisions"][0]["ratio"],
+                         means([150, 153, 147]) / means([100, 102, 98]))
+        self.assertEqual(m["cells"][2]["decisions"][0]["ratio"],
+                         means([120, 60, 170, 90, 110])
+                         / means([100, 150, 50, 120, 80]))
+        want = ["null-engine_%s_nj%d_r%d" % (mode, nj, r)
+                for nj, n in ((1, 3), (2, 3), (3, 5))
+                for r in range(1, n + 1)
+                for mode in ("always", "test_first")]
+        self.assertEqual([e["name"] for e in m["runs"]], want)
+        self.assertEqual(sorted(self.jsons()),
+                         sorted(n + ".json" for n in want))
+
+        # again: nothing to do, the same cells
+        before = self.jsons()
+        p = run_cli("flagcheck-run", *self.args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(self.jsons(), before)
+        again = self.manifest()
+        self.assertEqual(again["cells"], m["cells"])
+        self.assertTrue(all(e["resumed"] for e in again["runs"]))
+
+        # an interrupted matrix that had not yet run repeat 5 of nj3
+        for mode in ("always", "test_first"):
+            os.unlink(os.path.join(self.out, "null-engine_%s_nj3_r5.json"
+                                   % mode))
+        p = run_cli("flagcheck-run", *self.args)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        after = self.jsons()
+        self.assertEqual(sorted(n for n in after
+                                if after[n] != before.get(n)),
+                         ["null-engine_always_nj3_r5.json",
+                          "null-engine_test_first_nj3_r5.json"])
+        self.assertEqual(self.manifest()["cells"], m["cells"])
+
+        p = run_cli("flagcheck-report", self.out, "--no-plot")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        row = [l for l in lines if l.startswith("null-engine ") and
+               "decided: CI excludes 1" in l]
+        self.assertEqual(len(row), 1)
+        self.assertIn("test_first/always x1.500", row[0])
+        self.assertEqual(len([l for l in lines if "undecided at "
+                              "--max-repeats" in l]), 1)
+        self.assertEqual(len([l for l in lines if "decided: CI narrower "
+                              "than ±2%" in l]), 1)
+        self.assertIn("repeats: until decided (the IOPS ratio's 95% CI "
+                      "excludes 1, or is narrower than ±2%), at most 5 per "
+                      "mode", lines)
+
+    def test_fixed_repeats(self):
+        p = run_cli("flagcheck-run", NULL_JOB, "--fio", FAKE_FIO,
+                    "--numjobs", "3", "--repeats", "2", "--outdir", self.out,
+                    "--quiet")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        m = self.manifest()
+        self.assertEqual([(c["repeats"], c["stopped"]) for c in m["cells"]],
+                         [(2, "repeats")])
+        self.assertEqual(len(self.jsons()), 4)
+        self.assertFalse(m["conditions"]["until_decided"])
+
+    def test_bad_bounds(self):
+        p = run_cli("flagcheck-run", NULL_JOB, "--until-decided",
+                    "--repeats", "4", "--max-repeats", "3", "--dry-run")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--max-repeats 3 is less than --repeats 4", p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        for opt, bad, allowed in (
+                ("--busy-threshold", "0", "a percentage above 0 and below "
+                 "100"),
+                ("--precision", "100", "a percentage above 0 and below 100"),
+                ("--ramp", "-1", "whole seconds, 0 or more"),
+                ("--ramp", "0.5", "whole seconds, 0 or more")):
+            p = run_cli("flagcheck-run", NULL_JOB, opt, bad, "--dry-run")
+            self.assertEqual(p.returncode, 2, opt)
+            self.assertEqual(p.stderr.splitlines()[-1],
+                             "flagcheck-run: error: argument %s: '%s': "
+                             "allowed %s %s" % (opt, bad, "are" if opt ==
+                                                "--ramp" else "is", allowed))
+
+    def test_dry_run_shows_pin_and_ramp(self):
+        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+                    "--repeats", "1", "--until-decided", "--max-repeats",
+                    "4", "--dry-run", "--outdir", "/nonexistent")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("then one more repeat of every mode at a time, up to "
+                      "4", p.stdout)
+        cmds = [l for l in p.stdout.splitlines() if not l.startswith("#")]
+        cpu = min(os.sched_getaffinity(0))
+        for c in cmds:
+            self.assertIn(" --ramp_time=1 --cpus_allowed=%d "
+                          "--cpus_allowed_policy=split " % cpu, c)
+        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+                    "--repeats", "1", "--no-pin", "--ramp", "0",
+                    "--dry-run", "--outdir", "/nonexistent")
+        self.assertNotIn("cpus_allowed", p.stdout)
+        self.assertNotIn("ramp_time", p.stdout)
+
+
+class TestHelp(unittest.TestCase):
+    def test_every_new_option_is_explained(self):
+        p = run_cli("flagcheck-run", "--help")
+        for opt in ("--until-decided", "--max-repeats", "--precision",
+                    "--no-pin", "--ramp", "--busy-threshold", "pinning",
+                    "warm-up:", "interference:"):
+            self.assertIn(opt, p.stdout)
+        p = run_cli("flagcheck-report", "--help")
+        self.assertIn("--exclude-busy", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
