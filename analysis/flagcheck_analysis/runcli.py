@@ -73,34 +73,41 @@ stops at the first failure, --keep-going runs the rest); 2 usage error;
 
 def _csv_list(convert):
     def parse(text):
-        try:
-            items = [convert(x) for x in text.split(",") if x.strip()]
-        except ValueError:
-            raise argparse.ArgumentTypeError("bad list %r" % text)
+        items = [convert(x) for x in text.split(",") if x.strip()]
         if not items:
-            raise argparse.ArgumentTypeError("empty list")
+            raise argparse.ArgumentTypeError("empty list %r" % text)
         return items
     return parse
 
 
 def _positive(text):
-    n = int(text)
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
     if n < 1:
-        raise ValueError(text)
+        raise argparse.ArgumentTypeError(
+            "%r: want a whole number of 1 or more" % text)
     return n
 
 
 def _positive_float(text):
-    x = float(text)
-    if not x > 0:
-        raise ValueError(text)
+    try:
+        x = float(text)
+    except ValueError:
+        x = 0.0
+    if not 0 < x < float("inf"):
+        raise argparse.ArgumentTypeError(
+            "%r: want a number of seconds above 0" % text)
     return x
 
 
 def _mode(text):
     text = text.strip()
     if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_-]*$", text):
-        raise ValueError(text)
+        raise argparse.ArgumentTypeError(
+            "%r: a mode name is letters, digits, '_' and '-', starting "
+            "with a letter or digit" % text)
     return text
 
 
