@@ -2,6 +2,7 @@
 stats JSON Lines, and reducing one run to one number per metric."""
 
 import json
+import sys
 
 # (key, row name in the tables); the order is the order of the rows.
 METRICS = (
@@ -32,6 +33,22 @@ class InputError(Exception):
         super().__init__("%s: %s" % (path, what))
 
 
+def decode(path, text, where="", raw=False):
+    """json.loads(text) (raw: the first document and where it ends) of text
+    read from `path`; a document nested deeper than Python's parser can
+    follow becomes an InputError naming the file (and `where` in it).
+    Malformed JSON stays a ValueError for the caller to describe."""
+    try:
+        if raw:
+            return json.JSONDecoder().raw_decode(text)
+        return json.loads(text)
+    except RecursionError:
+        raise InputError(path, "%sJSON nested too deeply to read (deeper "
+                         "than Python's limit of about %d levels); not fio "
+                         "or flagcheck output" % (where,
+                                                  sys.getrecursionlimit()))
+
+
 def load_fio_json(path):
     """The fio output document.  fio (3.33, client mode and with some
     warnings) may print text lines before the JSON: skip to the first line
@@ -52,7 +69,7 @@ def load_fio_json(path):
                          "empty or not fio --output-format=json output")
     body = "".join(lines[skipped:])
     try:
-        doc, _ = json.JSONDecoder().raw_decode(body)
+        doc, _ = decode(path, body, raw=True)
     except ValueError as e:
         line = getattr(e, "lineno", 0) + skipped
         msg = getattr(e, "msg", str(e))
@@ -107,7 +124,7 @@ def load_stats(path):
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = decode(path, line, "line %d: " % number)
             except ValueError as e:
                 raise InputError(path, "line %d: malformed JSON (%s)"
                                  % (number, e.msg))

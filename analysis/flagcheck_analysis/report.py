@@ -3,13 +3,12 @@ tables, write Markdown, CSV and plots."""
 
 import argparse
 import glob
-import json
 import os
 import sys
 from collections import namedtuple
 
-from . import (clients, compare, fiojson, hosttable, lru, matrix, plot,
-               render, scaling, stats, threeway)
+from . import (clients, compare, fiojson, hosttable, lru, manifest, matrix,
+               plot, render, scaling, stats, threeway)
 
 PROG = "flagcheck-report"
 
@@ -104,18 +103,10 @@ def warn(msg):
 
 
 def _load_manifest(directory):
-    path = os.path.join(directory, "manifest.json")
-    if not os.path.exists(path):
-        return None
     try:
-        with open(path) as f:
-            manifest = json.load(f)
-        if not isinstance(manifest.get("runs"), list):
-            raise ValueError("no 'runs' list")
-        return manifest
-    except (OSError, ValueError, AttributeError) as e:
-        warn("%s: unusable manifest (%s); reading the JSON files instead"
-             % (path, e))
+        return manifest.load(os.path.join(directory, manifest.NAME))
+    except fiojson.InputError as e:
+        warn("unusable manifest: %s; reading the JSON files instead" % e)
         return None
 
 
@@ -127,16 +118,16 @@ def inputs_to_files(inputs):
         if not os.path.isdir(item):
             files.append((item, None))
             continue
-        manifest = _load_manifest(item)
-        if manifest is None:
+        mf = _load_manifest(item)
+        if mf is None:
             found = sorted(p for p in glob.glob(os.path.join(item, "*.json"))
-                           if os.path.basename(p) != "manifest.json")
+                           if os.path.basename(p) != manifest.NAME)
             if not found:
                 warn("%s: no fio JSON files in this directory" % item)
             files += [(p, None) for p in found]
             continue
-        manifests.append(manifest)
-        for entry in manifest["runs"]:
+        manifests.append(mf)
+        for entry in mf["runs"]:
             if isinstance(entry, dict) and entry.get("status") == "ok":
                 files.append((os.path.join(item, entry["json"]), entry))
     return files, manifests

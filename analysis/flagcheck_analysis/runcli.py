@@ -8,7 +8,7 @@ import re
 import shlex
 import sys
 
-from . import hosts, manifest, matrix
+from . import fiojson, hosts, manifest, matrix
 from .runner import PROG, Runner, fio_command, run_env
 
 
@@ -244,6 +244,6 @@ def main(argv=None):
         return dry_run(args, runs)
     try:
         return Runner(args, runs).run()
-    except OSError as e:
+    except (OSError, fiojson.InputError) as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 1

@@ -1,0 +1,144 @@
+"""Faults and bad inputs that must end in one line naming the file (or
+option) and what is wrong, with nothing lost: issue 11's items outside the
+engine.  Real fio (its null engine, or the flagcheck engine on its null
+backend) wherever fio runs."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from tests.analysis.helpers import ANALYSIS, NULL_JOB, RESULTS, run_cli
+from flagcheck_analysis import fiojson
+
+FIO = shutil.which("fio")
+DEEP = 100000           # levels of nesting: far past Python's recursion limit
+
+
+def deep_json(path, prefix='{"jobs": '):
+    with open(path, "w") as f:
+        f.write(prefix + "[" * DEEP + "]" * DEEP + "}\n")
+    return path
+
+
+class Scratch(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.out = os.path.join(self.tmp, "results")
+
+    def path(self, *names):
+        return os.path.join(self.tmp, *names)
+
+    def assertOneLine(self, p, *needles, rc):
+        """exit status rc, no traceback, and one stderr line holding every
+        needle."""
+        self.assertEqual(p.returncode, rc, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        lines = [l for l in p.stderr.splitlines()
+                 if all(n in l for n in needles)]
+        self.assertEqual(len(lines), 1, p.stderr)
+        return lines[0]
+
+
+class DeepJson(Scratch):
+    """item 14: a JSON file nested 100000 levels deep"""
+
+    def test_loaders_name_the_file(self):
+        for load, prefix in ((fiojson.load_fio_json, '{"jobs": '),
+                             (fiojson.load_stats, '{"flagcheck": 1, "a": ')):
+            path = deep_json(self.path("deep"), prefix)
+            with self.assertRaises(fiojson.InputError) as cm:
+                load(path)
+            msg = str(cm.exception)
+            self.assertTrue(msg.startswith(path + ": "), msg)
+            self.assertIn("nested too deeply", msg)
+
+    def test_report_names_the_file(self):
+        deep = deep_json(self.path("deep.json"))
+        good = shutil.copy(os.path.join(
+            RESULTS, "flagcheck-fixture_always_nj1_r1.json"), self.tmp)
+        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+                    self.path("report"), deep, good)
+        self.assertOneLine(p, deep + ": JSON nested too deeply", rc=0)
+        self.assertIn("runs: 1 (always n=1)", p.stdout)
+
+    @unittest.skipUnless(FIO, "fio not installed")
+    def test_runner_resume_reruns_a_deep_run_file(self):
+        os.makedirs(self.out)
+        deep_json(os.path.join(self.out, "null-engine_always_nj1_r1.json"))
+        p = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+                    "--numjobs", "1", "--repeats", "1", "--runtime", "1",
+                    "--outdir", self.out, "--quiet")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        fiojson.load_fio_json(os.path.join(
+            self.out, "null-engine_always_nj1_r1.json"))
+
+
+@unittest.skipUnless(FIO, "fio not installed")
+class DamagedManifest(Scratch):
+    """item 4 (and 14 for manifest.json): a damaged manifest is refused,
+    kept byte for byte, and the message says how to go on"""
+
+    def run_runner(self):
+        return run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+                       "--numjobs", "1", "--repeats", "2", "--runtime", "1",
+                       "--outdir", self.out, "--quiet")
+
+    def check_refused(self, damage, reason):
+        first = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+                        "--numjobs", "1", "--repeats", "1", "--runtime", "1",
+                        "--outdir", self.out, "--quiet")
+        self.assertEqual(first.returncode, 0, first.stderr)
+        path = os.path.join(self.out, "manifest.json")
+        damage(path)
+        with open(path, "rb") as f:
+            before = f.read()
+        p = self.run_runner()
+        line = self.assertOneLine(p, path + ": " + reason, rc=1)
+        self.assertIn("mv %s %s.damaged" % (path, path), line)
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), before)
+        self.assertFalse(os.path.exists(self.out + "/null-engine_always_"
+                                        "nj1_r2.json"), "it ran anyway")
+        # what the message says to do: the finished run is kept as done
+        os.rename(path, path + ".damaged")
+        p = self.run_runner()
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(path) as f:
+            runs = json.load(f)["runs"]
+        self.assertEqual([(r["status"], r.get("resumed", False))
+                          for r in runs], [("ok", True), ("ok", False)])
+
+    def test_truncated(self):
+        def truncate(path):
+            with open(path, "r+") as f:
+                f.truncate(200)
+        self.check_refused(truncate, "malformed JSON at line")
+
+    def test_not_a_manifest(self):
+        def replace(path):
+            with open(path, "w") as f:
+                f.write('{"runs": 3}\n')
+        self.check_refused(replace, "not a flagcheck-run manifest")
+
+    def test_nested_too_deeply(self):
+        self.check_refused(lambda path: deep_json(path, '{"runs": '),
+                           "JSON nested too deeply")
+
+    def test_report_reads_the_json_files_instead(self):
+        shutil.copytree(RESULTS, self.out)
+        path = deep_json(os.path.join(self.out, "manifest.json"))
+        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+                    self.path("report"), self.out)
+        self.assertOneLine(p, "unusable manifest: %s: JSON nested too "
+                           "deeply" % path, rc=0)
+        self.assertIn("runs: 8 (always n=4, test_first n=4)", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
