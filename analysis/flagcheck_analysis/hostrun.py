@@ -5,7 +5,7 @@ where each host's engine counters come from afterwards."""
 import json
 import os
 
-from . import clients, hosts, jobfile, matrix
+from . import atomic, clients, hosts, jobfile, matrix
 
 
 def client_command(args, run, output, live, fmt):
@@ -82,8 +82,7 @@ def write_job_files(args, run, live):
                               dict(os.environ, **matrix.run_env(
                                   args.vars, args.outdir, run, h.label)))
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
+        atomic.write(path, text)
         paths[h.label] = os.path.relpath(path, args.outdir)
     return paths
 
@@ -101,9 +100,8 @@ def collect_counters(args, run, entry, live, out):
         if os.path.exists(path):
             info["counters"] = "engine stats file"
         elif h.label in from_text:
-            with open(path, "w") as f:
-                for rec in from_text[h.label]:
-                    f.write(json.dumps(rec) + "\n")
+            atomic.write(path, "".join(json.dumps(rec) + "\n"
+                                       for rec in from_text[h.label]))
             info["counters"] = "fio client text"
         else:
             info["counters"] = "missing"

@@ -9,7 +9,7 @@ import platform
 import shlex
 import subprocess
 
-from . import fiojson, matrix
+from . import atomic, fiojson, matrix
 
 NAME = "manifest.json"
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
@@ -154,9 +154,6 @@ def build(args, runs):
 
 
 def write(path, manifest):
-    """Replace the manifest at `path` in one step."""
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(manifest, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, path)
+    """Replace the manifest at `path` in one step; raises OSError naming
+    `path`, and leaves the old manifest as it was."""
+    atomic.write(path, json.dumps(manifest, indent=2) + "\n")

@@ -244,6 +244,12 @@ def main(argv=None):
         return dry_run(args, runs)
     try:
         return Runner(args, runs).run()
-    except (OSError, fiojson.InputError) as e:
+    except fiojson.InputError as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
+        return 1
+    except OSError as e:
+        print("%s: %s%s; the finished runs are kept: fix that and run the "
+              "same command again" % (
+                  PROG, "%s: " % e.filename if e.filename else "",
+                  e.strerror or e), file=sys.stderr)
         return 1

@@ -140,5 +140,59 @@ class DamagedManifest(Scratch):
         self.assertIn("runs: 8 (always n=4, test_first n=4)", p.stdout)
 
 
+def can_mount_privately():
+    """A mount namespace of our own (root, unshare -m): a tmpfs there is
+    seen by nothing else on the machine and goes when the namespace does."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return False
+    p = subprocess.run(["unshare", "-m", "--propagation", "private", "true"],
+                       capture_output=True)
+    return p.returncode == 0
+
+
+@unittest.skipUnless(FIO and can_mount_privately(),
+                     "needs fio, root and unshare -m (a private tmpfs)")
+class FullDisk(Scratch):
+    """item 13: the results directory's file system fills up"""
+
+    def test_message_names_the_path_and_nothing_is_lost(self):
+        fs = self.path("fs")
+        os.makedirs(fs)
+        out = os.path.join(fs, "results")
+        run = " ".join([sys.executable, os.path.join(ANALYSIS,
+                                                     "flagcheck-run"),
+                        NULL_JOB, "--modes", "always", "--numjobs", "1",
+                        "--runtime", "1", "--outdir", out, "--quiet"])
+        script = f"""
+            set -u
+            mount -t tmpfs -o size=1m flagcheck-test {fs} || exit 90
+            {run} --repeats 1 2>{self.tmp}/first.err || exit 91
+            cp {out}/manifest.json {self.tmp}/manifest.before
+            dd if=/dev/zero of={fs}/fill bs=4k 2>/dev/null
+            {run} --repeats 2 2>{self.tmp}/second.err
+            echo $? >{self.tmp}/second.rc
+            ls -a {out} >{self.tmp}/left
+            cp {out}/manifest.json {self.tmp}/manifest.after
+        """
+        p = subprocess.run(["unshare", "-m", "--propagation", "private",
+                            "sh", "-c", script], capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+        def read(name):
+            with open(self.path(name)) as f:
+                return f.read()
+        self.assertEqual(read("second.rc").strip(), "1")
+        err = read("second.err")
+        self.assertNotIn("Traceback", err)
+        lines = [l for l in err.splitlines() if "No space left on device"
+                 in l]
+        self.assertEqual(len(lines), 1, err)
+        self.assertIn(os.path.join(out, "manifest.json"), lines[0])
+        self.assertEqual(read("left").split(), [
+            ".", "..", "manifest.json", "null-engine_always_nj1_r1.json"])
+        self.assertEqual(read("manifest.after"), read("manifest.before"))
+
+
 if __name__ == "__main__":
     unittest.main()
