@@ -34,7 +34,8 @@ aggregate, summed over the hosts; a table per scenario and numjobs has one
 row per host, the sum of the hosts and fio's own 'All clients' entry, which
 is checked against that sum (its I/O and byte counts must be equal).  The
 flags word is per host: numjobs is per host, and jobs on two hosts never
-share a cache line.  Runs where a host was down ("partial") are left out.
+share a cache line.  Runs where a host was down or returned no job results
+("partial") are left out.
 
 A bad input file gets one line on stderr naming it and what is wrong; the
 other files are still reported.
@@ -254,9 +255,10 @@ def host_header_lines(hrecords, checks, manifests):
                    "only jobs on the same host share its cache line")
         out += hosttable.check_lines(checks)
     for e in partial:
-        down = [h.get("spec", "?") for h in (e.get("hosts") or {}).values()
-                if h.get("status") == "down"]
-        out.append("WARNING: %s left out: ran without host(s) %s (down); "
+        down = ["%s (%s)" % (h.get("spec", "?"), h["status"])
+                for h in (e.get("hosts") or {}).values()
+                if h.get("status") in ("down", "failed")]
+        out.append("WARNING: %s left out: ran without host(s) %s; "
                    "flagcheck-run again reruns it" % (
                        e.get("name", "?"), ", ".join(down)))
     return out

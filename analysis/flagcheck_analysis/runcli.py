@@ -58,10 +58,12 @@ expand them on the client and can not include on the server.  The engine
 counters of a host come from its stats file when that lies on this machine
 at the same path (server on this machine, or a shared file system), else
 from the counter lines fio forwards as text, when they can be told apart
-by the server's host name.  A host that is down is named, the run keeps the
-other hosts' results and counts as failed ("partial"); the same command
-reruns it.
+by the server's host name.  A host that is down, or that returns no job
+results (its server could not run the job: what it said is quoted), is
+named; the run keeps the other hosts' results and counts as failed
+("partial"); the same command reruns it.
 
+A failed run's fio output is kept as <run>.json.failed (and quoted).
 Ctrl-C stops the running fio, discards its partial output, keeps the
 finished runs and marks the manifest incomplete; the same command again
 resumes, skipping every run whose JSON exists and parses.

@@ -7,11 +7,15 @@ import json
 import os
 import shutil
 import subprocess
+import signal
 import sys
 import tempfile
+import time
 import unittest
 
 from tests.analysis.helpers import ANALYSIS, NULL_JOB, RESULTS, run_cli
+from tests.analysis.test_clientserver import (ENGINE, JOB as CS_JOB,
+                                              LOOPBACK, Servers, free_port)
 from flagcheck_analysis import fiojson
 
 FIO = shutil.which("fio")
@@ -138,6 +142,114 @@ class DamagedManifest(Scratch):
         self.assertOneLine(p, "unusable manifest: %s: JSON nested too "
                            "deeply" % path, rc=0)
         self.assertIn("runs: 8 (always n=4, test_first n=4)", p.stdout)
+
+
+@unittest.skipUnless(FIO and os.path.exists(ENGINE),
+                     "needs fio and the built engine (make)")
+class ClientMode(Scratch):
+    """items 6 and 11: runs on fio servers that do nothing, or die"""
+
+    def setUp(self):
+        super().setUp()
+        self.servers = Servers(self.tmp)
+        self.addCleanup(self.servers.stop)
+
+    def run_runner(self, *args, timeout=90):
+        return run_cli("flagcheck-run", CS_JOB, "--outdir", self.out,
+                       "--repeats", "1", "--numjobs", "1", "--quiet",
+                       "--set", "FLAGCHECK_ENGINE=" + ENGINE, *args,
+                       timeout=timeout)
+
+    def manifest(self):
+        with open(os.path.join(self.out, "manifest.json")) as f:
+            return json.load(f)
+
+    def test_every_host_down(self):
+        refused = "%s,%d" % (LOOPBACK, free_port())     # nothing listens
+        p = self.run_runner("--client", refused, "--modes", "always",
+                            "--runtime", "1", "--connect-timeout", "3")
+        self.assertOneLine(p, "host %s is down: " % refused, "refused",
+                           rc=1)
+        self.assertOneLine(p, "clientserver_always_nj1_r1 did not run: "
+                           "no host answered", rc=1)
+        run = self.manifest()["runs"][0]
+        self.assertEqual(run["status"], "failed")
+        self.assertEqual(run["hosts"][refused.replace(",", "_")]["status"],
+                         "down")
+
+    def check_no_results(self, args, said):
+        server = self.servers.start()
+        p = self.run_runner("--client", server, "--runtime", "1", *args)
+        self.assertOneLine(p, "clientserver_%s_nj1_r1: no job results from "
+                           "any host" % args[-1], rc=1)
+        self.assertOneLine(p, server + ": ", said, rc=1)
+        m = self.manifest()
+        self.assertFalse(m["complete"])
+        run = m["runs"][0]
+        self.assertEqual(run["status"], "failed")
+        host = run["hosts"][server.replace(",", "_")]
+        self.assertEqual(host["status"], "failed")
+        self.assertTrue(any(said in l for l in host["reason"]), host)
+        # nothing that a resume or the report could take for a result
+        self.assertFalse(os.path.exists(os.path.join(self.out, run["json"])))
+        self.assertTrue(os.path.exists(os.path.join(
+            self.out, run["json"] + ".failed")))
+
+    def test_engine_the_server_cannot_load(self):
+        self.check_no_results(["--set", "FLAGCHECK_ENGINE=/nonexistent/x.so",
+                               "--modes", "always"],
+                              'invalid external ioengine path '
+                              '"/nonexistent/x.so"')
+
+    def test_mode_the_engine_refuses(self):
+        self.check_no_results(["--modes", "bogus"],
+                              "flag_check=bogus is not valid")
+
+    def test_killed_server_child_is_quoted(self):
+        server = self.servers.start()
+        pid = self.servers.procs[-1].pid
+        proc = subprocess.Popen(
+            [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"),
+             CS_JOB, "--outdir", self.out, "--repeats", "1", "--numjobs",
+             "1", "--quiet", "--set", "FLAGCHECK_ENGINE=" + ENGINE,
+             "--client", server, "--modes", "always", "--runtime", "20"],
+            stderr=subprocess.PIPE, text=True)
+        self.addCleanup(proc.kill)
+        # the server forks a child per connection, which forks the job
+        deadline = time.monotonic() + 30
+        child = []
+        while time.monotonic() < deadline:
+            child = children(pid)
+            if child and children(child[0]) and os.path.exists(
+                    os.path.join(self.out, "jobs")):
+                break
+            time.sleep(0.1)
+        self.assertEqual(len(child), 1, "no server child")
+        jobs = children(child[0])
+        os.kill(child[0], signal.SIGKILL)
+        _, err = proc.communicate(timeout=60)
+        for job in jobs:                        # orphaned, would run on
+            try:
+                os.kill(job, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertNotIn("Traceback", err)
+        self.assertIn("client: host=%s disconnected" % LOOPBACK, err)
+        self.assertNotIn("(nothing)", err)
+        run = self.manifest()["runs"][0]
+        self.assertEqual(run["status"], "failed")
+        kept = os.path.join(self.out, run["json"] + ".failed")
+        with open(kept) as f:
+            self.assertIn("client: host=%s disconnected" % LOOPBACK,
+                          f.read())
+
+
+def children(pid):
+    """The ids of the processes whose parent is pid."""
+    p = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
+                       text=True)
+    return [int(x) for x in p.stdout.split()]
 
 
 def can_mount_privately():
