@@ -2,6 +2,7 @@
 stats JSON Lines, and reducing one run to one number per metric."""
 
 import json
+import math
 import sys
 
 # (key, row name in the tables); the order is the order of the rows.
@@ -85,7 +86,58 @@ def load_fio_json(path):
                          "'client_stats' list)")
     if not fio_jobs(doc):
         raise InputError(path, "fio output holds no jobs")
+    check_values(path, doc)
     return doc
+
+
+_ABSENT = object()
+# the fields of a job entry that the report reads: per direction, and not
+_DIRECTION_FIELDS = ("iops", "bw", "clat_ns.mean", "clat_ns.N")
+_JOB_FIELDS = ("usr_cpu", "sys_cpu", "job_runtime", "total_err")
+# the engine's counters in a stats record
+COUNTERS = ("ios", "checks", "rmw", "rmw_skipped", "errors_set",
+            "errors_reported")
+
+
+def _get(d, dotted):
+    for key in dotted.split("."):
+        if not isinstance(d, dict) or key not in d:
+            return _ABSENT
+        d = d[key]
+    return d
+
+
+def _impossible(value):
+    """Neither absent nor a finite number of 0 or more."""
+    return value is not _ABSENT and (
+        isinstance(value, bool) or not isinstance(value, (int, float))
+        or not math.isfinite(value) or value < 0)
+
+
+def check_values(path, doc):
+    """Raise InputError naming the first field that no fio run can hold
+    (NaN, a string, a negative number), or a run that did no I/O."""
+    name = "jobs" if "jobs" in doc else "client_stats"
+    for i, entry in enumerate(doc[name]):
+        if not isinstance(entry, dict):
+            continue
+        fields = [(f, _get(entry, f)) for f in
+                  ["%s.%s" % (d, f) for d in _DIRECTIONS
+                   for f in _DIRECTION_FIELDS] + list(_JOB_FIELDS)]
+        for d in _DIRECTIONS:
+            pct = _get(entry, d + ".clat_ns.percentile")
+            if isinstance(pct, dict):
+                fields += [("%s.clat_ns.percentile.%s" % (d, p), v)
+                           for p, v in pct.items()]
+        for field, value in fields:
+            if _impossible(value):
+                raise InputError(path, "%s[%d].%s is %r: not a finite "
+                                 "number of 0 or more" % (name, i, field,
+                                                          value))
+    if not any(_get(e, d + ".iops") not in (_ABSENT, 0)
+               for e in fio_jobs(doc) for d in _DIRECTIONS):
+        raise InputError(path, "%s[*].{read,write,trim}.iops are all 0: "
+                         "the run did no I/O" % name)
 
 
 def fio_jobs(doc):
@@ -131,6 +183,13 @@ def load_stats(path):
             if not isinstance(rec, dict) or rec.get("flagcheck") != 1:
                 raise InputError(path, "line %d: not a flagcheck stats "
                                  "record (no \"flagcheck\": 1)" % number)
+            for key in COUNTERS:
+                value = rec.get(key, _ABSENT)
+                if _impossible(value) or (value is not _ABSENT
+                                          and not isinstance(value, int)):
+                    raise InputError(path, "line %d: %s is %r: not a whole "
+                                     "number of 0 or more"
+                                     % (number, key, value))
             records.append(rec)
     return records
 

@@ -83,6 +83,73 @@ class DeepJson(Scratch):
             self.out, "null-engine_always_nj1_r1.json"))
 
 
+class ImpossibleValues(Scratch):
+    """item 8: NaN, strings, negative or no IOPS are refused, not averaged"""
+
+    GOOD = os.path.join(RESULTS, "flagcheck-fixture_always_nj1_r1.json")
+
+    def bad_copy(self, change):
+        with open(self.GOOD) as f:
+            doc = json.load(f)
+        change(doc["jobs"][0])
+        path = self.path("flagcheck-fixture_always_nj1_r2.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)       # NaN is written as fio never would
+        return path
+
+    def check(self, change, field, said):
+        bad = self.bad_copy(change)
+        with self.assertRaises(fiojson.InputError) as cm:
+            fiojson.load_fio_json(bad)
+        self.assertEqual(str(cm.exception), "%s: %s %s" % (bad, field, said))
+        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+                    self.path("report"), self.GOOD, bad)
+        self.assertOneLine(p, bad + ": " + field, rc=0)
+        self.assertIn("runs: 1 (always n=1)", p.stdout)
+        self.assertNotIn("nan", p.stdout)
+
+    def set_read(self, key, value):
+        return lambda job: job["read"].__setitem__(key, value)
+
+    def test_nan_iops(self):
+        self.check(self.set_read("iops", float("nan")), "jobs[0].read.iops",
+                   "is nan: not a finite number of 0 or more")
+
+    def test_string_iops(self):
+        self.check(self.set_read("iops", "12"), "jobs[0].read.iops",
+                   "is '12': not a finite number of 0 or more")
+
+    def test_negative_iops(self):
+        self.check(self.set_read("iops", -394545.0), "jobs[0].read.iops",
+                   "is -394545.0: not a finite number of 0 or more")
+
+    def test_negative_latency(self):
+        def change(job):
+            job["read"]["clat_ns"]["mean"] = -1.5
+        self.check(change, "jobs[0].read.clat_ns.mean",
+                   "is -1.5: not a finite number of 0 or more")
+
+    def test_string_percentile(self):
+        def change(job):
+            job["read"]["clat_ns"]["percentile"]["99.900000"] = "x"
+        self.check(change, "jobs[0].read.clat_ns.percentile.99.900000",
+                   "is 'x': not a finite number of 0 or more")
+
+    def test_zero_iops(self):
+        self.check(self.set_read("iops", 0), "jobs[*].{read,write,trim}.iops",
+                   "are all 0: the run did no I/O")
+
+    def test_impossible_counter(self):
+        path = self.path("s.jsonl")
+        with open(path, "w") as f:
+            f.write('{"flagcheck": 1, "ios": 10, "rmw": 20}\n'
+                    '{"flagcheck": 1, "ios": 10, "rmw": -20}\n')
+        with self.assertRaises(fiojson.InputError) as cm:
+            fiojson.load_stats(path)
+        self.assertEqual(str(cm.exception), "%s: line 2: rmw is -20: not a "
+                         "whole number of 0 or more" % path)
+
+
 @unittest.skipUnless(FIO, "fio not installed")
 class DamagedManifest(Scratch):
     """item 4 (and 14 for manifest.json): a damaged manifest is refused,
