@@ -9,7 +9,7 @@ import platform
 import shlex
 import subprocess
 
-from . import atomic, fiojson, matrix
+from . import atomic, fiojson, matrix, setups
 
 NAME = "manifest.json"
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
@@ -141,6 +141,8 @@ def build(args, runs):
         "engine_version": engine_version(),
         "host": host_info(),
         "matrix": {"jobs": args.scenarios,
+                   "job_sha256": {s: setups.job_file_id(path)
+                                  for s, path in args.scenarios.items()},
                    "modes": args.modes,
                    "numjobs": args.numjobs,
                    "repeats": args.repeats,

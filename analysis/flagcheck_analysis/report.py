@@ -8,7 +8,7 @@ import sys
 from collections import namedtuple
 
 from . import (clients, compare, fiojson, hosttable, lru, manifest, matrix,
-               plot, render, scaling, stats, threeway)
+               plot, render, scaling, setups, stats, threeway)
 
 PROG = "flagcheck-report"
 
@@ -37,8 +37,15 @@ flags word is per host: numjobs is per host, and jobs on two hosts never
 share a cache line.  Runs where a host was down or returned no job results
 ("partial") are left out.
 
+runs of one scenario that differ in fio version, host, job file (its
+SHA-256 in the manifest), the engine's backend or its other options (known
+for all of them) are never averaged together: they are reported apart, the
+scenario then named with what differs, e.g. "s1 (backend psync)", and a
+WARNING line says so.
+
 A bad input file gets one line on stderr naming it and what is wrong; the
-other files are still reported.
+other files are still reported.  So does a run holding an impossible value
+(NaN, a string or a negative number where fio writes a number, no I/O).
 
 exit status: 0 when at least one run was reported (even if some inputs were
 bad), 1 when nothing could be reported or the output files could not be
@@ -112,12 +119,13 @@ def _load_manifest(directory):
 
 
 def inputs_to_files(inputs):
-    """[(json path, manifest run entry or None)], [manifests]; runs that
-    did not finish on every host ("partial") are left out."""
+    """[(json path, manifest run entry or None, manifest or None)],
+    [manifests]; runs that did not finish on every host ("partial") are
+    left out."""
     files, manifests = [], []
     for item in inputs:
         if not os.path.isdir(item):
-            files.append((item, None))
+            files.append((item, None, None))
             continue
         mf = _load_manifest(item)
         if mf is None:
@@ -125,12 +133,12 @@ def inputs_to_files(inputs):
                            if os.path.basename(p) != manifest.NAME)
             if not found:
                 warn("%s: no fio JSON files in this directory" % item)
-            files += [(p, None) for p in found]
+            files += [(p, None, None) for p in found]
             continue
         manifests.append(mf)
         for entry in mf["runs"]:
             if isinstance(entry, dict) and entry.get("status") == "ok":
-                files.append((os.path.join(item, entry["json"]), entry))
+                files.append((os.path.join(item, entry["json"]), entry, mf))
     return files, manifests
 
 
@@ -201,9 +209,10 @@ def host_records(doc, per_host, path):
 
 
 def load_records(files, group_by, modes):
-    """(records, docs, host records, All clients checks)"""
-    records, docs, hrecords, checks = [], [], [], []
-    for path, entry in files:
+    """(records, docs, host records, All clients checks, lines naming the
+    scenarios whose runs differ in setup, reported apart)"""
+    records, docs, hrecords, checks, setup = [], [], [], [], []
+    for path, entry, mf in files:
         try:
             doc = fiojson.load_fio_json(path)
             per_host, checked = [], None
@@ -232,13 +241,19 @@ def load_records(files, group_by, modes):
         records.append(compare.Record(scenario, mode, numjobs, repeat,
                                       metrics, path))
         docs.append(doc)
+        setup.append(setups.of_run(doc, fiojson.job_options(doc),
+                                   stats_records, entry, mf))
         if checked is not None:
             checks.append(checked)
-            hrecords += [hosttable.HostRecord(scenario, mode, numjobs, host,
-                                              m) for host, m in per_host]
-            hrecords.append(hosttable.HostRecord(
-                scenario, mode, numjobs, hosttable.SUM_ROW, metrics))
-    return records, docs, hrecords, checks
+            hrecords += [(len(records) - 1, hosttable.HostRecord(
+                scenario, mode, numjobs, host, m)) for host, m in per_host]
+            hrecords.append((len(records) - 1, hosttable.HostRecord(
+                scenario, mode, numjobs, hosttable.SUM_ROW, metrics)))
+    labels, apart = setups.split([r.scenario for r in records], setup)
+    records = [r._replace(scenario=label)
+               for r, label in zip(records, labels)]
+    hrecords = [h._replace(scenario=labels[i]) for i, h in hrecords]
+    return records, docs, hrecords, checks, apart
 
 
 def host_header_lines(hrecords, checks, manifests):
@@ -298,8 +313,8 @@ def main(argv=None):
     for m in manifests:
         modes += [x for x in (m.get("matrix") or {}).get("modes", [])
                   if x not in modes]
-    records, docs, hrecords, checks = load_records(files, args.group_by,
-                                                   modes)
+    records, docs, hrecords, checks, apart = load_records(
+        files, args.group_by, modes)
     if not records:
         warn("nothing to report: no readable fio JSON among the inputs")
         return 1
@@ -311,7 +326,9 @@ def main(argv=None):
     lines = scaling.scaling(records, args.base)
     order = compare.mode_order(records, args.base)
     head = header_lines(records, docs, manifests, args.base)
-    head[-1:-1] = host_header_lines(hrecords, checks, manifests)
+    head[-1:-1] = host_header_lines(hrecords, checks, manifests) + apart
+    for line in apart:
+        warn(line[len("WARNING: "):])
     more = hosttable.tables(hrecords, order)
     three = order if len(order) == 3 else None
     try:

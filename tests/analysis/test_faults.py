@@ -150,6 +150,104 @@ class ImpossibleValues(Scratch):
                          "whole number of 0 or more" % path)
 
 
+class DifferentSetups(Scratch):
+    """item 7: runs of one scenario on different setups are not pooled"""
+
+    def copy(self, name, change_json=None, change_stats=None,
+             change_manifest=None):
+        d = shutil.copytree(RESULTS, self.path(name))
+        for f in sorted(os.listdir(d)):
+            path = os.path.join(d, f)
+            if f == "manifest.json":
+                change, load = change_manifest, json.load
+            elif f.endswith(".flagcheck.jsonl"):
+                change, load = change_stats, None
+            else:
+                change, load = change_json, json.load
+            if change is None:
+                continue
+            with open(path) as fh:
+                if load:
+                    docs = [load(fh)]
+                else:
+                    docs = [json.loads(l) for l in fh]
+            for doc in docs:
+                change(doc)
+            with open(path, "w") as fh:
+                fh.write("".join(json.dumps(doc) + "\n" for doc in docs))
+        return d
+
+    def check_apart(self, field, label_a, label_b, **change):
+        a = self.copy("a")
+        b = self.copy("b", **change)
+        p = run_cli("flagcheck-report", "--no-plot", "--format", "csv",
+                    "--outdir", self.path("report"), a, b)
+        self.assertOneLine(p, "the runs of flagcheck-fixture differ in %s: "
+                           "not averaged together" % field, rc=0)
+        got = {}
+        for row in p.stdout.split("\n\n")[0].splitlines()[1:]:
+            cells = row.split(",")
+            if cells[1] == "1" and cells[2] == "iops":
+                got[cells[0]] = float(cells[5])
+        # each setup's base mean: that directory's own two always runs
+        want = []
+        for d in (a, b):
+            iops = []
+            for r in (1, 2):
+                doc = fiojson.load_fio_json(os.path.join(
+                    d, "flagcheck-fixture_always_nj1_r%d.json" % r))
+                iops.append(doc["jobs"][0]["read"]["iops"])
+            want.append(sum(iops) / 2)
+        self.assertEqual(got, {
+            "flagcheck-fixture (%s)" % label_a: want[0],
+            "flagcheck-fixture (%s)" % label_b: want[1]})
+
+    def test_backend(self):
+        def psync(rec):
+            rec["backend"] = "psync"
+        self.check_apart("backend", "backend null", "backend psync",
+                         change_stats=psync)
+
+    def test_engine_options(self):
+        def every(rec):
+            rec["inject_every"] = 7
+        self.check_apart("engine options",
+                         "engine options inject=none inject_every=1000 "
+                         "mapping=shared model=filemap_check_errors",
+                         "engine options inject=none inject_every=7 "
+                         "mapping=shared model=filemap_check_errors",
+                         change_stats=every)
+
+    def test_fio_version(self):
+        def newer(doc):
+            doc["fio version"] = "fio-3.36"
+            doc["jobs"][0]["read"]["iops"] *= 2     # tell the means apart
+        self.check_apart("fio version", "fio version fio-3.33",
+                         "fio version fio-3.36", change_json=newer)
+
+    def test_host(self):
+        def other(mf):
+            mf["host"]["hostname"] = "box2"
+        self.check_apart("host", "host vm", "host box2",
+                         change_manifest=other)
+
+    def test_job_file(self):
+        def other(mf):
+            mf["matrix"]["jobs"]["flagcheck-fixture"] = "/elsewhere/f.fio"
+        self.check_apart("job file", "job file /work/main/tests/analysis/"
+                         "flagcheck-fixture.fio", "job file /elsewhere/f.fio",
+                         change_manifest=other)
+
+    def test_same_setup_is_pooled(self):
+        a, b = self.copy("a"), self.copy("b")
+        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+                    self.path("report"), a, b)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("differ in", p.stderr + p.stdout)
+        self.assertIn("runs: 16 (always n=8, test_first n=8)", p.stdout)
+        self.assertIn("flagcheck-fixture, numjobs=1\n", p.stdout)
+
+
 @unittest.skipUnless(FIO, "fio not installed")
 class DamagedManifest(Scratch):
     """item 4 (and 14 for manifest.json): a damaged manifest is refused,
