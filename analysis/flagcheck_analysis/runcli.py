@@ -8,7 +8,7 @@ import re
 import shlex
 import sys
 
-from . import fiojson, hosts, manifest, matrix
+from . import fiojson, hosts, jobguard, manifest, matrix
 from .runner import PROG, Runner, fio_command, run_env
 
 
@@ -62,6 +62,13 @@ by the server's host name.  A host that is down, or that returns no job
 results (its server could not run the job: what it said is quoted), is
 named; the run keeps the other hosts' results and counts as failed
 ("partial"); the same command reruns it.
+
+A job that writes (an rw= other than read or randread, on a backend other
+than null) is refused when a file it names (filename, filename_format,
+directory, a filename list, a symlink) is a block device, and on several
+hosts when it names anything under /dev/, unless FLAGCHECK_DESTROY=yes (in
+the environment or --set).  On several hosts a job with exec_prerun= or
+exec_postrun= is refused unless --allow-exec: a fio server runs them.
 
 A failed run's fio output is kept as <run>.json.failed (and quoted).
 Ctrl-C stops the running fio, discards its partial output, keeps the
@@ -162,6 +169,10 @@ def parse_args(argv):
     p.add_argument("--run-timeout", type=_positive_float, metavar="SECONDS",
                    help="on several hosts: stop a run that takes longer "
                    "(default: RUNTIME + %d)" % RUN_TIMEOUT_MARGIN)
+    p.add_argument("--allow-exec", action="store_true",
+                   help="on several hosts: send a job file that has the "
+                   "fio servers run a command (exec_prerun, exec_postrun); "
+                   "refused without this (default: refuse)")
     p.add_argument("--fio", default="fio", metavar="PATH",
                    help="fio binary (default: %(default)s)")
     p.add_argument("--keep-going", action="store_true",
@@ -207,6 +218,17 @@ def parse_args(argv):
         hosts.check_unique(args.hosts)
     except hosts.HostError as e:
         p.error(str(e))
+    for stem, path in scenarios.items():
+        for mode in args.modes:
+            env = dict(os.environ, **matrix.run_env(
+                args.vars, args.outdir, matrix.Run(stem, mode,
+                                                   args.numjobs[0], 1)))
+            try:
+                jobguard.check_devices(path, env, remote=bool(args.hosts))
+                if args.hosts and not args.allow_exec:
+                    jobguard.check_exec(path, env)
+            except jobguard.Refused as e:
+                p.error(str(e))
     if args.hosts and args.run_timeout is None:
         try:
             args.run_timeout = float(args.vars["RUNTIME"]) \
