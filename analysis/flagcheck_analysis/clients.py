@@ -106,3 +106,17 @@ def counter_lines(text):
         else:
             out.setdefault(m.group("server"), []).append(rec)
     return out
+
+
+_SERVER_LINE = re.compile(r"^<(?P<server>[^>]*)> ")
+
+
+def server_lines(text):
+    """{server hostname: [lines]}: what each server printed (fio's client
+    prefixes a server's output lines with "<hostname> ")."""
+    out = {}
+    for line in text.splitlines():
+        m = _SERVER_LINE.match(line)
+        if m:
+            out.setdefault(m.group("server"), []).append(line)
+    return out

@@ -20,13 +20,15 @@ def ok_entries(manifests):
 
 
 def exclude_busy(files):
-    """(files without the runs marked busy, the busy entries left out)."""
+    """(files without the runs marked busy, the busy entries left out);
+    @files as (path, manifest entry or None, ...) tuples, kept whole."""
     kept, dropped = [], []
-    for path, entry in files:
+    for item in files:
+        entry = item[1]
         if entry is not None and interference.is_busy(entry):
             dropped.append(entry)
         else:
-            kept.append((path, entry))
+            kept.append(item)
     return kept, dropped
 
 

@@ -2,6 +2,8 @@
 stats JSON Lines, and reducing one run to one number per metric."""
 
 import json
+import math
+import sys
 
 # (key, row name in the tables); the order is the order of the rows.
 METRICS = (
@@ -32,6 +34,22 @@ class InputError(Exception):
         super().__init__("%s: %s" % (path, what))
 
 
+def decode(path, text, where="", raw=False):
+    """json.loads(text) (raw: the first document and where it ends) of text
+    read from `path`; a document nested deeper than Python's parser can
+    follow becomes an InputError naming the file (and `where` in it).
+    Malformed JSON stays a ValueError for the caller to describe."""
+    try:
+        if raw:
+            return json.JSONDecoder().raw_decode(text)
+        return json.loads(text)
+    except RecursionError:
+        raise InputError(path, "%sJSON nested too deeply to read (deeper "
+                         "than Python's limit of about %d levels); not fio "
+                         "or flagcheck output" % (where,
+                                                  sys.getrecursionlimit()))
+
+
 def load_fio_json(path):
     """The fio output document.  fio (3.33, client mode and with some
     warnings) may print text lines before the JSON: skip to the first line
@@ -52,7 +70,7 @@ def load_fio_json(path):
                          "empty or not fio --output-format=json output")
     body = "".join(lines[skipped:])
     try:
-        doc, _ = json.JSONDecoder().raw_decode(body)
+        doc, _ = decode(path, body, raw=True)
     except ValueError as e:
         line = getattr(e, "lineno", 0) + skipped
         msg = getattr(e, "msg", str(e))
@@ -68,7 +86,58 @@ def load_fio_json(path):
                          "'client_stats' list)")
     if not fio_jobs(doc):
         raise InputError(path, "fio output holds no jobs")
+    check_values(path, doc)
     return doc
+
+
+_ABSENT = object()
+# the fields of a job entry that the report reads: per direction, and not
+_DIRECTION_FIELDS = ("iops", "bw", "clat_ns.mean", "clat_ns.N")
+_JOB_FIELDS = ("usr_cpu", "sys_cpu", "job_runtime", "total_err")
+# the engine's counters in a stats record
+COUNTERS = ("ios", "checks", "rmw", "rmw_skipped", "errors_set",
+            "errors_reported")
+
+
+def _get(d, dotted):
+    for key in dotted.split("."):
+        if not isinstance(d, dict) or key not in d:
+            return _ABSENT
+        d = d[key]
+    return d
+
+
+def _impossible(value):
+    """Neither absent nor a finite number of 0 or more."""
+    return value is not _ABSENT and (
+        isinstance(value, bool) or not isinstance(value, (int, float))
+        or not math.isfinite(value) or value < 0)
+
+
+def check_values(path, doc):
+    """Raise InputError naming the first field that no fio run can hold
+    (NaN, a string, a negative number), or a run that did no I/O."""
+    name = "jobs" if "jobs" in doc else "client_stats"
+    for i, entry in enumerate(doc[name]):
+        if not isinstance(entry, dict):
+            continue
+        fields = [(f, _get(entry, f)) for f in
+                  ["%s.%s" % (d, f) for d in _DIRECTIONS
+                   for f in _DIRECTION_FIELDS] + list(_JOB_FIELDS)]
+        for d in _DIRECTIONS:
+            pct = _get(entry, d + ".clat_ns.percentile")
+            if isinstance(pct, dict):
+                fields += [("%s.clat_ns.percentile.%s" % (d, p), v)
+                           for p, v in pct.items()]
+        for field, value in fields:
+            if _impossible(value):
+                raise InputError(path, "%s[%d].%s is %r: not a finite "
+                                 "number of 0 or more" % (name, i, field,
+                                                          value))
+    if not any(_get(e, d + ".iops") not in (_ABSENT, 0)
+               for e in fio_jobs(doc) for d in _DIRECTIONS):
+        raise InputError(path, "%s[*].{read,write,trim}.iops are all 0: "
+                         "the run did no I/O" % name)
 
 
 def fio_jobs(doc):
@@ -117,13 +186,20 @@ def load_stats(path):
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = decode(path, line, "line %d: " % number)
             except ValueError as e:
                 raise InputError(path, "line %d: malformed JSON (%s)"
                                  % (number, e.msg))
             if not isinstance(rec, dict) or rec.get("flagcheck") not in (1, 2):
                 raise InputError(path, "line %d: not a flagcheck stats "
                                  "record (no \"flagcheck\": 1 or 2)" % number)
+            for key in COUNTERS:
+                value = rec.get(key, _ABSENT)
+                if _impossible(value) or (value is not _ABSENT
+                                          and not isinstance(value, int)):
+                    raise InputError(path, "line %d: %s is %r: not a whole "
+                                     "number of 0 or more"
+                                     % (number, key, value))
             records.append(normalise_stats(rec))
     return records
 

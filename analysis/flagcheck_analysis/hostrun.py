@@ -5,7 +5,9 @@ where each host's engine counters come from afterwards."""
 import json
 import os
 
-from . import clients, hosts, jobfile, matrix
+from . import atomic, clients, fiojson, hosts, jobfile, matrix
+
+REASON_LINES = 10      # lines a failed host's server said, kept
 
 
 def client_command(args, run, output, live, fmt):
@@ -38,22 +40,65 @@ def _short(name):
     return name.split(".")[0]
 
 
-def text_counters(live, text):
-    """{label: records} from the counter lines in fio's client output, for
-    the hosts they can be told apart for.  fio prefixes each line with the
-    host name the server reports, not with the address the client used;
-    a line is the host's when only one host is live, or when exactly one
-    live host was given by that name (or its first label)."""
-    found = clients.counter_lines(text)
-    if len(live) == 1 and len(found) == 1:
-        return {live[0].label: next(iter(found.values()))}
+def _by_server(live, servers):
+    """{server hostname: live host} for the names fio's client prefixes
+    lines with: the host name the server reports, not the address the
+    client used.  A name is a host's when only one host is live and one
+    name is seen, or when exactly one live host was given by that name
+    (or its first label)."""
+    servers = list(servers)
+    if len(live) == 1 and len(servers) == 1:
+        return {servers[0]: live[0]}
     out = {}
-    for server, records in found.items():
+    for server in servers:
         match = [h for h in live if h.host == server
                  or _short(h.host) == _short(server)]
         if len(match) == 1:
-            out[match[0].label] = records
+            out[server] = match[0]
     return out
+
+
+def text_counters(live, text):
+    """{label: records} from the counter lines in fio's client output, for
+    the hosts they can be told apart for (see _by_server)."""
+    found = clients.counter_lines(text)
+    return {h.label: found[server]
+            for server, h in _by_server(live, found).items()}
+
+
+def what_hosts_said(live, text):
+    """{label: [lines]}: the lines each server printed, and the client's
+    own lines about it ("client: host=... disconnected")."""
+    said = clients.server_lines(text)
+    out = {h.label: said[server]
+           for server, h in _by_server(live, said).items()}
+    for line in text.splitlines():
+        for h in live:
+            if line.startswith("client: ") and "host=%s " % h.host in \
+                    line + " ":
+                out.setdefault(h.label, []).append(line)
+    return out
+
+
+def hosts_without_results(live, entry, out):
+    """Mark every live host that returned no job results as failed, with
+    what its server said; returns those hosts."""
+    with open(out, "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    try:
+        results = clients.by_host(fiojson.load_fio_json(out))
+    except fiojson.InputError:
+        results = {}
+    said = what_hosts_said(live, text)
+    failed = []
+    for h in live:
+        info = entry["hosts"][h.label]
+        if info["key"] in results:
+            continue
+        info.update(status="failed", reason=said.get(h.label, [])[
+            -REASON_LINES:] or ["(the server printed nothing)"])
+        failed.append(h)
+    return failed
 
 
 def probe(args):
@@ -82,8 +127,7 @@ def write_job_files(args, run, live):
                               dict(os.environ, **matrix.run_env(
                                   args.vars, args.outdir, run, h.label)))
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(text)
+        atomic.write(path, text)
         paths[h.label] = os.path.relpath(path, args.outdir)
     return paths
 
@@ -101,9 +145,8 @@ def collect_counters(args, run, entry, live, out):
         if os.path.exists(path):
             info["counters"] = "engine stats file"
         elif h.label in from_text:
-            with open(path, "w") as f:
-                for rec in from_text[h.label]:
-                    f.write(json.dumps(rec) + "\n")
+            atomic.write(path, "".join(json.dumps(rec) + "\n"
+                                       for rec in from_text[h.label]))
             info["counters"] = "fio client text"
         else:
             info["counters"] = "missing"

@@ -6,9 +6,10 @@ import datetime
 import json
 import os
 import platform
+import shlex
 import subprocess
 
-from . import matrix
+from . import atomic, fiojson, matrix, setups
 
 NAME = "manifest.json"
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
@@ -61,13 +62,46 @@ def engine_version():
         or "unknown"
 
 
-def load_previous(path):
-    """The manifest of an earlier run of this results directory, or {}."""
+def load(path):
+    """The manifest at `path`, or None where there is none.  Raises
+    fiojson.InputError, naming the file, for one that can not be read or is
+    not a flagcheck-run manifest."""
     try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return {}
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise fiojson.InputError(path, "cannot read: %s" % e.strerror)
+    try:
+        doc = fiojson.decode(path, text)
+    except ValueError as e:
+        raise fiojson.InputError(path, "malformed JSON at line %s: %s" % (
+            getattr(e, "lineno", "?"), getattr(e, "msg", e)))
+    if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
+        raise fiojson.InputError(path, "not a flagcheck-run manifest (no "
+                                 "'runs' list)")
+    return doc
+
+
+def load_previous(path):
+    """The manifest of an earlier run of this results directory, or {}.
+    A damaged one is never replaced: it holds what the results alone do not
+    (every finished run's command, environment and exit status).  Raises
+    fiojson.InputError saying how to go on."""
+    try:
+        return load(path) or {}
+    except fiojson.InputError as e:
+        raise fiojson.InputError(path, "%s; left as it is, since it holds "
+                                 "the commands, environment and status of "
+                                 "the finished runs.  To go on: mv %s %s."
+                                 "damaged and run the same command again "
+                                 "(every run whose fio JSON parses is kept "
+                                 "as done; the manifest's record of them is "
+                                 "lost), or give another --outdir" % (
+                                     str(e)[len(path) + 2:],
+                                     shlex.quote(path),
+                                     shlex.quote(path)))
 
 
 def run_entries(outdir, runs, old):
@@ -120,6 +154,8 @@ def build(args, runs):
         "engine_version": engine_version(),
         "host": host_info(),
         "matrix": {"jobs": args.scenarios,
+                   "job_sha256": {s: setups.job_file_id(path)
+                                  for s, path in args.scenarios.items()},
                    "modes": args.modes,
                    "numjobs": args.numjobs,
                    "repeats": args.repeats,
@@ -134,9 +170,6 @@ def build(args, runs):
 
 
 def write(path, manifest):
-    """Replace the manifest at `path` in one step."""
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(manifest, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, path)
+    """Replace the manifest at `path` in one step; raises OSError naming
+    `path`, and leaves the old manifest as it was."""
+    atomic.write(path, json.dumps(manifest, indent=2) + "\n")

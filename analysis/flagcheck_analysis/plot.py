@@ -23,6 +23,9 @@ def _pyplot():
 
 def _save(plt, fig, outdir, stem):
     import os
+    import re
+    # a scenario reported apart per setup is named "s1 (backend psync)"
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", stem).strip("_")
     paths = []
     for ext in ("png", "svg"):
         path = os.path.join(outdir, "%s.%s" % (stem, ext))

@@ -3,13 +3,13 @@ tables, write Markdown, CSV and plots."""
 
 import argparse
 import glob
-import json
 import os
 import sys
 from collections import namedtuple
 
 from . import (clients, compare, conditions, fiojson, hosttable, lru,
-               matrix, plot, render, scaling, stats, threeway, usl, why)
+               manifest, matrix, plot, render, scaling, setups, stats,
+               threeway, usl, why)
 
 PROG = "flagcheck-report"
 
@@ -35,10 +35,18 @@ aggregate, summed over the hosts; a table per scenario and numjobs has one
 row per host, the sum of the hosts and fio's own 'All clients' entry, which
 is checked against that sum (its I/O and byte counts must be equal).  The
 flags word is per host: numjobs is per host, and jobs on two hosts never
-share a cache line.  Runs where a host was down ("partial") are left out.
+share a cache line.  Runs where a host was down or returned no job results
+("partial") are left out.
+
+runs of one scenario that differ in fio version, host, job file (its
+SHA-256 in the manifest), the engine's backend or its other options (known
+for all of them) are never averaged together: they are reported apart, the
+scenario then named with what differs, e.g. "s1 (backend psync)", and a
+WARNING line says so.
 
 A bad input file gets one line on stderr naming it and what is wrong; the
-other files are still reported.
+other files are still reported.  So does a run holding an impossible value
+(NaN, a string or a negative number where fio writes a number, no I/O).
 
 exit status: 0 when at least one run was reported (even if some inputs were
 bad), 1 when nothing could be reported or the output files could not be
@@ -110,42 +118,35 @@ def warn(msg):
 
 
 def _load_manifest(directory):
-    path = os.path.join(directory, "manifest.json")
-    if not os.path.exists(path):
-        return None
     try:
-        with open(path) as f:
-            manifest = json.load(f)
-        if not isinstance(manifest.get("runs"), list):
-            raise ValueError("no 'runs' list")
-        return manifest
-    except (OSError, ValueError, AttributeError) as e:
-        warn("%s: unusable manifest (%s); reading the JSON files instead"
-             % (path, e))
+        return manifest.load(os.path.join(directory, manifest.NAME))
+    except fiojson.InputError as e:
+        warn("unusable manifest: %s; reading the JSON files instead" % e)
         return None
 
 
 def inputs_to_files(inputs):
-    """[(json path, manifest run entry or None)], [manifests]; runs that
-    did not finish on every host ("partial") are left out."""
+    """[(json path, manifest run entry or None, manifest or None)],
+    [manifests]; runs that did not finish on every host ("partial") are
+    left out."""
     files, manifests = [], []
     for item in inputs:
         if not os.path.isdir(item):
-            files.append((item, None))
+            files.append((item, None, None))
             continue
-        manifest = _load_manifest(item)
-        if manifest is None:
+        mf = _load_manifest(item)
+        if mf is None:
             found = sorted(p for p in glob.glob(os.path.join(item, "*.json"))
                            if os.path.basename(p) not in (
-                               "manifest.json", why.calibrate.JSON_NAME))
+                               manifest.NAME, why.calibrate.JSON_NAME))
             if not found:
                 warn("%s: no fio JSON files in this directory" % item)
-            files += [(p, None) for p in found]
+            files += [(p, None, None) for p in found]
             continue
-        manifests.append(manifest)
-        for entry in manifest["runs"]:
+        manifests.append(mf)
+        for entry in mf["runs"]:
             if isinstance(entry, dict) and entry.get("status") == "ok":
-                files.append((os.path.join(item, entry["json"]), entry))
+                files.append((os.path.join(item, entry["json"]), entry, mf))
     return files, manifests
 
 
@@ -216,11 +217,12 @@ def host_records(doc, per_host, path):
 
 
 def load_records(files, group_by, modes, left_out=None):
-    """(records, docs, host records, All clients checks); the runs left
+    """(records, docs, host records, All clients checks, lines naming the
+    scenarios whose runs differ in setup, reported apart); the runs left
     out because their counters disagree with fio's go to @left_out as
     (path, why)."""
-    records, docs, hrecords, checks = [], [], [], []
-    for path, entry in files:
+    records, docs, hrecords, checks, setup = [], [], [], [], []
+    for path, entry, mf in files:
         try:
             doc = fiojson.load_fio_json(path)
             per_host, checked = [], None
@@ -254,13 +256,19 @@ def load_records(files, group_by, modes, left_out=None):
         records.append(compare.Record(scenario, mode, numjobs, repeat,
                                       metrics, path))
         docs.append(doc)
+        setup.append(setups.of_run(doc, fiojson.job_options(doc),
+                                   stats_records, entry, mf))
         if checked is not None:
             checks.append(checked)
-            hrecords += [hosttable.HostRecord(scenario, mode, numjobs, host,
-                                              m) for host, m in per_host]
-            hrecords.append(hosttable.HostRecord(
-                scenario, mode, numjobs, hosttable.SUM_ROW, metrics))
-    return records, docs, hrecords, checks
+            hrecords += [(len(records) - 1, hosttable.HostRecord(
+                scenario, mode, numjobs, host, m)) for host, m in per_host]
+            hrecords.append((len(records) - 1, hosttable.HostRecord(
+                scenario, mode, numjobs, hosttable.SUM_ROW, metrics)))
+    labels, apart = setups.split([r.scenario for r in records], setup)
+    records = [r._replace(scenario=label)
+               for r, label in zip(records, labels)]
+    hrecords = [h._replace(scenario=labels[i]) for i, h in hrecords]
+    return records, docs, hrecords, checks, apart
 
 
 def host_header_lines(hrecords, checks, manifests):
@@ -277,9 +285,10 @@ def host_header_lines(hrecords, checks, manifests):
                    "only jobs on the same host share its cache line")
         out += hosttable.check_lines(checks)
     for e in partial:
-        down = [h.get("spec", "?") for h in (e.get("hosts") or {}).values()
-                if h.get("status") == "down"]
-        out.append("WARNING: %s left out: ran without host(s) %s (down); "
+        down = ["%s (%s)" % (h.get("spec", "?"), h["status"])
+                for h in (e.get("hosts") or {}).values()
+                if h.get("status") in ("down", "failed")]
+        out.append("WARNING: %s left out: ran without host(s) %s; "
                    "flagcheck-run again reruns it" % (
                        e.get("name", "?"), ", ".join(down)))
     return out
@@ -324,8 +333,8 @@ def main(argv=None):
         modes += [x for x in (m.get("matrix") or {}).get("modes", [])
                   if x not in modes]
     left_out = []
-    records, docs, hrecords, checks = load_records(files, args.group_by,
-                                                   modes, left_out)
+    records, docs, hrecords, checks, apart = load_records(
+        files, args.group_by, modes, left_out)
     if not records:
         warn("nothing to report: no readable fio JSON among the inputs")
         return 1
@@ -339,7 +348,10 @@ def main(argv=None):
     order = compare.mode_order(records, args.base)
     head = header_lines(records, docs, manifests, args.base)
     head[-1:-1] = host_header_lines(hrecords, checks, manifests) + \
-        conditions.header_lines(manifests, ok_runs, args.exclude_busy)
+        conditions.header_lines(manifests, ok_runs, args.exclude_busy) + \
+        apart
+    for line in apart:
+        warn(line[len("WARNING: "):])
     head[-1:-1] = ["left out (counters disagree with fio's): %s: %s"
                    % (path, why) for path, why in left_out]
     more = hosttable.tables(hrecords, order) + \

@@ -8,7 +8,8 @@ import re
 import shlex
 import sys
 
-from . import decide, hosts, interference, manifest, matrix, placement
+from . import (decide, fiojson, hosts, interference, jobguard, manifest,
+               matrix, placement)
 from .runner import PROG, Runner, fio_command, run_env
 
 
@@ -58,9 +59,10 @@ expand them on the client and can not include on the server.  The engine
 counters of a host come from its stats file when that lies on this machine
 at the same path (server on this machine, or a shared file system), else
 from the counter lines fio forwards as text, when they can be told apart
-by the server's host name.  A host that is down is named, the run keeps the
-other hosts' results and counts as failed ("partial"); the same command
-reruns it.  Pinning, the warm-up and the interference record (below) are
+by the server's host name.  A host that is down, or that returns no job
+results (its server could not run the job: what it said is quoted), is
+named; the run keeps the other hosts' results and counts as failed
+("partial"); the same command reruns it.  Pinning, the warm-up and the interference record (below) are
 for runs on this machine only: on several hosts none of them applies.
 
 pinning (default; --no-pin lets the jobs float): the N jobs of a run get N
@@ -92,6 +94,14 @@ agrees, or the CI is narrower than +-PRECISION of the ratio; or until
 The manifest's "cells" say, per cell, which it was and after how many
 repeats.  Resuming re-decides from the runs on disk.
 
+A job that writes (an rw= other than read or randread, on a backend other
+than null) is refused when a file it names (filename, filename_format,
+directory, a filename list, a symlink) is a block device, and on several
+hosts when it names anything under /dev/, unless FLAGCHECK_DESTROY=yes (in
+the environment or --set).  On several hosts a job with exec_prerun= or
+exec_postrun= is refused unless --allow-exec: a fio server runs them.
+
+A failed run's fio output is kept as <run>.json.failed (and quoted).
 Ctrl-C stops the running fio, discards its partial output, keeps the
 finished runs and marks the manifest incomplete; the same command again
 resumes, skipping every run whose JSON exists and parses.
@@ -103,27 +113,32 @@ stops at the first failure, --keep-going runs the rest); 2 usage error;
 
 def _csv_list(convert):
     def parse(text):
-        try:
-            items = [convert(x) for x in text.split(",") if x.strip()]
-        except ValueError:
-            raise argparse.ArgumentTypeError("bad list %r" % text)
+        items = [convert(x) for x in text.split(",") if x.strip()]
         if not items:
-            raise argparse.ArgumentTypeError("empty list")
+            raise argparse.ArgumentTypeError("empty list %r" % text)
         return items
     return parse
 
 
 def _positive(text):
-    n = int(text)
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
     if n < 1:
-        raise ValueError(text)
+        raise argparse.ArgumentTypeError(
+            "%r: want a whole number of 1 or more" % text)
     return n
 
 
 def _positive_float(text):
-    x = float(text)
-    if not x > 0:
-        raise ValueError(text)
+    try:
+        x = float(text)
+    except ValueError:
+        x = 0.0
+    if not 0 < x < float("inf"):
+        raise argparse.ArgumentTypeError(
+            "%r: want a number of seconds above 0" % text)
     return x
 
 
@@ -152,7 +167,9 @@ def _percent(text):
 def _mode(text):
     text = text.strip()
     if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_-]*$", text):
-        raise ValueError(text)
+        raise argparse.ArgumentTypeError(
+            "%r: a mode name is letters, digits, '_' and '-', starting "
+            "with a letter or digit" % text)
     return text
 
 
@@ -230,6 +247,10 @@ def parse_args(argv):
     p.add_argument("--run-timeout", type=_positive_float, metavar="SECONDS",
                    help="on several hosts: stop a run that takes longer "
                    "(default: RUNTIME + %d)" % RUN_TIMEOUT_MARGIN)
+    p.add_argument("--allow-exec", action="store_true",
+                   help="on several hosts: send a job file that has the "
+                   "fio servers run a command (exec_prerun, exec_postrun); "
+                   "refused without this (default: refuse)")
     p.add_argument("--fio", default="fio", metavar="PATH",
                    help="fio binary (default: %(default)s)")
     p.add_argument("--keep-going", action="store_true",
@@ -280,6 +301,17 @@ def parse_args(argv):
         hosts.check_unique(args.hosts)
     except hosts.HostError as e:
         p.error(str(e))
+    for stem, path in scenarios.items():
+        for mode in args.modes:
+            env = dict(os.environ, **matrix.run_env(
+                args.vars, args.outdir, matrix.Run(stem, mode,
+                                                   args.numjobs[0], 1)))
+            try:
+                jobguard.check_devices(path, env, remote=bool(args.hosts))
+                if args.hosts and not args.allow_exec:
+                    jobguard.check_exec(path, env)
+            except jobguard.Refused as e:
+                p.error(str(e))
     try:
         args.placements = placements(args)
     except placement.PlacementError as e:
@@ -344,6 +376,12 @@ def main(argv=None):
         return dry_run(args, runs)
     try:
         return Runner(args, runs).run()
-    except OSError as e:
+    except fiojson.InputError as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
+        return 1
+    except OSError as e:
+        print("%s: %s%s; the finished runs are kept: fix that and run the "
+              "same command again" % (
+                  PROG, "%s: " % e.filename if e.filename else "",
+                  e.strerror or e), file=sys.stderr)
         return 1

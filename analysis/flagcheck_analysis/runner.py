@@ -40,6 +40,27 @@ def run_env(args, run, host=None):
                           None if host is None else host.label)
 
 
+def _unlink(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _text_lines(path):
+    """The lines of a fio output file before its JSON begins."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("{"):
+            return lines[:i]
+    return lines
+
+
 class Runner:
     def __init__(self, args, runs):
         self.args, self.runs = args, runs
@@ -96,7 +117,8 @@ class Runner:
 
     def _execute(self, run, entry, tick):
         """Run fio once; returns the entry's new status."""
-        out = matrix.json_path(self.args.outdir, run)
+        name, out = matrix.run_name(run), matrix.json_path(self.args.outdir,
+                                                           run)
         partial = out + ".partial"
         live, down, deadline = None, [], None
         if self.args.hosts:
@@ -104,9 +126,9 @@ class Runner:
             if self.stop_reason is not None:
                 return "interrupted"
             if not live:
-                entry["stderr_tail"] = ["%s: %s" % (h.spec, r)
-                                        for h, r in down]
-                entry["rc"] = None
+                entry.update(rc=None, failure="%s did not run: no host "
+                             "answered" % name, stderr_tail=["%s: %s" % (h.spec, r)
+                                                      for h, r in down])
                 return "failed"
             for path in hostrun.stats_paths(self.args, run):
                 if os.path.exists(path):
@@ -115,8 +137,8 @@ class Runner:
                 entry["job_files"] = hostrun.write_job_files(self.args, run,
                                                              live)
             except jobfile.JobFileError as e:
-                entry["stderr_tail"] = [str(e)]
-                entry["rc"] = None
+                entry.update(rc=None, failure="%s did not run: no job "
+                             "file for the hosts" % name, stderr_tail=[str(e)])
                 return "failed"
             deadline = time.monotonic() + self.args.run_timeout
         cmd = fio_command(self.args, run, partial, live)
@@ -153,22 +175,44 @@ class Runner:
             entry["interference"] = interference.measure(
                 before, interference.sample(place["cpus"]), place["cpus"],
                 self.args.busy_threshold / 100)
+        kept = out + ".failed"
         if self.stop_reason is None and rc == 0 and not timed_out:
             os.replace(partial, out)
+            _unlink(kept)
             if live is None:
                 return "ok"
-            hostrun.collect_counters(self.args, run, entry, live, out)
-            return "partial" if down else "ok"
-        for path in [partial, matrix.stats_path(self.args.outdir, run)] + \
+            failed = hostrun.hosts_without_results(live, entry, out)
+            live = [h for h in live if h not in failed]
+            if live:
+                hostrun.collect_counters(self.args, run, entry, live, out)
+                return "partial" if down or failed else "ok"
+            # nothing a resume or the report could take for a result
+            os.replace(out, kept)
+            entry.update(failure="%s: no job results from any host; what "
+                         "the servers said (all of it in %s)"
+                         % (name, os.path.basename(kept)),
+                         failed_output=os.path.basename(kept),
+                         stderr_tail=["%s: %s" % (h.spec, line)
+                                      for h in failed for line in
+                                      entry["hosts"][h.label]["reason"]])
+            return "failed"
+        for path in [matrix.stats_path(self.args.outdir, run)] + \
                 hostrun.stats_paths(self.args, run):
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
+            _unlink(path)
         if self.stop_reason is not None:
+            _unlink(partial)
             return "interrupted"
-        tail = (stderr or stdout or b"").decode("utf-8", "replace")
-        entry["stderr_tail"] = tail.splitlines()[-STDERR_TAIL:]
+        # fio's own words: its stderr, and the text before the JSON in its
+        # output file (in client mode, "client: host=... disconnected")
+        text = _text_lines(partial) + (stderr or stdout or b"").decode(
+            "utf-8", "replace").splitlines()
+        if os.path.exists(partial):
+            os.replace(partial, kept)
+            entry["failed_output"] = os.path.basename(kept)
+        entry["failure"] = "fio failed on %s (exit status %s); the end of " \
+            "its output%s" % (name, rc, " (all of it in %s)" % os.path.basename(kept)
+                          if "failed_output" in entry else "")
+        entry["stderr_tail"] = text[-STDERR_TAIL:]
         if timed_out:
             entry["stderr_tail"].append(
                 "stopped after --run-timeout %g s: a host answered but did "
@@ -195,27 +239,32 @@ class Runner:
         self._write_manifest()
         if entry["status"] == "interrupted":
             return False
-        self.durations.append(entry["seconds"])
+        if "seconds" in entry:          # fio ran
+            self.durations.append(entry["seconds"])
         busy = (entry.get("interference") or {}).get("reasons")
         self._progress(i, total, name, self.t0, self.durations, left - 1,
                        done=entry["status"] + (" (busy: %s)" % "; ".join(
                            busy) if busy else ""))
         if entry["status"] == "partial":
-            print("%s: %s ran on %d of %d hosts, results kept; "
-                  "down: %s" % (
-                      PROG, name,
-                      sum(1 for h in entry["hosts"].values()
-                          if h["status"] == "ok"),
-                      len(entry["hosts"]),
-                      ", ".join(h["spec"] for h in entry["hosts"].values()
-                                if h["status"] == "down")),
-                  file=sys.stderr)
+            hosts = entry["hosts"].values()
+            print("%s: %s ran on %d of %d hosts, results kept; %s" % (
+                PROG, name,
+                sum(1 for h in hosts if h["status"] == "ok"),
+                len(entry["hosts"]), "; ".join(
+                    "%s: %s" % (what, ", ".join(
+                        h["spec"] for h in hosts if h["status"] == what))
+                    for what in ("down", "failed")
+                    if any(h["status"] == what for h in hosts))),
+                file=sys.stderr)
+            for h in hosts:
+                for line in h.get("reason", []) \
+                        if h["status"] == "failed" else ():
+                    print("  %s: %s" % (h["spec"], line), file=sys.stderr)
         elif entry["status"] == "failed":
-            print("%s: fio failed on %s (exit status %s); the end "
-                  "of its output:\n  %s" % (
-                      PROG, name, entry["rc"],
-                      "\n  ".join(entry["stderr_tail"]) or "(nothing)"),
-                  file=sys.stderr)
+            print("%s: %s:\n  %s" % (
+                PROG, entry["failure"],
+                "\n  ".join(entry["stderr_tail"]) or "(nothing)"),
+                file=sys.stderr)
         if entry["status"] in ("failed", "partial"):
             self.failed += 1
             if not self.args.keep_going:

@@ -41,6 +41,21 @@ class TestDryRun(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("--numjobs", p.stderr)
 
+    def test_bad_numbers_say_what_is_allowed(self):
+        for opt, value, allowed in (
+                ("--repeats", "0", "a whole number of 1 or more"),
+                ("--runtime", "x", "a whole number of 1 or more"),
+                ("--numjobs", "1,0", "a whole number of 1 or more"),
+                ("--connect-timeout", "0", "a number of seconds above 0"),
+                ("--modes", "a b", "letters, digits, '_' and '-'")):
+            p = run_cli("flagcheck-run", NULL_JOB, opt, value, "--dry-run")
+            self.assertEqual(p.returncode, 2, p.stderr)
+            last = p.stderr.splitlines()[-1]
+            self.assertIn("argument %s: " % opt, last)
+            self.assertIn(repr(value.split(",")[-1]), last)
+            self.assertIn(allowed, last)
+            self.assertNotIn("_positive", last)
+
     def test_help(self):
         p = run_cli("flagcheck-run", "--help")
         for opt in ("--job", "--modes", "--numjobs", "--repeats",

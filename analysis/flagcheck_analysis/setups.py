@@ -1,0 +1,86 @@
+"""What a run was measured on, so that runs of different setups are never
+averaged together: the fio version, the host, the job file, the engine's
+backend and its other options.  A scenario whose runs differ in any of
+these (known for all of them) is reported apart per setup, its name then
+carrying what differs: "s1 (backend psync)"."""
+
+import hashlib
+
+FIELDS = ("fio version", "host", "job file", "backend", "engine options")
+# the engine's options in a stats record besides the model's own
+# ("options"); the variant (flag_check, renamed variant) is the mode
+_ENGINE_KEYS = ("model", "mapping", "inject", "inject_every")
+_VARIANT_KEYS = ("variant", "flag_check")
+
+
+def job_file_id(path):
+    """What the manifest records of a job file: its SHA-256, or None when
+    it can not be read."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+def _one(values):
+    values = sorted({v for v in values if v is not None}, key=repr)
+    if not values:
+        return None
+    return values[0] if len(values) == 1 else " + ".join(map(str, values))
+
+
+def _engine_options(rec):
+    variant = next((rec[k] for k in _VARIANT_KEYS if k in rec), None)
+    opts = {k: rec[k] for k in _ENGINE_KEYS if k in rec}
+    for k, v in (rec.get("options") or {}).items():
+        if v != variant:            # the model's name for the variant
+            opts[k] = v
+    return " ".join("%s=%s" % kv for kv in sorted(opts.items()))
+
+
+def of_run(doc, job_options, stats, entry, manifest):
+    """{field: value, or None where the inputs do not say}."""
+    scenario = (entry or {}).get("scenario")
+    mf = manifest or {}
+    host = (mf.get("host") or {}).get("hostname")
+    if mf.get("hosts"):
+        host = ", ".join(mf["hosts"])
+    matrix = mf.get("matrix") or {}
+    job = (matrix.get("job_sha256") or {}).get(scenario) or \
+        (matrix.get("jobs") or {}).get(scenario)
+    backend = _one(r.get("backend") for r in stats or ()) \
+        or job_options.get("backend")
+    engine = _one(_engine_options(r) for r in stats) if stats else None
+    return {"fio version": doc.get("fio version"), "host": host,
+            "job file": job, "backend": backend, "engine options": engine}
+
+
+def _short(field, value):
+    value = str(value)
+    if field == "job file" and len(value) == 64:
+        value = "sha256 " + value[:12]
+    return "%s %s" % (field, value)
+
+
+def split(scenarios, setups):
+    """A label per run: its scenario, or, where the runs of a scenario
+    differ in a field of FIELDS known for all of them, the scenario and
+    its values of those fields.  Returns (labels, one line per split
+    scenario naming what differs)."""
+    labels, lines = list(scenarios), []
+    for scenario in sorted(set(scenarios)):
+        mine = [i for i, s in enumerate(scenarios) if s == scenario]
+        differ = [f for f in FIELDS
+                  if all(setups[i][f] is not None for i in mine)
+                  and len({setups[i][f] for i in mine}) > 1]
+        if not differ:
+            continue
+        for i in mine:
+            labels[i] = "%s (%s)" % (scenario, ", ".join(
+                _short(f, setups[i][f]) for f in differ))
+        lines.append("WARNING: the runs of %s differ in %s: not averaged "
+                     "together, reported apart as %s" % (
+                         scenario, ", ".join(differ), "; ".join(
+                             sorted({labels[i] for i in mine}))))
+    return labels, lines

@@ -1,0 +1,475 @@
+"""Faults and bad inputs that must end in one line naming the file (or
+option) and what is wrong, with nothing lost: issue 11's items outside the
+engine.  Real fio (its null engine, or the flagcheck engine on its null
+backend) wherever fio runs."""
+
+import json
+import os
+import shutil
+import subprocess
+import signal
+import sys
+import tempfile
+import time
+import unittest
+
+from tests.analysis.helpers import ANALYSIS, NULL_JOB, RESULTS, run_cli
+from tests.analysis.test_clientserver import (ENGINE, JOB as CS_JOB,
+                                              LOOPBACK, Servers, free_port)
+from flagcheck_analysis import fiojson
+
+FIO = shutil.which("fio")
+DEEP = 100000           # levels of nesting: far past Python's recursion limit
+
+
+def deep_json(path, prefix='{"jobs": '):
+    with open(path, "w") as f:
+        f.write(prefix + "[" * DEEP + "]" * DEEP + "}\n")
+    return path
+
+
+class Scratch(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.out = os.path.join(self.tmp, "results")
+
+    def path(self, *names):
+        return os.path.join(self.tmp, *names)
+
+    def assertOneLine(self, p, *needles, rc):
+        """exit status rc, no traceback, and one stderr line holding every
+        needle."""
+        self.assertEqual(p.returncode, rc, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        lines = [l for l in p.stderr.splitlines()
+                 if all(n in l for n in needles)]
+        self.assertEqual(len(lines), 1, p.stderr)
+        return lines[0]
+
+
+class DeepJson(Scratch):
+    """item 14: a JSON file nested 100000 levels deep"""
+
+    def test_loaders_name_the_file(self):
+        for load, prefix in ((fiojson.load_fio_json, '{"jobs": '),
+                             (fiojson.load_stats, '{"flagcheck": 1, "a": ')):
+            path = deep_json(self.path("deep"), prefix)
+            with self.assertRaises(fiojson.InputError) as cm:
+                load(path)
+            msg = str(cm.exception)
+            self.assertTrue(msg.startswith(path + ": "), msg)
+            self.assertIn("nested too deeply", msg)
+
+    def test_report_names_the_file(self):
+        deep = deep_json(self.path("deep.json"))
+        good = shutil.copy(os.path.join(
+            RESULTS, "flagcheck-fixture_always_nj1_r1.json"), self.tmp)
+        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+                    self.path("report"), deep, good)
+        self.assertOneLine(p, deep + ": JSON nested too deeply", rc=0)
+        self.assertIn("runs: 1 (always n=1)", p.stdout)
+
+    @unittest.skipUnless(FIO, "fio not installed")
+    def test_runner_resume_reruns_a_deep_run_file(self):
+        os.makedirs(self.out)
+        deep_json(os.path.join(self.out, "null-engine_always_nj1_r1.json"))
+        p = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+                    "--numjobs", "1", "--repeats", "1", "--runtime", "1",
+                    "--outdir", self.out, "--quiet")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        fiojson.load_fio_json(os.path.join(
+            self.out, "null-engine_always_nj1_r1.json"))
+
+
+class ImpossibleValues(Scratch):
+    """item 8: NaN, strings, negative or no IOPS are refused, not averaged"""
+
+    GOOD = os.path.join(RESULTS, "flagcheck-fixture_always_nj1_r1.json")
+
+    def bad_copy(self, change):
+        with open(self.GOOD) as f:
+            doc = json.load(f)
+        change(doc["jobs"][0])
+        path = self.path("flagcheck-fixture_always_nj1_r2.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)       # NaN is written as fio never would
+        return path
+
+    def check(self, change, field, said):
+        bad = self.bad_copy(change)
+        with self.assertRaises(fiojson.InputError) as cm:
+            fiojson.load_fio_json(bad)
+        self.assertEqual(str(cm.exception), "%s: %s %s" % (bad, field, said))
+        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+                    self.path("report"), self.GOOD, bad)
+        self.assertOneLine(p, bad + ": " + field, rc=0)
+        self.assertIn("runs: 1 (always n=1)", p.stdout)
+        self.assertNotIn("nan", p.stdout)
+
+    def set_read(self, key, value):
+        return lambda job: job["read"].__setitem__(key, value)
+
+    def test_nan_iops(self):
+        self.check(self.set_read("iops", float("nan")), "jobs[0].read.iops",
+                   "is nan: not a finite number of 0 or more")
+
+    def test_string_iops(self):
+        self.check(self.set_read("iops", "12"), "jobs[0].read.iops",
+                   "is '12': not a finite number of 0 or more")
+
+    def test_negative_iops(self):
+        self.check(self.set_read("iops", -394545.0), "jobs[0].read.iops",
+                   "is -394545.0: not a finite number of 0 or more")
+
+    def test_negative_latency(self):
+        def change(job):
+            job["read"]["clat_ns"]["mean"] = -1.5
+        self.check(change, "jobs[0].read.clat_ns.mean",
+                   "is -1.5: not a finite number of 0 or more")
+
+    def test_string_percentile(self):
+        def change(job):
+            job["read"]["clat_ns"]["percentile"]["99.900000"] = "x"
+        self.check(change, "jobs[0].read.clat_ns.percentile.99.900000",
+                   "is 'x': not a finite number of 0 or more")
+
+    def test_zero_iops(self):
+        self.check(self.set_read("iops", 0), "jobs[*].{read,write,trim}.iops",
+                   "are all 0: the run did no I/O")
+
+    def test_impossible_counter(self):
+        path = self.path("s.jsonl")
+        with open(path, "w") as f:
+            f.write('{"flagcheck": 1, "ios": 10, "rmw": 20}\n'
+                    '{"flagcheck": 1, "ios": 10, "rmw": -20}\n')
+        with self.assertRaises(fiojson.InputError) as cm:
+            fiojson.load_stats(path)
+        self.assertEqual(str(cm.exception), "%s: line 2: rmw is -20: not a "
+                         "whole number of 0 or more" % path)
+
+
+class DifferentSetups(Scratch):
+    """item 7: runs of one scenario on different setups are not pooled"""
+
+    def copy(self, name, change_json=None, change_stats=None,
+             change_manifest=None):
+        d = shutil.copytree(RESULTS, self.path(name))
+        for f in sorted(os.listdir(d)):
+            path = os.path.join(d, f)
+            if f == "manifest.json":
+                change, load = change_manifest, json.load
+            elif f.endswith(".flagcheck.jsonl"):
+                change, load = change_stats, None
+            else:
+                change, load = change_json, json.load
+            if change is None:
+                continue
+            with open(path) as fh:
+                if load:
+                    docs = [load(fh)]
+                else:
+                    docs = [json.loads(l) for l in fh]
+            for doc in docs:
+                change(doc)
+            with open(path, "w") as fh:
+                fh.write("".join(json.dumps(doc) + "\n" for doc in docs))
+        return d
+
+    def check_apart(self, field, label_a, label_b, **change):
+        a = self.copy("a")
+        b = self.copy("b", **change)
+        p = run_cli("flagcheck-report", "--no-plot", "--format", "csv",
+                    "--outdir", self.path("report"), a, b)
+        self.assertOneLine(p, "the runs of flagcheck-fixture differ in %s: "
+                           "not averaged together" % field, rc=0)
+        got = {}
+        for row in p.stdout.split("\n\n")[0].splitlines()[1:]:
+            cells = row.split(",")
+            if cells[1] == "1" and cells[2] == "iops":
+                got[cells[0]] = float(cells[5])
+        # each setup's base mean: that directory's own two always runs
+        want = []
+        for d in (a, b):
+            iops = []
+            for r in (1, 2):
+                doc = fiojson.load_fio_json(os.path.join(
+                    d, "flagcheck-fixture_always_nj1_r%d.json" % r))
+                iops.append(doc["jobs"][0]["read"]["iops"])
+            want.append(sum(iops) / 2)
+        self.assertEqual(got, {
+            "flagcheck-fixture (%s)" % label_a: want[0],
+            "flagcheck-fixture (%s)" % label_b: want[1]})
+
+    def test_backend(self):
+        def psync(rec):
+            rec["backend"] = "psync"
+        self.check_apart("backend", "backend null", "backend psync",
+                         change_stats=psync)
+
+    def test_engine_options(self):
+        def every(rec):
+            rec["inject_every"] = 7
+        self.check_apart("engine options",
+                         "engine options inject=none inject_every=1000 "
+                         "mapping=shared model=filemap_check_errors",
+                         "engine options inject=none inject_every=7 "
+                         "mapping=shared model=filemap_check_errors",
+                         change_stats=every)
+
+    def test_fio_version(self):
+        def newer(doc):
+            doc["fio version"] = "fio-3.36"
+            doc["jobs"][0]["read"]["iops"] *= 2     # tell the means apart
+        self.check_apart("fio version", "fio version fio-3.33",
+                         "fio version fio-3.36", change_json=newer)
+
+    def test_host(self):
+        def other(mf):
+            mf["host"]["hostname"] = "box2"
+        self.check_apart("host", "host vm", "host box2",
+                         change_manifest=other)
+
+    def test_job_file(self):
+        def other(mf):
+            mf["matrix"]["jobs"]["flagcheck-fixture"] = "/elsewhere/f.fio"
+        self.check_apart("job file", "job file /work/main/tests/analysis/"
+                         "flagcheck-fixture.fio", "job file /elsewhere/f.fio",
+                         change_manifest=other)
+
+    def test_same_setup_is_pooled(self):
+        a, b = self.copy("a"), self.copy("b")
+        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+                    self.path("report"), a, b)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("differ in", p.stderr + p.stdout)
+        self.assertIn("runs: 16 (always n=8, test_first n=8)", p.stdout)
+        self.assertIn("flagcheck-fixture, numjobs=1\n", p.stdout)
+
+
+@unittest.skipUnless(FIO, "fio not installed")
+class DamagedManifest(Scratch):
+    """item 4 (and 14 for manifest.json): a damaged manifest is refused,
+    kept byte for byte, and the message says how to go on"""
+
+    def run_runner(self):
+        return run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+                       "--numjobs", "1", "--repeats", "2", "--runtime", "1",
+                       "--outdir", self.out, "--quiet")
+
+    def check_refused(self, damage, reason):
+        first = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+                        "--numjobs", "1", "--repeats", "1", "--runtime", "1",
+                        "--outdir", self.out, "--quiet")
+        self.assertEqual(first.returncode, 0, first.stderr)
+        path = os.path.join(self.out, "manifest.json")
+        damage(path)
+        with open(path, "rb") as f:
+            before = f.read()
+        p = self.run_runner()
+        line = self.assertOneLine(p, path + ": " + reason, rc=1)
+        self.assertIn("mv %s %s.damaged" % (path, path), line)
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), before)
+        self.assertFalse(os.path.exists(self.out + "/null-engine_always_"
+                                        "nj1_r2.json"), "it ran anyway")
+        # what the message says to do: the finished run is kept as done
+        os.rename(path, path + ".damaged")
+        p = self.run_runner()
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(path) as f:
+            runs = json.load(f)["runs"]
+        self.assertEqual([(r["status"], r.get("resumed", False))
+                          for r in runs], [("ok", True), ("ok", False)])
+
+    def test_truncated(self):
+        def truncate(path):
+            with open(path, "r+") as f:
+                f.truncate(200)
+        self.check_refused(truncate, "malformed JSON at line")
+
+    def test_not_a_manifest(self):
+        def replace(path):
+            with open(path, "w") as f:
+                f.write('{"runs": 3}\n')
+        self.check_refused(replace, "not a flagcheck-run manifest")
+
+    def test_nested_too_deeply(self):
+        self.check_refused(lambda path: deep_json(path, '{"runs": '),
+                           "JSON nested too deeply")
+
+    def test_report_reads_the_json_files_instead(self):
+        shutil.copytree(RESULTS, self.out)
+        path = deep_json(os.path.join(self.out, "manifest.json"))
+        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+                    self.path("report"), self.out)
+        self.assertOneLine(p, "unusable manifest: %s: JSON nested too "
+                           "deeply" % path, rc=0)
+        self.assertIn("runs: 8 (always n=4, test_first n=4)", p.stdout)
+
+
+@unittest.skipUnless(FIO and os.path.exists(ENGINE),
+                     "needs fio and the built engine (make)")
+class ClientMode(Scratch):
+    """items 6 and 11: runs on fio servers that do nothing, or die"""
+
+    def setUp(self):
+        super().setUp()
+        self.servers = Servers(self.tmp)
+        self.addCleanup(self.servers.stop)
+
+    def run_runner(self, *args, timeout=90):
+        return run_cli("flagcheck-run", CS_JOB, "--outdir", self.out,
+                       "--repeats", "1", "--numjobs", "1", "--quiet",
+                       "--set", "FLAGCHECK_ENGINE=" + ENGINE, *args,
+                       timeout=timeout)
+
+    def manifest(self):
+        with open(os.path.join(self.out, "manifest.json")) as f:
+            return json.load(f)
+
+    def test_every_host_down(self):
+        refused = "%s,%d" % (LOOPBACK, free_port())     # nothing listens
+        p = self.run_runner("--client", refused, "--modes", "always",
+                            "--runtime", "1", "--connect-timeout", "3")
+        self.assertOneLine(p, "host %s is down: " % refused, "refused",
+                           rc=1)
+        self.assertOneLine(p, "clientserver_always_nj1_r1 did not run: "
+                           "no host answered", rc=1)
+        run = self.manifest()["runs"][0]
+        self.assertEqual(run["status"], "failed")
+        self.assertEqual(run["hosts"][refused.replace(",", "_")]["status"],
+                         "down")
+
+    def check_no_results(self, args, said):
+        server = self.servers.start()
+        p = self.run_runner("--client", server, "--runtime", "1", *args)
+        self.assertOneLine(p, "clientserver_%s_nj1_r1: no job results from "
+                           "any host" % args[-1], rc=1)
+        self.assertOneLine(p, server + ": ", said, rc=1)
+        m = self.manifest()
+        self.assertFalse(m["complete"])
+        run = m["runs"][0]
+        self.assertEqual(run["status"], "failed")
+        host = run["hosts"][server.replace(",", "_")]
+        self.assertEqual(host["status"], "failed")
+        self.assertTrue(any(said in l for l in host["reason"]), host)
+        # nothing that a resume or the report could take for a result
+        self.assertFalse(os.path.exists(os.path.join(self.out, run["json"])))
+        self.assertTrue(os.path.exists(os.path.join(
+            self.out, run["json"] + ".failed")))
+
+    def test_engine_the_server_cannot_load(self):
+        self.check_no_results(["--set", "FLAGCHECK_ENGINE=/nonexistent/x.so",
+                               "--modes", "always"],
+                              'invalid external ioengine path '
+                              '"/nonexistent/x.so"')
+
+    def test_mode_the_engine_refuses(self):
+        self.check_no_results(["--modes", "bogus"],
+                              "flag_check=bogus is not valid")
+
+    def test_killed_server_child_is_quoted(self):
+        server = self.servers.start()
+        pid = self.servers.procs[-1].pid
+        proc = subprocess.Popen(
+            [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"),
+             CS_JOB, "--outdir", self.out, "--repeats", "1", "--numjobs",
+             "1", "--quiet", "--set", "FLAGCHECK_ENGINE=" + ENGINE,
+             "--client", server, "--modes", "always", "--runtime", "20"],
+            stderr=subprocess.PIPE, text=True)
+        self.addCleanup(proc.kill)
+        # the server forks a child per connection, which forks the job
+        deadline = time.monotonic() + 30
+        child = []
+        while time.monotonic() < deadline:
+            child = children(pid)
+            if child and children(child[0]) and os.path.exists(
+                    os.path.join(self.out, "jobs")):
+                break
+            time.sleep(0.1)
+        self.assertEqual(len(child), 1, "no server child")
+        jobs = children(child[0])
+        os.kill(child[0], signal.SIGKILL)
+        _, err = proc.communicate(timeout=60)
+        for job in jobs:                        # orphaned, would run on
+            try:
+                os.kill(job, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertNotIn("Traceback", err)
+        self.assertIn("client: host=%s disconnected" % LOOPBACK, err)
+        self.assertNotIn("(nothing)", err)
+        run = self.manifest()["runs"][0]
+        self.assertEqual(run["status"], "failed")
+        kept = os.path.join(self.out, run["json"] + ".failed")
+        with open(kept) as f:
+            self.assertIn("client: host=%s disconnected" % LOOPBACK,
+                          f.read())
+
+
+def children(pid):
+    """The ids of the processes whose parent is pid."""
+    p = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True,
+                       text=True)
+    return [int(x) for x in p.stdout.split()]
+
+
+def can_mount_privately():
+    """A mount namespace of our own (root, unshare -m): a tmpfs there is
+    seen by nothing else on the machine and goes when the namespace does."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return False
+    p = subprocess.run(["unshare", "-m", "--propagation", "private", "true"],
+                       capture_output=True)
+    return p.returncode == 0
+
+
+@unittest.skipUnless(FIO and can_mount_privately(),
+                     "needs fio, root and unshare -m (a private tmpfs)")
+class FullDisk(Scratch):
+    """item 13: the results directory's file system fills up"""
+
+    def test_message_names_the_path_and_nothing_is_lost(self):
+        fs = self.path("fs")
+        os.makedirs(fs)
+        out = os.path.join(fs, "results")
+        run = " ".join([sys.executable, os.path.join(ANALYSIS,
+                                                     "flagcheck-run"),
+                        NULL_JOB, "--modes", "always", "--numjobs", "1",
+                        "--runtime", "1", "--outdir", out, "--quiet"])
+        script = f"""
+            set -u
+            mount -t tmpfs -o size=1m flagcheck-test {fs} || exit 90
+            {run} --repeats 1 2>{self.tmp}/first.err || exit 91
+            cp {out}/manifest.json {self.tmp}/manifest.before
+            dd if=/dev/zero of={fs}/fill bs=4k 2>/dev/null
+            {run} --repeats 2 2>{self.tmp}/second.err
+            echo $? >{self.tmp}/second.rc
+            ls -a {out} >{self.tmp}/left
+            cp {out}/manifest.json {self.tmp}/manifest.after
+        """
+        p = subprocess.run(["unshare", "-m", "--propagation", "private",
+                            "sh", "-c", script], capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+        def read(name):
+            with open(self.path(name)) as f:
+                return f.read()
+        self.assertEqual(read("second.rc").strip(), "1")
+        err = read("second.err")
+        self.assertNotIn("Traceback", err)
+        lines = [l for l in err.splitlines() if "No space left on device"
+                 in l]
+        self.assertEqual(len(lines), 1, err)
+        self.assertIn(os.path.join(out, "manifest.json"), lines[0])
+        self.assertEqual(read("left").split(), [
+            ".", "..", "manifest.json", "null-engine_always_nj1_r1.json"])
+        self.assertEqual(read("manifest.after"), read("manifest.before"))
+
+
+if __name__ == "__main__":
+    unittest.main()

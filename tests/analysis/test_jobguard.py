@@ -1,0 +1,214 @@
+"""No block device written by mistake (issue 11 item 1), no command run on
+a fio server by mistake (item 16): jobs/run-job and flagcheck-run with the
+real fio, against a block device node of a major number no driver holds
+(opening it fails with ENXIO: nothing can be written, whatever happens)."""
+
+import os
+import re
+import shutil
+import stat
+import subprocess
+import tempfile
+import unittest
+
+from tests.analysis.helpers import REPO, run_cli
+from flagcheck_analysis import jobguard
+
+FIO = shutil.which("fio")
+ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
+RUN_JOB = os.path.join(REPO, "jobs", "run-job")
+S1 = os.path.join(REPO, "jobs", "filemap-odirect-read.fio")      # reads
+S2 = os.path.join(REPO, "jobs", "buffer-new-randwrite.fio")     # writes
+
+
+def free_block_major():
+    """A major number of the experimental range (240-254) that no block
+    driver has taken, or None."""
+    with open("/proc/devices") as f:
+        text = f.read()
+    taken = {int(m) for m in re.findall(r"^\s*(\d+) ",
+                                        text.split("Block devices:")[1],
+                                        re.M)}
+    return next((m for m in range(240, 255) if m not in taken), None)
+
+
+def fio_files(args):
+    """The files fio itself adds while parsing (fio --parse-only
+    --debug=file): filename lists and directories as fio resolves them."""
+    p = subprocess.run([FIO, "--parse-only", "--debug=file"] + args,
+                       capture_output=True, text=True, timeout=30)
+    return sorted(re.findall(r'^file .* "(.*)" added at \d+$', p.stdout,
+                             re.M))
+
+
+class Names(unittest.TestCase):
+    def test_lists_and_escapes(self):
+        self.assertEqual(jobguard.split_list("a:b\\:c::d:"),
+                         ["a", "b:c", "d"])
+
+    def test_command_line_forms(self):
+        opts = jobguard.cmdline_options(
+            ["--filename=a", "--filename", "b", "-filename=c", "--bs", "4k",
+             "--time_based", "--filename_f=d", "--dir=e"])
+        self.assertEqual([(k, v) for _, k, v, _ in opts], [
+            ("filename", "a"), ("filename", "b"), ("filename", "c"),
+            ("filename_format", "d"), ("directory", "e")])
+
+    @unittest.skipUnless(FIO, "fio not installed")
+    def test_explicit_names_as_fio_reads_them(self):
+        with tempfile.TemporaryDirectory() as d:
+            for args in (
+                    ["--name=j", "--filename=x:y\\:z:" + d + "/w"],
+                    ["--name=j", "--directory=" + d, "--filename=a:/abs"],
+                    ["--name=j", "--directory=" + d + ":/tmp",
+                     "--filename=b"]):
+                opts = jobguard.cmdline_options(args)
+                ours = {os.path.normpath(p) for p, pattern, _ in
+                        jobguard.candidates(opts) if not pattern}
+                for f in fio_files(args + ["--ioengine=null",
+                                           "--size=1m"]):
+                    self.assertIn(os.path.normpath(f), ours, args)
+
+
+@unittest.skipUnless(FIO and os.path.exists(ENGINE) and os.geteuid() == 0
+                     and free_block_major() is not None,
+                     "needs fio, the built engine, root (mknod) and a free "
+                     "block major number")
+class BlockDevices(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.node = os.path.join(self.tmp, "blk0")
+        os.mknod(self.node, 0o600 | stat.S_IFBLK,
+                 os.makedev(free_block_major(), 0))
+        self.link = os.path.join(self.tmp, "link")
+        os.symlink(self.node, self.link)
+
+    def run_job(self, job, *args, **env):
+        base = {k: v for k, v in os.environ.items()
+                if not k.startswith("FLAGCHECK_") and k not in (
+                    "FILENAME", "BACKEND", "FLAG_CHECK")}
+        base.update(FLAGCHECK_ENGINE=ENGINE, RUNTIME="1", NUMJOBS="1",
+                    SIZE="16m", FLAGCHECK_STATS=os.path.join(
+                        self.tmp, "stats.jsonl"), FLAGCHECK_NUMA="off")
+        base.update(env)
+        cwd = os.path.join(self.tmp, "cwd")
+        os.makedirs(cwd, exist_ok=True)
+        return subprocess.run([RUN_JOB, job] + list(args), cwd=cwd,
+                              env=base, capture_output=True, text=True,
+                              timeout=60)
+
+    def assertRefused(self, p, origin):
+        self.assertEqual(p.returncode, 2, p.stderr)
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn(" is a block device: its data would be lost; set "
+                      "FLAGCHECK_DESTROY=yes", lines[0])
+        self.assertIn("(from %s" % origin, lines[0])
+        self.assertNotIn("run-job: FLAG_CHECK=", p.stderr)  # fio not started
+
+    def assertStarted(self, p):
+        self.assertIn("run-job: FLAG_CHECK=", p.stderr)
+        self.assertNotIn("block device", p.stderr)
+
+    def test_every_way_to_name_a_device(self):
+        d = self.tmp
+        for env, args, origin in (
+                ({}, ["--filename=" + self.node],
+                 "filename=%s on the command line" % self.node),
+                ({}, ["--filename", self.node],
+                 "filename=%s on the command line" % self.node),
+                ({}, ["-filename=" + self.node],
+                 "filename=%s on the command line" % self.node),
+                ({}, ["--filename=other:" + self.node],
+                 "filename=other:%s on the command line" % self.node),
+                ({}, ["--filename=" + self.link],
+                 "filename=%s on the command line" % self.link),
+                ({}, ["--name=more", "--filename_format=%s/blk$jobnum" % d],
+                 "filename_format=%s/blk$jobnum on the command line" % d),
+                ({"FILENAME": "blk0"}, ["--directory=" + d],
+                 "filename=blk0 in %s under directory=%s on the command "
+                 "line" % (S2, d)),
+                ({"FILENAME": self.link}, [],
+                 "filename=%s in %s" % (self.link, S2)),
+                ({"FILENAME": "x:" + self.node}, [],
+                 "filename=x:%s in %s" % (self.node, S2))):
+            with self.subTest(args=args, env=env):
+                p = self.run_job(S2, *args, BACKEND="libaio", **env)
+                self.assertRefused(p, origin)
+
+    def test_allowed(self):
+        # FLAGCHECK_DESTROY=yes; a job that only reads; the null backend
+        for job, env in ((S2, {"FLAGCHECK_DESTROY": "yes",
+                               "BACKEND": "psync"}),
+                         (S1, {"BACKEND": "psync"}),
+                         (S2, {"BACKEND": "null"})):
+            with self.subTest(job=job, env=env):
+                self.assertStarted(self.run_job(
+                    job, "--filename=" + self.node, **env))
+        # the null backend, but another engine given here: refused
+        p = self.run_job(S2, "--ioengine=psync", "--filename=" + self.node,
+                         BACKEND="null")
+        self.assertRefused(p, "filename=%s on the command line" % self.node)
+
+    def runner(self, *args, **env):
+        return run_cli("flagcheck-run", S2, "--dry-run", "--repeats", "1",
+                       "--set", "BACKEND=psync", *args,
+                       env=dict(os.environ, **env))
+
+    def test_runner_refuses_too(self):
+        for target in (self.node, self.link, "x:" + self.node):
+            p = self.runner("--set", "FILENAME=" + target)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("flagcheck-run: error: %s writes (rw=randwrite) "
+                          "and %s (from filename=%s in %s) is a block "
+                          "device" % (S2, self.node if target != self.link
+                                      else self.link, target, S2),
+                          p.stderr)
+        for allow in ({"FLAGCHECK_DESTROY": "yes"}, {}):
+            args = ["--set", "FILENAME=" + self.node]
+            if not allow:
+                args += ["--set", "FLAGCHECK_DESTROY=yes"]
+            p = self.runner(*args, **allow)
+            self.assertEqual(p.returncode, 0, p.stderr)
+
+
+class Hosts(unittest.TestCase):
+    """item 16: a job that has the server run a command is not sent to a
+    fio server without --allow-exec"""
+
+    def test_exec_refused_on_hosts(self):
+        with tempfile.TemporaryDirectory() as d:
+            job = os.path.join(d, "exec.fio")
+            with open(job, "w") as f:
+                f.write("[global]\nioengine=null\nsize=${SIZE}\n"
+                        "exec_postrun=rm -rf ${FILENAME}\n[j]\n")
+            base = [job, "--dry-run", "--repeats", "1", "--numjobs", "1"]
+            p = run_cli("flagcheck-run", *base, "--client", "127.0.0.1,1")
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(p.stderr.splitlines()[-1],
+                             "flagcheck-run: error: %s: exec_postrun=rm -rf "
+                             "flagcheck-null would have every fio server run "
+                             "that command, as the server's user; give "
+                             "--allow-exec if you mean it" % job)
+            for more in (["--client", "127.0.0.1,1", "--allow-exec"], []):
+                p = run_cli("flagcheck-run", *base, *more)
+                self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_device_names_on_hosts(self):
+        """item 1 on hosts: their devices can not be looked at from here"""
+        base = [S2, "--dry-run", "--repeats", "1", "--numjobs", "1",
+                "--set", "FILENAME=/dev/sdz", "--set", "BACKEND=psync"]
+        p = run_cli("flagcheck-run", *base, "--client", "127.0.0.1,1")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("/dev/sdz (from filename=/dev/sdz in %s) is a name "
+                      "under /dev/ on the hosts, where it may be a block "
+                      "device: its data would be lost; set "
+                      "FLAGCHECK_DESTROY=yes" % S2, p.stderr)
+        p = run_cli("flagcheck-run", *base, "--client", "127.0.0.1,1",
+                    "--set", "FLAGCHECK_DESTROY=yes")
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
