@@ -48,7 +48,7 @@ WHY = os.path.join(FIXTURES, "why")
 
 def load(directory, modes=("always", "test_first")):
     files, _ = inputs_to_files([directory])
-    records, docs, _, _ = load_records(files, None, list(modes))
+    records, docs, _, _, _ = load_records(files, None, list(modes))
     return records, docs
 
 
