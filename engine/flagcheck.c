@@ -53,6 +53,7 @@ struct flagcheck_data {
 	void *job;		/* the model's memory of this job (job_size) */
 	struct flagcheck_file *files;	/* every file state made by this job */
 	bool ready;		/* init completed: the job has counters to report */
+	bool ramp_reset;	/* counters zeroed when fio's ramp_time ended */
 	uint64_t clock_ns;	/* what two back-to-back clock reads cost */
 	struct fc_counters c;
 };
@@ -97,6 +98,15 @@ static enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 
 	if (jd->backend->busy && jd->backend->busy(jd->backend_data))
 		return FIO_Q_BUSY;
+
+	/*
+	 * fio zeroes its counts when ramp_time ends (reset_all_stats), between
+	 * two queue calls: so do we, before the first I/O it counts after.
+	 */
+	if (td->o.ramp_time && td->ramp_time_over && !jd->ramp_reset) {
+		memset(&jd->c, 0, sizeof(jd->c));
+		jd->ramp_reset = true;
+	}
 
 	timed = fc_counters_ios(&jd->c) % FC_TIMED_EVERY == 0;
 	jd->c.ios[io.ddir]++;

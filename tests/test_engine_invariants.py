@@ -369,3 +369,15 @@ flag_check=always
     assert r.rc != 0
     assert r.err.count("flagcheck: inject_every=0 with inject=eio") == 1
     assert "failed parsing flag_check" not in r.err
+
+
+def test_counts_restart_with_fios_after_ramp_time(ctx):
+    """fio zeroes its counts when ramp_time ends; the engine's follow, so
+    the runner's warm-up (--ramp) keeps ios == total_ios exactly."""
+    r = ctx.fio_run(ctx.base_args(iodepth=32, flag_check="always",
+                                  filename="x", size="64m",
+                                  runtime="300ms", ramp_time="300ms"))
+    fiorun.ok(r)
+    (job,), (s,) = r.json()["jobs"], r.stats
+    assert s["ios"] == job["read"]["total_ios"] > 0
+    assert s["rmw"] == 2 * job["read"]["total_ios"]
