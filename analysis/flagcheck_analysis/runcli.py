@@ -8,8 +8,8 @@ import re
 import shlex
 import sys
 
-from . import (decide, fiojson, hosts, interference, jobguard, manifest,
-               matrix, placement)
+from . import (calibrate, decide, fiojson, hosts, interference, jobguard,
+               manifest, matrix, placement)
 from .runner import PROG, Runner, fio_command, run_env
 
 
@@ -214,6 +214,16 @@ def parse_args(argv):
                    metavar="SECONDS",
                    help="warm-up before each run's measured runtime, fio's "
                    "ramp_time; 0 for none (default: %(default)s)")
+    p.add_argument("--no-calibrate", action="store_true",
+                   help="do not measure this machine's cache-line costs "
+                   "(flagcheck-calibrate) into the results directory; "
+                   "default: once per results directory, kept on resume, "
+                   "never with --hosts (it would measure this machine, not "
+                   "the fio servers)")
+    p.add_argument("--calibrate-seconds", type=_positive_float,
+                   default=calibrate.DEFAULT_SECONDS, metavar="SECONDS",
+                   help="how long the calibration measures "
+                   "(default: %(default)g)")
     p.add_argument("--busy-threshold", type=_percent,
                    default=100 * interference.DEFAULT_THRESHOLD,
                    metavar="PCT",

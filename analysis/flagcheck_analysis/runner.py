@@ -9,8 +9,8 @@ import subprocess
 import sys
 import time
 
-from . import decide, hostrun, interference, jobfile, manifest, matrix, \
-    placement
+from . import calibrate, decide, hostrun, interference, jobfile, manifest, \
+    matrix, placement
 
 PROG = "flagcheck-run"
 STDERR_TAIL = 20            # lines of fio's stderr kept for a failed run
@@ -339,6 +339,22 @@ class Runner:
             cells[-1][2].append(run)
         return cells
 
+    def _calibrate(self):
+        """This machine's cache-line costs, once per results directory
+        (calibration.json, kept on resume), for the report's why section:
+        before the runs, on the same CPUs, with no fio running."""
+        if self.args.no_calibrate or self.args.hosts:
+            return
+        if not self.args.quiet:
+            print("%s: calibrating this machine's cache-line costs "
+                  "(%g s; --no-calibrate skips it)"
+                  % (PROG, self.args.calibrate_seconds), file=sys.stderr)
+        doc = calibrate.ensure(self.args.outdir,
+                               seconds=self.args.calibrate_seconds,
+                               warn=lambda m: self._say(m, error=True))
+        self.manifest["calibration"] = calibrate.JSON_NAME if doc else None
+        self._write_manifest()
+
     def run(self):
         os.makedirs(self.args.outdir, exist_ok=True)
         self.old = manifest.load_previous(self.manifest_path)
@@ -347,6 +363,7 @@ class Runner:
         entries = self.manifest["runs"]
         self.entry_of = dict(zip(self.runs, entries))
         self._write_manifest()
+        self._calibrate()
         skipped = sum(1 for e in entries if e["status"] == "ok")
         if skipped and not self.args.quiet:
             print("%s: resuming in %s: %d of %d runs already done"

@@ -17,7 +17,11 @@ if ANALYSIS not in sys.path:
 
 
 def run_cli(name, *args, **kw):
-    """Run analysis/<name> with this Python; CompletedProcess (text)."""
+    """Run analysis/<name> with this Python; CompletedProcess (text).
+    flagcheck-run gets --no-calibrate unless calibrate=True: the 10 s
+    calibration is tested on its own (test_calibrate)."""
+    if name == "flagcheck-run" and not kw.pop("calibrate", False):
+        args = ("--no-calibrate",) + args
     return subprocess.run([sys.executable, os.path.join(ANALYSIS, name)]
                           + list(args), capture_output=True, text=True,
                           timeout=kw.pop("timeout", 60), **kw)

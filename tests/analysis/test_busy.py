@@ -127,7 +127,8 @@ class TestBusyAndPlacement(unittest.TestCase):
         (3 s here): at start fio runs its clock test in a short-lived
         thread pinned to each CPU in turn."""
         args = [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"),
-                NULL_JOB, "--modes", "always", "--numjobs", str(len(USABLE)),
+                NULL_JOB, "--no-calibrate", "--modes", "always",
+                "--numjobs", str(len(USABLE)),
                 "--repeats", "1", "--runtime", "2", "--ramp", "1",
                 "--outdir", self.out, "--quiet"] + list(extra)
         proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)

@@ -320,3 +320,44 @@ class TestFiles(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestRunnerCalibrates(unittest.TestCase):
+    """flagcheck-run measures the calibration once per results directory,
+    before its runs, keeps it on resume, and not with --no-calibrate."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.out = os.path.join(self.tmp, "res")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def run_matrix(self, *extra, calibrate=True):
+        from tests.analysis.helpers import NULL_JOB
+        p = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+                    "--numjobs", "1", "--repeats", "1", "--runtime", "1",
+                    "--ramp", "0", "--outdir", self.out, "--quiet",
+                    "--calibrate-seconds", "0.5", *extra,
+                    calibrate=calibrate, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.out, "manifest.json")) as f:
+            return json.load(f)
+
+    def test_once_per_results_directory(self):
+        if not os.access(PROGRAM, os.X_OK):
+            self.skipTest("%s not built (make)" % PROGRAM)
+        m = self.run_matrix()
+        path = os.path.join(self.out, calibrate.JSON_NAME)
+        self.assertEqual(m["calibration"], calibrate.JSON_NAME)
+        doc = calibrate.load(path)
+        self.assertEqual(sorted(doc["cpus"]), USABLE)
+        before = os.stat(path).st_mtime_ns
+        self.run_matrix()                       # resumed: kept as it was
+        self.assertEqual(os.stat(path).st_mtime_ns, before)
+
+    def test_no_calibrate(self):
+        m = self.run_matrix("--no-calibrate")
+        self.assertNotIn("calibration", m)
+        self.assertFalse(os.path.exists(os.path.join(self.out,
+                                                     calibrate.JSON_NAME)))

@@ -438,8 +438,9 @@ class FullDisk(Scratch):
         out = os.path.join(fs, "results")
         run = " ".join([sys.executable, os.path.join(ANALYSIS,
                                                      "flagcheck-run"),
-                        NULL_JOB, "--modes", "always", "--numjobs", "1",
-                        "--runtime", "1", "--outdir", out, "--quiet"])
+                        NULL_JOB, "--no-calibrate", "--modes", "always",
+                        "--numjobs", "1", "--runtime", "1", "--outdir", out,
+                        "--quiet"])
         script = f"""
             set -u
             mount -t tmpfs -o size=1m flagcheck-test {fs} || exit 90
