@@ -188,7 +188,7 @@ reproduce-family: deps
 		$(REPRO_ARGS) jobs/fxmark-dwtl-uptodate.fio
 	$(PYTHON) analysis/flagcheck-report --base before $(REPRO_OUT)/s4
 	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/s5 \
-		--modes on,off --numjobs 1 --repeats 3 --ramp 0 \
+		--modes on,off --numjobs 1 --repeats 3 --ramp 0 --no-calibrate \
 		--runtime $(REPRO_RUNTIME) $(REPRO_ARGS) jobs/bh-lru-lookup.fio
 	$(PYTHON) analysis/flagcheck-lru $(REPRO_OUT)/s5
 
