@@ -16,7 +16,7 @@ import statistics
 import subprocess
 import sys
 
-from . import plot, render
+from . import placement, plot, render
 
 PROG = "flagcheck-calibrate"
 JSON_NAME = "calibration.json"
@@ -115,14 +115,6 @@ def load(path):
 
 # ---- the machine: CPU model and topology ----
 
-def _read(path):
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return None
-
-
 def cpulist(text):
     """The CPUs of a kernel cpulist ("0-3,8,10-11")."""
     out = set()
@@ -136,7 +128,7 @@ def cpulist(text):
 
 
 def cpu_model(cpuinfo=CPUINFO):
-    text = _read(cpuinfo) or ""
+    text = placement.read_text(cpuinfo) or ""
     m = re.search(r"^(?:model name|Model|cpu model)\s*:\s*(.+)$", text,
                   re.MULTILINE)
     return m.group(1).strip() if m else "unknown"
@@ -150,14 +142,14 @@ def topology(cpus, sysfs=SYSFS):
     node = {}
     for d in glob.glob(os.path.join(sysfs, "node", "node[0-9]*")):
         n = int(os.path.basename(d)[4:])
-        for c in cpulist(_read(os.path.join(d, "cpulist"))):
+        for c in cpulist(placement.read_text(os.path.join(d, "cpulist"))):
             node[c] = n
     out = {"node": {}, "siblings": {}, "package": {}}
     for c in cpus:
         topo = os.path.join(sysfs, "cpu", "cpu%d" % c, "topology")
-        sib = _read(os.path.join(topo, "thread_siblings_list")) or \
-            _read(os.path.join(topo, "core_cpus_list"))
-        pkg = _read(os.path.join(topo, "physical_package_id"))
+        sib = placement.read_text(os.path.join(topo, "thread_siblings_list")) or \
+            placement.read_text(os.path.join(topo, "core_cpus_list"))
+        pkg = placement.read_text(os.path.join(topo, "physical_package_id"))
         out["node"][c] = node.get(c, 0)
         out["siblings"][c] = sorted(cpulist(sib) | {c})
         out["package"][c] = int(pkg) if pkg and pkg.lstrip("-").isdigit() \

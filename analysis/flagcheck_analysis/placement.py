@@ -53,7 +53,8 @@ def format_cpulist(cpus):
     return ",".join(out)
 
 
-def _read(path):
+def read_text(path):
+    """A small /sys or /proc file's text, stripped; None if unreadable."""
     try:
         with open(path) as f:
             return f.read().strip()
@@ -73,14 +74,14 @@ def read_topology(usable, sysfs=SYSFS):
         names = []
     for name in names:
         m = re.match(r"^node(\d+)$", name)
-        text = _read(os.path.join(node_dir, name, "cpulist")) if m else None
+        text = read_text(os.path.join(node_dir, name, "cpulist")) if m else None
         if text:
             for cpu in parse_cpulist(text):
                 node_of[cpu] = int(m.group(1))
     out = []
     for cpu in sorted(usable):
         topo = os.path.join(sysfs, "cpu", "cpu%d" % cpu, "topology")
-        text = _read(os.path.join(topo, "thread_siblings_list"))
+        text = read_text(os.path.join(topo, "thread_siblings_list"))
         siblings = parse_cpulist(text) if text else [cpu]
         if cpu not in siblings:
             siblings = [cpu]

@@ -1,8 +1,12 @@
 """Shared paths and helpers for the analysis tests."""
 
+import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -25,3 +29,19 @@ def run_cli(name, *args, **kw):
     return subprocess.run([sys.executable, os.path.join(ANALYSIS, name)]
                           + list(args), capture_output=True, text=True,
                           timeout=kw.pop("timeout", 60), **kw)
+
+
+class ResultsDirCase(unittest.TestCase):
+    """A test with a scratch directory and, in it, a results directory
+    (self.out) whose manifest.json self.manifest() reads."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.out = os.path.join(self.tmp, "results")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def manifest(self):
+        with open(os.path.join(self.out, "manifest.json")) as f:
+            return json.load(f)

@@ -8,11 +8,11 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
-from tests.analysis.helpers import ANALYSIS, NULL_JOB, run_cli
+from tests.analysis.helpers import ANALYSIS, NULL_JOB, ResultsDirCase, \
+    run_cli
 
 FIO = shutil.which("fio")
 USABLE = sorted(os.sched_getaffinity(0))
@@ -65,18 +65,7 @@ def _tasks(pid):
 
 
 @unittest.skipUnless(FIO, "fio not installed")
-class TestBusyAndPlacement(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-        self.out = os.path.join(self.tmp, "results")
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp)
-
-    def manifest(self):
-        with open(os.path.join(self.out, "manifest.json")) as f:
-            return json.load(f)
-
+class TestBusyAndPlacement(ResultsDirCase):
     def test_hog_marks_runs_busy_and_the_report_names_them(self):
         hog_cpu = USABLE[-1]
         hog = subprocess.Popen(

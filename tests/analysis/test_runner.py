@@ -2,17 +2,16 @@
 real (short) runs of fio's built-in null engine."""
 
 import glob
-import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
-from tests.analysis.helpers import ANALYSIS, NULL_JOB, run_cli
+from tests.analysis.helpers import ANALYSIS, NULL_JOB, ResultsDirCase, \
+    run_cli
 
 FIO = shutil.which("fio")
 
@@ -65,18 +64,7 @@ class TestDryRun(unittest.TestCase):
 
 
 @unittest.skipUnless(FIO, "fio not installed")
-class TestRealRuns(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-        self.out = os.path.join(self.tmp, "results")
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp)
-
-    def manifest(self):
-        with open(os.path.join(self.out, "manifest.json")) as f:
-            return json.load(f)
-
+class TestRealRuns(ResultsDirCase):
     def test_interrupt_then_resume(self):
         args = [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"),
                 NULL_JOB, "--numjobs", "1", "--repeats", "2", "--runtime",
