@@ -54,6 +54,7 @@ struct flagcheck_data {
 	struct flagcheck_file *files;	/* every file state made by this job */
 	bool ready;		/* init completed: the job has counters to report */
 	bool ramp_reset;	/* counters zeroed when fio's ramp_time ended */
+	unsigned int timed_left;	/* calls until the next timed one */
 	uint64_t clock_ns;	/* what two back-to-back clock reads cost */
 	struct fc_counters c;
 };
@@ -96,7 +97,9 @@ static enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 
 	fio_ro_check(td, io_u);
 
-	if (jd->backend->busy && jd->backend->busy(jd->backend_data))
+	/* at iodepth 1 nothing can be pending: no call on that path */
+	if (td->o.iodepth > 1 && jd->backend->busy &&
+	    jd->backend->busy(jd->backend_data))
 		return FIO_Q_BUSY;
 
 	/*
@@ -106,9 +109,13 @@ static enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 	if (td->o.ramp_time && td->ramp_time_over && !jd->ramp_reset) {
 		memset(&jd->c, 0, sizeof(jd->c));
 		jd->ramp_reset = true;
+		jd->timed_left = 1;
 	}
 
-	timed = fc_counters_ios(&jd->c) % FC_TIMED_EVERY == 0;
+	/* calls 1, 1 + FC_TIMED_EVERY, ... of the job are timed */
+	timed = --jd->timed_left == 0;
+	if (timed)
+		jd->timed_left = FC_TIMED_EVERY;
 	jd->c.ios[io.ddir]++;
 	if (timed)
 		t0 = fc_now_ns();
@@ -376,6 +383,7 @@ static int fio_flagcheck_init(struct thread_data *td)
 		return 1;
 	}
 	jd->clock_ns = fc_clock_cost_ns();
+	jd->timed_left = 1;
 	jd->ready = true;
 	return 0;
 }
