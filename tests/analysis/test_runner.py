@@ -67,7 +67,8 @@ class TestDryRun(unittest.TestCase):
 class TestRealRuns(ResultsDirCase):
     def test_interrupt_then_resume(self):
         args = [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"),
-                NULL_JOB, "--numjobs", "1", "--repeats", "2", "--runtime",
+                NULL_JOB, "--no-calibrate", "--numjobs", "1", "--repeats", "2",
+                "--runtime",
                 "1", "--outdir", self.out, "--quiet"]
         proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
         first = os.path.join(self.out, "null-engine_always_nj1_r1.json")
