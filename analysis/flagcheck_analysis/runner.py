@@ -343,7 +343,7 @@ class Runner:
         """This machine's cache-line costs, once per results directory
         (calibration.json, kept on resume), for the report's why section:
         before the runs, on the same CPUs, with no fio running."""
-        if self.args.no_calibrate or self.args.hosts:
+        if self.args.no_calibrate or self.args.hosts or self.stop_reason:
             return
         if not self.args.quiet:
             print("%s: calibrating this machine's cache-line costs "
@@ -352,6 +352,8 @@ class Runner:
         doc = calibrate.ensure(self.args.outdir,
                                seconds=self.args.calibrate_seconds,
                                warn=lambda m: self._say(m, error=True))
+        if self.stop_reason:
+            return
         self.manifest["calibration"] = calibrate.JSON_NAME if doc else None
         self._write_manifest()
 
@@ -363,7 +365,6 @@ class Runner:
         entries = self.manifest["runs"]
         self.entry_of = dict(zip(self.runs, entries))
         self._write_manifest()
-        self._calibrate()
         skipped = sum(1 for e in entries if e["status"] == "ok")
         if skipped and not self.args.quiet:
             print("%s: resuming in %s: %d of %d runs already done"
@@ -374,6 +375,8 @@ class Runner:
         self.t0, self.durations, self.failed = time.monotonic(), [], 0
         self.count = 0
         try:
+            # under the handlers: Ctrl-C here stops the run like any other
+            self._calibrate()
             for scenario, numjobs, first in self._cells():
                 if self.stop_reason:
                     break
