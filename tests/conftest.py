@@ -21,8 +21,8 @@ def pytest_addoption(parser):
 @pytest.fixture(scope="session")
 def build(pytestconfig):
     """The build directory, as an absolute path."""
-    return os.path.join(str(pytestconfig.rootpath),
-                        pytestconfig.getoption("--build"))
+    return os.path.normpath(os.path.join(str(pytestconfig.rootpath),
+                                         pytestconfig.getoption("--build")))
 
 
 @pytest.fixture(scope="session")

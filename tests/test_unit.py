@@ -25,7 +25,8 @@ def programs(build, variant):
 
 def pytest_generate_tests(metafunc):
     config = metafunc.config
-    build = os.path.join(str(config.rootpath), config.getoption("--build"))
+    build = os.path.normpath(os.path.join(str(config.rootpath),
+                                          config.getoption("--build")))
     cases = [(v, p) for v in VARIANTS for p in programs(build, v)]
     metafunc.parametrize("variant,program", cases,
                          ids=[f"{v}/{p}" for v, p in cases])
