@@ -4,6 +4,8 @@
  * stats.c, the line through fio's log_info, the line in the counters file.
  */
 #include <errno.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,9 +47,18 @@ static int fc_stats_key(const char *path, char *key, size_t len)
 	return 0;
 }
 
+/* The run's word for one counters file: is it started afresh yet? */
+enum { STATS_PENDING = 0, STATS_STARTED, STATS_FAILED };
+
+/*
+ * The first job of the run to get here starts the file afresh; every other
+ * job waits until it has, so that no job's line (a short job that already
+ * ended, under load) can come before the truncation and be lost with it.
+ */
 int fc_report_prepare(struct thread_data *td,
 		      const struct flagcheck_options *o)
 {
+	uint32_t *state = NULL;
 	bool first = false;
 	char key[PATH_MAX + 16];
 	int err;
@@ -57,9 +68,16 @@ int fc_report_prepare(struct thread_data *td,
 	err = fc_stats_prepare(o->stats, 0);
 	if (!err)
 		err = fc_stats_key(o->stats, key, sizeof(key));
-	/* the first job of the run to get here starts the file afresh */
-	if (!err && !fc_shm_error() && fc_shm_get(key, 1, &first) && first)
+	if (!err && !fc_shm_error())
+		state = fc_shm_get(key, sizeof(*state), &first);
+	if (state && first) {
 		err = fc_stats_prepare(o->stats, 1);
+		__atomic_store_n(state, err ? STATS_FAILED : STATS_STARTED,
+				 __ATOMIC_RELEASE);
+	} else if (state) {
+		while (__atomic_load_n(state, __ATOMIC_ACQUIRE) == STATS_PENDING)
+			sched_yield();
+	}
 	if (err) {
 		log_err("flagcheck: flagcheck_stats=%s cannot be written: %s\n",
 			o->stats, strerror(-err));
