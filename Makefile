@@ -60,7 +60,7 @@ UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/models -pthread
 # engine's own bit operations (the directory that holds bitops.h)
 BITOPS_DIR	:= engine/kernel
 CALIBRATE	:= $(BUILD)/flagcheck-calibrate
-CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -pthread
+CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -Iengine -pthread
 
 all: $(ENGINE) $(CALIBRATE)
 
@@ -105,11 +105,13 @@ $(BUILD)/clang.ok: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
 	clang $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $(BUILD)/fio-flagcheck-clang.so $(ENGINE_SRCS) $(ENGINE_LIBS)
 	@touch $@
 
-$(CALIBRATE): calibrate/flagcheck-calibrate.c $(BITOPS_DIR)/bitops.h
+$(CALIBRATE): calibrate/flagcheck-calibrate.c $(BITOPS_DIR)/bitops.h \
+		engine/counters.h
 	@mkdir -p $(BUILD)
 	$(CC) $(CALIBRATE_CFLAGS) -o $@ $<
 
-$(BUILD)/clang-calibrate.ok: calibrate/flagcheck-calibrate.c $(BITOPS_DIR)/bitops.h
+$(BUILD)/clang-calibrate.ok: calibrate/flagcheck-calibrate.c \
+		$(BITOPS_DIR)/bitops.h engine/counters.h
 	@mkdir -p $(BUILD)
 	clang $(CALIBRATE_CFLAGS) -o $(BUILD)/flagcheck-calibrate-clang $<
 	@touch $@

@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "bitops.h"
+#include "counters.h"	/* fc_now_ns(): the engine's own clock */
 
 #define CACHE_LINE	64
 /* include/linux/pagemap.h: the two error bits of mapping->flags */
@@ -64,14 +65,6 @@ struct opts {
 	int max_threads;
 	const char *output;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static void __attribute__((noreturn))
 die(const char *fmt, const char *arg, int err)
@@ -209,14 +202,14 @@ static void *initiator(void *arg)
 	/* one untimed batch: both caches warm, both threads running */
 	for (r = 0; r < pp->batch; r++, want += 2)
 		pass_on(&pp->line.word, want);
-	deadline = now_ns() + pp->budget_ns;
+	deadline = fc_now_ns() + pp->budget_ns;
 	while (pp->nsamples < MAX_SAMPLES &&
-	       (pp->nsamples < MIN_SAMPLES || now_ns() < deadline)) {
-		t0 = now_ns();
+	       (pp->nsamples < MIN_SAMPLES || fc_now_ns() < deadline)) {
+		t0 = fc_now_ns();
 		for (r = 0; r < pp->batch; r++, want += 2)
 			pass_on(&pp->line.word, want);
 		pp->samples[pp->nsamples++] =
-			(double)(now_ns() - t0) / (2.0 * pp->batch);
+			(double)(fc_now_ns() - t0) / (2.0 * pp->batch);
 	}
 	/* the responder may still be answering the last round: STOP ends it */
 	__atomic_store_n(&pp->line.word, STOP, __ATOMIC_SEQ_CST);
@@ -287,7 +280,7 @@ static void *pattern_worker(void *arg)
 	__atomic_fetch_add(&run->ready.word, 1, __ATOMIC_ACQ_REL);
 	while (!__atomic_load_n(&run->go.word, __ATOMIC_ACQUIRE))
 		;
-	w->t_start = now_ns();
+	w->t_start = fc_now_ns();
 	/* at least one batch each, however late the thread gets a CPU */
 	do {
 		if (pattern == PAT_ALWAYS) {
@@ -308,7 +301,7 @@ static void *pattern_worker(void *arg)
 		}
 		iters += INNER;
 	} while (!__atomic_load_n(&run->stop.word, __ATOMIC_RELAXED));
-	w->t_end = now_ns();
+	w->t_end = fc_now_ns();
 	w->iters = iters;
 	w->rmw = rmw;
 	w->migrated = sched_getcpu() != w->cpu;
@@ -510,7 +503,7 @@ int main(int argc, char **argv)
 	 * the points: a pair stops early once it has MAX_SAMPLES.
 	 */
 	pair_ns = npairs ? (uint64_t)(o.seconds * 0.5e9 / npairs) : 0;
-	deadline = now_ns() + (uint64_t)(o.seconds * 1e9);
+	deadline = fc_now_ns() + (uint64_t)(o.seconds * 1e9);
 
 	matrix = calloc((size_t)ncpu * ncpu, sizeof(*matrix));
 	samples = calloc((size_t)ncpu * ncpu, sizeof(*samples));
@@ -533,7 +526,7 @@ int main(int argc, char **argv)
 			migrated += moved;
 		}
 	}
-	t = now_ns();
+	t = fc_now_ns();
 	point_ns = t < deadline ? (deadline - t) / (NR_PATTERNS * nthreads) : 0;
 	if (point_ns < MIN_POINT_NS)
 		point_ns = MIN_POINT_NS;

@@ -53,7 +53,7 @@ struct flagcheck_data {
 	void *job;		/* the model's memory of this job (job_size) */
 	struct flagcheck_file *files;	/* every file state made by this job */
 	bool ready;		/* init completed: the job has counters to report */
-	bool ramp_reset;	/* counters zeroed when fio's ramp_time ended */
+	bool ramp_pending;	/* ramp_time set, counters not zeroed yet */
 	unsigned int timed_left;	/* calls until the next timed one */
 	uint64_t clock_ns;	/* what two back-to-back clock reads cost */
 	struct fc_counters c;
@@ -106,9 +106,9 @@ static enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 	 * fio zeroes its counts when ramp_time ends (reset_all_stats), between
 	 * two queue calls: so do we, before the first I/O it counts after.
 	 */
-	if (td->o.ramp_time && td->ramp_time_over && !jd->ramp_reset) {
+	if (jd->ramp_pending && td->ramp_time_over) {
 		memset(&jd->c, 0, sizeof(jd->c));
-		jd->ramp_reset = true;
+		jd->ramp_pending = false;
 		jd->timed_left = 1;
 	}
 
@@ -384,6 +384,7 @@ static int fio_flagcheck_init(struct thread_data *td)
 	}
 	jd->clock_ns = fc_clock_cost_ns();
 	jd->timed_left = 1;
+	jd->ramp_pending = td->o.ramp_time != 0;
 	jd->ready = true;
 	return 0;
 }

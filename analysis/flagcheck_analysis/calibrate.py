@@ -116,15 +116,9 @@ def load(path):
 # ---- the machine: CPU model and topology ----
 
 def cpulist(text):
-    """The CPUs of a kernel cpulist ("0-3,8,10-11")."""
-    out = set()
-    for part in (text or "").split(","):
-        part = part.strip()
-        if not part:
-            continue
-        lo, _, hi = part.partition("-")
-        out.update(range(int(lo), int(hi or lo) + 1))
-    return out
+    """The CPUs of a kernel cpulist ("0-3,8,10-11") as a set; None or ""
+    is none (placement.parse_cpulist reads the format)."""
+    return set(placement.parse_cpulist(text or ""))
 
 
 def cpu_model(cpuinfo=CPUINFO):

@@ -58,14 +58,6 @@ def _num(x):
         else None
 
 
-def total_ios(doc):
-    """fio's own I/O count of a run: total_ios over every job entry and
-    direction."""
-    return sum(_num((e.get(d) or {}).get("total_ios")) or 0
-               for e in fiojson.fio_jobs(doc) for d in ("read", "write",
-                                                        "trim"))
-
-
 def job_runtime_ms(doc):
     """fio's job_runtime summed over the entries (under group_reporting
     fio already sums its jobs' runtimes into the group's)."""
@@ -99,7 +91,7 @@ def time_share(stats_records, runtime_ms):
 
 def run_figures(doc, stats_records, iops, source=None):
     """Run of one fio run and its counters (None: no counters)."""
-    ios = total_ios(doc)
+    ios = fiojson.fio_total_ios(doc)
     rmw_io = share = ns_check = model = None
     if stats_records:
         rmws = [_num(r.get("rmw")) for r in stats_records]
