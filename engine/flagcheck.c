@@ -54,6 +54,8 @@ struct flagcheck_data {
 	struct flagcheck_file *files;	/* every file state made by this job */
 	bool ready;		/* init completed: the job has counters to report */
 	bool ramp_pending;	/* ramp_time set, counters not zeroed yet */
+	bool ask_busy;		/* iodepth > 1 and the backend has ->busy */
+	bool slow;		/* ask_busy or ramp_pending: fc_queue_slow() */
 	unsigned int timed_left;	/* calls until the next timed one */
 	uint64_t clock_ns;	/* what two back-to-back clock reads cost */
 	struct fc_counters c;
@@ -63,11 +65,49 @@ FC_EXPORT struct ioengine_ops ioengine;
 
 static enum fc_ddir fc_ddir_of(const struct io_u *io_u)
 {
-	if (io_u->ddir == DDIR_READ)
-		return FC_READ;
-	if (io_u->ddir == DDIR_WRITE)
-		return FC_WRITE;
-	return FC_OTHER;
+	/* fio's DDIR_READ and DDIR_WRITE are 0 and 1, as FC_READ and FC_WRITE */
+	return (unsigned int)io_u->ddir <= DDIR_WRITE ?
+		(enum fc_ddir)io_u->ddir : FC_OTHER;
+}
+
+/*
+ * What the per-I/O path checks only now and then, out of its way: ->busy
+ * (iodepth > 1), the end of fio's ramp_time. Returns true for FIO_Q_BUSY.
+ */
+static bool __attribute__((noinline))
+fc_queue_slow(struct thread_data *td, struct flagcheck_data *jd)
+{
+	if (jd->ask_busy && jd->backend->busy(jd->backend_data))
+		return true;
+	/*
+	 * fio zeroes its counts when ramp_time ends (reset_all_stats), between
+	 * two queue calls: so do we, before the first I/O it counts after.
+	 */
+	if (jd->ramp_pending && td->ramp_time_over) {
+		memset(&jd->c, 0, sizeof(jd->c));
+		jd->ramp_pending = false;
+		jd->timed_left = 1;
+		jd->slow = jd->ask_busy;
+	}
+	return false;
+}
+
+/* One call in FC_TIMED_EVERY: the model's call between two clock reads */
+static int __attribute__((noinline))
+fc_model_io_timed(struct flagcheck_data *jd, struct flagcheck_file *ff,
+		  const struct fc_io *io)
+{
+	uint64_t t0, dt;
+	int err;
+
+	jd->timed_left = FC_TIMED_EVERY;
+	t0 = fc_now_ns();
+	err = jd->model->io(ff->state, jd->params, io, &jd->c);
+	dt = fc_now_ns() - t0;
+	/* the clock's own cost is not the model's */
+	jd->c.timed_ns += dt > jd->clock_ns ? dt - jd->clock_ns : 0;
+	jd->c.timed_calls++;
+	return err;
 }
 
 /*
@@ -77,7 +117,8 @@ static enum fc_ddir fc_ddir_of(const struct io_u *io_u)
  * then the one that runs the model. fio counts an I/O for every queue call
  * that does not answer FIO_Q_BUSY, a resubmitted short transfer too (the
  * kernel runs the path again for it as well): so do we. A backend's ->queue
- * never answers FIO_Q_BUSY once the model has run for the I/O.
+ * never answers FIO_Q_BUSY once the model has run for the I/O. This is
+ * every I/O's path: what it needs only now and then is out of line.
  */
 static enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 					     struct io_u *io_u)
@@ -91,50 +132,27 @@ static enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 		.job	= jd->job,
 	};
 	enum fio_q_status ret;
-	uint64_t t0 = 0;
-	bool timed;
 	int err;
 
 	fio_ro_check(td, io_u);
 
-	/* at iodepth 1 nothing can be pending: no call on that path */
-	if (td->o.iodepth > 1 && jd->backend->busy &&
-	    jd->backend->busy(jd->backend_data))
+	if (fio_unlikely(jd->slow) && fc_queue_slow(td, jd))
 		return FIO_Q_BUSY;
 
-	/*
-	 * fio zeroes its counts when ramp_time ends (reset_all_stats), between
-	 * two queue calls: so do we, before the first I/O it counts after.
-	 */
-	if (jd->ramp_pending && td->ramp_time_over) {
-		memset(&jd->c, 0, sizeof(jd->c));
-		jd->ramp_pending = false;
-		jd->timed_left = 1;
-	}
-
-	/* calls 1, 1 + FC_TIMED_EVERY, ... of the job are timed */
-	timed = --jd->timed_left == 0;
-	if (timed)
-		jd->timed_left = FC_TIMED_EVERY;
 	jd->c.ios[io.ddir]++;
-	if (timed)
-		t0 = fc_now_ns();
-	err = jd->model->io(ff->state, jd->params, &io, &jd->c);
-	if (timed) {
-		uint64_t dt = fc_now_ns() - t0;
-
-		/* the clock's own cost is not the model's */
-		jd->c.timed_ns += dt > jd->clock_ns ? dt - jd->clock_ns : 0;
-		jd->c.timed_calls++;
-	}
-	if (err) {
+	/* calls 1, 1 + FC_TIMED_EVERY, ... of the job are timed */
+	if (fio_unlikely(--jd->timed_left == 0))
+		err = fc_model_io_timed(jd, ff, &io);
+	else
+		err = jd->model->io(ff->state, jd->params, &io, &jd->c);
+	if (fio_unlikely(err)) {
 		/* as the kernel returns before ->direct_IO: nothing is issued */
 		jd->c.errors_reported++;
 		io_u->error = -err;
 		return FIO_Q_COMPLETED;
 	}
 	ret = jd->backend->queue(td, jd->backend_data, io_u);
-	if (ret == FIO_Q_BUSY) {
+	if (fio_unlikely(ret == FIO_Q_BUSY)) {
 		/* a backend bug: requeued, the I/O would run the model twice */
 		log_err("flagcheck: backend=%s refused an I/O after the model "
 			"ran for it (its ->busy did not say so): failing the "
@@ -385,6 +403,9 @@ static int fio_flagcheck_init(struct thread_data *td)
 	jd->clock_ns = fc_clock_cost_ns();
 	jd->timed_left = 1;
 	jd->ramp_pending = td->o.ramp_time != 0;
+	/* at iodepth 1 nothing can be pending: ->busy is never asked */
+	jd->ask_busy = td->o.iodepth > 1 && jd->backend->busy;
+	jd->slow = jd->ask_busy || jd->ramp_pending;
 	jd->ready = true;
 	return 0;
 }

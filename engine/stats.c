@@ -71,7 +71,8 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 		"\"ios_other\": %llu, \"checks\": %llu, \"rmw\": %llu, "
 		"\"rmw_skipped\": %llu, \"errors_set\": %llu, "
 		"\"errors_reported\": %llu, \"issued\": %llu, "
-		"\"timed_calls\": %llu, \"timed_ns\": %llu, \"paths\": {",
+		"\"timed_every\": %d, \"timed_calls\": %llu, "
+		"\"timed_ns\": %llu, \"paths\": {",
 		name, j->thread_number, j->pid, j->model, j->variant,
 		j->mapping, j->backend, j->options ? j->options : "{}",
 		(unsigned long long)fc_counters_ios(c),
@@ -83,7 +84,7 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 		(unsigned long long)fc_counters_skipped(c),
 		(unsigned long long)c->errors_set,
 		(unsigned long long)c->errors_reported,
-		(unsigned long long)c->issued,
+		(unsigned long long)c->issued, FC_TIMED_EVERY,
 		(unsigned long long)c->timed_calls,
 		(unsigned long long)c->timed_ns);
 	free(name);

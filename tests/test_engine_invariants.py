@@ -116,7 +116,9 @@ def test_engine_counts_equal_fios(ctx, datadir, backend, thread, model):
             assert s["checks"] == s["ios"], name
         if model == "block_commit_write":
             assert s["checks"] == writes, name
-        assert s["timed_calls"] == -(-s["ios"] // 64), name
+        every = s["timed_every"]
+        assert every == 256, name
+        assert s["timed_calls"] == -(-s["ios"] // every), name
 
 
 def test_exactly_once_at_depth_32_and_64_headline(ctx):

@@ -16,8 +16,9 @@ Per scenario and numjobs N, with the means over the repeats:
                          / RMWs per I/O of always: an upper bound on
                          always-mode IOPS per shared mapping
 Time share of the modelled path (per run, then the mean): the engine times
-1 model call in 64 (timed_calls, timed_ns in each counters line, the clock's
-own cost taken off): a job's time in the path = timed_ns / timed_calls *
+1 model call in timed_every (256; 64 in older files), with timed_calls and
+timed_ns in each counters line, the clock's own cost taken off: a job's
+time in the path = timed_ns / timed_calls *
 its model calls (its ios, which equal fio's total_ios: the report leaves out
 runs where they do not); the share = the jobs' time in the path / fio's
 job_runtime (summed over the jobs). Records of version 1 (timed_checks)
@@ -253,7 +254,8 @@ def share_table(rows):
              _f(s.ns_per_check), _pct(s.share),
              "-" if s.published is None else "%.0f%% (S1, before the fix)"
              % s.published] for s in rows]
-    return ("time share of the modelled path (engine-timed, 1 call in 64; "
+    return ("time share of the modelled path (engine-timed: a sample of the "
+            "model's calls, timed_every in the counters; "
             "share = ns per check x checks / fio's job_runtime; published: "
             "7fcbbaf18392, 'time in filemap_check_errors()')",
             header, body, {1, 3, 4, 5})
