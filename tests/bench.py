@@ -11,7 +11,9 @@ and prints the median ratios: flagcheck/null (target >= 0.95) and
 test_first/always at N jobs. Thread mode, 4k random reads, time based.
 Every run is pinned as flagcheck-run pins by default: job k on CPU k - 1
 (cpus_allowed=0-(N-1), cpus_allowed_policy=split), so that neither side
-gains or loses by where the scheduler happens to put its jobs.
+gains or loses by where the scheduler happens to put its jobs, and on one
+fio clock (flagcheck-run's --clocksource auto: fio otherwise picks its clock
+at each start, and on a VM a run may get the slower one at random).
 """
 import argparse
 import json
@@ -21,6 +23,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "analysis"))
+from flagcheck_analysis import clock  # noqa: E402
 
 
 def iops(fio, args, cwd):
@@ -46,7 +52,11 @@ def main():
                     help="seconds per fio run (default 2)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count(),
                     help="N, the larger numjobs (default: the CPU count, %(default)s)")
+    ap.add_argument("--clocksource", choices=clock.CHOICES, default="auto",
+                    help="fio's clock for every run, as flagcheck-run's "
+                         "(default: auto, here %s)" % clock.default_for_here())
     a = ap.parse_args()
+    cs, why = clock.choose(a.clocksource, clock.kernel_clocksource())
     fio = shutil.which(a.fio) or sys.exit(f"{a.fio} not found")
     engine = os.path.abspath(a.engine)
     if not os.path.exists(engine):
@@ -55,7 +65,7 @@ def main():
     common = ["--name=bench", "--filename=flagcheck-bench", "--size=1g",
               "--bs=4k", "--rw=randread", "--thread", "--time_based",
               f"--runtime={a.runtime}", f"--cpus_allowed=0-{a.jobs - 1}",
-              "--cpus_allowed_policy=split"]
+              "--cpus_allowed_policy=split"] + clock.fio_args(cs)
     fc = [f"--ioengine=external:{engine}", "--backend=null"]
     configs = {}
     for nj in sorted({1, a.jobs}):
@@ -75,7 +85,7 @@ def main():
 
     print(f"fio {subprocess.run([fio, '--version'], capture_output=True, text=True).stdout.strip()}, "
           f"{os.cpu_count()} CPUs, {a.repeats} interleaved repeats of {a.runtime:g} s, thread mode, "
-          f"job k pinned to CPU k - 1")
+          f"job k pinned to CPU k - 1, fio clocksource={cs or 'fio'} ({why})")
     print(f"{'configuration':44} {'median IOPS':>12}  runs (M IOPS)")
     for name, v in res.items():
         print(f"{name:44} {statistics.median(v):12.0f}  "

@@ -2,7 +2,7 @@
 manifest): where the jobs ran, the warm-up, which runs the machine was
 busy for, and why each cell stopped adding repeats."""
 
-from . import interference, placement
+from . import clock, interference, placement
 
 
 def _key(entry):
@@ -103,6 +103,8 @@ def header_lines(manifests, entries, excluded):
                                          first.get("cpus_allowed", "?")))
     if not places:
         out.append("placement: not pinned (runs on fio servers)")
+    for line in sorted({clock.describe(c) for c in cond} - {None}):
+        out.append(line)
     ramps = sorted({c.get("ramp_s") for c in cond}, key=str)
     out.append("warm-up: %s" % ", ".join(
         "none" if not r else "fio ramp_time %s s before each run, in no "

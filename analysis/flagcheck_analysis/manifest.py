@@ -132,6 +132,8 @@ def conditions(args):
     and the stopping rule (flagcheck-run --help explains each)."""
     return {"pinned": not args.no_pin and not args.hosts,
             "ramp_s": 0 if args.hosts else args.ramp,
+            "clocksource": args.clock[0],
+            "clocksource_why": args.clock[1],
             "busy_threshold_pct": args.busy_threshold,
             "until_decided": args.until_decided,
             "max_repeats": args.max_repeats if args.until_decided else None,

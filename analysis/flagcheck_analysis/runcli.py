@@ -8,8 +8,8 @@ import re
 import shlex
 import sys
 
-from . import (calibrate, decide, fiojson, hosts, interference, jobguard,
-               manifest, matrix, placement)
+from . import (calibrate, clock, decide, fiojson, hosts, interference,
+               jobguard, manifest, matrix, placement)
 from .runner import PROG, Runner, fio_command, run_env
 
 
@@ -72,6 +72,14 @@ SMT sibling, over the NUMA nodes as the job file's "; run-job defaults:"
 line asks: NUMA=spread (the default) takes the nodes in turn, NUMA=node0
 stays on node 0.  More jobs than usable CPUs share them, as fio wraps.
 The set and each job's CPU are in the manifest ("placement" of each run).
+
+clock: fio picks its clock at each start, the CPU's cycle counter or
+clock_gettime() (slower: several calls per I/O), by tests that on a VM pass
+or fail at random: the same run then has two speeds (9.0M or 5.5M IOPS of
+fio's null engine on the dev VM).  flagcheck-run gives every run one
+--clocksource: auto (the default) takes cpu when the kernel's clocksource is
+the cycle counter (tsc), else clock_gettime; "fio" leaves fio its choice.
+The manifest's conditions say which, and why.
 
 warm-up: fio's ramp_time (--ramp, default 1 s) runs before the measured
 runtime; fio leaves it out of every figure it reports.  The engine's
@@ -210,6 +218,13 @@ def parse_args(argv):
     p.add_argument("--no-pin", action="store_true",
                    help="let the jobs float over the usable CPUs (default: "
                    "one CPU per job, see below)")
+    p.add_argument("--clocksource", choices=clock.CHOICES, default="auto",
+                   help="fio's clock for every run: auto (cpu when the "
+                   "kernel's clocksource is the cycle counter, else "
+                   "clock_gettime; here: %s), cpu, clock_gettime, "
+                   "gettimeofday, or fio (fio's own choice at each start; "
+                   "see below; default: %%(default)s)"
+                   % clock.default_for_here())
     p.add_argument("--ramp", type=_non_negative, default=1,
                    metavar="SECONDS",
                    help="warm-up before each run's measured runtime, fio's "
@@ -322,6 +337,18 @@ def parse_args(argv):
                     jobguard.check_exec(path, env)
             except jobguard.Refused as e:
                 p.error(str(e))
+    if args.hosts:
+        args.clock = (None, "chosen by each fio server (--hosts)")
+    else:
+        args.clock = clock.choose(args.clocksource,
+                                  clock.kernel_clocksource())
+    try:
+        old = manifest.load_previous(manifest.path_in(args.outdir))
+    except fiojson.InputError:
+        old = {}                # said where the manifest is built
+    err = clock.resume_error(old, args.clock[0], args.outdir)
+    if err:
+        p.error(err)
     try:
         args.placements = placements(args)
     except placement.PlacementError as e:

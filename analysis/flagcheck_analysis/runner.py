@@ -9,8 +9,8 @@ import subprocess
 import sys
 import time
 
-from . import calibrate, decide, hostrun, interference, jobfile, manifest, \
-    matrix, placement
+from . import calibrate, clock, decide, hostrun, interference, jobfile, \
+    manifest, matrix, placement
 
 PROG = "flagcheck-run"
 STDERR_TAIL = 20            # lines of fio's stderr kept for a failed run
@@ -27,6 +27,7 @@ def fio_command(args, run, output, live=None):
     if live is None:
         return [args.fio, "--output-format=" + fmt, "--output=" + output] \
             + (["--ramp_time=%d" % args.ramp] if args.ramp else []) \
+            + clock.fio_args(args.clock[0]) \
             + placement.fio_args(args.placements.get((run.scenario,
                                                       run.numjobs))) \
             + [args.scenarios[run.scenario]]

@@ -141,8 +141,9 @@ class TestUntilDecided(unittest.TestCase):
         cmds = [l for l in p.stdout.splitlines() if not l.startswith("#")]
         cpu = min(os.sched_getaffinity(0))
         for c in cmds:
-            self.assertIn(" --ramp_time=1 --cpus_allowed=%d "
-                          "--cpus_allowed_policy=split " % cpu, c)
+            self.assertIn(" --ramp_time=1 --clocksource=", c)
+            self.assertIn(" --cpus_allowed=%d --cpus_allowed_policy=split "
+                          % cpu, c)
         p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "1", "--no-pin", "--ramp", "0",
                     "--dry-run", "--outdir", "/nonexistent")
@@ -155,6 +156,7 @@ class TestHelp(unittest.TestCase):
         p = run_cli("flagcheck-run", "--help")
         for opt in ("--until-decided", "--max-repeats", "--precision",
                     "--no-pin", "--ramp", "--busy-threshold", "pinning",
+                    "--clocksource", "clock:",
                     "warm-up:", "interference:"):
             self.assertIn(opt, p.stdout)
         p = run_cli("flagcheck-report", "--help")

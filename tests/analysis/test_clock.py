@@ -1,0 +1,126 @@
+"""fio's clock, one for every run of a matrix (flagcheck_analysis.clock and
+flagcheck-run --clocksource)."""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from tests.analysis.helpers import NULL_JOB, run_cli
+from flagcheck_analysis import clock
+
+
+def kernel_says():
+    """The kernel's clocksource, read here without the module."""
+    try:
+        with open("/sys/devices/system/clocksource/clocksource0/"
+                  "current_clocksource") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+class TestChoose(unittest.TestCase):
+    def test_auto_follows_the_kernel(self):
+        self.assertEqual(clock.choose("auto", "tsc")[0], "cpu")
+        self.assertEqual(clock.choose("auto", "arch_sys_counter")[0], "cpu")
+        for other in ("kvm-clock", "hpet", "acpi_pm", "xen", None):
+            cs, why = clock.choose("auto", other)
+            self.assertEqual(cs, "clock_gettime", other)
+            self.assertIn(other or "unknown", why)
+
+    def test_explicit_and_fio(self):
+        for cs in ("cpu", "clock_gettime", "gettimeofday"):
+            self.assertEqual(clock.choose(cs, "hpet"),
+                             (cs, "--clocksource %s" % cs))
+        self.assertIsNone(clock.choose("fio", "tsc")[0])
+        self.assertEqual(clock.fio_args(None), [])
+        self.assertEqual(clock.fio_args("cpu"), ["--clocksource=cpu"])
+
+    def test_kernel_clocksource_reads_sysfs(self):
+        with tempfile.NamedTemporaryFile("w") as f:
+            f.write("tsc\n")
+            f.flush()
+            self.assertEqual(clock.kernel_clocksource(f.name), "tsc")
+        self.assertIsNone(clock.kernel_clocksource("/nonexistent/cs"))
+
+    def test_report_line(self):
+        self.assertIsNone(clock.describe({"ramp_s": 1}))
+        self.assertEqual(
+            clock.describe({"clocksource": "cpu", "clocksource_why": "x"}),
+            "clock: fio clocksource=cpu for every run (x)")
+        self.assertEqual(clock.describe({"clocksource": None,
+                                         "clocksource_why": "y"}),
+                         "clock: y")
+
+
+class TestRunner(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.out = os.path.join(self.tmp, "results")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_every_run_gets_the_kernels_clock(self):
+        want = "cpu" if kernel_says() in ("tsc", "arch_sys_counter") \
+            else "clock_gettime"
+        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+                    "--repeats", "2", "--dry-run", "--outdir", self.out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        cmds = [l for l in p.stdout.splitlines() if not l.startswith("#")]
+        self.assertEqual(len(cmds), 4, p.stdout)
+        for c in cmds:
+            self.assertEqual(c.split().count("--clocksource=%s" % want), 1, c)
+        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+                    "--repeats", "1", "--clocksource", "fio", "--dry-run",
+                    "--outdir", self.out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("clocksource", p.stdout)
+
+    def test_real_runs_record_the_clock_and_resume_refuses_another(self):
+        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+                    "--repeats", "1", "--runtime", "1", "--ramp", "0",
+                    "--clocksource", "clock_gettime", "--outdir", self.out,
+                    "--quiet", timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.out, "manifest.json")) as f:
+            m = json.load(f)
+        self.assertEqual(m["conditions"]["clocksource"], "clock_gettime")
+        for run in m["runs"]:
+            self.assertEqual(run["status"], "ok")
+            self.assertIn("--clocksource=clock_gettime", run["command"])
+        p = run_cli("flagcheck-report", self.out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("clock: fio clocksource=clock_gettime for every run "
+                      "(--clocksource clock_gettime)", p.stdout)
+        # resuming on another clock would mix two clocks in one cell
+        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+                    "--repeats", "2", "--clocksource", "cpu", "--outdir",
+                    self.out)
+        self.assertEqual(p.returncode, 2)
+        self.assertEqual(p.stderr.splitlines()[-1],
+                         "flagcheck-run: error: --clocksource: %s has runs "
+                         "made with clocksource=clock_gettime, this command "
+                         "would use cpu: give --clocksource clock_gettime to "
+                         "resume it, or another --outdir" % self.out)
+        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+                    "--repeats", "2", "--clocksource", "clock_gettime",
+                    "--dry-run", "--outdir", self.out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+
+class TestFioTakesIt(unittest.TestCase):
+    def test_fio_uses_the_clock_it_is_given(self):
+        """fio's own word (--debug=time): the option reaches fio's clock,
+        whatever fio would have picked by itself."""
+        for cs, num in (("cpu", 3), ("clock_gettime", 2)):
+            p = subprocess.run(
+                ["fio", "--debug=time", "--clocksource=" + cs, "--name=c",
+                 "--ioengine=null", "--size=1m", "--rw=read",
+                 "--output-format=json"], capture_output=True, text=True,
+                cwd=tempfile.gettempdir(), timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("gettime: clocksource=%d" % num, p.stdout + p.stderr)
