@@ -77,10 +77,14 @@ def bootstrap_ratio_ci(base, other, confidence=1 - ALPHA,
     no value there)."""
     if len(base) < 2 or len(other) < 2 or not mean(base):
         return None
-    res = sps.bootstrap((base, other), _ratio_of_means, vectorized=True,
-                        n_resamples=iterations, confidence_level=confidence,
-                        method=BOOTSTRAP_METHOD,
-                        random_state=np.random.default_rng(seed))
+    # a resample whose ratio is 0/0 (a metric that is 0 in every run) makes
+    # numpy's percentile warn; such an interval is refused just below
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = sps.bootstrap((base, other), _ratio_of_means,
+                            vectorized=True, n_resamples=iterations,
+                            confidence_level=confidence,
+                            method=BOOTSTRAP_METHOD,
+                            random_state=np.random.default_rng(seed))
     lo, hi = (float(x) for x in res.confidence_interval)
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return None
