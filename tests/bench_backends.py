@@ -6,7 +6,9 @@ built-in engine and flagcheck with the same backend (flag_check=test_first,
 mapping=private: the model's cheapest form) run 4k random reads of the same
 file from the page cache, one after the other, in alternating order, for
 --repeats rounds. Each flagcheck run is divided by the fio run of its round;
-the median of those ratios is the figure (target: at least 0.95).
+the median of those ratios is the figure (target: at least 0.95). Every
+run is on one fio clock (flagcheck-run's --clocksource auto), which fio
+would otherwise choose anew at each start.
 
     make bench-backends
     tests/bench_backends.py --engine build/fio-flagcheck.so --repeats 9
@@ -20,6 +22,10 @@ import shutil
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "analysis"))
+from flagcheck_analysis import clock  # noqa: E402
 
 TARGET = 0.95
 
@@ -42,16 +48,26 @@ def run(fio, args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--engine", default="build/fio-flagcheck.so")
+    ap.add_argument("--engine", default="build/fio-flagcheck.so",
+                    help="the built engine (default: %(default)s)")
     ap.add_argument("--dir", default="build",
                     help="where the data file goes (a real file system)")
-    ap.add_argument("--size", default="64m")
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--size", default="64m",
+                    help="data file size, fio's size= (default: %(default)s)")
+    ap.add_argument("--repeats", type=int, default=5,
+                    help="rounds of every pair, at least 5 (default: "
+                         "%(default)s)")
     ap.add_argument("--runtime", default="2", help="seconds per run")
-    ap.add_argument("--backends", default="psync,libaio,io_uring")
-    ap.add_argument("--depths", default="1,32")
+    ap.add_argument("--backends", default="psync,libaio,io_uring",
+                    help="comma-separated backends, each against fio's "
+                         "engine of that name (default: %(default)s)")
+    ap.add_argument("--depths", default="1,32",
+                    help="comma-separated iodepths (default: %(default)s)")
     ap.add_argument("--cpu", help="pin every run to this CPU (cpus_allowed)")
     ap.add_argument("--csv", help="write every run here")
+    ap.add_argument("--clocksource", choices=clock.CHOICES, default="auto",
+                    help="fio's clock for every run, as flagcheck-run's "
+                         "(default: auto, here %s)" % clock.default_for_here())
     args = ap.parse_args()
 
     fio = shutil.which("fio")
@@ -68,7 +84,9 @@ def main():
 
     common = [f"--filename={path}", f"--size={args.size}", "--rw=randread",
               "--bs=4k", "--time_based", f"--runtime={args.runtime}",
-              "--ramp_time=0.5", "--invalidate=0", "--name=bench"]
+              "--ramp_time=0.5", "--invalidate=0", "--name=bench"] \
+        + clock.fio_args(clock.choose(args.clocksource,
+                                      clock.kernel_clocksource())[0])
     if args.cpu is not None:
         common.append(f"--cpus_allowed={args.cpu}")
 
