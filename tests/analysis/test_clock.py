@@ -1,14 +1,11 @@
 """fio's clock, one for every run of a matrix (flagcheck_analysis.clock and
 flagcheck-run --clocksource)."""
 
-import json
-import os
-import shutil
 import subprocess
 import tempfile
 import unittest
 
-from tests.analysis.helpers import NULL_JOB, run_cli
+from tests.analysis.helpers import NULL_JOB, ResultsDirCase, run_cli
 from flagcheck_analysis import clock
 
 
@@ -56,14 +53,7 @@ class TestChoose(unittest.TestCase):
                          "clock: y")
 
 
-class TestRunner(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-        self.out = os.path.join(self.tmp, "results")
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp)
-
+class TestRunner(ResultsDirCase):
     def test_every_run_gets_the_kernels_clock(self):
         want = "cpu" if kernel_says() in ("tsc", "arch_sys_counter") \
             else "clock_gettime"
@@ -86,8 +76,7 @@ class TestRunner(unittest.TestCase):
                     "--clocksource", "clock_gettime", "--outdir", self.out,
                     "--quiet", timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)
-        with open(os.path.join(self.out, "manifest.json")) as f:
-            m = json.load(f)
+        m = self.manifest()
         self.assertEqual(m["conditions"]["clocksource"], "clock_gettime")
         for run in m["runs"]:
             self.assertEqual(run["status"], "ok")
