@@ -47,14 +47,18 @@ def default_program():
     return os.path.join(REPO, "build", "flagcheck-calibrate")
 
 
-def run_program(program, seconds=DEFAULT_SECONDS, max_threads=None):
-    """The program's JSON document; raises CalibrationError."""
+def run_program(program, seconds=DEFAULT_SECONDS, max_threads=None,
+                cpus=None):
+    """The program's JSON document, measured on @cpus (default: every CPU
+    this process may use); raises CalibrationError."""
     cmd = [program, "--seconds", "%g" % seconds]
     if max_threads:
         cmd += ["--max-threads", str(max_threads)]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True,
-                           timeout=3 * seconds + 120)
+                           timeout=3 * seconds + 120,
+                           preexec_fn=None if cpus is None else
+                           lambda: os.sched_setaffinity(0, cpus))
     except FileNotFoundError:
         raise CalibrationError("%s: no such program (run make, or give "
                                "--program)" % program)

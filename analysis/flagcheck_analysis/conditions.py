@@ -2,7 +2,7 @@
 manifest): where the jobs ran, the warm-up, which runs the machine was
 busy for, and why each cell stopped adding repeats."""
 
-from . import clock, interference, placement
+from . import clock, interference, lineprobe, placement
 
 
 def _key(entry):
@@ -52,12 +52,17 @@ def busy_text(counts, key, excluded):
         len(busy), n, ", left out" if excluded else "")
 
 
-def annotate(sections, counts, excluded):
+def annotate(sections, counts, excluded, spans=None):
     """The comparison sections with "machine busy in k of n runs" added to
-    every verdict of a cell that had busy runs."""
+    every verdict of a cell that had busy runs, and what the line probe saw
+    in a cell where the line's cost moved between runs (@spans:
+    lineprobe.cell_spans)."""
     out = []
     for s in sections:
-        extra = busy_text(counts, (s.scenario, s.numjobs), excluded)
+        key = (s.scenario, s.numjobs)
+        notes = [t for t in (busy_text(counts, key, excluded),
+                             lineprobe.moved_text(spans or {}, key)) if t]
+        extra = "; ".join(notes) or None
         if extra is None:
             out.append(s)
             continue
@@ -103,8 +108,10 @@ def header_lines(manifests, entries, excluded):
                                          first.get("cpus_allowed", "?")))
     if not places:
         out.append("placement: not pinned (runs on fio servers)")
-    for line in sorted({clock.describe(c) for c in cond} - {None}):
-        out.append(line)
+    for line in sorted({clock.describe(c) for c in cond} - {None}) + \
+            [lineprobe.header_line(cond)]:
+        if line:
+            out.append(line)
     ramps = sorted({c.get("ramp_s") for c in cond}, key=str)
     out.append("warm-up: %s" % ", ".join(
         "none" if not r else "fio ramp_time %s s before each run, in no "

@@ -7,8 +7,8 @@ import os
 import sys
 from collections import namedtuple
 
-from . import (clients, compare, conditions, fiojson, hosttable, lru,
-               manifest, matrix, plot, render, scaling, setups, stats,
+from . import (clients, compare, conditions, fiojson, hosttable, lineprobe,
+               lru, manifest, matrix, plot, render, scaling, setups, stats,
                threeway, usl, why)
 
 PROG = "flagcheck-report"
@@ -343,7 +343,8 @@ def main(argv=None):
              % (args.base, ", ".join(sorted({r.mode for r in records}))))
 
     sections = conditions.annotate(compare.compare(records, args.base),
-                                   counts, args.exclude_busy)
+                                   counts, args.exclude_busy,
+                                   lineprobe.cell_spans(ok_runs))
     lines = scaling.scaling(records, args.base)
     order = compare.mode_order(records, args.base)
     head = header_lines(records, docs, manifests, args.base)
@@ -355,7 +356,8 @@ def main(argv=None):
     head[-1:-1] = ["left out (counters disagree with fio's): %s: %s"
                    % (path, why) for path, why in left_out]
     more = hosttable.tables(hrecords, order) + \
-        conditions.tables(manifests, ok_runs, counts)
+        conditions.tables(manifests, ok_runs, counts) + \
+        [t for t in [lineprobe.table(files)] if t]
     fits = usl.fits(records, args.base)
     more += usl.tables(fits, args.predict)
     three = order if len(order) == 3 else None

@@ -81,6 +81,14 @@ fio's null engine on the dev VM).  flagcheck-run gives every run one
 the cycle counter (tsc), else clock_gettime; "fio" leaves fio its choice.
 The manifest's conditions say which, and why.
 
+line probe (default; --no-line-probe leaves it out): right before and
+after every run of 2 or more pinned jobs, flagcheck-calibrate measures for
+0.1 s the one-way transfer of a cache line between job 1's and job 2's CPUs
+(CAS ping-pong).  On a VM the host may move the vCPUs between runs, and the
+cost of the line changing hands with them: on the dev VM 27 or 123 ns, and
+S1 at 2 jobs x1.1 or x1.65 in step.  The manifest's "line_probe" of each
+run and the report's line probe table say what each run had.
+
 warm-up: fio's ramp_time (--ramp, default 1 s) runs before the measured
 runtime; fio leaves it out of every figure it reports.  The engine's
 counters include it, which the report uses only as ratios (RMWs per I/O).
@@ -225,6 +233,9 @@ def parse_args(argv):
                    "gettimeofday, or fio (fio's own choice at each start; "
                    "see below; default: %%(default)s)"
                    % clock.default_for_here())
+    p.add_argument("--no-line-probe", action="store_true",
+                   help="do not measure the cache line between job 1's and "
+                   "job 2's CPUs before and after each run (see below)")
     p.add_argument("--ramp", type=_non_negative, default=1,
                    metavar="SECONDS",
                    help="warm-up before each run's measured runtime, fio's "

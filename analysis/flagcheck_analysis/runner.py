@@ -10,7 +10,7 @@ import sys
 import time
 
 from . import calibrate, clock, decide, hostrun, interference, jobfile, \
-    manifest, matrix, placement
+    lineprobe, manifest, matrix, placement
 
 PROG = "flagcheck-run"
 STDERR_TAIL = 20            # lines of fio's stderr kept for a failed run
@@ -69,6 +69,7 @@ class Runner:
         self.stop_reason = None
         self.tty = sys.stderr.isatty() and not args.quiet
         self.manifest_path = manifest.path_in(args.outdir)
+        self.line_probe = not args.no_line_probe and not args.hosts
 
     # -- signals: Ctrl-C reaches only us (fio runs in its own session); we
     # pass one SIGINT on to fio, and SIGKILL on a second Ctrl-C.
@@ -146,10 +147,11 @@ class Runner:
         env = run_env(self.args, run)
         entry.update(command=cmd, cwd=os.getcwd(), env=env,
                      started=manifest.now())
-        before = None
+        before = probe = None
         if live is None:
             place = self.args.placements[(run.scenario, run.numjobs)]
             entry["placement"] = place
+            probe = self._probe_line(lineprobe.cpus_of(place))
             before = interference.sample(place["cpus"])
         start = time.monotonic()
         self.proc = subprocess.Popen(
@@ -176,6 +178,10 @@ class Runner:
             entry["interference"] = interference.measure(
                 before, interference.sample(place["cpus"]), place["cpus"],
                 self.args.busy_threshold / 100)
+        if probe is not None:
+            after = self._probe_line(probe["cpus"])
+            probe["after_ns"] = after["before_ns"] if after else None
+            entry["line_probe"] = probe
         kept = out + ".failed"
         if self.stop_reason is None and rc == 0 and not timed_out:
             os.replace(partial, out)
@@ -339,6 +345,20 @@ class Runner:
                 cells.append((run.scenario, run.numjobs, []))
             cells[-1][2].append(run)
         return cells
+
+    def _probe_line(self, cpus):
+        """{"cpus", "before_ns"} of the line between @cpus now, or None
+        (no pair to probe, probes off, or the probe failed: said once)."""
+        if not cpus or not self.line_probe or self.stop_reason:
+            return None
+        try:
+            return {"cpus": cpus, "before_ns": round(lineprobe.probe(cpus),
+                                                     1)}
+        except calibrate.CalibrationError as e:
+            self.line_probe = False
+            self._say("line probe: %s; no more probes in this matrix "
+                      "(--no-line-probe leaves them out)" % e, error=True)
+            return None
 
     def _calibrate(self):
         """This machine's cache-line costs, once per results directory

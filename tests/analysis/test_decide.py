@@ -2,7 +2,6 @@
 the recorded fixture runs."""
 
 import json
-import os
 import unittest
 
 from tests.analysis.helpers import RESULTS
