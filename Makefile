@@ -126,7 +126,7 @@ fio: $(BUILD)/fio-version
 # What a machine without fio needs (the 16-core device machine): this
 # tree's fio, the engine and the libraries they load, in $(BUILD)/device;
 # scripts/device-sweep.sh runs the S1 sweep from it.
-device-bundle: fio $(ENGINE)
+device-bundle: fio $(ENGINE) $(CALIBRATE)
 	scripts/device-bundle.sh $(BUILD)
 
 # Unit tests: plain, AddressSanitizer+UBSan, ThreadSanitizer.

@@ -4,13 +4,16 @@
 # library they load that a stock distribution may lack (libaio, liburing,
 # libnuma, rdma, ...), with LD_LIBRARY_PATH pointing at them.
 #
-# usage: scripts/device-bundle.sh BUILD_DIR    -> BUILD_DIR/device/{fio,fio-flagcheck.so,lib/}
+# flagcheck-calibrate goes too (libc only): flagcheck-run's calibration and
+# line probe run it.
+#
+# usage: scripts/device-bundle.sh BUILD_DIR    -> BUILD_DIR/device/{fio,fio-flagcheck.so,flagcheck-calibrate,lib/}
 set -euo pipefail
 build=${1:?usage: device-bundle.sh BUILD_DIR}
 out=$build/device
 rm -rf "$out"
 mkdir -p "$out/lib"
-cp "$build/fio" "$build/fio-flagcheck.so" "$out/"
+cp "$build/fio" "$build/fio-flagcheck.so" "$build/flagcheck-calibrate" "$out/"
 # libc and friends come with every system; the rest travels
 ldd "$build/fio" "$build/fio-flagcheck.so" |
 	awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |

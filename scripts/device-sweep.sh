@@ -12,9 +12,18 @@ shift
 bundle=${BUNDLE:-$top/build/device}
 export LD_LIBRARY_PATH=$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 "$bundle/fio" --version
-python3 "$top/analysis/flagcheck-run" --fio "$bundle/fio" \
+# flagcheck-run's calibration and line probe run build/flagcheck-calibrate:
+# a carried bundle has it where a build would
+if [ ! -x "$top/build/flagcheck-calibrate" ]; then
+	mkdir -p "$top/build"
+	cp "$bundle/flagcheck-calibrate" "$top/build/"
+fi
+# the system's python3, with its numpy and scipy, never whichever is first
+# on PATH (a separate install may lack them); PYTHON=... to choose another
+python=${PYTHON:-/usr/bin/python3}
+"$python" "$top/analysis/flagcheck-run" --fio "$bundle/fio" \
 	--set FLAGCHECK_ENGINE="$bundle/fio-flagcheck.so" \
 	--numjobs 1,2,4,8,16 --repeats 3 --runtime 3 --quiet \
 	--outdir "$out" "$@" "$top/jobs/filemap-odirect-read.fio"
 # plots need matplotlib, which the machine may lack: make them here later
-python3 "$top/analysis/flagcheck-report" --no-plot "$out"
+"$python" "$top/analysis/flagcheck-report" --no-plot "$out"
