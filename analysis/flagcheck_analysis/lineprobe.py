@@ -11,7 +11,7 @@ cache line that changes hands costs, which is the very thing the scenario
 measures. The probe puts that beside every run of 2 or more pinned jobs,
 and the report says when it moved within a cell."""
 
-from . import calibrate, fiojson
+from . import calibrate
 
 SECONDS = 0.1
 # a cell whose probes span this factor or more "moved" between its runs
@@ -94,21 +94,18 @@ def _ns(x):
     return "-" if x is None else "%.1f" % x
 
 
-def table(files):
+def table(files, records):
     """(title, header, rows, right) of every run with a probe, or None;
-    @files as the report's (json path, manifest entry, ...) tuples."""
+    @files as the report's (json path, manifest entry, ...) tuples, each
+    run's IOPS from the report's @records (compare.Record, by source)."""
+    iops_of = {r.source: r.metrics.get("iops") for r in records}
     rows = []
     for item in files:
         path, entry = item[0], item[1]
         if not values(entry):
             continue
         lp = entry["line_probe"]
-        try:
-            iops = fiojson.run_metrics(fiojson.load_fio_json(path),
-                                       None).get("iops")
-        except (fiojson.InputError, ValueError, TypeError, AttributeError,
-                KeyError):
-            iops = None
+        iops = iops_of.get(path)
         rows.append(((str(entry.get("scenario")), entry.get("numjobs", 0),
                       entry.get("repeat", 0), str(entry.get("mode"))),
                      [str(entry.get("scenario")), str(entry.get("numjobs")),

@@ -357,7 +357,7 @@ def main(argv=None):
                    % (path, why) for path, why in left_out]
     more = hosttable.tables(hrecords, order) + \
         conditions.tables(manifests, ok_runs, counts) + \
-        [t for t in [lineprobe.table(files)] if t]
+        [t for t in [lineprobe.table(files, records)] if t]
     fits = usl.fits(records, args.base)
     more += usl.tables(fits, args.predict)
     three = order if len(order) == 3 else None

@@ -147,11 +147,12 @@ class Runner:
         env = run_env(self.args, run)
         entry.update(command=cmd, cwd=os.getcwd(), env=env,
                      started=manifest.now())
-        before = probe = None
+        before = line_before = None
         if live is None:
             place = self.args.placements[(run.scenario, run.numjobs)]
             entry["placement"] = place
-            probe = self._probe_line(lineprobe.cpus_of(place))
+            line_cpus = lineprobe.cpus_of(place)
+            line_before = self._probe_line(line_cpus)
             before = interference.sample(place["cpus"])
         start = time.monotonic()
         self.proc = subprocess.Popen(
@@ -178,10 +179,10 @@ class Runner:
             entry["interference"] = interference.measure(
                 before, interference.sample(place["cpus"]), place["cpus"],
                 self.args.busy_threshold / 100)
-        if probe is not None:
-            after = self._probe_line(probe["cpus"])
-            probe["after_ns"] = after["before_ns"] if after else None
-            entry["line_probe"] = probe
+        if line_before is not None:
+            entry["line_probe"] = {"cpus": line_cpus,
+                                   "before_ns": line_before,
+                                   "after_ns": self._probe_line(line_cpus)}
         kept = out + ".failed"
         if self.stop_reason is None and rc == 0 and not timed_out:
             os.replace(partial, out)
@@ -347,13 +348,12 @@ class Runner:
         return cells
 
     def _probe_line(self, cpus):
-        """{"cpus", "before_ns"} of the line between @cpus now, or None
-        (no pair to probe, probes off, or the probe failed: said once)."""
+        """The line between @cpus now, one way in ns, or None (no pair to
+        probe, probes off, or the probe failed: said once)."""
         if not cpus or not self.line_probe or self.stop_reason:
             return None
         try:
-            return {"cpus": cpus, "before_ns": round(lineprobe.probe(cpus),
-                                                     1)}
+            return round(lineprobe.probe(cpus), 1)
         except calibrate.CalibrationError as e:
             self.line_probe = False
             self._say("line probe: %s; no more probes in this matrix "

@@ -6,7 +6,7 @@ import os
 import unittest
 
 from tests.analysis.helpers import HERE, NULL_JOB, ResultsDirCase, run_cli
-from flagcheck_analysis import calibrate, lineprobe
+from flagcheck_analysis import calibrate, compare, fiojson, lineprobe
 
 USABLE = sorted(os.sched_getaffinity(0))
 FIXTURE = os.path.join(HERE, "fixtures", "results",
@@ -51,17 +51,20 @@ class TestPure(unittest.TestCase):
                  ("/nonexistent.json", entry("test_first", 1, 25.0, 27.5)),
                  (FIXTURE, {"scenario": "s", "numjobs": 1}),
                  (FIXTURE, None)]
-        title, header, rows, right = lineprobe.table(files)
+        # the report's records of the runs it could read (not the missing
+        # one), each run's metrics from its own fio JSON
+        records = [compare.Record("s", "always", 2, 1, fiojson.run_metrics(
+            fiojson.load_fio_json(FIXTURE), None), FIXTURE)]
+        title, header, rows, right = lineprobe.table(files, records)
         self.assertEqual(header, ["scenario", "numjobs", "repeat", "mode",
                                   "CPUs", "IOPS", "before ns", "after ns"])
-        from flagcheck_analysis import fiojson
         iops = fiojson.run_metrics(fiojson.load_fio_json(FIXTURE),
                                    None)["iops"]
         self.assertEqual(rows, [
             ["s", "2", "r1", "always", "0,1", "%.0f" % iops, "26.4",
              "125.1"],
             ["s", "2", "r1", "test_first", "0,1", "-", "25.0", "27.5"]])
-        self.assertIsNone(lineprobe.table([(FIXTURE, None)]))
+        self.assertIsNone(lineprobe.table([(FIXTURE, None)], records))
 
     def test_header_line(self):
         self.assertIsNone(lineprobe.header_line([{"line_probe_s": None},
