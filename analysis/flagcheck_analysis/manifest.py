@@ -9,7 +9,7 @@ import platform
 import shlex
 import subprocess
 
-from . import atomic, fiojson, lineprobe, matrix, setups
+from . import atomic, fiojson, matrix, setups
 
 NAME = "manifest.json"
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
@@ -133,9 +133,8 @@ def conditions(args):
     return {"pinned": not args.no_pin and not args.hosts,
             "ramp_s": 0 if args.hosts else args.ramp,
             "clocksource": args.clock[0],
-            "line_probe_s": None if args.no_line_probe or args.hosts
-            else lineprobe.SECONDS,
             "clocksource_why": args.clock[1],
+            "line_probe_s": args.line_probe_s,
             "busy_threshold_pct": args.busy_threshold,
             "until_decided": args.until_decided,
             "max_repeats": args.max_repeats if args.until_decided else None,

@@ -9,7 +9,7 @@ import shlex
 import sys
 
 from . import (calibrate, clock, decide, fiojson, hosts, interference,
-               jobguard, manifest, matrix, placement)
+               jobguard, lineprobe, manifest, matrix, placement)
 from .runner import PROG, Runner, fio_command, run_env
 
 
@@ -348,6 +348,9 @@ def parse_args(argv):
                     jobguard.check_exec(path, env)
             except jobguard.Refused as e:
                 p.error(str(e))
+    # the probe runs on this machine: never for runs on fio servers
+    args.line_probe_s = None if args.no_line_probe or args.hosts \
+        else lineprobe.SECONDS
     if args.hosts:
         args.clock = (None, "chosen by each fio server (--hosts)")
     else:

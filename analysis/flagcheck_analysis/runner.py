@@ -69,7 +69,7 @@ class Runner:
         self.stop_reason = None
         self.tty = sys.stderr.isatty() and not args.quiet
         self.manifest_path = manifest.path_in(args.outdir)
-        self.line_probe = not args.no_line_probe and not args.hosts
+        self.line_probe = bool(args.line_probe_s)
 
     # -- signals: Ctrl-C reaches only us (fio runs in its own session); we
     # pass one SIGINT on to fio, and SIGKILL on a second Ctrl-C.
@@ -353,7 +353,8 @@ class Runner:
         if not cpus or not self.line_probe or self.stop_reason:
             return None
         try:
-            return round(lineprobe.probe(cpus), 1)
+            return round(lineprobe.probe(
+                cpus, seconds=self.args.line_probe_s), 1)
         except calibrate.CalibrationError as e:
             self.line_probe = False
             self._say("line probe: %s; no more probes in this matrix "
