@@ -2,18 +2,74 @@
 own session, a live status line, Ctrl-C, and the manifest written after
 every run, so that the same command resumes."""
 
+import ctypes
 import datetime
+import fcntl
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
 
-from . import calibrate, clock, decide, hostrun, interference, jobfile, \
-    lineprobe, manifest, matrix, placement
+from . import calibrate, clock, decide, fiojson, hostrun, interference, \
+    jobfile, lineprobe, manifest, matrix, placement
 
 PROG = "flagcheck-run"
 STDERR_TAIL = 20            # lines of fio's stderr kept for a failed run
+# Held (flock) by flagcheck-run and inherited by every fio it starts: while
+# any of them lives, no other flagcheck-run uses the results directory.
+LOCK_NAME = "flagcheck-run.lock"
+PR_SET_PDEATHSIG = 1        # <linux/prctl.h>
+
+
+class Busy(Exception):
+    """The results directory is in use by another flagcheck-run, or by a
+    fio one started that outlived it."""
+
+
+def _die_with(parent):
+    """For fio, between fork and exec: SIGTERM (fio stops its jobs) when
+    flagcheck-run dies, SIGKILLed included; at once when it already has."""
+    def preexec():
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) or \
+                os.getppid() != parent:
+            os._exit(127)
+    return preexec
+
+
+def lock(outdir):
+    """The results directory's lock: an fd, held until flagcheck-run and
+    every fio it started have ended.  Raises Busy naming who holds it."""
+    path = os.path.join(outdir, LOCK_NAME)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
+                 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        try:
+            who = json.loads(os.pread(fd, 4096, 0) or b"{}")
+        except ValueError:
+            who = {}
+        os.close(fd)
+        pids = " ".join(str(who[k]) for k in ("runner", "fio")
+                        if isinstance(who.get(k), int))
+        raise Busy("--outdir %s: in use by another flagcheck-run or a fio it "
+                   "started%s%s: wait for it to end or stop it%s, then run "
+                   "the same command again" % (
+                       outdir, " (pid %s)" % pids if pids else "",
+                       ", running %s" % who["run"]
+                       if isinstance(who.get("run"), str) else "",
+                       " (kill %s)" % pids if pids else ""))
+    return fd
+
+
+def _note(fd, **who):
+    """Who holds the lock, for the message of a flagcheck-run refused."""
+    data = json.dumps(dict(who, runner=os.getpid())).encode()
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, data, 0)
 
 
 def _hms(seconds):
@@ -155,10 +211,14 @@ class Runner:
             line_before = self._probe_line(line_cpus)
             before = interference.sample(place["cpus"])
         start = time.monotonic()
+        # the lock goes with fio: a fio that outlives us (it should not:
+        # _die_with) still keeps every other flagcheck-run out
         self.proc = subprocess.Popen(
             cmd, env=dict(os.environ, **env), stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-            start_new_session=True)
+            start_new_session=True, pass_fds=(self.lock_fd,),
+            preexec_fn=_die_with(os.getpid()))
+        _note(self.lock_fd, fio=self.proc.pid, run=name)
         timed_out = False
         while True:
             try:
@@ -188,7 +248,7 @@ class Runner:
             os.replace(partial, out)
             _unlink(kept)
             if live is None:
-                return "ok"
+                return self._counted(run, entry, out, kept)
             failed = hostrun.hosts_without_results(live, entry, out)
             live = [h for h in live if h not in failed]
             if live:
@@ -226,6 +286,25 @@ class Runner:
                 "stopped after --run-timeout %g s: a host answered but did "
                 "not finish (hosts: %s)" % (self.args.run_timeout,
                                            ", ".join(h.spec for h in live)))
+        return "failed"
+
+    def _counted(self, run, entry, out, kept):
+        """A local run is done only when the engine's counters describe
+        it: its I/O count equals fio's (another fio writing the same
+        counters file, or a stale one, breaks that)."""
+        name = matrix.run_name(run)
+        try:
+            why = fiojson.counts_disagree(
+                fiojson.load_fio_json(out),
+                fiojson.load_stats(matrix.stats_path(self.args.outdir, run)))
+        except fiojson.InputError as e:
+            why = str(e)
+        if why is None:
+            return "ok"
+        os.replace(out, kept)
+        entry.update(failure="%s: %s; not a measurement, run again (fio's "
+                     "output is in %s)" % (name, why, os.path.basename(kept)),
+                     failed_output=os.path.basename(kept), stderr_tail=[])
         return "failed"
 
     def _one(self, run):
@@ -381,6 +460,18 @@ class Runner:
 
     def run(self):
         os.makedirs(self.args.outdir, exist_ok=True)
+        try:
+            self.lock_fd = lock(self.args.outdir)
+        except Busy as e:
+            print("%s: %s" % (PROG, e), file=sys.stderr)
+            return 1
+        try:
+            _note(self.lock_fd)
+            return self._run()
+        finally:
+            os.close(self.lock_fd)
+
+    def _run(self):
         self.old = manifest.load_previous(self.manifest_path)
         self.manifest = manifest.build(self.args, self.runs)
         self.manifest["cells"] = []

@@ -1,0 +1,136 @@
+"""A resume never lies and nothing is written outside the results
+directory: issue 21's runner and report items.  Real fio (its null engine,
+or the flagcheck engine on its null backend) wherever fio runs."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+from tests.analysis.helpers import ANALYSIS, NULL_JOB, REPO, run_cli
+from tests.analysis.test_faults import Scratch
+
+FIO = shutil.which("fio")
+ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
+FIXTURE_JOB = os.path.join(REPO, "tests", "analysis", "flagcheck-fixture.fio")
+QUICK = ("--modes", "always", "--numjobs", "1", "--repeats", "1",
+         "--ramp", "0", "--no-line-probe", "--quiet")
+
+
+def alive(pid):
+    """pid is a live process (a zombie is not)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_for(what, seconds=20):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        got = what()
+        if got:
+            return got
+        time.sleep(0.05)
+    return None
+
+
+def start_runner(*args):
+    return subprocess.Popen(
+        [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"),
+         "--no-calibrate"] + list(args), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+
+
+def fio_of(out):
+    """The pid of a live fio writing its output into @out, or None."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                words = f.read().decode("utf-8", "replace").split("\0")
+        except OSError:
+            continue
+        if any(w.startswith("--output=" + out + "/") for w in words) and \
+                alive(int(pid)):
+            return int(pid)
+    return None
+
+
+def lock_holder(out):
+    """What the results directory's lock file says, or {}."""
+    try:
+        with open(os.path.join(out, "flagcheck-run.lock")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+@unittest.skipUnless(FIO, "fio not installed")
+class FioDiesWithItsRunner(Scratch):
+    """item 1: fio never outlives flagcheck-run; a directory in use is
+    refused; a run whose counters another fio wrote into is not done"""
+
+    def start(self, runtime="30", job=NULL_JOB, *more):
+        p = start_runner(job, *QUICK, "--runtime", runtime,
+                         "--outdir", self.out, *more)
+        self.addCleanup(lambda: p.poll() is None and p.kill())
+        fio = wait_for(lambda: fio_of(self.out))
+        self.assertIsNotNone(fio, "fio did not start")
+        self.addCleanup(lambda: alive(fio) and os.kill(fio, signal.SIGKILL))
+        return p, fio
+
+    def test_sigkill_of_the_runner_ends_fio(self):
+        p, fio = self.start()
+        p.kill()
+        p.wait()
+        # fio runs 30 s: ended within 5 s, it was stopped
+        self.assertTrue(wait_for(lambda: not alive(fio), 5),
+                        "fio (pid %d) outlived flagcheck-run" % fio)
+        again = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--runtime", "1",
+                        "--outdir", self.out)
+        self.assertEqual(again.returncode, 0, again.stderr)
+        runs = [e for e in self.manifest()["runs"]]
+        self.assertEqual([e["status"] for e in runs], ["ok"])
+
+    def test_a_directory_in_use_is_refused(self):
+        p, fio = self.start()
+        self.assertEqual(wait_for(lambda: lock_holder(self.out).get("fio")),
+                         fio)
+        again = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--runtime", "1",
+                        "--outdir", self.out)
+        self.assertEqual(again.returncode, 1, again.stderr)
+        self.assertIn("--outdir %s: in use by another flagcheck-run"
+                      % self.out, again.stderr)
+        self.assertIn("kill %d %d" % (p.pid, fio),
+                      again.stderr)
+        p.kill()
+        p.wait()
+
+    @unittest.skipUnless(os.path.exists(ENGINE), "engine not built (make)")
+    def test_counters_written_by_two_fio_are_not_done(self):
+        env = dict(os.environ, FLAGCHECK_ENGINE=ENGINE, BACKEND="null",
+                   FILENAME="flagcheck-null", SIZE="1g", RUNTIME="1",
+                   FLAG_CHECK="always", NUMJOBS="1")
+        p, _ = self.start("4", FIXTURE_JOB)
+        env["FLAGCHECK_STATS"] = os.path.join(
+            self.out, "flagcheck-fixture_always_nj1_r1.flagcheck.jsonl")
+        # a second fio on the same counters file, as an orphan would be
+        other = subprocess.run([FIO, "--output-format=json", FIXTURE_JOB],
+                               env=env, capture_output=True, timeout=60)
+        self.assertEqual(other.returncode, 0, other.stderr)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn("the engine counted", err)
+        entry = self.manifest()["runs"][0]
+        self.assertEqual(entry["status"], "failed")
+        self.assertFalse(os.path.exists(os.path.join(
+            self.out, "flagcheck-fixture_always_nj1_r1.json")))
+
+    def manifest(self):
+        with open(os.path.join(self.out, "manifest.json")) as f:
+            return json.load(f)
