@@ -62,25 +62,6 @@ def describe(conditions):
     return "clock: fio clocksource=%s for every run (%s)" % (cs, why)
 
 
-def resume_error(old_manifest, clocksource, outdir):
-    """Why resuming a results directory with another clock is refused (its
-    finished runs would be compared with runs on another clock), or None."""
-    cond = old_manifest.get("conditions")
-    if not isinstance(cond, dict) or "clocksource" not in cond:
-        return None
-    was = cond.get("clocksource")
-    done = any(r.get("status") == "ok" for r in old_manifest.get("runs", [])
-               if isinstance(r, dict))
-    if was == clocksource or not done:
-        return None
-    def name(cs):
-        return cs or "fio"
-    return ("--clocksource: %s has runs made with clocksource=%s, this "
-            "command would use %s: give --clocksource %s to resume it, or "
-            "another --outdir" % (outdir, name(was), name(clocksource),
-                                  name(was)))
-
-
 def default_for_here():
     """What auto picks on this machine (for --help)."""
     return choose("auto", kernel_clocksource())[0]

@@ -17,7 +17,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))
 # what a finished run keeps from the previous manifest when resumed
 KEPT = ("command", "cwd", "env", "rc", "started", "seconds", "hosts",
-        "job_files", "placement", "interference")
+        "job_files", "placement", "interference", "settings",
+        "job_sha256")
 
 
 def path_in(outdir):
@@ -106,7 +107,9 @@ def load_previous(path):
 
 def run_entries(outdir, runs, old):
     """One entry per run; a run whose JSON is there (and that did not miss
-    a host) is done, and keeps what the previous manifest said of it."""
+    a host) is done, and keeps what the previous manifest said of it.
+    The previous manifest's runs outside `runs` (another --numjobs, say)
+    are not entries of this command: see others()."""
     old_runs = {e.get("name"): e for e in old.get("runs", [])
                 if isinstance(e, dict)}
     entries = []
@@ -141,6 +144,93 @@ def conditions(args):
             "precision_pct": args.precision if args.until_decided else None,
             "topology": [dict(c._asdict()) for c in args.topology],
             "numa_policies": args.policies}
+
+
+def settings(args):
+    """What a run was made with that changes what it measures, beside its
+    job file (job_sha256): recorded per run; resuming with other ones is
+    refused (resume_error)."""
+    return {"pinned": not args.no_pin and not args.hosts,
+            "ramp_s": 0 if args.hosts else args.ramp,
+            "clocksource": args.clock[0], "vars": dict(args.vars),
+            "output_format": "json+" if args.json_plus else "json"}
+
+
+def _old_settings(old, entry):
+    """The settings of a finished run of the previous manifest; a run from
+    before they were recorded per run has the manifest's own."""
+    if isinstance(entry.get("settings"), dict):
+        return entry["settings"]
+    cond = old.get("conditions") if isinstance(old.get("conditions"),
+                                               dict) else {}
+    mat = old.get("matrix") if isinstance(old.get("matrix"), dict) else {}
+    got = {"pinned": cond.get("pinned"), "ramp_s": cond.get("ramp_s"),
+           "clocksource": cond.get("clocksource", _UNKNOWN),
+           "vars": old.get("vars"), "output_format": mat.get("output_format")}
+    return {k: v for k, v in got.items() if v is not None}
+
+
+_UNKNOWN = object()
+
+
+def _var_difference(var, was, now):
+    option = "--runtime" if var == "RUNTIME" else "--set"
+    if was is None:
+        return (option, "%s unset" % var, "%s=%s" % (var, now),
+                "leave out --set %s=%s" % (var, shlex.quote(now)))
+    return (option, "%s=%s" % (var, was), "%s=%s" % (var, now) if now
+            is not None else "%s unset" % var,
+            "give --runtime %s" % was if var == "RUNTIME"
+            else "give --set %s=%s" % (var, shlex.quote(was)))
+
+
+def _differences(was, now):
+    """[(option, then, now, what gives the same again)] of a finished
+    run's settings and this command's."""
+    def fio(cs):
+        return cs or "fio"
+    out = []
+    if "pinned" in was and was["pinned"] != now["pinned"]:
+        out.append(("--no-pin", "pinned jobs" if was["pinned"]
+                    else "floating jobs", "pinned" if now["pinned"]
+                    else "floating jobs", "leave out --no-pin"
+                    if was["pinned"] else "give --no-pin"))
+    if "ramp_s" in was and was["ramp_s"] != now["ramp_s"]:
+        out.append(("--ramp", "a warm-up of %s s" % was["ramp_s"],
+                    "%s s" % now["ramp_s"], "give --ramp %s" % was["ramp_s"]))
+    if was.get("clocksource", _UNKNOWN) not in (_UNKNOWN,
+                                                now["clocksource"]):
+        out.append(("--clocksource", "clocksource=%s" % fio(
+            was["clocksource"]), fio(now["clocksource"]),
+            "give --clocksource %s" % fio(was["clocksource"])))
+    if "output_format" in was and was["output_format"] != now["output_format"]:
+        out.append(("--json-plus", "--output-format=%s" % was["output_format"],
+                    now["output_format"], "give --json-plus"
+                    if was["output_format"] == "json+"
+                    else "leave out --json-plus"))
+    old_vars = was.get("vars")
+    if isinstance(old_vars, dict):
+        for var in sorted(set(old_vars) | set(now["vars"])):
+            if old_vars.get(var) != now["vars"].get(var):
+                out.append(_var_difference(var, old_vars.get(var),
+                                           now["vars"].get(var)))
+    return out
+
+
+def resume_error(old, args):
+    """Why resuming the results directory with this command is refused
+    (its finished runs were made with other settings: they would be
+    averaged with runs that measure something else), or None."""
+    now = settings(args)
+    for entry in old.get("runs", []):
+        if not isinstance(entry, dict) or entry.get("status") != "ok":
+            continue
+        diff = _differences(_old_settings(old, entry), now)
+        if diff:
+            return ("%s: %s has runs made with %s, this command would use "
+                    "%s: %s to resume it, or another --outdir"
+                    % ((diff[0][0], args.outdir) + diff[0][1:]))
+    return None
 
 
 def build(args, runs):

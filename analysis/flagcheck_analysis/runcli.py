@@ -120,7 +120,15 @@ exec_postrun= is refused unless --allow-exec: a fio server runs them.
 A failed run's fio output is kept as <run>.json.failed (and quoted).
 Ctrl-C stops the running fio, discards its partial output, keeps the
 finished runs and marks the manifest incomplete; the same command again
-resumes, skipping every run whose JSON exists and parses.
+resumes, skipping every run whose JSON exists and parses.  Each run's
+manifest entry records what it was made with (pinning, --ramp, the clock,
+the output format, RUNTIME and every --set, the job file's SHA-256): a
+resume with other settings is refused, naming the flag that matches; the
+runs of a job file edited in between are reported apart.  While
+flagcheck-run, or a fio it started, runs in --outdir, another flagcheck-run
+there is refused (flagcheck-run.lock); fio gets SIGTERM when flagcheck-run
+dies, and a run whose engine counters disagree with fio's I/O count is
+failed, not done.
 
 exit status: 0 the matrix is complete; 1 a fio run failed (the default
 stops at the first failure, --keep-going runs the rest); 2 usage error;
@@ -360,7 +368,7 @@ def parse_args(argv):
         old = manifest.load_previous(manifest.path_in(args.outdir))
     except fiojson.InputError:
         old = {}                # said where the manifest is built
-    err = clock.resume_error(old, args.clock[0], args.outdir)
+    err = manifest.resume_error(old, args)
     if err:
         p.error(err)
     try:

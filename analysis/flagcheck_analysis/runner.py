@@ -202,7 +202,10 @@ class Runner:
         cmd = fio_command(self.args, run, partial, live)
         env = run_env(self.args, run)
         entry.update(command=cmd, cwd=os.getcwd(), env=env,
-                     started=manifest.now())
+                     started=manifest.now(),
+                     settings=manifest.settings(self.args),
+                     job_sha256=self.manifest["matrix"]["job_sha256"].get(
+                         run.scenario))
         before = line_before = None
         if live is None:
             place = self.args.placements[(run.scenario, run.numjobs)]

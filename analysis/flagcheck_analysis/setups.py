@@ -47,7 +47,8 @@ def of_run(doc, job_options, stats, entry, manifest):
     if mf.get("hosts"):
         host = ", ".join(mf["hosts"])
     matrix = mf.get("matrix") or {}
-    job = (matrix.get("job_sha256") or {}).get(scenario) or \
+    job = (entry or {}).get("job_sha256") or \
+        (matrix.get("job_sha256") or {}).get(scenario) or \
         (matrix.get("jobs") or {}).get(scenario)
     backend = _one(r.get("backend") for r in stats or ()) \
         or job_options.get("backend")

@@ -87,8 +87,8 @@ class TestRunner(ResultsDirCase):
                       "(--clocksource clock_gettime)", p.stdout)
         # resuming on another clock would mix two clocks in one cell
         p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
-                    "--repeats", "2", "--clocksource", "cpu", "--outdir",
-                    self.out)
+                    "--repeats", "2", "--runtime", "1", "--ramp", "0",
+                    "--clocksource", "cpu", "--outdir", self.out)
         self.assertEqual(p.returncode, 2)
         self.assertEqual(p.stderr.splitlines()[-1],
                          "flagcheck-run: error: --clocksource: %s has runs "
@@ -96,8 +96,9 @@ class TestRunner(ResultsDirCase):
                          "would use cpu: give --clocksource clock_gettime to "
                          "resume it, or another --outdir" % self.out)
         p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
-                    "--repeats", "2", "--clocksource", "clock_gettime",
-                    "--dry-run", "--outdir", self.out)
+                    "--repeats", "2", "--runtime", "1", "--ramp", "0",
+                    "--clocksource", "clock_gettime", "--dry-run",
+                    "--outdir", self.out)
         self.assertEqual(p.returncode, 0, p.stderr)
 
 

@@ -134,3 +134,68 @@ class FioDiesWithItsRunner(Scratch):
     def manifest(self):
         with open(os.path.join(self.out, "manifest.json")) as f:
             return json.load(f)
+
+
+@unittest.skipUnless(FIO, "fio not installed")
+class ResumeWithOtherSettings(Scratch):
+    """item 3: every setting that changes what a run measures is recorded
+    per run; resuming with another is refused naming the flag that
+    matches; runs of an edited job file are reported apart"""
+
+    def first(self, *more, job=NULL_JOB):
+        p = run_cli("flagcheck-run", job, *QUICK, "--runtime", "1",
+                    "--outdir", self.out, *more, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def refused(self, flag, given, phrase, *more):
+        p = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+                    "--numjobs", "1", "--repeats", "2", "--no-line-probe",
+                    "--outdir", self.out, "--dry-run", *more)
+        line = self.assertOneLine(p, "has runs made with", rc=2)
+        self.assertIn("%s: %s has runs made with %s" % (flag, self.out,
+                                                        given), line)
+        self.assertIn(": %s to resume it" % phrase, line)
+
+    def test_each_setting_is_recorded_per_run(self):
+        self.first()
+        run = json.load(open(os.path.join(self.out, "manifest.json")))[
+            "runs"][0]
+        self.assertEqual(run["settings"]["ramp_s"], 0)
+        self.assertEqual(run["settings"]["vars"]["RUNTIME"], "1")
+        self.assertEqual(len(run["job_sha256"]), 64)
+
+    def test_no_pin_on_a_pinned_directory(self):
+        self.first()
+        self.refused("--no-pin", "pinned jobs", "leave out --no-pin",
+                     "--runtime", "1", "--ramp", "0", "--no-pin")
+
+    def test_other_runtime_and_ramp(self):
+        self.first()
+        self.refused("--ramp", "a warm-up of 0 s", "give --ramp 0",
+                     "--runtime", "2", "--ramp", "1")
+        self.refused("--runtime", "RUNTIME=1", "give --runtime 1",
+                     "--runtime", "2", "--ramp", "0")
+        self.refused("--set", "SIZE=1g", "give --set SIZE=1g",
+                     "--runtime", "1", "--ramp", "0", "--set", "SIZE=2g")
+
+    def test_same_settings_resume(self):
+        self.first()
+        p = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--runtime", "1",
+                    "--outdir", self.out, "--repeats", "2", timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_an_edited_job_file_is_reported_apart(self):
+        job = self.path("edited.fio")
+        shutil.copy(NULL_JOB, job)
+        self.first(job=job)
+        with open(job) as f:
+            text = f.read()
+        with open(job, "w") as f:
+            f.write(text.replace("bs=4k", "bs=64k"))
+        p = run_cli("flagcheck-run", job, *QUICK, "--runtime", "1",
+                    "--outdir", self.out, "--repeats", "2", timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run_cli("flagcheck-report", "--no-plot", self.out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("WARNING: the runs of edited differ in job file",
+                      p.stdout)
