@@ -130,6 +130,22 @@ def run_entries(outdir, runs, old):
     return entries
 
 
+def others(old, runs):
+    """The previous manifest's entries of runs outside `runs` (made with
+    another --numjobs, --modes, --repeats or job file), kept as they were:
+    their record is not this command's to drop."""
+    names = {matrix.run_name(r) for r in runs}
+    return [dict(e, outside_matrix=True) for e in old.get("runs", [])
+            if isinstance(e, dict) and e.get("name") not in names]
+
+
+def other_cells(old, runs):
+    """The previous manifest's cells outside `runs`, kept as they were."""
+    mine = {(r.scenario, r.numjobs) for r in runs}
+    return [c for c in old.get("cells", []) if isinstance(c, dict)
+            and (c.get("scenario"), c.get("numjobs")) not in mine]
+
+
 def conditions(args):
     """How the runs were made trustworthy: pinning, warm-up, the busy mark
     and the stopping rule (flagcheck-run --help explains each)."""
@@ -258,7 +274,8 @@ def build(args, runs):
         "vars": args.vars,
         "conditions": conditions(args),
         "hosts": [h.spec for h in args.hosts],
-        "runs": run_entries(args.outdir, runs, old),
+        "runs": run_entries(args.outdir, runs, old) + others(old, runs),
+        "cells": other_cells(old, runs),
     }
 
 

@@ -367,8 +367,10 @@ class Runner:
         runs = [matrix.Run(scenario, mode, numjobs, repeat)
                 for mode in self.args.modes]
         entries = manifest.run_entries(self.args.outdir, runs, self.old)
+        names = {e["name"] for e in entries}
         self.runs += runs
-        self.manifest["runs"] += entries
+        self.manifest["runs"] = [e for e in self.manifest["runs"]
+                                 if e.get("name") not in names] + entries
         self.entry_of.update(zip(runs, entries))
         return runs
 
@@ -477,8 +479,7 @@ class Runner:
     def _run(self):
         self.old = manifest.load_previous(self.manifest_path)
         self.manifest = manifest.build(self.args, self.runs)
-        self.manifest["cells"] = []
-        entries = self.manifest["runs"]
+        entries = self.manifest["runs"][:len(self.runs)]
         self.entry_of = dict(zip(self.runs, entries))
         self._write_manifest()
         skipped = sum(1 for e in entries if e["status"] == "ok")
@@ -500,7 +501,8 @@ class Runner:
         finally:
             for s, handler in old.items():
                 signal.signal(s, handler)
-        entries = self.manifest["runs"]
+        # this command's matrix; the runs outside it are kept as they were
+        entries = list(self.entry_of.values())
         done = sum(1 for e in entries if e["status"] == "ok")
         self.manifest["complete"] = done == len(entries)
         if self.stop_reason:

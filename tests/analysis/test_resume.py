@@ -199,3 +199,28 @@ class ResumeWithOtherSettings(Scratch):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("WARNING: the runs of edited differ in job file",
                       p.stdout)
+
+
+@unittest.skipUnless(FIO, "fio not installed")
+class NarrowerResume(Scratch):
+    """item 4: a resume with fewer numjobs keeps the other runs' records"""
+
+    def run_nj(self, numjobs):
+        p = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+                    "--numjobs", numjobs, "--repeats", "1", "--ramp", "0",
+                    "--runtime", "1", "--no-line-probe", "--quiet",
+                    "--outdir", self.out, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(self.out, "manifest.json")) as f:
+            return {e["name"]: e for e in json.load(f)["runs"]}
+
+    def test_the_other_runs_keep_their_record(self):
+        first = self.run_nj("1,2")["null-engine_always_nj2_r1"]
+        self.assertIn("placement", first)
+        narrow = self.run_nj("1")
+        self.assertEqual(sorted(narrow), ["null-engine_always_nj1_r1",
+                                          "null-engine_always_nj2_r1"])
+        again = self.run_nj("1,2")["null-engine_always_nj2_r1"]
+        for key in ("command", "placement", "interference", "settings",
+                    "started", "rc"):
+            self.assertEqual(again[key], first[key], key)
