@@ -17,7 +17,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__))))
 # what a finished run keeps from the previous manifest when resumed
 KEPT = ("command", "cwd", "env", "rc", "started", "seconds", "hosts",
-        "job_files", "placement", "interference", "settings",
+        "job_files", "placement", "interference", "line_probe", "settings",
         "job_sha256")
 
 

@@ -106,6 +106,16 @@ class TestRunner(ResultsDirCase):
         self.assertIn("the cache line between the jobs' CPUs, per run",
                       p.stdout)
 
+    def test_a_resume_keeps_the_probes(self):
+        """issue 21 item 2: the finished runs keep their line_probe"""
+        first = self.run_matrix()[2]["line_probe"]
+        runs = self.run_matrix()
+        self.assertTrue(runs[2].get("resumed"), runs[2])
+        self.assertEqual(runs[2]["line_probe"], first)
+        p = run_cli("flagcheck-report", self.out, "--no-plot")
+        self.assertIn("the cache line between the jobs' CPUs, per run",
+                      p.stdout)
+
     def test_no_line_probe(self):
         runs = self.run_matrix("--no-line-probe")
         self.assertIsNone(self.manifest()["conditions"]["line_probe_s"])
