@@ -140,6 +140,11 @@ def _csv_list(convert):
         items = [convert(x) for x in text.split(",") if x.strip()]
         if not items:
             raise argparse.ArgumentTypeError("empty list %r" % text)
+        twice = sorted({str(x) for x in items if items.count(x) > 1})
+        if twice:
+            raise argparse.ArgumentTypeError(
+                "%r: %s given twice; each value once" % (
+                    text, ", ".join(twice)))
         return items
     return parse
 

@@ -224,3 +224,17 @@ class NarrowerResume(Scratch):
         for key in ("command", "placement", "interference", "settings",
                     "started", "rc"):
             self.assertEqual(again[key], first[key], key)
+
+
+class DuplicateValues(Scratch):
+    """item 5: a value given twice in --numjobs or --modes is refused"""
+
+    def test_refused_with_exit_2(self):
+        for option, value, dup in (("--numjobs", "1,1", "1"),
+                                   ("--numjobs", "1,2,1", "1"),
+                                   ("--modes", "always,always", "always")):
+            p = run_cli("flagcheck-run", NULL_JOB, option, value,
+                        "--outdir", self.out, "--dry-run")
+            self.assertOneLine(p, "argument %s: %r: %s given twice"
+                               % (option, value, dup), rc=2)
+            self.assertFalse(os.path.exists(self.out))
