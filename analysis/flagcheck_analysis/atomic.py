@@ -1,7 +1,8 @@
 """Writing a file whole or not at all: the text goes to PATH.tmp, which
 replaces PATH only once every byte is written.  On a full disk (or any
 other failure) PATH keeps its old contents, PATH.tmp is removed, and the
-OSError names PATH."""
+OSError names PATH.  No symbolic link is followed: one at PATH.tmp is
+removed (never its target written), one at PATH is replaced by the file."""
 
 import os
 
@@ -9,7 +10,13 @@ import os
 def write(path, text):
     tmp = path + ".tmp"
     try:
-        with open(tmp, "w") as f:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL |
+                     os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        with open(fd, "wb" if isinstance(text, bytes) else "w") as f:
             f.write(text)
         os.replace(tmp, path)
     except OSError as e:

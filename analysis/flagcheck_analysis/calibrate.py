@@ -16,7 +16,7 @@ import statistics
 import subprocess
 import sys
 
-from . import placement, plot, render
+from . import atomic, placement, plot, render
 
 PROG = "flagcheck-calibrate"
 JSON_NAME = "calibration.json"
@@ -343,7 +343,7 @@ def heatmap(doc, path):
                  % (doc.get("host") or {}).get("cpu_model", ""),
                  fontsize="medium")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    plot.save_figure(fig, path, dpi=100)
     plt.close(fig)
     return path
 
@@ -352,10 +352,7 @@ def write(doc, outdir):
     """calibration.json in outdir (replaced whole); returns its path."""
     os.makedirs(outdir, exist_ok=True)
     path = os.path.join(outdir, JSON_NAME)
-    with open(path + ".tmp", "w") as f:
-        json.dump(doc, f, indent=1)
-        f.write("\n")
-    os.replace(path + ".tmp", path)
+    atomic.write(path, json.dumps(doc, indent=1) + "\n")
     return path
 
 
@@ -380,7 +377,7 @@ def ensure(outdir, seconds=DEFAULT_SECONDS, program=None, warn=None):
     warn = warn or (lambda msg: print("%s: %s" % (PROG, msg),
                                       file=sys.stderr))
     path = os.path.join(outdir, JSON_NAME)
-    if os.path.exists(path):
+    if os.path.exists(path) and not os.path.islink(path):
         try:
             return load(path)
         except CalibrationError as e:

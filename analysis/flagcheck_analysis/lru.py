@@ -39,7 +39,9 @@ def stats_files(inputs):
     out = []
     for item in inputs:
         if os.path.isdir(item):
-            out += sorted(glob.glob(os.path.join(item, "*.flagcheck.jsonl")))
+            # a link there may point anywhere: never followed
+            out += sorted(p for p in glob.glob(os.path.join(
+                item, "*.flagcheck.jsonl")) if not os.path.islink(p))
         else:
             out.append(item)
     return out

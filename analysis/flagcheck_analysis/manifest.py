@@ -63,10 +63,31 @@ def engine_version():
         or "unknown"
 
 
+def file_in(directory, name, where, field):
+    """The path of the file `name` that a manifest (at `where`) names in
+    its results directory; raises fiojson.InputError, naming `field`, for
+    one that is no plain file name there (a path, "..") or is a symbolic
+    link: nothing outside the directory is ever read."""
+    if not isinstance(name, str) or not name or name in (".", "..") \
+            or "/" in name or "\0" in name:
+        raise fiojson.InputError(where, "%s %r: not a file name in %s "
+                                 "(refused: a manifest names files in its "
+                                 "own directory only)" % (field, name,
+                                                          directory))
+    path = os.path.join(directory, name)
+    if os.path.islink(path):
+        raise fiojson.InputError(path, "a symbolic link (refused: nothing "
+                                 "outside the results directory is read)")
+    return path
+
+
 def load(path):
     """The manifest at `path`, or None where there is none.  Raises
     fiojson.InputError, naming the file, for one that can not be read or is
-    not a flagcheck-run manifest."""
+    not a flagcheck-run manifest, or is a symbolic link."""
+    if os.path.islink(path):
+        raise fiojson.InputError(path, "a symbolic link (refused: nothing "
+                                 "outside the results directory is read)")
     try:
         with open(path, "rb") as f:
             text = f.read().decode("utf-8", "replace")

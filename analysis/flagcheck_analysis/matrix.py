@@ -82,7 +82,10 @@ def parse_name(filename, modes=DEFAULT_MODES):
 
 
 def is_done(outdir, run):
-    """A run is finished when its JSON exists and parses (resume skips it)."""
+    """A run is finished when its JSON exists, is no symbolic link, and
+    parses (resume skips it)."""
+    if os.path.islink(json_path(outdir, run)):
+        return False
     try:
         fiojson.load_fio_json(json_path(outdir, run))
         return True

@@ -3,7 +3,9 @@ with the linear ideal from one job (as will-it-scale draws it, dotted) and,
 where one was fitted, the scaling law's curve (dashed where extrapolated),
 and each mode's ratio to the base mode against numjobs."""
 
-from . import usl
+import io
+
+from . import atomic, usl
 
 
 class PlotError(Exception):
@@ -21,6 +23,14 @@ def _pyplot():
     return plt
 
 
+def save_figure(fig, path, **kw):
+    """fig into path, whole or not at all, following no link
+    (atomic.write)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format=path.rsplit(".", 1)[-1], **kw)
+    atomic.write(path, buf.getvalue())
+
+
 def _save(plt, fig, outdir, stem):
     import os
     import re
@@ -30,8 +40,8 @@ def _save(plt, fig, outdir, stem):
     for ext in ("png", "svg"):
         path = os.path.join(outdir, "%s.%s" % (stem, ext))
         # no date (and the fixed svg.hashsalt): same input, same SVG bytes
-        fig.savefig(path, dpi=100, metadata={"Date": None} if ext == "svg"
-                    else None)
+        save_figure(fig, path, dpi=100, metadata={"Date": None}
+                    if ext == "svg" else None)
         paths.append(path)
     plt.close(fig)
     return paths

@@ -7,7 +7,7 @@ import os
 import sys
 from collections import namedtuple
 
-from . import (clients, compare, conditions, fiojson, hosttable, lineprobe,
+from . import (atomic, clients, compare, conditions, fiojson, hosttable, lineprobe,
                lru, manifest, matrix, plot, render, scaling, setups, stats,
                threeway, usl, why)
 
@@ -138,15 +138,21 @@ def inputs_to_files(inputs):
         if mf is None:
             found = sorted(p for p in glob.glob(os.path.join(item, "*.json"))
                            if os.path.basename(p) not in (
-                               manifest.NAME, why.calibrate.JSON_NAME))
+                               manifest.NAME, why.calibrate.JSON_NAME)
+                           and not os.path.islink(p))
             if not found:
                 warn("%s: no fio JSON files in this directory" % item)
             files += [(p, None, None) for p in found]
             continue
         manifests.append(mf)
+        where = os.path.join(item, manifest.NAME)
         for entry in mf["runs"]:
             if isinstance(entry, dict) and entry.get("status") == "ok":
-                files.append((os.path.join(item, entry["json"]), entry, mf))
+                try:
+                    files.append((manifest.file_in(
+                        item, entry.get("json"), where, "json"), entry, mf))
+                except fiojson.InputError as e:
+                    warn("%s (run left out)" % e)
     return files, manifests
 
 
@@ -185,14 +191,22 @@ def _stats(path):
         return None
 
 
+def _entry_file(path, name, field):
+    """The file a run's manifest entry names beside its fio JSON at
+    `path` (manifest.file_in)."""
+    directory = os.path.dirname(path)
+    return manifest.file_in(directory, name, os.path.join(
+        directory, manifest.NAME), field)
+
+
 def host_stats(path, entry):
     """{'host:port': engine records or None} of a client/server run from
     its manifest entry (flagcheck-run --hosts)."""
     out = {}
     for info in ((entry or {}).get("hosts") or {}).values():
         if info.get("status") == "ok":
-            out[info["key"]] = _stats(os.path.join(
-                os.path.dirname(path), info["stats"])) \
+            out[info["key"]] = _stats(_entry_file(
+                path, info["stats"], "hosts stats")) \
                 if info.get("stats") else None
     return out
 
@@ -233,8 +247,10 @@ def load_records(files, group_by, modes, left_out=None):
             else:
                 stats_path = matrix.stats_path_for_json(path)
                 if entry is not None and entry.get("stats"):
-                    stats_path = os.path.join(os.path.dirname(path),
-                                              entry["stats"])
+                    stats_path = _entry_file(path, entry["stats"], "stats")
+                elif entry is not None and os.path.islink(stats_path):
+                    stats_path = _entry_file(path, os.path.basename(
+                        stats_path), "stats")
                 stats_records = _stats(stats_path)
                 if clients.is_client_output(doc):
                     per_host, checked, _ = host_records(doc, {}, path)
@@ -377,8 +393,20 @@ def main(argv=None):
         first = args.inputs[0]
         outdir = os.path.join(first if os.path.isdir(first)
                               else os.path.dirname(first) or ".", "report")
+        if os.path.islink(outdir):
+            warn("%s is a symbolic link: refused, nothing written (the "
+                 "report goes into the results directory itself; give "
+                 "--outdir to write elsewhere)" % outdir)
+            return 1
     try:
         os.makedirs(outdir, exist_ok=True)
+        links = sorted(n for n in os.listdir(outdir)
+                       if os.path.islink(os.path.join(outdir, n)))
+        if links:
+            warn("%s: %s is a symbolic link: refused, nothing written "
+                 "(remove it; the report follows no link)"
+                 % (outdir, links[0]))
+            return 1
         for name, body in (
                 ("report.md", render.markdown(head, sections, lines, order,
                                               more)),
@@ -388,8 +416,7 @@ def main(argv=None):
                  if three else ()) + \
                 ((("lru.md", lru.markdown(pts)), ("lru.csv", lru.csv_text(pts)))
                  if pts else ()):
-            with open(os.path.join(outdir, name), "w") as f:
-                f.write(body)
+            atomic.write(os.path.join(outdir, name), body)
     except OSError as e:
         warn("cannot write to %s: %s" % (outdir, e.strerror or e))
         return 1

@@ -199,6 +199,10 @@ class Runner:
                              "file for the hosts" % name, stderr_tail=[str(e)])
                 return "failed"
             deadline = time.monotonic() + self.args.run_timeout
+        # fio opens its output, and the engine its counters, following
+        # links: whatever lies at their names (a link planted there) goes
+        for path in (partial, matrix.stats_path(self.args.outdir, run)):
+            _unlink(path)
         cmd = fio_command(self.args, run, partial, live)
         env = run_env(self.args, run)
         entry.update(command=cmd, cwd=os.getcwd(), env=env,

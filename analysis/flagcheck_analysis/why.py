@@ -369,8 +369,12 @@ def add_arguments(p):
 def _results_calibration(inputs, warn):
     for item in inputs:
         path = os.path.join(item, calibrate.JSON_NAME)
-        if os.path.isdir(item) and os.path.exists(path):
+        if os.path.isdir(item) and os.path.lexists(path):
             try:
+                if os.path.islink(path):
+                    raise calibrate.CalibrationError(
+                        "%s: a symbolic link (refused: nothing outside the "
+                        "results directory is read)" % path)
                 return calibrate.load(path)
             except calibrate.CalibrationError as e:
                 warn("%s (the calibrated columns are left out)" % e)

@@ -238,3 +238,83 @@ class DuplicateValues(Scratch):
             self.assertOneLine(p, "argument %s: %r: %s given twice"
                                % (option, value, dup), rc=2)
             self.assertFalse(os.path.exists(self.out))
+
+
+class NoLinkFollowed(Scratch):
+    """item 7: no link in a results directory is followed, no path a
+    manifest names outside it is read"""
+
+    def victim(self, name):
+        path = self.path(name)
+        with open(path, "w") as f:
+            f.write("victim\n")
+        return path
+
+    def assertUntouched(self, *victims):
+        for v in victims:
+            with open(v) as f:
+                self.assertEqual(f.read(), "victim\n", v)
+
+    @unittest.skipUnless(FIO and os.path.exists(ENGINE), "needs fio and make")
+    def test_runner_replaces_planted_links(self):
+        os.makedirs(self.out)
+        run = "flagcheck-fixture_always_nj1_r1"
+        planted = ("manifest.json.tmp", run + ".json.partial",
+                   run + ".flagcheck.jsonl")
+        victims = [self.victim("v%d" % i) for i in range(len(planted))]
+        for name, v in zip(planted, victims):
+            os.symlink(v, os.path.join(self.out, name))
+        p = run_cli("flagcheck-run", FIXTURE_JOB, *QUICK, "--runtime", "1",
+                    "--set", "FLAGCHECK_ENGINE=" + ENGINE,
+                    "--outdir", self.out, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertUntouched(*victims)
+        self.assertFalse(os.path.islink(os.path.join(
+            self.out, run + ".flagcheck.jsonl")))
+
+    def results(self):
+        shutil.copytree(os.path.join(REPO, "tests", "analysis", "fixtures",
+                                     "results"), self.out)
+        return self.out
+
+    def test_report_follows_no_link_out(self):
+        out = self.results()
+        elsewhere = self.path("elsewhere")
+        os.makedirs(elsewhere)
+        victim = self.victim("victim")
+        os.symlink(victim, os.path.join(elsewhere, "report.md"))
+        os.symlink(elsewhere, os.path.join(out, "report"))
+        p = run_cli("flagcheck-report", "--no-plot", out)
+        self.assertOneLine(p, os.path.join(out, "report"),
+                           "is a symbolic link: refused", rc=1)
+        self.assertUntouched(victim)
+        # a link inside the report directory, given with --outdir
+        os.unlink(os.path.join(out, "report"))
+        p = run_cli("flagcheck-report", "--no-plot", "--outdir", elsewhere,
+                    out)
+        self.assertOneLine(p, "report.md is a symbolic link: refused", rc=1)
+        self.assertUntouched(victim)
+
+    def test_manifest_names_no_file_outside(self):
+        out = self.results()
+        outside = shutil.copy(os.path.join(
+            out, "flagcheck-fixture_always_nj1_r1.json"), self.path("o.json"))
+        path = os.path.join(out, "manifest.json")
+        with open(path) as f:
+            m = json.load(f)
+        m["runs"] = [dict(m["runs"][0], json="../o.json"),
+                     dict(m["runs"][1], json="/etc/passwd")]
+        with open(path, "w") as f:
+            json.dump(m, f)
+        p = run_cli("flagcheck-report", "--no-plot", out)
+        self.assertOneLine(p, "json '../o.json': not a file name in", rc=1)
+        self.assertOneLine(p, "json '/etc/passwd': not a file name in", rc=1)
+        self.assertIn("nothing to report", p.stderr)
+        self.assertTrue(os.path.exists(outside))
+        # a run file that is a link to one outside: not read either
+        m["runs"] = [dict(m["runs"][0], json="planted.json")]
+        with open(path, "w") as f:
+            json.dump(m, f)
+        os.symlink(outside, os.path.join(out, "planted.json"))
+        p = run_cli("flagcheck-report", "--no-plot", out)
+        self.assertOneLine(p, "planted.json: a symbolic link (refused", rc=1)
