@@ -199,13 +199,36 @@ def check_devices(path, env, args=(), remote=False):
                       "anyway" % (path, rw, dev, origin, what))
 
 
+def _engine_runs(value, env):
+    """What ioengine=@value would have a fio server run, or None: fio's
+    exec engine runs program=; any engine name fio does not build in is
+    dlopen()ed, its code run (external:PATH, a path, a .so), unless it is
+    the flagcheck engine the job files are given (FLAGCHECK_ENGINE)."""
+    name = value.strip()
+    if name.lower() == "exec":
+        return "the program its program= names"
+    lib = name[len("external:"):] if name.startswith("external:") else name
+    if (lib != name or "/" in lib or ".so" in lib) and \
+            lib != env.get("FLAGCHECK_ENGINE"):
+        return "the code of that library (fio loads it)"
+    return None
+
+
 def check_exec(path, env):
-    """Raises Refused when the job has a fio server run a command."""
+    """Raises Refused when the job has a fio server run a program:
+    exec_prerun=, exec_postrun=, ioengine=exec, or an ioengine library
+    other than FLAGCHECK_ENGINE (fio's HOWTO: every option that does)."""
     for _, key, value, _ in options_of(path, env):
         if key in EXEC_OPTIONS:
-            raise Refused("%s: %s=%s would have every fio server run that "
-                          "command, as the server's user; give --allow-exec "
-                          "if you mean it" % (path, key, value))
+            what = "that command"
+        elif key == "ioengine":
+            what = _engine_runs(value, env)
+        else:
+            continue
+        if what:
+            raise Refused("%s: %s=%s would have every fio server run %s, "
+                          "as the server's user; give --allow-exec if you "
+                          "mean it" % (path, key, value, what))
 
 
 def main(argv=None):

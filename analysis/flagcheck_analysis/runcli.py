@@ -114,8 +114,10 @@ A job that writes (an rw= other than read or randread, on a backend other
 than null) is refused when a file it names (filename, filename_format,
 directory, a filename list, a symlink) is a block device, and on several
 hosts when it names anything under /dev/, unless FLAGCHECK_DESTROY=yes (in
-the environment or --set).  On several hosts a job with exec_prerun= or
-exec_postrun= is refused unless --allow-exec: a fio server runs them.
+the environment or --set).  On several hosts a job that has a fio server
+run a program is refused unless --allow-exec: exec_prerun=, exec_postrun=,
+ioengine=exec (its program=), or an ioengine library other than
+FLAGCHECK_ENGINE (external:PATH, a path or a .so: fio loads and runs it).
 
 A failed run's fio output is kept as <run>.json.failed (and quoted).
 Ctrl-C stops the running fio, discards its partial output, keeps the
@@ -298,8 +300,10 @@ def parse_args(argv):
                    "(default: RUNTIME + %d)" % RUN_TIMEOUT_MARGIN)
     p.add_argument("--allow-exec", action="store_true",
                    help="on several hosts: send a job file that has the "
-                   "fio servers run a command (exec_prerun, exec_postrun); "
-                   "refused without this (default: refuse)")
+                   "fio servers run a program (exec_prerun, exec_postrun, "
+                   "ioengine=exec, an ioengine library other than "
+                   "FLAGCHECK_ENGINE); refused without this (default: "
+                   "refuse)")
     p.add_argument("--fio", default="fio", metavar="PATH",
                    help="fio binary (default: %(default)s)")
     p.add_argument("--keep-going", action="store_true",

@@ -195,6 +195,41 @@ class Hosts(unittest.TestCase):
                 p = run_cli("flagcheck-run", *base, *more)
                 self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_every_option_that_runs_a_program(self):
+        """issue 21 item 9: ioengine=exec and any engine library fio would
+        load, besides exec_prerun/exec_postrun (fio's HOWTO)"""
+        cases = (("ioengine=exec\nprogram=/bin/touch\narguments=/tmp/x\n",
+                  "ioengine=exec", "the program its program= names"),
+                 ("ioengine=external:/tmp/evil.so\n",
+                  "ioengine=external:/tmp/evil.so",
+                  "the code of that library (fio loads it)"),
+                 ("ioengine=/tmp/evil.so\n", "ioengine=/tmp/evil.so",
+                  "the code of that library (fio loads it)"),
+                 ("exec_prerun=/bin/true\n", "exec_prerun=/bin/true",
+                  "that command"))
+        with tempfile.TemporaryDirectory() as d:
+            job = os.path.join(d, "exec.fio")
+            for text, option, what in cases:
+                with open(job, "w") as f:
+                    f.write("[global]\nsize=${SIZE}\n[j]\n" + text)
+                base = [job, "--dry-run", "--repeats", "1", "--numjobs", "1",
+                        "--client", "127.0.0.1,1"]
+                p = run_cli("flagcheck-run", *base)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(p.stderr.splitlines()[-1],
+                                 "flagcheck-run: error: %s: %s would have "
+                                 "every fio server run %s, as the server's "
+                                 "user; give --allow-exec if you mean it"
+                                 % (job, option, what))
+                p = run_cli("flagcheck-run", *base, "--allow-exec")
+                self.assertEqual(p.returncode, 0, p.stderr)
+            # the flagcheck engine itself is what the job files load
+            with open(job, "w") as f:
+                f.write("[j]\nioengine=external:${FLAGCHECK_ENGINE}\n")
+            p = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
+                        "--numjobs", "1", "--client", "127.0.0.1,1")
+            self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_device_names_on_hosts(self):
         """item 1 on hosts: their devices can not be looked at from here"""
         base = [S2, "--dry-run", "--repeats", "1", "--numjobs", "1",
