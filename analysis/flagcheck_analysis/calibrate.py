@@ -16,7 +16,8 @@ import statistics
 import subprocess
 import sys
 
-from . import atomic, placement, plot, render
+from . import atomic, placement, plot, render, schema
+from .schema import COUNT, INT, POSITIVE, STR, List, Map, Obj, Opt, number
 
 PROG = "flagcheck-calibrate"
 JSON_NAME = "calibration.json"
@@ -76,8 +77,29 @@ def run_program(program, seconds=DEFAULT_SECONDS, max_threads=None,
     return doc
 
 
+# A transfer, or one operation: more than 0 ns, at most 1 ms (the bound
+# of why's --transfer-ns); a rate: more than 0 per second.
+_NS = number(above=0, high=1e6)
+_RATE = number(above=0)
+_POINT = Obj({"threads": POSITIVE, "cpus": List(INT), "ns_per_op": _NS,
+              "ops_per_s": _RATE, "rmw": COUNT},
+             required=("threads", "ns_per_op", "ops_per_s"))
+SCHEMA = Obj({
+    "flagcheck_calibrate": INT, "seconds": number(above=0),
+    "batch": POSITIVE, "clock": STR, "cpus": List(INT),
+    "transfer_ns": List(List(Opt(_NS))),
+    "patterns": Map(List(_POINT)),
+    "host": Obj({"cpu_model": STR, "nodes": Map(List(INT)),
+                 "packages": List(INT), "smt_groups": List(List(INT)),
+                 "relation": Map(STR)}),
+    "summary": Map(Obj({"pairs": POSITIVE, "median_ns": _NS,
+                        "min_ns": _NS, "max_ns": _NS},
+                       required=("median_ns",)))})
+
+
 def validate(doc, where):
-    """Raise CalibrationError unless doc has what the analysis reads."""
+    """Raise CalibrationError unless doc has what the analysis reads,
+    every field within what it may be (SCHEMA)."""
     def bad(what):
         raise CalibrationError("%s: not a flagcheck calibration: %s"
                                % (where, what))
@@ -101,6 +123,10 @@ def validate(doc, where):
                 for p in pts):
             bad('no "%s" pattern points (threads, ns_per_op, ops_per_s)'
                 % name)
+    try:
+        schema.check(doc, SCHEMA)
+    except schema.Invalid as e:
+        raise CalibrationError("%s: %s" % (where, e))
 
 
 def load(path):

@@ -9,7 +9,9 @@ import platform
 import shlex
 import subprocess
 
-from . import atomic, fiojson, matrix, setups
+from . import atomic, fiojson, matrix, schema, setups
+from .schema import (BOOL, COUNT, INT, NUM, POSITIVE, STR, List, Map, Obj,
+                     Opt)
 
 NAME = "manifest.json"
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
@@ -19,6 +21,68 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
 KEPT = ("command", "cwd", "env", "rc", "started", "seconds", "hosts",
         "job_files", "placement", "interference", "line_probe", "settings",
         "job_sha256")
+
+
+# What the runner and the report read of a manifest (schema.check): a
+# hand-edited one is refused with one line, never a traceback.
+_SHARES = Map(Opt(NUM))
+_INTERFERENCE = Obj({
+    "busy": BOOL, "reasons": List(STR), "threshold": NUM,
+    "cpus": List(INT), "wall_s": NUM, "ours_s": NUM,
+    "run_cpus": _SHARES, "machine": _SHARES,
+    "loadavg_before": Opt(List(NUM)), "loadavg_after": Opt(List(NUM)),
+    "cpufreq_before": Opt(Obj({"governor": Map(STR),
+                               "cur_khz": Map(Opt(NUM))})),
+    "cpufreq_after": Opt(Obj({"governor": Map(STR),
+                              "cur_khz": Map(Opt(NUM))}))})
+_PLACEMENT = Obj({"pinned": BOOL, "policy": STR, "cpus_allowed": STR,
+                  "cpus": List(INT), "jobs": List(INT), "nodes": List(INT),
+                  "smt_siblings": COUNT, "oversubscribed": BOOL,
+                  "rule": STR})
+_HOST_RUN = Obj({"spec": STR, "key": STR, "status": STR, "stats": STR,
+                 "counters": STR, "reason": List(STR)})
+_SETTINGS = Obj({"pinned": BOOL, "ramp_s": COUNT,
+                 "clocksource": Opt(STR), "vars": Map(STR),
+                 "output_format": STR})
+RUN_SCHEMA = Obj({
+    "name": STR, "scenario": STR, "mode": STR, "numjobs": POSITIVE,
+    "repeat": POSITIVE, "json": STR, "stats": STR, "status": STR,
+    "command": List(STR), "cwd": STR, "env": Map(STR), "rc": Opt(INT),
+    "started": STR, "seconds": NUM, "resumed": BOOL,
+    "outside_matrix": BOOL, "failure": STR, "failed_output": STR,
+    "stderr_tail": List(STR), "hosts": Map(_HOST_RUN),
+    "job_files": Map(STR), "placement": _PLACEMENT,
+    "interference": _INTERFERENCE,
+    "line_probe": Obj({"cpus": List(INT), "before_ns": Opt(NUM),
+                       "after_ns": Opt(NUM)}),
+    "settings": _SETTINGS, "job_sha256": Opt(STR)},
+    required=("name", "scenario", "mode", "numjobs", "repeat", "json",
+              "status"))
+CELL_SCHEMA = Obj({
+    "scenario": STR, "numjobs": POSITIVE, "repeats": POSITIVE,
+    "stopped": Opt(STR), "text": STR,
+    "decisions": List(Obj({"mode": STR, "reason": STR, "ratio": Opt(NUM),
+                           "ci": Opt(List(NUM, 2))}))})
+SCHEMA = Obj({
+    "flagcheck_manifest": INT, "complete": BOOL, "started": STR,
+    "updated": STR, "stopped": STR, "fio": STR, "fio_version": STR,
+    "engine_version": STR,
+    "host": Obj({"hostname": STR, "cpu_model": STR, "cores": Opt(INT),
+                 "usable_cpus": INT, "kernel": STR, "machine": STR}),
+    "matrix": Obj({"jobs": Map(STR), "job_sha256": Map(Opt(STR)),
+                   "modes": List(STR), "numjobs": List(POSITIVE),
+                   "repeats": POSITIVE, "order": STR,
+                   "output_format": STR}),
+    "vars": Map(STR),
+    "conditions": Obj({
+        "pinned": BOOL, "ramp_s": COUNT, "clocksource": Opt(STR),
+        "clocksource_why": Opt(STR), "line_probe_s": Opt(NUM),
+        "busy_threshold_pct": NUM, "until_decided": BOOL,
+        "max_repeats": Opt(POSITIVE), "precision_pct": Opt(NUM),
+        "topology": List(Map(INT)), "numa_policies": Map(STR)}),
+    "hosts": List(STR), "calibration": Opt(STR),
+    "runs": List(RUN_SCHEMA), "cells": List(CELL_SCHEMA)},
+    required=("runs",))
 
 
 def path_in(outdir):
@@ -103,6 +167,10 @@ def load(path):
     if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
         raise fiojson.InputError(path, "not a flagcheck-run manifest (no "
                                  "'runs' list)")
+    try:
+        schema.check(doc, SCHEMA)
+    except schema.Invalid as e:
+        raise fiojson.InputError(path, str(e))
     return doc
 
 

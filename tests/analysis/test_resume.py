@@ -318,3 +318,122 @@ class NoLinkFollowed(Scratch):
         os.symlink(outside, os.path.join(out, "planted.json"))
         p = run_cli("flagcheck-report", "--no-plot", out)
         self.assertOneLine(p, "planted.json: a symbolic link (refused", rc=1)
+
+
+FIXTURE_RESULTS = os.path.join(REPO, "tests", "analysis", "fixtures",
+                               "results")
+WHY_CAL = os.path.join(REPO, "tests", "analysis", "fixtures", "why",
+                       "calibration.json")
+
+
+def edited(doc, path, value):
+    """A copy of doc with the field at path (keys and indexes) set."""
+    doc = json.loads(json.dumps(doc))
+    obj = doc
+    for key in path[:-1]:
+        obj = obj[key]
+    obj[path[-1]] = value
+    return doc
+
+
+class HandEditedFiles(Scratch):
+    """item 12: every field read from manifest.json and calibration.json
+    is validated: one line naming the file, the field and the value"""
+
+    MANIFEST = (
+        (("runs", 0, "scenario"), None, "runs[0].scenario is null"),
+        (("runs", 0, "mode"), 5, "runs[0].mode is 5"),
+        (("runs", 0, "numjobs"), "x", 'runs[0].numjobs is "x"'),
+        (("conditions",), "s", 'conditions is "s": want an object'),
+        (("host",), "s", 'host is "s"'),
+        (("matrix",), "s", 'matrix is "s"'),
+        (("matrix", "modes"), [1], "matrix.modes[0] is 1"),
+        (("runs", 0, "placement"), "s", 'runs[0].placement is "s"'),
+        (("runs", 0, "interference"), "s", 'runs[0].interference is "s"'),
+        (("runs", 0, "interference"), {"busy": "yes"},
+         'runs[0].interference.busy is "yes": want true or false'),
+        (("runs", 0, "line_probe"), {"cpus": [0, 1], "before_ns": "x"},
+         'runs[0].line_probe.before_ns is "x": want a finite number'),
+        (("runs", 0, "hosts"), {"a": {"status": 1}},
+         "runs[0].hosts.a.status is 1"),
+        (("cells",), [{"decisions": "x"}], 'cells[0].decisions is "x"'),
+        (("cells",), [5], "cells[0] is 5"),
+    )
+
+    def manifest_doc(self):
+        with open(os.path.join(FIXTURE_RESULTS, "manifest.json")) as f:
+            return json.load(f)
+
+    def test_manifest_fields(self):
+        from flagcheck_analysis import fiojson, manifest
+        doc = self.manifest_doc()
+        path = self.path("manifest.json")
+        for where, value, needle in self.MANIFEST:
+            with open(path, "w") as f:
+                json.dump(edited(doc, where, value), f)
+            with self.assertRaises(fiojson.InputError, msg=needle) as cm:
+                manifest.load(path)
+            self.assertIn(path + ": " + needle, str(cm.exception))
+        del doc["runs"][0]["mode"]
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        with self.assertRaises(fiojson.InputError) as cm:
+            manifest.load(path)
+        self.assertIn("runs[0].mode is missing: want a string",
+                      str(cm.exception))
+
+    def test_report_says_it_in_one_line(self):
+        shutil.copytree(FIXTURE_RESULTS, self.out)
+        path = os.path.join(self.out, "manifest.json")
+        for where, value, needle in self.MANIFEST[:3]:
+            with open(path, "w") as f:
+                json.dump(edited(self.manifest_doc(), where, value), f)
+            p = run_cli("flagcheck-report", "--no-plot", self.out)
+            self.assertOneLine(p, path + ": " + needle, rc=0)
+
+    CALIBRATION = (
+        (("summary", "same_node", "median_ns"), "fast",
+         'summary.same_node.median_ns is "fast"'),
+        (("summary", "same_node", "median_ns"), 0,
+         "summary.same_node.median_ns is 0: want a finite number > 0"),
+        (("summary", "same_node", "median_ns"), None,
+         "summary.same_node.median_ns is null"),
+        (("summary", "same_node", "median_ns"), -100,
+         "summary.same_node.median_ns is -100"),
+        (("summary", "same_node", "median_ns"), float("nan"),
+         "summary.same_node.median_ns is NaN"),
+        (("summary", "same_node", "median_ns"), 1e308,
+         "summary.same_node.median_ns is 1e+308"),
+        (("summary",), [], "summary is []: want an object"),
+        (("patterns", "always", 0, "ops_per_s"), 0,
+         "patterns.always[0].ops_per_s is 0"),
+        (("transfer_ns", 0, 1), "x", 'transfer_ns[0][1] is "x"'),
+    )
+
+    def test_calibration_fields(self):
+        from flagcheck_analysis import calibrate
+        with open(WHY_CAL) as f:
+            doc = json.load(f)
+        path = self.path("calibration.json")
+        for where, value, needle in self.CALIBRATION:
+            with open(path, "w") as f:
+                json.dump(edited(doc, where, value), f)
+            with self.assertRaises(calibrate.CalibrationError,
+                                   msg=needle) as cm:
+                calibrate.load(path)
+            self.assertIn(path + ": " + needle, str(cm.exception))
+
+    def test_a_bad_calibration_program_leaves_no_file(self):
+        from flagcheck_analysis import calibrate
+        with open(WHY_CAL) as f:
+            doc = edited(json.load(f), ("transfer_ns", 0, 1), "fast")
+        prog = self.path("cal")
+        with open(prog, "w") as f:
+            f.write("#!/bin/sh\ncat <<'EOF'\n%s\nEOF\n" % json.dumps(doc))
+        os.chmod(prog, 0o755)
+        os.makedirs(self.out)
+        said = []
+        self.assertIsNone(calibrate.ensure(self.out, 0.1, prog, said.append))
+        self.assertEqual(len(said), 1, said)
+        self.assertIn('%s: transfer_ns[0][1] is "fast"' % prog, said[0])
+        self.assertEqual(os.listdir(self.out), [])

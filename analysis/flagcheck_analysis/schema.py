@@ -1,0 +1,133 @@
+"""What a file the user can edit (manifest.json, calibration.json, an
+engine stats record) may hold, field by field, so that its readers never
+meet a value they can not use.  check() raises Invalid naming the field
+(runs[3].line_probe.before_ns), its value and what is allowed; the
+file's reader puts its path in front: one line.
+
+A spec is a leaf (STR, NUM, ...), Opt(spec) (null allowed), List(spec),
+Map(spec) (an object of any keys) or Obj({key: spec}, required) (the
+keys it names are checked where present, `required` ones must be)."""
+
+import json
+import math
+
+
+MISSING = object()
+
+
+class Invalid(ValueError):
+    def __init__(self, field, value, want):
+        self.field, self.value, self.want = field, value, want
+        super().__init__("%s is %s: want %s" % (
+            field or "the document",
+            "missing" if value is MISSING else show(value), want))
+
+
+def show(value, limit=60):
+    try:
+        text = json.dumps(value, allow_nan=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class Leaf:
+    def __init__(self, want, ok):
+        self.want, self.ok = want, ok
+
+    def check(self, value, field):
+        if not self.ok(value):
+            raise Invalid(field, value, self.want)
+
+
+def _number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) \
+        and math.isfinite(v)
+
+
+def _whole(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def number(low=None, high=None, above=None, want=None):
+    """A finite number in [low, high], above `above` where given."""
+    def ok(v):
+        return _number(v) and (low is None or v >= low) and \
+            (high is None or v <= high) and (above is None or v > above)
+    parts = ([">= %g" % low] if low is not None else []) + \
+        (["> %g" % above] if above is not None else []) + \
+        (["<= %g" % high] if high is not None else [])
+    return Leaf(want or "a finite number" + (" " + " and ".join(parts)
+                                             if parts else ""), ok)
+
+
+def whole(low=None, high=None):
+    def ok(v):
+        return _whole(v) and (low is None or v >= low) and \
+            (high is None or v <= high)
+    return Leaf("a whole number" + ("" if low is None else " >= %d" % low)
+                + ("" if high is None else " <= %d" % high), ok)
+
+
+STR = Leaf("a string", lambda v: isinstance(v, str))
+BOOL = Leaf("true or false", lambda v: isinstance(v, bool))
+NUM = number()
+INT = whole()
+COUNT = whole(0)
+POSITIVE = whole(1)
+ANY = Leaf("anything", lambda v: True)
+
+
+class Opt:
+    def __init__(self, spec):
+        self.spec = spec
+
+    def check(self, value, field):
+        if value is not None:
+            self.spec.check(value, field)
+
+
+class List:
+    def __init__(self, spec, length=None):
+        self.spec, self.length = spec, length
+
+    def check(self, value, field):
+        if not isinstance(value, list):
+            raise Invalid(field, value, "a list")
+        if self.length is not None and len(value) != self.length:
+            raise Invalid(field, value, "a list of %d" % self.length)
+        for i, v in enumerate(value):
+            self.spec.check(v, "%s[%d]" % (field, i))
+
+
+class Map:
+    def __init__(self, spec):
+        self.spec = spec
+
+    def check(self, value, field):
+        if not isinstance(value, dict):
+            raise Invalid(field, value, "an object")
+        for k, v in value.items():
+            self.spec.check(v, "%s.%s" % (field, k) if field else k)
+
+
+class Obj:
+    def __init__(self, fields, required=()):
+        self.fields, self.required = fields, required
+
+    def check(self, value, field):
+        if not isinstance(value, dict):
+            raise Invalid(field, value, "an object")
+        for k in self.required:
+            if k not in value:
+                raise Invalid("%s.%s" % (field, k) if field else k,
+                              MISSING, getattr(self.fields[k], "want",
+                                               "a value"))
+        for k, spec in self.fields.items():
+            if k in value:
+                spec.check(value[k], "%s.%s" % (field, k) if field else k)
+
+
+def check(doc, spec):
+    """Raises Invalid at the first field of doc that spec does not allow."""
+    spec.check(doc, "")
