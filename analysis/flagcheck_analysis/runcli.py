@@ -296,8 +296,10 @@ def parse_args(argv):
                    help="on several hosts: how long a host may take to "
                    "answer before each run (default: %(default)g)")
     p.add_argument("--run-timeout", type=_positive_float, metavar="SECONDS",
-                   help="on several hosts: stop a run that takes longer "
-                   "(default: RUNTIME + %d)" % RUN_TIMEOUT_MARGIN)
+                   help="stop a run (fio gets SIGINT, then SIGKILL 10 s "
+                   "later) that takes longer (default: RUNTIME + --ramp + "
+                   "%d; on several hosts RUNTIME + %d)"
+                   % (RUN_TIMEOUT_MARGIN, RUN_TIMEOUT_MARGIN))
     p.add_argument("--allow-exec", action="store_true",
                    help="on several hosts: send a job file that has the "
                    "fio servers run a program (exec_prerun, exec_postrun, "
@@ -335,6 +337,10 @@ def parse_args(argv):
             p.error("%s is set per run from the matrix; use --modes or "
                     "--numjobs" % var)
         args.vars[var] = value
+    if not re.match(r"^[1-9][0-9]*$", args.vars["RUNTIME"]):
+        # fio takes a negative runtime for none: it would run for ever
+        p.error("--set RUNTIME=%s: want a whole number of seconds, 1 or "
+                "more (as --runtime)" % args.vars["RUNTIME"])
     scenarios = {}
     for job in args.jobs:
         if not os.path.isfile(job):
@@ -384,13 +390,9 @@ def parse_args(argv):
         args.placements = placements(args)
     except placement.PlacementError as e:
         p.error(str(e))
-    if args.hosts and args.run_timeout is None:
-        try:
-            args.run_timeout = float(args.vars["RUNTIME"]) \
-                + RUN_TIMEOUT_MARGIN
-        except ValueError:
-            p.error("RUNTIME=%s is not a number of seconds: give "
-                    "--run-timeout" % args.vars["RUNTIME"])
+    if args.run_timeout is None:
+        args.run_timeout = int(args.vars["RUNTIME"]) + \
+            (0 if args.hosts else args.ramp) + RUN_TIMEOUT_MARGIN
     return args
 
 

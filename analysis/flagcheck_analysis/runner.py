@@ -178,7 +178,7 @@ class Runner:
         name, out = matrix.run_name(run), matrix.json_path(self.args.outdir,
                                                            run)
         partial = out + ".partial"
-        live, down, deadline = None, [], None
+        live, down = None, []
         if self.args.hosts:
             live, down = self._probe(run, entry)
             if self.stop_reason is not None:
@@ -198,7 +198,6 @@ class Runner:
                 entry.update(rc=None, failure="%s did not run: no job "
                              "file for the hosts" % name, stderr_tail=[str(e)])
                 return "failed"
-            deadline = time.monotonic() + self.args.run_timeout
         # fio opens its output, and the engine its counters, following
         # links: whatever lies at their names (a link planted there) goes
         for path in (partial, matrix.stats_path(self.args.outdir, run)):
@@ -218,6 +217,7 @@ class Runner:
             line_before = self._probe_line(line_cpus)
             before = interference.sample(place["cpus"])
         start = time.monotonic()
+        deadline = start + self.args.run_timeout
         # the lock goes with fio: a fio that outlives us (it should not:
         # _die_with) still keeps every other flagcheck-run out
         self.proc = subprocess.Popen(
@@ -233,10 +233,10 @@ class Runner:
                 break
             except subprocess.TimeoutExpired:
                 tick()
-                if deadline is not None and time.monotonic() > deadline:
-                    # a host that hangs after answering: fio would wait on
-                    # it for ever.  SIGINT lets fio stop the other servers;
-                    # SIGKILL 10 s later if that did not end it.
+                if time.monotonic() > deadline:
+                    # a fio that does not end (a host that hangs after
+                    # answering, a job that never stops): SIGINT lets fio
+                    # stop its jobs and servers; SIGKILL 10 s later.
                     self.proc.send_signal(signal.SIGKILL if timed_out
                                           else signal.SIGINT)
                     timed_out, deadline = True, time.monotonic() + 10
@@ -290,9 +290,10 @@ class Runner:
         entry["stderr_tail"] = text[-STDERR_TAIL:]
         if timed_out:
             entry["stderr_tail"].append(
-                "stopped after --run-timeout %g s: a host answered but did "
-                "not finish (hosts: %s)" % (self.args.run_timeout,
-                                           ", ".join(h.spec for h in live)))
+                "stopped after --run-timeout %g s: %s" % (
+                    self.args.run_timeout, "fio did not finish" if live is None
+                    else "a host answered but did not finish (hosts: %s)"
+                    % ", ".join(h.spec for h in live)))
         return "failed"
 
     def _counted(self, run, entry, out, kept):

@@ -437,3 +437,37 @@ class HandEditedFiles(Scratch):
         self.assertEqual(len(said), 1, said)
         self.assertIn('%s: transfer_ns[0][1] is "fast"' % prog, said[0])
         self.assertEqual(os.listdir(self.out), [])
+
+
+class RunsEnd(Scratch):
+    """item 10: no run goes on for ever: RUNTIME is validated, and a local
+    run is stopped after --run-timeout as a run on hosts is"""
+
+    def test_negative_runtime_refused(self):
+        for value in ("-1", "0", "1.5", "abc", ""):
+            p = run_cli("flagcheck-run", NULL_JOB, "--set",
+                        "RUNTIME=" + value, "--outdir", self.out,
+                        "--dry-run")
+            self.assertOneLine(p, "--set RUNTIME=%s: want a whole number "
+                               "of seconds, 1 or more" % value, rc=2)
+
+    def test_run_job_refuses_it_too(self):
+        p = subprocess.run([os.path.join(REPO, "jobs", "run-job"),
+                            os.path.join(REPO, "jobs",
+                                         "filemap-odirect-read.fio")],
+                           env=dict(os.environ, RUNTIME="-1"),
+                           capture_output=True, text=True, timeout=60)
+        self.assertOneLine(p, "run-job: RUNTIME=-1: want a whole number of "
+                           "seconds, 1 or more", rc=2)
+
+    @unittest.skipUnless(FIO, "fio not installed")
+    def test_a_local_run_is_stopped_after_run_timeout(self):
+        t0 = time.monotonic()
+        p = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--runtime", "30",
+                    "--run-timeout", "2", "--outdir", self.out, timeout=60)
+        self.assertLess(time.monotonic() - t0, 25)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("stopped after --run-timeout 2 s: fio did not finish",
+                      p.stderr)
+        with open(os.path.join(self.out, "manifest.json")) as f:
+            self.assertEqual(json.load(f)["runs"][0]["status"], "failed")
