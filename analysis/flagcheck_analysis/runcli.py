@@ -31,6 +31,8 @@ DEFAULT_VARS = {
     "BACKEND": "null",
 }
 RUN_TIMEOUT_MARGIN = 60     # s beyond RUNTIME before a client run is stopped
+MAX_NUMJOBS = 4096          # fio's own limit on jobs (REAL_MAX_JOBS, fio.h)
+MAX_REPEATS = 10000         # runs per mode and numjobs
 
 EPILOG = """\
 order: for each job file, for each numjobs, for each repeat, every mode in
@@ -151,15 +153,22 @@ def _csv_list(convert):
     return parse
 
 
-def _positive(text):
+def _positive(text, most=None):
     try:
         n = int(text)
     except ValueError:
         n = 0
-    if n < 1:
+    if n < 1 or (most is not None and n > most):
         raise argparse.ArgumentTypeError(
-            "%r: want a whole number of 1 or more" % text)
+            "%r: want a whole number of 1 or more%s" % (
+                text, "" if most is None else ", at most %d" % most))
     return n
+
+
+def _at_most(most):
+    def parse(text):
+        return _positive(text, most)
+    return parse
 
 
 def _positive_float(text):
@@ -218,20 +227,23 @@ def parse_args(argv):
                    default=list(matrix.DEFAULT_MODES), metavar="A,B",
                    help="flag_check modes, run interleaved in this order "
                    "(default: always,test_first)")
-    p.add_argument("--numjobs", type=_csv_list(_positive),
+    p.add_argument("--numjobs", type=_csv_list(_at_most(MAX_NUMJOBS)),
                    default=matrix.default_numjobs(ncpu), metavar="N,N",
-                   help="numjobs values (default: 1,2,4,... up to the "
+                   help="numjobs values, each at most %d (fio's limit; "
+                   "default: 1,2,4,... up to the "
                    "usable CPUs, plus their number if not a power of two; "
-                   "here: %s)" % ",".join(map(str, matrix.default_numjobs(
-                       ncpu))))
-    p.add_argument("--repeats", type=_positive, metavar="N",
-                   help="runs per mode and numjobs (default: 5; with "
+                   "here: %s)" % (MAX_NUMJOBS, ",".join(map(
+                       str, matrix.default_numjobs(ncpu)))))
+    p.add_argument("--repeats", type=_at_most(MAX_REPEATS), metavar="N",
+                   help="runs per mode and numjobs, at most %d (default: "
+                   "5; with "
                    "--until-decided the runs before the first check, "
-                   "default %d)" % decide.MIN_REPEATS)
+                   "default %d)" % (MAX_REPEATS, decide.MIN_REPEATS))
     p.add_argument("--until-decided", action="store_true",
                    help="add interleaved repeats to each cell until its "
                    "IOPS ratio is decided (see below) or --max-repeats")
-    p.add_argument("--max-repeats", type=_positive, default=10, metavar="N",
+    p.add_argument("--max-repeats", type=_at_most(MAX_REPEATS), default=10,
+                   metavar="N",
                    help="with --until-decided: at most N runs per mode and "
                    "numjobs (default: %(default)s)")
     p.add_argument("--precision", type=_percent,

@@ -471,3 +471,18 @@ class RunsEnd(Scratch):
                       p.stderr)
         with open(os.path.join(self.out, "manifest.json")) as f:
             self.assertEqual(json.load(f)["runs"][0]["status"], "failed")
+
+
+class BoundedMatrix(Scratch):
+    """item 11: a matrix too large to hold is refused at parse time"""
+
+    def test_huge_values_refused(self):
+        for option, value, most in (
+                ("--repeats", "99999999999999999999", 10000),
+                ("--max-repeats", "10001", 10000),
+                ("--numjobs", "1,4097", 4096)):
+            p = run_cli("flagcheck-run", NULL_JOB, option, value,
+                        "--outdir", self.out, "--dry-run", timeout=30)
+            self.assertOneLine(p, "argument %s:" % option,
+                               "want a whole number of 1 or more, at most "
+                               "%d" % most, rc=2)
