@@ -447,7 +447,9 @@ exit status: 0 written, 1 the measurement failed or the files could not be
 written, 2 usage error."""
 
 
-def _seconds(text):
+def seconds_arg(text):
+    """--seconds (and flagcheck-run's --calibrate-seconds): the program's
+    own range."""
     try:
         v = float(text)
     except ValueError:
@@ -475,7 +477,7 @@ def parse_args(argv):
     p.add_argument("--outdir", default=".", metavar="DIR",
                    help="where to write calibration.json and calibration.png "
                    "(default: the current directory)")
-    p.add_argument("--seconds", type=_seconds, default=DEFAULT_SECONDS,
+    p.add_argument("--seconds", type=seconds_arg, default=DEFAULT_SECONDS,
                    metavar="S", help="time budget of the measurement, 0.01 "
                    "to 3600 (default: %(default)g)")
     p.add_argument("--max-threads", type=_threads, metavar="N",

@@ -273,9 +273,9 @@ def parse_args(argv):
                    "default: once per results directory, kept on resume, "
                    "never with --hosts (it would measure this machine, not "
                    "the fio servers)")
-    p.add_argument("--calibrate-seconds", type=_positive_float,
+    p.add_argument("--calibrate-seconds", type=calibrate.seconds_arg,
                    default=calibrate.DEFAULT_SECONDS, metavar="SECONDS",
-                   help="how long the calibration measures "
+                   help="how long the calibration measures, 0.01 to 3600 "
                    "(default: %(default)g)")
     p.add_argument("--busy-threshold", type=_percent,
                    default=100 * interference.DEFAULT_THRESHOLD,

@@ -486,3 +486,16 @@ class BoundedMatrix(Scratch):
             self.assertOneLine(p, "argument %s:" % option,
                                "want a whole number of 1 or more, at most "
                                "%d" % most, rc=2)
+
+
+class CalibrateSeconds(Scratch):
+    """item 15: --calibrate-seconds outside the program's range is refused
+    at parse time"""
+
+    def test_refused(self):
+        for value in ("0.0001", "1e308", "nan", "0"):
+            p = run_cli("flagcheck-run", NULL_JOB, "--calibrate-seconds",
+                        value, "--outdir", self.out, "--dry-run")
+            self.assertOneLine(p, "argument --calibrate-seconds: %r is not "
+                               "valid: a number of seconds from 0.01 to 3600"
+                               % value, rc=2)
