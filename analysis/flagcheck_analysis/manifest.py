@@ -11,7 +11,7 @@ import subprocess
 
 from . import atomic, fiojson, matrix, schema, setups
 from .schema import (BOOL, COUNT, INT, NUM, POSITIVE, STR, List, Map, Obj,
-                     Opt)
+                     OneOf, Opt)
 
 NAME = "manifest.json"
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
@@ -40,7 +40,8 @@ _PLACEMENT = Obj({"pinned": BOOL, "policy": STR, "cpus_allowed": STR,
                   "smt_siblings": COUNT, "oversubscribed": BOOL,
                   "rule": STR})
 _HOST_RUN = Obj({"spec": STR, "key": STR, "status": STR, "stats": STR,
-                 "counters": STR, "reason": List(STR)})
+                 "counters": STR,
+                 "reason": OneOf(STR, List(STR))})
 _SETTINGS = Obj({"pinned": BOOL, "ramp_s": COUNT,
                  "clocksource": Opt(STR), "vars": Map(STR),
                  "output_format": STR})

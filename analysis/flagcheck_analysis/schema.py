@@ -87,6 +87,21 @@ class Opt:
             self.spec.check(value, field)
 
 
+class OneOf:
+    def __init__(self, *specs):
+        self.specs = specs
+        self.want = " or ".join(getattr(x, "want", "a list") for x in specs)
+
+    def check(self, value, field):
+        for spec in self.specs:
+            try:
+                spec.check(value, field)
+                return
+            except Invalid:
+                pass
+        raise Invalid(field, value, self.want)
+
+
 class List:
     def __init__(self, spec, length=None):
         self.spec, self.length = spec, length
