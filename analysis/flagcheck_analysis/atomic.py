@@ -25,3 +25,13 @@ def write(path, text):
         except OSError:
             pass
         raise OSError(e.errno, e.strerror, path) from None
+
+
+def dir_error(option, path):
+    """Why the directory `path` that `option` names can not be written
+    into (no name, or a file is there), or None."""
+    if not path:
+        return "%s '': want a directory name" % option
+    if os.path.exists(path) and not os.path.isdir(path):
+        return "%s %s: exists and is not a directory" % (option, path)
+    return None

@@ -12,6 +12,7 @@ import glob
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -48,29 +49,53 @@ def default_program():
     return os.path.join(REPO, "build", "flagcheck-calibrate")
 
 
+def _exit_text(rc):
+    """How a program ended: its exit status, or the signal that killed
+    it (by name)."""
+    if rc >= 0:
+        return "exited with status %d" % rc
+    try:
+        return "was killed by %s" % signal.Signals(-rc).name
+    except ValueError:
+        return "was killed by signal %d" % -rc
+
+
 def run_program(program, seconds=DEFAULT_SECONDS, max_threads=None,
-                cpus=None):
+                cpus=None, timeout=None):
     """The program's JSON document, measured on @cpus (default: every CPU
-    this process may use); raises CalibrationError."""
+    this process may use); raises CalibrationError.  The program (and
+    anything it started) is killed after `timeout` s, by default three
+    times its budget and 120 s."""
     cmd = [program, "--seconds", "%g" % seconds]
     if max_threads:
         cmd += ["--max-threads", str(max_threads)]
+    if timeout is None:
+        timeout = 3 * seconds + 120
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True,
-                           timeout=3 * seconds + 120,
-                           preexec_fn=None if cpus is None else
-                           lambda: os.sched_setaffinity(0, cpus))
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True,
+                                start_new_session=True,
+                                preexec_fn=None if cpus is None else
+                                lambda: os.sched_setaffinity(0, cpus))
     except FileNotFoundError:
         raise CalibrationError("%s: no such program (run make, or give "
                                "--program)" % program)
-    except (OSError, subprocess.SubprocessError) as e:
+    except OSError as e:
         raise CalibrationError("%s: %s" % (program, e))
-    if p.returncode != 0:
-        last = (p.stderr.strip().splitlines() or ["no message"])[-1]
-        raise CalibrationError("%s exited with status %d: %s"
-                               % (program, p.returncode, last))
     try:
-        doc = json.loads(p.stdout)
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise CalibrationError("%s did not finish within %g s (a %g s "
+                               "measurement): stopped" % (program, timeout,
+                                                          seconds))
+    if proc.returncode != 0:
+        last = (stderr.strip().splitlines() or ["no message"])[-1]
+        raise CalibrationError("%s %s: %s" % (
+            program, _exit_text(proc.returncode), last))
+    try:
+        doc = json.loads(stdout)
     except ValueError as e:
         raise CalibrationError("%s: output is not JSON (%s)" % (program, e))
     validate(doc, program)

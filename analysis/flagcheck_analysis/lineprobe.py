@@ -14,6 +14,9 @@ and the report says when it moved within a cell."""
 from . import calibrate
 
 SECONDS = 0.1
+# a probe that does not end is stopped after 20 times its length, 2 s at
+# least (the program starts, pins itself and measures in that time)
+TIMEOUT_MIN = 2.0
 # a cell whose probes span this factor or more "moved" between its runs
 MOVED = 2.0
 
@@ -33,7 +36,8 @@ def probe(cpus, program=None, seconds=SECONDS):
     """One-way transfer ns between the two @cpus; raises
     calibrate.CalibrationError."""
     doc = calibrate.run_program(program or calibrate.default_program(),
-                                seconds=seconds, max_threads=1, cpus=cpus)
+                                seconds=seconds, max_threads=1, cpus=cpus,
+                                timeout=max(TIMEOUT_MIN, 20 * seconds))
     index = {c: i for i, c in enumerate(doc["cpus"])}
     if not all(c in index for c in cpus):
         raise calibrate.CalibrationError(

@@ -110,7 +110,12 @@ def parse_args(argv):
                    "the manifest or the file name")
     usl.add_arguments(p)
     why.add_arguments(p)
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    err = args.outdir is not None and atomic.dir_error("--outdir",
+                                                       args.outdir)
+    if err:
+        p.error(err)
+    return args
 
 
 def warn(msg):
@@ -170,6 +175,10 @@ def identify(path, doc, stats_records, entry, group_by, modes):
     mode = opts.get(option)
     if mode is None and option == "flag_check" and stats_records:
         mode = stats_records[0].get("flag_check")
+    if mode is None and group_by is not None:
+        raise fiojson.InputError(path, "--group-by %s: no such job option "
+                                 "in this run (its options: %s)" % (
+                                     group_by, ", ".join(sorted(opts))))
     if mode is None:
         raise fiojson.InputError(path, "cannot tell the mode: no %r job "
                                  "option and no naming convention; use "
@@ -342,8 +351,9 @@ def main(argv=None):
     files, manifests = inputs_to_files(args.inputs)
     ok_runs = conditions.ok_entries(manifests)
     counts = conditions.cell_counts(ok_runs)
+    busy = []
     if args.exclude_busy:
-        files, _ = conditions.exclude_busy(files)
+        files, busy = conditions.exclude_busy(files)
     modes = [args.base] + [m for m in matrix.DEFAULT_MODES if m != args.base]
     for m in manifests:
         modes += [x for x in (m.get("matrix") or {}).get("modes", [])
@@ -352,11 +362,15 @@ def main(argv=None):
     records, docs, hrecords, checks, apart = load_records(
         files, args.group_by, modes, left_out)
     if not records:
-        warn("nothing to report: no readable fio JSON among the inputs")
+        warn("nothing to report: %s" % (
+            "--exclude-busy left out all %d runs (each is marked busy); "
+            "leave it out to report them" % len(busy) if busy and not files
+            else "no readable fio JSON among the inputs"))
         return 1
     if args.base not in {r.mode for r in records}:
-        warn("no runs of the base mode %r; modes present: %s (see --base)"
+        warn("--base %s: no runs of that mode; the modes there are: %s"
              % (args.base, ", ".join(sorted({r.mode for r in records}))))
+        return 2
 
     sections = conditions.annotate(compare.compare(records, args.base),
                                    counts, args.exclude_busy,

@@ -8,7 +8,7 @@ import re
 import shlex
 import sys
 
-from . import (calibrate, clock, decide, fiojson, hosts, interference,
+from . import (atomic, calibrate, clock, decide, fiojson, hosts, interference,
                jobguard, lineprobe, manifest, matrix, placement)
 from .runner import PROG, Runner, fio_command, run_env
 
@@ -331,6 +331,9 @@ def parse_args(argv):
                    "run order, and run nothing")
     args = p.parse_args(argv)
     args.jobs = args.jobs + args.job
+    err = atomic.dir_error("--outdir", args.outdir)
+    if err:
+        p.error(err)
     if not args.jobs:
         p.error("no job file given (JOBFILE or --job FILE)")
     if args.repeats is None:

@@ -499,3 +499,76 @@ class CalibrateSeconds(Scratch):
             self.assertOneLine(p, "argument --calibrate-seconds: %r is not "
                                "valid: a number of seconds from 0.01 to 3600"
                                % value, rc=2)
+
+
+class Messages(Scratch):
+    """item 16: each message names the option, the value and what is
+    allowed"""
+
+    def test_outdir(self):
+        afile = self.path("afile")
+        open(afile, "w").close()
+        for tool, more in (("flagcheck-run", (NULL_JOB, "--dry-run")),
+                           ("flagcheck-report", (FIXTURE_RESULTS,
+                                                 "--no-plot"))):
+            p = run_cli(tool, *more, "--outdir", "")
+            self.assertOneLine(p, "--outdir '': want a directory name", rc=2)
+            p = run_cli(tool, *more, "--outdir", afile)
+            self.assertOneLine(p, "--outdir %s: exists and is not a "
+                               "directory" % afile, rc=2)
+
+    def busy_results(self):
+        shutil.copytree(FIXTURE_RESULTS, self.out)
+        path = os.path.join(self.out, "manifest.json")
+        with open(path) as f:
+            m = json.load(f)
+        for e in m["runs"]:
+            e["interference"] = {"busy": True, "reasons": ["test"]}
+        with open(path, "w") as f:
+            json.dump(m, f)
+
+    def test_exclude_busy_leaving_nothing(self):
+        self.busy_results()
+        p = run_cli("flagcheck-report", "--no-plot", "--exclude-busy",
+                    self.out)
+        self.assertOneLine(p, "nothing to report: --exclude-busy left out "
+                           "all 8 runs (each is marked busy)", rc=1)
+
+    def test_group_by_and_base(self):
+        one = os.path.join(FIXTURE_RESULTS,
+                           "flagcheck-fixture_always_nj1_r1.json")
+        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+                    self.path("r"), "--group-by", "bogus", one)
+        self.assertOneLine(p, one + ": --group-by bogus: no such job option "
+                           "in this run (its options: ", rc=1)
+        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+                    self.path("r"), "--base", "bogus", FIXTURE_RESULTS)
+        self.assertOneLine(p, "--base bogus: no runs of that mode; the "
+                           "modes there are: always, test_first", rc=2)
+        self.assertFalse(os.path.exists(self.path("r", "report.md")))
+
+    def program(self, body):
+        path = self.path("prog")
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+        return path
+
+    def test_a_calibration_program_killed_by_a_signal(self):
+        from flagcheck_analysis import calibrate
+        prog = self.program("kill -SEGV $$\n")
+        with self.assertRaises(calibrate.CalibrationError) as cm:
+            calibrate.run_program(prog, 0.1)
+        self.assertEqual(str(cm.exception), "%s was killed by SIGSEGV: no "
+                         "message" % prog)
+
+    def test_a_hung_line_probe_is_stopped(self):
+        from flagcheck_analysis import calibrate, lineprobe
+        # the program starts a child that holds its output open too
+        prog = self.program("sleep 300 &\nsleep 300\n")
+        t0 = time.monotonic()
+        with self.assertRaises(calibrate.CalibrationError) as cm:
+            lineprobe.probe([0, 0], prog, seconds=0.1)
+        self.assertLess(time.monotonic() - t0, 10)
+        self.assertEqual(str(cm.exception), "%s did not finish within 2 s "
+                         "(a 0.1 s measurement): stopped" % prog)
