@@ -13,7 +13,7 @@ import io
 import os
 from collections import namedtuple
 
-from . import plot, render, stats
+from . import plot, render, schema, stats
 from .fiojson import InputError, load_stats
 
 MODEL = "bh_lru"
@@ -47,15 +47,51 @@ def stats_files(inputs):
     return out
 
 
+_COUNT_KEYS = ["lookups", "hits", "misses"] + \
+    ["hit_idx%d" % i for i in range(1, 17)]
+RECORD_SCHEMA = schema.Obj({
+    "flag_check": schema.STR,
+    "options": schema.Obj({"mod": schema.POSITIVE}, required=("mod",)),
+    "model_stats": schema.Obj(dict(
+        {k: schema.COUNT for k in _COUNT_KEYS},
+        lookup_ns=schema.number(low=0)))},
+    required=("flag_check", "options"))
+
+
+def _check(path, number, rec):
+    """Raises InputError unless a bh_lru record is one the engine writes:
+    its fields (RECORD_SCHEMA), every lookup a hit or a miss, every hit at
+    one LRU index."""
+    try:
+        schema.check(rec, RECORD_SCHEMA)
+    except schema.Invalid as e:
+        raise InputError(path, "record %d: %s" % (number, e))
+    st = rec.get("model_stats") or {}
+    if all(k in st for k in ("lookups", "hits", "misses")) and \
+            st["hits"] + st["misses"] != st["lookups"]:
+        raise InputError(path, "record %d: model_stats hits %d + misses %d "
+                         "!= lookups %d: every lookup is a hit or a miss"
+                         % (number, st["hits"], st["misses"], st["lookups"]))
+    idx = [st.get("hit_idx%d" % i) for i in range(1, 17)]
+    if "hits" in st and None not in idx and sum(idx) != st["hits"]:
+        raise InputError(path, "record %d: model_stats hit_idx1..16 sum to "
+                         "%d, hits %d: every hit is at one LRU index"
+                         % (number, sum(idx), st["hits"]))
+
+
 def load(paths):
     """[(path, bh_lru records)] of the files with any; raises InputError for
-    a missing or malformed file."""
+    a missing or malformed file, or a bh_lru record that is not one the
+    engine writes."""
     runs = []
     for path in paths:
         records = load_stats(path)
         if records is None:
             raise InputError(path, "no such stats file")
         mine = [r for r in records if r.get("model") == MODEL]
+        for number, rec in enumerate(records, 1):
+            if rec.get("model") == MODEL:
+                _check(path, number, rec)
         if mine:
             runs.append((path, mine))
     return runs

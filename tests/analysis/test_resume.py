@@ -572,3 +572,50 @@ class Messages(Scratch):
         self.assertLess(time.monotonic() - t0, 10)
         self.assertEqual(str(cm.exception), "%s did not finish within 2 s "
                          "(a 0.1 s measurement): stopped" % prog)
+
+
+class LruRecords(Scratch):
+    """item 13: flagcheck-lru refuses a bh_lru record the engine would not
+    write, in one line"""
+
+    def record(self, **change):
+        st = {"lookups": 1000, "hits": 990, "misses": 10, "lookup_ns": 5e4}
+        st.update({"hit_idx%d" % i: 0 for i in range(1, 17)}, hit_idx1=990)
+        rec = {"flagcheck": 1, "job": "mod1", "thread_number": 1,
+               "model": "bh_lru", "flag_check": "on", "ios": 1,
+               "options": {"bh_lru": "on", "mod": 1, "lookups_per_io": 1000},
+               "model_stats": st}
+        for key, value in change.items():
+            if key == "no_options":
+                del rec["options"]
+            elif key in st:
+                st[key] = value
+            else:
+                rec["options"][key] = value
+        return rec
+
+    def test_bad_records(self):
+        path = self.path("x_on_nj1_r1.flagcheck.jsonl")
+        for change, needle in (
+                ({"mod": "abc"}, 'record 1: options.mod is "abc": want a '
+                 'whole number >= 1'),
+                ({"lookups": "x"}, 'record 1: model_stats.lookups is "x"'),
+                ({"no_options": True}, "record 1: options is missing"),
+                ({"lookups": -5}, "record 1: model_stats.lookups is -5"),
+                ({"lookup_ns": float("nan")},
+                 "record 1: model_stats.lookup_ns is NaN"),
+                ({"hits": 2000, "hit_idx1": 2000},
+                 "record 1: model_stats hits 2000 + misses 10 != lookups "
+                 "1000"),
+                ({"hit_idx2": 1}, "record 1: model_stats hit_idx1..16 sum "
+                 "to 991, hits 990")):
+            with open(path, "w") as f:
+                f.write(json.dumps(self.record(**change)) + "\n")
+            p = run_cli("flagcheck-lru", "--no-plot", "--outdir",
+                        self.path("o"), path)
+            self.assertOneLine(p, path + ": " + needle, rc=1)
+        with open(path, "w") as f:
+            f.write(json.dumps(self.record()) + "\n")
+        p = run_cli("flagcheck-lru", "--no-plot", "--outdir", self.path("o"),
+                    path)
+        self.assertEqual(p.returncode, 0, p.stderr)
