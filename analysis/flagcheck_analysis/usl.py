@@ -98,15 +98,20 @@ def fits(records, base):
     return out
 
 
+MAX_PREDICT = 4096          # fio's own limit on jobs (REAL_MAX_JOBS, fio.h)
+
+
 def predict_arg(text):
-    """argparse type of --predict: a whole number of jobs, at least 2."""
+    """argparse type of --predict: a whole number of jobs, 2 to fio's
+    limit on jobs."""
     try:
         n = int(text)
     except ValueError:
         n = 0
-    if n < 2:
+    if not 2 <= n <= MAX_PREDICT:
         raise argparse.ArgumentTypeError(
-            "%r is not valid: give a whole number of jobs, 2 or more" % text)
+            "%r is not valid: give a whole number of jobs, 2 to %d (fio's "
+            "limit on jobs)" % (text, MAX_PREDICT))
     return n
 
 
@@ -129,8 +134,10 @@ def add_arguments(parser):
     parser.add_argument(
         "--predict", type=predict_arg, metavar="N",
         help="with a scaling-law fit (4 or more numjobs values), also print "
-        "each mode's fitted IOPS at N jobs and draw the fitted curve out to "
-        "N, dashed beyond the measured numjobs")
+        "each mode's fitted IOPS at N jobs (2 to %d; said to be "
+        "extrapolated where N is beyond the measured numjobs) and draw the "
+        "fitted curve out to N, dashed beyond the measured numjobs"
+        % MAX_PREDICT)
 
 
 def _num(v):
@@ -189,7 +196,10 @@ def tables(all_fits, predict=None):
             cells += [_with_ci(f, i) for i in range(3)]
             cells.append(_fmt_peak(f))
             if predict:
-                cells.append(_num(float(throughput(predict, *f.values))))
+                cells.append(_num(float(throughput(predict, *f.values))) + (
+                    " (extrapolated beyond the measured %s)"
+                    % _numjobs(f.numjobs) if predict > max(f.numjobs)
+                    else ""))
             rows.append(cells)
         out.append(("scaling law (USL): %s: X(N) = lambda N / (1 + sigma "
                     "(N-1) + kappa N (N-1)), fitted to every run, %d%% "

@@ -191,14 +191,20 @@ class TestReport(unittest.TestCase):
                 self.assertLess(abs(got / want - 1), 0.10, (mode, cell))
             # the extrapolation to 32 jobs, against the true curve
             want = lam * 32 / (1 + sigma * 31 + kappa * 32 * 31)
-            self.assertLess(abs(float(cells[-1]) / want - 1), 0.10,
+            value, _, note = cells[-1].partition(" ")
+            self.assertLess(abs(float(value) / want - 1), 0.10,
                             (mode, cells[-1], want))
+            # issue 21 item 14: said in the text, not only in the plot
+            self.assertEqual(note, "(extrapolated beyond the measured "
+                             "1..16)")
         # always: N* = sqrt(0.7 / 0.02) = 5.92 by hand
         n_star = float(re.split(r"\s{2,}", rows["always"].strip())[6])
         self.assertLess(abs(n_star / math.sqrt(0.7 / 0.02) - 1), 0.10)
         self.assertIn("IOPS at 32 jobs", text)
         with open(os.path.join(out, "report.md")) as f:
-            self.assertIn("### scaling law (USL): syn", f.read())
+            md = f.read()
+        self.assertIn("### scaling law (USL): syn", md)
+        self.assertIn("(extrapolated beyond the measured 1..16)", md)
         try:
             import matplotlib  # noqa: F401
         except ImportError:
@@ -210,14 +216,15 @@ class TestReport(unittest.TestCase):
         self.assertIn("test_first USL fit", svg)
 
     def test_bad_predict(self):
-        for bad in ("1", "0", "x", "2.5", "-4"):
+        for bad in ("1", "0", "x", "2.5", "-4", "4097",
+                    "99999999999999999999"):
             p = run_cli("flagcheck-report", self.d, "--no-plot",
                         "--predict", bad)
             self.assertEqual(p.returncode, 2, bad)
             self.assertNotIn("Traceback", p.stderr)
             self.assertIn("argument --predict: %r is not valid: give a "
-                          "whole number of jobs, 2 or more" % bad,
-                          p.stderr.splitlines()[-1])
+                          "whole number of jobs, 2 to 4096 (fio's limit on "
+                          "jobs)" % bad, p.stderr.splitlines()[-1])
 
     def test_help_explains_the_fit(self):
         p = run_cli("flagcheck-report", "--help")
