@@ -206,26 +206,31 @@ reproduce-family: deps
 # runner's default engine is the one installed beside it.
 LIBDIR	= $(PREFIX)/lib/flagcheck
 JOBDIR	= $(PREFIX)/share/flagcheck/jobs
+# the commands, linked into $(PREFIX)/bin
+TOOLS	:= flagcheck-run flagcheck-report flagcheck-calibrate flagcheck-lru
 
+# Every path quoted: a PREFIX or DESTDIR may hold spaces.  The package is
+# installed as it lies under analysis/ (every .py in it, sub-packages too).
 install: all
-	install -d $(DESTDIR)$(LIBDIR)/analysis/flagcheck_analysis \
-		$(DESTDIR)$(JOBDIR) $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(ENGINE) $(DESTDIR)$(LIBDIR)/
-	install -m 0644 analysis/flagcheck_analysis/*.py \
-		$(DESTDIR)$(LIBDIR)/analysis/flagcheck_analysis/
-	install -m 0755 $(CALIBRATE) $(DESTDIR)$(LIBDIR)/
-	install -m 0755 analysis/flagcheck-run analysis/flagcheck-report \
-		analysis/flagcheck-calibrate $(DESTDIR)$(LIBDIR)/analysis/
-	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) $(DESTDIR)$(JOBDIR)/)
-	ln -sf ../lib/flagcheck/analysis/flagcheck-run $(DESTDIR)$(PREFIX)/bin/
-	ln -sf ../lib/flagcheck/analysis/flagcheck-report $(DESTDIR)$(PREFIX)/bin/
-	ln -sf ../lib/flagcheck/analysis/flagcheck-calibrate $(DESTDIR)$(PREFIX)/bin/
+	install -d "$(DESTDIR)$(LIBDIR)/analysis" "$(DESTDIR)$(JOBDIR)" \
+		"$(DESTDIR)$(PREFIX)/bin"
+	install -m 0755 $(ENGINE) $(CALIBRATE) "$(DESTDIR)$(LIBDIR)/"
+	cd analysis && find flagcheck_analysis -name '*.py' | sort | \
+		while read -r f; do \
+			install -D -m 0644 "$$f" \
+				"$(DESTDIR)$(LIBDIR)/analysis/$$f" || exit 1; \
+		done
+	install -m 0755 $(addprefix analysis/,$(TOOLS)) \
+		"$(DESTDIR)$(LIBDIR)/analysis/"
+	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) "$(DESTDIR)$(JOBDIR)/")
+	for t in $(TOOLS); do \
+		ln -sf "../lib/flagcheck/analysis/$$t" \
+			"$(DESTDIR)$(PREFIX)/bin/$$t" || exit 1; \
+	done
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/flagcheck-run \
-		$(DESTDIR)$(PREFIX)/bin/flagcheck-report \
-		$(DESTDIR)$(PREFIX)/bin/flagcheck-calibrate
-	rm -rf $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/share/flagcheck
+	for t in $(TOOLS); do rm -f "$(DESTDIR)$(PREFIX)/bin/$$t"; done
+	rm -rf "$(DESTDIR)$(LIBDIR)" "$(DESTDIR)$(PREFIX)/share/flagcheck"
 
 clean:
 	rm -rf $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/unit-tsan \

@@ -619,3 +619,50 @@ class LruRecords(Scratch):
         p = run_cli("flagcheck-lru", "--no-plot", "--outdir", self.path("o"),
                     path)
         self.assertEqual(p.returncode, 0, p.stderr)
+
+
+@unittest.skipUnless(shutil.which("make") and os.path.exists(ENGINE),
+                     "needs make and the built engine")
+class InstallQuoted(Scratch):
+    """item 8: make install and uninstall under a PREFIX with a space;
+    flagcheck-lru installed and linked like the other commands"""
+
+    def make(self, *args):
+        # -o: install what is built, never rebuild here
+        return subprocess.run(
+            ["make", "-s", "-C", REPO, "-o", "build/fio-flagcheck.so", "-o",
+             "build/flagcheck-calibrate"] + list(args)
+            + ["DESTDIR=" + self.path("dest"), "PREFIX=/opt/my fc"],
+            capture_output=True, text=True, timeout=300)
+
+    def test_install_and_uninstall(self):
+        neighbour = self.path("dest", "opt", "my", "keep")
+        os.makedirs(os.path.dirname(neighbour))
+        open(neighbour, "w").close()
+        p = self.make("install")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        prefix = self.path("dest", "opt", "my fc")
+        lib = os.path.join(prefix, "lib", "flagcheck")
+        for tool in ("flagcheck-run", "flagcheck-report",
+                     "flagcheck-calibrate", "flagcheck-lru"):
+            link = os.path.join(prefix, "bin", tool)
+            self.assertEqual(os.path.realpath(link),
+                             os.path.join(lib, "analysis", tool))
+            p = subprocess.run([link, "--help"], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, tool + p.stderr)
+        src = os.path.join(REPO, "analysis", "flagcheck_analysis")
+        for d, _, names in os.walk(src):
+            for n in names:
+                if n.endswith(".py"):
+                    self.assertTrue(os.path.isfile(os.path.join(
+                        lib, "analysis", os.path.relpath(
+                            os.path.join(d, n), os.path.join(REPO,
+                                                             "analysis")))))
+        p = self.make("uninstall")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertTrue(os.path.exists(neighbour))
+        self.assertEqual(sorted(os.listdir(self.path("dest", "opt"))),
+                         ["my", "my fc"])
+        self.assertEqual(os.listdir(os.path.join(prefix, "bin")), [])
+        self.assertFalse(os.path.exists(lib))
