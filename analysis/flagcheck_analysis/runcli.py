@@ -43,6 +43,7 @@ files in --outdir, per run (repeat counts from 1):
   <scenario>_<mode>_nj<numjobs>_r<repeat>.json             fio output
   <scenario>_<mode>_nj<numjobs>_r<repeat>.flagcheck.jsonl  engine counters
   manifest.json   host, versions, matrix, every run's command, env, status
+  flagcheck-run.lock  held while flagcheck-run or a fio it started runs
 scenario is the job file name without its extension.
 
 environment given to fio (override with --set VAR=VALUE):

@@ -468,7 +468,8 @@ class FullDisk(Scratch):
         self.assertEqual(len(lines), 1, err)
         self.assertIn(os.path.join(out, "manifest.json"), lines[0])
         self.assertEqual(read("left").split(), [
-            ".", "..", "manifest.json", "null-engine_always_nj1_r1.json"])
+            ".", "..", "flagcheck-run.lock", "manifest.json",
+            "null-engine_always_nj1_r1.json"])
         self.assertEqual(read("manifest.after"), read("manifest.before"))
 
 
