@@ -7,9 +7,9 @@ import os
 import sys
 from collections import namedtuple
 
-from . import (atomic, clients, compare, conditions, fiojson, hosttable, lineprobe,
-               lru, manifest, matrix, plot, render, scaling, setups, stats,
-               threeway, usl, why)
+from . import (atomic, clients, compare, conditions, fiojson, hosttable,
+               lineprobe, lru, manifest, matrix, plot, render, scaling, setups,
+               stats, threeway, usl, why)
 
 PROG = "flagcheck-report"
 
