@@ -176,8 +176,9 @@ def identify(path, doc, stats_records, entry, group_by, modes):
     if mode is None and option == "flag_check" and stats_records:
         mode = stats_records[0].get("flag_check")
     if mode is None and group_by is not None:
-        raise fiojson.InputError(path, "--group-by %s: no such job option "
-                                 "in this run (its options: %s)" % (
+        raise fiojson.InputError(path, "cannot tell the mode: --group-by "
+                                 "%s: no such job option in this run (its "
+                                 "options: %s)" % (
                                      group_by, ", ".join(sorted(opts))))
     if mode is None:
         raise fiojson.InputError(path, "cannot tell the mode: no %r job "

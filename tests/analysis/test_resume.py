@@ -539,8 +539,9 @@ class Messages(Scratch):
                            "flagcheck-fixture_always_nj1_r1.json")
         p = run_cli("flagcheck-report", "--no-plot", "--outdir",
                     self.path("r"), "--group-by", "bogus", one)
-        self.assertOneLine(p, one + ": --group-by bogus: no such job option "
-                           "in this run (its options: ", rc=1)
+        self.assertOneLine(p, one + ": cannot tell the mode: --group-by "
+                           "bogus: no such job option in this run (its "
+                           "options: ", rc=1)
         p = run_cli("flagcheck-report", "--no-plot", "--outdir",
                     self.path("r"), "--base", "bogus", FIXTURE_RESULTS)
         self.assertOneLine(p, "--base bogus: no runs of that mode; the "
