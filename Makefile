@@ -209,17 +209,21 @@ JOBDIR	= $(PREFIX)/share/flagcheck/jobs
 # the commands, linked into $(PREFIX)/bin
 TOOLS	:= flagcheck-run flagcheck-report flagcheck-calibrate flagcheck-lru
 
-# Every path quoted: a PREFIX or DESTDIR may hold spaces.  The package is
-# installed as it lies under analysis/ (every .py in it, sub-packages too).
+# the analysis package and each of its sub-packages (results, stats, run,
+# calibrate, report): every directory of it with an __init__.py
+PYPKGS	= $(patsubst %/__init__.py,%,$(wildcard \
+	analysis/flagcheck_analysis/__init__.py \
+	analysis/flagcheck_analysis/*/__init__.py))
+
+# Every path quoted: a PREFIX or DESTDIR may hold spaces.
 install: all
 	install -d "$(DESTDIR)$(LIBDIR)/analysis" "$(DESTDIR)$(JOBDIR)" \
 		"$(DESTDIR)$(PREFIX)/bin"
-	install -m 0755 $(ENGINE) $(CALIBRATE) "$(DESTDIR)$(LIBDIR)/"
-	cd analysis && find flagcheck_analysis -name '*.py' | sort | \
-		while read -r f; do \
-			install -D -m 0644 "$$f" \
-				"$(DESTDIR)$(LIBDIR)/analysis/$$f" || exit 1; \
-		done
+	install -m 0755 "$(ENGINE)" "$(CALIBRATE)" "$(DESTDIR)$(LIBDIR)/"
+	for d in $(PYPKGS); do \
+		install -d "$(DESTDIR)$(LIBDIR)/$$d" && \
+		install -m 0644 "$$d"/*.py "$(DESTDIR)$(LIBDIR)/$$d/" || exit 1; \
+	done
 	install -m 0755 $(addprefix analysis/,$(TOOLS)) \
 		"$(DESTDIR)$(LIBDIR)/analysis/"
 	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) "$(DESTDIR)$(JOBDIR)/")

@@ -13,6 +13,9 @@ import unittest
 
 from tests.analysis.helpers import ANALYSIS, NULL_JOB, REPO, run_cli
 from tests.analysis.test_faults import Scratch
+from flagcheck_analysis.calibrate import calibration as calibrate
+from flagcheck_analysis.results import fiojson, manifest
+from flagcheck_analysis.run import lineprobe
 
 FIO = shutil.which("fio")
 ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
@@ -365,7 +368,6 @@ class HandEditedFiles(Scratch):
             return json.load(f)
 
     def test_manifest_fields(self):
-        from flagcheck_analysis import fiojson, manifest
         doc = self.manifest_doc()
         path = self.path("manifest.json")
         for where, value, needle in self.MANIFEST:
@@ -411,7 +413,6 @@ class HandEditedFiles(Scratch):
     )
 
     def test_calibration_fields(self):
-        from flagcheck_analysis import calibrate
         with open(WHY_CAL) as f:
             doc = json.load(f)
         path = self.path("calibration.json")
@@ -424,7 +425,6 @@ class HandEditedFiles(Scratch):
             self.assertIn(path + ": " + needle, str(cm.exception))
 
     def test_a_bad_calibration_program_leaves_no_file(self):
-        from flagcheck_analysis import calibrate
         with open(WHY_CAL) as f:
             doc = edited(json.load(f), ("transfer_ns", 0, 1), "fast")
         prog = self.path("cal")
@@ -556,7 +556,6 @@ class Messages(Scratch):
         return path
 
     def test_a_calibration_program_killed_by_a_signal(self):
-        from flagcheck_analysis import calibrate
         prog = self.program("kill -SEGV $$\n")
         with self.assertRaises(calibrate.CalibrationError) as cm:
             calibrate.run_program(prog, 0.1)
@@ -564,7 +563,6 @@ class Messages(Scratch):
                          "message" % prog)
 
     def test_a_hung_line_probe_is_stopped(self):
-        from flagcheck_analysis import calibrate, lineprobe
         # the program starts a child that holds its output open too
         prog = self.program("sleep 300 &\nsleep 300\n")
         t0 = time.monotonic()

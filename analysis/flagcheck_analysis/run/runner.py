@@ -12,8 +12,11 @@ import subprocess
 import sys
 import time
 
-from . import calibrate, clock, decide, fiojson, hostrun, interference, \
-    jobfile, lineprobe, manifest, matrix, placement
+from ..results import fiojson, manifest, matrix
+from ..stats import decide
+from . import (clock, clientserver as hostrun, interference, jobfile,
+               lineprobe, placement)
+from ..calibrate import calibration as calibrate
 
 PROG = "flagcheck-run"
 STDERR_TAIL = 20            # lines of fio's stderr kept for a failed run

@@ -5,7 +5,8 @@ and each mode's ratio to the base mode against numjobs."""
 
 import io
 
-from . import atomic, usl
+from ..results import safewrite as atomic
+from ..stats import usl
 
 
 class PlotError(Exception):

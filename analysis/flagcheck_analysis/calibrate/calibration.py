@@ -17,8 +17,11 @@ import statistics
 import subprocess
 import sys
 
-from . import atomic, placement, plot, render, schema
-from .schema import COUNT, INT, POSITIVE, STR, List, Map, Obj, Opt, number
+from ..results import safewrite as atomic, schema
+from ..results.schema import (COUNT, INT, POSITIVE, STR, List, Map, Obj, Opt,
+                              number)
+from ..run import placement
+from ..report import plot, render
 
 PROG = "flagcheck-calibrate"
 JSON_NAME = "calibration.json"
@@ -27,8 +30,8 @@ DEFAULT_SECONDS = 10.0
 SYSFS = "/sys/devices/system"
 CPUINFO = "/proc/cpuinfo"
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.realpath(__file__))))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))))
 
 # How two CPUs relate, nearest first, and how the tables name it.
 RELATIONS = (("smt", "SMT sibling"), ("same_node", "same node"),
