@@ -488,7 +488,7 @@ static const struct fc_model_option pattern_options[] = {
 	{
 		.name	= "pattern_words",
 		.help	= "The shared words: NAME@LINE[+OFFSET][:all|job|node]"
-			  "[=INIT];... (docs/pattern.md)",
+			  "[=INIT],... (docs/pattern.md)",
 		.offset	= offsetof(struct pattern_params, words),
 		.is_string = 1,
 	},
@@ -496,7 +496,7 @@ static const struct fc_model_option pattern_options[] = {
 		.name	= "pattern",
 		.help	= "Per I/O, the code before the patch: [?]OP(ARGS)"
 			  "[/below=T][/every=N][/every_ns=T][/flip_every=N]"
-			  "[*N];... with the kernel's names (docs/pattern.md)",
+			  "[*N],... with the kernel's names (docs/pattern.md)",
 		.offset	= offsetof(struct pattern_params, pattern),
 		.is_string = 1,
 	},

@@ -5,9 +5,12 @@
  * parsed once (pattern_parse.c) into an array of operations on named words
  * of a 64-line arena; per I/O the model walks that array (pattern.c).
  *
- *   pattern_words=flags@0;pinned@1+8:all=0x1;mine@2:job
- *   pattern=test_and_clear_bit(flags,1);test_and_clear_bit(flags,2)
+ *   pattern_words=flags@0,pinned@1+8:all=0x1,mine@2:job
+ *   pattern=test_and_clear_bit(flags,1),test_and_clear_bit(flags,2)
  *   pattern_fixed=?set_bit(flags,0)/flip_every=100*2
+ *
+ * Items are separated by ',' outside parentheses, not ';': fio's job-file
+ * reader ends a line at its first ';' or '#'.
  */
 #ifndef FLAGCHECK_PATTERN_H
 #define FLAGCHECK_PATTERN_H

@@ -60,7 +60,7 @@ static const char *const sharing_names[] = {
 /* Where the parser is, for the messages */
 struct pctx {
 	const char *opt;	/* the option's name */
-	const char *item;	/* the current item's text, up to ';' */
+	const char *item;	/* the current item's text, up to ',' */
 	int item_len;
 	unsigned int pos;	/* its number, 1 up */
 	const char *what;	/* "word" or "operation" */
@@ -135,7 +135,7 @@ static int find_word(const struct pattern_prog *p, const char *name, int n)
 	return -1;
 }
 
-/* ----- pattern_words: NAME@LINE[+OFFSET][:SHARING][=INIT] ----- */
+/* ----- pattern_words: NAME@LINE[+OFFSET][:SHARING][=INIT],... ----- */
 
 static int word_sharing(const struct pctx *x, const char **s, const char *end,
 			struct pattern_word *w)
@@ -219,22 +219,38 @@ static int parse_word(const struct pctx *x, const char *s, const char *end,
 	return 0;
 }
 
+/* The end of the item at @s: the next ',' outside parentheses, or the end */
+static const char *item_end(const char *s)
+{
+	int depth = 0;
+
+	for (; *s && (*s != ',' || depth > 0); s++)
+		depth += *s == '(' ? 1 : *s == ')' ? -1 : 0;
+	return s;
+}
+
 /*
- * Calls @fn on each ';'-separated item of @s (blank items skipped), with
- * @x telling where it is; stops at the first refusal.
+ * Calls @fn on each item of @s, separated by ',' outside parentheses (blank
+ * items skipped), with @x telling where it is; stops at the first refusal.
+ * Not ';': fio's job-file reader cuts a line at its first ';' or '#'.
  */
 static int for_each_item(struct pctx *x, const char *s, void *p,
 			 int (*fn)(struct pctx *, const char *, const char *,
 				   void *))
 {
-	const char *next, *end;
+	const char *next, *end, *bad = strpbrk(s, ";#");
 
 	x->pos = 0;
+	if (bad) {
+		x->item = s;
+		x->item_len = strlen(s);
+		return refuse(x, "'%c' at character %d: separate items with ','"
+			      " (in a job file fio ends the line at ';' or '#')",
+			      *bad, (int)(bad - s) + 1);
+	}
 	for (; *s; s = next) {
-		end = strchr(s, ';');
-		next = end ? end + 1 : s + strlen(s);
-		if (!end)
-			end = next;
+		end = item_end(s);
+		next = *end ? end + 1 : end;
 		s = skip_blanks(s, end);
 		while (end > s && isspace((unsigned char)end[-1]))
 			end--;
@@ -270,7 +286,7 @@ int pattern_parse_words(const char *s, struct pattern_prog *p, char *msg,
 	return for_each_item(&x, s ? s : "", p, word_item);
 }
 
-/* ----- pattern, pattern_fixed: [?]OP(ARGS)[/GUARD=N]...[*N] ----- */
+/* ----- pattern, pattern_fixed: [?]OP(ARGS)[/GUARD=N]...[*N],... ----- */
 
 static const struct pattern_opdef *find_op(const char *s, int n)
 {
