@@ -98,6 +98,23 @@ def test_readers_are_counted_apart(ctx):
             assert st["reader_calls"] == st["reader_loads"] == s["ios"] > 0
 
 
+@pytest.mark.parametrize("variant", ["always", "test_first"])
+def test_flip_every_makes_test_first_do_the_rmw(ctx, variant):
+    """One job, the bit set again every 8th of its I/Os (counted in flips):
+    test_first clears it once per flip, always on every I/O."""
+    r = ctx.fio_run(ctx.base_args(
+        model="pattern", variant=variant, pattern_words="mask@5+16",
+        pattern="clear_bit(mask,9)/flip_every=8", time_based=0,
+        size="4m", runtime=60))
+    fiorun.ok(r)
+    (job,), (s,) = r.json()["jobs"], r.stats
+    ios = fio_ios(job)
+    assert s["ios"] == ios == 1024, (s["ios"], ios)
+    assert s["model_stats"]["flips"] == ios // 8
+    want = ios if variant == "always" else ios // 8
+    assert s["rmw"] == want and s["rmw_skipped"] == ios - want, s
+
+
 def test_words_after_the_pattern_in_a_job_file(ctx):
     """fio parses options in an order of its own: pattern may come first."""
     job = jobfile(ctx, [("model", "pattern"), ("variant", "always"),
