@@ -64,7 +64,8 @@ CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -Iengine -pthread
 
 all: $(ENGINE) $(CALIBRATE)
 
-.PHONY: all deps fio device-bundle check bench reproduce reproduce-family unit-tests clean distclean install \
+.PHONY: all deps fio device-bundle check bench reproduce reproduce-family \
+	reproduce-catalogue unit-tests clean distclean install \
 	uninstall calibrate
 
 deps:
@@ -199,6 +200,21 @@ reproduce-family: deps
 		--modes on,off --numjobs 1 --repeats 3 --ramp 0 --no-calibrate \
 		--runtime $(REPRO_RUNTIME) $(REPRO_ARGS) jobs/bh-lru-lookup.fio
 	$(PYTHON) analysis/flagcheck-lru $(REPRO_OUT)/s5
+
+# The catalogue, more of the family as model=pattern job files
+# (jobs/catalogue/*.fio): every one in both modes, REPRO_REPEATS interleaved
+# repeats, numjobs 1..nproc; the report, then each job's test_first/always
+# beside the gain its source published (the job file's published-figure
+# line).
+CATALOGUE_JOBS	?= $(sort $(wildcard jobs/catalogue/*.fio))
+
+reproduce-catalogue: deps
+	$(MAKE) all
+	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/catalogue \
+		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
+		$(REPRO_ARGS) $(CATALOGUE_JOBS)
+	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)/catalogue
+	$(PYTHON) analysis/flagcheck-catalogue $(REPRO_OUT)/catalogue
 
 # The same layout on every host: a fio server loads the engine named in the
 # job from its own disk, so for `flagcheck-run --hosts` each host needs it at
