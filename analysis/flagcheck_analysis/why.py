@@ -442,7 +442,7 @@ def add_arguments(p):
         "calibration.json (flagcheck-calibrate), when the engine's counters "
         "time the modelled path (timed_checks), or with one of these "
         "options; it ends with a worked estimate of the published S1 figure "
-        "(1.7M -> 4.0M IOPS, 40%% in filemap_check_errors(), 4-socket box) "
+        "(1.7M -> 4.0M IOPS, 40% in filemap_check_errors(), 4-socket box) "
         "from a transfer latency: --transfer-ns, else --calibration, else "
         "the results directory's own calibration; for model=pattern runs "
         "with a numjobs=1 run of each mode, the same transfer predicts both "
