@@ -59,10 +59,23 @@ def options(path):
     return out
 
 
+def items(text):
+    """The items of a value: separated by ',' outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur]
+
+
 def parse_ops(text):
     """[(test_first, name, args, {guard: N}, repeat)] of a sequence."""
     ops = []
-    for token in text.split(";"):
+    for token in items(text):
         m = _OP.match(token.strip())
         assert m, f"cannot read the operation {token!r}"
         guards = dict((g.split("=")[0], int(g.split("=")[1]))
