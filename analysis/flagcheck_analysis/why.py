@@ -222,7 +222,7 @@ def self_check(groups, cal):
     return None
 
 
-def whatif(groups, transfer_ns):
+def whatif(groups, transfer_ns, predict=None):
     """The worked estimate of every pattern scenario (model=pattern): per
     numjobs N >= 2 and mode, the IOPS predicted from the counters' line
     operations per fio I/O (RMWs + plain stores: each takes the line
@@ -232,26 +232,37 @@ def whatif(groups, transfer_ns):
     IOPS(1): the same mode at numjobs=1, whose line never leaves its CPU, so
     its ns per I/O is the job's other work (work(ns), fio, the path's own
     loads and local atomics).  [] without a transfer; a scenario without a
-    numjobs=1 run of a mode is left out for that mode."""
+    numjobs=1 run of a mode is left out for that mode.  With `predict` (the
+    report's --predict N), also at N jobs, with the line ops per I/O of the
+    mode's largest numjobs run, measured "-"."""
     if not transfer_ns:
         return []
-    out = []
+    out, largest = [], {}
     for scenario, nj, mode in sorted(groups):
         rs = groups[(scenario, nj, mode)]
         one = groups.get((scenario, 1, mode))
-        if nj < 2 or not one or not any(r.model == PATTERN_MODEL
-                                        for r in rs):
+        if not one or not any(r.model == PATTERN_MODEL for r in rs):
             continue
         x1 = _mean(r.iops for r in one)
         rmw = _mean(r.rmw_per_io for r in rs)
         stores = _mean(r.stores_per_io for r in rs)
         if not x1 or rmw is None or stores is None:
             continue
-        line = rmw + stores
-        pred = 1.0 / (1.0 / (nj * x1) + line * transfer_ns * 1e-9)
-        out.append(Whatif(scenario, nj, mode, line, 1e9 / x1, pred,
-                          _mean(r.iops for r in rs)))
-    return out
+        largest[(scenario, mode)] = (x1, rmw + stores)
+        if nj >= 2:
+            out.append(_whatif_row(scenario, nj, mode, x1, rmw + stores,
+                                   transfer_ns, _mean(r.iops for r in rs)))
+    done = {(w.scenario, w.numjobs, w.mode) for w in out}
+    for (scenario, mode), (x1, line) in sorted(largest.items()):
+        if predict and (scenario, predict, mode) not in done:
+            out.append(_whatif_row(scenario, predict, mode, x1, line,
+                                   transfer_ns, None))
+    return sorted(out, key=lambda w: (w.scenario, w.numjobs, w.mode))
+
+
+def _whatif_row(scenario, nj, mode, x1, line, transfer_ns, measured):
+    pred = 1.0 / (1.0 / (nj * x1) + line * transfer_ns * 1e-9)
+    return Whatif(scenario, nj, mode, line, 1e9 / x1, pred, measured)
 
 
 def whatif_gains(rows):
@@ -446,8 +457,8 @@ def add_arguments(p):
         "from a transfer latency: --transfer-ns, else --calibration, else "
         "the results directory's own calibration; for model=pattern runs "
         "with a numjobs=1 run of each mode, the same transfer predicts both "
-        "modes' IOPS at every numjobs >= 2 beside the measured (what would "
-        "the patch gain?)")
+        "modes' IOPS at every numjobs >= 2 beside the measured, and at "
+        "--predict N jobs (what would the patch gain at N CPUs?)")
     g.add_argument("--transfer-ns", type=_transfer_ns, metavar="NS",
                    help="another machine's one-way cache-line transfer "
                    "latency in ns, for the worked estimate")
@@ -498,7 +509,8 @@ def build(args, records, docs, warn):
     s1 = any(r.model == S1_MODEL for rs in groups.values() for r in rs)
     est = estimate(t, source) if t and (s1 or explicit) else None
     return Section(cal, gaps(groups, cal), share_rows, est,
-                   self_check(groups, cal), None, whatif(groups, t),
+                   self_check(groups, cal), None,
+                   whatif(groups, t, getattr(args, "predict", None)),
                    (t, source))
 
 

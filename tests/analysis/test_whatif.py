@@ -57,6 +57,24 @@ class TestWhatif(unittest.TestCase):
         self.assertAlmostEqual(pred, 1.75, places=6)
         self.assertEqual(meas, 2.0)
 
+    def test_at_predict_n(self):
+        rows = why.whatif(groups(), 100.0, predict=256)
+        at = [w for w in rows if w.numjobs == 256]
+        self.assertEqual([w.mode for w in at], ["always", "test_first"])
+        a, t = at
+        # always: 1 / (1/(256 x 1.0M) + 2 x 100 ns) = 1e9 / 203.90625
+        self.assertAlmostEqual(a.predicted, 1e9 / (1000 / 256 + 200),
+                               places=3)
+        self.assertIsNone(a.measured)
+        self.assertAlmostEqual(t.predicted, 1 / (1 / (256 * 1.25e6) +
+                                                 (2 / 4.8e6) * 100e-9),
+                               places=3)
+        gains = why.whatif_gains(rows)
+        self.assertAlmostEqual(gains[("pat", 256)][0],
+                               t.predicted / a.predicted, places=12)
+        self.assertIsNone(gains[("pat", 256)][1])
+        self.assertEqual(len(why.whatif(groups(), 100.0, predict=2)), 2)
+
     def test_no_transfer_no_estimate(self):
         self.assertEqual(why.whatif(groups(), None), [])
 
