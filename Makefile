@@ -233,6 +233,10 @@ install: all
 	install -m 0755 analysis/flagcheck-run analysis/flagcheck-report \
 		analysis/flagcheck-calibrate $(DESTDIR)$(LIBDIR)/analysis/
 	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) $(DESTDIR)$(JOBDIR)/)
+	$(if $(CATALOGUE_JOBS),install -d $(DESTDIR)$(JOBDIR)/catalogue)
+	$(if $(CATALOGUE_JOBS),install -m 0644 $(CATALOGUE_JOBS) $(DESTDIR)$(JOBDIR)/catalogue/)
+	install -m 0755 analysis/flagcheck-catalogue $(DESTDIR)$(LIBDIR)/analysis/
+	ln -sf ../lib/flagcheck/analysis/flagcheck-catalogue $(DESTDIR)$(PREFIX)/bin/
 	ln -sf ../lib/flagcheck/analysis/flagcheck-run $(DESTDIR)$(PREFIX)/bin/
 	ln -sf ../lib/flagcheck/analysis/flagcheck-report $(DESTDIR)$(PREFIX)/bin/
 	ln -sf ../lib/flagcheck/analysis/flagcheck-calibrate $(DESTDIR)$(PREFIX)/bin/
@@ -240,7 +244,8 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/flagcheck-run \
 		$(DESTDIR)$(PREFIX)/bin/flagcheck-report \
-		$(DESTDIR)$(PREFIX)/bin/flagcheck-calibrate
+		$(DESTDIR)$(PREFIX)/bin/flagcheck-calibrate \
+		$(DESTDIR)$(PREFIX)/bin/flagcheck-catalogue
 	rm -rf $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/share/flagcheck
 
 clean:
