@@ -242,11 +242,11 @@ static int for_each_item(struct pctx *x, const char *s, void *p,
 
 	x->pos = 0;
 	if (bad) {
-		x->item = s;
-		x->item_len = strlen(s);
-		return refuse(x, "'%c' at character %d: separate items with ','"
-			      " (in a job file fio ends the line at ';' or '#')",
-			      *bad, (int)(bad - s) + 1);
+		snprintf(x->msg, x->len, "%s=%.80s: '%c' at character %d: "
+			 "separate items with ',' (in a job file fio ends the "
+			 "line at ';' or '#')", x->opt, s, *bad,
+			 (int)(bad - s) + 1);
+		return -1;
 	}
 	for (; *s; s = next) {
 		end = item_end(s);
