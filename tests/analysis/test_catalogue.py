@@ -11,7 +11,7 @@ import unittest
 
 from tests.analysis.helpers import FIXTURES, REPO, run_cli
 
-from flagcheck_analysis import catalogue
+from flagcheck_analysis.report import catalogue
 
 CATALOGUE = sorted(glob.glob(os.path.join(REPO, "jobs", "catalogue",
                                           "*.fio")))

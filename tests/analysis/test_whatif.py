@@ -25,8 +25,8 @@ from types import SimpleNamespace
 
 from tests.analysis.helpers import FIXTURES, run_cli
 
-from flagcheck_analysis import why
-from flagcheck_analysis.report import inputs_to_files, load_records
+from flagcheck_analysis.report import rmwcost as why
+from flagcheck_analysis.report.cli import inputs_to_files, load_records
 
 WHATIF = os.path.join(FIXTURES, "whatif")
 

@@ -21,7 +21,8 @@ import math
 import re
 from collections import namedtuple
 
-from . import render, stats
+from ..stats import significance as stats
+from . import render
 
 KEY = "published-figure:"
 Figure = namedtuple("Figure", "gain form what")
