@@ -6,6 +6,7 @@
 #   make check            install what is missing, build, run every test
 #   make check PYTEST_ARGS='-k iodepth'   ... only the tests pytest's -k picks
 #   make bench            the engine's overhead against fio's null engine
+#   make bench-pattern    model=pattern against the C models it mirrors
 #   make calibrate        this machine's cache-line costs, in $(BUILD)/calibration
 #
 # The analysis runs with Debian's python3 (it has python3-matplotlib), not
@@ -64,8 +65,8 @@ CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -Iengine -pthread
 
 all: $(ENGINE) $(CALIBRATE)
 
-.PHONY: all deps fio device-bundle check bench reproduce reproduce-family \
-	reproduce-catalogue unit-tests clean distclean install \
+.PHONY: all deps fio device-bundle check bench bench-pattern reproduce \
+	reproduce-family reproduce-catalogue unit-tests clean distclean install \
 	uninstall calibrate
 
 deps:
@@ -157,6 +158,14 @@ check: deps
 
 bench: all
 	$(PYTHON) tests/bench.py --engine $(ENGINE)
+
+# model=pattern against each C model it mirrors (jobs/pattern/ vs jobs/),
+# side by side, and a one-test pattern against fio's null engine;
+# BENCH_PATTERN_ARGS reaches tests/bench_pattern.py (--repeats, --runtime,
+# --scenarios S1,S2, ...).
+BENCH_PATTERN_ARGS ?=
+bench-pattern: all
+	$(PYTHON) tests/bench_pattern.py --engine $(ENGINE) $(BENCH_PATTERN_ARGS)
 
 # The headline reproduction on the embedded default (null backend, nothing
 # written): both scenarios, both modes, numjobs 1..nproc, interleaved

@@ -7,38 +7,16 @@ exactly; jobs past pattern_writers only read, counted apart; a bad pattern
 makes fio exit non-zero before any I/O with one line naming the option,
 the item and what is allowed.
 """
-import os
-import tempfile
-
 import pytest
 
 import fiorun
+# the invariants' files for the real backends and their job-file writer
+from test_engine_invariants import datadir, jobfile  # noqa: F401
 
 BACKENDS = ["null", "psync", "libaio", "io_uring"]
 DEPTHS = [1, 32]
 S1_WORDS = "flags@0"
 S1 = "test_and_clear_bit(flags,0),test_and_clear_bit(flags,1)"
-
-
-@pytest.fixture(scope="module")
-def datadir(ctx):
-    """Files for the real backends, laid out once for the module."""
-    d = tempfile.mkdtemp(prefix="pattern-", dir=ctx.tmp)
-    yield d
-    for f in os.listdir(d):
-        os.unlink(os.path.join(d, f))
-    os.rmdir(d)
-
-
-def jobfile(ctx, global_opts, jobs):
-    """[global] with the engine and the counters file, then one section per
-    job; options as (name, value) pairs."""
-    text = ["[global]", "ioengine=external:" + ctx.engine,
-            "flagcheck_stats=${FLAGCHECK_STATS}", "model=pattern"]
-    text += [f"{k}={v}" for k, v in global_opts]
-    for name, opts in jobs:
-        text += [f"[{name}]"] + [f"{k}={v}" for k, v in opts]
-    return ctx.jobfile("\n".join(text) + "\n")
 
 
 def fio_ios(job):
@@ -56,7 +34,7 @@ def by_job(r):
 @pytest.mark.parametrize("variant", ["always", "test_first"])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_s1_pattern_counts_equal_fios(ctx, datadir, backend, variant):
-    opts = [("backend", backend), ("variant", variant),
+    opts = [("model", "pattern"), ("backend", backend), ("variant", variant),
             ("pattern_words", S1_WORDS), ("pattern", S1),
             ("directory", datadir), ("size", "4m"), ("bs", "4k"),
             ("number_ios", 3000), ("rw", "randrw"), ("randrepeat", 0)]
@@ -122,7 +100,8 @@ def test_readers_are_counted_apart(ctx):
 
 def test_words_after_the_pattern_in_a_job_file(ctx):
     """fio parses options in an order of its own: pattern may come first."""
-    job = jobfile(ctx, [("variant", "always"), ("pattern", S1),
+    job = jobfile(ctx, [("model", "pattern"), ("variant", "always"),
+                        ("pattern", S1),
                         ("pattern_words", S1_WORDS), ("filename", "x"),
                         ("size", "1m"), ("bs", "4k")], [("a", [])])
     r = ctx.fio_run([job])
