@@ -65,7 +65,8 @@ CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -Iengine -pthread
 
 all: $(ENGINE) $(CALIBRATE)
 
-.PHONY: all deps fio device-bundle check bench bench-pattern reproduce reproduce-family unit-tests clean distclean install \
+.PHONY: all deps fio device-bundle check bench bench-pattern reproduce \
+	reproduce-family reproduce-catalogue unit-tests clean distclean install \
 	uninstall calibrate
 
 deps:
@@ -209,6 +210,21 @@ reproduce-family: deps
 		--runtime $(REPRO_RUNTIME) $(REPRO_ARGS) jobs/bh-lru-lookup.fio
 	$(PYTHON) analysis/flagcheck-lru $(REPRO_OUT)/s5
 
+# The catalogue, more of the family as model=pattern job files
+# (jobs/catalogue/*.fio): every one in both modes, REPRO_REPEATS interleaved
+# repeats, numjobs 1..nproc; the report, then each job's test_first/always
+# beside the gain its source published (the job file's published-figure
+# line).
+CATALOGUE_JOBS	?= $(sort $(wildcard jobs/catalogue/*.fio))
+
+reproduce-catalogue: deps
+	$(MAKE) all
+	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/catalogue \
+		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
+		$(REPRO_ARGS) $(CATALOGUE_JOBS)
+	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)/catalogue
+	$(PYTHON) analysis/flagcheck-catalogue $(REPRO_OUT)/catalogue
+
 # The same layout on every host: a fio server loads the engine named in the
 # job from its own disk, so for `flagcheck-run --hosts` each host needs it at
 # the same path.  The commands find their package through realpath, and the
@@ -234,6 +250,10 @@ install: all
 	install -m 0755 analysis/flagcheck-run analysis/flagcheck-report \
 		analysis/flagcheck-calibrate "$(DESTDIR)$(LIBDIR)/analysis/"
 	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) "$(DESTDIR)$(JOBDIR)/")
+	$(if $(CATALOGUE_JOBS),install -d "$(DESTDIR)$(JOBDIR)/catalogue")
+	$(if $(CATALOGUE_JOBS),install -m 0644 $(CATALOGUE_JOBS) "$(DESTDIR)$(JOBDIR)/catalogue/")
+	install -m 0755 analysis/flagcheck-catalogue "$(DESTDIR)$(LIBDIR)/analysis/"
+	ln -sf ../lib/flagcheck/analysis/flagcheck-catalogue "$(DESTDIR)$(PREFIX)/bin/"
 	ln -sf ../lib/flagcheck/analysis/flagcheck-run "$(DESTDIR)$(PREFIX)/bin/"
 	ln -sf ../lib/flagcheck/analysis/flagcheck-report "$(DESTDIR)$(PREFIX)/bin/"
 	ln -sf ../lib/flagcheck/analysis/flagcheck-calibrate "$(DESTDIR)$(PREFIX)/bin/"
@@ -241,7 +261,8 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/flagcheck-run \
 		$(DESTDIR)$(PREFIX)/bin/flagcheck-report \
-		$(DESTDIR)$(PREFIX)/bin/flagcheck-calibrate
+		$(DESTDIR)$(PREFIX)/bin/flagcheck-calibrate \
+		$(DESTDIR)$(PREFIX)/bin/flagcheck-catalogue
 	rm -rf $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/share/flagcheck
 
 clean:
