@@ -643,7 +643,8 @@ class InstallQuoted(Scratch):
         prefix = self.path("dest", "opt", "my fc")
         lib = os.path.join(prefix, "lib", "flagcheck")
         for tool in ("flagcheck-run", "flagcheck-report",
-                     "flagcheck-calibrate", "flagcheck-lru"):
+                     "flagcheck-calibrate", "flagcheck-lru",
+                     "flagcheck-catalogue"):
             link = os.path.join(prefix, "bin", tool)
             self.assertEqual(os.path.realpath(link),
                              os.path.join(lib, "analysis", tool))
