@@ -5,7 +5,7 @@ metric name at the end of the row."""
 
 from collections import namedtuple
 
-from . import stats
+from . import published, stats
 from .fiojson import METRICS
 
 # One fio run: who it is and its metrics (fiojson.run_metrics).
@@ -48,7 +48,8 @@ def compare(records, base):
     groups = group(records)
     modes = mode_order(records, base)
     sections = []
-    for scenario in sorted({r.scenario for r in records}):
+    for scenario in sorted({r.scenario for r in records},
+                           key=published.order_key):
         for numjobs in sorted({r.numjobs for r in records
                                if r.scenario == scenario}):
             present = [m for m in modes

@@ -8,8 +8,8 @@ import sys
 from collections import namedtuple
 
 from . import (clients, compare, conditions, fiojson, hosttable, lineprobe,
-               lru, manifest, matrix, plot, render, scaling, setups, stats,
-               threeway, usl, why)
+               lru, manifest, matrix, plot, published, render, scaling,
+               setups, stats, summary, threeway, usl, why)
 
 PROG = "flagcheck-report"
 
@@ -119,10 +119,28 @@ def warn(msg):
 
 def _load_manifest(directory):
     try:
-        return manifest.load(os.path.join(directory, manifest.NAME))
+        return _relabel(manifest.load(os.path.join(directory,
+                                                   manifest.NAME)))
     except fiojson.InputError as e:
         warn("unusable manifest: %s; reading the JSON files instead" % e)
         return None
+
+
+def _relabel(mf):
+    """The manifest with every scenario under its one name (published.label:
+    "S1 filemap-odirect-read"), so that its runs, cells and job files meet
+    the records' names."""
+    if mf is None:                      # no manifest in the directory
+        return None
+    for key in ("runs", "cells"):
+        for e in mf.get(key) or ():
+            if isinstance(e, dict) and "scenario" in e:
+                e["scenario"] = published.label(e["scenario"])
+    sha = (mf.get("matrix") or {}).get("job_sha256")
+    if isinstance(sha, dict):
+        mf["matrix"]["job_sha256"] = {published.label(k): v
+                                      for k, v in sha.items()}
+    return mf
 
 
 def inputs_to_files(inputs):
@@ -240,6 +258,7 @@ def load_records(files, group_by, modes, left_out=None):
                     per_host, checked, _ = host_records(doc, {}, path)
             scenario, mode, numjobs, repeat = identify(
                 path, doc, stats_records, entry, group_by, modes)
+            scenario = published.label(scenario)
             why = fiojson.counts_disagree(doc, stats_records)
             if why:
                 if left_out is not None:
@@ -321,6 +340,12 @@ def header_lines(records, docs, manifests, base):
     return out
 
 
+def _with_summary(md, bottom):
+    """report.md: its title, then the summary, then the rest."""
+    title, rest = md.split("\n\n", 1)
+    return "%s\n\n%s\n%s" % (title, summary.markdown(bottom), rest)
+
+
 def main(argv=None):
     args = parse_args(argv)
     files, manifests = inputs_to_files(args.inputs)
@@ -372,6 +397,7 @@ def main(argv=None):
     sys.stdout.write(STDOUT[args.format](Page(
         head, sections, lines, order, more, records, three, pts)))
 
+    bottom = summary.rows(records, counts, args.base)
     outdir = args.outdir
     if outdir is None:
         first = args.inputs[0]
@@ -380,8 +406,8 @@ def main(argv=None):
     try:
         os.makedirs(outdir, exist_ok=True)
         for name, body in (
-                ("report.md", render.markdown(head, sections, lines, order,
-                                              more)),
+                ("report.md", _with_summary(render.markdown(
+                    head, sections, lines, order, more), bottom)),
                 ("compare.csv", render.compare_csv(sections)),
                 ("scaling.csv", render.scaling_csv(lines))) + \
                 ((("threeway.md", threeway.markdown(records, three)),)
@@ -404,6 +430,9 @@ def main(argv=None):
             warn("plots skipped: %s" % e)
     if not why.emit(args, records, docs, outdir, warn):
         return 1
+    if args.format != "csv":
+        print()
+        print(getattr(summary, args.format)(bottom), end="")
     print("%s: wrote report.md, compare.csv, scaling.csv%s to %s"
           % (PROG, " and plots" if plotted else "", outdir), file=sys.stderr)
     return 0

@@ -4,7 +4,7 @@ ratio to the base mode."""
 
 from collections import namedtuple
 
-from . import stats
+from . import published, stats
 from .compare import group, mode_order
 
 Point = namedtuple("Point", "mode n iops stddev speedup efficiency ratio "
@@ -17,7 +17,8 @@ def scaling(records, base):
     groups = group(records)
     modes = mode_order(records, base)
     lines = []
-    for scenario in sorted({r.scenario for r in records}):
+    for scenario in sorted({r.scenario for r in records},
+                           key=published.order_key):
         def iops(nj, mode):
             return [m["iops"] for m in groups.get((scenario, nj, mode), [])
                     if m.get("iops") is not None]
