@@ -35,13 +35,16 @@ def _iops(records, scenario, numjobs, mode):
 
 def _modes(records, scenario, base, entry):
     """(base, mode) of the scenario's ratio: the registry's when it has
-    runs of both, else the report's base and its first other mode."""
+    runs of both, else the report's base (or, without runs of it, the
+    scenario's first mode) and the next mode."""
     present = []
     for r in records:
         if r.scenario == scenario and r.mode not in present:
             present.append(r.mode)
     if entry and entry.base in present and entry.mode in present:
         return entry.base, entry.mode
+    if base not in present:
+        base = present[0]
     others = [m for m in present if m != base]
     return base, (others[0] if others else None)
 
