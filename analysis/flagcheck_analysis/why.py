@@ -221,6 +221,26 @@ def _pct(v):
     return "-" if v is None else "%.1f%%" % v
 
 
+def _ns_rmw_text(g):
+    """ns per RMW in the run, or why there is none to give."""
+    if g.gap is not None and g.gap <= 0:
+        return "none: test_first not faster here"
+    return _f(g.ns_rmw)
+
+
+def _accounted_text(g):
+    """calibrated / in the run, or why it cannot be read as a share."""
+    if g.cal_ns_rmw is None:
+        return "-"
+    if g.gap is not None and g.gap <= 0:
+        return "none: no gap to account for"
+    if g.accounted is not None and g.accounted > 1:
+        return ("beyond 100%% (x%.1f): the runs' RMWs cost less than the "
+                "calibration's, as when the jobs seldom ran at once"
+                % g.accounted)
+    return _pct(None if g.accounted is None else 100 * g.accounted)
+
+
 def gap_table(rows, cal):
     header = ["scenario", "numjobs", "always ns/io", "test_first ns/io",
               "gap ns/io", "RMW/io always", "RMW/io test_first",
@@ -231,10 +251,8 @@ def gap_table(rows, cal):
         body.append([g.scenario, str(g.numjobs), _f(g.ns_io[ALWAYS]),
                      _f(g.ns_io[TEST_FIRST]), _f(g.gap),
                      _f(g.rmw_io[ALWAYS], "%.3f"),
-                     _f(g.rmw_io[TEST_FIRST], "%.3f"), _f(g.ns_rmw),
-                     _f(g.cal_ns_rmw, "%.2f"),
-                     _pct(None if g.accounted is None
-                          else 100 * g.accounted),
+                     _f(g.rmw_io[TEST_FIRST], "%.3f"), _ns_rmw_text(g),
+                     _f(g.cal_ns_rmw, "%.2f"), _accounted_text(g),
                      "-" if g.ceiling is None
                      else render.fmt_value(g.ceiling),
                      _pct(None if g.of_ceiling is None
