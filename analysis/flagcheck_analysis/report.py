@@ -501,8 +501,9 @@ def main(argv=None):
     plotted = False
     if not args.no_plot:
         try:
+            undecided, busy = summary.marks(records, counts, args.base)
             plotted = bool(plot.plot(lines, order, outdir, fits,
-                                     args.predict))
+                                     args.predict, undecided, busy))
             if pts:
                 plotted = bool(lru.draw(pts, outdir)) or plotted
         except plot.PlotError as e:

@@ -74,6 +74,22 @@ def rows(records, counts, base):
     return out
 
 
+def marks(records, counts, base):
+    """What the plots mark: ({(scenario, numjobs, mode): True} of each
+    mode's ratio to @base that is not decided, {(scenario, numjobs):
+    (busy runs, runs)} of the cells that had busy runs)."""
+    undecided = {}
+    for scenario, nj, mode in {(r.scenario, r.numjobs, r.mode)
+                               for r in records if r.mode != base}:
+        b = _iops(records, scenario, nj, base)
+        if b:
+            d = decide.decide(b, _iops(records, scenario, nj, mode), mode)
+            if d.reason == "undecided":
+                undecided[(scenario, nj, mode)] = True
+    busy = {k: (len(b), n) for k, (b, n) in counts.items() if b}
+    return undecided, busy
+
+
 def _rerun(d):
     return "REPRO_REPEATS=%d" % max(REPEATS_HINT, 2 * d.n)
 

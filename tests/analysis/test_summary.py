@@ -115,6 +115,44 @@ class TestSummaryOfFixture(unittest.TestCase):
         self.assertNotIn("scaling: buffer-new-randwrite", self.out)
 
 
+class TestPlots(unittest.TestCase):
+    """The plots read right: M IOPS, the published ratio, undecided and
+    busy cells marked, every legend line explained (matplotlib's SVG keeps
+    each text as a comment)."""
+
+    def svg(self, directory, stem, kind, *args):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("matplotlib not installed for this Python")
+        with tempfile.TemporaryDirectory() as out:
+            p = run_cli("flagcheck-report", "--outdir", out, directory,
+                        *args)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(out, "%s_%s.svg" % (stem, kind))) as f:
+                return f.read()
+
+    def test_undecided_busy_with_published(self):
+        iops = self.svg(S2, "S2_buffer-new-randwrite", "iops")
+        self.assertIn("M IOPS (sum over the jobs)", iops)
+        for mode in ("always", "test_first"):
+            self.assertIn("%s: mean ± stddev of its runs" % mode, iops)
+        self.assertIn("red ring: the machine was busy (4 of 4 runs in these "
+                      "cells)", iops)
+        ratio = self.svg(S2, "S2_buffer-new-randwrite", "ratio")
+        for text in ("test_first / always, its 95% bootstrap CI",
+                     "hollow: undecided", "published x1.03: 930 -&gt; 958 "
+                     "MiB/s, arm64 Kunpeng 920, 16 jobs", "1: no difference",
+                     "red ring: the machine was busy (4 of 4 runs"):
+            self.assertIn(text, ratio)
+
+    def test_decided_without_published(self):
+        ratio = self.svg(CAP, "rate-cap", "ratio", "--base", "20000")
+        self.assertIn("40000 / 20000, its 95% bootstrap CI", ratio)
+        self.assertNotIn("hollow", ratio)
+        self.assertNotIn("published", ratio)
+
+
 def _d(ratio, lo, hi, n=5, reason="excludes_1"):
     return decide.Decision("test_first", reason, ratio, (lo, hi), n)
 
