@@ -132,7 +132,7 @@ def plot(lines, modes, outdir, fits=(), predict=None, undecided=None,
                         label="hollow: undecided (CI neither clear of 1 nor "
                         "narrow, or under %d runs)" % decide.MIN_REPEATS)
             pub = published.find(scenario)
-            if pub and pub.base == base and pub.mode == mode:
+            if pub and pub.ratio and pub.base == base and pub.mode == mode:
                 ax.axhline(pub.ratio, color=line[0].get_color(),
                            linestyle="--", linewidth=1,
                            label="published x%.2f: %s, %s" % (

@@ -15,7 +15,7 @@ The verdict:
                   the line than the published machine had)
   not reproduced  decided, but no difference (a CI narrower than the
                   precision around 1) or the opposite direction
-A scenario without a published figure gets the direction alone."""
+A scenario without a published ratio gets the direction alone."""
 
 from collections import namedtuple
 
@@ -135,7 +135,7 @@ def verdict(d, entry, numjobs, busy, runs):
     if d.reason == "undecided" or d.ci is None:
         return _undecided(d, busy, runs)
     way = _direction(d)
-    if entry is None:
+    if entry is None or entry.ratio is None:
         text = ("decided: %s %s" % (d.mode, "faster" if way > 0 else
                                     "slower") if way else
                 "decided: no difference beyond ±%g%%"
@@ -161,9 +161,13 @@ def _cells(row):
         ratio = "%s/%s x%.3f" % (row.mode, row.base, d.ratio)
         ci = "-" if d.ci is None else "%.3f..%.3f" % d.ci
         decided = "undecided" if d.reason == "undecided" else "decided"
-    pub = "-" if row.entry is None or row.entry.mode != row.mode else \
-        "x%.2f (%s, %s)" % (row.entry.ratio, row.entry.figure,
-                           row.entry.machine)
+    e = row.entry
+    if e is None or e.mode != row.mode:
+        pub = "-"
+    elif e.ratio is None:
+        pub = "%s (%s)" % (e.figure, e.machine)
+    else:
+        pub = "x%.2f (%s, %s)" % (e.ratio, e.figure, e.machine)
     return [row.scenario, "-" if row.numjobs is None else str(row.numjobs),
             ratio, ci, decided, pub, row.verdict]
 

@@ -212,6 +212,15 @@ class TestVerdict(unittest.TestCase):
                          "undecided: 2 runs per mode, at least 3 needed: "
                          "rerun with more repeats (REPRO_REPEATS=10)")
 
+    def test_without_a_published_ratio(self):
+        s5 = published.find("bh-lru-lookup")
+        self.assertIsNone(s5.ratio)
+        d = decide.Decision("on", "excludes_1", 1.3, (1.2, 1.4), 3)
+        self.assertEqual(summary.verdict(d, s5, 1, 0, 6), "decided: on "
+                         "faster")
+        self.assertEqual(summary.verdict(d, None, 1, 0, 6), "decided: on "
+                         "faster")
+
 
 if __name__ == "__main__":
     unittest.main()
