@@ -14,7 +14,8 @@ import time
 import unittest
 
 from tests.analysis.helpers import ANALYSIS, HERE, REPO, run_cli
-from flagcheck_analysis import clients, hostrun, hosts, jobfile
+from flagcheck_analysis.results import clients
+from flagcheck_analysis.run import clientserver as hostrun, hosts, jobfile
 
 FIO = shutil.which("fio")
 ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")

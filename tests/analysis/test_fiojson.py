@@ -7,7 +7,8 @@ import tempfile
 import unittest
 
 from tests.analysis.helpers import CLIENTSERVER, RESULTS
-from flagcheck_analysis import compare, fiojson
+from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.stats import compare
 
 ALWAYS_NJ2 = os.path.join(RESULTS, "flagcheck-fixture_always_nj2_r1.json")
 

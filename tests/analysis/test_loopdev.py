@@ -12,7 +12,8 @@ import time
 import unittest
 
 from tests.analysis.helpers import REPO, ResultsDirCase, run_cli
-from flagcheck_analysis import fiojson, interference
+from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.run import interference
 
 FIO = shutil.which("fio")
 LOSETUP = shutil.which("losetup")

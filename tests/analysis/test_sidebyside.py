@@ -10,7 +10,7 @@ import tempfile
 import unittest
 
 from tests.analysis.helpers import RESULTS, run_cli
-from flagcheck_analysis import fiojson
+from flagcheck_analysis.results import fiojson
 
 
 def _edit(path, change):

@@ -10,7 +10,9 @@ import tempfile
 import unittest
 
 from tests.analysis.helpers import FIXTURES, run_cli
-from flagcheck_analysis import decide, fiojson, published, stats, summary
+from flagcheck_analysis.results import fiojson, published
+from flagcheck_analysis.stats import decide, significance as stats
+from flagcheck_analysis.report import summary
 
 SUMMARY = os.path.join(FIXTURES, "summary")
 S2, CAP = os.path.join(SUMMARY, "s2"), os.path.join(SUMMARY, "rate-cap")

@@ -5,8 +5,10 @@ metric name at the end of the row."""
 
 from collections import namedtuple
 
-from . import published, stats
-from .fiojson import BUCKETED, METRICS, plat_bucket, plat_bucket_range
+from . import significance as stats
+from ..results import published
+from ..results.fiojson import BUCKETED, METRICS, plat_bucket, \
+    plat_bucket_range
 
 # One fio run: who it is and its metrics (fiojson.run_metrics).
 Record = namedtuple("Record", "scenario mode numjobs repeat metrics source")

@@ -13,8 +13,10 @@ import io
 import os
 from collections import namedtuple
 
-from . import plot, published, render, stats
-from .fiojson import InputError, load_stats
+from ..stats import significance as stats
+from ..results import published
+from . import plot, render
+from ..results.fiojson import InputError, load_stats
 
 MODEL = "bh_lru"
 

@@ -19,7 +19,9 @@ A scenario without a published ratio gets the direction alone."""
 
 from collections import namedtuple
 
-from . import decide, published, render
+from ..results import published
+from ..stats import decide
+from . import render
 
 Row = namedtuple("Row", "scenario numjobs base mode decision busy runs "
                  "entry verdict")

@@ -5,7 +5,7 @@ strings."""
 import csv
 import io
 
-from . import published
+from ..results import published
 
 
 def fmt_value(v):

@@ -8,8 +8,10 @@ import re
 import shlex
 import sys
 
-from . import (calibrate, clock, decide, fiojson, hosts, interference,
-               jobguard, lineprobe, manifest, matrix, placement)
+from ..results import fiojson, manifest, matrix
+from ..stats import decide
+from . import clock, hosts, interference, jobguard, lineprobe, placement
+from ..calibrate import calibration as calibrate
 from .runner import PROG, Runner, fio_command, run_env
 
 

@@ -8,7 +8,9 @@ mode or numjobs on one side only, or a different job shape (SHAPE)."""
 
 from collections import namedtuple
 
-from . import compare, fiojson, published, render, setups, stats
+from ..results import fiojson, published, runsetup as setups
+from ..stats import compare, significance as stats
+from . import render
 
 # One side: its name (what was given), its records, their fio documents
 # and setups (in the records' order) and conditions.cell_counts.

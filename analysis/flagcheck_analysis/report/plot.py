@@ -6,7 +6,8 @@ numjobs with the published ratio where the registry has one.  Cells that
 had busy runs are ringed in red; on the ratio plot an undecided ratio
 (decide.py) is drawn hollow.  Every line and mark has its legend entry."""
 
-from . import decide, published, usl
+from ..results import published
+from ..stats import decide, usl
 
 BUSY_STYLE = dict(marker="o", markersize=13, markerfacecolor="none",
                   markeredgecolor="red", linestyle="none")
