@@ -7,11 +7,10 @@ permitted, and the quiet half where the machine is not quiet."""
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 import unittest
 
-from tests.analysis.helpers import REPO, ResultsDirCase, run_cli
+from tests.analysis.helpers import REPO, ResultsDirCase, cpu_hog, run_cli
 from flagcheck_analysis.results import fiojson
 from flagcheck_analysis.run import interference
 
@@ -80,15 +79,8 @@ class TestLoopDevice(ResultsDirCase):
                              (e["name"], e["interference"]))
 
     def test_cpu_hog_beside_it_is_busy(self):
-        hog_cpu = USABLE[-1]
-        hog = subprocess.Popen(
-            ["sh", "-c", "while :; do :; done"],
-            preexec_fn=lambda: os.sched_setaffinity(0, {hog_cpu}))
-        try:
+        with cpu_hog(USABLE[-1]):
             runs = self.run_s1()
-        finally:
-            hog.kill()
-            hog.wait()
         for e in runs:
             i = e["interference"]
             self.assertTrue(i["busy"], (e["name"], i))
