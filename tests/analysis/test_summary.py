@@ -9,10 +9,10 @@ import os
 import tempfile
 import unittest
 
-from tests.analysis.helpers import FIXTURES, run_cli
+from tests.analysis.helpers import FIXTURES, REPO, ResultsDirCase, run_cli
 from flagcheck_analysis.results import fiojson, published
 from flagcheck_analysis.stats import decide, significance as stats
-from flagcheck_analysis.report import summary
+from flagcheck_analysis.report import catalogue, summary
 
 SUMMARY = os.path.join(FIXTURES, "summary")
 S2, CAP = os.path.join(SUMMARY, "s2"), os.path.join(SUMMARY, "rate-cap")
@@ -153,6 +153,29 @@ class TestPlots(unittest.TestCase):
         self.assertIn("40000 / 20000, its 95% bootstrap CI", ratio)
         self.assertNotIn("hollow", ratio)
         self.assertNotIn("published", ratio)
+
+
+@unittest.skipUnless(os.path.exists(os.path.join(REPO, "build",
+                                                 "fio-flagcheck.so")),
+                     "needs the built engine")
+class TestJobFileFigure(ResultsDirCase):
+    """A job file with its own published figure (the catalogue's header
+    line) puts it in the summary: the registry takes it from there."""
+
+    def test_catalogue_job(self):
+        job = os.path.join(REPO, "jobs", "catalogue", "gup-pin-fast.fio")
+        p = run_cli("flagcheck-run", job, "--numjobs", "1", "--repeats", "1",
+                    "--runtime", "1", "--ramp", "0", "--no-line-probe",
+                    "--outdir", self.out, "--quiet", timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        p = run_cli("flagcheck-report", "--no-plot", self.out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        fig = catalogue.read(job)
+        block = p.stdout.rstrip("\n").split("\n\n")[-1].splitlines()
+        self.assertTrue(block[0].startswith("summary: "), block[0])
+        line, = [l for l in block if l.startswith("gup-pin-fast ")]
+        self.assertIn("  x%.2f (%s)  " % (fig.gain, fig.what), line)
+        self.assertEqual(published.find("gup-pin-fast"), None)
 
 
 def _d(ratio, lo, hi, n=5, reason="excludes_1"):

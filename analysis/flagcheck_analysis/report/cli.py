@@ -11,8 +11,9 @@ from ..results import (clients, fiojson, manifest, matrix, published,
                        runsetup as setups)
 from ..stats import compare, scaling, significance as stats, usl
 from ..run import lineprobe
-from . import (conditions, fixtable as threeway, lru, perhost as hosttable,
-               plot, render, rmwcost as why, sidebyside, summary)
+from . import (catalogue, conditions, fixtable as threeway, lru,
+               perhost as hosttable, plot, render, rmwcost as why, sidebyside,
+               summary)
 
 PROG = "flagcheck-report"
 
@@ -373,6 +374,29 @@ def header_lines(records, docs, manifests, base):
     return out
 
 
+def job_file_figures(manifests):
+    """{scenario: published entry} of the job files the manifests name that
+    carry their own published figure (the catalogue's header line); a job
+    file that cannot be read, or has none, adds nothing (flagcheck-catalogue
+    names a bad one)."""
+    out = {}
+    for mf in manifests:
+        jobs = (mf.get("matrix") or {}).get("jobs")
+        for scenario, path in (jobs.items() if isinstance(jobs, dict)
+                               else ()):
+            label = published.label(scenario)
+            if published.find(label) or not isinstance(path, str):
+                continue
+            try:
+                fig = catalogue.read(path)
+            except catalogue.FigureError:
+                continue
+            if fig is not None:
+                out[label] = published.from_job_file(label, fig.gain,
+                                                     fig.what, path)
+    return out
+
+
 def _with_summary(md, bottom):
     """report.md: its title, then the summary, then the rest."""
     title, rest = md.split("\n\n", 1)
@@ -479,7 +503,8 @@ def main(argv=None):
     sys.stdout.write(STDOUT[args.format](Page(
         head, sections, lines, order, more, records, three, pts)))
 
-    bottom = summary.rows(records, counts, args.base)
+    figures = job_file_figures(manifests)
+    bottom = summary.rows(records, counts, args.base, figures)
     outdir = args.outdir
     if outdir is None:
         first = args.inputs[0]
@@ -506,7 +531,7 @@ def main(argv=None):
         try:
             undecided, busy = summary.marks(records, counts, args.base)
             plotted = bool(plot.plot(lines, order, outdir, fits,
-                                     args.predict, undecided, busy))
+                                     args.predict, undecided, busy, figures))
             if pts:
                 plotted = bool(lru.draw(pts, outdir)) or plotted
         except plot.PlotError as e:

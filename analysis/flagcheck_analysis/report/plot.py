@@ -57,12 +57,13 @@ def _busy_rings(ax, xys, busy, scenario):
 
 
 def plot(lines, modes, outdir, fits=(), predict=None, undecided=None,
-         busy=None):
+         busy=None, figures=None):
     """Write <scenario>_iops.{png,svg} and <scenario>_ratio.{png,svg};
     return the paths written.  fits: usl.Fit of each scenario and mode,
     drawn out to `predict` jobs; undecided: {(scenario, numjobs, mode):
     True} of the ratios not decided; busy: {(scenario, numjobs): (busy
-    runs, runs)} of the cells that had busy runs."""
+    runs, runs)} of the cells that had busy runs; figures: published.find's
+    extra entries (job files with their own published figure)."""
     undecided, busy = undecided or {}, busy or {}
     plt = _pyplot()
     plt.rcParams["svg.hashsalt"] = "flagcheck"
@@ -132,12 +133,14 @@ def plot(lines, modes, outdir, fits=(), predict=None, undecided=None,
                         markeredgecolor=line[0].get_color(),
                         label="hollow: undecided (CI neither clear of 1 nor "
                         "narrow, or under %d runs)" % decide.MIN_REPEATS)
-            pub = published.find(scenario)
+            pub = published.find(scenario, figures)
             if pub and pub.ratio and pub.base == base and pub.mode == mode:
                 ax.axhline(pub.ratio, color=line[0].get_color(),
                            linestyle="--", linewidth=1,
                            label="published x%.2f: %s, %s" % (
-                               pub.ratio, pub.figure, pub.machine))
+                               pub.ratio, pub.figure, pub.machine)
+                           if pub.number else "published x%.2f: %s"
+                           % (pub.ratio, pub.figure))
             _busy_rings(ax, [(nj, p.ratio) for nj, p in pts
                              if (scenario, nj) in busy], busy, scenario)
         ax.axhline(1.0, color="grey", linewidth=1,

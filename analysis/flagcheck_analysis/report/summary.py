@@ -51,12 +51,13 @@ def _modes(records, scenario, base, entry):
     return base, (others[0] if others else None)
 
 
-def rows(records, counts, base):
-    """One Row per scenario; @counts: conditions.cell_counts."""
+def rows(records, counts, base, extra=None):
+    """One Row per scenario; @counts: conditions.cell_counts; @extra: the
+    entries of job files that publish their own figure (published.find)."""
     out = []
     for scenario in sorted({r.scenario for r in records},
                            key=published.order_key):
-        entry = published.find(scenario)
+        entry = published.find(scenario, extra)
         b, m = _modes(records, scenario, base, entry)
         both = [nj for nj in {r.numjobs for r in records
                               if r.scenario == scenario}
@@ -101,9 +102,9 @@ def _undecided(d, busy, runs):
         return ("undecided: the machine was busy in %d of %d runs: rerun "
                 "idle or with more repeats (%s)" % (busy, runs, _rerun(d)))
     if d.n < decide.MIN_REPEATS:
-        return ("undecided: %d runs per mode, at least %d needed: rerun "
-                "with more repeats (%s)" % (d.n, decide.MIN_REPEATS,
-                                            _rerun(d)))
+        return ("undecided: %d run%s per mode, at least %d needed: rerun "
+                "with more repeats (%s)" % (d.n, "" if d.n == 1 else "s",
+                                            decide.MIN_REPEATS, _rerun(d)))
     return ("undecided: the 95%% CI still holds 1 after %d runs per mode: "
             "rerun with more repeats (%s)" % (d.n, _rerun(d)))
 
@@ -168,6 +169,8 @@ def _cells(row):
         pub = "-"
     elif e.ratio is None:
         pub = "%s (%s)" % (e.figure, e.machine)
+    elif not e.number:                  # a job file's own figure
+        pub = "x%.2f (%s)" % (e.ratio, e.figure)
     else:
         pub = "x%.2f (%s, %s)" % (e.ratio, e.figure, e.machine)
     return [row.scenario, "-" if row.numjobs is None else str(row.numjobs),

@@ -7,7 +7,9 @@ mailing-list message and the commits for each.
 
 A scenario with a published figure is one entry in SCENARIOS; a results
 directory whose job file stem is "s<N>-..." or one of an entry's aliases is
-that scenario."""
+that scenario.  A job file that carries its own published figure (the
+catalogue's "; published-figure:" header line, report/catalogue.py) adds an
+entry for its runs through from_job_file(); find() takes those too."""
 
 import re
 from collections import namedtuple
@@ -75,11 +77,21 @@ _BY_NUMBER = {s.number.lower(): s for s in SCENARIOS}
 _BY_ALIAS = {a.lower(): s for s in SCENARIOS for a in s.aliases}
 
 
-def find(name):
+def from_job_file(name, gain, what, path):
+    """The entry of a scenario whose job file publishes its own figure:
+    the fix's gain (test_first/always) and what was measured where."""
+    return Scenario("", name, (name,), "always", "test_first", gain, what,
+                    "its job file", None, "the published machine", path)
+
+
+def find(name, extra=None):
     """The Scenario a run's scenario name (job file stem) stands for, or
-    None: "s1-...", "S1 ..." or one of an entry's aliases."""
+    None: "s1-...", "S1 ...", one of an entry's aliases, or a name in
+    @extra ({name: Scenario}, from_job_file)."""
     if not name:
         return None
+    if extra and name in extra:
+        return extra[name]
     low = str(name).lower()
     m = re.match(r"^(s\d+)[-_ ]", low)
     if m and m.group(1) in _BY_NUMBER:
