@@ -25,7 +25,11 @@ KEPT = ("command", "cwd", "env", "rc", "started", "seconds", "hosts",
 
 # What the runner and the report read of a manifest (schema.check): a
 # hand-edited one is refused with one line, never a traceback.
-_SHARES = Map(Opt(NUM))
+_SHARES = Obj(dict(
+    {k: Opt(NUM) for k in ("cpu_s", "busy_s", "not_ours_s", "others_s",
+                           "steal_s", "irq_s", "kthreads_s",
+                           "others_share", "steal_share")},
+    kthreads=List(List(OneOf(STR, NUM), 2))))
 _INTERFERENCE = Obj({
     "busy": BOOL, "reasons": List(STR), "threshold": NUM,
     "cpus": List(INT), "wall_s": NUM, "ours_s": NUM,
