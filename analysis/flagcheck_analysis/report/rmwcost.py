@@ -31,7 +31,7 @@ from collections import namedtuple
 from ..results import fiojson, matrix
 from ..stats import significance as stats
 from ..calibrate import calibration as calibrate
-from . import plot, render
+from . import linecosts, plot, render
 
 # S1, 7fcbbaf18392 (Jens Axboe, linux-mm, May 2014): O_DIRECT reads on a
 # 4-socket box, "fio jobs that spread over two nodes": 1.7M IOPS before the
@@ -312,7 +312,7 @@ class Section:
         return out
 
     def text(self):
-        parts = [calibrate.text(self.cal).rstrip("\n")] if self.cal else []
+        parts = [linecosts.text(self.cal).rstrip("\n")] if self.cal else []
         parts += [render.text_table(*t) for t in self._tables()]
         lines = estimate_lines(self.est, self.check)
         if lines:
@@ -320,7 +320,7 @@ class Section:
         return "\n\n".join(parts) + "\n"
 
     def markdown(self):
-        parts = [calibrate.markdown(self.cal, self.heatmap).rstrip("\n")] \
+        parts = [linecosts.markdown(self.cal, self.heatmap).rstrip("\n")] \
             if self.cal else []
         parts += [render.markdown_table(*t) for t in self._tables()]
         lines = estimate_lines(self.est, self.check)
@@ -421,7 +421,7 @@ def emit(args, records, docs, outdir, warn):
         return True
     if section.cal is not None and not args.no_plot:
         try:
-            calibrate.heatmap(section.cal, os.path.join(
+            linecosts.heatmap(section.cal, os.path.join(
                 outdir, calibrate.PNG_NAME))
             section.heatmap = calibrate.PNG_NAME
         except plot.PlotError as e:
