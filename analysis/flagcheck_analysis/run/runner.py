@@ -176,6 +176,86 @@ class Runner:
         entry["hosts"] = hostrun.host_entries(live, down)
         return live, down
 
+    def _hosts_ready(self, run, entry, name):
+        """On several hosts: (live hosts, down ones), their job files
+        written, or the entry's status when the run cannot start."""
+        live, down = self._probe(run, entry)
+        if self.stop_reason is not None:
+            return "interrupted"
+        if not live:
+            entry.update(rc=None, failure="%s did not run: no host "
+                         "answered" % name, stderr_tail=["%s: %s" % (h.spec, r)
+                                                  for h, r in down])
+            return "failed"
+        for path in hostrun.stats_paths(self.args, run):
+            if os.path.exists(path):
+                os.unlink(path)
+        try:
+            entry["job_files"] = hostrun.write_job_files(self.args, run,
+                                                         live)
+        except jobfile.JobFileError as e:
+            entry.update(rc=None, failure="%s did not run: no job "
+                         "file for the hosts" % name, stderr_tail=[str(e)])
+            return "failed"
+        return live, down
+
+    def _wait(self, deadline, tick):
+        """fio's (stdout, stderr) and whether it ran past the deadline."""
+        timed_out = False
+        while True:
+            try:
+                stdout, stderr = self.proc.communicate(timeout=1)
+                return stdout, stderr, timed_out
+            except subprocess.TimeoutExpired:
+                tick()
+                if time.monotonic() > deadline:
+                    # a fio that does not end (a host that hangs after
+                    # answering, a job that never stops): SIGINT lets fio
+                    # stop its jobs and servers; SIGKILL 10 s later.
+                    self.proc.send_signal(signal.SIGKILL if timed_out
+                                          else signal.SIGINT)
+                    timed_out, deadline = True, time.monotonic() + 10
+
+    def _hosts_done(self, run, entry, live, down, out, kept, name):
+        """The status of a run on several hosts that fio finished."""
+        failed = hostrun.hosts_without_results(live, entry, out)
+        live = [h for h in live if h not in failed]
+        if live:
+            hostrun.collect_counters(self.args, run, entry, live, out)
+            return "partial" if down or failed else "ok"
+        # nothing a resume or the report could take for a result
+        os.replace(out, kept)
+        entry.update(failure="%s: no job results from any host; what "
+                     "the servers said (all of it in %s)"
+                     % (name, os.path.basename(kept)),
+                     failed_output=os.path.basename(kept),
+                     stderr_tail=["%s: %s" % (h.spec, line)
+                                  for h in failed for line in
+                                  entry["hosts"][h.label]["reason"]])
+        return "failed"
+
+    def _failed(self, entry, name, rc, partial, kept, output, timed_out,
+                live):
+        """The entry of a run fio failed (output: its stderr or stdout)."""
+        # fio's own words: its stderr, and the text before the JSON in its
+        # output file (in client mode, "client: host=... disconnected")
+        text = _text_lines(partial) + (output or b"").decode(
+            "utf-8", "replace").splitlines()
+        if os.path.exists(partial):
+            os.replace(partial, kept)
+            entry["failed_output"] = os.path.basename(kept)
+        entry["failure"] = "fio failed on %s (exit status %s); the end of " \
+            "its output%s" % (name, rc, " (all of it in %s)" % os.path.basename(kept)
+                          if "failed_output" in entry else "")
+        entry["stderr_tail"] = text[-STDERR_TAIL:]
+        if timed_out:
+            entry["stderr_tail"].append(
+                "stopped after --run-timeout %g s: %s" % (
+                    self.args.run_timeout, "fio did not finish" if live is None
+                    else "a host answered but did not finish (hosts: %s)"
+                    % ", ".join(h.spec for h in live)))
+        return "failed"
+
     def _execute(self, run, entry, tick):
         """Run fio once; returns the entry's new status."""
         name, out = matrix.run_name(run), matrix.json_path(self.args.outdir,
@@ -183,24 +263,10 @@ class Runner:
         partial = out + ".partial"
         live, down = None, []
         if self.args.hosts:
-            live, down = self._probe(run, entry)
-            if self.stop_reason is not None:
-                return "interrupted"
-            if not live:
-                entry.update(rc=None, failure="%s did not run: no host "
-                             "answered" % name, stderr_tail=["%s: %s" % (h.spec, r)
-                                                      for h, r in down])
-                return "failed"
-            for path in hostrun.stats_paths(self.args, run):
-                if os.path.exists(path):
-                    os.unlink(path)
-            try:
-                entry["job_files"] = hostrun.write_job_files(self.args, run,
-                                                             live)
-            except jobfile.JobFileError as e:
-                entry.update(rc=None, failure="%s did not run: no job "
-                             "file for the hosts" % name, stderr_tail=[str(e)])
-                return "failed"
+            ready = self._hosts_ready(run, entry, name)
+            if isinstance(ready, str):
+                return ready
+            live, down = ready
         # fio opens its output, and the engine its counters, following
         # links: whatever lies at their names (a link planted there) goes
         for path in (partial, matrix.stats_path(self.args.outdir, run)):
@@ -229,20 +295,7 @@ class Runner:
             start_new_session=True, pass_fds=(self.lock_fd,),
             preexec_fn=_die_with(os.getpid()))
         _note(self.lock_fd, fio=self.proc.pid, run=name)
-        timed_out = False
-        while True:
-            try:
-                stdout, stderr = self.proc.communicate(timeout=1)
-                break
-            except subprocess.TimeoutExpired:
-                tick()
-                if time.monotonic() > deadline:
-                    # a fio that does not end (a host that hangs after
-                    # answering, a job that never stops): SIGINT lets fio
-                    # stop its jobs and servers; SIGKILL 10 s later.
-                    self.proc.send_signal(signal.SIGKILL if timed_out
-                                          else signal.SIGINT)
-                    timed_out, deadline = True, time.monotonic() + 10
+        stdout, stderr, timed_out = self._wait(deadline, tick)
         rc, self.proc = self.proc.returncode, None
         entry.update(rc=rc, seconds=round(time.monotonic() - start, 3))
         if before is not None:
@@ -259,45 +312,15 @@ class Runner:
             _unlink(kept)
             if live is None:
                 return self._counted(run, entry, out, kept)
-            failed = hostrun.hosts_without_results(live, entry, out)
-            live = [h for h in live if h not in failed]
-            if live:
-                hostrun.collect_counters(self.args, run, entry, live, out)
-                return "partial" if down or failed else "ok"
-            # nothing a resume or the report could take for a result
-            os.replace(out, kept)
-            entry.update(failure="%s: no job results from any host; what "
-                         "the servers said (all of it in %s)"
-                         % (name, os.path.basename(kept)),
-                         failed_output=os.path.basename(kept),
-                         stderr_tail=["%s: %s" % (h.spec, line)
-                                      for h in failed for line in
-                                      entry["hosts"][h.label]["reason"]])
-            return "failed"
+            return self._hosts_done(run, entry, live, down, out, kept, name)
         for path in [matrix.stats_path(self.args.outdir, run)] + \
                 hostrun.stats_paths(self.args, run):
             _unlink(path)
         if self.stop_reason is not None:
             _unlink(partial)
             return "interrupted"
-        # fio's own words: its stderr, and the text before the JSON in its
-        # output file (in client mode, "client: host=... disconnected")
-        text = _text_lines(partial) + (stderr or stdout or b"").decode(
-            "utf-8", "replace").splitlines()
-        if os.path.exists(partial):
-            os.replace(partial, kept)
-            entry["failed_output"] = os.path.basename(kept)
-        entry["failure"] = "fio failed on %s (exit status %s); the end of " \
-            "its output%s" % (name, rc, " (all of it in %s)" % os.path.basename(kept)
-                          if "failed_output" in entry else "")
-        entry["stderr_tail"] = text[-STDERR_TAIL:]
-        if timed_out:
-            entry["stderr_tail"].append(
-                "stopped after --run-timeout %g s: %s" % (
-                    self.args.run_timeout, "fio did not finish" if live is None
-                    else "a host answered but did not finish (hosts: %s)"
-                    % ", ".join(h.spec for h in live)))
-        return "failed"
+        return self._failed(entry, name, rc, partial, kept,
+                            stderr or stdout, timed_out, live)
 
     def _counted(self, run, entry, out, kept):
         """A local run is done only when the engine's counters describe
