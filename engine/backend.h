@@ -14,6 +14,7 @@
 
 struct fc_backend {
 	const char *name;
+	const char *help;	/* a few words for backend='s help */
 	/* fio engine flags (FIO_DISKLESSIO, FIO_SYNCIO, ...) for jobs using it */
 	int fio_flags;
 	/*

@@ -198,6 +198,22 @@ static const struct fc_backend *fc_backend_of(struct thread_data *td)
 }
 
 /*
+ * A variant fio could not check against the job's model while parsing
+ * (given before model=, as in a [global] section): refused before the
+ * job's files are set up, with the job's error set.
+ */
+static int fc_refuse_variant(struct thread_data *td)
+{
+	char msg[512];
+
+	if (!fc_variant_check(td->eo, msg, sizeof(msg)))
+		return 0;
+	log_err("flagcheck: %s\n", msg);
+	td_verror(td, EINVAL, "variant");
+	return 1;
+}
+
+/*
  * A backend given in a job file's [global] section reaches each job in the
  * copied options, without str_backend_cb: fio has since set the job's
  * engine flags back to the ops table's (the null backend's) and marked its
@@ -212,6 +228,8 @@ static int fio_flagcheck_setup(struct thread_data *td)
 	struct fio_file *f;
 	unsigned int i;
 
+	if (fc_refuse_variant(td))
+		return 1;
 	fc_td_engine_flags(td, b->fio_flags, FC_BACKEND_FIO_FLAGS);
 	for_each_file(td, f, i) {
 		/* -1: marked diskless when added, not sized yet */

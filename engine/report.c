@@ -101,12 +101,11 @@ static void fc_stats_job_of(struct thread_data *td,
 	j->model = m->name;
 	j->variant_option = NULL;
 	j->variant = fc_variant_names[FC_ALWAYS];
-	for (mo = m->options; mo && mo->name; mo++)
-		if (mo->is_variant) {	/* by the model's own names */
-			j->variant_option = mo->name;
-			j->variant = mo->choices[fc_model_variant(m,
-								  rj->params)];
-		}
+	mo = fc_model_variant_option(m);
+	if (mo) {	/* by the model's own names */
+		j->variant_option = mo->name;
+		j->variant = mo->choices[fc_model_variant(m, rj->params)];
+	}
 	j->mapping = fc_mapping_names[o->mapping];
 	j->backend = rj->backend->name;
 	j->options = opts;

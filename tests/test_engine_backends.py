@@ -170,9 +170,9 @@ VERIFY_RUNS = [
 @pytest.mark.parametrize("mode", MODES)
 def test_verify_is_clean(ctx, backend, mode, opts):
     with data_file(ctx, "verify") as path:
-        what = f"flag_check={mode} {opts}"
+        what = f"variant={mode} {opts}"
         r = ctx.fio_run(file_args(ctx, backend, path, size="8m",
-                                  flag_check=mode, do_verify=1,
+                                  variant=mode, do_verify=1,
                                   verify_fatal=1, **opts))
         check(r, what, backend)
         j = r.json()["jobs"][0]
@@ -192,7 +192,7 @@ def test_injection_issues_nothing(ctx, backend, mode, thread):
     fails never reaches the kernel, also in the middle of an async batch."""
     with data_file(ctx, "inject") as path:
         r = ctx.fio_run(file_args(
-            ctx, backend, path, flag_check=mode, inject="eio",
+            ctx, backend, path, variant=mode, inject="eio",
             inject_every=7, numjobs=2, thread=thread, rw="randrw",
             iodepth=32, iodepth_batch_submit=16, io_size="4m",
             continue_on_error="io"))

@@ -31,24 +31,24 @@ RWS = ["read", "write", "randrw"]
 MODELS = {
     # S1: two test_and_clear_bit() per check, one check per I/O
     "filemap_check_errors": (
-        ["--flag_check=always"],
+        ["--variant=always"],
         lambda s, r, w: (s["rmw"], 2 * (r + w))),
     # S2: clear_buffer_new() on each of a 64K page's 16 heads per 4k write
     "block_commit_write": (
-        ["--clear_new=always", "--page_size=64k"],
+        ["--variant=always", "--page_size=64k"],
         lambda s, r, w: (s["paths"]["clear_buffer_new"]["rmw"], 16 * w)),
     # S3: set_bit(BH_Verified) at creat and at unlink
     "set_buffer_verified": (
-        ["--verified=always"],
+        ["--variant=always"],
         lambda s, r, w: (s["rmw"], 2 * (r + w))),
     # S4: set_bit(BH_Uptodate) on each of metadata_bhs=3 buffers
     "set_buffer_uptodate": (
-        ["--uptodate=always", "--metadata_bhs=3"],
+        ["--variant=always", "--metadata_bhs=3"],
         lambda s, r, w: (s["paths"]["set_buffer_uptodate"]["rmw"],
                          3 * (r + w))),
     # S5: lookups_per_io=4 lookups, each a check
     "bh_lru": (
-        ["--bh_lru=on", "--lookups_per_io=4", "--mod=8"],
+        ["--variant=on", "--lookups_per_io=4", "--mod=8"],
         lambda s, r, w: (s["checks"], 4 * (r + w))),
 }
 
@@ -124,7 +124,7 @@ def test_engine_counts_equal_fios(ctx, datadir, backend, thread, model):
 def test_exactly_once_at_depth_32_and_64_headline(ctx):
     """The issue's own command: null backend, depth 32 and 64."""
     for depth in (32, 64):
-        r = ctx.fio_run(ctx.base_args(iodepth=depth, flag_check="always",
+        r = ctx.fio_run(ctx.base_args(iodepth=depth, variant="always",
                                       filename="x", size="64m",
                                       runtime="500ms"))
         fiorun.ok(r)
@@ -357,26 +357,26 @@ def test_creat_dir_naming_a_file_is_refused_while_parsing(ctx):
 
 
 def test_a_cross_option_error_is_said_once(ctx):
-    """inject_every=0 then flag_check in one job section: one message,
-    not a second 'failed parsing flag_check'."""
+    """inject_every=0 then variant in one job section: one message,
+    not a second 'failed parsing variant'."""
     job = ctx.jobfile(f"""
 [a]
 ioengine=external:{ctx.engine}
 size=1m
 inject=eio
 inject_every=0
-flag_check=always
+variant=always
 """)
     r = ctx.fio_run([job], stats=False)
     assert r.rc != 0
     assert r.err.count("flagcheck: inject_every=0 with inject=eio") == 1
-    assert "failed parsing flag_check" not in r.err
+    assert "failed parsing variant" not in r.err
 
 
 def test_counts_restart_with_fios_after_ramp_time(ctx):
     """fio zeroes its counts when ramp_time ends; the engine's follow, so
     the runner's warm-up (--ramp) keeps ios == total_ios exactly."""
-    r = ctx.fio_run(ctx.base_args(iodepth=32, flag_check="always",
+    r = ctx.fio_run(ctx.base_args(iodepth=32, variant="always",
                                   filename="x", size="64m",
                                   runtime="300ms", ramp_time="300ms"))
     fiorun.ok(r)

@@ -193,7 +193,7 @@ def parse_args(argv):
     ncpu = len(os.sched_getaffinity(0))
     p = argparse.ArgumentParser(
         prog=PROG, description="Run fio job files over a matrix of "
-        "flag_check modes x numjobs x repeats and keep every run's JSON.",
+        "variant modes x numjobs x repeats and keep every run's JSON.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("jobs", nargs="*", metavar="JOBFILE",
                    help="fio job file(s); same as --job")
@@ -201,8 +201,8 @@ def parse_args(argv):
                    help="fio job file to run (repeatable)")
     p.add_argument("--modes", type=_csv_list(_mode),
                    default=list(matrix.DEFAULT_MODES), metavar="A,B",
-                   help="flag_check modes, run interleaved in this order "
-                   "(default: always,test_first)")
+                   help="variant modes (the engine's variant=), run "
+                   "interleaved in this order (default: always,test_first)")
     p.add_argument("--numjobs", type=_csv_list(_positive),
                    default=matrix.default_numjobs(ncpu), metavar="N,N",
                    help="numjobs values (default: 1,2,4,... up to the "

@@ -298,6 +298,7 @@ static struct io_u *uring_event(struct thread_data fio_unused *td, void *priv,
 
 const struct fc_backend fc_backend_io_uring = {
 	.name		= "io_uring",
+	.help		= "liburing",
 	.fio_flags	= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME,
 	.init		= uring_init,
 	.cleanup	= uring_cleanup,

@@ -109,6 +109,7 @@ int fc_file_size(struct thread_data *td, void fio_unused *priv,
 
 const struct fc_backend fc_backend_psync = {
 	.name		= "psync",
+	.help		= "pread/pwrite",
 	.fio_flags	= FIO_SYNCIO,
 	.init		= psync_init,
 	.cleanup	= psync_cleanup,
