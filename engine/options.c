@@ -214,7 +214,12 @@ static int str_stats_cb(void *data, const char *str)
 		*slash = '\0';
 		dir = slash == copy ? "/" : copy;
 	}
-	if (!stat(str, &st) && S_ISDIR(st.st_mode)) {
+	if (!lstat(str, &st) && S_ISLNK(st.st_mode)) {
+		log_err("flagcheck: flagcheck_stats=%s is a symbolic link: a "
+			"regular file path is allowed (the counters file is never "
+			"written through a link)\n", str);
+		ret = 1;
+	} else if (!stat(str, &st) && S_ISDIR(st.st_mode)) {
 		log_err("flagcheck: flagcheck_stats=%s is a directory: a file "
 			"path is allowed (one JSON line per job)\n", str);
 		ret = 1;

@@ -79,8 +79,11 @@ int fc_report_prepare(struct thread_data *td,
 			sched_yield();
 	}
 	if (err) {
-		log_err("flagcheck: flagcheck_stats=%s cannot be written: %s\n",
-			o->stats, strerror(-err));
+		log_err("flagcheck: flagcheck_stats=%s cannot be written: %s%s\n",
+			o->stats, strerror(-err), err == -ELOOP ?
+			" (it is a symbolic link: the counters file is never "
+			"written through one; remove it or name a regular file)" :
+			"");
 		td_verror(td, -err, "flagcheck_stats");
 		return 1;
 	}

@@ -137,10 +137,16 @@ char *fc_stats_text(const struct fc_stats_job *j, const struct fc_counters *c)
 	return fc_closed(out, &buf);
 }
 
+/*
+ * Never through a link planted in the file's place (it could point at any
+ * file the user may write): O_NOFOLLOW, open fails with ELOOP instead.
+ */
+#define FC_STATS_OPEN	(O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW)
+
 int fc_stats_prepare(const char *path, int truncate)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
-		      (truncate ? O_TRUNC : 0), 0644);
+	int fd = open(path, FC_STATS_OPEN | O_APPEND | (truncate ? O_TRUNC : 0),
+		      0644);
 
 	if (fd < 0)
 		return -errno;
@@ -166,7 +172,7 @@ int fc_stats_append(const char *path, const struct fc_stats_job *j,
 	n = strlen(line);
 	line[n++] = '\n';	/* over the NUL: written by length */
 
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, FC_STATS_OPEN, 0644);
 	if (fd < 0) {
 		ret = -errno;
 		goto out;

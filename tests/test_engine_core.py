@@ -2,9 +2,11 @@
 object, runs and their counters, bad input, shared memory and its lifetime.
 """
 import json
+import shutil
 import os
 import signal
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -170,6 +172,54 @@ def test_stats_file_is_one_line_per_job_and_starts_afresh(ctx):
         assert len(lines) == 3, f"{len(lines)} lines after a run of 3 jobs"
         assert sorted(s["thread_number"] for s in lines) == [1, 2, 3], lines
     os.unlink(path)
+
+
+def test_stats_file_planted_link_is_refused(ctx):
+    """A symbolic link in the counters file's place is never followed: at
+    parse time it is refused, naming the option."""
+    d = tempfile.mkdtemp(prefix="link-", dir=ctx.tmp)
+    victim, link = os.path.join(d, "victim"), os.path.join(d, "s.jsonl")
+    with open(victim, "w") as f:
+        f.write("keep\n")
+    os.symlink(victim, link)
+    try:
+        r = ctx.fio_run(ctx.base_args(runtime="100ms", flagcheck_stats=link),
+                        stats=False)
+        assert r.rc != 0
+        assert f"flagcheck_stats={link} is a symbolic link" in r.err, r.err
+        with open(victim) as f:
+            assert f.read() == "keep\n"
+    finally:
+        shutil.rmtree(d)
+
+
+def test_stats_file_link_planted_during_the_run_is_not_followed(ctx):
+    """The link planted after the file was checked, while the job runs: the
+    job's line is not written through it (O_NOFOLLOW), fio exits non-zero
+    and says why."""
+    d = tempfile.mkdtemp(prefix="link-", dir=ctx.tmp)
+    victim, path = os.path.join(d, "victim"), os.path.join(d, "s.jsonl")
+    with open(victim, "w") as f:
+        f.write("keep\n")
+    argv = [ctx.fio] + ctx.base_args(runtime="2", flagcheck_stats=path)
+    cwd = ctx.scratch()
+    try:
+        p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        for _ in range(100):        # the job made the file: it has started
+            if os.path.exists(path):
+                break
+            time.sleep(0.05)
+        os.unlink(path)
+        os.symlink(victim, path)
+        out, err = p.communicate(timeout=60)
+        assert p.returncode != 0, out
+        assert "it is a symbolic link" in err or "symbolic links" in err, err
+        with open(victim) as f:
+            assert f.read() == "keep\n"
+    finally:
+        shutil.rmtree(d)
+        os.rmdir(cwd)
 
 
 def test_counters_reach_the_text_output(ctx):
