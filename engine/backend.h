@@ -15,7 +15,9 @@
 struct fc_backend {
 	const char *name;
 	const char *help;	/* a few words for backend='s help */
-	/* fio engine flags (FIO_DISKLESSIO, FIO_SYNCIO, ...) for jobs using it */
+	/* fio engine flags (FIO_DISKLESSIO, FIO_SYNCIO, ...) for jobs using it;
+	 * FIO_NO_OFFLOAD: refused with io_submit_mode=offload, as fio refuses
+	 * its own engines that set it */
 	int fio_flags;
 	/*
 	 * 0 or a positive errno, after a log_err() saying why; *priv is the
@@ -52,7 +54,7 @@ struct fc_backend {
 /* Every engine flag some backend sets: a job's backend replaces them all. */
 #define FC_BACKEND_FIO_FLAGS	(FIO_DISKLESSIO | FIO_FAKEIO | FIO_SYNCIO | \
 				 FIO_ASYNCIO_SYNC_TRIM |		\
-				 FIO_ASYNCIO_SETS_ISSUE_TIME)
+				 FIO_ASYNCIO_SETS_ISSUE_TIME | FIO_NO_OFFLOAD)
 
 /* Engine flags of this job only: the ops table is shared by every job. */
 static inline void fc_td_engine_flags(struct thread_data *td, int set, int clear)

@@ -7,6 +7,7 @@
 #define FLAGCHECK_COUNTERS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -86,6 +87,20 @@ static inline void fc_count_rmw(struct fc_counters *c, int path, bool ran)
 		c->rmw[path]++;
 	else
 		c->skipped[path]++;
+}
+
+/* @src's counts added to @dst's: every field is a count */
+static inline void fc_counters_add(struct fc_counters *dst,
+				   const struct fc_counters *src)
+{
+	uint64_t *d = (uint64_t *)dst;
+	const uint64_t *s = (const uint64_t *)src;
+	size_t i;
+
+	_Static_assert(sizeof(*dst) % sizeof(uint64_t) == 0,
+		       "struct fc_counters: uint64_t counts only");
+	for (i = 0; i < sizeof(*dst) / sizeof(uint64_t); i++)
+		d[i] += s[i];
 }
 
 static inline uint64_t fc_counters_skipped(const struct fc_counters *c)

@@ -48,6 +48,9 @@ struct flagcheck_options {
 	 * 0 when not given (the model's default) */
 	unsigned int variant_by;
 	char variant[32];
+	/* io_submit_mode=offload: the job's data, set at the job's init, for
+	 * the copies fio makes of these options for its submit workers */
+	void *offload_job;
 };
 
 /* The table for the ops table's .options: complete once fc_options_load()
