@@ -16,6 +16,8 @@
 #define FC_MAX_PATHS	4
 /* A model's own counters (hits, misses, ...), named by the model */
 #define FC_MAX_STATS	24
+/* log2 buckets of the timed calls' ns: the last from 2^30 ns (1.07 s) up */
+#define FC_TIMED_BUCKETS	32
 
 /* An I/O's direction, as fio's ddir */
 enum fc_ddir {
@@ -38,7 +40,35 @@ struct fc_counters {
 	/* 1 call of the model in FC_TIMED_EVERY timed: calls and their ns */
 	uint64_t timed_calls;
 	uint64_t timed_ns;
+	/*
+	 * ... by log2 of each call's ns (fc_timed_bucket()): the calls and
+	 * their ns, so that a reader can leave out the few calls a busy
+	 * machine preempted between their two clock reads, which weigh as
+	 * much as FC_TIMED_EVERY - 1 untimed calls each
+	 */
+	uint64_t timed_hist[FC_TIMED_BUCKETS];
+	uint64_t timed_hist_ns[FC_TIMED_BUCKETS];
 };
+
+/* The bucket of a timed call of @ns: its bit length (0 for 0 ns, i for
+ * [2^(i-1), 2^i) ns), the last one holding everything longer */
+static inline unsigned int fc_timed_bucket(uint64_t ns)
+{
+	unsigned int b = ns ? 64 - __builtin_clzll(ns) : 0;
+
+	return b < FC_TIMED_BUCKETS ? b : FC_TIMED_BUCKETS - 1;
+}
+
+/* One timed call of @ns, the clock's own cost already taken off */
+static inline void fc_count_timed(struct fc_counters *c, uint64_t ns)
+{
+	unsigned int b = fc_timed_bucket(ns);
+
+	c->timed_calls++;
+	c->timed_ns += ns;
+	c->timed_hist[b]++;
+	c->timed_hist_ns[b] += ns;
+}
 
 /*
  * One model call in this many is timed (two clock reads, about 21 ns each

@@ -107,8 +107,7 @@ fc_model_io_timed(struct flagcheck_data *jd, struct flagcheck_file *ff,
 	err = jd->model->io(ff->state, jd->params, io, &jd->c);
 	dt = fc_now_ns() - t0;
 	/* the clock's own cost is not the model's */
-	jd->c.timed_ns += dt > jd->clock_ns ? dt - jd->clock_ns : 0;
-	jd->c.timed_calls++;
+	fc_count_timed(&jd->c, dt > jd->clock_ns ? dt - jd->clock_ns : 0);
 	return err;
 }
 
