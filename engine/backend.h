@@ -63,7 +63,7 @@ static inline void fc_td_engine_flags(struct thread_data *td, int set, int clear
 	td->flags |= (unsigned long long)set << TD_ENG_FLAG_SHIFT;
 }
 
-/* backends/psync.c: fio's own file hooks, for every backend with real files */
+/* file_hooks.c: fio's own file hooks, for every backend with real files */
 int fc_file_open(struct thread_data *td, void *priv, struct fio_file *f);
 int fc_file_close(struct thread_data *td, void *priv, struct fio_file *f);
 int fc_file_size(struct thread_data *td, void *priv, struct fio_file *f);

@@ -150,3 +150,15 @@ def engine_variants(fio, engine):
         choices, _, default = text.rpartition(" (")
         out[model] = (choices.split(", "), default.rstrip(")"))
     return out
+
+
+def listed_for_collection(config):
+    """(models, backends) the built engine lists, for a test module's
+    pytest_generate_tests; (["<engine not built>"], ...) when it cannot
+    say, so that the tests fail rather than vanish."""
+    build = os.path.normpath(os.path.join(str(config.rootpath),
+                                          config.getoption("--build")))
+    engine, fio = os.path.join(build, "fio-flagcheck.so"), shutil.which("fio")
+    if not fio or not os.path.exists(engine):
+        return ["<engine not built>"], ["<engine not built>"]
+    return engine_models(fio, engine), engine_backends(fio, engine)
