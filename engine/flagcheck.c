@@ -371,10 +371,11 @@ static int fc_refuse_offload(struct thread_data *td)
 			"(fio 3.33's own null engine too); allowed: jobs as "
 			"processes (no thread option), or io_submit_mode=inline\n");
 	} else if (m->job_size) {
-		log_err("flagcheck: model=%s keeps memory of each job (one "
-			"CPU's), which fio's offload workers would share "
-			"unlocked: io_submit_mode=offload is not supported with "
-			"it; allowed: io_submit_mode=inline\n", m->name);
+		log_err("flagcheck: model=%s keeps memory of each job (a "
+			"CPU's cache, a directory, a sequence's counts), which "
+			"fio's offload workers would share unlocked: "
+			"io_submit_mode=offload is not supported with it; "
+			"allowed: io_submit_mode=inline\n", m->name);
 	} else {
 		return 0;
 	}
@@ -425,7 +426,8 @@ static int fc_model_init(struct thread_data *td, struct flagcheck_data *jd)
 		td_verror(td, ENOMEM, "calloc");
 		return 1;
 	}
-	err = m->job_init ? m->job_init(jd->job, jd->params) : 0;
+	err = m->job_init ? m->job_init(jd->job, jd->params,
+					td->thread_number) : 0;
 	if (err) {
 		log_err("flagcheck: %s: %s\n", m->name, strerror(-err));
 		td_verror(td, -err, m->name);
@@ -511,6 +513,7 @@ static void fc_job_end(struct thread_data *td, struct flagcheck_data *jd)
 	struct fc_report_job rj = {
 		.model		= jd->model,
 		.params		= jd->params,
+		.job		= jd->job,
 		.backend	= jd->backend,
 		.c		= &jd->c,
 	};

@@ -37,4 +37,10 @@ EXPECT = {
         ["--variant=on", "--lookups_per_io=4", "--mod=8"],
         lambda s, r, w: (s["checks"], 4 * (r + w)),
         lambda r, w: 4 * (r + w)),
+    # a pattern written in the job file: S1's two test_and_clear_bit()
+    "pattern": Expect(
+        ["--variant=always", "--pattern_words=flags@0",
+         "--pattern=test_and_clear_bit(flags,0),test_and_clear_bit(flags,1)"],
+        lambda s, r, w: (s["rmw"], 2 * (r + w)),
+        lambda r, w: r + w),
 }

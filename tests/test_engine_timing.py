@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.analysis.helpers import ANALYSIS  # noqa: F401 (sys.path)
-from flagcheck_analysis import why
+from flagcheck_analysis.report import rmwcost as why
 
 HOG = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])})\n" \
       "while True: pass\n"

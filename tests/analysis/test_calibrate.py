@@ -12,7 +12,7 @@ import unittest
 
 from tests.analysis.helpers import REPO, run_cli
 
-from flagcheck_analysis import calibrate
+from flagcheck_analysis.calibrate import calibration as calibrate
 
 PROGRAM = os.path.join(REPO, "build", "flagcheck-calibrate")
 USABLE = sorted(os.sched_getaffinity(0))

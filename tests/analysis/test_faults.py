@@ -16,7 +16,7 @@ import unittest
 from tests.analysis.helpers import ANALYSIS, NULL_JOB, RESULTS, run_cli
 from tests.analysis.test_clientserver import (ENGINE, JOB as CS_JOB,
                                               LOOPBACK, Servers, free_port)
-from flagcheck_analysis import fiojson
+from flagcheck_analysis.results import fiojson
 
 FIO = shutil.which("fio")
 DEEP = 100000           # levels of nesting: far past Python's recursion limit

@@ -5,7 +5,7 @@ import tempfile
 import unittest
 
 from tests.analysis.helpers import CLIENTSERVER, RESULTS
-from flagcheck_analysis import fiojson
+from flagcheck_analysis.results import fiojson
 
 ALWAYS_NJ2 = os.path.join(RESULTS, "flagcheck-fixture_always_nj2_r1.json")
 

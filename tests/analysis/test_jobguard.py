@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 from tests.analysis.helpers import REPO, run_cli
-from flagcheck_analysis import jobguard
+from flagcheck_analysis.run import jobguard
 
 FIO = shutil.which("fio")
 ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")

@@ -40,8 +40,9 @@ from types import SimpleNamespace
 
 from tests.analysis.helpers import FIXTURES, RESULTS, run_cli
 
-from flagcheck_analysis import calibrate, why
-from flagcheck_analysis.report import inputs_to_files, load_records
+from flagcheck_analysis.calibrate import calibration as calibrate
+from flagcheck_analysis.report import rmwcost as why
+from flagcheck_analysis.report.cli import inputs_to_files, load_records
 
 WHY = os.path.join(FIXTURES, "why")
 
@@ -169,7 +170,7 @@ class TestArithmetic(unittest.TestCase):
         self.assertFalse(why.time_share_of([rec], 1000)[2])
 
     def test_share_warning_only_for_what_cannot_be_genuine(self):
-        run = why.Run(1.0, 10, 2.0, 150.0, 40.0, "m", "x.json", True)
+        run = why.Run(1.0, 10, 2.0, 150.0, 40.0, "m", "x.json", None, True)
         self.assertIn("are wrong", why.share_warning(run))
         old = run._replace(robust=False)
         self.assertNotIn("are wrong", why.share_warning(old))

@@ -1,0 +1,88 @@
+"""LKP's table for a regression and its fix (lkp-tests lib/compare.rb, as in
+the S4 report): three modes side by side, the first the base, then for each
+of the other two %change against the base and its value, mean ± %stddev,
+one metric per row named <scenario>_<numjobs>.<metric> at the end of the
+row.  A last column gives the noise verdict of each change (stats.verdict,
+with the number of runs), which LKP leaves to the reader.  The numbers come
+from compare.compare; nothing is computed here."""
+
+from collections import namedtuple
+
+from ..stats import compare
+from . import render
+from ..results.fiojson import METRICS
+
+# the rows of the seed's table, as far as fio has them
+DEFAULT_METRICS = ("iops", "rmw_per_io", "clat_mean_ns", "usr_cpu")
+
+ThreeRow = namedtuple("ThreeRow", "name base others")   # others: 2 Comparison
+
+
+class ThreeWayError(Exception):
+    pass
+
+
+def _ordered(records, modes):
+    """The records of the three modes, grouped in `modes` order, so that
+    compare.mode_order sees them in that order."""
+    rank = {m: i for i, m in enumerate(modes)}
+    return sorted((r for r in records if r.mode in rank),
+                  key=lambda r: rank[r.mode])
+
+
+def rows(records, modes, metrics=DEFAULT_METRICS):
+    """ThreeRows in scenario, numjobs, metric order; raises ThreeWayError
+    unless `modes` names three modes."""
+    if len(modes) != 3 or len(set(modes)) != 3:
+        raise ThreeWayError("three different modes are needed (base, "
+                            "regression, fix), got %s" % ",".join(modes))
+    names = dict(METRICS)
+    out = []
+    for section in compare.compare(_ordered(records, modes), modes[0]):
+        # a mode without any run has no column in the section: keep the
+        # other one where it belongs
+        present = section.modes[1:]
+        by_key = {r.key: r for r in section.rows}
+        for key in metrics:
+            row = by_key.get(key)
+            if row is None:
+                continue
+            others = [row.others[present.index(m)] if m in present else None
+                      for m in modes[1:]]
+            out.append(ThreeRow("%s_%d.%s" % (section.scenario,
+                                               section.numjobs, names[key]),
+                                row.base, others))
+    return out
+
+
+def _cells(row):
+    cells = [render.fmt_mean_sd(row.base)]
+    verdicts = []
+    for comp in row.others:
+        if comp is None:
+            cells += ["-", "-"]
+            verdicts.append("no runs")
+            continue
+        cells += [render.fmt_change(comp, row.base),
+                  render.fmt_mean_sd(comp.cell)]
+        verdicts.append(comp.verdict.text)
+    return cells + [row.name, " | ".join(verdicts)]
+
+
+def table(records, modes, metrics=DEFAULT_METRICS):
+    """(title, header, rows, right) for render.text_table/markdown_table."""
+    header = [modes[0], "%change", modes[1], "%change", modes[2], "metric",
+              "verdict (%s vs %s | %s vs %s)" % (modes[1], modes[0], modes[2],
+                                                modes[0])]
+    title = ("%s -> %s -> %s: mean ± %%stddev, %%change against %s"
+             % (modes[0], modes[1], modes[2], modes[0]))
+    return (title, header, [_cells(r) for r in rows(records, modes, metrics)],
+            {0, 1, 2, 3, 4})
+
+
+def text(records, modes, metrics=DEFAULT_METRICS):
+    return render.text_table(*table(records, modes, metrics)) + "\n"
+
+
+def markdown(records, modes, metrics=DEFAULT_METRICS):
+    return render.markdown_table(*table(records, modes, metrics)) + "\n"

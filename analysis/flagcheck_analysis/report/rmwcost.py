@@ -1,0 +1,618 @@
+"""The report's "why" section: what the always-dirty pattern costs per RMW
+inside the runs, how much of it this machine's calibrated cache-line cost
+accounts for, the line's ceiling on always-mode IOPS, the share of the
+jobs' time spent in the modelled path, a worked estimate of the
+published S1 figure from a transfer latency, and the same estimate for
+every model=pattern scenario ("what would my patch gain?", whatif()):
+both modes' IOPS at each numjobs >= 2 predicted from the counters' RMWs
+and plain stores per fio I/O, the transfer and the one-job run, beside
+the measured.
+
+Per scenario and numjobs N, with the means over the repeats:
+  ns per I/O (per job)   1e9 * N / IOPS (fio's IOPS, summed over the jobs)
+  RMWs per I/O           the counters' rmw / fio's own total_ios (per run)
+  gap                    ns per I/O of always - ns per I/O of test_first
+  ns per RMW in the run  gap / (RMWs per I/O of always - of test_first)
+  calibrated ns per RMW  always ns per RMW - test_first ns per test_bit, per
+                         thread, at N threads (calibration.json)
+  accounted              calibrated / in the run
+  ceiling                the line's calibrated RMWs per second at N threads
+                         / RMWs per I/O of always: an upper bound on
+                         always-mode IOPS per shared mapping
+Time share of the modelled path (per run, then the mean): the engine times
+1 model call in timed_every (256; 64 in older files), with timed_calls and
+timed_ns in each counters line, the clock's own cost taken off: a job's
+time in the path = timed_ns / timed_calls *
+its model calls (its ios, which equal fio's total_ios: the report leaves out
+runs where they do not); the share = the jobs' time in the path / fio's
+job_runtime (summed over the jobs). Records of version 1 (timed_checks)
+are read with checks as the calls.
+On a busy machine a timed call preempted between its two clock reads lasts
+microseconds to milliseconds and weighs as much as timed_every - 1 untimed
+calls: where the counters line has the timed calls by log2 of their ns
+(timed_log2, timed_log2_ns), the ns per call is the mean of the timed calls
+at most TRIM_BUCKETS buckets (a factor 2 each) above the median call's
+bucket, which no genuine run can put beyond fio's job_runtime."""
+
+import argparse
+import os
+from collections import namedtuple
+
+from ..results import fiojson, matrix
+from ..stats import significance as stats
+from ..calibrate import calibration as calibrate
+from . import plot, render
+
+# S1, 7fcbbaf18392 (Jens Axboe, linux-mm, May 2014): O_DIRECT reads on a
+# 4-socket box, "fio jobs that spread over two nodes": 1.7M IOPS before the
+# fix, 4.0M after, "40% of the time in filemap_check_errors()" before.
+S1_MODEL = "filemap_check_errors"
+S1_BEFORE = 1.7e6
+S1_AFTER = 4.0e6
+S1_SHARE = 40.0
+S1_RMW_PER_IO = 2           # two test_and_clear_bit() per I/O before it
+# an estimate within this factor of the published figure is "close"
+CLOSE = 1.25
+
+ALWAYS, TEST_FIRST = "always", "test_first"
+
+Run = namedtuple("Run", "iops total_ios rmw_per_io share ns_per_check "
+                 "model source stores_per_io robust", defaults=(True,))
+Gap = namedtuple("Gap", "scenario numjobs iops ns_io rmw_io gap ns_rmw "
+                 "cal_ns_rmw accounted ceiling of_ceiling")
+Share = namedtuple("Share", "scenario numjobs mode n ns_per_check share "
+                   "published")
+Estimate = namedtuple("Estimate", "transfer_ns source before ceiling share")
+# "what would my patch gain?": one row per pattern scenario, numjobs >= 2
+# and mode (see whatif())
+Whatif = namedtuple("Whatif", "scenario numjobs mode line_per_io ns_one_job "
+                    "predicted measured")
+PATTERN_MODEL = "pattern"
+
+
+# ---- one run ----
+
+def _num(x):
+    return x if isinstance(x, (int, float)) and not isinstance(x, bool) \
+        else None
+
+
+def job_runtime_ms(doc):
+    """fio's job_runtime summed over the entries (under group_reporting
+    fio already sums its jobs' runtimes into the group's)."""
+    return sum(_num(e.get("job_runtime")) or 0 for e in fiojson.fio_jobs(doc))
+
+
+# timed calls more than this many log2 buckets (x16..x32) above the
+# median call's are left out of the ns per call: preempted, not the path's
+TRIM_BUCKETS = 4
+
+
+def _buckets(r, t_calls, t_ns):
+    """The job's (calls, ns) by log2 bucket, or None where the line has
+    none or they do not add up to its timed_calls and timed_ns."""
+    hist, hist_ns = r.get("timed_log2"), r.get("timed_log2_ns")
+    if not isinstance(hist, list) or not isinstance(hist_ns, list) or \
+            len(hist) != len(hist_ns) or \
+            any(_num(v) is None or v < 0 for v in hist + hist_ns):
+        return None
+    if sum(hist) != t_calls or sum(hist_ns) != t_ns:
+        return None
+    return hist, hist_ns
+
+
+def trimmed_ns_per_call(hist, hist_ns):
+    """The mean ns of the timed calls up to TRIM_BUCKETS buckets above the
+    median call's bucket (None without calls)."""
+    total, seen = sum(hist), 0
+    for median, n in enumerate(hist):
+        seen += n
+        if 2 * seen >= total and total:
+            break
+    else:
+        return None
+    keep = median + TRIM_BUCKETS + 1
+    calls = sum(hist[:keep])
+    return sum(hist_ns[:keep]) / calls
+
+
+def _job_ns_per_call(r, t_calls, t_ns):
+    """(ns per model call of one job, robust: from its buckets)"""
+    b = _buckets(r, t_calls, t_ns)
+    if b is None:
+        return t_ns / t_calls, False
+    return trimmed_ns_per_call(*b), True
+
+
+def time_share(stats_records, runtime_ms):
+    """(share in %, ns per check) of one run; share None when a job ran
+    checks but has no timed ones (or the engine does not time them)."""
+    share, ns, _ = time_share_of(stats_records, runtime_ms)
+    return share, ns
+
+
+def time_share_of(stats_records, runtime_ms):
+    """(share in %, ns per check, robust): robust when every job's line
+    has its timed calls by bucket (trimmed of preempted calls)."""
+    in_path, weighted, timed, robust = 0.0, 0.0, 0, True
+    for r in stats_records:
+        if "timed_calls" in r:          # version 2: every I/O calls it
+            checks = _num(r.get("ios")) or 0
+            t_checks = _num(r.get("timed_calls"))
+        else:
+            checks = _num(r.get("checks")) or 0
+            t_checks = _num(r.get("timed_checks"))
+        if not checks:
+            continue                    # no model ran in this job: 0 ns
+        t_ns = _num(r.get("timed_ns"))
+        if not t_checks or t_ns is None:
+            return None, None, False
+        per_call, job_robust = _job_ns_per_call(r, t_checks, t_ns)
+        robust = robust and job_robust
+        in_path += per_call * checks
+        weighted += per_call * t_checks
+        timed += t_checks
+    if not runtime_ms:
+        return None, None, False
+    return (100.0 * in_path / (runtime_ms * 1e6),
+            weighted / timed if timed else None, robust)
+
+
+def run_figures(doc, stats_records, iops, source=None):
+    """Run of one fio run and its counters (None: no counters)."""
+    ios = fiojson.fio_total_ios(doc)
+    rmw_io = share = ns_check = model = stores_io = None
+    if stats_records:
+        rmws = [_num(r.get("rmw")) for r in stats_records]
+        if ios and None not in rmws:
+            rmw_io = sum(rmws) / ios
+        stores = [_num(r.get("stores")) for r in stats_records]
+        if ios and None not in stores:      # counted by model=pattern
+            stores_io = sum(stores) / ios
+        share, ns_check, robust = time_share_of(stats_records,
+                                                job_runtime_ms(doc))
+        model = stats_records[0].get("model")
+        return Run(iops, ios, rmw_io, share, ns_check, model, source,
+                   stores_io, robust)
+    return Run(iops, ios, rmw_io, share, ns_check, model, source, stores_io)
+
+
+def _stats_of(record):
+    try:
+        return fiojson.load_stats(matrix.stats_path_for_json(record.source))
+    except fiojson.InputError:
+        return None                     # the report has named it already
+
+
+def runs(records, docs):
+    """{(scenario, numjobs, mode): [Run]}"""
+    out = {}
+    for rec, doc in zip(records, docs):
+        out.setdefault((rec.scenario, rec.numjobs, rec.mode), []).append(
+            run_figures(doc, _stats_of(rec), rec.metrics.get("iops"),
+                        rec.source))
+    return out
+
+
+def _mean(values):
+    values = [v for v in values if v is not None]
+    return stats.mean(values) if values else None
+
+
+# ---- the tables' figures ----
+
+def gaps(groups, cal):
+    """One Gap per scenario and numjobs that has both always and
+    test_first runs."""
+    out = []
+    for scenario, nj in sorted({(s, n) for s, n, _ in groups}):
+        a, t = groups.get((scenario, nj, ALWAYS)), \
+            groups.get((scenario, nj, TEST_FIRST))
+        if not a or not t:
+            continue
+        iops = {m: _mean(r.iops for r in rs) for m, rs in ((ALWAYS, a),
+                                                          (TEST_FIRST, t))}
+        rmw = {m: _mean(r.rmw_per_io for r in rs)
+               for m, rs in ((ALWAYS, a), (TEST_FIRST, t))}
+        ns_io = {m: 1e9 * nj / v if v else None for m, v in iops.items()}
+        gap = ns_rmw = None
+        if None not in ns_io.values():
+            gap = ns_io[ALWAYS] - ns_io[TEST_FIRST]
+            extra = None if None in rmw.values() \
+                else rmw[ALWAYS] - rmw[TEST_FIRST]
+            ns_rmw = gap / extra if extra else None
+        cal_ns = accounted = ceiling = of_ceiling = None
+        pa = calibrate.point(cal, ALWAYS, nj) if cal else None
+        pt = calibrate.point(cal, TEST_FIRST, nj) if cal else None
+        if pa and pt:
+            cal_ns = pa["ns_per_op"] - pt["ns_per_op"]
+            if ns_rmw and ns_rmw > 0:
+                accounted = cal_ns / ns_rmw
+            if rmw[ALWAYS]:
+                ceiling = pa["ops_per_s"] / rmw[ALWAYS]
+                if iops[ALWAYS]:
+                    of_ceiling = iops[ALWAYS] / ceiling
+        out.append(Gap(scenario, nj, iops, ns_io, rmw, gap, ns_rmw, cal_ns,
+                       accounted, ceiling, of_ceiling))
+    return out
+
+
+def shares(groups):
+    out = []
+    for scenario, nj, mode in sorted(groups):
+        rs = groups[(scenario, nj, mode)]
+        s1 = any(r.model == S1_MODEL for r in rs)
+        out.append(Share(scenario, nj, mode, len(rs),
+                         _mean(r.ns_per_check for r in rs),
+                         _mean(r.share for r in rs),
+                         S1_SHARE if s1 and mode == ALWAYS else None))
+    return out
+
+
+def estimate(transfer_ns, source, after=S1_AFTER, rmw_per_io=S1_RMW_PER_IO):
+    """The published S1 box from a one-way transfer latency: each job's RMW
+    waits for a line that every job takes in turn, N transfers, while the
+    rest of its I/O costs what it costs after the fix, N / IOPS_after; so
+    1 / IOPS_before = 1 / IOPS_after + RMWs per I/O * transfer (N cancels
+    out)."""
+    line_ns = rmw_per_io * transfer_ns
+    rest_ns = 1e9 / after
+    return Estimate(transfer_ns, source, 1e9 / (rest_ns + line_ns),
+                    1e9 / line_ns, 100.0 * line_ns / (rest_ns + line_ns))
+
+
+def self_check(groups, cal):
+    """The estimate's model on this machine's own runs, at the largest
+    numjobs >= 2 with both modes: (numjobs, transfer, predicted always
+    IOPS, measured always IOPS), or None."""
+    if not cal:
+        return None
+    t, _ = calibrate.transfer_for_estimate(cal)
+    if t is None:
+        return None
+    for scenario, nj in sorted({(s, n) for s, n, _ in groups},
+                               key=lambda k: (-k[1], k[0])):
+        a, f = groups.get((scenario, nj, ALWAYS)), \
+            groups.get((scenario, nj, TEST_FIRST))
+        if nj < 2 or not a or not f:
+            continue
+        x_tf, x_a = _mean(r.iops for r in f), _mean(r.iops for r in a)
+        r = _mean(r.rmw_per_io for r in a)
+        if x_tf and x_a and r:
+            pred = estimate(t, "", after=x_tf, rmw_per_io=r).before
+            return scenario, nj, t, r, x_tf, pred, x_a
+    return None
+
+
+def whatif(groups, transfer_ns, predict=None):
+    """The worked estimate of every pattern scenario (model=pattern): per
+    numjobs N >= 2 and mode, the IOPS predicted from the counters' line
+    operations per fio I/O (RMWs + plain stores: each takes the line
+    exclusive), the one-way transfer and the job's other work, beside the
+    measured.  The S1 estimate's model, for any path:
+        1/IOPS(N) = 1/(N x IOPS(1)) + line ops per I/O x transfer
+    IOPS(1): the same mode at numjobs=1, whose line never leaves its CPU, so
+    its ns per I/O is the job's other work (work(ns), fio, the path's own
+    loads and local atomics).  [] without a transfer; a scenario without a
+    numjobs=1 run of a mode is left out for that mode.  With `predict` (the
+    report's --predict N), also at N jobs, with the line ops per I/O of the
+    mode's largest numjobs run, measured "-"."""
+    if not transfer_ns:
+        return []
+    out, largest = [], {}
+    for scenario, nj, mode in sorted(groups):
+        rs = groups[(scenario, nj, mode)]
+        one = groups.get((scenario, 1, mode))
+        if not one or not any(r.model == PATTERN_MODEL for r in rs):
+            continue
+        x1 = _mean(r.iops for r in one)
+        rmw = _mean(r.rmw_per_io for r in rs)
+        stores = _mean(r.stores_per_io for r in rs)
+        if not x1 or rmw is None or stores is None:
+            continue
+        largest[(scenario, mode)] = (x1, rmw + stores)
+        if nj >= 2:
+            out.append(_whatif_row(scenario, nj, mode, x1, rmw + stores,
+                                   transfer_ns, _mean(r.iops for r in rs)))
+    done = {(w.scenario, w.numjobs, w.mode) for w in out}
+    for (scenario, mode), (x1, line) in sorted(largest.items()):
+        if predict and (scenario, predict, mode) not in done:
+            out.append(_whatif_row(scenario, predict, mode, x1, line,
+                                   transfer_ns, None))
+    return sorted(out, key=lambda w: (w.scenario, w.numjobs, w.mode))
+
+
+def _whatif_row(scenario, nj, mode, x1, line, transfer_ns, measured):
+    pred = 1.0 / (1.0 / (nj * x1) + line * transfer_ns * 1e-9)
+    return Whatif(scenario, nj, mode, line, 1e9 / x1, pred, measured)
+
+
+def whatif_gains(rows):
+    """{(scenario, numjobs): (predicted, measured test_first/always)}."""
+    by = {(w.scenario, w.numjobs, w.mode): w for w in rows}
+    out = {}
+    for (scenario, nj, mode), w in by.items():
+        a = by.get((scenario, nj, ALWAYS))
+        if mode != TEST_FIRST or a is None:
+            continue
+        out[(scenario, nj)] = (
+            w.predicted / a.predicted,
+            w.measured / a.measured if w.measured and a.measured else None)
+    return out
+
+
+def whatif_table(rows, transfer_ns, source):
+    gains = whatif_gains(rows)
+    header = ["scenario", "numjobs", "mode", "line ops/io", "ns/io at 1 job",
+              "predicted IOPS", "measured IOPS", "measured/predicted",
+              "gain predicted", "gain measured"]
+    body = []
+    for w in rows:
+        g = gains.get((w.scenario, w.numjobs)) if w.mode == TEST_FIRST \
+            else None
+        body.append([w.scenario, str(w.numjobs), w.mode,
+                     _f(w.line_per_io, "%.3f"), _f(w.ns_one_job),
+                     render.fmt_value(w.predicted),
+                     render.fmt_value(w.measured),
+                     "-" if not w.measured else "x%.2f" % (
+                         w.measured / w.predicted),
+                     "-" if g is None else "x%.2f" % g[0],
+                     "-" if g is None or g[1] is None else "x%.2f" % g[1]])
+    title = ("what would the patch gain? an ESTIMATE per pattern scenario "
+             "(transfer %.1f ns one way, %s): 1/IOPS = 1/(numjobs x IOPS at "
+             "1 job) + line ops/io x transfer; line ops/io = the counters' "
+             "(rmw + stores) / fio's total_ios; assumes every line op waits "
+             "for one transfer while the jobs take the line in turn, and "
+             "the rest of the I/O costs what it costs with one job"
+             % (transfer_ns, source))
+    return title, header, body, {1, 3, 4, 5, 6, 7, 8, 9}
+
+
+# ---- rendering ----
+
+def _f(v, fmt="%.1f"):
+    return "-" if v is None else fmt % v
+
+
+def _pct(v):
+    return "-" if v is None else "%.1f%%" % v
+
+
+def gap_table(rows, cal):
+    header = ["scenario", "numjobs", "always ns/io", "test_first ns/io",
+              "gap ns/io", "RMW/io always", "RMW/io test_first",
+              "ns/RMW in run", "ns/RMW calibrated", "accounted",
+              "ceiling IOPS", "always/ceiling"]
+    body = []
+    for g in rows:
+        body.append([g.scenario, str(g.numjobs), _f(g.ns_io[ALWAYS]),
+                     _f(g.ns_io[TEST_FIRST]), _f(g.gap),
+                     _f(g.rmw_io[ALWAYS], "%.3f"),
+                     _f(g.rmw_io[TEST_FIRST], "%.3f"), _f(g.ns_rmw),
+                     _f(g.cal_ns_rmw, "%.2f"),
+                     _pct(None if g.accounted is None
+                          else 100 * g.accounted),
+                     "-" if g.ceiling is None
+                     else render.fmt_value(g.ceiling),
+                     _pct(None if g.of_ceiling is None
+                          else 100 * g.of_ceiling)])
+    title = ("why: the cost of always-dirty per RMW (per job: ns/io = 1e9 x "
+             "numjobs / IOPS; RMW/io = counters' rmw / fio's total_ios; "
+             "ns/RMW in run = gap / extra RMW/io; calibrated: always - "
+             "test_first per op at numjobs threads%s; ceiling = the line's "
+             "calibrated RMW/s at numjobs threads / RMW/io always)"
+             % ("" if cal else ", no calibration.json: '-'"))
+    return title, header, body, set(range(1, len(header)))
+
+
+def share_table(rows):
+    header = ["scenario", "numjobs", "mode", "runs", "ns per check",
+              "share of job time", "published"]
+    body = [[s.scenario, str(s.numjobs), s.mode, str(s.n),
+             _f(s.ns_per_check), _pct(s.share),
+             "-" if s.published is None else "%.0f%% (S1, before the fix)"
+             % s.published] for s in rows]
+    return ("time share of the modelled path (engine-timed: a sample of the "
+            "model's calls, timed_every in the counters; "
+            "share = ns per check x checks / fio's job_runtime; published: "
+            "7fcbbaf18392, 'time in filemap_check_errors()')",
+            header, body, {1, 3, 4, 5})
+
+
+def estimate_lines(est, check):
+    out = []
+    if est is not None:
+        off = est.before / S1_BEFORE
+        out.append(
+            "worked estimate for the published S1 box (transfer %.1f ns "
+            "one way, %s): always-dirty %s IOPS predicted vs %s published "
+            "(%s); the line's ceiling %s IOPS; time in the check %.0f%% "
+            "predicted vs %.0f%% published" % (
+                est.transfer_ns, est.source, render.fmt_value(est.before),
+                render.fmt_value(S1_BEFORE),
+                "close: x%.2f" % off if 1 / CLOSE <= off <= CLOSE else
+                "far off: x%.2f, the model does not explain the published "
+                "figure" % off, render.fmt_value(est.ceiling), est.share,
+                S1_SHARE))
+        out.append(
+            "assumptions: %d RMWs per I/O, each waits for the line while "
+            "every job takes it in turn (one transfer each), the rest of "
+            "the I/O costs what it costs after the fix (%s IOPS): 1/IOPS "
+            "before = 1/IOPS after + RMWs per I/O x transfer"
+            % (S1_RMW_PER_IO, render.fmt_value(S1_AFTER)))
+    if check is not None:
+        scenario, nj, t, r, x_tf, pred, x_a = check
+        out.append(
+            "the same model on this machine's runs (%s, numjobs=%d, "
+            "transfer %.1f ns, %.2f RMW/io, test_first %s IOPS): predicts "
+            "always %s IOPS, measured %s (x%.2f)" % (
+                scenario, nj, t, r, render.fmt_value(x_tf),
+                render.fmt_value(pred), render.fmt_value(x_a), x_a / pred))
+    return out
+
+
+class Section:
+    """The section's figures, rendered as text or markdown."""
+
+    def __init__(self, cal, gap_rows, share_rows, est, check, heatmap,
+                 whatif_rows=(), transfer=(None, None)):
+        self.cal, self.gap_rows, self.share_rows = cal, gap_rows, share_rows
+        self.est, self.check, self.heatmap = est, check, heatmap
+        self.whatif_rows, self.transfer = list(whatif_rows), transfer
+
+    def _tables(self):
+        out = []
+        if self.gap_rows:
+            out.append(gap_table(self.gap_rows, self.cal))
+        if self.share_rows:
+            out.append(share_table(self.share_rows))
+        if self.whatif_rows:
+            out.append(whatif_table(self.whatif_rows, *self.transfer))
+        return out
+
+    def text(self):
+        parts = [calibrate.text(self.cal).rstrip("\n")] if self.cal else []
+        parts += [render.text_table(*t) for t in self._tables()]
+        lines = estimate_lines(self.est, self.check)
+        if lines:
+            parts.append("\n".join(lines))
+        return "\n\n".join(parts) + "\n"
+
+    def markdown(self):
+        parts = [calibrate.markdown(self.cal, self.heatmap).rstrip("\n")] \
+            if self.cal else []
+        parts += [render.markdown_table(*t) for t in self._tables()]
+        lines = estimate_lines(self.est, self.check)
+        if lines:
+            parts.append("\n".join("- " + l for l in lines))
+        return "## Why\n\n" + "\n\n".join(parts) + "\n"
+
+
+# ---- the report's options and its one call ----
+
+def _transfer_ns(text):
+    try:
+        v = float(text)
+    except ValueError:
+        v = None
+    if v is None or not 0 < v <= 1e6:
+        raise argparse.ArgumentTypeError(
+            "%r is not valid: a one-way transfer latency in ns, more than "
+            "0 and at most 1000000" % text)
+    return v
+
+
+def _calibration(path):
+    try:
+        return path, calibrate.load(path)
+    except calibrate.CalibrationError as e:
+        raise argparse.ArgumentTypeError(str(e))
+
+
+def add_arguments(p):
+    g = p.add_argument_group(
+        "why section", "shown when a results directory holds "
+        "calibration.json (flagcheck-calibrate), when the engine's counters "
+        "time the modelled path (timed_checks), or with one of these "
+        "options; it ends with a worked estimate of the published S1 figure "
+        "(1.7M -> 4.0M IOPS, 40% in filemap_check_errors(), 4-socket box) "
+        "from a transfer latency: --transfer-ns, else --calibration, else "
+        "the results directory's own calibration; for model=pattern runs "
+        "with a numjobs=1 run of each mode, the same transfer predicts both "
+        "modes' IOPS at every numjobs >= 2 beside the measured, and at "
+        "--predict N jobs (what would the patch gain at N CPUs?)")
+    g.add_argument("--transfer-ns", type=_transfer_ns, metavar="NS",
+                   help="another machine's one-way cache-line transfer "
+                   "latency in ns, for the worked estimate")
+    g.add_argument("--calibration", type=_calibration, metavar="FILE",
+                   help="a calibration.json made on another machine "
+                   "(flagcheck-calibrate there): its other-node median "
+                   "transfer latency (else its nearest relation) drives "
+                   "the worked estimate")
+
+
+def _results_calibration(inputs, warn):
+    for item in inputs:
+        path = os.path.join(item, calibrate.JSON_NAME)
+        if os.path.isdir(item) and os.path.exists(path):
+            try:
+                return calibrate.load(path)
+            except calibrate.CalibrationError as e:
+                warn("%s (the calibrated columns are left out)" % e)
+    return None
+
+
+def _estimate_source(args, cal):
+    """(one-way ns, where it comes from) for the worked estimate."""
+    if args.transfer_ns is not None:
+        return args.transfer_ns, "--transfer-ns"
+    where, doc = args.calibration or ("this machine's calibration", cal)
+    if doc is None:
+        return None, None
+    t, rel = calibrate.transfer_for_estimate(doc)
+    return t, "%s, %s median" % (where, calibrate.RELATION_NAMES.get(
+        rel, "all pairs'"))
+
+
+def share_warning(r):
+    """What a run's time share beyond 100% says, or None: with the timed
+    calls by bucket it cannot be genuine; without them (an older engine) a
+    busy machine's preempted calls can do it."""
+    if r.share is None or r.share <= 100:
+        return None
+    if r.robust:
+        return ("%s: its counters put %.1f%% of the jobs' time in the "
+                "modelled path, more than fio's job_runtime even without "
+                "the calls a busy machine preempted: timed_log2_ns, "
+                "timed_calls or ios are wrong" % (r.source, r.share))
+    return ("%s: its counters put %.1f%% of the jobs' time in the modelled "
+            "path, more than fio's job_runtime: its counters (an older "
+            "engine) lack timed_log2, and a busy machine's preempted calls "
+            "weigh in full there" % (r.source, r.share))
+
+
+def build(args, records, docs, warn):
+    """The Section, or None when there is nothing to show."""
+    cal = _results_calibration(args.inputs, warn)
+    groups = runs(records, docs)
+    for r in (r for rs in groups.values() for r in rs):
+        text = share_warning(r)
+        if text:
+            warn(text)
+    share_rows = [s for s in shares(groups) if s.share is not None]
+    explicit = args.transfer_ns is not None or args.calibration is not None
+    if cal is None and not share_rows and not explicit:
+        return None
+    t, source = _estimate_source(args, cal)
+    s1 = any(r.model == S1_MODEL for rs in groups.values() for r in rs)
+    est = estimate(t, source) if t and (s1 or explicit) else None
+    return Section(cal, gaps(groups, cal), share_rows, est,
+                   self_check(groups, cal), None,
+                   whatif(groups, t, getattr(args, "predict", None)),
+                   (t, source))
+
+
+def emit(args, records, docs, outdir, warn):
+    """Print the section (text or markdown, as --format; nothing for csv),
+    append it to outdir/report.md and draw the heatmap there.  False when
+    report.md could not be written."""
+    section = build(args, records, docs, warn)
+    if section is None:
+        return True
+    if section.cal is not None and not args.no_plot:
+        try:
+            calibrate.heatmap(section.cal, os.path.join(
+                outdir, calibrate.PNG_NAME))
+            section.heatmap = calibrate.PNG_NAME
+        except plot.PlotError as e:
+            warn("heatmap skipped: %s" % e)
+    if args.format != "csv":
+        print()
+        print(getattr(section, args.format)(), end="")
+    try:
+        with open(os.path.join(outdir, "report.md"), "a") as f:
+            f.write("\n" + section.markdown())
+    except OSError as e:
+        warn("cannot write to %s: %s" % (outdir, e.strerror or e))
+        return False
+    return True

@@ -1,0 +1,329 @@
+"""Loading fio JSON output (plain, json+, client/server) and the engine's
+stats JSON Lines, and reducing one run to one number per metric."""
+
+import json
+import math
+import sys
+
+# (key, row name in the tables); the order is the order of the rows.
+METRICS = (
+    ("iops", "iops"),
+    ("bw_kib", "bw_KiB/s"),
+    ("clat_mean_ns", "clat_mean_ns"),
+    ("clat_p50_ns", "clat_p50_ns"),
+    ("clat_p99_ns", "clat_p99_ns"),
+    ("clat_p999_ns", "clat_p99.9_ns"),
+    ("usr_cpu", "usr_cpu_%_per_job"),
+    ("sys_cpu", "sys_cpu_%_per_job"),
+    ("fio_errors", "fio.total_err"),
+    ("rmw_per_io", "flagcheck.atomic_rmw_per_io"),
+    ("errors_set", "flagcheck.errors_set"),
+    ("errors_reported", "flagcheck.errors_reported"),
+)
+
+_DIRECTIONS = ("read", "write", "trim")
+_PERCENTILES = (("clat_p50_ns", "50.000000", 50.0),
+                ("clat_p99_ns", "99.000000", 99.0),
+                ("clat_p999_ns", "99.900000", 99.9))
+
+
+class InputError(Exception):
+    """Bad input file; str() is one line that names the file."""
+
+    def __init__(self, path, what):
+        super().__init__("%s: %s" % (path, what))
+
+
+def decode(path, text, where="", raw=False):
+    """json.loads(text) (raw: the first document and where it ends) of text
+    read from `path`; a document nested deeper than Python's parser can
+    follow becomes an InputError naming the file (and `where` in it).
+    Malformed JSON stays a ValueError for the caller to describe."""
+    try:
+        if raw:
+            return json.JSONDecoder().raw_decode(text)
+        return json.loads(text)
+    except RecursionError:
+        raise InputError(path, "%sJSON nested too deeply to read (deeper "
+                         "than Python's limit of about %d levels); not fio "
+                         "or flagcheck output" % (where,
+                                                  sys.getrecursionlimit()))
+
+
+def load_fio_json(path):
+    """The fio output document.  fio (3.33, client mode and with some
+    warnings) may print text lines before the JSON: skip to the first line
+    that starts with '{'.  Raises InputError with a one-line reason."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8", errors="replace")
+    except OSError as e:
+        raise InputError(path, "cannot read: %s" % e.strerror)
+    lines = text.splitlines(keepends=True)
+    skipped = 0
+    for line in lines:
+        if line.startswith("{"):
+            break
+        skipped += 1
+    else:
+        raise InputError(path, "no JSON object (no line starts with '{'); "
+                         "empty or not fio --output-format=json output")
+    body = "".join(lines[skipped:])
+    try:
+        doc, _ = decode(path, body, raw=True)
+    except ValueError as e:
+        line = getattr(e, "lineno", 0) + skipped
+        msg = getattr(e, "msg", str(e))
+        # a string only stays unterminated when the file ends inside it
+        if (getattr(e, "pos", 0) >= len(body.rstrip())
+                or msg.startswith("Unterminated string")):
+            raise InputError(path, "truncated JSON (ends at line %d)" % line)
+        raise InputError(path, "malformed JSON at line %d: %s" % (line, msg))
+    if not isinstance(doc, dict) or not (
+            isinstance(doc.get("jobs"), list)
+            or isinstance(doc.get("client_stats"), list)):
+        raise InputError(path, "not fio JSON output (no 'jobs' or "
+                         "'client_stats' list)")
+    if not fio_jobs(doc):
+        raise InputError(path, "fio output holds no jobs")
+    check_values(path, doc)
+    return doc
+
+
+_ABSENT = object()
+# the fields of a job entry that the report reads: per direction, and not
+_DIRECTION_FIELDS = ("iops", "bw", "clat_ns.mean", "clat_ns.N")
+_JOB_FIELDS = ("usr_cpu", "sys_cpu", "job_runtime", "total_err")
+# the engine's counters in a stats record
+COUNTERS = ("ios", "checks", "rmw", "rmw_skipped", "stores", "errors_set",
+            "errors_reported")
+
+
+def _get(d, dotted):
+    for key in dotted.split("."):
+        if not isinstance(d, dict) or key not in d:
+            return _ABSENT
+        d = d[key]
+    return d
+
+
+def _impossible(value):
+    """Neither absent nor a finite number of 0 or more."""
+    return value is not _ABSENT and (
+        isinstance(value, bool) or not isinstance(value, (int, float))
+        or not math.isfinite(value) or value < 0)
+
+
+def check_values(path, doc):
+    """Raise InputError naming the first field that no fio run can hold
+    (NaN, a string, a negative number), or a run that did no I/O."""
+    name = "jobs" if "jobs" in doc else "client_stats"
+    for i, entry in enumerate(doc[name]):
+        if not isinstance(entry, dict):
+            continue
+        fields = [(f, _get(entry, f)) for f in
+                  ["%s.%s" % (d, f) for d in _DIRECTIONS
+                   for f in _DIRECTION_FIELDS] + list(_JOB_FIELDS)]
+        for d in _DIRECTIONS:
+            pct = _get(entry, d + ".clat_ns.percentile")
+            if isinstance(pct, dict):
+                fields += [("%s.clat_ns.percentile.%s" % (d, p), v)
+                           for p, v in pct.items()]
+        for field, value in fields:
+            if _impossible(value):
+                raise InputError(path, "%s[%d].%s is %r: not a finite "
+                                 "number of 0 or more" % (name, i, field,
+                                                          value))
+    if not any(_get(e, d + ".iops") not in (_ABSENT, 0)
+               for e in fio_jobs(doc) for d in _DIRECTIONS):
+        raise InputError(path, "%s[*].{read,write,trim}.iops are all 0: "
+                         "the run did no I/O" % name)
+
+
+def fio_jobs(doc):
+    """The per-job (or per-group) entries.  In client/server output the
+    entries are in 'client_stats'; the 'All clients' sum is left out so
+    that summing the entries counts every job once."""
+    entries = doc.get("jobs")
+    if entries is None:
+        entries = [e for e in doc.get("client_stats", ())
+                   if e.get("jobname") != "All clients"]
+    return [e for e in entries if isinstance(e, dict)]
+
+
+def job_options(doc):
+    """The first job's options, over the global options (client output
+    keeps globals apart)."""
+    opts = dict(doc.get("global options") or {})
+    jobs = fio_jobs(doc)
+    if jobs:
+        opts.update(jobs[0].get("job options") or {})
+    return opts
+
+
+def normalise_stats(rec):
+    """One shape for both versions of a record. Version 2 (the engine since
+    the exactly-once fix) names the model's variant `variant` and splits
+    `ios` by direction; version 1 called the variant `flag_check`. Both
+    keys are set, so readers of either name work."""
+    variant = rec.get("variant", rec.get("flag_check"))
+    rec["variant"] = rec["flag_check"] = variant
+    return rec
+
+
+def load_stats(path):
+    """The engine's per-job records (JSON Lines), or None if there is no
+    stats file.  Raises InputError naming the first bad line."""
+    try:
+        f = open(path)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise InputError(path, "cannot read: %s" % e.strerror)
+    records = []
+    with f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rec = decode(path, line, "line %d: " % number)
+            except ValueError as e:
+                raise InputError(path, "line %d: malformed JSON (%s)"
+                                 % (number, e.msg))
+            if not isinstance(rec, dict) or rec.get("flagcheck") not in (1, 2):
+                raise InputError(path, "line %d: not a flagcheck stats "
+                                 "record (no \"flagcheck\": 1 or 2)" % number)
+            for key in COUNTERS:
+                value = rec.get(key, _ABSENT)
+                if _impossible(value) or (value is not _ABSENT
+                                          and not isinstance(value, int)):
+                    raise InputError(path, "line %d: %s is %r: not a whole "
+                                     "number of 0 or more"
+                                     % (number, key, value))
+            records.append(normalise_stats(rec))
+    return records
+
+
+def _num(x):
+    return x if isinstance(x, (int, float)) and not isinstance(x, bool) \
+        else None
+
+
+def _weighted(pairs):
+    """Weighted mean of (value, weight) pairs; None without weight."""
+    pairs = [(v, w) for v, w in pairs if v is not None and w]
+    total = sum(w for _, w in pairs)
+    return sum(v * w for v, w in pairs) / total if total else None
+
+
+def _percentile_from_bins(bins, pct):
+    """fio's own rule: the first bucket where the running count reaches
+    pct% of all samples (json+ 'bins' are bucket value -> count)."""
+    items = sorted((float(k), c) for k, c in bins.items())
+    total = sum(c for _, c in items)
+    if not total:
+        return None
+    need, seen = pct / 100.0 * total, 0
+    for value, count in items:
+        seen += count
+        if seen >= need:
+            return value
+    return items[-1][0]
+
+
+def _clat(entries):
+    """clat mean and percentiles over all jobs and directions.  The mean is
+    weighted by sample count.  Percentiles are exact when every entry has
+    json+ bins (merged histogram); otherwise the sample-weighted mean of the
+    per-entry percentiles (exact with one entry, e.g. group_reporting)."""
+    parts = [d.get("clat_ns") for e in entries
+             for d in (e.get(k) for k in _DIRECTIONS) if isinstance(d, dict)]
+    parts = [p for p in parts if isinstance(p, dict) and _num(p.get("N"))]
+    out = {"clat_mean_ns": _weighted((_num(p.get("mean")), p["N"])
+                                     for p in parts)}
+    if parts and all(isinstance(p.get("bins"), dict) for p in parts):
+        merged = {}
+        for p in parts:
+            for k, c in p["bins"].items():
+                merged[k] = merged.get(k, 0) + c
+        for key, _, pct in _PERCENTILES:
+            out[key] = _percentile_from_bins(merged, pct)
+    else:
+        for key, name, _ in _PERCENTILES:
+            out[key] = _weighted(
+                (_num((p.get("percentile") or {}).get(name)), p["N"])
+                for p in parts)
+    return out
+
+
+def fio_total_ios(doc):
+    """fio's own count of the I/Os of a run: total_ios of every job entry
+    and direction (read, write, trim, sync); None if fio gave none."""
+    vals = [_num((e.get(d) or {}).get("total_ios"))
+            for e in fio_jobs(doc) for d in ("read", "write", "trim", "sync")
+            if isinstance(e.get(d), dict)]
+    vals = [v for v in vals if v is not None]
+    return sum(vals) if vals else None
+
+
+def counts_disagree(doc, stats):
+    """Why the engine's counters of a run disagree with fio's JSON, or None
+    when they agree: the engine counts each I/O fio issues exactly once,
+    so its ios (per direction, where the record has them) equal fio's
+    total_ios. A run whose counts disagree is not a measurement."""
+    if not stats:
+        return None
+    fio = fio_total_ios(doc)
+    vals = [_num(r.get("ios")) for r in stats]
+    if fio is None or None in vals:
+        return "its counters or fio's JSON have no I/O count"
+    if sum(vals) != fio:
+        return ("the engine counted %d I/Os, fio %d: its counters do not "
+                "describe this run (a counters file of another run, or an "
+                "engine from before the exactly-once fix)"
+                % (sum(vals), fio))
+    if all("ios_read" in r for r in stats):
+        for key, d in (("ios_read", "read"), ("ios_write", "write")):
+            mine = sum(r[key] for r in stats)
+            theirs = sum(_num((e.get(d) or {}).get("total_ios")) or 0
+                         for e in fio_jobs(doc))
+            if mine != theirs:
+                return ("the engine counted %d %s I/Os, fio %d"
+                        % (mine, d, theirs))
+    return None
+
+
+def run_metrics(doc, stats):
+    """One value (or None) per metric key in METRICS for one fio run.
+
+    IOPS and bandwidth are summed over the entries: one per job, or one per
+    group when group_reporting already summed them.  CPU is per job, the
+    runtime-weighted mean, which is how fio itself combines jobs under
+    group_reporting."""
+    entries = fio_jobs(doc)
+    m = {}
+    for key, field in (("iops", "iops"), ("bw_kib", "bw")):
+        vals = [_num((e.get(d) or {}).get(field))
+                for e in entries for d in _DIRECTIONS]
+        vals = [v for v in vals if v is not None]
+        m[key] = sum(vals) if vals else None
+    m.update(_clat(entries))
+    for key in ("usr_cpu", "sys_cpu"):
+        m[key] = _weighted((_num(e.get(key)), _num(e.get("job_runtime")))
+                           for e in entries)
+    errs = [_num(e.get("total_err")) for e in entries]
+    errs = [v for v in errs if v is not None]
+    m["fio_errors"] = sum(errs) if errs else None
+
+    m["rmw_per_io"] = m["errors_set"] = m["errors_reported"] = None
+    if stats:
+        def total(field):
+            vals = [_num(r.get(field)) for r in stats]
+            return None if None in vals else sum(vals)
+        # per fio I/O: divided by fio's own count, never the engine's
+        ios, rmw = fio_total_ios(doc), total("rmw")
+        if ios and rmw is not None:
+            m["rmw_per_io"] = rmw / ios
+        m["errors_set"] = total("errors_set")
+        m["errors_reported"] = total("errors_reported")
+    return m
