@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from expectations import EXPECT
 from fiorun import engine_help, engine_variants
 
 
@@ -54,7 +55,10 @@ def test_variant_and_older_name_are_one_option(ctx, variants, aliases):
 
 def test_default_is_the_models_own(ctx, variants):
     for model, (_, default) in variants.items():
-        r = run(ctx, f"--model={model}")
+        # what else the model needs (model=pattern its pattern)
+        needs = [o for o in EXPECT[model].always
+                 if not o.startswith("--variant=")]
+        r = run(ctx, f"--model={model}", *needs)
         assert r.rc == 0, r.err
         assert r.stats[0]["variant"] == default, (model, r.stats[0])
 
