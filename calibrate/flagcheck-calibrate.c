@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,7 @@ struct opts {
 	unsigned int batch;
 	int max_threads;
 	const char *output;
+	bool progress;
 };
 
 static void __attribute__((noreturn))
@@ -376,7 +378,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: flagcheck-calibrate [--seconds S] [--batch N] [--max-threads N]\n"
-"                           [--output FILE]\n"
+"                           [--output FILE] [--progress]\n"
 "\n"
 "Measures, on the CPUs this process may use (taskset limits them), one\n"
 "thread pinned per CPU: the one-way cache-line transfer latency of every\n"
@@ -390,6 +392,8 @@ static void usage(FILE *f)
 "  -t, --max-threads N  run the patterns at 1..N threads only (default:\n"
 "                       every usable CPU)\n"
 "  -o, --output FILE    write the JSON to FILE instead of stdout\n"
+"  -p, --progress       before each step, a line on stderr: \"progress K/N\n"
+"                       what\" (the pairs first, then the patterns)\n"
 "  -h, --help           this text\n", DEFAULT_SECONDS, DEFAULT_BATCH);
 }
 
@@ -421,6 +425,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{ "batch",	 required_argument, NULL, 'b' },
 		{ "max-threads", required_argument, NULL, 't' },
 		{ "output",	 required_argument, NULL, 'o' },
+		{ "progress",	 no_argument,	    NULL, 'p' },
 		{ "help",	 no_argument,	    NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -431,7 +436,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->batch = DEFAULT_BATCH;
 	o->max_threads = INT_MAX;
 	o->output = NULL;
-	while ((c = getopt_long(argc, argv, "s:b:t:o:h", longopts, NULL)) != -1) {
+	o->progress = false;
+	while ((c = getopt_long(argc, argv, "s:b:t:o:ph", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			errno = 0;
@@ -453,6 +459,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		case 'o':
 			o->output = optarg;
 			break;
+		case 'p':
+			o->progress = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -467,6 +476,22 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			argv[optind]);
 		exit(2);
 	}
+}
+
+/* One step of the measurement, announced before it runs (--progress). */
+static void progress(const struct opts *o, int *step, int steps,
+		     const char *what, int a, int b)
+{
+	if (!o->progress)
+		return;
+	++*step;
+	if (b < 0)
+		fprintf(stderr, "progress %d/%d %s at %d thread%s\n", *step,
+			steps, what, a, a == 1 ? "" : "s");
+	else
+		fprintf(stderr, "progress %d/%d %s CPU %d <-> CPU %d\n", *step,
+			steps, what, a, b);
+	fflush(stderr);
 }
 
 static void print_ints(FILE *f, const int *v, int n)
@@ -485,7 +510,7 @@ int main(int argc, char **argv)
 	double *matrix;
 	size_t *samples, min_samples = 0;
 	uint64_t pair_ns, point_ns, deadline, t;
-	int ncpu, nthreads, npairs, i, j, p, migrated = 0;
+	int ncpu, nthreads, npairs, i, j, p, migrated = 0, step = 0;
 	struct opts o;
 	int *cpus;
 	FILE *f;
@@ -517,6 +542,8 @@ int main(int argc, char **argv)
 			size_t n;
 			int moved;
 
+			progress(&o, &step, npairs + NR_PATTERNS * nthreads,
+				 "transfer latency", cpus[i], cpus[j]);
 			matrix[i * ncpu + j] = matrix[j * ncpu + i] =
 				transfer_ns(cpus[i], cpus[j], pair_ns, o.batch,
 					    &n, &moved);
@@ -531,8 +558,11 @@ int main(int argc, char **argv)
 	if (point_ns < MIN_POINT_NS)
 		point_ns = MIN_POINT_NS;
 	for (i = 1; i <= nthreads; i++)
-		for (p = 0; p < NR_PATTERNS; p++)
+		for (p = 0; p < NR_PATTERNS; p++) {
+			progress(&o, &step, npairs + NR_PATTERNS * nthreads,
+				 pattern_name[p], i, -1);
 			run_pattern(p, cpus, i, point_ns, &pts[p][i - 1]);
+		}
 
 	fprintf(f, "{\"flagcheck_calibrate\": 1, \"seconds\": %g, "
 		"\"batch\": %u, \"clock\": \"CLOCK_MONOTONIC\",\n \"cpus\": ",

@@ -1,5 +1,6 @@
 """Shared paths and helpers for the analysis tests."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -18,6 +19,18 @@ NULL_JOB = os.path.join(HERE, "null-engine.fio")
 
 if ANALYSIS not in sys.path:
     sys.path.insert(0, ANALYSIS)
+
+
+@contextlib.contextmanager
+def cpu_hog(cpu):
+    """A shell busy loop pinned to @cpu for the time of the with block."""
+    hog = subprocess.Popen(["sh", "-c", "while :; do :; done"],
+                           preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+    try:
+        yield hog
+    finally:
+        hog.kill()
+        hog.wait()
 
 
 def run_cli(name, *args, **kw):

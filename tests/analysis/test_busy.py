@@ -12,7 +12,7 @@ import time
 import unittest
 
 from tests.analysis.helpers import ANALYSIS, NULL_JOB, ResultsDirCase, \
-    run_cli
+    cpu_hog, run_cli
 
 FIO = shutil.which("fio")
 USABLE = sorted(os.sched_getaffinity(0))
@@ -68,10 +68,7 @@ def _tasks(pid):
 class TestBusyAndPlacement(ResultsDirCase):
     def test_hog_marks_runs_busy_and_the_report_names_them(self):
         hog_cpu = USABLE[-1]
-        hog = subprocess.Popen(
-            ["sh", "-c", "while :; do :; done"],
-            preexec_fn=lambda: os.sched_setaffinity(0, {hog_cpu}))
-        try:
+        with cpu_hog(hog_cpu):
             # every job of every run shares a CPU with the hog: at numjobs
             # = the usable CPUs one job is pinned to the hog's CPU, which
             # then leaves that job about half of it (others >= 1/(2n))
@@ -79,9 +76,6 @@ class TestBusyAndPlacement(ResultsDirCase):
                         str(len(USABLE)), "--repeats", "2", "--runtime",
                         "1", "--ramp", "0", "--outdir", self.out, "--quiet",
                         timeout=120)
-        finally:
-            hog.kill()
-            hog.wait()
         self.assertEqual(p.returncode, 0, p.stderr)
         runs = self.manifest()["runs"]
         self.assertEqual(len(runs), 4)

@@ -4,6 +4,7 @@ bad input."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -274,8 +275,29 @@ class TestFiles(unittest.TestCase):
         with open(os.path.join(out, "calibration.png"), "rb") as f:
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
         self.assertIn("calibration: ", p.stdout)
+        lines = p.stderr.splitlines()
+        self.assertEqual(lines[-1], "flagcheck-calibrate: wrote "
+                         "calibration.json and calibration.png to %s" % out)
+        # one progress line per step: every pair, then each pattern at
+        # 1..2 threads, numbered against the whole
+        threads = min(2, len(USABLE))
+        pairs = len(USABLE) * (len(USABLE) - 1) // 2
+        steps = pairs + 2 * threads
+        self.assertEqual(len(lines), steps + 1, p.stderr)
+        whats = ["transfer latency CPU %d <-> CPU %d" % (a, b)
+                 for i, a in enumerate(USABLE) for b in USABLE[i + 1:]]
+        whats += ["%s at %d thread%s" % (pat, n, "" if n == 1 else "s")
+                  for n in range(1, threads + 1)
+                  for pat in ("always", "test_first")]
+        for k, (line, what) in enumerate(zip(lines, whats), 1):
+            self.assertRegex(line, r"^flagcheck-calibrate: calibration "
+                             r"\[%d/%d\] %s, elapsed \d+:\d\d:\d\d$"
+                             % (k, steps, re.escape(what)))
+        p = run_cli("flagcheck-calibrate", "--outdir", out, "--seconds",
+                    "0.1", "--max-threads", "2", "--no-plot", "--quiet")
+        self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stderr, "flagcheck-calibrate: wrote "
-                         "calibration.json and calibration.png to %s\n" % out)
+                         "calibration.json to %s\n" % out)
 
     @unittest.skipUnless(shutil.which("make") and os.path.exists(PROGRAM),
                          "needs make and the built program")

@@ -60,8 +60,9 @@ class TestConditions(unittest.TestCase):
             "policy=split), cores before SMT siblings, NUMA spread: nj1 CPU "
             "0 (node 0); nj2 CPUs 0,1 (node 0)",
             "warm-up: fio ramp_time 1 s before each run, in no fio figure",
-            "interference: machine busy in 2 of 6 runs (others' CPU time or "
-            "steal above 10% of the run's CPUs); load average (1 min) "
+            "interference: machine busy in 2 of 6 runs (others' CPU time, "
+            "user-space processes other than fio, or steal above 10% of the "
+            "run's CPUs); load average (1 min) "
             "0.50..1.25; CPU frequency governor: not readable",
             "repeats: until decided (the IOPS ratio's 95% CI excludes 1, or "
             "is narrower than ±2%), at most 5 per mode"])

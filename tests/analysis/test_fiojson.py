@@ -1,11 +1,14 @@
 import glob
 import json
 import os
+import shutil
+import subprocess
 import tempfile
 import unittest
 
 from tests.analysis.helpers import CLIENTSERVER, RESULTS
 from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.stats import compare
 
 ALWAYS_NJ2 = os.path.join(RESULTS, "flagcheck-fixture_always_nj2_r1.json")
 
@@ -123,6 +126,52 @@ class Metrics(unittest.TestCase):
         # merged: 10:60 20:40 30:50 40:50 of 200; 50% -> 100th -> 20
         self.assertEqual(m["clat_p50_ns"], 20.0)
         self.assertEqual(m["clat_p99_ns"], 40.0)
+
+
+class LatencyBuckets(unittest.TestCase):
+    """fio's latency histogram buckets (stat.c plat_val_to_idx), checked
+    against fio's own json+ output, and the report's "same bucket"."""
+
+    def test_buckets_tile_the_ns(self):
+        for idx in range(0, fiojson.PLAT_NR - 1):
+            lo, hi = fiojson.plat_bucket_range(idx)
+            self.assertEqual((fiojson.plat_bucket(lo),
+                              fiojson.plat_bucket(hi)), (idx, idx))
+            self.assertEqual(fiojson.plat_bucket(hi + 1), idx + 1)
+
+    @unittest.skipUnless(shutil.which("fio"), "fio not installed")
+    def test_fio_json_plus_bins_are_one_bucket_each(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "out.json")
+            p = subprocess.run(
+                ["fio", "--name=b", "--ioengine=null", "--rw=randread",
+                 "--size=64m", "--time_based", "--runtime=0.3",
+                 "--output-format=json+", "--output=" + out],
+                capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            clat = fiojson.load_fio_json(out)["jobs"][0]["read"]["clat_ns"]
+        values = [int(k) for k in clat["bins"]]
+        idx = [fiojson.plat_bucket(v) for v in values]
+        self.assertEqual(len(set(idx)), len(values))
+        for v, i in zip(values, idx):
+            lo, hi = fiojson.plat_bucket_range(i)
+            self.assertTrue(lo <= v <= hi, (v, lo, hi))
+        for v in clat["percentile"].values():
+            self.assertIn(v, values)
+
+    def test_same_bucket_verdict(self):
+        v = compare.verdict("clat_p50_ns", [1000.0, 1000.0],
+                            [1003.0, 1006.0])
+        self.assertEqual((v.kind, v.text), (
+            "same", "same bucket: fio's latency histogram holds every run's "
+            "value in 1000..1007 ns, n=2 vs 2"))
+        v = compare.verdict("clat_p50_ns", [1000.0, 1000.0],
+                            [1008.0, 1008.0])
+        self.assertEqual(v.kind, "differs")
+        v = compare.verdict("iops", [1000.0, 1000.0], [1003.0, 1003.0])
+        self.assertEqual(v.kind, "differs")
+        v = compare.verdict("clat_p99_ns", [20.0, 20.0], [20.0, 20.0])
+        self.assertEqual(v.text, "same: no spread on either side, n=2 vs 2")
 
 
 if __name__ == "__main__":

@@ -145,6 +145,114 @@ class TestMeasure(unittest.TestCase):
         self.assertFalse(interference.is_busy(None))
 
 
+def proc_stat_line(pid, comm, ppid, kthread, utime, stime, cpu,
+                   cutime=0, cstime=0):
+    """A /proc/<pid>/stat line as the kernel writes it (proc(5)): 52
+    fields, comm in parentheses (it may hold spaces and parentheses)."""
+    w = ["0"] * 52
+    w[0], w[1], w[2], w[3] = str(pid), "(%s)" % comm, "S", str(ppid)
+    w[8] = str(interference.PF_KTHREAD if kthread else 0x400000)
+    w[13], w[14], w[15], w[16] = str(utime), str(stime), str(cutime), \
+        str(cstime)
+    w[38] = str(cpu)
+    return " ".join(w) + "\n"
+
+
+class TestProcesses(unittest.TestCase):
+    """others = user-space processes other than fio and the runner; kernel
+    threads on the run's CPUs apart, by name."""
+
+    RUNNER = 500
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.root)
+
+    def procs(self, rows):
+        for pid in os.listdir(self.root):
+            shutil.rmtree(os.path.join(self.root, pid))
+        for row in rows:
+            d = os.path.join(self.root, str(row[0]))
+            os.makedirs(d)
+            with open(os.path.join(d, "stat"), "w") as f:
+                f.write(proc_stat_line(*row))
+        return interference.read_processes(self.root)
+
+    def test_read(self):
+        got = self.procs([(1, "init", 0, False, 5, 6, 1, 7, 8),
+                          (42, "kworker/u4:1-loop0", 2, True, 0, 30, 0),
+                          (77, "a (b) c", 1, False, 1, 2, 1)])
+        self.assertEqual(got, {1: ("init", 0, False, 26, 1),
+                               42: ("kworker/u4:1-loop0", 2, True, 30, 0),
+                               77: ("a (b) c", 1, False, 3, 1)})
+
+    def run_with(self, before_rows, after_rows, cpus=(0, 1)):
+        # 4 s on CPUs 0 and 1 at 100 ticks/s; fio used 6 s, the runner 0;
+        # /proc/stat counts 300 + 300 busy ticks: 0 s unaccounted...
+        st_b = stat(cpu0=(0, 0, 0, 0), cpu1=(0, 0, 0, 0), all=(0, 0, 0, 0))
+        st_a = stat(cpu0=(200, 200, 0, 0), cpu1=(200, 200, 0, 0),
+                    all=(400, 400, 0, 0))
+        b = dict(sample(st_b, 0.0, 0.0, 0.0), pid=self.RUNNER,
+                 procs=self.procs(before_rows))
+        a = dict(sample(st_a, 6.0, 0.0, 4.0), pid=self.RUNNER,
+                 procs=self.procs(after_rows))
+        return interference.measure(b, a, list(cpus), 0.10, hz=100)
+
+    def test_kernel_threads_are_the_runs(self):
+        # the 2 s that are not fio's: a loop device's worker and ksoftirqd
+        m = self.run_with(
+            [(self.RUNNER, "flagcheck-run", 1, False, 50, 5, 0),
+             (42, "kworker/u4:1-loop0", 2, True, 0, 10, 1),
+             (9, "ksoftirqd/0", 2, True, 0, 0, 0),
+             (300, "sshd", 1, False, 10, 0, 1)],
+            [(self.RUNNER, "flagcheck-run", 1, False, 50, 5, 0),
+             (42, "kworker/u4:1-loop0", 2, True, 0, 160, 1),
+             (9, "ksoftirqd/0", 2, True, 0, 50, 0),
+             (300, "sshd", 1, False, 10, 0, 1)])
+        r = m["run_cpus"]
+        self.assertFalse(m["busy"], m)
+        self.assertEqual((r["others_s"], r["not_ours_s"], r["kthreads_s"]),
+                         (0.0, 2.0, 2.0))
+        self.assertEqual(r["kthreads"], [["kworker/u4:1-loop0", 1.5],
+                                         ["ksoftirqd/0", 0.5]])
+
+    def test_user_space_others_are_others(self):
+        # a compiler (new during the run) and make reaping its children;
+        # fio's own children (under the runner) are the run's
+        m = self.run_with(
+            [(self.RUNNER, "flagcheck-run", 1, False, 50, 5, 0),
+             (600, "make", 1, False, 1, 1, 1),
+             (501, "fio", self.RUNNER, False, 0, 0, 0)],
+            [(self.RUNNER, "flagcheck-run", 1, False, 50, 5, 0),
+             (600, "make", 1, False, 1, 1, 1, 60, 20),
+             (601, "cc1", 600, False, 50, 10, 0),
+             (501, "fio", self.RUNNER, False, 300, 100, 0)])
+        r = m["run_cpus"]
+        self.assertTrue(m["busy"])
+        self.assertEqual((r["others_s"], r["kthreads_s"], r["kthreads"]),
+                         (1.4, 0.0, []))
+        self.assertEqual(m["reasons"], ["others used 18% of CPUs 0,1"])
+
+    def test_others_elsewhere_are_not_the_runs(self):
+        # pinned to CPU 0: a process that ran on CPU 1 only is not counted
+        m = self.run_with(
+            [(700, "hog", 1, False, 0, 0, 1)],
+            [(700, "hog", 1, False, 150, 0, 1)], cpus=(0,))
+        self.assertEqual(m["run_cpus"]["others_s"], 0.0)
+        self.assertEqual(m["machine"]["others_s"], 1.5)
+
+    def test_at_most_what_proc_stat_saw(self):
+        # a process's times can hold more than this window (a child
+        # reaped now that ran before): never more than /proc/stat's figure
+        m = self.run_with(
+            [(800, "bash", 1, False, 0, 0, 0)],
+            [(800, "bash", 1, False, 0, 0, 0, 900, 0)])
+        self.assertEqual(m["run_cpus"]["others_s"], 2.0)
+        self.assertEqual(m["run_cpus"]["not_ours_s"], 2.0)
+
+
 class TestThisMachine(unittest.TestCase):
     def test_sample_has_every_online_cpu(self):
         cpus = sorted(os.sched_getaffinity(0))
@@ -153,6 +261,11 @@ class TestThisMachine(unittest.TestCase):
             self.assertIn(cpu, s["stat"])
         self.assertIn("all", s["stat"])
         self.assertEqual(len(s["loadavg"]), 3)
+        me = s["procs"][os.getpid()]
+        self.assertEqual(me[:3], (open("/proc/self/comm").read().strip(),
+                                  os.getppid(), False))
+        self.assertTrue(any(p[2] for p in s["procs"].values()),
+                        "no kernel thread seen in /proc")
 
 
 if __name__ == "__main__":

@@ -91,6 +91,26 @@ class TestArithmetic(unittest.TestCase):
         self.assertEqual(g.ceiling, 20e6)
         self.assertAlmostEqual(g.of_ceiling, 0.10, places=12)
 
+    def test_gap_that_cannot_be_read_says_why(self):
+        g, = why.gaps(self.groups, self.cal)
+        cells = lambda g: why.gap_table([g], self.cal)[2][0]  # noqa: E731
+        header = why.gap_table([g], self.cal)[1]
+        col = {h: i for i, h in enumerate(header)}
+        # test_first slower than always: no cost per RMW, nothing accounted
+        slower = g._replace(gap=-30.7, ns_rmw=-15.35, accounted=None)
+        row = cells(slower)
+        self.assertEqual(row[col["gap ns/io"]], "-30.7")
+        self.assertEqual(row[col["ns/RMW in run"]],
+                         "none: test_first not faster here")
+        self.assertEqual(row[col["accounted"]], "none: no gap to account for")
+        # the calibration's RMW costs 4.574 times the run's
+        beyond = g._replace(accounted=4.574)
+        self.assertEqual(cells(beyond)[col["accounted"]],
+                         "beyond 100% (x4.6): the runs' RMWs cost less than "
+                         "the calibration's, as when the jobs seldom ran at "
+                         "once")
+        self.assertEqual(cells(g)[col["accounted"]], "20.0%")
+
     def test_gap_without_calibration(self):
         g, = why.gaps(self.groups, None)
         self.assertEqual(g.ns_rmw, 250.0)

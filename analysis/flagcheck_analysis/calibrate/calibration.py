@@ -8,6 +8,7 @@ threads; adds the CPU model and the topology (NUMA nodes, SMT siblings) from
 writes calibration.json and a heatmap of the matrix (calibration.png)."""
 
 import argparse
+import datetime
 import glob
 import json
 import os
@@ -15,6 +16,9 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
+import threading
+import time
 
 from ..run import placement
 from ..report import plot, render
@@ -49,32 +53,87 @@ def default_program():
 
 
 def run_program(program, seconds=DEFAULT_SECONDS, max_threads=None,
-                cpus=None):
+                cpus=None, progress=None):
     """The program's JSON document, measured on @cpus (default: every CPU
-    this process may use); raises CalibrationError."""
+    this process may use); raises CalibrationError.  @progress, when
+    given, is called with (step, steps, what) before each step of the
+    measurement (the program's --progress lines)."""
     cmd = [program, "--seconds", "%g" % seconds]
     if max_threads:
         cmd += ["--max-threads", str(max_threads)]
+    if progress:
+        cmd.append("--progress")
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True,
-                           timeout=3 * seconds + 120,
-                           preexec_fn=None if cpus is None else
-                           lambda: os.sched_setaffinity(0, cpus))
+        with tempfile.TemporaryFile("w+") as out:
+            p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE,
+                                 text=True,
+                                 preexec_fn=None if cpus is None else
+                                 lambda: os.sched_setaffinity(0, cpus))
+            timer = threading.Timer(3 * seconds + 120, p.kill)
+            timer.start()
+            try:
+                messages = _read_progress(p.stderr, progress)
+                p.wait()
+            finally:
+                timer.cancel()
+            out.seek(0)
+            stdout = out.read()
     except FileNotFoundError:
         raise CalibrationError("%s: no such program (run make, or give "
                                "--program)" % program)
     except (OSError, subprocess.SubprocessError) as e:
         raise CalibrationError("%s: %s" % (program, e))
     if p.returncode != 0:
-        last = (p.stderr.strip().splitlines() or ["no message"])[-1]
+        last = (messages or ["no message"])[-1]
         raise CalibrationError("%s exited with status %d: %s"
                                % (program, p.returncode, last))
     try:
-        doc = json.loads(p.stdout)
+        doc = json.loads(stdout)
     except ValueError as e:
         raise CalibrationError("%s: output is not JSON (%s)" % (program, e))
     validate(doc, program)
     return doc
+
+
+_PROGRESS = re.compile(r"progress (\d+)/(\d+) (.*)$")
+
+
+def _read_progress(stream, progress):
+    """The program's stderr lines other than its progress lines, which go
+    to @progress as they come."""
+    messages = []
+    for line in stream:
+        line = line.rstrip("\n")
+        m = _PROGRESS.match(line)
+        if m and progress:
+            progress(int(m.group(1)), int(m.group(2)), m.group(3))
+        elif line.strip():
+            messages.append(line.strip())
+    return messages
+
+
+class Progress:
+    """What the calibration measures and how far it is, on stderr: one
+    line per step ("[2/5] always at 1 thread, elapsed 0:03"), rewritten
+    in place on a terminal."""
+
+    def __init__(self, prog, stream=None):
+        self.prog, self.stream = prog, stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.t0 = time.monotonic()
+
+    def __call__(self, step, steps, what):
+        line = "%s: calibration [%d/%d] %s, elapsed %s" % (
+            self.prog, step, steps, what,
+            datetime.timedelta(seconds=int(time.monotonic() - self.t0)))
+        self.stream.write(("\r\033[K%s" % line) if self.tty
+                          else line + "\n")
+        self.stream.flush()
+
+    def done(self):
+        if self.tty:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
 
 
 def validate(doc, where):
@@ -361,19 +420,20 @@ def write(doc, outdir):
 
 
 def calibrate(outdir, seconds=DEFAULT_SECONDS, program=None,
-              max_threads=None, draw=True):
+              max_threads=None, draw=True, progress=None):
     """Measure, describe, write calibration.json and (draw) the heatmap in
     outdir; returns the document.  Raises CalibrationError, OSError, and
     plot.PlotError for the heatmap (the JSON is written by then)."""
     doc = describe(run_program(program or default_program(), seconds,
-                               max_threads))
+                               max_threads, progress=progress))
     write(doc, outdir)
     if draw:
         heatmap(doc, os.path.join(outdir, PNG_NAME))
     return doc
 
 
-def ensure(outdir, seconds=DEFAULT_SECONDS, program=None, warn=None):
+def ensure(outdir, seconds=DEFAULT_SECONDS, program=None, warn=None,
+           progress=None):
     """The runner's call, once per results directory: keep a valid
     calibration.json that is already there (a resumed run), else measure
     one.  Returns the document, or None (told through warn) when the
@@ -387,7 +447,7 @@ def ensure(outdir, seconds=DEFAULT_SECONDS, program=None, warn=None):
         except CalibrationError as e:
             warn("%s; measuring again" % e)
     try:
-        return calibrate(outdir, seconds, program)
+        return calibrate(outdir, seconds, program, progress=progress)
     except (CalibrationError, plot.PlotError) as e:
         warn("calibration left out: %s" % e)
     except OSError as e:
@@ -413,7 +473,9 @@ pinned per CPU:
   test_first        test_bit() first, the RMW only when the bit is set (the
                     fix): ns per test_bit per thread
 The bit operations are the engine's own (engine/bitops.h).  Up to half the
-time goes to the pairs, the rest to the patterns.
+time goes to the pairs, the rest to the patterns.  Unless --quiet, a line on
+stderr before each step says what it measures, how far the calibration is
+(step K of N) and the time elapsed; flagcheck-run prints the same lines.
 
 files written to --outdir: calibration.json (the program's output, the CPU
 model, NUMA nodes, SMT siblings, each pair's relation, the summary per
@@ -464,14 +526,19 @@ def parse_args(argv):
                    % default_program())
     p.add_argument("--no-plot", action="store_true",
                    help="do not draw calibration.png (no matplotlib needed)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress lines on stderr (by default one per "
+                   "step: each CPU pair's transfer latency, then each "
+                   "pattern at each thread count, with the time elapsed)")
     return p.parse_args(argv)
 
 
 def main(argv=None):
     args = parse_args(argv)
+    progress = None if args.quiet else Progress(PROG)
     try:
         doc = calibrate(args.outdir, args.seconds, args.program,
-                        args.max_threads, draw=False)
+                        args.max_threads, draw=False, progress=progress)
     except CalibrationError as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 1
@@ -480,6 +547,9 @@ def main(argv=None):
                                               e.strerror or e),
               file=sys.stderr)
         return 1
+    finally:
+        if progress:
+            progress.done()
     drawn = False
     if not args.no_plot:
         try:

@@ -7,11 +7,13 @@ import os
 import sys
 from collections import namedtuple
 
-from ..results import clients, fiojson, manifest, matrix, runsetup as setups
+from ..results import (clients, fiojson, manifest, matrix, published,
+                       runsetup as setups)
 from ..stats import compare, scaling, significance as stats, usl
 from ..run import lineprobe
-from . import (conditions, fixtable as threeway, lru, perhost as hosttable,
-               plot, render, rmwcost as why)
+from . import (catalogue, conditions, fixtable as threeway, lru,
+               perhost as hosttable, plot, render, rmwcost as why, sidebyside,
+               summary)
 
 PROG = "flagcheck-report"
 
@@ -41,11 +43,28 @@ flags word is per host: numjobs is per host, and jobs on two hosts never
 share a cache line.  Runs where a host was down or returned no job results
 ("partial") are left out.
 
-runs of one scenario that differ in fio version, host, job file (its
-SHA-256 in the manifest), the engine's backend or its other options (known
-for all of them) are never averaged together: they are reported apart, the
-scenario then named with what differs, e.g. "s1 (backend psync)", and a
-WARNING line says so.
+runs of one scenario that differ in fio version, the engine's commit, host,
+kernel, job file (its SHA-256 in the manifest), the engine's backend or its
+other options are never averaged together: they are reported apart, the
+scenario then named with what differs, e.g. "S1 filemap-odirect-read
+(backend psync)", and a WARNING line says so.  A run that does not tell one
+of these ("unknown") is a setup of its own, never averaged with runs that
+do.  To set two such sets of runs side by side: --compare A B.
+
+--compare A B: per scenario, mode and numjobs, B's IOPS against A's: both
+means, %change, the ratio's 95% bootstrap CI and the verdict (Welch's test,
+as in the report), busy runs named; the header says in which of the fields
+above B differs from A.  Not compared, with the reason: a scenario, or a
+mode at a numjobs, found on one side only, and a scenario whose job shape
+(rw, bs, iodepth, direct, buffered, thread, model) differs.  Exit status 1
+when nothing could be compared.
+
+the summary, printed last (report.md: first): per scenario, in S-number
+order, the fix's IOPS against the pattern's at the highest numjobs with
+both, its 95% CI, decided or not (as flagcheck-run --until-decided), the
+published figure (docs/scenarios.md) and a verdict in words: reproduced
+(same direction; same size, smaller or larger), not reproduced, or
+undecided with what to do about it.
 
 A bad input file gets one line on stderr naming it and what is wrong; the
 other files are still reported.  So does a run holding an impossible value
@@ -87,10 +106,16 @@ def parse_args(argv):
         "output: an LKP-style table with a noise verdict per metric, a "
         "scaling table and plots.", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
+    p.add_argument("inputs", nargs="*", metavar="DIR_OR_FILE",
                    help="a results directory of flagcheck-run (with "
                    "manifest.json) or a directory of fio JSON files, or fio "
                    "JSON files (plain, json+ or client/server output)")
+    p.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                   help="instead of the report: B's runs against A's, per "
+                   "scenario, mode and numjobs (IOPS, %%change, verdict), "
+                   "labelled with what differs between them; A and B are "
+                   "each a results directory or several joined by commas "
+                   "(dir1,dir2); writes sidebyside.md to --outdir")
     p.add_argument("--base", default="always", metavar="MODE",
                    help="the mode the others are compared against "
                    "(default: %(default)s)")
@@ -113,7 +138,12 @@ def parse_args(argv):
                    "the manifest or the file name")
     usl.add_arguments(p)
     why.add_arguments(p)
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if bool(args.inputs) == bool(args.compare):
+        p.error("give the results to report (DIR_OR_FILE ...) or "
+                "--compare A B, not %s" % ("both" if args.inputs
+                                           else "neither"))
+    return args
 
 
 def warn(msg):
@@ -122,10 +152,28 @@ def warn(msg):
 
 def _load_manifest(directory):
     try:
-        return manifest.load(os.path.join(directory, manifest.NAME))
+        return _relabel(manifest.load(os.path.join(directory,
+                                                   manifest.NAME)))
     except fiojson.InputError as e:
         warn("unusable manifest: %s; reading the JSON files instead" % e)
         return None
+
+
+def _relabel(mf):
+    """The manifest with every scenario under its one name (published.label:
+    "S1 filemap-odirect-read"), so that its runs, cells and job files meet
+    the records' names."""
+    if mf is None:                      # no manifest in the directory
+        return None
+    for key in ("runs", "cells"):
+        for e in mf.get(key) or ():
+            if isinstance(e, dict) and "scenario" in e:
+                e["scenario"] = published.label(e["scenario"])
+    sha = (mf.get("matrix") or {}).get("job_sha256")
+    if isinstance(sha, dict):
+        mf["matrix"]["job_sha256"] = {published.label(k): v
+                                      for k, v in sha.items()}
+    return mf
 
 
 def inputs_to_files(inputs):
@@ -221,11 +269,11 @@ def host_records(doc, per_host, path):
         together
 
 
-def load_records(files, group_by, modes, left_out=None):
+def load_records(files, group_by, modes, left_out=None, setups_out=None):
     """(records, docs, host records, All clients checks, lines naming the
     scenarios whose runs differ in setup, reported apart); the runs left
     out because their counters disagree with fio's go to @left_out as
-    (path, why)."""
+    (path, why), each record's setup (setups.of_run) to @setups_out."""
     records, docs, hrecords, checks, setup = [], [], [], [], []
     for path, entry, mf in files:
         try:
@@ -245,6 +293,7 @@ def load_records(files, group_by, modes, left_out=None):
                     per_host, checked, _ = host_records(doc, {}, path)
             scenario, mode, numjobs, repeat = identify(
                 path, doc, stats_records, entry, group_by, modes)
+            scenario = published.label(scenario)
             why = fiojson.counts_disagree(doc, stats_records)
             if why:
                 if left_out is not None:
@@ -273,6 +322,8 @@ def load_records(files, group_by, modes, left_out=None):
     records = [r._replace(scenario=label)
                for r, label in zip(records, labels)]
     hrecords = [h._replace(scenario=labels[i]) for i, h in hrecords]
+    if setups_out is not None:
+        setups_out += setup
     return records, docs, hrecords, checks, apart
 
 
@@ -326,17 +377,95 @@ def header_lines(records, docs, manifests, base):
     return out
 
 
+def job_file_figures(manifests):
+    """{scenario: published entry} of the job files the manifests name that
+    carry their own published figure (the catalogue's header line); a job
+    file that cannot be read, or has none, adds nothing (flagcheck-catalogue
+    names a bad one)."""
+    out = {}
+    for mf in manifests:
+        jobs = (mf.get("matrix") or {}).get("jobs")
+        for scenario, path in (jobs.items() if isinstance(jobs, dict)
+                               else ()):
+            label = published.label(scenario)
+            if published.find(label) or not isinstance(path, str):
+                continue
+            try:
+                fig = catalogue.read(path)
+            except catalogue.FigureError:
+                continue
+            if fig is not None:
+                out[label] = published.from_job_file(label, fig.gain,
+                                                     fig.what, path)
+    return out
+
+
+def _with_summary(md, bottom):
+    """report.md: its title, then the summary, then the rest."""
+    title, rest = md.split("\n\n", 1)
+    return "%s\n\n%s\n%s" % (title, summary.markdown(bottom), rest)
+
+
+def _modes(base, manifests):
+    modes = [base] + [m for m in matrix.DEFAULT_MODES if m != base]
+    for m in manifests:
+        modes += [x for x in (m.get("matrix") or {}).get("modes", [])
+                  if x not in modes]
+    return modes
+
+
+def _side(args, group):
+    """sidebyside.Side of one side of --compare (comma-joined inputs)."""
+    files, manifests = inputs_to_files([g for g in group.split(",") if g])
+    counts = conditions.cell_counts(conditions.ok_entries(manifests))
+    if args.exclude_busy:
+        files, _ = conditions.exclude_busy(files)
+    setup = []
+    records, docs, _, _, apart = load_records(
+        files, args.group_by, _modes(args.base, manifests),
+        setups_out=setup)
+    for line in apart:
+        warn("%s: %s" % (group, line[len("WARNING: "):]))
+    return sidebyside.Side(group, records, docs, setup, counts)
+
+
+def compare_main(args):
+    a, b = (_side(args, g) for g in args.compare)
+    for side, name in ((a, "A"), (b, "B")):
+        if not side.records:
+            warn("--compare: nothing to compare: no readable fio JSON in "
+                 "%s (%s)" % (name, side.name))
+            return 1
+    result = sidebyside.side_by_side(a, b)
+    show = sidebyside.markdown if args.format == "markdown" \
+        else sidebyside.text
+    sys.stdout.write(show(result))
+    outdir = args.outdir or os.path.join(args.compare[1].split(",")[0],
+                                         "report")
+    try:
+        os.makedirs(outdir, exist_ok=True)
+        with open(os.path.join(outdir, "sidebyside.md"), "w") as f:
+            f.write(sidebyside.markdown(result))
+    except OSError as e:
+        warn("cannot write to %s: %s" % (outdir, e.strerror or e))
+        return 1
+    if not result.tables:
+        warn("--compare: nothing could be compared (see the lines above)")
+        return 1
+    print("%s: wrote sidebyside.md to %s" % (PROG, outdir), file=sys.stderr)
+    return 0
+
+
 def main(argv=None):
     args = parse_args(argv)
+    if args.compare:
+        return compare_main(args)
     files, manifests = inputs_to_files(args.inputs)
     ok_runs = conditions.ok_entries(manifests)
     counts = conditions.cell_counts(ok_runs)
     if args.exclude_busy:
         files, _ = conditions.exclude_busy(files)
-    modes = [args.base] + [m for m in matrix.DEFAULT_MODES if m != args.base]
-    for m in manifests:
-        modes += [x for x in (m.get("matrix") or {}).get("modes", [])
-                  if x not in modes]
+    modes = _modes(args.base, manifests)
     left_out = []
     records, docs, hrecords, checks, apart = load_records(
         files, args.group_by, modes, left_out)
@@ -377,6 +506,8 @@ def main(argv=None):
     sys.stdout.write(STDOUT[args.format](Page(
         head, sections, lines, order, more, records, three, pts)))
 
+    figures = job_file_figures(manifests)
+    bottom = summary.rows(records, counts, args.base, figures)
     outdir = args.outdir
     if outdir is None:
         first = args.inputs[0]
@@ -385,8 +516,8 @@ def main(argv=None):
     try:
         os.makedirs(outdir, exist_ok=True)
         for name, body in (
-                ("report.md", render.markdown(head, sections, lines, order,
-                                              more)),
+                ("report.md", _with_summary(render.markdown(
+                    head, sections, lines, order, more), bottom)),
                 ("compare.csv", render.compare_csv(sections)),
                 ("scaling.csv", render.scaling_csv(lines))) + \
                 ((("threeway.md", threeway.markdown(records, three)),)
@@ -401,14 +532,18 @@ def main(argv=None):
     plotted = False
     if not args.no_plot:
         try:
+            undecided, busy = summary.marks(records, counts, args.base)
             plotted = bool(plot.plot(lines, order, outdir, fits,
-                                     args.predict))
+                                     args.predict, undecided, busy, figures))
             if pts:
                 plotted = bool(lru.draw(pts, outdir)) or plotted
         except plot.PlotError as e:
             warn("plots skipped: %s" % e)
     if not why.emit(args, records, docs, outdir, warn):
         return 1
+    if args.format != "csv":
+        print()
+        print(getattr(summary, args.format)(bottom), end="")
     print("%s: wrote report.md, compare.csv, scaling.csv%s to %s"
           % (PROG, " and plots" if plotted else "", outdir), file=sys.stderr)
     return 0

@@ -129,7 +129,8 @@ def header_lines(manifests, entries, excluded):
         govs = sorted({g for f in freq if f
                        for g in (f.get("governor") or {}).values()})
         out.append("interference: machine busy in %d of %d runs (others' "
-                   "CPU time or steal above %s%% of the run's CPUs)%s; "
+                   "CPU time, user-space processes other than fio, or "
+                   "steal above %s%% of the run's CPUs)%s; "
                    "load average (1 min) %s; CPU frequency governor: %s"
                    % (len(busy), len(measured),
                       "/".join("%g" % t for t in thresholds),
@@ -215,7 +216,41 @@ def tables(manifests, entries, counts):
         out.append(("busy runs (others' share and steal of the run's "
                     "CPU time)", ["run", "CPUs", "others", "steal",
                                   "load avg 1 min"], rows, {2, 3}))
-    return out
+    kt = kthreads_table(entries)
+    return out + ([kt] if kt else [])
+
+
+def kthreads_table(entries):
+    """(title, header, rows, right): per cell, the kernel threads' CPU time
+    on the runs' CPUs (the work of the runs' own I/O, not others'), the
+    busiest named; None when no run recorded any."""
+    cells = {}
+    for e in entries:
+        run = ((e.get("interference") or {}).get("run_cpus") or {})
+        if "kthreads_s" not in run:
+            continue
+        c = cells.setdefault(_key(e), {"n": 0, "s": 0.0, "cpu": 0.0,
+                                       "names": {}})
+        c["n"] += 1
+        c["s"] += run["kthreads_s"]
+        c["cpu"] += run.get("cpu_s") or 0.0
+        for name, sec in run.get("kthreads") or ():
+            c["names"][name] = c["names"].get(name, 0.0) + sec
+    if not any(c["s"] for c in cells.values()):
+        return None
+    rows = []
+    for key in sorted(cells, key=lambda k: (str(k[0]), k[1] or 0)):
+        c = cells[key]
+        named = sorted(c["names"].items(), key=lambda kv: (-kv[1], kv[0]))
+        rows.append([str(key[0]), str(key[1]), str(c["n"]),
+                     "%.3f" % (c["s"] / c["n"]),
+                     _pct(c["s"] / c["cpu"] if c["cpu"] else None),
+                     ", ".join("%s %.2f s" % kv for kv in named[:3]) or "-"])
+    return ("kernel threads on the runs' CPUs (the work of the runs' own "
+            "I/O: counted as the run's, never as others'; the busiest, "
+            "summed over the runs)",
+            ["scenario", "numjobs", "runs", "s per run", "of the CPUs",
+             "busiest"], rows, {1, 2, 3, 4})
 
 
 def _pct(x):

@@ -14,22 +14,19 @@ import os
 from collections import namedtuple
 
 from ..stats import significance as stats
+from ..results import published
 from . import plot, render
 from ..results.fiojson import InputError, load_stats
 
 MODEL = "bh_lru"
 
-# The per-mod figures published in the 2023 thread (Marcelo Tosatti, 27 Jun
-# 2023; docs/scenarios.md, "S5 in full"): ns per __find_get_block() with the
-# LRU in front for mod 1..19 (138 past 16: every lookup misses the 16
-# entries), and ns per __find_get_block_slow() alone for mod 1..19.
-PUBLISHED_ON = dict(enumerate(
-    (41, 41, 42, 43, 45, 48, 48, 49, 51, 52, 54, 56, 58, 60, 61, 63,
-     138, 138, 138), start=1))
-PUBLISHED_OFF = dict(enumerate(
-    (70, 71, 71, 71, 71, 72, 71, 72, 71, 71, 71, 71, 71, 71, 71, 71,
-     72, 72, 72), start=1))
-PUBLISHED_SOURCE = "Tosatti, 27 Jun 2023, docs/scenarios.md"
+# The per-mod figures published in the 2023 thread (docs/scenarios.md, "S5
+# in full"), from the registry: ns per __find_get_block() with the LRU in
+# front for mod 1..19 (138 past 16: every lookup misses the 16 entries), and
+# ns per __find_get_block_slow() alone.
+PUBLISHED_ON = published.S5_LRU_NS
+PUBLISHED_OFF = published.S5_SLOW_NS
+PUBLISHED_SOURCE = published.S5_SOURCE
 
 Point = namedtuple("Point", "mode mod n ns stddev hits misses depth")
 

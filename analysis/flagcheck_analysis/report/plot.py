@@ -1,9 +1,16 @@
-"""PNG and SVG plots (matplotlib, Agg): IOPS against numjobs for every mode
-with the linear ideal from one job (as will-it-scale draws it, dotted) and,
-where one was fitted, the scaling law's curve (dashed where extrapolated),
-and each mode's ratio to the base mode against numjobs."""
+"""PNG and SVG plots (matplotlib, Agg): IOPS (in millions) against numjobs
+for every mode with the linear ideal from one job (as will-it-scale draws
+it, dotted) and, where one was fitted, the scaling law's curve (dashed
+where extrapolated), and each mode's ratio to the base mode against
+numjobs with the published ratio where the registry has one.  Cells that
+had busy runs are ringed in red; on the ratio plot an undecided ratio
+(decide.py) is drawn hollow.  Every line and mark has its legend entry."""
 
-from ..stats import usl
+from ..results import published
+from ..stats import decide, usl
+
+BUSY_STYLE = dict(marker="o", markersize=13, markerfacecolor="none",
+                  markeredgecolor="red", linestyle="none")
 
 
 class PlotError(Exception):
@@ -37,10 +44,27 @@ def _save(plt, fig, outdir, stem):
     return paths
 
 
-def plot(lines, modes, outdir, fits=(), predict=None):
+def _busy_rings(ax, xys, busy, scenario):
+    """A red ring on each point of a cell that had busy runs, one legend
+    entry for them all."""
+    if not xys:
+        return
+    k = sum(busy[(scenario, nj)][0] for nj in {x for x, _ in xys})
+    n = sum(busy[(scenario, nj)][1] for nj in {x for x, _ in xys})
+    ax.plot([x for x, _ in xys], [y for _, y in xys], label="red ring: "
+            "the machine was busy (%d of %d runs in these cells)" % (k, n),
+            zorder=5, **BUSY_STYLE)
+
+
+def plot(lines, modes, outdir, fits=(), predict=None, undecided=None,
+         busy=None, figures=None):
     """Write <scenario>_iops.{png,svg} and <scenario>_ratio.{png,svg};
     return the paths written.  fits: usl.Fit of each scenario and mode,
-    drawn out to `predict` jobs."""
+    drawn out to `predict` jobs; undecided: {(scenario, numjobs, mode):
+    True} of the ratios not decided; busy: {(scenario, numjobs): (busy
+    runs, runs)} of the cells that had busy runs; figures: published.find's
+    extra entries (job files with their own published figure)."""
+    undecided, busy = undecided or {}, busy or {}
     plt = _pyplot()
     plt.rcParams["svg.hashsalt"] = "flagcheck"
     base, written = modes[0], []
@@ -54,23 +78,28 @@ def plot(lines, modes, outdir, fits=(), predict=None):
             if not pts:
                 continue
             xs = [nj for nj, _ in pts]
-            line = ax.errorbar(xs, [p.iops for _, p in pts],
-                               yerr=[p.stddev for _, p in pts], marker="o",
-                               capsize=3, label=mode)
+            line = ax.errorbar(xs, [p.iops / 1e6 for _, p in pts],
+                               yerr=[(p.stddev or 0) / 1e6 for _, p in pts],
+                               marker="o", capsize=3,
+                               label="%s: mean ± stddev of its runs" % mode)
             one = [p.iops for nj, p in pts if nj == 1]
             if one:
-                ax.plot(xs, [one[0] * nj for nj in xs], linestyle=":",
+                ax.plot(xs, [one[0] * nj / 1e6 for nj in xs], linestyle=":",
                         color=line[0].get_color(),
-                        label="%s linear" % mode)
+                        label="%s linear: its 1-job IOPS x numjobs" % mode)
             fit = [f for f in fits if f.scenario == scenario
                    and f.mode == mode and f.values is not None]
             if fit:
-                usl.draw(ax, fit[0], line[0].get_color(), predict)
+                usl.draw(ax, fit[0], line[0].get_color(), predict, 1e6)
                 ticks |= {predict} if predict else set()
+        _busy_rings(ax, [(l.numjobs, l.points[m].iops / 1e6) for l in mine
+                         if (scenario, l.numjobs) in busy
+                         for m in modes if m in l.points], busy, scenario)
         ax.set_xticks(sorted(ticks))
         ax.set_xlabel("numjobs")
-        ax.set_ylabel("IOPS (sum over jobs, mean ± stddev)")
+        ax.set_ylabel("M IOPS (sum over the jobs)")
         ax.set_title("%s: IOPS vs numjobs" % scenario)
+        ax.yaxis.get_major_formatter().set_useOffset(False)
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize="small")
@@ -92,14 +121,35 @@ def plot(lines, modes, outdir, fits=(), predict=None):
                   for _, p in pts]
             hi = [p.ratio_ci[1] - p.ratio if p.ratio_ci else 0
                   for _, p in pts]
-            ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3,
-                        label="%s / %s (95%% bootstrap CI)" % (mode, base))
-        ax.axhline(1.0, color="grey", linewidth=1)
+            line = ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3,
+                               label="%s / %s, its 95%% bootstrap CI"
+                               % (mode, base))
+            open_ = [(nj, p.ratio) for nj, p in pts
+                     if undecided.get((scenario, nj, mode))]
+            if open_:
+                ax.plot([x for x, _ in open_], [y for _, y in open_],
+                        marker="o", markersize=8, linestyle="none",
+                        markerfacecolor="white", zorder=4,
+                        markeredgecolor=line[0].get_color(),
+                        label="hollow: undecided (CI neither clear of 1 nor "
+                        "narrow, or under %d runs)" % decide.MIN_REPEATS)
+            pub = published.find(scenario, figures)
+            if pub and pub.ratio and pub.base == base and pub.mode == mode:
+                ax.axhline(pub.ratio, color=line[0].get_color(),
+                           linestyle="--", linewidth=1,
+                           label="published x%.2f: %s, %s" % (
+                               pub.ratio, pub.figure, pub.machine)
+                           if pub.number else "published x%.2f: %s"
+                           % (pub.ratio, pub.figure))
+            _busy_rings(ax, [(nj, p.ratio) for nj, p in pts
+                             if (scenario, nj) in busy], busy, scenario)
+        ax.axhline(1.0, color="grey", linewidth=1,
+                   label="1: no difference")
         ax.set_xticks(sorted({l.numjobs for l in mine}))
         ax.set_xlabel("numjobs")
         ax.set_ylabel("IOPS ratio to %s" % base)
         ax.set_title("%s: IOPS ratio vs numjobs" % scenario)
         ax.grid(True, alpha=0.3)
-        ax.legend()
+        ax.legend(fontsize="small")
         written += _save(plt, fig, outdir, "%s_ratio" % scenario)
     return written

@@ -5,6 +5,8 @@ strings."""
 import csv
 import io
 
+from ..results import published
+
 
 def fmt_value(v):
     if v is None:
@@ -66,7 +68,8 @@ def scaling_tables(lines, modes):
     """One (title, header, rows, right) per scenario."""
     base = modes[0]
     out = []
-    for scenario in sorted({l.scenario for l in lines}):
+    for scenario in sorted({l.scenario for l in lines},
+                           key=published.order_key):
         header = ["numjobs"]
         for mode in modes:
             header += ["%s iops" % mode, "speedup", "efficiency"]

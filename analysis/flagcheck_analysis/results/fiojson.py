@@ -209,6 +209,35 @@ def _num(x):
         else None
 
 
+# fio's latency histogram (stat.h, FIO_IO_U_PLAT_*): values below 128 ns
+# exact, then 64 buckets per power of two; fio's percentiles are bucket
+# values, so two of them in one bucket are the same to fio
+PLAT_BITS, PLAT_VAL, PLAT_NR = 6, 64, 29 * 64
+BUCKETED = ("clat_p50_ns", "clat_p99_ns", "clat_p999_ns")
+
+
+def plat_bucket(ns):
+    """fio's histogram bucket of a latency in ns (stat.c plat_val_to_idx);
+    a mean of bucket values (several jobs) is rounded first."""
+    val = int(round(ns))
+    msb = val.bit_length() - 1 if val > 0 else 0
+    if msb <= PLAT_BITS:
+        return val
+    error_bits = msb - PLAT_BITS
+    idx = ((error_bits + 1) << PLAT_BITS) + ((PLAT_VAL - 1) &
+                                             (val >> error_bits))
+    return min(idx, PLAT_NR - 1)
+
+
+def plat_bucket_range(idx):
+    """(lowest, highest) ns that fio puts in bucket idx."""
+    if idx < 2 * PLAT_VAL:
+        return idx, idx
+    error_bits = (idx >> PLAT_BITS) - 1
+    lo = (PLAT_VAL + (idx & (PLAT_VAL - 1))) << error_bits
+    return lo, lo + (1 << error_bits) - 1
+
+
 def _weighted(pairs):
     """Weighted mean of (value, weight) pairs; None without weight."""
     pairs = [(v, w) for v, w in pairs if v is not None and w]

@@ -1,12 +1,17 @@
 """What a run was measured on, so that runs of different setups are never
-averaged together: the fio version, the host, the job file, the engine's
-backend and its other options.  A scenario whose runs differ in any of
-these (known for all of them) is reported apart per setup, its name then
-carrying what differs: "s1 (backend psync)"."""
+averaged together: the fio version, the engine's commit, the host and its
+kernel, the job file, the engine's backend and its other options.  A
+scenario whose runs differ in any of these is reported apart per setup, its
+name then carrying what differs: "s1 (backend psync)".  A field a run does
+not tell ("unknown") is a value of its own: such a run is never averaged
+with runs where the field is known."""
 
 import hashlib
 
-FIELDS = ("fio version", "host", "job file", "backend", "engine options")
+FIELDS = ("fio version", "engine", "host", "kernel", "job file", "backend",
+          "engine options")
+# what a manifest writes where it could not tell
+_UNKNOWN = ("", "?", "unknown", None)
 # the engine's options in a stats record besides the model's own
 # ("options"); the variant (flag_check, renamed variant) is the mode
 _ENGINE_KEYS = ("model", "mapping", "inject", "inject_every")
@@ -52,11 +57,16 @@ def of_run(doc, job_options, stats, entry, manifest):
     backend = _one(r.get("backend") for r in stats or ()) \
         or job_options.get("backend")
     engine = _one(_engine_options(r) for r in stats) if stats else None
-    return {"fio version": doc.get("fio version"), "host": host,
-            "job file": job, "backend": backend, "engine options": engine}
+    out = {"fio version": doc.get("fio version"),
+           "engine": mf.get("engine_version"), "host": host,
+           "kernel": (mf.get("host") or {}).get("kernel"), "job file": job,
+           "backend": backend, "engine options": engine}
+    return {k: None if v in _UNKNOWN else v for k, v in out.items()}
 
 
 def _short(field, value):
+    if value is None:
+        return "%s unknown" % field
     value = str(value)
     if field == "job file" and len(value) == 64:
         value = "sha256 " + value[:12]
@@ -65,15 +75,14 @@ def _short(field, value):
 
 def split(scenarios, setups):
     """A label per run: its scenario, or, where the runs of a scenario
-    differ in a field of FIELDS known for all of them, the scenario and
-    its values of those fields.  Returns (labels, one line per split
-    scenario naming what differs)."""
+    differ in a field of FIELDS (unknown counting as a value where some
+    runs know it), the scenario and its values of those fields.  Returns
+    (labels, one line per split scenario naming what differs)."""
     labels, lines = list(scenarios), []
     for scenario in sorted(set(scenarios)):
         mine = [i for i, s in enumerate(scenarios) if s == scenario]
         differ = [f for f in FIELDS
-                  if all(setups[i][f] is not None for i in mine)
-                  and len({setups[i][f] for i in mine}) > 1]
+                  if len({setups[i][f] for i in mine}) > 1]
         if not differ:
             continue
         for i in mine:

@@ -1,11 +1,19 @@
-"""What else used the machine during a run: /proc/stat, the load average,
-the CPU frequency governor and frequencies, sampled before and after each
-fio run, and the run's mark, busy or quiet.
+"""What else used the machine during a run: /proc/stat, every process's
+CPU time (/proc/<pid>/stat), the load average, the CPU frequency governor
+and frequencies, sampled before and after each fio run, and the run's mark,
+busy or quiet.
 
-others = the user+nice+system time of the run's CPUs (from /proc/stat)
-         minus all CPU time of the fio run (its reaped processes and
-         threads, getrusage(RUSAGE_CHILDREN)) and of this runner;
-         a lower bound, since fio's own time on other CPUs is subtracted too
+others = the CPU time of the user-space processes other than fio and this
+         runner (their utime, stime and the times of the children they
+         reaped, from /proc/<pid>/stat) that last ran on one of the run's
+         CPUs, at most the user+nice+system time of the run's CPUs (from
+         /proc/stat) minus all CPU time of the fio run (its reaped
+         processes and threads, getrusage(RUSAGE_CHILDREN)) and of this
+         runner.  Kernel threads are not others: the work a run's own I/O
+         causes (a loop device's workers, kworkers, ksoftirqd, threaded
+         IRQs, an io_uring SQPOLL thread) is the run's.  Their time on the
+         run's CPUs is reported apart, by name (kthreads).  Without process
+         samples (older files) others is the /proc/stat figure alone.
 steal  = the steal time of the run's CPUs (a hypervisor running others)
 both as a share of the run's CPU time (all /proc/stat columns but guest,
 which user already holds).  A run is busy when either share exceeds the
@@ -23,6 +31,8 @@ FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq",
           "steal", "guest", "guest_nice")
 BUSY_FIELDS = ("user", "nice", "system")
 DEFAULT_THRESHOLD = 0.10
+PF_KTHREAD = 0x00200000         # include/linux/sched.h: a kernel thread
+KTHREADS_NAMED = 5              # the busiest kernel threads named
 
 
 def clock_ticks():
@@ -73,6 +83,72 @@ def read_cpufreq(cpus, sysfs=CPUFREQ):
     return {"governor": gov, "cur_khz": cur}
 
 
+def read_processes(proc=PROC):
+    """{pid: (comm, ppid, kernel thread?, CPU ticks, last CPU)} of every
+    process readable in /proc; CPU ticks are its utime + stime + the
+    cutime + cstime of the children it reaped (proc(5))."""
+    out = {}
+    try:
+        names = os.listdir(proc)
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(os.path.join(proc, name, "stat")) as f:
+                text = f.read()
+            head, _, rest = text.rpartition(")")
+            w = rest.split()
+            # fields 4 ppid, 9 flags, 14-17 times, 39 processor
+            out[int(name)] = (head.split("(", 1)[1], int(w[1]),
+                              bool(int(w[6]) & PF_KTHREAD),
+                              sum(int(x) for x in w[11:15]), int(w[36]))
+        except (OSError, ValueError, IndexError):
+            continue                    # gone, or not a process we can read
+    return out
+
+
+def _ours(pid, *maps):
+    """This runner's pid and every descendant of it in the samples."""
+    kids = {}
+    for m in maps:
+        for p, info in m.items():
+            kids.setdefault(info[1], set()).add(p)
+    out, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        if p not in out:
+            out.add(p)
+            todo += kids.get(p, ())
+    return out
+
+
+def _process_seconds(before, after, cpus, hz):
+    """(user-space others' seconds, {kernel thread name: seconds}) of the
+    processes that last ran on one of @cpus, between two samples; None
+    when the samples hold no processes."""
+    b, a = before.get("procs"), after.get("procs")
+    if not b or not a:
+        return None
+    ours = _ours(before.get("pid"), b, a)
+    cpus, user, kthreads = set(cpus), 0, {}
+    for pid, (comm, _, kthread, ticks, cpu) in a.items():
+        old = b.get(pid)
+        if pid in ours or (cpu not in cpus and
+                           (old is None or old[4] not in cpus)):
+            continue
+        # by pid alone: a kworker's comm names the work it runs now
+        delta = ticks - old[3] if old and old[3] <= ticks else ticks
+        if delta <= 0:
+            continue
+        if kthread:
+            kthreads[comm] = kthreads.get(comm, 0) + delta / hz
+        else:
+            user += delta
+    return user / hz, kthreads
+
+
 def _own_seconds():
     """CPU seconds of this process and of its reaped children."""
     ch = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -84,6 +160,7 @@ def sample(cpus, proc=PROC, sysfs=CPUFREQ):
     """One sample, taken right before or right after a fio run."""
     children, me = _own_seconds()
     return {"t": time.monotonic(), "stat": read_proc_stat(proc),
+            "procs": read_processes(proc), "pid": os.getpid(),
             "loadavg": read_loadavg(proc), "cpufreq": read_cpufreq(cpus,
                                                                    sysfs),
             "children_s": children, "self_s": me}
@@ -102,18 +179,28 @@ def _delta(before, after, keys):
     return out
 
 
-def _shares(ticks, ours_s, hz):
+def _shares(ticks, ours_s, hz, procs=None):
+    """The figures of some CPUs; @procs: _process_seconds of them."""
     capacity = sum(ticks[f] for f in FIELDS
                    if f not in ("guest", "guest_nice")) / hz
     busy = sum(ticks[f] for f in BUSY_FIELDS) / hz
     others = max(0.0, busy - ours_s)
-    return {"cpu_s": round(capacity, 3), "busy_s": round(busy, 3),
-            "others_s": round(others, 3),
-            "steal_s": round(ticks["steal"] / hz, 3),
-            "irq_s": round((ticks["irq"] + ticks["softirq"]) / hz, 3),
-            "others_share": round(others / capacity, 4) if capacity else None,
-            "steal_share": (round(ticks["steal"] / hz / capacity, 4)
-                            if capacity else None)}
+    out = {"cpu_s": round(capacity, 3), "busy_s": round(busy, 3)}
+    if procs is not None:
+        user, kthreads = procs
+        named = sorted(kthreads.items(), key=lambda kv: (-kv[1], kv[0]))
+        out.update(not_ours_s=round(others, 3),
+                   kthreads_s=round(sum(kthreads.values()), 3),
+                   kthreads=[[n, round(v, 3)]
+                             for n, v in named[:KTHREADS_NAMED]])
+        others = min(others, user)
+    out.update(
+        others_s=round(others, 3), steal_s=round(ticks["steal"] / hz, 3),
+        irq_s=round((ticks["irq"] + ticks["softirq"]) / hz, 3),
+        others_share=round(others / capacity, 4) if capacity else None,
+        steal_share=(round(ticks["steal"] / hz / capacity, 4)
+                     if capacity else None))
+    return out
 
 
 def measure(before, after, cpus, threshold=DEFAULT_THRESHOLD, hz=None):
@@ -122,9 +209,11 @@ def measure(before, after, cpus, threshold=DEFAULT_THRESHOLD, hz=None):
     hz = hz or clock_ticks()
     ours = (after["children_s"] - before["children_s"]) + \
         (after["self_s"] - before["self_s"])
-    run = _shares(_delta(before["stat"], after["stat"], cpus), ours, hz)
+    run = _shares(_delta(before["stat"], after["stat"], cpus), ours, hz,
+                  _process_seconds(before, after, cpus, hz))
     machine = _shares(_delta(before["stat"], after["stat"], ["all"]), ours,
-                      hz)
+                      hz, _process_seconds(before, after, set(
+                          k for k in after["stat"] if k != "all"), hz))
     reasons = []
     if run["others_share"] is not None and run["others_share"] > threshold:
         reasons.append("others used %.0f%% of CPUs %s"

@@ -374,9 +374,13 @@ class Runner:
             print("%s: calibrating this machine's cache-line costs "
                   "(%g s; --no-calibrate skips it)"
                   % (PROG, self.args.calibrate_seconds), file=sys.stderr)
+        progress = None if self.args.quiet else calibrate.Progress(PROG)
         doc = calibrate.ensure(self.args.outdir,
                                seconds=self.args.calibrate_seconds,
-                               warn=lambda m: self._say(m, error=True))
+                               warn=lambda m: self._say(m, error=True),
+                               progress=progress)
+        if progress:
+            progress.done()
         if self.stop_reason:
             return
         self.manifest["calibration"] = calibrate.JSON_NAME if doc else None

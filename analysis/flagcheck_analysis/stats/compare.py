@@ -6,7 +6,9 @@ metric name at the end of the row."""
 from collections import namedtuple
 
 from . import significance as stats
-from ..results.fiojson import METRICS
+from ..results import published
+from ..results.fiojson import BUCKETED, METRICS, plat_bucket, \
+    plat_bucket_range
 
 # One fio run: who it is and its metrics (fiojson.run_metrics).
 Record = namedtuple("Record", "scenario mode numjobs repeat metrics source")
@@ -42,13 +44,31 @@ def cell(mode, runs, key):
                 stats.pct_stddev(values) if values else None)
 
 
+def verdict(key, base, other):
+    """stats.verdict, but "same bucket" for latency percentiles that differ
+    only inside one bucket of fio's latency histogram: fio cannot tell
+    them apart."""
+    v = stats.verdict(base, other)
+    if key not in BUCKETED or v.kind in ("missing", "cannot_tell", "same"):
+        return v
+    buckets = {plat_bucket(x) for x in list(base) + list(other)}
+    if len(buckets) != 1:
+        return v
+    lo, hi = plat_bucket_range(buckets.pop())
+    return v._replace(kind="same", welch=None, text=(
+        "same bucket: fio's latency histogram holds every run's value in "
+        "%s, n=%d vs %d" % ("%d ns" % lo if lo == hi else
+                            "%d..%d ns" % (lo, hi), len(base), len(other))))
+
+
 def compare(records, base):
     """Sections in scenario, numjobs order.  A metric row is left out only
     when no run of any mode has a value for it."""
     groups = group(records)
     modes = mode_order(records, base)
     sections = []
-    for scenario in sorted({r.scenario for r in records}):
+    for scenario in sorted({r.scenario for r in records},
+                           key=published.order_key):
         for numjobs in sorted({r.numjobs for r in records
                                if r.scenario == scenario}):
             present = [m for m in modes
@@ -65,7 +85,7 @@ def compare(records, base):
                              key)
                     others.append(Comparison(
                         c, stats.pct_change(base_cell.mean, c.mean),
-                        stats.verdict(base_cell.values, c.values)))
+                        verdict(key, base_cell.values, c.values)))
                 if base_cell.n or any(o.cell.n for o in others):
                     rows.append(Row(key, name, base_cell, others))
             sections.append(Section(scenario, numjobs, base, modes, rows))

@@ -4,6 +4,7 @@ ratio to the base mode."""
 
 from collections import namedtuple
 
+from ..results import published
 from . import significance as stats
 from .compare import group, mode_order
 
@@ -17,7 +18,8 @@ def scaling(records, base):
     groups = group(records)
     modes = mode_order(records, base)
     lines = []
-    for scenario in sorted({r.scenario for r in records}):
+    for scenario in sorted({r.scenario for r in records},
+                           key=published.order_key):
         def iops(nj, mode):
             return [m["iops"] for m in groups.get((scenario, nj, mode), [])
                     if m.get("iops") is not None]

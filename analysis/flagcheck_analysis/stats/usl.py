@@ -199,17 +199,19 @@ def tables(all_fits, predict=None):
     return out
 
 
-def draw(ax, fit, color, predict=None):
+def draw(ax, fit, color, predict=None, scale=1.0):
     """The fitted curve of one mode on the IOPS plot: thin and solid over
-    the measured numjobs, dashed from there out to `predict`."""
+    the measured numjobs, dashed from there out to `predict`; IOPS divided
+    by @scale (1e6 for a plot in M IOPS)."""
     if fit is None or fit.values is None:
         return
     lo, hi = min(fit.numjobs), max(fit.numjobs)
     xs = np.linspace(lo, hi, 100)
-    ax.plot(xs, throughput(xs, *fit.values), color=color, linewidth=1,
-            alpha=0.7, label="%s USL fit" % fit.mode)
+    ax.plot(xs, throughput(xs, *fit.values) / scale, color=color,
+            linewidth=1, alpha=0.7, label="%s USL fit: the scaling law "
+            "through its runs" % fit.mode)
     if predict and predict > hi:
         xs = np.linspace(hi, predict, 100)
-        ax.plot(xs, throughput(xs, *fit.values), color=color, linewidth=1,
-                linestyle="--", label="%s USL extrapolated to %d"
-                % (fit.mode, predict))
+        ax.plot(xs, throughput(xs, *fit.values) / scale, color=color,
+                linewidth=1, linestyle="--", label="%s USL extrapolated to "
+                "%d jobs" % (fit.mode, predict))

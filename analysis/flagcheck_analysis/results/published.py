@@ -1,0 +1,115 @@
+"""The published figures flagcheck compares itself with, in one place: one
+entry per scenario, its S-number and short name (the one name the tables,
+plots and the summary use), the names its runs can carry (job file stem,
+fio job name, engine model), and the published result as the ratio of two
+modes.  Every figure is quoted from docs/scenarios.md, which gives the
+mailing-list message and the commits for each.
+
+A scenario with a published figure is one entry in SCENARIOS; a results
+directory whose job file stem is "s<N>-..." or one of an entry's aliases is
+that scenario.  A job file that carries its own published figure (the
+catalogue's "; published-figure:" header line, report/catalogue.py) adds an
+entry for its runs through from_job_file(); find() takes those too."""
+
+import re
+from collections import namedtuple
+
+# number    "S1"; name: short name ("S1 filemap-odirect-read" in tables)
+# aliases   job file stems, fio job names and engine models of its runs
+# base, mode  the ratio is mode / base (what the fix gains)
+# ratio     the published mode / base, as a speed (higher is faster); None
+#           where the published result is not one ratio of the job's IOPS
+# figure    the published figures the ratio comes from, as quoted
+# machine   where they were measured
+# sharers   how many CPUs (jobs, processes) shared the line there, None
+#           where the source does not say; sharers_text says it in words
+# source    the commit or message, docs/scenarios.md has the rest
+Scenario = namedtuple("Scenario", "number name aliases base mode ratio figure "
+                      "machine sharers sharers_text source")
+
+# S1, 7fcbbaf18392 (Jens Axboe, linux-mm, May 2014)
+S1_BEFORE = 1.7e6           # IOPS before the fix
+S1_AFTER = 4.0e6            # and after
+S1_SHARE = 40.0             # % of the time in filemap_check_errors() before
+S1_RMW_PER_IO = 2           # two test_and_clear_bit() per I/O before it
+
+# S5, Marcelo Tosatti, 27 Jun 2023: ns per __find_get_block() with the
+# per-CPU LRU in front (mod 1..19) and per __find_get_block_slow()
+S5_LRU_NS = dict(enumerate(
+    (41, 41, 42, 43, 45, 48, 48, 49, 51, 52, 54, 56, 58, 60, 61, 63,
+     138, 138, 138), start=1))
+S5_SLOW_NS = dict(enumerate(
+    (70, 71, 71, 71, 71, 72, 71, 72, 71, 71, 71, 71, 71, 71, 71, 71, 72,
+     72, 72), start=1))
+S5_SOURCE = "Tosatti, 27 Jun 2023, docs/scenarios.md"
+
+SCENARIOS = (
+    Scenario("S1", "filemap-odirect-read",
+             ("filemap-odirect-read", "odirect-randread",
+              "filemap_check_errors"),
+             "always", "test_first", S1_AFTER / S1_BEFORE,
+             "1.7M -> 4.0M IOPS", "4-socket box", None, "4 sockets",
+             "7fcbbaf18392"),
+    Scenario("S2", "buffer-new-randwrite",
+             ("buffer-new-randwrite", "randwrite", "block_commit_write"),
+             "always", "test_first", 958.0 / 930.0, "930 -> 958 MiB/s",
+             "arm64 Kunpeng 920, 16 jobs", 16, "16 jobs",
+             "fs/buffer.c, Feb 2021"),
+    Scenario("S3", "aim7-creat-clo",
+             ("aim7-creat-clo", "creat-clo", "set_buffer_verified"),
+             "always", "test_first", 15936.0 / 15431.0,
+             "15431 -> 15936 jobs/min", "2-socket Broadwell, 3000 processes",
+             3000, "3000 processes", "60f91826ca62"),
+    # the fixed kernel against the regressed one at 54 processes
+    Scenario("S4", "fxmark-dwtl-uptodate",
+             ("fxmark-dwtl-uptodate", "dwtl", "set_buffer_uptodate"),
+             "always", "test_first", 5099506.0 / 4049295.0,
+             "4049295 -> 5099506 works/s at 54", "LKP, 54 processes", 54,
+             "54 processes", "2f79cdfe58c1"),
+    # ns per lookup against mod, not one ratio: the job's IOPS sum every
+    # mod, so its figures are set beside the per-mod table (lru.py)
+    Scenario("S5", "bh-lru-lookup", ("bh-lru-lookup", "bh_lru"),
+             "off", "on", None, "68 -> 42 ns per lookup at mod 1",
+             "per mod: the bh_lru table", 1, "one CPU", S5_SOURCE),
+)
+
+_BY_NUMBER = {s.number.lower(): s for s in SCENARIOS}
+_BY_ALIAS = {a.lower(): s for s in SCENARIOS for a in s.aliases}
+
+
+def from_job_file(name, gain, what, path):
+    """The entry of a scenario whose job file publishes its own figure:
+    the fix's gain (test_first/always) and what was measured where."""
+    return Scenario("", name, (name,), "always", "test_first", gain, what,
+                    "its job file", None, "the published machine", path)
+
+
+def find(name, extra=None):
+    """The Scenario a run's scenario name (job file stem) stands for, or
+    None: "s1-...", "S1 ...", one of an entry's aliases, or a name in
+    @extra ({name: Scenario}, from_job_file)."""
+    if not name:
+        return None
+    if extra and name in extra:
+        return extra[name]
+    low = str(name).lower()
+    m = re.match(r"^(s\d+)[-_ ]", low)
+    if m and m.group(1) in _BY_NUMBER:
+        return _BY_NUMBER[m.group(1)]
+    return _BY_ALIAS.get(low)
+
+
+def label(name):
+    """The one name of a scenario: "S1 filemap-odirect-read"; a name the
+    registry does not know stays as it is."""
+    s = find(name)
+    return "%s %s" % (s.number, s.name) if s else name
+
+
+def order_key(name):
+    """Sort key: the registry's scenarios in S-number order, then the
+    others by name."""
+    s = find(name)
+    if s is None:
+        return (1, 0, str(name))
+    return (0, int(s.number[1:]), str(name))
