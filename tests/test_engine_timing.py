@@ -5,26 +5,19 @@ adding up exactly to timed_calls and timed_ns, and the report's time share,
 trimmed of the preempted calls, stays within fio's job_runtime: no "are
 wrong" warning for a genuine run."""
 import os
-import subprocess
-import sys
 
 import pytest
 
-from tests.analysis.helpers import ANALYSIS  # noqa: F401 (sys.path)
+from tests.analysis.helpers import cpu_hog
 from flagcheck_analysis.report import rmwcost as why
-
-HOG = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])})\n" \
-      "while True: pass\n"
 
 
 @pytest.fixture
 def hog():
-    """A busy loop on one CPU this test may use: (cpu, process)."""
+    """A busy loop on one CPU this test may use: that CPU."""
     cpu = min(os.sched_getaffinity(0))
-    p = subprocess.Popen([sys.executable, "-c", HOG, str(cpu)])
-    yield cpu
-    p.kill()
-    p.wait()
+    with cpu_hog(cpu):
+        yield cpu
 
 
 # S1's short calls, and S5's long ones (100 lookups per call, a few us):
