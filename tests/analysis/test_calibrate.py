@@ -374,6 +374,9 @@ class TestRunnerCalibrates(unittest.TestCase):
         self.assertEqual(m["calibration"], calibrate.JSON_NAME)
         doc = calibrate.load(path)
         self.assertEqual(sorted(doc["cpus"]), USABLE)
+        # the heatmap is the report's: running draws nothing
+        self.assertFalse(os.path.exists(os.path.join(self.out,
+                                                     calibrate.PNG_NAME)))
         before = os.stat(path).st_mtime_ns
         self.run_matrix()                       # resumed: kept as it was
         self.assertEqual(os.stat(path).st_mtime_ns, before)

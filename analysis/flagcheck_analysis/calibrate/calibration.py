@@ -1,13 +1,14 @@
-"""flagcheck-calibrate: this machine's cache-line costs.
+"""This machine's cache-line costs, measured: what flagcheck-calibrate and
+flagcheck-run's calibration share (the command is calibrate/cli.py, the
+tables and the heatmap report/linecosts.py).
 
 Runs the C program flagcheck-calibrate (calibrate/flagcheck-calibrate.c,
 built by make), which measures the one-way cache-line transfer latency of
 every pair of usable CPUs and the always / test_first bit patterns at 1..N
 threads; adds the CPU model and the topology (NUMA nodes, SMT siblings) from
 /sys and /proc/cpuinfo; summarises the matrix per relation of the two CPUs;
-writes calibration.json and a heatmap of the matrix (calibration.png)."""
+writes calibration.json; reads and validates one."""
 
-import argparse
 import datetime
 import glob
 import json
@@ -21,7 +22,6 @@ import threading
 import time
 
 from ..run import placement
-from ..report import plot, render
 
 PROG = "flagcheck-calibrate"
 JSON_NAME = "calibration.json"
@@ -297,116 +297,6 @@ def transfer_for_estimate(doc):
 
 # ---- presenting ----
 
-def _ns(v):
-    return "-" if v is None else "%.1f" % v
-
-
-def _rate(v):
-    return "%.1fM" % (v / 1e6)
-
-
-def header_lines(doc):
-    host = doc.get("host") or {}
-    nodes = host.get("nodes") or {}
-    smt = host.get("smt_groups") or []
-    return [
-        "calibration: %s, %d usable CPU%s (%s), %d NUMA node%s, %s; "
-        "%g s budget" % (
-            host.get("cpu_model", "unknown CPU"), len(doc["cpus"]),
-            "" if len(doc["cpus"]) == 1 else "s",
-            ",".join(map(str, doc["cpus"])), len(nodes) or 1,
-            "" if len(nodes) <= 1 else "s",
-            "SMT siblings %s" % " ".join(
-                "(%s)" % ",".join(map(str, g)) for g in smt)
-            if smt else "no SMT siblings among them",
-            doc.get("seconds", 0)),
-        "cache-line transfer, one way (CAS ping-pong, median of each pair's "
-        "samples of %s round trips / 2; per relation the median over pairs "
-        "[min..max]): %s" % (doc.get("batch", "?"), transfer_text(doc)),
-    ]
-
-
-def transfer_text(doc):
-    summary = doc.get("summary") or {}
-    parts = []
-    for rel, name in RELATIONS:
-        s = summary.get(rel)
-        parts.append("%s -" % name if s is None else
-                     "%s %.1f ns [%.1f..%.1f], %d pair%s" % (
-                         name, s["median_ns"], s["min_ns"], s["max_ns"],
-                         s["pairs"], "" if s["pairs"] == 1 else "s"))
-    return "; ".join(parts)
-
-
-def patterns_table(doc):
-    """(title, header, rows, right) for render: per thread count."""
-    header = ["threads", "always ns/RMW per thread", "min..max",
-              "line RMW/s", "test_first ns/op per thread", "test_first RMWs"]
-    rows = []
-    for a in doc["patterns"]["always"]:
-        t = point(doc, "test_first", a["threads"])
-        rows.append([str(a["threads"]), "%.2f" % a["ns_per_op"],
-                     "%.2f..%.2f" % (a.get("ns_per_op_min", a["ns_per_op"]),
-                                     a.get("ns_per_op_max", a["ns_per_op"])),
-                     _rate(a["ops_per_s"]),
-                     "-" if t is None else "%.3f" % t["ns_per_op"],
-                     "-" if t is None else str(t.get("rmw", "-"))])
-    return ("one shared flags word: always = two test_and_clear_bit() per "
-            "iteration, test_first = test_bit() first (the bits stay clear); "
-            "threads pinned to the first N usable CPUs",
-            header, rows, set(range(len(header))))
-
-
-def text(doc):
-    return "\n".join(header_lines(doc)) + "\n\n" + \
-        render.text_table(*patterns_table(doc)) + "\n"
-
-
-def markdown(doc, heatmap=None):
-    out = ["### Calibration of this machine", ""]
-    out += ["- " + line for line in header_lines(doc)]
-    out += ["", render.markdown_table(*patterns_table(doc))]
-    if heatmap:
-        out += ["", "![cache-line transfer latency between CPUs](%s)"
-                % heatmap]
-    return "\n".join(out) + "\n"
-
-
-def heatmap(doc, path):
-    """The transfer matrix as a heatmap PNG at path; returns path."""
-    plt = plot._pyplot()
-    cpus, n = doc["cpus"], len(doc["cpus"])
-    data = [[float("nan") if v is None else v for v in row]
-            for row in doc["transfer_ns"]]
-    size = min(12, 3 + 0.25 * n)
-    fig, ax = plt.subplots(figsize=(size + 1.5, size))
-    im = ax.imshow(data, cmap="viridis", interpolation="nearest")
-    fig.colorbar(im, ax=ax, label="one-way transfer latency (ns)")
-    step = max(1, n // 32)
-    ticks = list(range(0, n, step))
-    ax.set_xticks(ticks)
-    ax.set_yticks(ticks)
-    ax.set_xticklabels([str(cpus[i]) for i in ticks], rotation=90)
-    ax.set_yticklabels([str(cpus[i]) for i in ticks])
-    if n <= 16:
-        lo, hi = im.get_clim()
-        for i in range(n):
-            for j in range(n):
-                if data[i][j] == data[i][j]:          # not NaN
-                    ax.text(j, i, "%.0f" % data[i][j], ha="center",
-                            va="center", fontsize="small",
-                            color="k" if data[i][j] > (lo + hi) / 2
-                            else "w")
-    ax.set_xlabel("CPU")
-    ax.set_ylabel("CPU")
-    ax.set_title("cache-line transfer, one way: %s"
-                 % (doc.get("host") or {}).get("cpu_model", ""),
-                 fontsize="medium")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
-
 
 def write(doc, outdir):
     """calibration.json in outdir (replaced whole); returns its path."""
@@ -420,15 +310,13 @@ def write(doc, outdir):
 
 
 def calibrate(outdir, seconds=DEFAULT_SECONDS, program=None,
-              max_threads=None, draw=True, progress=None):
-    """Measure, describe, write calibration.json and (draw) the heatmap in
-    outdir; returns the document.  Raises CalibrationError, OSError, and
-    plot.PlotError for the heatmap (the JSON is written by then)."""
+              max_threads=None, progress=None):
+    """Measure, describe and write calibration.json in outdir; returns the
+    document.  Raises CalibrationError and OSError.  @progress: see
+    run_program."""
     doc = describe(run_program(program or default_program(), seconds,
                                max_threads, progress=progress))
     write(doc, outdir)
-    if draw:
-        heatmap(doc, os.path.join(outdir, PNG_NAME))
     return doc
 
 
@@ -437,7 +325,8 @@ def ensure(outdir, seconds=DEFAULT_SECONDS, program=None, warn=None,
     """The runner's call, once per results directory: keep a valid
     calibration.json that is already there (a resumed run), else measure
     one.  Returns the document, or None (told through warn) when the
-    calibration failed: the runs go ahead without it."""
+    calibration failed: the runs go ahead without it.  The heatmap is the
+    report's (flagcheck-report draws it beside report.md)."""
     warn = warn or (lambda msg: print("%s: %s" % (PROG, msg),
                                       file=sys.stderr))
     path = os.path.join(outdir, JSON_NAME)
@@ -448,116 +337,9 @@ def ensure(outdir, seconds=DEFAULT_SECONDS, program=None, warn=None,
             warn("%s; measuring again" % e)
     try:
         return calibrate(outdir, seconds, program, progress=progress)
-    except (CalibrationError, plot.PlotError) as e:
+    except CalibrationError as e:
         warn("calibration left out: %s" % e)
     except OSError as e:
         warn("calibration left out: cannot write to %s: %s"
              % (outdir, e.strerror or e))
     return None
-
-
-# ---- the command ----
-
-EPILOG = """\
-what it measures (the C program flagcheck-calibrate, built by make), on the
-CPUs this process may use (run it under taskset to choose them), one thread
-pinned per CPU:
-  transfer latency  for every pair of CPUs, two threads bounce one 64-byte
-                    line with compare-and-swap; a sample times 64 round
-                    trips (the program's --batch); the pair's figure is the
-                    median sample / round trips / 2 (one way)
-  always            two test_and_clear_bit() per iteration on one shared
-                    word (filemap_check_errors() before 7fcbbaf18392), at
-                    1..N threads: ns per RMW per thread (mean over threads)
-                    and RMWs per second on the line (the line's ceiling)
-  test_first        test_bit() first, the RMW only when the bit is set (the
-                    fix): ns per test_bit per thread
-The bit operations are the engine's own (engine/bitops.h).  Up to half the
-time goes to the pairs, the rest to the patterns.  Unless --quiet, a line on
-stderr before each step says what it measures, how far the calibration is
-(step K of N) and the time elapsed; flagcheck-run prints the same lines.
-
-files written to --outdir: calibration.json (the program's output, the CPU
-model, NUMA nodes, SMT siblings, each pair's relation, the summary per
-relation: SMT sibling, same node, other node) and, unless --no-plot,
-calibration.png (the matrix as a heatmap).  flagcheck-report reads
-calibration.json from a results directory for its "why" section.
-
-exit status: 0 written, 1 the measurement failed or the files could not be
-written, 2 usage error."""
-
-
-def _seconds(text):
-    try:
-        v = float(text)
-    except ValueError:
-        v = None
-    if v is None or not 0.01 <= v <= 3600:
-        raise argparse.ArgumentTypeError(
-            "%r is not valid: a number of seconds from 0.01 to 3600" % text)
-    return v
-
-
-def _threads(text):
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(
-            "%r is not valid: a whole number of at least 1" % text)
-    return int(text)
-
-
-def parse_args(argv):
-    p = argparse.ArgumentParser(
-        prog=PROG, description="Measure this machine's cache-line costs: "
-        "the transfer latency between every pair of usable CPUs and the "
-        "always / test_first bit patterns at 1..N threads; write "
-        "calibration.json and a heatmap.", epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--outdir", default=".", metavar="DIR",
-                   help="where to write calibration.json and calibration.png "
-                   "(default: the current directory)")
-    p.add_argument("--seconds", type=_seconds, default=DEFAULT_SECONDS,
-                   metavar="S", help="time budget of the measurement, 0.01 "
-                   "to 3600 (default: %(default)g)")
-    p.add_argument("--max-threads", type=_threads, metavar="N",
-                   help="run the patterns at 1..N threads only (default: "
-                   "every usable CPU)")
-    p.add_argument("--program", metavar="PATH",
-                   help="the flagcheck-calibrate program (default: %s)"
-                   % default_program())
-    p.add_argument("--no-plot", action="store_true",
-                   help="do not draw calibration.png (no matplotlib needed)")
-    p.add_argument("--quiet", action="store_true",
-                   help="no progress lines on stderr (by default one per "
-                   "step: each CPU pair's transfer latency, then each "
-                   "pattern at each thread count, with the time elapsed)")
-    return p.parse_args(argv)
-
-
-def main(argv=None):
-    args = parse_args(argv)
-    progress = None if args.quiet else Progress(PROG)
-    try:
-        doc = calibrate(args.outdir, args.seconds, args.program,
-                        args.max_threads, draw=False, progress=progress)
-    except CalibrationError as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
-        return 1
-    except OSError as e:
-        print("%s: cannot write to %s: %s" % (PROG, args.outdir,
-                                              e.strerror or e),
-              file=sys.stderr)
-        return 1
-    finally:
-        if progress:
-            progress.done()
-    drawn = False
-    if not args.no_plot:
-        try:
-            drawn = bool(heatmap(doc, os.path.join(args.outdir, PNG_NAME)))
-        except plot.PlotError as e:
-            print("%s: heatmap skipped: %s" % (PROG, e), file=sys.stderr)
-    sys.stdout.write(text(doc))
-    print("%s: wrote %s%s to %s" % (PROG, JSON_NAME, " and " + PNG_NAME
-                                    if drawn else "", args.outdir),
-          file=sys.stderr)
-    return 0

@@ -5,15 +5,13 @@ import argparse
 import glob
 import os
 import sys
-from collections import namedtuple
 
 from ..results import (clients, fiojson, manifest, matrix, published,
                        runsetup as setups)
 from ..stats import compare, scaling, significance as stats, usl
 from ..run import lineprobe
-from . import (catalogue, conditions, fixtable as threeway, lru,
-               perhost as hosttable, plot, render, rmwcost as why, sidebyside,
-               summary)
+from . import (catalogue, conditions, lru, perhost as hosttable, plot,
+               rmwcost as why, sections as section, sidebyside, summary)
 
 PROG = "flagcheck-report"
 
@@ -75,29 +73,8 @@ bad), 1 when nothing could be reported or the output files could not be
 written, 2 for a usage error."""
 
 
-# What --format prints on stdout: everything the report holds, as one
-# string.  The tables of the comparison, of the three-way view and of the
-# bh_lru model each have their text and their Markdown renderer.
-Page = namedtuple("Page", "head sections lines order more records three pts")
-
-
-def _page(main_table, three_table, lru_table):
-    def show(page):
-        out = main_table(page.head, page.sections, page.lines, page.order,
-                         page.more)
-        if page.three:
-            out += "\n" + three_table(page.records, page.three)
-        if page.pts:
-            out += "\n" + lru_table(page.pts)
-        return out
-    return show
-
-
-STDOUT = {
-    "text": _page(render.text, threeway.text, lru.text),
-    "markdown": _page(render.markdown, threeway.markdown, lru.markdown),
-    "csv": lambda page: render.csv_text(page.sections, page.lines),
-}
+# what --format prints on stdout (the files are always written)
+FORMATS = ("text", "markdown", "csv")
 
 
 def parse_args(argv):
@@ -122,7 +99,7 @@ def parse_args(argv):
     p.add_argument("--outdir", metavar="DIR",
                    help="where to write report.md, the CSV files and the "
                    "plots (default: <first input directory>/report)")
-    p.add_argument("--format", choices=tuple(STDOUT),
+    p.add_argument("--format", choices=FORMATS,
                    default="text", help="what to print on stdout "
                    "(default: %(default)s); the files are always written")
     p.add_argument("--no-plot", action="store_true",
@@ -400,13 +377,9 @@ def job_file_figures(manifests):
     return out
 
 
-def _with_summary(md, bottom):
-    """report.md: its title, then the summary, then the rest."""
-    title, rest = md.split("\n\n", 1)
-    return "%s\n\n%s\n%s" % (title, summary.markdown(bottom), rest)
-
-
 def _modes(base, manifests):
+    """The modes the file names may hold: the base, the default ones and
+    every manifest's."""
     modes = [base] + [m for m in matrix.DEFAULT_MODES if m != base]
     for m in manifests:
         modes += [x for x in (m.get("matrix") or {}).get("modes", [])
@@ -456,6 +429,104 @@ def compare_main(args):
     return 0
 
 
+def _lru_points(inputs):
+    try:
+        # engine stats files only: directories, or .jsonl files named
+        return lru.points(lru.load(lru.stats_files(
+            [i for i in inputs if os.path.isdir(i) or i.endswith(".jsonl")])))
+    except fiojson.InputError as e:
+        warn("%s (the bh_lru table is left out)" % e)
+        return []
+
+
+def build_sections(args, runs, order, files, manifests, ok_runs, counts):
+    """Every section of the report, in order; runs: load_records()."""
+    records, docs, hrecords = runs[:3]
+    fits = usl.fits(records, args.base)
+    figures = job_file_figures(manifests)
+    out = [section.Compare(conditions.annotate(
+               compare.compare(records, args.base), counts,
+               args.exclude_busy, lineprobe.cell_spans(ok_runs))),
+           section.Scaling(scaling.scaling(records, args.base), order, fits,
+                           args.predict, summary.marks(records, counts,
+                                                       args.base), figures),
+           section.Tables(hosttable.tables(hrecords, order)),
+           section.Tables(conditions.tables(manifests, ok_runs, counts)),
+           section.Tables([t for t in [lineprobe.table(files, records)]
+                           if t]),
+           section.Tables(usl.tables(fits, args.predict))]
+    if len(order) == 3:
+        out.append(section.FixTable(records, order))
+    pts = _lru_points(args.inputs)
+    if pts:
+        out.append(section.Lru(pts))
+    why_section = why.build(args, records, docs, warn)
+    if why_section is not None:
+        out.append(why_section)
+    out.append(section.Summary(summary.rows(records, counts, args.base,
+                                            figures)))
+    return out
+
+
+def report_header(args, runs, manifests, ok_runs):
+    """The header lines; runs: load_records() and the runs left out."""
+    records, docs, hrecords, checks, apart, left_out = runs
+    head = header_lines(records, docs, manifests, args.base)
+    head[-1:-1] = host_header_lines(hrecords, checks, manifests) + \
+        conditions.header_lines(manifests, ok_runs, args.exclude_busy) + \
+        apart
+    for line in apart:
+        warn(line[len("WARNING: "):])
+    head[-1:-1] = ["left out (counters disagree with fio's): %s: %s"
+                   % (path, why) for path, why in left_out]
+    return head
+
+
+def _outdir(args):
+    if args.outdir is not None:
+        return args.outdir
+    first = args.inputs[0]
+    return os.path.join(first if os.path.isdir(first)
+                        else os.path.dirname(first) or ".", "report")
+
+
+def _draw(secs, outdir):
+    plotted = False
+    for s in secs:
+        try:
+            plotted = s.draw(outdir) or plotted
+        except plot.PlotError as e:
+            warn("%s skipped: %s" % (s.plots, e))
+    return plotted
+
+
+def write(args, head, secs):
+    """The plots, stdout, then report.md and every section's files; 0, or
+    1 when the files could not be written."""
+    outdir = _outdir(args)
+    try:
+        os.makedirs(outdir, exist_ok=True)
+        unwritable = None
+    except OSError as e:
+        unwritable = e
+    plotted = False if args.no_plot or unwritable else _draw(secs, outdir)
+    sys.stdout.write(section.stdout(args.format, head, secs))
+    report_md = section.report_md(head, secs)
+    try:
+        if unwritable is not None:
+            raise unwritable
+        for name, body in [("report.md", report_md)] + \
+                [f for s in secs for f in s.files()]:
+            with open(os.path.join(outdir, name), "w") as f:
+                f.write(body)
+    except OSError as e:
+        warn("cannot write to %s: %s" % (outdir, e.strerror or e))
+        return 1
+    print("%s: wrote report.md, compare.csv, scaling.csv%s to %s"
+          % (PROG, " and plots" if plotted else "", outdir), file=sys.stderr)
+    return 0
+
+
 def main(argv=None):
     args = parse_args(argv)
     if args.compare:
@@ -465,85 +536,18 @@ def main(argv=None):
     counts = conditions.cell_counts(ok_runs)
     if args.exclude_busy:
         files, _ = conditions.exclude_busy(files)
-    modes = _modes(args.base, manifests)
     left_out = []
-    records, docs, hrecords, checks, apart = load_records(
-        files, args.group_by, modes, left_out)
+    runs = load_records(files, args.group_by,
+                        _modes(args.base, manifests), left_out)
+    records = runs[0]
     if not records:
         warn("nothing to report: no readable fio JSON among the inputs")
         return 1
     if args.base not in {r.mode for r in records}:
         warn("no runs of the base mode %r; modes present: %s (see --base)"
              % (args.base, ", ".join(sorted({r.mode for r in records}))))
-
-    sections = conditions.annotate(compare.compare(records, args.base),
-                                   counts, args.exclude_busy,
-                                   lineprobe.cell_spans(ok_runs))
-    lines = scaling.scaling(records, args.base)
     order = compare.mode_order(records, args.base)
-    head = header_lines(records, docs, manifests, args.base)
-    head[-1:-1] = host_header_lines(hrecords, checks, manifests) + \
-        conditions.header_lines(manifests, ok_runs, args.exclude_busy) + \
-        apart
-    for line in apart:
-        warn(line[len("WARNING: "):])
-    head[-1:-1] = ["left out (counters disagree with fio's): %s: %s"
-                   % (path, why) for path, why in left_out]
-    more = hosttable.tables(hrecords, order) + \
-        conditions.tables(manifests, ok_runs, counts) + \
-        [t for t in [lineprobe.table(files, records)] if t]
-    fits = usl.fits(records, args.base)
-    more += usl.tables(fits, args.predict)
-    three = order if len(order) == 3 else None
-    try:
-        # engine stats files only: directories, or .jsonl files named
-        pts = lru.points(lru.load(lru.stats_files(
-            [i for i in args.inputs
-             if os.path.isdir(i) or i.endswith(".jsonl")])))
-    except fiojson.InputError as e:
-        warn("%s (the bh_lru table is left out)" % e)
-        pts = []
-    sys.stdout.write(STDOUT[args.format](Page(
-        head, sections, lines, order, more, records, three, pts)))
-
-    figures = job_file_figures(manifests)
-    bottom = summary.rows(records, counts, args.base, figures)
-    outdir = args.outdir
-    if outdir is None:
-        first = args.inputs[0]
-        outdir = os.path.join(first if os.path.isdir(first)
-                              else os.path.dirname(first) or ".", "report")
-    try:
-        os.makedirs(outdir, exist_ok=True)
-        for name, body in (
-                ("report.md", _with_summary(render.markdown(
-                    head, sections, lines, order, more), bottom)),
-                ("compare.csv", render.compare_csv(sections)),
-                ("scaling.csv", render.scaling_csv(lines))) + \
-                ((("threeway.md", threeway.markdown(records, three)),)
-                 if three else ()) + \
-                ((("lru.md", lru.markdown(pts)), ("lru.csv", lru.csv_text(pts)))
-                 if pts else ()):
-            with open(os.path.join(outdir, name), "w") as f:
-                f.write(body)
-    except OSError as e:
-        warn("cannot write to %s: %s" % (outdir, e.strerror or e))
-        return 1
-    plotted = False
-    if not args.no_plot:
-        try:
-            undecided, busy = summary.marks(records, counts, args.base)
-            plotted = bool(plot.plot(lines, order, outdir, fits,
-                                     args.predict, undecided, busy, figures))
-            if pts:
-                plotted = bool(lru.draw(pts, outdir)) or plotted
-        except plot.PlotError as e:
-            warn("plots skipped: %s" % e)
-    if not why.emit(args, records, docs, outdir, warn):
-        return 1
-    if args.format != "csv":
-        print()
-        print(getattr(summary, args.format)(bottom), end="")
-    print("%s: wrote report.md, compare.csv, scaling.csv%s to %s"
-          % (PROG, " and plots" if plotted else "", outdir), file=sys.stderr)
-    return 0
+    head = report_header(args, runs + (left_out,), manifests, ok_runs)
+    secs = build_sections(args, runs, order, files, manifests, ok_runs,
+                          counts)
+    return write(args, head, secs)

@@ -83,14 +83,8 @@ def _placements(entries):
     return out
 
 
-def header_lines(manifests, entries, excluded):
-    """Lines for the report header; none for results of a flagcheck-run
-    that recorded no conditions."""
+def _placement_lines(entries):
     out = []
-    cond = [m["conditions"] for m in manifests
-            if isinstance(m.get("conditions"), dict)]
-    if not cond:
-        return out
     places = _placements(entries)
     for scenario in sorted(places):
         per = places[scenario]
@@ -108,6 +102,44 @@ def header_lines(manifests, entries, excluded):
                                          first.get("cpus_allowed", "?")))
     if not places:
         out.append("placement: not pinned (runs on fio servers)")
+    return out
+
+
+def _interference_line(cond, entries, excluded):
+    measured = [e for e in entries if _measured(e)]
+    if not measured:
+        return None
+    busy = [e for e in measured if interference.is_busy(e)]
+    thresholds = sorted({c.get("busy_threshold_pct") for c in cond},
+                        key=str)
+    loads = [x for e in measured for x in (
+        (e["interference"].get("loadavg_before") or [None])[0],
+        (e["interference"].get("loadavg_after") or [None])[0])
+        if x is not None]
+    freq = [e["interference"].get("cpufreq_before") for e in measured]
+    govs = sorted({g for f in freq if f
+                   for g in (f.get("governor") or {}).values()})
+    return ("interference: machine busy in %d of %d runs (others' "
+            "CPU time, user-space processes other than fio, or "
+            "steal above %s%% of the run's CPUs)%s; "
+            "load average (1 min) %s; CPU frequency governor: %s"
+            % (len(busy), len(measured),
+               "/".join("%g" % t for t in thresholds),
+               ", busy runs left out (--exclude-busy)"
+               if excluded else "",
+               "%.2f..%.2f" % (min(loads), max(loads)) if loads
+               else "not readable",
+               ", ".join(govs) if govs else "not readable"))
+
+
+def header_lines(manifests, entries, excluded):
+    """Lines for the report header; none for results of a flagcheck-run
+    that recorded no conditions."""
+    cond = [m["conditions"] for m in manifests
+            if isinstance(m.get("conditions"), dict)]
+    if not cond:
+        return []
+    out = _placement_lines(entries)
     for line in sorted({clock.describe(c) for c in cond} - {None}) + \
             [lineprobe.header_line(cond)]:
         if line:
@@ -116,29 +148,9 @@ def header_lines(manifests, entries, excluded):
     out.append("warm-up: %s" % ", ".join(
         "none" if not r else "fio ramp_time %s s before each run, in no "
         "fio figure" % r for r in ramps))
-    measured = [e for e in entries if _measured(e)]
-    if measured:
-        busy = [e for e in measured if interference.is_busy(e)]
-        thresholds = sorted({c.get("busy_threshold_pct") for c in cond},
-                            key=str)
-        loads = [x for e in measured for x in (
-            (e["interference"].get("loadavg_before") or [None])[0],
-            (e["interference"].get("loadavg_after") or [None])[0])
-            if x is not None]
-        freq = [e["interference"].get("cpufreq_before") for e in measured]
-        govs = sorted({g for f in freq if f
-                       for g in (f.get("governor") or {}).values()})
-        out.append("interference: machine busy in %d of %d runs (others' "
-                   "CPU time, user-space processes other than fio, or "
-                   "steal above %s%% of the run's CPUs)%s; "
-                   "load average (1 min) %s; CPU frequency governor: %s"
-                   % (len(busy), len(measured),
-                      "/".join("%g" % t for t in thresholds),
-                      ", busy runs left out (--exclude-busy)"
-                      if excluded else "",
-                      "%.2f..%.2f" % (min(loads), max(loads)) if loads
-                      else "not readable",
-                      ", ".join(govs) if govs else "not readable"))
+    busy = _interference_line(cond, entries, excluded)
+    if busy:
+        out.append(busy)
     for c in cond:
         if c.get("until_decided"):
             out.append("repeats: until decided (the IOPS ratio's 95%% CI "

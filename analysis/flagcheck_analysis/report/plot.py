@@ -56,6 +56,90 @@ def _busy_rings(ax, xys, busy, scenario):
             zorder=5, **BUSY_STYLE)
 
 
+def _iops(plt, scenario, mine, modes, fits, predict, busy):
+    """One scenario's IOPS (in M) against numjobs; the figure."""
+    ticks = {l.numjobs for l in mine}
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for mode in modes:
+        pts = [(l.numjobs, l.points[mode]) for l in mine
+               if mode in l.points]
+        if not pts:
+            continue
+        xs = [nj for nj, _ in pts]
+        line = ax.errorbar(xs, [p.iops / 1e6 for _, p in pts],
+                           yerr=[(p.stddev or 0) / 1e6 for _, p in pts],
+                           marker="o", capsize=3,
+                           label="%s: mean ± stddev of its runs" % mode)
+        one = [p.iops for nj, p in pts if nj == 1]
+        if one:
+            ax.plot(xs, [one[0] * nj / 1e6 for nj in xs], linestyle=":",
+                    color=line[0].get_color(),
+                    label="%s linear: its 1-job IOPS x numjobs" % mode)
+        fit = [f for f in fits if f.scenario == scenario
+               and f.mode == mode and f.values is not None]
+        if fit:
+            usl.draw(ax, fit[0], line[0].get_color(), predict, 1e6)
+            ticks |= {predict} if predict else set()
+    _busy_rings(ax, [(l.numjobs, l.points[m].iops / 1e6) for l in mine
+                     if (scenario, l.numjobs) in busy
+                     for m in modes if m in l.points], busy, scenario)
+    ax.set_xticks(sorted(ticks))
+    ax.set_xlabel("numjobs")
+    ax.set_ylabel("M IOPS (sum over the jobs)")
+    ax.set_title("%s: IOPS vs numjobs" % scenario)
+    ax.yaxis.get_major_formatter().set_useOffset(False)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def _ratios(plt, scenario, mine, ratios, base, undecided, busy, figures):
+    """One scenario's IOPS ratio to the base against numjobs, the
+    undecided ratios hollow, the published ratio dashed; the figure."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for mode, pts in ratios.items():
+        if not pts:
+            continue
+        xs = [nj for nj, _ in pts]
+        ys = [p.ratio for _, p in pts]
+        lo = [p.ratio - p.ratio_ci[0] if p.ratio_ci else 0
+              for _, p in pts]
+        hi = [p.ratio_ci[1] - p.ratio if p.ratio_ci else 0
+              for _, p in pts]
+        line = ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3,
+                           label="%s / %s, its 95%% bootstrap CI"
+                           % (mode, base))
+        open_ = [(nj, p.ratio) for nj, p in pts
+                 if undecided.get((scenario, nj, mode))]
+        if open_:
+            ax.plot([x for x, _ in open_], [y for _, y in open_],
+                    marker="o", markersize=8, linestyle="none",
+                    markerfacecolor="white", zorder=4,
+                    markeredgecolor=line[0].get_color(),
+                    label="hollow: undecided (CI neither clear of 1 nor "
+                    "narrow, or under %d runs)" % decide.MIN_REPEATS)
+        pub = published.find(scenario, figures)
+        if pub and pub.ratio and pub.base == base and pub.mode == mode:
+            ax.axhline(pub.ratio, color=line[0].get_color(),
+                       linestyle="--", linewidth=1,
+                       label="published x%.2f: %s, %s" % (
+                           pub.ratio, pub.figure, pub.machine)
+                       if pub.number else "published x%.2f: %s"
+                       % (pub.ratio, pub.figure))
+        _busy_rings(ax, [(nj, p.ratio) for nj, p in pts
+                         if (scenario, nj) in busy], busy, scenario)
+    ax.axhline(1.0, color="grey", linewidth=1,
+               label="1: no difference")
+    ax.set_xticks(sorted({l.numjobs for l in mine}))
+    ax.set_xlabel("numjobs")
+    ax.set_ylabel("IOPS ratio to %s" % base)
+    ax.set_title("%s: IOPS ratio vs numjobs" % scenario)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
 def plot(lines, modes, outdir, fits=(), predict=None, undecided=None,
          busy=None, figures=None):
     """Write <scenario>_iops.{png,svg} and <scenario>_ratio.{png,svg};
@@ -70,39 +154,7 @@ def plot(lines, modes, outdir, fits=(), predict=None, undecided=None,
     base, written = modes[0], []
     for scenario in sorted({l.scenario for l in lines}):
         mine = [l for l in lines if l.scenario == scenario]
-        ticks = {l.numjobs for l in mine}
-        fig, ax = plt.subplots(figsize=(7, 4.5))
-        for mode in modes:
-            pts = [(l.numjobs, l.points[mode]) for l in mine
-                   if mode in l.points]
-            if not pts:
-                continue
-            xs = [nj for nj, _ in pts]
-            line = ax.errorbar(xs, [p.iops / 1e6 for _, p in pts],
-                               yerr=[(p.stddev or 0) / 1e6 for _, p in pts],
-                               marker="o", capsize=3,
-                               label="%s: mean ± stddev of its runs" % mode)
-            one = [p.iops for nj, p in pts if nj == 1]
-            if one:
-                ax.plot(xs, [one[0] * nj / 1e6 for nj in xs], linestyle=":",
-                        color=line[0].get_color(),
-                        label="%s linear: its 1-job IOPS x numjobs" % mode)
-            fit = [f for f in fits if f.scenario == scenario
-                   and f.mode == mode and f.values is not None]
-            if fit:
-                usl.draw(ax, fit[0], line[0].get_color(), predict, 1e6)
-                ticks |= {predict} if predict else set()
-        _busy_rings(ax, [(l.numjobs, l.points[m].iops / 1e6) for l in mine
-                         if (scenario, l.numjobs) in busy
-                         for m in modes if m in l.points], busy, scenario)
-        ax.set_xticks(sorted(ticks))
-        ax.set_xlabel("numjobs")
-        ax.set_ylabel("M IOPS (sum over the jobs)")
-        ax.set_title("%s: IOPS vs numjobs" % scenario)
-        ax.yaxis.get_major_formatter().set_useOffset(False)
-        ax.set_ylim(bottom=0)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
+        fig = _iops(plt, scenario, mine, modes, fits, predict, busy)
         written += _save(plt, fig, outdir, "%s_iops" % scenario)
 
         ratios = {mode: [(l.numjobs, l.points[mode]) for l in mine
@@ -111,45 +163,7 @@ def plot(lines, modes, outdir, fits=(), predict=None, undecided=None,
                   for mode in modes[1:]}
         if not any(ratios.values()):
             continue                    # no mode to compare with the base
-        fig, ax = plt.subplots(figsize=(7, 4.5))
-        for mode, pts in ratios.items():
-            if not pts:
-                continue
-            xs = [nj for nj, _ in pts]
-            ys = [p.ratio for _, p in pts]
-            lo = [p.ratio - p.ratio_ci[0] if p.ratio_ci else 0
-                  for _, p in pts]
-            hi = [p.ratio_ci[1] - p.ratio if p.ratio_ci else 0
-                  for _, p in pts]
-            line = ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3,
-                               label="%s / %s, its 95%% bootstrap CI"
-                               % (mode, base))
-            open_ = [(nj, p.ratio) for nj, p in pts
-                     if undecided.get((scenario, nj, mode))]
-            if open_:
-                ax.plot([x for x, _ in open_], [y for _, y in open_],
-                        marker="o", markersize=8, linestyle="none",
-                        markerfacecolor="white", zorder=4,
-                        markeredgecolor=line[0].get_color(),
-                        label="hollow: undecided (CI neither clear of 1 nor "
-                        "narrow, or under %d runs)" % decide.MIN_REPEATS)
-            pub = published.find(scenario, figures)
-            if pub and pub.ratio and pub.base == base and pub.mode == mode:
-                ax.axhline(pub.ratio, color=line[0].get_color(),
-                           linestyle="--", linewidth=1,
-                           label="published x%.2f: %s, %s" % (
-                               pub.ratio, pub.figure, pub.machine)
-                           if pub.number else "published x%.2f: %s"
-                           % (pub.ratio, pub.figure))
-            _busy_rings(ax, [(nj, p.ratio) for nj, p in pts
-                             if (scenario, nj) in busy], busy, scenario)
-        ax.axhline(1.0, color="grey", linewidth=1,
-                   label="1: no difference")
-        ax.set_xticks(sorted({l.numjobs for l in mine}))
-        ax.set_xlabel("numjobs")
-        ax.set_ylabel("IOPS ratio to %s" % base)
-        ax.set_title("%s: IOPS ratio vs numjobs" % scenario)
-        ax.grid(True, alpha=0.3)
-        ax.legend(fontsize="small")
+        fig = _ratios(plt, scenario, mine, ratios, base, undecided, busy,
+                      figures)
         written += _save(plt, fig, outdir, "%s_ratio" % scenario)
     return written

@@ -119,22 +119,15 @@ def markdown_table(title, header, rows, right):
     return "\n".join(out)
 
 
-def tables(sections, lines, modes, more=()):
-    """All tables; `more`: further (title, header, rows, right) tables."""
-    return ([compare_table(s) for s in sections]
-            + scaling_tables(lines, modes) + list(more))
-
-
-def text(header_lines, sections, lines, modes, more=()):
+def text(header_lines, tables):
     parts = ["\n".join(header_lines)]
-    parts += [text_table(*t) for t in tables(sections, lines, modes, more)]
+    parts += [text_table(*t) for t in tables]
     return "\n\n".join(parts) + "\n"
 
 
-def markdown(header_lines, sections, lines, modes, more=()):
+def markdown(header_lines, tables):
     parts = ["# flagcheck report", "\n".join("- " + h for h in header_lines)]
-    parts += [markdown_table(*t) for t in tables(sections, lines, modes,
-                                                 more)]
+    parts += [markdown_table(*t) for t in tables]
     return "\n\n".join(parts) + "\n"
 
 
@@ -179,8 +172,3 @@ def scaling_csv(lines):
                         _num(p.efficiency), _num(p.ratio), _num(ci[0]),
                         _num(ci[1])])
     return buf.getvalue()
-
-
-def csv_text(sections, lines):
-    """--format csv on the terminal: both tables, a blank line between."""
-    return compare_csv(sections) + "\n" + scaling_csv(lines)

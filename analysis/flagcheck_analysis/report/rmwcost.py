@@ -41,7 +41,7 @@ from collections import namedtuple
 from ..results import fiojson, matrix, published
 from ..stats import significance as stats
 from ..calibrate import calibration as calibrate
-from . import plot, render
+from . import linecosts, render, sections
 
 # S1, 7fcbbaf18392 (Jens Axboe, linux-mm, May 2014): O_DIRECT reads on a
 # 4-socket box, "fio jobs that spread over two nodes": 1.7M IOPS before the
@@ -470,8 +470,11 @@ def estimate_lines(est, check):
     return out
 
 
-class Section:
-    """The section's figures, rendered as text or markdown."""
+class Section(sections.Section):
+    """The section's figures, rendered as text or markdown; it follows the
+    report's body on stdout and in report.md, with the heatmap of the
+    calibration beside report.md."""
+    plots = "heatmap"
 
     def __init__(self, cal, gap_rows, share_rows, est, check, heatmap,
                  whatif_rows=(), transfer=(None, None)):
@@ -490,7 +493,7 @@ class Section:
         return out
 
     def text(self):
-        parts = [calibrate.text(self.cal).rstrip("\n")] if self.cal else []
+        parts = [linecosts.text(self.cal).rstrip("\n")] if self.cal else []
         parts += [render.text_table(*t) for t in self._tables()]
         lines = estimate_lines(self.est, self.check)
         if lines:
@@ -498,13 +501,28 @@ class Section:
         return "\n\n".join(parts) + "\n"
 
     def markdown(self):
-        parts = [calibrate.markdown(self.cal, self.heatmap).rstrip("\n")] \
+        parts = [linecosts.markdown(self.cal, self.heatmap).rstrip("\n")] \
             if self.cal else []
         parts += [render.markdown_table(*t) for t in self._tables()]
         lines = estimate_lines(self.est, self.check)
         if lines:
             parts.append("\n".join("- " + l for l in lines))
         return "## Why\n\n" + "\n\n".join(parts) + "\n"
+
+    def block(self, fmt):
+        return getattr(self, fmt)()
+
+    def draw(self, outdir):
+        """The heatmap, named in the section's Markdown once drawn; not
+        one of the report's "plots"."""
+        if self.cal is not None:
+            linecosts.heatmap(self.cal, os.path.join(outdir,
+                                                     calibrate.PNG_NAME))
+            self.heatmap = calibrate.PNG_NAME
+        return False
+
+    def appendix(self):
+        return self.markdown()
 
 
 # ---- the report's options and its one call ----
@@ -609,29 +627,3 @@ def build(args, records, docs, warn):
                    self_check(groups, cal), None,
                    whatif(groups, t, getattr(args, "predict", None)),
                    (t, source))
-
-
-def emit(args, records, docs, outdir, warn):
-    """Print the section (text or markdown, as --format; nothing for csv),
-    append it to outdir/report.md and draw the heatmap there.  False when
-    report.md could not be written."""
-    section = build(args, records, docs, warn)
-    if section is None:
-        return True
-    if section.cal is not None and not args.no_plot:
-        try:
-            calibrate.heatmap(section.cal, os.path.join(
-                outdir, calibrate.PNG_NAME))
-            section.heatmap = calibrate.PNG_NAME
-        except plot.PlotError as e:
-            warn("heatmap skipped: %s" % e)
-    if args.format != "csv":
-        print()
-        print(getattr(section, args.format)(), end="")
-    try:
-        with open(os.path.join(outdir, "report.md"), "a") as f:
-            f.write("\n" + section.markdown())
-    except OSError as e:
-        warn("cannot write to %s: %s" % (outdir, e.strerror or e))
-        return False
-    return True

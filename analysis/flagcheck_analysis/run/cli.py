@@ -8,31 +8,13 @@ import re
 import shlex
 import sys
 
-from ..results import fiojson, manifest, matrix
+from ..results import fiojson, matrix
 from ..stats import decide
-from . import clock, hosts, interference, jobguard, lineprobe, placement
+from . import clock, interference
 from ..calibrate import calibration as calibrate
+from .config import DEFAULT_VARS, RUN_TIMEOUT_MARGIN, RunConfig, validate
 from .runner import PROG, Runner, fio_command, run_env
 
-
-def default_engine():
-    """The engine beside an installed copy (make install puts both under
-    $(PREFIX)/lib/flagcheck), else the one `make` builds in the tree."""
-    installed = os.path.join(manifest.REPO, "fio-flagcheck.so")
-    if os.path.isfile(installed):
-        return installed
-    return os.path.join(manifest.REPO, "build", "fio-flagcheck.so")
-
-
-# Every variable the job files use; fio turns an unset one into "".
-DEFAULT_VARS = {
-    "FLAGCHECK_ENGINE": default_engine(),
-    "RUNTIME": "3",
-    "SIZE": "1g",
-    "FILENAME": "flagcheck-null",
-    "BACKEND": "null",
-}
-RUN_TIMEOUT_MARGIN = 60     # s beyond RUNTIME before a client run is stopped
 
 EPILOG = """\
 order: for each job file, for each numjobs, for each repeat, every mode in
@@ -191,12 +173,8 @@ def _mode(text):
     return text
 
 
-def parse_args(argv):
-    ncpu = len(os.sched_getaffinity(0))
-    p = argparse.ArgumentParser(
-        prog=PROG, description="Run fio job files over a matrix of "
-        "variant modes x numjobs x repeats and keep every run's JSON.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+def _matrix_options(p, ncpu):
+    """The files, modes, numjobs and repeats of the matrix."""
     p.add_argument("jobs", nargs="*", metavar="JOBFILE",
                    help="fio job file(s); same as --job")
     p.add_argument("--job", action="append", default=[], metavar="FILE",
@@ -225,6 +203,11 @@ def parse_args(argv):
                    default=100 * decide.DEFAULT_PRECISION, metavar="PCT",
                    help="with --until-decided: a CI narrower than +-PCT%% "
                    "of the ratio decides too (default: %(default)g)")
+
+
+def _condition_options(p):
+    """How each run is made: pinning, clock, line probe, warm-up,
+    calibration, busy mark."""
     p.add_argument("--no-pin", action="store_true",
                    help="let the jobs float over the usable CPUs (default: "
                    "one CPU per job, see below)")
@@ -258,6 +241,10 @@ def parse_args(argv):
                    help="mark a run busy when others used, or the "
                    "hypervisor stole, more than PCT%% of its CPUs' time "
                    "(default: %(default)g)")
+
+
+def _output_options(p):
+    """The job files' variables and what is kept."""
     p.add_argument("--runtime", type=_positive, metavar="SECONDS",
                    help="seconds per run, sets RUNTIME (default: %s)"
                    % DEFAULT_VARS["RUNTIME"])
@@ -271,6 +258,10 @@ def parse_args(argv):
     p.add_argument("--json-plus", action="store_true",
                    help="use --output-format=json+ (latency histograms; the "
                    "report then merges them for exact percentiles)")
+
+
+def _host_options(p):
+    """Runs on fio servers."""
     p.add_argument("--hosts", action="append", default=[], metavar="FILE",
                    help="run on the fio servers listed in FILE, one "
                    "host[,port] a line as fio's own host list (repeatable)")
@@ -289,6 +280,10 @@ def parse_args(argv):
                    help="on several hosts: send a job file that has the "
                    "fio servers run a command (exec_prerun, exec_postrun); "
                    "refused without this (default: refuse)")
+
+
+def _fio_options(p):
+    """The fio binary and how the command behaves."""
     p.add_argument("--fio", default="fio", metavar="PATH",
                    help="fio binary (default: %(default)s)")
     p.add_argument("--keep-going", action="store_true",
@@ -300,100 +295,28 @@ def parse_args(argv):
     p.add_argument("--dry-run", action="store_true",
                    help="print the commands, with their environment, in "
                    "run order, and run nothing")
-    args = p.parse_args(argv)
-    args.jobs = args.jobs + args.job
-    if not args.jobs:
-        p.error("no job file given (JOBFILE or --job FILE)")
-    if args.repeats is None:
-        args.repeats = decide.MIN_REPEATS if args.until_decided else 5
-    if args.until_decided and args.max_repeats < args.repeats:
-        p.error("--max-repeats %d is less than --repeats %d"
-                % (args.max_repeats, args.repeats))
-    args.vars = dict(DEFAULT_VARS)
-    if args.runtime is not None:
-        args.vars["RUNTIME"] = str(args.runtime)
-    for item in args.sets:
-        var, eq, value = item.partition("=")
-        if not eq or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", var):
-            p.error("--set wants VAR=VALUE, got %r" % item)
-        if var in matrix.MATRIX_VARS:
-            p.error("%s is set per run from the matrix; use --modes or "
-                    "--numjobs" % var)
-        args.vars[var] = value
-    scenarios = {}
-    for job in args.jobs:
-        if not os.path.isfile(job):
-            p.error("job file %s: not found" % job)
-        stem = os.path.splitext(os.path.basename(job))[0]
-        if stem in scenarios:
-            p.error("two job files named %s" % stem)
-        scenarios[stem] = os.path.abspath(job)
-    args.scenarios = scenarios
-    try:
-        args.hosts = [h for path in args.hosts for h in hosts.read_list(path)]
-        for spec in args.client_hosts:
-            try:
-                args.hosts.append(hosts.parse(spec))
-            except ValueError as e:
-                raise hosts.HostError("--client %r: %s" % (spec, e))
-        hosts.check_unique(args.hosts)
-    except hosts.HostError as e:
-        p.error(str(e))
-    for stem, path in scenarios.items():
-        for mode in args.modes:
-            env = dict(os.environ, **matrix.run_env(
-                args.vars, args.outdir, matrix.Run(stem, mode,
-                                                   args.numjobs[0], 1)))
-            try:
-                jobguard.check_devices(path, env, remote=bool(args.hosts))
-                if args.hosts and not args.allow_exec:
-                    jobguard.check_exec(path, env)
-            except jobguard.Refused as e:
-                p.error(str(e))
-    # the probe runs on this machine: never for runs on fio servers
-    args.line_probe_s = None if args.no_line_probe or args.hosts \
-        else lineprobe.SECONDS
-    if args.hosts:
-        args.clock = (None, "chosen by each fio server (--hosts)")
-    else:
-        args.clock = clock.choose(args.clocksource,
-                                  clock.kernel_clocksource())
-    try:
-        old = manifest.load_previous(manifest.path_in(args.outdir))
-    except fiojson.InputError:
-        old = {}                # said where the manifest is built
-    err = clock.resume_error(old, args.clock[0], args.outdir)
-    if err:
-        p.error(err)
-    try:
-        args.placements = placements(args)
-    except placement.PlacementError as e:
-        p.error(str(e))
-    if args.hosts and args.run_timeout is None:
-        try:
-            args.run_timeout = float(args.vars["RUNTIME"]) \
-                + RUN_TIMEOUT_MARGIN
-        except ValueError:
-            p.error("RUNTIME=%s is not a number of seconds: give "
-                    "--run-timeout" % args.vars["RUNTIME"])
-    return args
 
 
-def placements(args):
-    """{(scenario, numjobs): the manifest's "placement"}; none on several
-    hosts (their CPUs are not this machine's)."""
-    args.topology, args.policies = [], {}
-    if args.hosts:
-        return {}
-    usable = sorted(os.sched_getaffinity(0))
-    args.topology = topology = placement.read_topology(usable)
-    out = {}
-    for scenario, path in args.scenarios.items():
-        policy = args.policies[scenario] = placement.scenario_policy(path)
-        for n in args.numjobs:
-            out[(scenario, n)] = (placement.floating(usable) if args.no_pin
-                                  else placement.plan(topology, n, policy))
-    return out
+def build_parser(ncpu):
+    """flagcheck-run's options (ncpu: the usable CPUs, for the --numjobs
+    default)."""
+    p = argparse.ArgumentParser(
+        prog=PROG, description="Run fio job files over a matrix of "
+        "variant modes x numjobs x repeats and keep every run's JSON.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _matrix_options(p, ncpu)
+    _condition_options(p)
+    _output_options(p)
+    _host_options(p)
+    _fio_options(p)
+    return p
+
+
+def parse_args(argv):
+    """The RunConfig of a command line; a bad argument exits with status 2
+    and one line naming it."""
+    p = build_parser(len(os.sched_getaffinity(0)))
+    return RunConfig.of(validate(p, p.parse_args(argv)))
 
 
 def _env_words(env):

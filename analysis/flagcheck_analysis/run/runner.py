@@ -120,6 +120,85 @@ class Runner:
         entry["hosts"] = hostrun.host_entries(live, down)
         return live, down
 
+    def _hosts_ready(self, run, entry, name):
+        """On several hosts: (live hosts, down ones), their job files
+        written, or the entry's status when the run cannot start."""
+        live, down = self._probe(run, entry)
+        if self.stop_reason is not None:
+            return "interrupted"
+        if not live:
+            entry.update(rc=None, failure="%s did not run: no host "
+                         "answered" % name, stderr_tail=["%s: %s" % (h.spec, r)
+                                                  for h, r in down])
+            return "failed"
+        for path in hostrun.stats_paths(self.args, run):
+            if os.path.exists(path):
+                os.unlink(path)
+        try:
+            entry["job_files"] = hostrun.write_job_files(self.args, run,
+                                                         live)
+        except jobfile.JobFileError as e:
+            entry.update(rc=None, failure="%s did not run: no job "
+                         "file for the hosts" % name, stderr_tail=[str(e)])
+            return "failed"
+        return live, down
+
+    def _wait(self, deadline, tick):
+        """fio's (stdout, stderr) and whether it ran past the deadline."""
+        timed_out = False
+        while True:
+            try:
+                stdout, stderr = self.proc.communicate(timeout=1)
+                return stdout, stderr, timed_out
+            except subprocess.TimeoutExpired:
+                tick()
+                if deadline is not None and time.monotonic() > deadline:
+                    # a host that hangs after answering: fio would wait on
+                    # it for ever.  SIGINT lets fio stop the other servers;
+                    # SIGKILL 10 s later if that did not end it.
+                    self.proc.send_signal(signal.SIGKILL if timed_out
+                                          else signal.SIGINT)
+                    timed_out, deadline = True, time.monotonic() + 10
+
+    def _hosts_done(self, run, entry, live, down, out, kept, name):
+        """The status of a run on several hosts that fio finished."""
+        failed = hostrun.hosts_without_results(live, entry, out)
+        live = [h for h in live if h not in failed]
+        if live:
+            hostrun.collect_counters(self.args, run, entry, live, out)
+            return "partial" if down or failed else "ok"
+        # nothing a resume or the report could take for a result
+        os.replace(out, kept)
+        entry.update(failure="%s: no job results from any host; what "
+                     "the servers said (all of it in %s)"
+                     % (name, os.path.basename(kept)),
+                     failed_output=os.path.basename(kept),
+                     stderr_tail=["%s: %s" % (h.spec, line)
+                                  for h in failed for line in
+                                  entry["hosts"][h.label]["reason"]])
+        return "failed"
+
+    def _failed(self, entry, name, rc, partial, kept, output, timed_out,
+                live):
+        """The entry of a run fio failed (output: its stderr or stdout)."""
+        # fio's own words: its stderr, and the text before the JSON in its
+        # output file (in client mode, "client: host=... disconnected")
+        text = _text_lines(partial) + (output or b"").decode(
+            "utf-8", "replace").splitlines()
+        if os.path.exists(partial):
+            os.replace(partial, kept)
+            entry["failed_output"] = os.path.basename(kept)
+        entry["failure"] = "fio failed on %s (exit status %s); the end of " \
+            "its output%s" % (name, rc, " (all of it in %s)" % os.path.basename(kept)
+                          if "failed_output" in entry else "")
+        entry["stderr_tail"] = text[-STDERR_TAIL:]
+        if timed_out:
+            entry["stderr_tail"].append(
+                "stopped after --run-timeout %g s: a host answered but did "
+                "not finish (hosts: %s)" % (self.args.run_timeout,
+                                           ", ".join(h.spec for h in live)))
+        return "failed"
+
     def _execute(self, run, entry, tick):
         """Run fio once; returns the entry's new status."""
         name, out = matrix.run_name(run), matrix.json_path(self.args.outdir,
@@ -127,24 +206,10 @@ class Runner:
         partial = out + ".partial"
         live, down, deadline = None, [], None
         if self.args.hosts:
-            live, down = self._probe(run, entry)
-            if self.stop_reason is not None:
-                return "interrupted"
-            if not live:
-                entry.update(rc=None, failure="%s did not run: no host "
-                             "answered" % name, stderr_tail=["%s: %s" % (h.spec, r)
-                                                      for h, r in down])
-                return "failed"
-            for path in hostrun.stats_paths(self.args, run):
-                if os.path.exists(path):
-                    os.unlink(path)
-            try:
-                entry["job_files"] = hostrun.write_job_files(self.args, run,
-                                                             live)
-            except jobfile.JobFileError as e:
-                entry.update(rc=None, failure="%s did not run: no job "
-                             "file for the hosts" % name, stderr_tail=[str(e)])
-                return "failed"
+            ready = self._hosts_ready(run, entry, name)
+            if isinstance(ready, str):
+                return ready
+            live, down = ready
             deadline = time.monotonic() + self.args.run_timeout
         cmd = fio_command(self.args, run, partial, live)
         env = run_env(self.args, run)
@@ -162,20 +227,7 @@ class Runner:
             cmd, env=dict(os.environ, **env), stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
             start_new_session=True)
-        timed_out = False
-        while True:
-            try:
-                stdout, stderr = self.proc.communicate(timeout=1)
-                break
-            except subprocess.TimeoutExpired:
-                tick()
-                if deadline is not None and time.monotonic() > deadline:
-                    # a host that hangs after answering: fio would wait on
-                    # it for ever.  SIGINT lets fio stop the other servers;
-                    # SIGKILL 10 s later if that did not end it.
-                    self.proc.send_signal(signal.SIGKILL if timed_out
-                                          else signal.SIGINT)
-                    timed_out, deadline = True, time.monotonic() + 10
+        stdout, stderr, timed_out = self._wait(deadline, tick)
         rc, self.proc = self.proc.returncode, None
         entry.update(rc=rc, seconds=round(time.monotonic() - start, 3))
         if before is not None:
@@ -192,44 +244,15 @@ class Runner:
             _unlink(kept)
             if live is None:
                 return "ok"
-            failed = hostrun.hosts_without_results(live, entry, out)
-            live = [h for h in live if h not in failed]
-            if live:
-                hostrun.collect_counters(self.args, run, entry, live, out)
-                return "partial" if down or failed else "ok"
-            # nothing a resume or the report could take for a result
-            os.replace(out, kept)
-            entry.update(failure="%s: no job results from any host; what "
-                         "the servers said (all of it in %s)"
-                         % (name, os.path.basename(kept)),
-                         failed_output=os.path.basename(kept),
-                         stderr_tail=["%s: %s" % (h.spec, line)
-                                      for h in failed for line in
-                                      entry["hosts"][h.label]["reason"]])
-            return "failed"
+            return self._hosts_done(run, entry, live, down, out, kept, name)
         for path in [matrix.stats_path(self.args.outdir, run)] + \
                 hostrun.stats_paths(self.args, run):
             _unlink(path)
         if self.stop_reason is not None:
             _unlink(partial)
             return "interrupted"
-        # fio's own words: its stderr, and the text before the JSON in its
-        # output file (in client mode, "client: host=... disconnected")
-        text = _text_lines(partial) + (stderr or stdout or b"").decode(
-            "utf-8", "replace").splitlines()
-        if os.path.exists(partial):
-            os.replace(partial, kept)
-            entry["failed_output"] = os.path.basename(kept)
-        entry["failure"] = "fio failed on %s (exit status %s); the end of " \
-            "its output%s" % (name, rc, " (all of it in %s)" % os.path.basename(kept)
-                          if "failed_output" in entry else "")
-        entry["stderr_tail"] = text[-STDERR_TAIL:]
-        if timed_out:
-            entry["stderr_tail"].append(
-                "stopped after --run-timeout %g s: a host answered but did "
-                "not finish (hosts: %s)" % (self.args.run_timeout,
-                                           ", ".join(h.spec for h in live)))
-        return "failed"
+        return self._failed(entry, name, rc, partial, kept,
+                            stderr or stdout, timed_out, live)
 
     def _one(self, run):
         """Run one run of the matrix unless it is done; False when the

@@ -1,0 +1,117 @@
+"""This machine's cache-line costs shown (calibration.json): the header
+lines, the patterns table and the transfer-latency heatmap, as
+flagcheck-calibrate prints them and the report's "why" section holds them."""
+
+from ..calibrate.calibration import RELATIONS, point
+from . import plot, render
+
+
+def _ns(v):
+    return "-" if v is None else "%.1f" % v
+
+
+def _rate(v):
+    return "%.1fM" % (v / 1e6)
+
+
+def header_lines(doc):
+    host = doc.get("host") or {}
+    nodes = host.get("nodes") or {}
+    smt = host.get("smt_groups") or []
+    return [
+        "calibration: %s, %d usable CPU%s (%s), %d NUMA node%s, %s; "
+        "%g s budget" % (
+            host.get("cpu_model", "unknown CPU"), len(doc["cpus"]),
+            "" if len(doc["cpus"]) == 1 else "s",
+            ",".join(map(str, doc["cpus"])), len(nodes) or 1,
+            "" if len(nodes) <= 1 else "s",
+            "SMT siblings %s" % " ".join(
+                "(%s)" % ",".join(map(str, g)) for g in smt)
+            if smt else "no SMT siblings among them",
+            doc.get("seconds", 0)),
+        "cache-line transfer, one way (CAS ping-pong, median of each pair's "
+        "samples of %s round trips / 2; per relation the median over pairs "
+        "[min..max]): %s" % (doc.get("batch", "?"), transfer_text(doc)),
+    ]
+
+
+def transfer_text(doc):
+    summary = doc.get("summary") or {}
+    parts = []
+    for rel, name in RELATIONS:
+        s = summary.get(rel)
+        parts.append("%s -" % name if s is None else
+                     "%s %.1f ns [%.1f..%.1f], %d pair%s" % (
+                         name, s["median_ns"], s["min_ns"], s["max_ns"],
+                         s["pairs"], "" if s["pairs"] == 1 else "s"))
+    return "; ".join(parts)
+
+
+def patterns_table(doc):
+    """(title, header, rows, right) for render: per thread count."""
+    header = ["threads", "always ns/RMW per thread", "min..max",
+              "line RMW/s", "test_first ns/op per thread", "test_first RMWs"]
+    rows = []
+    for a in doc["patterns"]["always"]:
+        t = point(doc, "test_first", a["threads"])
+        rows.append([str(a["threads"]), "%.2f" % a["ns_per_op"],
+                     "%.2f..%.2f" % (a.get("ns_per_op_min", a["ns_per_op"]),
+                                     a.get("ns_per_op_max", a["ns_per_op"])),
+                     _rate(a["ops_per_s"]),
+                     "-" if t is None else "%.3f" % t["ns_per_op"],
+                     "-" if t is None else str(t.get("rmw", "-"))])
+    return ("one shared flags word: always = two test_and_clear_bit() per "
+            "iteration, test_first = test_bit() first (the bits stay clear); "
+            "threads pinned to the first N usable CPUs",
+            header, rows, set(range(len(header))))
+
+
+def text(doc):
+    return "\n".join(header_lines(doc)) + "\n\n" + \
+        render.text_table(*patterns_table(doc)) + "\n"
+
+
+def markdown(doc, heatmap=None):
+    out = ["### Calibration of this machine", ""]
+    out += ["- " + line for line in header_lines(doc)]
+    out += ["", render.markdown_table(*patterns_table(doc))]
+    if heatmap:
+        out += ["", "![cache-line transfer latency between CPUs](%s)"
+                % heatmap]
+    return "\n".join(out) + "\n"
+
+
+def heatmap(doc, path):
+    """The transfer matrix as a heatmap PNG at path; returns path."""
+    plt = plot._pyplot()
+    cpus, n = doc["cpus"], len(doc["cpus"])
+    data = [[float("nan") if v is None else v for v in row]
+            for row in doc["transfer_ns"]]
+    size = min(12, 3 + 0.25 * n)
+    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    im = ax.imshow(data, cmap="viridis", interpolation="nearest")
+    fig.colorbar(im, ax=ax, label="one-way transfer latency (ns)")
+    step = max(1, n // 32)
+    ticks = list(range(0, n, step))
+    ax.set_xticks(ticks)
+    ax.set_yticks(ticks)
+    ax.set_xticklabels([str(cpus[i]) for i in ticks], rotation=90)
+    ax.set_yticklabels([str(cpus[i]) for i in ticks])
+    if n <= 16:
+        lo, hi = im.get_clim()
+        for i in range(n):
+            for j in range(n):
+                if data[i][j] == data[i][j]:          # not NaN
+                    ax.text(j, i, "%.0f" % data[i][j], ha="center",
+                            va="center", fontsize="small",
+                            color="k" if data[i][j] > (lo + hi) / 2
+                            else "w")
+    ax.set_xlabel("CPU")
+    ax.set_ylabel("CPU")
+    ax.set_title("cache-line transfer, one way: %s"
+                 % (doc.get("host") or {}).get("cpu_model", ""),
+                 fontsize="medium")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -1,0 +1,167 @@
+"""The report's sections, all of one kind.  The report is its header, then
+every section's tables() (on stdout as text or Markdown, and report.md);
+after that, on stdout, every section's block() (for --format csv, its
+csv()); the files of each section in the output directory; its plots
+(draw); and what it appends to report.md (appendix).  Each default below
+adds nothing: a section defines only what it has."""
+
+from . import fixtable, lru, plot, render, summary
+
+
+class Section:
+    plots = "plots"             # what "... skipped" names when draw fails
+
+    def tables(self):
+        """(title, header, rows, right) tables of the report's body."""
+        return []
+
+    def block(self, fmt):
+        """What stdout shows after the body ("text" or "markdown")."""
+        return ""
+
+    def csv(self):
+        """Its CSV table, for --format csv (also one of its files)."""
+        return ""
+
+    def files(self):
+        """[(name, body)] written to the output directory."""
+        return []
+
+    def draw(self, outdir):
+        """Draw the plots into outdir; True when it wrote one.  Raises
+        plot.PlotError."""
+        return False
+
+    def appendix(self):
+        """Markdown appended to report.md after the body."""
+        return ""
+
+    def lead(self):
+        """Markdown put first in report.md, right after its title."""
+        return ""
+
+
+class Tables(Section):
+    """Tables in the body, nothing else: the per-host tables, the
+    conditions, the line probe, the scaling law's fits."""
+
+    def __init__(self, tables):
+        self._tables = list(tables)
+
+    def tables(self):
+        return self._tables
+
+
+class Compare(Section):
+    """The LKP-style comparison per scenario and numjobs (compare.csv)."""
+
+    def __init__(self, sections):
+        self.sections = sections
+
+    def tables(self):
+        return [render.compare_table(s) for s in self.sections]
+
+    def csv(self):
+        return render.compare_csv(self.sections)
+
+    def files(self):
+        return [("compare.csv", self.csv())]
+
+
+class Scaling(Section):
+    """IOPS against numjobs (scaling.csv) and its plots, with the scaling
+    law's curves."""
+
+    def __init__(self, lines, order, fits, predict, marks=None,
+                 figures=None):
+        self.lines, self.order = lines, order
+        self.fits, self.predict = fits, predict
+        self.undecided, self.busy = marks or ({}, {})
+        self.figures = figures
+
+    def tables(self):
+        return render.scaling_tables(self.lines, self.order)
+
+    def csv(self):
+        return render.scaling_csv(self.lines)
+
+    def files(self):
+        return [("scaling.csv", self.csv())]
+
+    def draw(self, outdir):
+        return bool(plot.plot(self.lines, self.order, outdir, self.fits,
+                              self.predict, self.undecided, self.busy,
+                              self.figures))
+
+
+class FixTable(Section):
+    """With three modes: LKP's regression-and-fix table (threeway.md)."""
+
+    def __init__(self, records, modes):
+        self.records, self.modes = records, modes
+
+    def block(self, fmt):
+        return getattr(fixtable, fmt)(self.records, self.modes)
+
+    def files(self):
+        return [("threeway.md", fixtable.markdown(self.records, self.modes))]
+
+
+class Lru(Section):
+    """The bh_lru model's ns per lookup against mod (lru.md, lru.csv) and
+    its plot."""
+
+    def __init__(self, pts):
+        self.pts = pts
+
+    def block(self, fmt):
+        return getattr(lru, fmt)(self.pts)
+
+    def files(self):
+        return [("lru.md", lru.markdown(self.pts)),
+                ("lru.csv", lru.csv_text(self.pts))]
+
+    def draw(self, outdir):
+        return bool(lru.draw(self.pts, outdir))
+
+
+class Summary(Section):
+    """The bottom line, one row per scenario: last on stdout, first in
+    report.md."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def block(self, fmt):
+        return getattr(summary, fmt)(self.rows)
+
+    def lead(self):
+        return summary.markdown(self.rows)
+
+
+def body(fmt, head, sections):
+    """The header and every section's tables, as text or Markdown."""
+    return getattr(render, fmt)(head, [t for s in sections
+                                       for t in s.tables()])
+
+
+def report_md(head, sections):
+    """report.md: its title, every section's lead, the body, the
+    appendices."""
+    title, rest = body("markdown", head, sections).split("\n\n", 1)
+    leads = "".join(l + "\n" for l in (s.lead() for s in sections) if l)
+    return "%s\n\n%s%s" % (title, leads, rest) + "".join(
+        "\n" + a for a in (s.appendix() for s in sections) if a)
+
+
+def stdout(fmt, head, sections):
+    """What --format prints: the body and the blocks; for csv, the
+    sections' CSV tables, a blank line between."""
+    if fmt == "csv":
+        return "\n".join(c for c in (s.csv() for s in sections) if c)
+    out = body(fmt, head, sections)
+    for s in sections:
+        b = s.block(fmt)
+        if b:
+            out += "\n" + b
+    return out

@@ -1,0 +1,200 @@
+"""flagcheck-run's configuration: the parsed arguments checked (a bad one
+is a usage error naming it) and what follows from them (the job files'
+variables, the scenarios, the hosts, the clock, the placements), built
+once into a RunConfig that the runner, the manifest and the hosts code
+read."""
+
+import dataclasses
+import os
+import re
+
+from ..results import fiojson, manifest, matrix
+from ..stats import decide
+from . import clock, hosts, jobguard, lineprobe, placement
+
+
+def default_engine():
+    """The engine beside an installed copy (make install puts both under
+    $(PREFIX)/lib/flagcheck), else the one `make` builds in the tree."""
+    installed = os.path.join(manifest.REPO, "fio-flagcheck.so")
+    if os.path.isfile(installed):
+        return installed
+    return os.path.join(manifest.REPO, "build", "fio-flagcheck.so")
+
+
+# Every variable the job files use; fio turns an unset one into "".
+DEFAULT_VARS = {
+    "FLAGCHECK_ENGINE": default_engine(),
+    "RUNTIME": "3",
+    "SIZE": "1g",
+    "FILENAME": "flagcheck-null",
+    "BACKEND": "null",
+}
+RUN_TIMEOUT_MARGIN = 60     # s beyond RUNTIME before a client run is stopped
+
+
+@dataclasses.dataclass(frozen=True)
+class RunConfig:
+    """One flagcheck-run command: what it runs and how."""
+    scenarios: dict         # {job file stem: its absolute path}
+    modes: list
+    numjobs: list
+    repeats: int
+    until_decided: bool
+    max_repeats: int
+    precision: float        # %, with until_decided
+    no_pin: bool
+    ramp: float             # s, fio's ramp_time
+    clock: tuple            # (fio's clocksource or None, why)
+    line_probe_s: object    # s, or None: no line probe
+    no_calibrate: bool
+    calibrate_seconds: float
+    busy_threshold: float   # %
+    vars: dict              # the job files' variables
+    outdir: str
+    json_plus: bool
+    hosts: list             # hosts.Host, none on this machine
+    connect_timeout: float
+    run_timeout: object     # s, or None (this machine)
+    fio: str
+    keep_going: bool
+    quiet: bool
+    dry_run: bool
+    placements: dict        # {(scenario, numjobs): placement}
+    topology: list          # placement.read_topology()
+    policies: dict          # {scenario: its NUMA policy}
+
+    @classmethod
+    def of(cls, args):
+        """The RunConfig of checked arguments (validate)."""
+        return cls(**{f.name: getattr(args, f.name)
+                      for f in dataclasses.fields(cls)})
+
+
+def _jobs_and_repeats(p, args):
+    args.jobs = args.jobs + args.job
+    if not args.jobs:
+        p.error("no job file given (JOBFILE or --job FILE)")
+    if args.repeats is None:
+        args.repeats = decide.MIN_REPEATS if args.until_decided else 5
+    if args.until_decided and args.max_repeats < args.repeats:
+        p.error("--max-repeats %d is less than --repeats %d"
+                % (args.max_repeats, args.repeats))
+
+
+def _vars(p, args):
+    args.vars = dict(DEFAULT_VARS)
+    if args.runtime is not None:
+        args.vars["RUNTIME"] = str(args.runtime)
+    for item in args.sets:
+        var, eq, value = item.partition("=")
+        if not eq or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", var):
+            p.error("--set wants VAR=VALUE, got %r" % item)
+        if var in matrix.MATRIX_VARS:
+            p.error("%s is set per run from the matrix; use --modes or "
+                    "--numjobs" % var)
+        args.vars[var] = value
+
+
+def _scenarios(p, args):
+    scenarios = {}
+    for job in args.jobs:
+        if not os.path.isfile(job):
+            p.error("job file %s: not found" % job)
+        stem = os.path.splitext(os.path.basename(job))[0]
+        if stem in scenarios:
+            p.error("two job files named %s" % stem)
+        scenarios[stem] = os.path.abspath(job)
+    args.scenarios = scenarios
+
+
+def _hosts(p, args):
+    try:
+        args.hosts = [h for path in args.hosts for h in hosts.read_list(path)]
+        for spec in args.client_hosts:
+            try:
+                args.hosts.append(hosts.parse(spec))
+            except ValueError as e:
+                raise hosts.HostError("--client %r: %s" % (spec, e))
+        hosts.check_unique(args.hosts)
+    except hosts.HostError as e:
+        p.error(str(e))
+
+
+def _guard(p, args):
+    for stem, path in args.scenarios.items():
+        for mode in args.modes:
+            env = dict(os.environ, **matrix.run_env(
+                args.vars, args.outdir, matrix.Run(stem, mode,
+                                                   args.numjobs[0], 1)))
+            try:
+                jobguard.check_devices(path, env, remote=bool(args.hosts))
+                if args.hosts and not args.allow_exec:
+                    jobguard.check_exec(path, env)
+            except jobguard.Refused as e:
+                p.error(str(e))
+
+
+def _clock(p, args):
+    # the probe runs on this machine: never for runs on fio servers
+    args.line_probe_s = None if args.no_line_probe or args.hosts \
+        else lineprobe.SECONDS
+    if args.hosts:
+        args.clock = (None, "chosen by each fio server (--hosts)")
+    else:
+        args.clock = clock.choose(args.clocksource,
+                                  clock.kernel_clocksource())
+    try:
+        old = manifest.load_previous(manifest.path_in(args.outdir))
+    except fiojson.InputError:
+        old = {}                # said where the manifest is built
+    err = clock.resume_error(old, args.clock[0], args.outdir)
+    if err:
+        p.error(err)
+
+
+def _placements(p, args):
+    try:
+        args.placements = placements(args)
+    except placement.PlacementError as e:
+        p.error(str(e))
+
+
+def _run_timeout(p, args):
+    if args.hosts and args.run_timeout is None:
+        try:
+            args.run_timeout = float(args.vars["RUNTIME"]) \
+                + RUN_TIMEOUT_MARGIN
+        except ValueError:
+            p.error("RUNTIME=%s is not a number of seconds: give "
+                    "--run-timeout" % args.vars["RUNTIME"])
+
+
+def placements(args):
+    """{(scenario, numjobs): the manifest's "placement"}; none on several
+    hosts (their CPUs are not this machine's)."""
+    args.topology, args.policies = [], {}
+    if args.hosts:
+        return {}
+    usable = sorted(os.sched_getaffinity(0))
+    args.topology = topology = placement.read_topology(usable)
+    out = {}
+    for scenario, path in args.scenarios.items():
+        policy = args.policies[scenario] = placement.scenario_policy(path)
+        for n in args.numjobs:
+            out[(scenario, n)] = (placement.floating(usable) if args.no_pin
+                                  else placement.plan(topology, n, policy))
+    return out
+
+
+# in this order: each step reads what the ones before it set
+STEPS = (_jobs_and_repeats, _vars, _scenarios, _hosts, _guard, _clock,
+         _placements, _run_timeout)
+
+
+def validate(p, args):
+    """Check the arguments parser p parsed into args, in place, adding
+    what follows from them; p.error() (exit status 2) names a bad one."""
+    for step in STEPS:
+        step(p, args)
+    return args
