@@ -14,7 +14,10 @@
 
 struct fc_backend {
 	const char *name;
-	/* fio engine flags (FIO_DISKLESSIO, FIO_SYNCIO, ...) for jobs using it */
+	const char *help;	/* a few words for backend='s help */
+	/* fio engine flags (FIO_DISKLESSIO, FIO_SYNCIO, ...) for jobs using it;
+	 * FIO_NO_OFFLOAD: refused with io_submit_mode=offload, as fio refuses
+	 * its own engines that set it */
 	int fio_flags;
 	/*
 	 * 0 or a positive errno, after a log_err() saying why; *priv is the
@@ -51,7 +54,7 @@ struct fc_backend {
 /* Every engine flag some backend sets: a job's backend replaces them all. */
 #define FC_BACKEND_FIO_FLAGS	(FIO_DISKLESSIO | FIO_FAKEIO | FIO_SYNCIO | \
 				 FIO_ASYNCIO_SYNC_TRIM |		\
-				 FIO_ASYNCIO_SETS_ISSUE_TIME)
+				 FIO_ASYNCIO_SETS_ISSUE_TIME | FIO_NO_OFFLOAD)
 
 /* Engine flags of this job only: the ops table is shared by every job. */
 static inline void fc_td_engine_flags(struct thread_data *td, int set, int clear)
@@ -60,7 +63,7 @@ static inline void fc_td_engine_flags(struct thread_data *td, int set, int clear
 	td->flags |= (unsigned long long)set << TD_ENG_FLAG_SHIFT;
 }
 
-/* backends/psync.c: fio's own file hooks, for every backend with real files */
+/* file_hooks.c: fio's own file hooks, for every backend with real files */
 int fc_file_open(struct thread_data *td, void *priv, struct fio_file *f);
 int fc_file_close(struct thread_data *td, void *priv, struct fio_file *f);
 int fc_file_size(struct thread_data *td, void *priv, struct fio_file *f);

@@ -7,6 +7,7 @@
 #define FLAGCHECK_COUNTERS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -16,6 +17,8 @@
 #define FC_MAX_PATHS	16
 /* A model's own counters (hits, misses, ...), named by the model */
 #define FC_MAX_STATS	24
+/* log2 buckets of the timed calls' ns: the last from 2^30 ns (1.07 s) up */
+#define FC_TIMED_BUCKETS	32
 
 /* An I/O's direction, as fio's ddir */
 enum fc_ddir {
@@ -41,7 +44,35 @@ struct fc_counters {
 	/* 1 call of the model in FC_TIMED_EVERY timed: calls and their ns */
 	uint64_t timed_calls;
 	uint64_t timed_ns;
+	/*
+	 * ... by log2 of each call's ns (fc_timed_bucket()): the calls and
+	 * their ns, so that a reader can leave out the few calls a busy
+	 * machine preempted between their two clock reads, which weigh as
+	 * much as FC_TIMED_EVERY - 1 untimed calls each
+	 */
+	uint64_t timed_hist[FC_TIMED_BUCKETS];
+	uint64_t timed_hist_ns[FC_TIMED_BUCKETS];
 };
+
+/* The bucket of a timed call of @ns: its bit length (0 for 0 ns, i for
+ * [2^(i-1), 2^i) ns), the last one holding everything longer */
+static inline unsigned int fc_timed_bucket(uint64_t ns)
+{
+	unsigned int b = ns ? 64 - __builtin_clzll(ns) : 0;
+
+	return b < FC_TIMED_BUCKETS ? b : FC_TIMED_BUCKETS - 1;
+}
+
+/* One timed call of @ns, the clock's own cost already taken off */
+static inline void fc_count_timed(struct fc_counters *c, uint64_t ns)
+{
+	unsigned int b = fc_timed_bucket(ns);
+
+	c->timed_calls++;
+	c->timed_ns += ns;
+	c->timed_hist[b]++;
+	c->timed_hist_ns[b] += ns;
+}
 
 /*
  * One model call in this many is timed (two clock reads, about 21 ns each
@@ -90,6 +121,20 @@ static inline void fc_count_rmw(struct fc_counters *c, int path, bool ran)
 		c->rmw[path]++;
 	else
 		c->skipped[path]++;
+}
+
+/* @src's counts added to @dst's: every field is a count */
+static inline void fc_counters_add(struct fc_counters *dst,
+				   const struct fc_counters *src)
+{
+	uint64_t *d = (uint64_t *)dst;
+	const uint64_t *s = (const uint64_t *)src;
+	size_t i;
+
+	_Static_assert(sizeof(*dst) % sizeof(uint64_t) == 0,
+		       "struct fc_counters: uint64_t counts only");
+	for (i = 0; i < sizeof(*dst) / sizeof(uint64_t); i++)
+		d[i] += s[i];
 }
 
 /* A plain store the caller's @path ran, or one a plain test skipped */

@@ -52,6 +52,8 @@ struct flagcheck_data {
 	void *params;		/* the model's, built from the options */
 	void *job;		/* the model's memory of this job (job_size) */
 	struct flagcheck_file *files;	/* every file state made by this job */
+	/* an offload worker's job, which its counters go to at its end */
+	struct flagcheck_data *offload_job;
 	bool ready;		/* init completed: the job has counters to report */
 	bool ramp_pending;	/* ramp_time set, counters not zeroed yet */
 	bool ask_busy;		/* iodepth > 1 and the backend has ->busy */
@@ -105,8 +107,7 @@ fc_model_io_timed(struct flagcheck_data *jd, struct flagcheck_file *ff,
 	err = jd->model->io(ff->state, jd->params, io, &jd->c);
 	dt = fc_now_ns() - t0;
 	/* the clock's own cost is not the model's */
-	jd->c.timed_ns += dt > jd->clock_ns ? dt - jd->clock_ns : 0;
-	jd->c.timed_calls++;
+	fc_count_timed(&jd->c, dt > jd->clock_ns ? dt - jd->clock_ns : 0);
 	return err;
 }
 
@@ -198,6 +199,22 @@ static const struct fc_backend *fc_backend_of(struct thread_data *td)
 }
 
 /*
+ * A variant fio could not check against the job's model while parsing
+ * (given before model=, as in a [global] section): refused before the
+ * job's files are set up, with the job's error set.
+ */
+static int fc_refuse_variant(struct thread_data *td)
+{
+	char msg[512];
+
+	if (!fc_variant_check(td->eo, msg, sizeof(msg)))
+		return 0;
+	log_err("flagcheck: %s\n", msg);
+	td_verror(td, EINVAL, "variant");
+	return 1;
+}
+
+/*
  * A backend given in a job file's [global] section reaches each job in the
  * copied options, without str_backend_cb: fio has since set the job's
  * engine flags back to the ops table's (the null backend's) and marked its
@@ -212,6 +229,8 @@ static int fio_flagcheck_setup(struct thread_data *td)
 	struct fio_file *f;
 	unsigned int i;
 
+	if (fc_refuse_variant(td))
+		return 1;
 	fc_td_engine_flags(td, b->fio_flags, FC_BACKEND_FIO_FLAGS);
 	for_each_file(td, f, i) {
 		/* -1: marked diskless when added, not sized yet */
@@ -307,13 +326,67 @@ static uint64_t fc_clock_cost_ns(void)
 	return best;
 }
 
-static int fio_flagcheck_init(struct thread_data *td)
+/*
+ * io_submit_mode=offload: fio's submit workers each load the engine again
+ * with a thread_data of their own (a copy of the job's options, files of
+ * their own that no I/O uses) and queue the job's io_us, whose files are
+ * the job's: the model runs on the job's file states, as in any mode. The
+ * job's init leaves its data in its options for the workers' copies; a
+ * worker's counters go to the job's at the worker's end (fio joins its
+ * workers, one after the other, before the job's own cleanup), so the job
+ * reports one record.
+ */
+static bool fc_is_offload_worker(struct thread_data *td)
 {
 	struct flagcheck_options *o = td->eo;
-	struct flagcheck_data *jd;
-	struct fio_file *f;
-	unsigned int i;
-	int err;
+
+	return o->offload_job && o->offload_job != td->io_ops_data;
+}
+
+/* What fio itself refuses, or what would split the job: 0, or 1 after
+ * saying why (the job's error set) */
+static int fc_refuse_offload(struct thread_data *td)
+{
+	struct flagcheck_options *o = td->eo;
+	const struct fc_backend *b = fc_backends[o->backend];
+	const struct fc_model *m = fc_models[o->model];
+
+	if (td->o.io_submit_mode != IO_MODE_OFFLOAD)
+		return 0;
+	if (b->fio_flags & FIO_NO_OFFLOAD) {
+		/* fio's own words for its engines with FIO_NO_OFFLOAD */
+		log_err("flagcheck: backend=%s: can't be used with offloaded "
+			"submit (io_submit_mode=offload), as fio's own %s "
+			"engine; use backend=null, psync or libaio, or "
+			"io_submit_mode=inline\n", b->name, b->name);
+	} else if (td->o.iodepth > 1) {
+		log_err("flagcheck: io_submit_mode=offload with iodepth=%u: "
+			"supported at iodepth=1 only: with more, fio's submit "
+			"workers stall now and then (fio 3.33's own null, psync "
+			"and libaio engines hang there too); allowed: iodepth=1, "
+			"or io_submit_mode=inline\n", td->o.iodepth);
+	} else if (td->o.use_thread) {
+		log_err("flagcheck: io_submit_mode=offload with thread: the "
+			"submit workers of jobs run as threads stall now and then "
+			"(fio 3.33's own null engine too); allowed: jobs as "
+			"processes (no thread option), or io_submit_mode=inline\n");
+	} else if (m->job_size) {
+		log_err("flagcheck: model=%s keeps memory of each job (a "
+			"CPU's cache, a directory, a sequence's counts), which "
+			"fio's offload workers would share unlocked: "
+			"io_submit_mode=offload is not supported with it; "
+			"allowed: io_submit_mode=inline\n", m->name);
+	} else {
+		return 0;
+	}
+	td_verror(td, EINVAL, "io_submit_mode");
+	return 1;
+}
+
+/* Before any job data: 0, or 1 after saying why (the job's error set) */
+static int fc_init_refusals(struct thread_data *td)
+{
+	struct flagcheck_options *o = td->eo;
 
 	/* our ops table as fio sees it: a cheap guard against a layout skew */
 	if (td->io_ops != &ioengine) {
@@ -322,19 +395,8 @@ static int fio_flagcheck_init(struct thread_data *td)
 			FLAGCHECK_FIO_VERSION);
 		return 1;
 	}
-	/*
-	 * Offload: fio's submit workers each load the engine again, with a
-	 * thread_data of their own, so the model's per-job memory and counters
-	 * would be split over workers that report nothing of their own.
-	 */
-	if (td->o.io_submit_mode == IO_MODE_OFFLOAD) {
-		log_err("flagcheck: io_submit_mode=offload is not supported: fio's "
-			"offload workers each load their own copy of the engine, "
-			"which would split the job's model memory and counters; "
-			"allowed: io_submit_mode=inline (the default)\n");
-		td_verror(td, EINVAL, "io_submit_mode");
+	if (fc_refuse_variant(td) || fc_refuse_offload(td))
 		return 1;
-	}
 	if (o->mapping == FC_MAPPING_SHARED && fc_shm_error()) {
 		log_err("flagcheck: mapping=shared needs the run's shared memory, "
 			"which could not be made at load: %s\n",
@@ -342,46 +404,52 @@ static int fio_flagcheck_init(struct thread_data *td)
 		td_verror(td, fc_shm_error(), "mmap");
 		return 1;
 	}
+	return 0;
+}
 
-	jd = calloc(1, sizeof(*jd));
-	if (!jd) {
-		td_verror(td, ENOMEM, "calloc");
-		return 1;
-	}
-	td->io_ops_data = jd;
-	jd->model = fc_models[o->model];
-	jd->backend = fc_backends[o->backend];
-	jd->params = calloc(1, jd->model->params_size ?: 1);
+/* The model's params and this job's own memory: 0 or 1 (error set) */
+static int fc_model_init(struct thread_data *td, struct flagcheck_data *jd)
+{
+	const struct fc_model *m = jd->model;
+	int err;
+
+	jd->params = calloc(1, m->params_size ?: 1);
 	if (!jd->params) {
 		td_verror(td, ENOMEM, "calloc");
 		return 1;
 	}
-	fc_model_params(jd->model, o, jd->params);
-	if (jd->model->job_size) {
-		jd->job = calloc(1, jd->model->job_size);
-		if (!jd->job) {
-			td_verror(td, ENOMEM, "calloc");
-			return 1;
-		}
-		err = jd->model->job_init ?
-			jd->model->job_init(jd->job, jd->params,
-					    td->thread_number) : 0;
-		if (err) {
-			log_err("flagcheck: %s: %s\n", jd->model->name,
-				strerror(-err));
-			td_verror(td, -err, jd->model->name);
-			free(jd->job);
-			jd->job = NULL;
-			return 1;
-		}
+	fc_model_params(m, td->eo, jd->params);
+	if (!m->job_size)
+		return 0;
+	jd->job = calloc(1, m->job_size);
+	if (!jd->job) {
+		td_verror(td, ENOMEM, "calloc");
+		return 1;
 	}
+	err = m->job_init ? m->job_init(jd->job, jd->params,
+					td->thread_number) : 0;
+	if (err) {
+		log_err("flagcheck: %s: %s\n", m->name, strerror(-err));
+		td_verror(td, -err, m->name);
+		free(jd->job);
+		jd->job = NULL;
+		return 1;
+	}
+	return 0;
+}
 
-	/*
-	 * Every file's model state now, before any I/O: a file the arena or
-	 * memory cannot hold fails the job here, with one message, rather
-	 * than an open in the middle of the run. Files fio has not sized yet
-	 * (create_serialize=0 sizes them after init) get theirs when opened.
-	 */
+/*
+ * Every file's model state now, before any I/O: a file the arena or memory
+ * cannot hold fails the job here, with one message, rather than an open in
+ * the middle of the run. Files fio has not sized yet (create_serialize=0
+ * sizes them after init) get theirs when opened.
+ */
+static int fc_attach_files(struct thread_data *td, struct flagcheck_data *jd)
+{
+	struct fio_file *f;
+	unsigned int i;
+	int err;
+
 	for_each_file(td, f, i) {
 		if (f->real_file_size == -1ULL && !f->io_size)
 			continue;
@@ -391,8 +459,33 @@ static int fio_flagcheck_init(struct thread_data *td)
 			return 1;
 		}
 	}
+	return 0;
+}
 
-	if (fc_report_prepare(td, o))
+static int fio_flagcheck_init(struct thread_data *td)
+{
+	struct flagcheck_options *o = td->eo;
+	struct flagcheck_data *jd;
+	bool worker;
+	int err;
+
+	if (fc_init_refusals(td))
+		return 1;
+	worker = fc_is_offload_worker(td);
+	jd = calloc(1, sizeof(*jd));
+	if (!jd) {
+		td_verror(td, ENOMEM, "calloc");
+		return 1;
+	}
+	td->io_ops_data = jd;
+	jd->model = fc_models[o->model];
+	jd->backend = fc_backends[o->backend];
+	if (fc_model_init(td, jd))
+		return 1;
+	/* a worker's I/Os are on the job's files, with the job's states */
+	if (worker)
+		jd->offload_job = o->offload_job;
+	else if (fc_attach_files(td, jd) || fc_report_prepare(td, o))
 		return 1;
 
 	fc_td_engine_flags(td, jd->backend->fio_flags, FC_BACKEND_FIO_FLAGS);
@@ -408,12 +501,31 @@ static int fio_flagcheck_init(struct thread_data *td)
 	jd->ask_busy = td->o.iodepth > 1 && jd->backend->busy;
 	jd->slow = jd->ask_busy || jd->ramp_pending;
 	jd->ready = true;
+	if (td->o.io_submit_mode == IO_MODE_OFFLOAD && !worker)
+		o->offload_job = jd;	/* for the workers' copies */
 	return 0;
+}
+
+/* A job's end: its counters reported, or an offload worker's added to its
+ * job's (fio joins the workers in the job's thread, one at a time). */
+static void fc_job_end(struct thread_data *td, struct flagcheck_data *jd)
+{
+	struct fc_report_job rj = {
+		.model		= jd->model,
+		.params		= jd->params,
+		.job		= jd->job,
+		.backend	= jd->backend,
+		.c		= &jd->c,
+	};
+
+	if (jd->offload_job)
+		fc_counters_add(&jd->offload_job->c, &jd->c);
+	else
+		fc_report(td, td->eo, &rj);
 }
 
 static void fio_flagcheck_cleanup(struct thread_data *td)
 {
-	struct flagcheck_options *o = td->eo;
 	struct flagcheck_data *jd = td->io_ops_data;
 	struct flagcheck_file *ff, *next;
 	struct fio_file *f;
@@ -423,17 +535,8 @@ static void fio_flagcheck_cleanup(struct thread_data *td)
 		return;
 
 	/* a job whose init failed did nothing: it reports nothing */
-	if (jd->ready) {
-		struct fc_report_job rj = {
-			.model		= jd->model,
-			.params		= jd->params,
-			.job		= jd->job,
-			.backend	= jd->backend,
-			.c		= &jd->c,
-		};
-
-		fc_report(td, o, &rj);
-	}
+	if (jd->ready)
+		fc_job_end(td, jd);
 
 	/* files fio has not freed yet: forget our data before freeing it */
 	for_each_file(td, f, i)

@@ -39,7 +39,15 @@ struct fc_io {
  * FC_MODEL_STR_LEN bytes, stored as a const char * (never NULL, "" when not
  * given) that lives as long as the job. Options of the same name in two
  * models are one fio option: they must agree on choices and default.
+ *
+ * The one exception is the model's variant, always named "variant"
+ * (FC_VARIANT_OPTION): its choices and default are each model's own
+ * (always and test_first, a model's extra forms, on and off), checked
+ * against the job's model= once both are known. @alias, of a variant
+ * only, is the model's older name for it (flag_check, clear_new, ...),
+ * accepted for that model alone.
  */
+#define FC_VARIANT_OPTION	"variant"
 #define FC_MODEL_STR_LEN	1024
 
 struct fc_model_option {
@@ -52,6 +60,7 @@ struct fc_model_option {
 	int is_variant;			/* the model's variant: always / test_first,
 					 * or the model's own names */
 	int is_string;
+	const char *alias;		/* a variant's older name, or NULL */
 };
 
 struct fc_model {
@@ -105,6 +114,12 @@ extern const struct fc_model *const fc_models[];
  */
 int fc_models_agree(const struct fc_model *const *models, char *msg,
 		    size_t len);
+
+/* The model's variant option (named FC_VARIANT_OPTION), or NULL */
+const struct fc_model_option *fc_model_variant_option(const struct fc_model *m);
+
+/* The index of @name among the option's choices, or -1 */
+int fc_option_choice(const struct fc_model_option *mo, const char *name);
 
 /* The value of the model's variant option in @params (FC_ALWAYS if none). */
 enum fc_variant fc_model_variant(const struct fc_model *m, const void *params);

@@ -21,28 +21,50 @@ const char *const fc_mapping_names[] = {
 
 const struct fc_backend *const fc_backends[] = {
 	&fc_backend_null, &fc_backend_psync, &fc_backend_libaio,
-	&fc_backend_io_uring,
+	&fc_backend_io_uring, NULL,
 };
-static const char *const backend_names[] = {
-	"null", "psync", "libaio", "io_uring", NULL };
+
+#define FC_MAX_BACKENDS	8
 
 /*
  * The slot table is made once, at load, from the models' option tables,
  * before fio parses a job or forks one: read-only afterwards, the same in
- * every job process and thread.
+ * every job process and thread. A slot is one fio option: a model option's
+ * name, or a variant's older name (alias_of: the model it belongs to).
  */
-static const struct fc_model_option *slot_opt[FC_MAX_MODEL_OPTS];
+struct fc_slot {
+	const char *name;
+	const struct fc_model_option *mo;	/* the first model's of the name */
+	int alias_of;		/* an older name of that model's variant, or -1 */
+	unsigned int str;	/* a string option's strs[] */
+};
+
+static struct fc_slot slots[FC_MAX_MODEL_OPTS];
 static unsigned int nr_slots, nr_strs;
-static unsigned int str_index[FC_MAX_MODEL_OPTS];	/* a string slot's strs[] */
 
 static int slot_of(const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < nr_slots; i++)
-		if (!strcmp(slot_opt[i]->name, name))
+		if (!strcmp(slots[i].name, name))
 			return i;
 	return -1;
+}
+
+static bool slot_is_variant(unsigned int slot)
+{
+	return slots[slot].alias_of >= 0 ||
+	       !strcmp(slots[slot].name, FC_VARIANT_OPTION);
+}
+
+/* The model's variant as given for the job, else the model's default */
+static unsigned int fc_variant_value(const struct fc_model_option *v,
+				     const struct flagcheck_options *o)
+{
+	int i = o->variant_by ? fc_option_choice(v, o->variant) : -1;
+
+	return i >= 0 ? (unsigned int)i : (unsigned int)fc_option_choice(v, v->def);
 }
 
 /* The model's params from the parsed option values. */
@@ -52,14 +74,15 @@ void fc_model_params(const struct fc_model *m,
 	const struct fc_model_option *mo;
 
 	for (mo = m->options; mo && mo->name; mo++) {
-		int slot = slot_of(mo->name);
+		const struct fc_slot *s = &slots[slot_of(mo->name)];
+		char *p = (char *)params + mo->offset;
 
 		if (mo->is_string)
-			*(const char **)((char *)params + mo->offset) =
-				o->strs[str_index[slot]];
+			*(const char **)p = o->strs[s->str];
+		else if (mo == fc_model_variant_option(m))
+			*(unsigned int *)p = fc_variant_value(mo, o);
 		else
-			*(unsigned int *)((char *)params + mo->offset) =
-				o->vals[slot];
+			*(unsigned int *)p = o->vals[s - slots];
 	}
 }
 
@@ -125,7 +148,11 @@ static int str_model_cb(void *data, const char *str)
 	for (i = 0; fc_models[i] && i < FC_MAX_MODELS; i++)
 		names[i] = fc_models[i]->name;
 	names[i] = NULL;
-	return fc_parse_choice("model", str, names, &o->model);
+	if (fc_parse_choice("model", str, names, &o->model))
+		return 1;
+	/* a variant given before is checked against the model at setup */
+	o->model_set = 1;
+	return 0;
 }
 
 static int str_mapping_cb(void *data, const char *str)
@@ -139,8 +166,13 @@ static int str_backend_cb(void *data, const char *str)
 {
 	struct flagcheck_options *o = data;
 	struct thread_data *td = o->td;
+	const char *names[FC_MAX_BACKENDS + 1];
+	int i;
 
-	if (fc_parse_choice("backend", str, backend_names, &o->backend))
+	for (i = 0; fc_backends[i] && i < FC_MAX_BACKENDS; i++)
+		names[i] = fc_backends[i]->name;
+	names[i] = NULL;
+	if (fc_parse_choice("backend", str, names, &o->backend))
 		return 1;
 	/*
 	 * fio decides whether to lay out files from the engine flags before
@@ -182,7 +214,12 @@ static int str_stats_cb(void *data, const char *str)
 		*slash = '\0';
 		dir = slash == copy ? "/" : copy;
 	}
-	if (!stat(str, &st) && S_ISDIR(st.st_mode)) {
+	if (!lstat(str, &st) && S_ISLNK(st.st_mode)) {
+		log_err("flagcheck: flagcheck_stats=%s is a symbolic link: a "
+			"regular file path is allowed (the counters file is never "
+			"written through a link)\n", str);
+		ret = 1;
+	} else if (!stat(str, &st) && S_ISDIR(st.st_mode)) {
 		log_err("flagcheck: flagcheck_stats=%s is a directory: a file "
 			"path is allowed (one JSON line per job)\n", str);
 		ret = 1;
@@ -197,6 +234,107 @@ static int str_stats_cb(void *data, const char *str)
 	return ret;
 }
 
+/* Every value some model's variant takes through @slot, for a message */
+static void fc_variant_choices(unsigned int slot, char *buf, size_t len)
+{
+	const char *names[32];
+	unsigned int n = 0;
+	int i, j, k;
+
+	for (i = 0; fc_models[i]; i++) {
+		const struct fc_model_option *v =
+			fc_model_variant_option(fc_models[i]);
+
+		if (!v || (slots[slot].alias_of >= 0 && slots[slot].alias_of != i))
+			continue;
+		for (j = 0; v->choices[j] && n < 31; j++) {
+			for (k = 0; k < (int)n && strcmp(names[k], v->choices[j]);
+			     k++)
+				;
+			if (k == (int)n)
+				names[n++] = v->choices[j];
+		}
+	}
+	names[n] = NULL;
+	fc_list(buf, len, names);
+}
+
+/*
+ * The variant given (as variant= or as the job's model's older name) is
+ * one the job's model takes: 0, or -1 with the message in @msg. Checked
+ * once model= and the variant are both known (fio parses them in the order
+ * given, a job file's [global] before its job's section).
+ */
+int fc_variant_check(const struct flagcheck_options *o, char *msg,
+		     size_t len)
+{
+	const struct fc_model *m = fc_models[o->model];
+	const struct fc_model_option *v = fc_model_variant_option(m);
+	const struct fc_slot *s;
+	char list[256];
+
+	if (!o->variant_by)
+		return 0;
+	s = &slots[o->variant_by - 1];
+	if (!v) {
+		snprintf(msg, len, "%s=%s: model=%s has no variant option",
+			 s->name, o->variant, m->name);
+		return -1;
+	}
+	fc_list(list, sizeof(list), v->choices);
+	if (s->alias_of >= 0 && fc_models[s->alias_of] != m) {
+		snprintf(msg, len, "%s=%s is not an option of model=%s (it is "
+			 "model=%s's older name for variant): model=%s takes "
+			 "variant%s%s%s, allowed values are %s", s->name,
+			 o->variant, m->name, fc_models[s->alias_of]->name,
+			 m->name, v->alias ? " (or its older name " : "",
+			 v->alias ? v->alias : "", v->alias ? ")" : "", list);
+		return -1;
+	}
+	if (fc_option_choice(v, o->variant) < 0) {
+		snprintf(msg, len, "%s=%s is not valid for model=%s: allowed "
+			 "values are %s", s->name, o->variant, m->name, list);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * variant= or an older name: a value some model's variant takes is kept,
+ * and checked against the job's model once model= has been given (at
+ * setup otherwise: fc_variant_check).
+ */
+static int fc_variant_cb(unsigned int slot, struct flagcheck_options *o,
+			 const char *str)
+{
+	char list[256], msg[512];
+	unsigned int i;
+
+	for (i = 0; fc_models[i]; i++) {
+		const struct fc_model_option *v =
+			fc_model_variant_option(fc_models[i]);
+
+		if (v && (slots[slot].alias_of < 0 ||
+			  slots[slot].alias_of == (int)i) &&
+		    fc_option_choice(v, str) >= 0)
+			break;
+	}
+	if (!fc_models[i]) {
+		fc_variant_choices(slot, list, sizeof(list));
+		log_err("flagcheck: %s=%s is not valid: allowed values are %s "
+			"(each model takes its own: see fio --enghelp)\n",
+			slots[slot].name, str ? str : "", list);
+		return 1;
+	}
+	snprintf(o->variant, sizeof(o->variant), "%s", str);
+	o->variant_by = slot + 1;
+	if (o->model_set && fc_variant_check(o, msg, sizeof(msg))) {
+		log_err("flagcheck: %s\n", msg);
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * A model option: parse it, then let every model that has it check it
  * against its other options (inject_every=0 with inject=eio, say), in
@@ -205,19 +343,21 @@ static int str_stats_cb(void *data, const char *str)
 static int fc_model_option_cb(unsigned int slot, void *data, const char *str)
 {
 	struct flagcheck_options *o = data;
-	const struct fc_model_option *mo = slot_opt[slot];
+	const struct fc_model_option *mo = slots[slot].mo;
 	unsigned char params[FC_MAX_PARAMS] __attribute__((aligned(16)));
 	char msg[512];
 	int i, err;
 
-	if (mo->is_string) {
+	if (slot_is_variant(slot)) {
+		err = fc_variant_cb(slot, o, str);
+	} else if (mo->is_string) {
 		/* kept in the options, which fio copies whole to every job */
 		err = strlen(str ? str : "") >= FC_MODEL_STR_LEN;
 		if (err)
 			log_err("flagcheck: %s is longer than %d bytes\n",
 				mo->name, FC_MODEL_STR_LEN - 1);
 		else
-			strcpy(o->strs[str_index[slot]], str ? str : "");
+			strcpy(o->strs[slots[slot].str], str ? str : "");
 	} else if (mo->choices)
 		err = fc_parse_choice(mo->name, str, mo->choices, &o->vals[slot]);
 	else
@@ -274,7 +414,9 @@ struct fio_option fc_options[FC_GLUE_OPTS + FC_MAX_MODEL_OPTS + 1] = {
 		.cb	= str_model_cb,
 		.help	= "The kernel hot path run before each I/O (the list is "
 			  "filled in at load)",
-		.def	= "filemap_check_errors",
+		/* no .def: not given, the first model (o->model 0); and
+		 * parsed first in a section, before the model's options */
+		.prio	= 1,
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
 	},
@@ -295,10 +437,8 @@ struct fio_option fc_options[FC_GLUE_OPTS + FC_MAX_MODEL_OPTS + 1] = {
 		.lname	= "I/O backend",
 		.type	= FIO_OPT_STR,
 		.cb	= str_backend_cb,
-		.help	= "What does the I/O after the modelled check: null (no "
-			  "data transfer, like fio's null engine), psync "
-			  "(pread/pwrite), libaio (io_submit), io_uring "
-			  "(liburing); all but null on real files or devices",
+		.help	= "What does the I/O after the modelled check (the "
+			  "list is filled in at load)",
 		.def	= "null",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -315,53 +455,115 @@ struct fio_option fc_options[FC_GLUE_OPTS + FC_MAX_MODEL_OPTS + 1] = {
 	},
 };
 
-/* The models' options become fio options, one per distinct name. */
+/* One more slot, as the fio option @name: 0, or 1 after saying why not */
+static int fc_add_slot(const char *name, const char *help,
+		       const struct fc_model_option *mo, int alias_of)
+{
+	struct fio_option *fo = &fc_options[FC_GLUE_OPTS + nr_slots];
+
+	if (nr_slots == FC_MAX_MODEL_OPTS) {
+		log_err("flagcheck: the models have more than %d options "
+			"(FC_MAX_MODEL_OPTS): the engine cannot be loaded\n",
+			FC_MAX_MODEL_OPTS);
+		return 1;
+	}
+	if (mo->is_string && nr_strs == FC_MAX_MODEL_STRS) {
+		log_err("flagcheck: the models have more than %d string options "
+			"(FC_MAX_MODEL_STRS): the engine cannot be loaded\n",
+			FC_MAX_MODEL_STRS);
+		return 1;
+	}
+	fo->name = name;
+	fo->lname = name;
+	fo->type = FIO_OPT_STR;
+	fo->cb = slot_cb[nr_slots];
+	fo->help = help;
+	/* not given: "" for a string, the job's model's own for a variant */
+	fo->def = mo->is_string || alias_of >= 0 ||
+		  !strcmp(name, FC_VARIANT_OPTION) ? NULL : mo->def;
+	fo->category = FIO_OPT_C_ENGINE;
+	fo->group = FIO_OPT_G_INVALID;
+	slots[nr_slots].name = name;
+	slots[nr_slots].mo = mo;
+	slots[nr_slots].alias_of = alias_of;
+	if (mo->is_string)
+		slots[nr_slots].str = nr_strs++;
+	nr_slots++;
+	return 0;
+}
+
+/* The help of variant= and of each older name, from the models */
+static const char *fc_variant_help(int alias_of)
+{
+	static char help[FC_MAX_MODELS + 1][512];
+	char *h = help[alias_of + 1];
+	size_t n = sizeof(help[0]);
+	int i;
+
+	if (alias_of >= 0) {
+		snprintf(h, n, "variant= of model=%s under its older name, for "
+			 "that model only: %s", fc_models[alias_of]->name,
+			 fc_model_variant_option(fc_models[alias_of])->help);
+		return h;
+	}
+	snprintf(h, n, "The model's form (default: the model's own):");
+	for (i = 0; fc_models[i]; i++) {
+		const struct fc_model_option *v =
+			fc_model_variant_option(fc_models[i]);
+		char list[128];
+
+		if (!v)
+			continue;
+		fc_list(list, sizeof(list), v->choices);
+		snprintf(h + strlen(h), n - strlen(h), "%s %s: %s (%s)",
+			 i ? ";" : "", fc_models[i]->name, list, v->def);
+	}
+	return h;
+}
+
+/* backend='s help, from fc_backends[] */
+static const char *fc_backend_help(void)
+{
+	static char help[512] = "What does the I/O after the modelled check "
+				"(default: the first; all but null on real files "
+				"or devices):";
+	int i;
+
+	for (i = 0; fc_backends[i]; i++)
+		snprintf(help + strlen(help), sizeof(help) - strlen(help),
+			 "%s %s: %s", i ? ";" : "", fc_backends[i]->name,
+			 fc_backends[i]->help);
+	return help;
+}
+
+/* The models' options become fio options, one per distinct name, and each
+ * variant's older name one more. */
 static int fc_add_model_options(void)
 {
-	static char model_help[512] = "The kernel hot path run before each I/O:";
+	static char model_help[512] = "The kernel hot path run before each I/O "
+				      "(default: the first):";
 	int i;
 
 	for (i = 0; fc_models[i]; i++)
 		snprintf(model_help + strlen(model_help),
 			 sizeof(model_help) - strlen(model_help), "%s %s",
-			 i ? "," : "", fc_models[i]->name);
+			 i ? ";" : "", fc_models[i]->name);
 	fc_options[0].help = model_help;
+	fc_options[2].help = fc_backend_help();
 
 	for (i = 0; fc_models[i]; i++) {
 		const struct fc_model_option *mo;
 
 		for (mo = fc_models[i]->options; mo && mo->name; mo++) {
-			struct fio_option *fo;
+			bool variant = !strcmp(mo->name, FC_VARIANT_OPTION);
 
-			if (slot_of(mo->name) >= 0)
-				continue;
-			if (nr_slots == FC_MAX_MODEL_OPTS) {
-				log_err("flagcheck: the models have more than %d "
-					"options (FC_MAX_MODEL_OPTS): the engine "
-					"cannot be loaded\n", FC_MAX_MODEL_OPTS);
+			if (slot_of(mo->name) < 0 &&
+			    fc_add_slot(mo->name, variant ? fc_variant_help(-1) :
+					mo->help, mo, -1))
 				return 1;
-			}
-			if (mo->is_string && nr_strs == FC_MAX_MODEL_STRS) {
-				log_err("flagcheck: the models have more than %d "
-					"string options (FC_MAX_MODEL_STRS): the "
-					"engine cannot be loaded\n",
-					FC_MAX_MODEL_STRS);
+			if (mo->alias && fc_add_slot(mo->alias,
+						     fc_variant_help(i), mo, i))
 				return 1;
-			}
-			fo = &fc_options[FC_GLUE_OPTS + nr_slots];
-			fo->name = mo->name;
-			fo->lname = mo->name;
-			fo->type = FIO_OPT_STR;
-			fo->cb = slot_cb[nr_slots];
-			fo->help = mo->help;
-			fo->def = mo->def;
-			fo->category = FIO_OPT_C_ENGINE;
-			fo->group = FIO_OPT_G_INVALID;
-			if (mo->is_string) {	/* not given: "" */
-				fo->def = NULL;
-				str_index[nr_slots] = nr_strs++;
-			}
-			slot_opt[nr_slots++] = mo;
 		}
 	}
 	return 0;
@@ -391,6 +593,13 @@ static int fc_check_models(void)
 			return 1;
 		}
 	}
+	for (i = 0; fc_backends[i]; i++)
+		if (i == FC_MAX_BACKENDS) {
+			log_err("flagcheck: more than %d backends "
+				"(FC_MAX_BACKENDS): the engine cannot be "
+				"loaded\n", FC_MAX_BACKENDS);
+			return 1;
+		}
 	if (fc_models_agree(fc_models, msg, sizeof(msg))) {
 		log_err("flagcheck: %s: the engine cannot be loaded\n", msg);
 		return 1;
@@ -412,12 +621,13 @@ char *fc_options_json(const struct fc_model *m,
 	fputc('{', out);
 	for (mo = m->options; mo && mo->name; mo++) {
 		int slot = slot_of(mo->name);
-		unsigned int v = o->vals[slot];
+		unsigned int v = mo == fc_model_variant_option(m) ?
+				 fc_variant_value(mo, o) : o->vals[slot];
 
 		fprintf(out, "%s\"%s\": ", mo == m->options ? "" : ", ",
 			mo->name);
 		if (mo->is_string) {
-			str = fc_json_str(o->strs[str_index[slot]]);
+			str = fc_json_str(o->strs[slots[slot].str]);
 			fputs(str ? str : "\"\"", out);
 			free(str);
 		} else if (mo->choices)

@@ -26,7 +26,8 @@
 enum { FC_MAPPING_SHARED = 0, FC_MAPPING_PRIVATE };
 
 extern const char *const fc_mapping_names[];
-/* Indexed by the backend option's value. */
+/* Indexed by the backend option's value; NULL-terminated. A new backend
+ * is one file in backends/ and one line here (options.c). */
 extern const struct fc_backend *const fc_backends[];
 
 /* fio's option_struct: fio copies it whole to every job (td->eo). */
@@ -41,6 +42,15 @@ struct flagcheck_options {
 	/* a model's cross-option check failed: the job is dropped already,
 	 * the options parsed after it need not say so again */
 	unsigned int check_failed;
+	unsigned int model_set;		/* model= was given */
+	/* the variant as given (variant= or an older name), checked against
+	 * the job's model by fc_variant_check(); variant_by: its slot + 1,
+	 * 0 when not given (the model's default) */
+	unsigned int variant_by;
+	char variant[32];
+	/* io_submit_mode=offload: the job's data, set at the job's init, for
+	 * the copies fio makes of these options for its submit workers */
+	void *offload_job;
 };
 
 /* The table for the ops table's .options: complete once fc_options_load()
@@ -53,6 +63,13 @@ extern struct fio_option fc_options[];
  * log_err() saying why the engine cannot be loaded.
  */
 int fc_options_load(void);
+
+/*
+ * The variant given for the job is one its model takes: 0, or -1 with the
+ * message (naming the option, the value, what the job's model takes).
+ */
+int fc_variant_check(const struct flagcheck_options *o, char *msg,
+		     size_t len);
 
 /* The model's params from the parsed option values. */
 void fc_model_params(const struct fc_model *m,

@@ -79,8 +79,11 @@ int fc_report_prepare(struct thread_data *td,
 			sched_yield();
 	}
 	if (err) {
-		log_err("flagcheck: flagcheck_stats=%s cannot be written: %s\n",
-			o->stats, strerror(-err));
+		log_err("flagcheck: flagcheck_stats=%s cannot be written: %s%s\n",
+			o->stats, strerror(-err), err == -ELOOP ?
+			" (it is a symbolic link: the counters file is never "
+			"written through one; remove it or name a regular file)" :
+			"");
 		td_verror(td, -err, "flagcheck_stats");
 		return 1;
 	}
@@ -101,12 +104,11 @@ static void fc_stats_job_of(struct thread_data *td,
 	j->model = m->name;
 	j->variant_option = NULL;
 	j->variant = fc_variant_names[FC_ALWAYS];
-	for (mo = m->options; mo && mo->name; mo++)
-		if (mo->is_variant) {	/* by the model's own names */
-			j->variant_option = mo->name;
-			j->variant = mo->choices[fc_model_variant(m,
-								  rj->params)];
-		}
+	mo = fc_model_variant_option(m);
+	if (mo) {	/* by the model's own names */
+		j->variant_option = mo->name;
+		j->variant = mo->choices[fc_model_variant(m, rj->params)];
+	}
 	j->mapping = fc_mapping_names[o->mapping];
 	j->backend = rj->backend->name;
 	j->options = opts;

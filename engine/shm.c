@@ -107,6 +107,35 @@ static const char *slot_key(const struct fc_shm_slot *s)
 	return (const char *)arena + s->key;
 }
 
+/*
+ * Make @s, claimed by this job (SLOT_BUSY), the object of @key: the
+ * object, or NULL (errno ENOMEM) with the slot free again.
+ */
+static void *fc_shm_fill(struct fc_shm_slot *s, const char *key,
+			 size_t keylen, size_t size)
+{
+	char *name = fc_shm_alloc(keylen + 1);
+	void *obj = name ? fc_shm_alloc(size) : NULL;
+
+	if (!obj) {
+		/*
+		 * Nothing is kept of a failed request (the name's few bytes
+		 * aside): the slot is free again and a later, smaller request
+		 * for this name can succeed.
+		 */
+		__atomic_store_n(&s->state, SLOT_EMPTY, __ATOMIC_RELEASE);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(name, key, keylen + 1);
+	s->key = (uint64_t)(name - (char *)arena);
+	s->keylen = keylen;
+	s->size = size;
+	s->offset = (uint64_t)((char *)obj - (char *)arena);
+	__atomic_store_n(&s->state, SLOT_READY, __ATOMIC_RELEASE);
+	return obj;
+}
+
 void *fc_shm_get(const char *key, size_t size, bool *created)
 {
 	size_t keylen = strlen(key);
@@ -128,39 +157,19 @@ void *fc_shm_get(const char *key, size_t size, bool *created)
 		struct fc_shm_slot *s = &arena->slots[(h + i) % FC_SHM_SLOTS];
 		uint32_t state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
 
-		while (state == SLOT_EMPTY) {
+		if (state == SLOT_EMPTY) {
 			uint32_t expect = SLOT_EMPTY;
-			char *name;
 			void *obj;
 
-			if (!__atomic_compare_exchange_n(&s->state, &expect,
-							 SLOT_BUSY, false,
-							 __ATOMIC_ACQ_REL,
-							 __ATOMIC_ACQUIRE)) {
-				state = expect;
-				break;
+			if (__atomic_compare_exchange_n(&s->state, &expect,
+							SLOT_BUSY, false,
+							__ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE)) {
+				obj = fc_shm_fill(s, key, keylen, size);
+				*created = obj != NULL;
+				return obj;
 			}
-			name = fc_shm_alloc(keylen + 1);
-			obj = name ? fc_shm_alloc(size) : NULL;
-			if (!obj) {
-				/*
-				 * Nothing is kept of a failed request (the name's
-				 * few bytes aside): the slot is free again and a
-				 * later, smaller request for this name can succeed.
-				 */
-				__atomic_store_n(&s->state, SLOT_EMPTY,
-						 __ATOMIC_RELEASE);
-				errno = ENOMEM;
-				return NULL;
-			}
-			memcpy(name, key, keylen + 1);
-			s->key = (uint64_t)(name - (char *)arena);
-			s->keylen = keylen;
-			s->size = size;
-			s->offset = (uint64_t)((char *)obj - (char *)arena);
-			__atomic_store_n(&s->state, SLOT_READY, __ATOMIC_RELEASE);
-			*created = true;
-			return obj;
+			state = expect;
 		}
 		/* another job is creating this slot: wait until it is named */
 		while (state == SLOT_BUSY) {

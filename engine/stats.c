@@ -50,6 +50,18 @@ char *fc_json_str(const char *s)
 	return fc_closed(out, &buf);
 }
 
+/* , "name": [v0, v1, ...] */
+static void fc_json_u64s(FILE *out, const char *name, const uint64_t *v,
+			 int n)
+{
+	int i;
+
+	fprintf(out, ", \"%s\": [", name);
+	for (i = 0; i < n; i++)
+		fprintf(out, "%s%llu", i ? ", " : "", (unsigned long long)v[i]);
+	fputc(']', out);
+}
+
 char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 {
 	char *buf = NULL, *name;
@@ -72,7 +84,7 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 		"\"rmw_skipped\": %llu, \"stores\": %llu, \"errors_set\": %llu, "
 		"\"errors_reported\": %llu, \"issued\": %llu, "
 		"\"timed_every\": %d, \"timed_calls\": %llu, "
-		"\"timed_ns\": %llu, \"paths\": {",
+		"\"timed_ns\": %llu",
 		name, j->thread_number, j->pid, j->model, j->variant,
 		j->mapping, j->backend, j->options ? j->options : "{}",
 		(unsigned long long)fc_counters_ios(c),
@@ -89,6 +101,9 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 		(unsigned long long)c->timed_calls,
 		(unsigned long long)c->timed_ns);
 	free(name);
+	fc_json_u64s(out, "timed_log2", c->timed_hist, FC_TIMED_BUCKETS);
+	fc_json_u64s(out, "timed_log2_ns", c->timed_hist_ns, FC_TIMED_BUCKETS);
+	fputs(", \"paths\": {", out);
 	for (i = 0; j->paths && j->paths[i] && i < FC_MAX_PATHS; i++)
 		fprintf(out, "%s\"%s\": {\"rmw\": %llu, \"skipped\": %llu, "
 			"\"stores\": %llu}", i ? ", " : "", j->paths[i],
@@ -140,10 +155,16 @@ char *fc_stats_text(const struct fc_stats_job *j, const struct fc_counters *c)
 	return fc_closed(out, &buf);
 }
 
+/*
+ * Never through a link planted in the file's place (it could point at any
+ * file the user may write): O_NOFOLLOW, open fails with ELOOP instead.
+ */
+#define FC_STATS_OPEN	(O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW)
+
 int fc_stats_prepare(const char *path, int truncate)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
-		      (truncate ? O_TRUNC : 0), 0644);
+	int fd = open(path, FC_STATS_OPEN | O_APPEND | (truncate ? O_TRUNC : 0),
+		      0644);
 
 	if (fd < 0)
 		return -errno;
@@ -169,7 +190,7 @@ int fc_stats_append(const char *path, const struct fc_stats_job *j,
 	n = strlen(line);
 	line[n++] = '\n';	/* over the NUL: written by length */
 
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(path, FC_STATS_OPEN, 0644);
 	if (fd < 0) {
 		ret = -errno;
 		goto out;

@@ -3,9 +3,9 @@
 
 Runs, interleaved in every repeat so that machine drift hits all alike:
   fio's built-in null engine        numjobs 1 and N
-  flagcheck, null backend, flag_check=test_first, mapping=private
+  flagcheck, null backend, variant=test_first, mapping=private
                                     numjobs 1 and N
-  flagcheck, flag_check=always and test_first, mapping=shared
+  flagcheck, variant=always and test_first, mapping=shared
                                     numjobs N
 and prints the median ratios: flagcheck/null (target >= 0.95) and
 test_first/always at N jobs. Thread mode, 4k random reads, time based.
@@ -71,10 +71,10 @@ def main():
     for nj in sorted({1, a.jobs}):
         configs[f"null nj={nj}"] = ["--ioengine=null", f"--numjobs={nj}"]
         configs[f"flagcheck test_first private nj={nj}"] = fc + [
-            "--flag_check=test_first", "--mapping=private", f"--numjobs={nj}"]
+            "--variant=test_first", "--mapping=private", f"--numjobs={nj}"]
     for mode in ("always", "test_first"):
         configs[f"flagcheck {mode} shared nj={a.jobs}"] = fc + [
-            f"--flag_check={mode}", "--mapping=shared", f"--numjobs={a.jobs}"]
+            f"--variant={mode}", "--mapping=shared", f"--numjobs={a.jobs}"]
 
     res = {k: [] for k in configs}
     with tempfile.TemporaryDirectory() as cwd:

@@ -2,7 +2,7 @@
 """What flagcheck's real backends cost against fio's own engines.
 
 For each backend (psync, libaio, io_uring) and iodepth (1, 32), fio's
-built-in engine and flagcheck with the same backend (flag_check=test_first,
+built-in engine and flagcheck with the same backend (variant=test_first,
 mapping=private: the model's cheapest form) run 4k random reads of the same
 file from the page cache, one after the other, in alternating order, for
 --repeats rounds. Each flagcheck run is divided by the fio run of its round;
@@ -107,7 +107,7 @@ def main():
                         "fio": [f"--ioengine={backend}"],
                         "flagcheck": [f"--ioengine=external:{engine}",
                                       f"--backend={backend}",
-                                      "--flag_check=test_first",
+                                      "--variant=test_first",
                                       "--mapping=private"],
                     }
                     order = ["fio", "flagcheck"]

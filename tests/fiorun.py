@@ -109,3 +109,56 @@ def shm_entries():
 
 def ok(r):
     assert r.rc == 0, f"fio exit {r.rc}\nstderr:\n{r.err}\nstdout:\n{r.out[:3000]}"
+
+
+def engine_help(fio, engine):
+    """The engine's options and their help, as `fio --enghelp` prints them
+    ({name: help}): the listings in them are built from the engine's own
+    tables (fc_models[], fc_backends[]), so the tests find every model and
+    backend there."""
+    p = subprocess.run([fio, f"--enghelp={engine}"], capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    opts = {}
+    for line in p.stdout.splitlines():
+        name, sep, text = line.partition(": ")
+        if sep:
+            opts[name.strip()] = text
+    return opts
+
+
+def _listing(text):
+    """'lead (...): a: x; b: y' -> [('a', 'x'), ('b', 'y')]"""
+    items = text.split("): ", 1)[1].split("; ")
+    return [tuple(i.split(": ", 1)) if ": " in i else (i, "") for i in items]
+
+
+def engine_models(fio, engine):
+    """The engine's models, in its order."""
+    return [m for m, _ in _listing(engine_help(fio, engine)["model"])]
+
+
+def engine_backends(fio, engine):
+    """The engine's backends, in its order."""
+    return [b for b, _ in _listing(engine_help(fio, engine)["backend"])]
+
+
+def engine_variants(fio, engine):
+    """{model: (its variant's choices, its default)} from variant='s help."""
+    out = {}
+    for model, text in _listing(engine_help(fio, engine)["variant"]):
+        choices, _, default = text.rpartition(" (")
+        out[model] = (choices.split(", "), default.rstrip(")"))
+    return out
+
+
+def listed_for_collection(config):
+    """(models, backends) the built engine lists, for a test module's
+    pytest_generate_tests; (["<engine not built>"], ...) when it cannot
+    say, so that the tests fail rather than vanish."""
+    build = os.path.normpath(os.path.join(str(config.rootpath),
+                                          config.getoption("--build")))
+    engine, fio = os.path.join(build, "fio-flagcheck.so"), shutil.which("fio")
+    if not fio or not os.path.exists(engine):
+        return ["<engine not built>"], ["<engine not built>"]
+    return engine_models(fio, engine), engine_backends(fio, engine)

@@ -115,7 +115,7 @@ def check_run(p, stats, job, mode, numjobs, backend):
         assert rmw == want, f"{what}: {rmw / ios:.3f} RMWs/io"
     elif job == S2:
         assert {s["model"] for s in stats} == {"block_commit_write"}, what
-        assert {s["options"]["clear_new"] for s in stats} == {mode}, what
+        assert {s["options"]["variant"] for s in stats} == {mode}, what
         assert {s["options"]["page_size"] for s in stats} == {"64k"}, what
         new = sum(s["paths"]["clear_buffer_new"]["rmw"] for s in stats)
         rmw = sum(s["rmw"] for s in stats)

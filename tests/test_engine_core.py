@@ -2,9 +2,11 @@
 object, runs and their counters, bad input, shared memory and its lifetime.
 """
 import json
+import shutil
 import os
 import signal
 import subprocess
+import tempfile
 import time
 
 import pytest
@@ -56,7 +58,7 @@ def test_version_skew_is_refused(ctx):
                          ids=MODES)
 @pytest.mark.parametrize("depth", (1, 16), ids=lambda d: f"iodepth{d}")
 def test_runs_at_iodepth(ctx, depth, mode, per_io):
-    r = ctx.fio_run(ctx.base_args(iodepth=depth, flag_check=mode,
+    r = ctx.fio_run(ctx.base_args(iodepth=depth, variant=mode,
                                   runtime="500ms"))
     ok(r)
     jobs = r.json()["jobs"]
@@ -73,7 +75,7 @@ def test_runs_at_iodepth(ctx, depth, mode, per_io):
     assert path["rmw"] == s["rmw"], s
     assert s["rmw_skipped"] == path["skipped"] == \
         (2 * s["checks"] if mode == "test_first" else 0), s
-    assert s["options"] == {"flag_check": mode, "inject": "none",
+    assert s["options"] == {"variant": mode, "inject": "none",
                             "inject_every": 1000}, s
     assert s["variant"] == mode and s["backend"] == "null", s
 
@@ -91,7 +93,7 @@ rw=randread
 time_based=1
 runtime=1
 thread={1 if thread else 0}
-flag_check={mode}
+variant={mode}
 mapping={mapping}
 continue_on_error=io
 flagcheck_stats=${{FLAGCHECK_STATS}}
@@ -147,7 +149,7 @@ def test_private_mapping_shares_nothing(ctx, thread, mode):
 def test_injection_accounting_is_exact(ctx, inject, extra, mode, thread,
                                        numjobs):
     r = ctx.fio_run(ctx.base_args(
-        flag_check=mode, inject=inject, inject_every=7,
+        variant=mode, inject=inject, inject_every=7,
         numjobs=numjobs, thread=thread, runtime="500ms",
         iodepth=4, continue_on_error="io") + extra)
     ok(r)
@@ -172,21 +174,73 @@ def test_stats_file_is_one_line_per_job_and_starts_afresh(ctx):
     os.unlink(path)
 
 
+def test_stats_file_planted_link_is_refused(ctx):
+    """A symbolic link in the counters file's place is never followed: at
+    parse time it is refused, naming the option."""
+    d = tempfile.mkdtemp(prefix="link-", dir=ctx.tmp)
+    victim, link = os.path.join(d, "victim"), os.path.join(d, "s.jsonl")
+    with open(victim, "w") as f:
+        f.write("keep\n")
+    os.symlink(victim, link)
+    try:
+        r = ctx.fio_run(ctx.base_args(runtime="100ms", flagcheck_stats=link),
+                        stats=False)
+        assert r.rc != 0
+        assert f"flagcheck_stats={link} is a symbolic link" in r.err, r.err
+        with open(victim) as f:
+            assert f.read() == "keep\n"
+    finally:
+        shutil.rmtree(d)
+
+
+def test_stats_file_link_planted_during_the_run_is_not_followed(ctx):
+    """The link planted after the file was checked, while the job runs: the
+    job's line is not written through it (O_NOFOLLOW), fio exits non-zero
+    and says why."""
+    d = tempfile.mkdtemp(prefix="link-", dir=ctx.tmp)
+    victim, path = os.path.join(d, "victim"), os.path.join(d, "s.jsonl")
+    with open(victim, "w") as f:
+        f.write("keep\n")
+    argv = [ctx.fio] + ctx.base_args(runtime="2", flagcheck_stats=path)
+    cwd = ctx.scratch()
+    try:
+        p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        for _ in range(100):        # the job made the file: it has started
+            if os.path.exists(path):
+                break
+            time.sleep(0.05)
+        os.unlink(path)
+        os.symlink(victim, path)
+        out, err = p.communicate(timeout=60)
+        assert p.returncode != 0, out
+        assert "it is a symbolic link" in err or "symbolic links" in err, err
+        with open(victim) as f:
+            assert f.read() == "keep\n"
+    finally:
+        shutil.rmtree(d)
+        os.rmdir(cwd)
+
+
 def test_counters_reach_the_text_output(ctx):
-    argv = [ctx.fio] + ctx.base_args(runtime="200ms", flag_check="always")
+    argv = [ctx.fio] + ctx.base_args(runtime="200ms", variant="always")
     cwd = ctx.scratch()
     p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=60)
     os.rmdir(cwd)
     assert p.returncode == 0, p.stderr
-    assert "flagcheck: t (job 1): filemap_check_errors flag_check=always" in p.stdout, p.stdout
+    assert "flagcheck: t (job 1): filemap_check_errors variant=always" in p.stdout, p.stdout
     assert "rmw=" in p.stdout and "(2.00/io)" in p.stdout, p.stdout
 
 
 # --- bad input -------------------------------------------------------------
 
 BAD_OPTIONS = [
+    (["--variant=sometimes"], "variant=sometimes", "always, test_first"),
+    (["--variant=alwaysx"], "variant=alwaysx", "always, test_first"),
     (["--flag_check=sometimes"], "flag_check=sometimes", "always, test_first"),
-    (["--flag_check=alwaysx"], "flag_check=alwaysx", "always, test_first"),
+    (["--model=filemap_check_errors", "--variant=before"],
+     "variant=before is not valid for model=filemap_check_errors",
+     "always, test_first"),
     (["--mapping=global"], "mapping=global", "shared, private"),
     (["--backend=spdk"], "backend=spdk", "null"),
     (["--inject=ebusy"], "inject=ebusy", "none, eio, enospc"),
@@ -235,13 +289,13 @@ mapping=bogus
 
 def test_two_runs_at_once_share_nothing(ctx):
     a_args = ctx.base_args(inject="eio", inject_every=1, runtime=2,
-                           flag_check="always", continue_on_error="io")
+                           variant="always", continue_on_error="io")
     cwd = ctx.scratch()
     a = subprocess.Popen([ctx.fio, "--output-format=json"] + a_args, cwd=cwd,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         time.sleep(0.3)
-        r = ctx.fio_run(ctx.base_args(runtime=1, flag_check="always",
+        r = ctx.fio_run(ctx.base_args(runtime=1, variant="always",
                                       continue_on_error="io"))
         ok(r)
         assert r.sum("errors_reported") == 0 == r.total_err(), \

@@ -48,6 +48,12 @@ BAD_OPTIONS = (
      "mod=4097 is not valid: a whole number from 1 to 4096"),
     (["--model=bh_lru", "--bh_lru=always"],
      "bh_lru=always is not valid: allowed values are on, off"),
+    (["--model=bh_lru", "--variant=always"],
+     "variant=always is not valid for model=bh_lru: allowed values are on, "
+     "off"),
+    (["--model=set_buffer_uptodate", "--variant=sometimes"],
+     "variant=sometimes is not valid: allowed values are always, "
+     "test_first, before, on, off"),
 )
 
 
@@ -68,13 +74,13 @@ def test_model_stats_in_the_text_line(ctx):
     try:
         p = subprocess.run(
             [ctx.fio, "--name=t", f"--ioengine=external:{ctx.engine}",
-             "--model=bh_lru", "--bh_lru=on", "--mod=2", "--lookups_per_io=10",
+             "--model=bh_lru", "--variant=on", "--mod=2", "--lookups_per_io=10",
              "--filename=t", "--size=1m", "--rw=read", "--number_ios=5",
              "--thread"], cwd=cwd, capture_output=True, text=True, timeout=30)
         assert p.returncode == 0, p.stderr
         line = [l for l in p.stdout.splitlines() if l.startswith("flagcheck:")]
         assert len(line) == 1, p.stdout
-        assert "bh_lru=on" in line[0], line[0]
+        assert "bh_lru variant=on" in line[0], line[0]
         for want in ("lookups=50 ", "hits=48 ", "misses=2 ", "hit_idx2=48 ",
                      "hit_idx1=0 ", "lookup_ns="):
             assert want in line[0], (want, line[0])

@@ -298,7 +298,10 @@ static struct io_u *uring_event(struct thread_data fio_unused *td, void *priv,
 
 const struct fc_backend fc_backend_io_uring = {
 	.name		= "io_uring",
-	.fio_flags	= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME,
+	.help		= "liburing",
+	/* as fio's own io_uring engine */
+	.fio_flags	= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME |
+			  FIO_NO_OFFLOAD,
 	.init		= uring_init,
 	.cleanup	= uring_cleanup,
 	.busy		= uring_busy,

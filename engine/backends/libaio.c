@@ -292,6 +292,7 @@ static struct io_u *libaio_event(struct thread_data fio_unused *td,
 
 const struct fc_backend fc_backend_libaio = {
 	.name		= "libaio",
+	.help		= "io_submit",
 	.fio_flags	= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME,
 	.init		= libaio_init,
 	.cleanup	= libaio_cleanup,

@@ -112,6 +112,7 @@ static int null_open_file(struct thread_data fio_unused *td,
 
 const struct fc_backend fc_backend_null = {
 	.name		= "null",
+	.help		= "no data transfer, like fio's null engine",
 	.fio_flags	= FIO_DISKLESSIO | FIO_FAKEIO,
 	.init		= null_init,
 	.cleanup	= null_cleanup,

@@ -5,8 +5,8 @@
  * vector to hand to preadv(2). Syncs (fsync=, fdatasync=) go through fio's
  * do_io_u_sync(), trims through do_io_u_trim(), as in fio's psync.
  *
- * The file hooks here are fio's own generic ones: libaio and io_uring open,
- * close and size files the same way.
+ * Its file hooks are fio's own generic ones (file_hooks.c), as libaio's and
+ * io_uring's.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -89,26 +89,9 @@ static struct io_u *psync_event(struct thread_data fio_unused *td,
 	return NULL;
 }
 
-int fc_file_open(struct thread_data *td, void fio_unused *priv,
-		 struct fio_file *f)
-{
-	return generic_open_file(td, f);
-}
-
-int fc_file_close(struct thread_data *td, void fio_unused *priv,
-		  struct fio_file *f)
-{
-	return generic_close_file(td, f);
-}
-
-int fc_file_size(struct thread_data *td, void fio_unused *priv,
-		 struct fio_file *f)
-{
-	return generic_get_file_size(td, f);
-}
-
 const struct fc_backend fc_backend_psync = {
 	.name		= "psync",
+	.help		= "pread/pwrite",
 	.fio_flags	= FIO_SYNCIO,
 	.init		= psync_init,
 	.cleanup	= psync_cleanup,

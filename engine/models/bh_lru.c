@@ -308,7 +308,8 @@ static const char *const bh_lru_names[] = {
 
 static const struct fc_model_option bh_lru_options[] = {
 	{
-		.name	= "bh_lru",
+		.name	= "variant",
+		.alias	= "bh_lru",
 		.help	= "on: the per-CPU (per-job) LRU of 16 buffer heads in "
 			  "front of __find_get_block_slow(); off: the slow path "
 			  "only",

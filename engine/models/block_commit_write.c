@@ -96,7 +96,8 @@ static const char *const page_size_names[] = {
 
 static const struct fc_model_option block_commit_options[] = {
 	{
-		.name	= "clear_new",
+		.name	= "variant",
+		.alias	= "clear_new",
 		.help	= "always: clear_buffer_new() on every buffer head of the "
 			  "page (before the 2021 fs/buffer.c patch); test_first: "
 			  "buffer_new() first (the fix)",

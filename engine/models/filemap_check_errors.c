@@ -70,7 +70,8 @@ static const char *const filemap_paths[] = {
 
 static const struct fc_model_option filemap_options[] = {
 	{
-		.name	= "flag_check",
+		.name	= "variant",
+		.alias	= "flag_check",
 		.help	= "always: two test_and_clear_bit() on every I/O (before "
 			  "7fcbbaf18392); test_first: test_bit() first (the fix)",
 		.def	= "test_first",

@@ -28,15 +28,38 @@ const struct fc_model *const fc_models[] = {
 	NULL,
 };
 
-enum fc_variant fc_model_variant(const struct fc_model *m, const void *params)
+static bool is_variant_name(const char *name)
+{
+	return !strcmp(name, FC_VARIANT_OPTION);
+}
+
+const struct fc_model_option *fc_model_variant_option(const struct fc_model *m)
 {
 	const struct fc_model_option *o;
 
 	for (o = m->options; o && o->name; o++)
-		if (o->is_variant)
-			return *(const unsigned int *)((const char *)params +
-						       o->offset);
-	return FC_ALWAYS;
+		if (is_variant_name(o->name))
+			return o;
+	return NULL;
+}
+
+int fc_option_choice(const struct fc_model_option *mo, const char *name)
+{
+	int i;
+
+	for (i = 0; mo->choices && mo->choices[i]; i++)
+		if (name && !strcmp(mo->choices[i], name))
+			return i;
+	return -1;
+}
+
+enum fc_variant fc_model_variant(const struct fc_model *m, const void *params)
+{
+	const struct fc_model_option *o = fc_model_variant_option(m);
+
+	if (!o)
+		return FC_ALWAYS;
+	return *(const unsigned int *)((const char *)params + o->offset);
 }
 
 static bool same_str(const char *a, const char *b)
@@ -58,6 +81,9 @@ static bool same_choices(const char *const *a, const char *const *b)
 static const char *option_disagreement(const struct fc_model_option *a,
 				       const struct fc_model_option *b)
 {
+	/* each model's variant has its own choices and default */
+	if (is_variant_name(a->name))
+		return a->choices && b->choices ? NULL : "choices";
 	if (a->is_string != b->is_string ||
 	    !same_choices(a->choices, b->choices))
 		return "choices";
@@ -90,14 +116,62 @@ static int two_models_agree(const struct fc_model *m,
 	return 0;
 }
 
+/*
+ * The variant is named FC_VARIANT_OPTION, is a choice with a default among
+ * its choices, and only it has an older name; an older name is not the name
+ * of any model's option (it is a fio option of its own).
+ */
+static int variant_is_named(const struct fc_model *const *models,
+			    const struct fc_model *m, char *msg, size_t len)
+{
+	const struct fc_model_option *a;
+	const struct fc_model *const *n;
+
+	for (a = m->options; a && a->name; a++) {
+		bool variant = is_variant_name(a->name);
+
+		if ((a->is_variant && !variant) || (a->alias && !variant)) {
+			snprintf(msg, len, "option %s of model %s: a model's "
+				 "variant is named %s (its older name, if any, "
+				 "goes in .alias), and only it has an alias",
+				 a->name, m->name, FC_VARIANT_OPTION);
+			return -1;
+		}
+		if (variant && fc_option_choice(a, a->def) < 0) {
+			snprintf(msg, len, "option %s of model %s: a variant is "
+				 "a choice whose default is one of its choices",
+				 a->name, m->name);
+			return -1;
+		}
+		for (n = models; a->alias && *n; n++) {
+			const struct fc_model_option *b;
+
+			for (b = (*n)->options; b && b->name; b++)
+				if (!strcmp(b->name, a->alias) ||
+				    (b->alias && b != a &&
+				     !strcmp(b->alias, a->alias))) {
+					snprintf(msg, len, "alias %s of model %s's "
+						 "variant is also an option of "
+						 "model %s", a->alias, m->name,
+						 (*n)->name);
+					return -1;
+				}
+		}
+	}
+	return 0;
+}
+
 int fc_models_agree(const struct fc_model *const *models, char *msg,
 		    size_t len)
 {
 	const struct fc_model *const *m, *const *n;
 
-	for (m = models; *m; m++)
+	for (m = models; *m; m++) {
+		if (variant_is_named(models, *m, msg, len))
+			return -1;
 		for (n = m + 1; *n; n++)
 			if (two_models_agree(*m, *n, msg, len))
 				return -1;
+	}
 	return 0;
 }

@@ -146,7 +146,8 @@ static const char *const uptodate_names[] = {
 
 static const struct fc_model_option uptodate_options[] = {
 	{
-		.name	= "uptodate",
+		.name	= "variant",
+		.alias	= "uptodate",
 		.help	= "before: test_bit() first, no barrier (e394ff83, "
 			  "BUFFER_FNS since 60f91826ca62); always: "
 			  "smp_mb__before_atomic() and set_bit() on every call "

@@ -171,7 +171,8 @@ static const char *const verified_stats[] = {
 
 static const struct fc_model_option verified_options[] = {
 	{
-		.name	= "verified",
+		.name	= "variant",
+		.alias	= "verified",
 		.help	= "always: set_bit(BH_Verified) on every inode bitmap "
 			  "read (before 60f91826ca62); test_first: test_bit() "
 			  "first (the fix)",

@@ -90,7 +90,7 @@ class Units(unittest.TestCase):
     def test_job_file_expanded_and_included(self):
         text = jobfile.render(JOB, {"FLAG_CHECK": "always", "NUMJOBS": "3"})
         self.assertNotIn("${", text)
-        self.assertIn("flag_check=always\n", text)
+        self.assertIn("variant=always\n", text)
         self.assertIn("numjobs=3\n", text)
         self.assertIn("backend=\n", text)       # unset: empty, as fio does
         self.assertIn("time_based\n", text)     # inlined

@@ -368,7 +368,7 @@ class ClientMode(Scratch):
 
     def test_mode_the_engine_refuses(self):
         self.check_no_results(["--modes", "bogus"],
-                              "flag_check=bogus is not valid")
+                              "variant=bogus is not valid")
 
     def test_killed_server_child_is_quoted(self):
         server = self.servers.start()

@@ -162,6 +162,41 @@ class TestArithmetic(unittest.TestCase):
                  "timed_calls": 16, "timed_ns": 16 * 100}]
         self.assertEqual(why.time_share(recs, 1), (10.0, 100.0))
 
+    def test_time_share_without_the_preempted_calls(self):
+        # 1e6 calls of 40 ns in 1 s; of the 3907 timed, 30 preempted for
+        # 2 ms each (a busy machine): their plain mean says 15.4 us per
+        # call, 1536% of the runtime; trimmed, the 40 ns calls: 4%
+        hist, hist_ns = [0] * 32, [0] * 32
+        hist[6], hist_ns[6] = 3877, 3877 * 40
+        hist[21], hist_ns[21] = 30, 30 * 2000000
+        rec = {"ios": 1000000, "checks": 1000000, "timed_calls": 3907,
+               "timed_ns": 3877 * 40 + 30 * 2000000, "timed_log2": hist,
+               "timed_log2_ns": hist_ns}
+        share, ns, robust = why.time_share_of([rec], 1000)
+        self.assertTrue(robust)
+        self.assertEqual((share, ns), (4.0, 40.0))
+        plain = dict(rec)
+        del plain["timed_log2"], plain["timed_log2_ns"]
+        share, ns, robust = why.time_share_of([plain], 1000)
+        self.assertFalse(robust)
+        self.assertGreater(share, 1000)
+        # within TRIM_BUCKETS of the median: a genuine slow call, kept
+        hist[8], hist_ns[8] = 100, 100 * 200
+        rec.update(timed_calls=4007, timed_ns=rec["timed_ns"] + 20000)
+        self.assertAlmostEqual(why.trimmed_ns_per_call(hist, hist_ns),
+                               (3877 * 40 + 20000) / 3977, places=9)
+        # buckets that do not add up to the line's totals: not used
+        rec["timed_calls"] += 1
+        self.assertFalse(why.time_share_of([rec], 1000)[2])
+
+    def test_share_warning_only_for_what_cannot_be_genuine(self):
+        run = why.Run(1.0, 10, 2.0, 150.0, 40.0, "m", "x.json", None, True)
+        self.assertIn("are wrong", why.share_warning(run))
+        old = run._replace(robust=False)
+        self.assertNotIn("are wrong", why.share_warning(old))
+        self.assertIn("lack timed_log2", why.share_warning(old))
+        self.assertIsNone(why.share_warning(run._replace(share=100.0)))
+
     def test_estimate(self):
         e = why.estimate(150.0, "x")
         self.assertAlmostEqual(e.before, 1e9 / 550, places=6)

@@ -50,7 +50,7 @@ static void bdev_open(struct bdev *b, const char *lru, unsigned int mod)
 	char num[16];
 
 	b->p = model_params(m);
-	model_set(m, b->p, "bh_lru", lru);
+	model_set(m, b->p, "variant", lru);
 	snprintf(num, sizeof(num), "%u", mod);
 	model_set(m, b->p, "mod", num);
 	b->size = m->state_size(b->p, 0);
@@ -86,7 +86,7 @@ static void lookups(struct bdev *b, unsigned int mod, unsigned int n,
 
 static void the_model_as_the_glue_sees_it(void)
 {
-	const struct fc_model_option *o = model_opt(m, "bh_lru");
+	const struct fc_model_option *o = model_opt(m, "variant");
 	int i;
 
 	CHECK(!strcmp(m->name, "bh_lru"));

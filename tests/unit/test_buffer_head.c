@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* __block_commit_write(): a page's heads are new on its first write only;
- * clear_new=always runs one RMW per head of the page on every write,
+ * variant=always runs one RMW per head of the page on every write,
  * test_first none once the page is no longer new; the state fits the arena
  * and no two heads' b_state share a cache line. */
 #include <pthread.h>
@@ -70,7 +70,7 @@ static void the_model_as_the_glue_sees_it(void)
 	for (o = m->options; o->name; o++) {
 		if (o->is_variant) {
 			variants++;
-			CHECK(!strcmp(o->name, "clear_new"));
+			CHECK(!strcmp(o->name, "variant") && !strcmp(o->alias, "clear_new"));
 			CHECK(o->choices == fc_variant_names);
 		}
 		if (!strcmp(o->name, "page_size"))

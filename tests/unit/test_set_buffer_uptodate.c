@@ -28,7 +28,7 @@ static void *params_of(const char *variant)
 {
 	void *p = model_params(m);
 
-	model_set(m, p, "uptodate", variant);
+	model_set(m, p, "variant", variant);
 	return p;
 }
 
@@ -42,7 +42,7 @@ static int one_op(void *state, void *p, struct fc_counters *c)
 
 static void the_model_as_the_glue_sees_it(void)
 {
-	const struct fc_model_option *o = model_opt(m, "uptodate");
+	const struct fc_model_option *o = model_opt(m, "variant");
 	void *p = model_params(m);
 	int i;
 

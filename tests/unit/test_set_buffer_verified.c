@@ -24,7 +24,7 @@ static void *params_of(const char *variant, const char *dir)
 {
 	void *p = model_params(m);
 
-	model_set(m, p, "verified", variant);
+	model_set(m, p, "variant", variant);
 	model_set(m, p, "creat_dir", dir);
 	return p;
 }
@@ -39,7 +39,7 @@ static int one_cycle(void *state, void *p, void *job, struct fc_counters *c)
 
 static void the_model_as_the_glue_sees_it(void)
 {
-	const struct fc_model_option *o = model_opt(m, "verified");
+	const struct fc_model_option *o = model_opt(m, "variant");
 	void *p = model_params(m);
 	char msg[256];
 

@@ -21,7 +21,8 @@ where the mode and numjobs of a run come from, first match wins:
     option numjobs gives numjobs (for every file);
   the results directory's manifest.json (written by flagcheck-run);
   the file name: <scenario>_<mode>_nj<numjobs>_r<repeat>.json;
-  the fio job options flag_check (or the stats file's flag_check) and numjobs.
+  the fio job options variant (flag_check in older runs; or the stats file's
+  variant) and numjobs.
 
 files written to --outdir: report.md, compare.csv, scaling.csv and, unless
 --no-plot, <scenario>_iops.png/.svg and <scenario>_ratio.png/.svg.
@@ -110,7 +111,7 @@ def parse_args(argv):
                    "the header and the verdicts still count them")
     p.add_argument("--group-by", metavar="OPTION",
                    help="take each run's mode from this fio job option "
-                   "(e.g. flag_check, ioengine) for every file, instead of "
+                   "(e.g. variant, ioengine) for every file, instead of "
                    "the manifest or the file name")
     usl.add_arguments(p)
     why.add_arguments(p)
@@ -197,10 +198,12 @@ def identify(path, doc, stats_records, entry, group_by, modes):
         run = matrix.parse_name(path, modes)
         if run is not None:
             return tuple(run)
-    option = group_by or "flag_check"
+    # the variant job option; flag_check: its older name, in older runs
+    option = group_by or ("variant" if "variant" in opts else "flag_check")
     mode = opts.get(option)
-    if mode is None and option == "flag_check" and stats_records:
-        mode = stats_records[0].get("flag_check")
+    if mode is None and group_by is None and stats_records:
+        mode = stats_records[0].get("variant",
+                                    stats_records[0].get("flag_check"))
     if mode is None and group_by is not None:
         raise fiojson.InputError(path, "cannot tell the mode: --group-by "
                                  "%s: no such job option in this run (its "

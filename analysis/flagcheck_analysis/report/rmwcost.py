@@ -26,7 +26,13 @@ time in the path = timed_ns / timed_calls *
 its model calls (its ios, which equal fio's total_ios: the report leaves out
 runs where they do not); the share = the jobs' time in the path / fio's
 job_runtime (summed over the jobs). Records of version 1 (timed_checks)
-are read with checks as the calls."""
+are read with checks as the calls.
+On a busy machine a timed call preempted between its two clock reads lasts
+microseconds to milliseconds and weighs as much as timed_every - 1 untimed
+calls: where the counters line has the timed calls by log2 of their ns
+(timed_log2, timed_log2_ns), the ns per call is the mean of the timed calls
+at most TRIM_BUCKETS buckets (a factor 2 each) above the median call's
+bucket, which no genuine run can put beyond fio's job_runtime."""
 
 import argparse
 import os
@@ -52,7 +58,7 @@ CLOSE = 1.25
 ALWAYS, TEST_FIRST = "always", "test_first"
 
 Run = namedtuple("Run", "iops total_ios rmw_per_io share ns_per_check "
-                 "model source stores_per_io")
+                 "model source stores_per_io robust", defaults=(True,))
 Gap = namedtuple("Gap", "scenario numjobs iops ns_io rmw_io gap ns_rmw "
                  "cal_ns_rmw accounted ceiling of_ceiling")
 Share = namedtuple("Share", "scenario numjobs mode n ns_per_check share "
@@ -78,10 +84,58 @@ def job_runtime_ms(doc):
     return sum(_num(e.get("job_runtime")) or 0 for e in fiojson.fio_jobs(doc))
 
 
+# timed calls more than this many log2 buckets (x16..x32) above the
+# median call's are left out of the ns per call: preempted, not the path's
+TRIM_BUCKETS = 4
+
+
+def _buckets(r, t_calls, t_ns):
+    """The job's (calls, ns) by log2 bucket, or None where the line has
+    none or they do not add up to its timed_calls and timed_ns."""
+    hist, hist_ns = r.get("timed_log2"), r.get("timed_log2_ns")
+    if not isinstance(hist, list) or not isinstance(hist_ns, list) or \
+            len(hist) != len(hist_ns) or \
+            any(_num(v) is None or v < 0 for v in hist + hist_ns):
+        return None
+    if sum(hist) != t_calls or sum(hist_ns) != t_ns:
+        return None
+    return hist, hist_ns
+
+
+def trimmed_ns_per_call(hist, hist_ns):
+    """The mean ns of the timed calls up to TRIM_BUCKETS buckets above the
+    median call's bucket (None without calls)."""
+    total, seen = sum(hist), 0
+    for median, n in enumerate(hist):
+        seen += n
+        if 2 * seen >= total and total:
+            break
+    else:
+        return None
+    keep = median + TRIM_BUCKETS + 1
+    calls = sum(hist[:keep])
+    return sum(hist_ns[:keep]) / calls
+
+
+def _job_ns_per_call(r, t_calls, t_ns):
+    """(ns per model call of one job, robust: from its buckets)"""
+    b = _buckets(r, t_calls, t_ns)
+    if b is None:
+        return t_ns / t_calls, False
+    return trimmed_ns_per_call(*b), True
+
+
 def time_share(stats_records, runtime_ms):
     """(share in %, ns per check) of one run; share None when a job ran
     checks but has no timed ones (or the engine does not time them)."""
-    in_path, timed_ns, timed = 0.0, 0, 0
+    share, ns, _ = time_share_of(stats_records, runtime_ms)
+    return share, ns
+
+
+def time_share_of(stats_records, runtime_ms):
+    """(share in %, ns per check, robust): robust when every job's line
+    has its timed calls by bucket (trimmed of preempted calls)."""
+    in_path, weighted, timed, robust = 0.0, 0.0, 0, True
     for r in stats_records:
         if "timed_calls" in r:          # version 2: every I/O calls it
             checks = _num(r.get("ios")) or 0
@@ -93,14 +147,16 @@ def time_share(stats_records, runtime_ms):
             continue                    # no model ran in this job: 0 ns
         t_ns = _num(r.get("timed_ns"))
         if not t_checks or t_ns is None:
-            return None, None
-        in_path += t_ns / t_checks * checks
-        timed_ns += t_ns
+            return None, None, False
+        per_call, job_robust = _job_ns_per_call(r, t_checks, t_ns)
+        robust = robust and job_robust
+        in_path += per_call * checks
+        weighted += per_call * t_checks
         timed += t_checks
     if not runtime_ms:
-        return None, None
+        return None, None, False
     return (100.0 * in_path / (runtime_ms * 1e6),
-            timed_ns / timed if timed else None)
+            weighted / timed if timed else None, robust)
 
 
 def run_figures(doc, stats_records, iops, source=None):
@@ -114,8 +170,11 @@ def run_figures(doc, stats_records, iops, source=None):
         stores = [_num(r.get("stores")) for r in stats_records]
         if ios and None not in stores:      # counted by model=pattern
             stores_io = sum(stores) / ios
-        share, ns_check = time_share(stats_records, job_runtime_ms(doc))
+        share, ns_check, robust = time_share_of(stats_records,
+                                                job_runtime_ms(doc))
         model = stats_records[0].get("model")
+        return Run(iops, ios, rmw_io, share, ns_check, model, source,
+                   stores_io, robust)
     return Run(iops, ios, rmw_io, share, ns_check, model, source, stores_io)
 
 
@@ -536,15 +595,31 @@ def _estimate_source(args, cal):
         rel, "all pairs'"))
 
 
+def share_warning(r):
+    """What a run's time share beyond 100% says, or None: with the timed
+    calls by bucket it cannot be genuine; without them (an older engine) a
+    busy machine's preempted calls can do it."""
+    if r.share is None or r.share <= 100:
+        return None
+    if r.robust:
+        return ("%s: its counters put %.1f%% of the jobs' time in the "
+                "modelled path, more than fio's job_runtime even without "
+                "the calls a busy machine preempted: timed_log2_ns, "
+                "timed_calls or ios are wrong" % (r.source, r.share))
+    return ("%s: its counters put %.1f%% of the jobs' time in the modelled "
+            "path, more than fio's job_runtime: its counters (an older "
+            "engine) lack timed_log2, and a busy machine's preempted calls "
+            "weigh in full there" % (r.source, r.share))
+
+
 def build(args, records, docs, warn):
     """The Section, or None when there is nothing to show."""
     cal = _results_calibration(args.inputs, warn)
     groups = runs(records, docs)
     for r in (r for rs in groups.values() for r in rs):
-        if r.share is not None and r.share > 100:
-            warn("%s: its counters put %.1f%% of the jobs' time in the "
-                 "modelled path, more than fio's job_runtime: timed_ns, "
-                 "timed_checks or checks are wrong" % (r.source, r.share))
+        text = share_warning(r)
+        if text:
+            warn(text)
     share_rows = [s for s in shares(groups) if s.share is not None]
     explicit = args.transfer_ns is not None or args.calibration is not None
     if cal is None and not share_rows and not explicit:

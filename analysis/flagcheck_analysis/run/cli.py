@@ -207,8 +207,8 @@ def _matrix_options(p, ncpu):
                    help="fio job file to run (repeatable)")
     p.add_argument("--modes", type=_csv_list(_mode),
                    default=list(matrix.DEFAULT_MODES), metavar="A,B",
-                   help="flag_check modes, run interleaved in this order "
-                   "(default: always,test_first)")
+                   help="variant modes (the engine's variant=), run "
+                   "interleaved in this order (default: always,test_first)")
     p.add_argument("--numjobs", type=_csv_list(_at_most(MAX_NUMJOBS)),
                    default=matrix.default_numjobs(ncpu), metavar="N,N",
                    help="numjobs values, each at most %d (fio's limit; "
@@ -336,7 +336,7 @@ def build_parser(ncpu):
     default)."""
     p = argparse.ArgumentParser(
         prog=PROG, description="Run fio job files over a matrix of "
-        "flag_check modes x numjobs x repeats and keep every run's JSON.",
+        "variant modes x numjobs x repeats and keep every run's JSON.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     _matrix_options(p, ncpu)
     _condition_options(p)

@@ -1,0 +1,46 @@
+"""Each model's expectations, in one table, for the tests that run every
+model the engine lists (fio --enghelp, built from fc_models[]): a new model
+(one file in engine/models/, one line in models.c) without its line here
+fails test_every_model_has_its_expectations in test_engine_invariants.py.
+
+A line: the model's always-form options, its exact RMWs of one job's fio
+I/Os (the counters line s, fio's reads r and writes w -> (got, want)), and
+its model calls (checks) for those I/Os."""
+from collections import namedtuple
+
+Expect = namedtuple("Expect", "always rmw checks")
+
+EXPECT = {
+    # S1: two test_and_clear_bit() per check, one check per I/O
+    "filemap_check_errors": Expect(
+        ["--variant=always"],
+        lambda s, r, w: (s["rmw"], 2 * (r + w)),
+        lambda r, w: r + w),
+    # S2: clear_buffer_new() on each of a 64K page's 16 heads per 4k write
+    "block_commit_write": Expect(
+        ["--variant=always", "--page_size=64k"],
+        lambda s, r, w: (s["paths"]["clear_buffer_new"]["rmw"], 16 * w),
+        lambda r, w: w),
+    # S3: set_bit(BH_Verified) at creat and at unlink
+    "set_buffer_verified": Expect(
+        ["--variant=always"],
+        lambda s, r, w: (s["rmw"], 2 * (r + w)),
+        lambda r, w: r + w),
+    # S4: set_bit(BH_Uptodate) on each of metadata_bhs=3 buffers
+    "set_buffer_uptodate": Expect(
+        ["--variant=always", "--metadata_bhs=3"],
+        lambda s, r, w: (s["paths"]["set_buffer_uptodate"]["rmw"],
+                         3 * (r + w)),
+        lambda r, w: r + w),
+    # S5: lookups_per_io=4 lookups, each a check
+    "bh_lru": Expect(
+        ["--variant=on", "--lookups_per_io=4", "--mod=8"],
+        lambda s, r, w: (s["checks"], 4 * (r + w)),
+        lambda r, w: 4 * (r + w)),
+    # a pattern written in the job file: S1's two test_and_clear_bit()
+    "pattern": Expect(
+        ["--variant=always", "--pattern_words=flags@0",
+         "--pattern=test_and_clear_bit(flags,0),test_and_clear_bit(flags,1)"],
+        lambda s, r, w: (s["rmw"], 2 * (r + w)),
+        lambda r, w: r + w),
+}
