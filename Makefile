@@ -38,13 +38,20 @@ ENGINE_SRCS	:= $(sort $(wildcard engine/*.c)) $(KERNEL_SRCS) $(MODEL_SRCS) \
 ENGINE_HDRS	:= $(wildcard engine/*.h engine/kernel/*.h engine/models/*.h)
 ENGINE		:= $(BUILD)/fio-flagcheck.so
 
+# What differs between fio trees, by feature tests on the tree's own headers
+# (engine/fio_compat.h), not by its version: 3.42 renamed ramp_time_over
+# to ramp_period_over; ramp_size= came with it.
+fio_has		= $(shell grep -qw '$(1)' $(FIO_TREE)/$(2) 2>/dev/null && echo -D$(3))
+FIO_FEATURES	= $(call fio_has,ramp_period_over,fio_time.h,FC_FIO_HAS_RAMP_PERIOD) \
+		  $(call fio_has,ramp_size,thread_options.h,FC_FIO_HAS_RAMP_SIZE)
+
 WARN		:= -Wall -Wextra -Werror
 BASE_CFLAGS	:= -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE \
 		   -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64
 ENGINE_CFLAGS	= $(BASE_CFLAGS) -fPIC -fvisibility=hidden \
 		  -Iengine -Iengine/kernel \
 		  -include $(FIO_TREE)/config-host.h -isystem $(FIO_TREE) \
-		  -DFLAGCHECK_FIO_VERSION='"$(FIO_VERSION_OF)"'
+		  $(FIO_FEATURES) -DFLAGCHECK_FIO_VERSION='"$(FIO_VERSION_OF)"'
 # nodelete: fio dlcloses engines at exit, a known crash source
 ENGINE_LDFLAGS	:= -shared -Wl,-z,nodelete -Wl,-z,now
 # the libaio and io_uring backends
