@@ -4,6 +4,8 @@
 #   make FIO_SRC=DIR      ... against your own (configured) fio tree instead
 #   make fio              an fio binary from that same tree, in $(BUILD)/fio
 #   make check            install what is missing, build, run every test
+#   make check-fio-versions   build fio 3.36, 3.39, 3.41, 3.42 and the engine
+#                         against each, run the version tests under each
 #   make check PYTEST_ARGS='-k iodepth'   ... only the tests pytest's -k picks
 #   make bench            the engine's overhead against fio's null engine
 #   make calibrate        this machine's cache-line costs, in $(BUILD)/calibration
@@ -163,6 +165,19 @@ check: deps
 
 bench: all
 	$(PYTHON) tests/bench.py --engine $(ENGINE)
+
+# The fio version matrix (docs/fio-versions.md): each fio built once from
+# its source in $(BUILD)/fio-versions/VERSION, the engine against it, the
+# version-sensitive tests under it, a table at the end. FIO_VERSIONS picks
+# some; FIO_TARBALLS is where the release tarballs are (../shared/fio).
+FIO_VERSIONS	?=
+FIO_TARBALLS	?= $(abspath ../shared/fio)
+
+.PHONY: check-fio-versions
+check-fio-versions: deps
+	$(MAKE) all
+	TARBALLS=$(FIO_TARBALLS) PYTHON=$(PYTHON) \
+		scripts/fio-versions.sh $(BUILD) $(FIO_VERSIONS)
 
 # The headline reproduction on the embedded default (null backend, nothing
 # written): both scenarios, both modes, numjobs 1..nproc, interleaved

@@ -46,10 +46,11 @@ class Result:
 
 
 class Context:
-    def __init__(self, build):
+    def __init__(self, build, fio=None):
+        """fio: the fio binary (default: fio on PATH), as --fio gives it."""
         self.build = build
         self.engine = os.path.join(build, "fio-flagcheck.so")
-        self.fio = shutil.which("fio")
+        self.fio = fio or shutil.which("fio")
         self.tmp = os.path.join(build, "tests")
         os.makedirs(self.tmp, exist_ok=True)
         assert self.fio, "fio not found on PATH (make check installs it)"
