@@ -20,6 +20,13 @@
  * before, a bool td->ramp_time_over.
  */
 #ifdef FC_FIO_HAS_RAMP_PERIOD
+/*
+ * Weak: an fio before 3.42 has no in_ramp_period(), and the engine, linked
+ * -z now, would fail dlopen() there ("undefined symbol") before its
+ * version check could say which fio it was built for. Never called then.
+ */
+extern bool in_ramp_period(struct thread_data *) __attribute__((weak));
+
 static inline bool fc_fio_ramp_over(struct thread_data *td)
 {
 	return !in_ramp_period(td);

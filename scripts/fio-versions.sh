@@ -125,20 +125,25 @@ build_all() {
 		{ say "fio $ver: the engine does not build against it, see $dir/engine-build.log"; return 1; }
 }
 
-# An engine built for another fio is refused at load: the default build's,
-# (Debian's fio) under this fio.
-foreign_refused() {
-	local ver=$1 fio=$2 other=$3 out
+# fio $1 refuses the engine $2, built for another fio, at load, with the
+# engine's line naming both versions and fio's own refusal. Nothing to do
+# where both are the same version or $2 was not built.
+refused() {
+	local fio=$1 engine=$2 built running out
 
-	[ -f "$other" ] || { say "fio $ver: no $other to load (make builds it)"; return 0; }
-	[ "$(cat "$(dirname "$other")/fio-version" 2>/dev/null)" != "fio-$ver" ] || return 0
-	out=$(cd /tmp && "$fio" --name=t --ioengine="external:$other" --size=1m \
-		--filename=flagcheck-foreign 2>&1)
-	if [ $? -ne 0 ] && grep -q "built against the headers of" <<<"$out" &&
-	   grep -q "fio: failed to load engine" <<<"$out"; then
+	built=$(cat "$(dirname "$engine")/fio-version" 2>/dev/null) || return 0
+	[ -f "$engine" ] || return 0
+	running=$("$fio" --version) || return 1
+	[ "$built" != "$running" ] || return 0
+	out=$(cd /tmp && "$fio" --name=t --ioengine="external:$engine" \
+		--size=1m --filename=flagcheck-foreign 2>&1)
+	if [ $? -ne 0 ] &&
+	   grep -q "built against the headers of $built but loaded by $running" <<<"$out" &&
+	   grep -q "^fio: failed to load engine" <<<"$out"; then
+		say "$running refuses the engine built for $built"
 		return 0
 	fi
-	say "fio $ver: an engine built for $(cat "$(dirname "$other")/fio-version") was not refused:"
+	say "$running did not refuse the engine built for $built as it should:"
 	echo "$out" >&2
 	return 1
 }
@@ -162,7 +167,11 @@ for ver in "${versions[@]}"; do
 	fi
 	fio="$tree/fio"
 	say "fio $ver: $("$fio" --version) from $tree"
-	if ! foreign_refused "$ver" "$fio" "$build/fio-flagcheck.so"; then
+	# the default build's engine (the fio on PATH) under this fio, and
+	# this one's under that fio
+	if ! refused "$fio" "$build/fio-flagcheck.so" ||
+	   ! { ! command -v fio >/dev/null ||
+	       refused "$(command -v fio)" "$dir/build/fio-flagcheck.so"; }; then
 		RESULT[$ver]=failed
 		WHY[$ver]="a foreign engine loaded"
 		continue
