@@ -46,6 +46,8 @@ TESTS=(tests/test_engine_invariants.py
 	"tests/test_engine_jobs.py::test_job_file_runs_on_the_embedded_default"
 	"tests/test_engine_jobs.py::test_job_file_runs_on_a_small_real_file"
 	"tests/analysis/test_clientserver.py::TwoServers")
+# the models do not depend on fio: the full count matrix with one of them
+SELECT="not test_engine_counts_equal_fios or filemap_check_errors"
 
 say() { echo "fio-versions: $*" >&2; }
 
@@ -177,7 +179,7 @@ for ver in "${versions[@]}"; do
 		continue
 	fi
 	"$python" -m pytest -q -p no:cacheprovider --build="$dir/build" \
-		--fio="$fio" "${TESTS[@]}" 2>&1 | tee "$dir/pytest.log" | tail -n 5 >&2
+		--fio="$fio" -k "$SELECT" "${TESTS[@]}" 2>&1 | tee "$dir/pytest.log" | tail -n 5 >&2
 	if [ "${PIPESTATUS[0]}" -eq 0 ]; then
 		RESULT[$ver]=passed
 	else
