@@ -229,19 +229,27 @@ reproduce-family: deps
 LIBDIR	= $(PREFIX)/lib/flagcheck
 JOBDIR	= $(PREFIX)/share/flagcheck/jobs
 
+# the analysis package and each of its sub-packages (results, stats, run,
+# calibrate, report): every directory of it with an __init__.py
+PYPKGS	= $(patsubst %/__init__.py,%,$(wildcard \
+	analysis/flagcheck_analysis/__init__.py \
+	analysis/flagcheck_analysis/*/__init__.py))
+
 install: all
-	install -d $(DESTDIR)$(LIBDIR)/analysis/flagcheck_analysis \
-		$(DESTDIR)$(JOBDIR) $(DESTDIR)$(PREFIX)/bin
-	install -m 0755 $(ENGINE) $(DESTDIR)$(LIBDIR)/
-	install -m 0644 analysis/flagcheck_analysis/*.py \
-		$(DESTDIR)$(LIBDIR)/analysis/flagcheck_analysis/
-	install -m 0755 $(CALIBRATE) $(DESTDIR)$(LIBDIR)/
+	install -d "$(DESTDIR)$(LIBDIR)/analysis" "$(DESTDIR)$(JOBDIR)" \
+		"$(DESTDIR)$(PREFIX)/bin"
+	install -m 0755 "$(ENGINE)" "$(DESTDIR)$(LIBDIR)/"
+	for d in $(PYPKGS); do \
+		install -d "$(DESTDIR)$(LIBDIR)/$$d" && \
+		install -m 0644 "$$d"/*.py "$(DESTDIR)$(LIBDIR)/$$d/" || exit 1; \
+	done
+	install -m 0755 "$(CALIBRATE)" "$(DESTDIR)$(LIBDIR)/"
 	install -m 0755 analysis/flagcheck-run analysis/flagcheck-report \
-		analysis/flagcheck-calibrate $(DESTDIR)$(LIBDIR)/analysis/
-	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) $(DESTDIR)$(JOBDIR)/)
-	ln -sf ../lib/flagcheck/analysis/flagcheck-run $(DESTDIR)$(PREFIX)/bin/
-	ln -sf ../lib/flagcheck/analysis/flagcheck-report $(DESTDIR)$(PREFIX)/bin/
-	ln -sf ../lib/flagcheck/analysis/flagcheck-calibrate $(DESTDIR)$(PREFIX)/bin/
+		analysis/flagcheck-calibrate "$(DESTDIR)$(LIBDIR)/analysis/"
+	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) "$(DESTDIR)$(JOBDIR)/")
+	ln -sf ../lib/flagcheck/analysis/flagcheck-run "$(DESTDIR)$(PREFIX)/bin/"
+	ln -sf ../lib/flagcheck/analysis/flagcheck-report "$(DESTDIR)$(PREFIX)/bin/"
+	ln -sf ../lib/flagcheck/analysis/flagcheck-calibrate "$(DESTDIR)$(PREFIX)/bin/"
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/flagcheck-run \

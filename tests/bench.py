@@ -26,7 +26,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "analysis"))
-from flagcheck_analysis import clock  # noqa: E402
+from flagcheck_analysis.run import clock  # noqa: E402
 
 
 def iops(fio, args, cwd):

@@ -25,7 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "analysis"))
-from flagcheck_analysis import clock  # noqa: E402
+from flagcheck_analysis.run import clock  # noqa: E402
 
 TARGET = 0.95
 

@@ -51,7 +51,8 @@ def test_job_file_names_its_source_and_takes_every_var(path):
 def test_every_job_var_has_a_default_in_run_job_and_the_runner(ctx, path):
     sys.path.insert(0, os.path.join(TOP, "analysis"))
     try:
-        from flagcheck_analysis import matrix, runcli
+        from flagcheck_analysis.results import matrix
+        from flagcheck_analysis.run import cli as runcli
     finally:
         sys.path.pop(0)
     runner_vars = set(runcli.DEFAULT_VARS) | set(matrix.MATRIX_VARS)

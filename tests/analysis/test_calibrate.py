@@ -12,7 +12,7 @@ import unittest
 
 from tests.analysis.helpers import BUILD, REPO, run_cli
 
-from flagcheck_analysis import calibrate
+from flagcheck_analysis.calibrate import calibration as calibrate
 
 PROGRAM = os.path.join(BUILD, "flagcheck-calibrate")
 USABLE = sorted(os.sched_getaffinity(0))

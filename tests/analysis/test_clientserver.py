@@ -15,7 +15,8 @@ import unittest
 
 from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, HERE, REPO, \
     run_cli
-from flagcheck_analysis import clients, hostrun, hosts, jobfile
+from flagcheck_analysis.results import clients
+from flagcheck_analysis.run import clientserver as hostrun, hosts, jobfile
 
 JOB = os.path.join(HERE, "clientserver.fio")
 LOOPBACK = "127.0.0.1"

@@ -1,4 +1,4 @@
-"""fio's clock, one for every run of a matrix (flagcheck_analysis.clock and
+"""fio's clock, one for every run of a matrix (flagcheck_analysis.run.clock and
 flagcheck-run --clocksource)."""
 
 import subprocess
@@ -6,7 +6,7 @@ import tempfile
 import unittest
 
 from tests.analysis.helpers import FIO, NULL_JOB, ResultsDirCase, run_cli
-from flagcheck_analysis import clock
+from flagcheck_analysis.run import clock
 
 
 def kernel_says():

@@ -4,7 +4,8 @@ missing base, zero base."""
 import unittest
 
 from tests.analysis import helpers  # noqa: F401  (sys.path)
-from flagcheck_analysis import compare, render, scaling
+from flagcheck_analysis.stats import compare, scaling
+from flagcheck_analysis.report import render
 
 
 def rec(mode, nj, iops, rmw=None):

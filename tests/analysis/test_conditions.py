@@ -4,7 +4,8 @@ the verdict note and --exclude-busy, from a made-up manifest."""
 import unittest
 
 from tests.analysis import helpers  # noqa: F401  (sys.path)
-from flagcheck_analysis import compare, conditions, stats
+from flagcheck_analysis.stats import compare, significance as stats
+from flagcheck_analysis.report import conditions
 
 
 def entry(mode, nj, r, busy, others=0.0, cpus=(0,)):

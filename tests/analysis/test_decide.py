@@ -5,7 +5,8 @@ import json
 import unittest
 
 from tests.analysis.helpers import RESULTS
-from flagcheck_analysis import decide, matrix, stats
+from flagcheck_analysis.results import matrix
+from flagcheck_analysis.stats import decide, significance as stats
 
 
 class TestDecide(unittest.TestCase):

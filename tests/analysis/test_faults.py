@@ -17,7 +17,7 @@ from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, NULL_JOB, \
     RESULTS, run_cli
 from tests.analysis.test_clientserver import (JOB as CS_JOB, LOOPBACK,
                                               Servers, free_port)
-from flagcheck_analysis import fiojson
+from flagcheck_analysis.results import fiojson
 
 DEEP = 100000           # levels of nesting: far past Python's recursion limit
 

@@ -5,7 +5,7 @@ import tempfile
 import unittest
 
 from tests.analysis.helpers import CLIENTSERVER, CLIENTSERVER_HOSTS, RESULTS
-from flagcheck_analysis import clients, fiojson
+from flagcheck_analysis.results import clients, fiojson
 
 ALWAYS_NJ2 = os.path.join(RESULTS, "flagcheck-fixture_always_nj2_r1.json")
 

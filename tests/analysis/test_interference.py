@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 from tests.analysis import helpers  # noqa: F401  (sys.path)
-from flagcheck_analysis import interference
+from flagcheck_analysis.run import interference
 
 STAT = """\
 cpu  {u} 0 {s} {i} 0 0 0 {st} 0 0

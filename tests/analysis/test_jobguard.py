@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 from tests.analysis.helpers import ENGINE, FIO, REPO, run_cli
-from flagcheck_analysis import jobguard
+from flagcheck_analysis.run import jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S1 = os.path.join(REPO, "jobs", "filemap-odirect-read.fio")      # reads

@@ -1,12 +1,15 @@
 """The line probe: the cache line between job 1's and job 2's CPUs,
-measured before and after each run (flagcheck_analysis.lineprobe and
+measured before and after each run (flagcheck_analysis.run.lineprobe and
 flagcheck-run)."""
 
 import os
 import unittest
 
 from tests.analysis.helpers import HERE, NULL_JOB, ResultsDirCase, run_cli
-from flagcheck_analysis import calibrate, compare, fiojson, lineprobe
+from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.stats import compare
+from flagcheck_analysis.run import lineprobe
+from flagcheck_analysis.calibrate import calibration as calibrate
 
 USABLE = sorted(os.sched_getaffinity(0))
 FIXTURE = os.path.join(HERE, "fixtures", "results",

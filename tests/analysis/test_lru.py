@@ -8,7 +8,7 @@ import tempfile
 import unittest
 
 from tests.analysis.helpers import REPO, run_cli
-from flagcheck_analysis import lru
+from flagcheck_analysis.report import lru
 
 
 def line(mode, mod, lookups, ns, hits=None, job=1):

@@ -1,7 +1,7 @@
 import unittest
 
 from tests.analysis import helpers  # noqa: F401  (sys.path)
-from flagcheck_analysis import matrix
+from flagcheck_analysis.results import matrix
 
 
 class TestMatrix(unittest.TestCase):

@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 from tests.analysis.helpers import REPO
-from flagcheck_analysis import placement
+from flagcheck_analysis.run import placement
 
 
 def fake_sysfs(root, nodes, siblings):

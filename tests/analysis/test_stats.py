@@ -5,7 +5,7 @@ import warnings
 import scipy.stats
 
 from tests.analysis import helpers  # noqa: F401  (sys.path)
-from flagcheck_analysis import stats
+from flagcheck_analysis.stats import significance as stats
 
 
 class TestBasics(unittest.TestCase):

@@ -3,7 +3,8 @@
 import unittest
 
 from tests.analysis import helpers  # noqa: F401  (sys.path)
-from flagcheck_analysis import compare, threeway
+from flagcheck_analysis.stats import compare
+from flagcheck_analysis.report import fixtable as threeway
 
 
 def rec(mode, nj, iops, rep=1, rmw=None):

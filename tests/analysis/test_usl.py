@@ -13,7 +13,8 @@ import unittest
 import numpy as np
 
 from tests.analysis.helpers import REPO, RESULTS, run_cli
-from flagcheck_analysis import compare, render, usl
+from flagcheck_analysis.stats import compare, usl
+from flagcheck_analysis.report import render
 
 # Three shapes: a mild peak far out, a strong peak inside 1..16, and
 # nearly linear scaling with a late peak

@@ -40,8 +40,9 @@ from types import SimpleNamespace
 
 from tests.analysis.helpers import FIXTURES, RESULTS, run_cli
 
-from flagcheck_analysis import calibrate, why
-from flagcheck_analysis.report import inputs_to_files, load_records
+from flagcheck_analysis.calibrate import calibration as calibrate
+from flagcheck_analysis.report import rmwcost as why
+from flagcheck_analysis.report.cli import inputs_to_files, load_records
 
 WHY = os.path.join(FIXTURES, "why")
 

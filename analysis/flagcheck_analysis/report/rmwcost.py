@@ -28,7 +28,10 @@ import argparse
 import os
 from collections import namedtuple
 
-from . import calibrate, fiojson, matrix, plot, render, stats
+from ..results import fiojson, matrix
+from ..stats import significance as stats
+from ..calibrate import calibration as calibrate
+from . import plot, render
 
 # S1, 7fcbbaf18392 (Jens Axboe, linux-mm, May 2014): O_DIRECT reads on a
 # 4-socket box, "fio jobs that spread over two nodes": 1.7M IOPS before the

@@ -16,7 +16,8 @@ import statistics
 import subprocess
 import sys
 
-from . import placement, plot, render
+from ..run import placement
+from ..report import plot, render
 
 PROG = "flagcheck-calibrate"
 JSON_NAME = "calibration.json"
@@ -25,8 +26,8 @@ DEFAULT_SECONDS = 10.0
 SYSFS = "/sys/devices/system"
 CPUINFO = "/proc/cpuinfo"
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.realpath(__file__))))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))))
 
 # How two CPUs relate, nearest first, and how the tables name it.
 RELATIONS = (("smt", "SMT sibling"), ("same_node", "same node"),

@@ -11,7 +11,7 @@ cache line that changes hands costs, which is the very thing the scenario
 measures. The probe puts that beside every run of 2 or more pinned jobs,
 and the report says when it moved within a cell."""
 
-from . import calibrate
+from ..calibrate import calibration as calibrate
 
 SECONDS = 0.1
 # a cell whose probes span this factor or more "moved" between its runs

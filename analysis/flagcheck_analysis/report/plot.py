@@ -3,7 +3,7 @@ with the linear ideal from one job (as will-it-scale draws it, dotted) and,
 where one was fitted, the scaling law's curve (dashed where extrapolated),
 and each mode's ratio to the base mode against numjobs."""
 
-from . import usl
+from ..stats import usl
 
 
 class PlotError(Exception):

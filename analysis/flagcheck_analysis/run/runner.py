@@ -9,8 +9,11 @@ import subprocess
 import sys
 import time
 
-from . import calibrate, clock, decide, hostrun, interference, jobfile, \
-    lineprobe, manifest, matrix, placement
+from ..results import manifest, matrix
+from ..stats import decide
+from . import (clock, clientserver as hostrun, interference, jobfile,
+               lineprobe, placement)
+from ..calibrate import calibration as calibrate
 
 PROG = "flagcheck-run"
 STDERR_TAIL = 20            # lines of fio's stderr kept for a failed run

@@ -4,9 +4,9 @@ and what the check of 'All clients' against the sum found."""
 
 from collections import namedtuple
 
-from . import stats
+from ..stats import significance as stats
 from .render import fmt_mean_sd, fmt_value
-from .compare import cell
+from ..stats.compare import cell
 
 SUM_ROW = "sum of hosts"
 FIO_ROW = "fio 'All clients'"

@@ -2,7 +2,7 @@
 manifest): where the jobs ran, the warm-up, which runs the machine was
 busy for, and why each cell stopped adding repeats."""
 
-from . import clock, interference, lineprobe, placement
+from ..run import clock, interference, lineprobe, placement
 
 
 def _key(entry):

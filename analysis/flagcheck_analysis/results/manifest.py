@@ -9,12 +9,12 @@ import platform
 import shlex
 import subprocess
 
-from . import atomic, fiojson, matrix, setups
+from . import safewrite as atomic, fiojson, matrix, runsetup as setups
 
 NAME = "manifest.json"
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.realpath(__file__))))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))))
 # what a finished run keeps from the previous manifest when resumed
 KEPT = ("command", "cwd", "env", "rc", "started", "seconds", "hosts",
         "job_files", "placement", "interference")

@@ -9,7 +9,8 @@ gives far too narrow an interval."""
 
 from collections import namedtuple
 
-from . import fiojson, matrix, stats
+from ..results import fiojson, matrix
+from . import significance as stats
 
 MIN_REPEATS = 3
 DEFAULT_PRECISION = 0.02

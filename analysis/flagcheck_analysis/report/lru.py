@@ -13,8 +13,9 @@ import io
 import os
 from collections import namedtuple
 
-from . import plot, render, stats
-from .fiojson import InputError, load_stats
+from ..stats import significance as stats
+from . import plot, render
+from ..results.fiojson import InputError, load_stats
 
 MODEL = "bh_lru"
 

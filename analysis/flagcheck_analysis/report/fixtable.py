@@ -8,8 +8,9 @@ from compare.compare; nothing is computed here."""
 
 from collections import namedtuple
 
-from . import compare, render
-from .fiojson import METRICS
+from ..stats import compare
+from . import render
+from ..results.fiojson import METRICS
 
 # the rows of the seed's table, as far as fio has them
 DEFAULT_METRICS = ("iops", "rmw_per_io", "clat_mean_ns", "usr_cpu")

@@ -8,8 +8,10 @@ import re
 import shlex
 import sys
 
-from . import (calibrate, clock, decide, fiojson, hosts, interference,
-               jobguard, lineprobe, manifest, matrix, placement)
+from ..results import fiojson, manifest, matrix
+from ..stats import decide
+from . import clock, hosts, interference, jobguard, lineprobe, placement
+from ..calibrate import calibration as calibrate
 from .runner import PROG, Runner, fio_command, run_env
 
 
@@ -91,7 +93,7 @@ run and the report's line probe table say what each run had.
 
 warm-up: fio's ramp_time (--ramp, default 1 s) runs before the measured
 runtime; fio leaves it out of every figure it reports.  The engine's
-counters include it, which the report uses only as ratios (RMWs per I/O).
+counters are zeroed when it ends, as fio's are, so they count what fio counts.
 
 interference: right before and after every run, flagcheck-run samples
 /proc/stat, /proc/loadavg and, where readable, the CPU frequency governor

@@ -5,8 +5,8 @@ metric name at the end of the row."""
 
 from collections import namedtuple
 
-from . import stats
-from .fiojson import METRICS
+from . import significance as stats
+from ..results.fiojson import METRICS
 
 # One fio run: who it is and its metrics (fiojson.run_metrics).
 Record = namedtuple("Record", "scenario mode numjobs repeat metrics source")

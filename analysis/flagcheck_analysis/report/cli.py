@@ -7,9 +7,11 @@ import os
 import sys
 from collections import namedtuple
 
-from . import (clients, compare, conditions, fiojson, hosttable, lineprobe,
-               lru, manifest, matrix, plot, render, scaling, setups, stats,
-               threeway, usl, why)
+from ..results import clients, fiojson, manifest, matrix, runsetup as setups
+from ..stats import compare, scaling, significance as stats, usl
+from ..run import lineprobe
+from . import (conditions, fixtable as threeway, lru, perhost as hosttable,
+               plot, render, rmwcost as why)
 
 PROG = "flagcheck-report"
 

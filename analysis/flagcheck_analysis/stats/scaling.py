@@ -4,7 +4,7 @@ ratio to the base mode."""
 
 from collections import namedtuple
 
-from . import stats
+from . import significance as stats
 from .compare import group, mode_order
 
 Point = namedtuple("Point", "mode n iops stddev speedup efficiency ratio "

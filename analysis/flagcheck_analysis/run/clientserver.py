@@ -5,7 +5,8 @@ where each host's engine counters come from afterwards."""
 import json
 import os
 
-from . import atomic, clients, fiojson, hosts, jobfile, matrix
+from ..results import safewrite as atomic, clients, fiojson, matrix
+from . import hosts, jobfile
 
 REASON_LINES = 10      # lines a failed host's server said, kept
 
