@@ -73,8 +73,10 @@ def main():
     ap.add_argument("--out", default="build/soak",
                     help="prefix of the backtrace files (default: build/soak)")
     a = ap.parse_args()
-    if not shutil.which(a.fio):
+    fio = shutil.which(a.fio)
+    if not fio:
         sys.exit(f"--fio {a.fio}: not found")
+    a.fio = os.path.abspath(fio)    # the runs start in their own directory
     if not shutil.which("gdb"):
         sys.exit("gdb not found (apt-get install gdb): no backtrace on a hang")
     os.makedirs(a.dir, exist_ok=True)
