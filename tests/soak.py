@@ -80,7 +80,7 @@ def main():
     if not shutil.which("gdb"):
         sys.exit("gdb not found (apt-get install gdb): no backtrace on a hang")
     os.makedirs(a.dir, exist_ok=True)
-    d = tempfile.mkdtemp(prefix="soak-", dir=a.dir)
+    d = tempfile.mkdtemp(prefix="soak-", dir=os.path.abspath(a.dir))
     argv = job_argv(a, d)
     hangs = errors = 0
     t0 = time.monotonic()
