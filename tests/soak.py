@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 
+import fiorun
+
 
 def job_argv(a, d):
     common = [f"--filename={os.path.join(d, 'inject')}", "--size=16m",
@@ -34,19 +36,6 @@ def job_argv(a, d):
             "--backend=libaio", f"--flag_check={a.mode}", "--inject=eio",
             "--inject_every=7",
             f"--flagcheck_stats={os.path.join(d, 'stats.jsonl')}"] + common
-
-
-def backtraces(pgid, path, argv, run):
-    """gdb's backtrace of every process of the run's process group."""
-    pids = subprocess.run(["pgrep", "-g", str(pgid)], capture_output=True,
-                          text=True).stdout.split()
-    with open(path, "w") as f:
-        f.write(f"run {run}: {' '.join(argv)}\n")
-        for pid in pids:
-            p = subprocess.run(["gdb", "-batch", "-p", pid, "-ex",
-                                "thread apply all bt"], capture_output=True,
-                               text=True, timeout=300)
-            f.write(f"=== pid {pid}\n{p.stdout}\n{p.stderr}\n")
 
 
 def main():
@@ -95,7 +84,9 @@ def main():
             except subprocess.TimeoutExpired:
                 hangs += 1
                 path = f"{a.out}.hang{hangs}.txt"
-                backtraces(p.pid, path, argv, run)
+                with open(path, "w") as f:
+                    f.write(f"run {run}: {' '.join(argv)}\n")
+                    f.write(fiorun.backtraces(p.pid))
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait()
                 print(f"run {run}: no end in {a.timeout:g} s, backtraces "
