@@ -8,6 +8,7 @@
 #                         against each, run the version tests under each
 #   make check PYTEST_ARGS='-k iodepth'   ... only the tests pytest's -k picks
 #   make bench            the engine's overhead against fio's null engine
+#   make bench-pattern    model=pattern against the C models it mirrors
 #   make calibrate        this machine's cache-line costs, in $(BUILD)/calibration
 #
 # The analysis runs with Debian's python3 (it has python3-matplotlib), not
@@ -73,7 +74,8 @@ CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -Iengine -pthread
 
 all: $(ENGINE) $(CALIBRATE)
 
-.PHONY: all deps fio device-bundle check bench reproduce reproduce-family unit-tests clean distclean install \
+.PHONY: all deps fio device-bundle check bench bench-pattern reproduce \
+	reproduce-family reproduce-catalogue unit-tests clean distclean install \
 	uninstall calibrate
 
 deps:
@@ -181,6 +183,14 @@ check-fio-versions: deps
 	TARBALLS=$(FIO_TARBALLS) PYTHON=$(PYTHON) FIO_OPT="$(FIO_OPT)" \
 		scripts/fio-versions.sh $(BUILD) $(FIO_VERSIONS)
 
+# model=pattern against each C model it mirrors (jobs/pattern/ vs jobs/),
+# side by side, and a one-test pattern against fio's null engine;
+# BENCH_PATTERN_ARGS reaches tests/bench_pattern.py (--repeats, --runtime,
+# --scenarios S1,S2, ...).
+BENCH_PATTERN_ARGS ?=
+bench-pattern: all
+	$(PYTHON) tests/bench_pattern.py --engine $(ENGINE) $(BENCH_PATTERN_ARGS)
+
 # The headline reproduction on the embedded default (null backend, nothing
 # written): both scenarios, both modes, numjobs 1..nproc, interleaved
 # repeats, pinned jobs, 1 s warm-up; each cell gets REPRO_MIN_REPEATS
@@ -224,6 +234,21 @@ reproduce-family: deps
 		--runtime $(REPRO_RUNTIME) $(REPRO_ARGS) jobs/bh-lru-lookup.fio
 	$(PYTHON) analysis/flagcheck-lru $(REPRO_OUT)/s5
 
+# The catalogue, more of the family as model=pattern job files
+# (jobs/catalogue/*.fio): every one in both modes, REPRO_REPEATS interleaved
+# repeats, numjobs 1..nproc; the report, then each job's test_first/always
+# beside the gain its source published (the job file's published-figure
+# line).
+CATALOGUE_JOBS	?= $(sort $(wildcard jobs/catalogue/*.fio))
+
+reproduce-catalogue: deps
+	$(MAKE) all
+	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/catalogue \
+		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
+		$(REPRO_ARGS) $(CATALOGUE_JOBS)
+	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)/catalogue
+	$(PYTHON) analysis/flagcheck-catalogue $(REPRO_OUT)/catalogue
+
 # The same layout on every host: a fio server loads the engine named in the
 # job from its own disk, so for `flagcheck-run --hosts` each host needs it at
 # the same path.  The commands find their package through realpath, and the
@@ -249,6 +274,10 @@ install: all
 	install -m 0755 analysis/flagcheck-run analysis/flagcheck-report \
 		analysis/flagcheck-calibrate "$(DESTDIR)$(LIBDIR)/analysis/"
 	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) "$(DESTDIR)$(JOBDIR)/")
+	$(if $(CATALOGUE_JOBS),install -d "$(DESTDIR)$(JOBDIR)/catalogue")
+	$(if $(CATALOGUE_JOBS),install -m 0644 $(CATALOGUE_JOBS) "$(DESTDIR)$(JOBDIR)/catalogue/")
+	install -m 0755 analysis/flagcheck-catalogue "$(DESTDIR)$(LIBDIR)/analysis/"
+	ln -sf ../lib/flagcheck/analysis/flagcheck-catalogue "$(DESTDIR)$(PREFIX)/bin/"
 	ln -sf ../lib/flagcheck/analysis/flagcheck-run "$(DESTDIR)$(PREFIX)/bin/"
 	ln -sf ../lib/flagcheck/analysis/flagcheck-report "$(DESTDIR)$(PREFIX)/bin/"
 	ln -sf ../lib/flagcheck/analysis/flagcheck-calibrate "$(DESTDIR)$(PREFIX)/bin/"
@@ -256,7 +285,8 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/flagcheck-run \
 		$(DESTDIR)$(PREFIX)/bin/flagcheck-report \
-		$(DESTDIR)$(PREFIX)/bin/flagcheck-calibrate
+		$(DESTDIR)$(PREFIX)/bin/flagcheck-calibrate \
+		$(DESTDIR)$(PREFIX)/bin/flagcheck-catalogue
 	rm -rf $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PREFIX)/share/flagcheck
 
 clean:

@@ -11,8 +11,9 @@
 #include <time.h>
 
 /* The kernel functions a model runs per I/O, counted apart: each model
- * names its paths (model.h), index 0 up. */
-#define FC_MAX_PATHS	4
+ * names its paths (model.h), index 0 up; model=pattern has one per
+ * operation of its sequence, so this is also its longest sequence. */
+#define FC_MAX_PATHS	16
 /* A model's own counters (hits, misses, ...), named by the model */
 #define FC_MAX_STATS	24
 
@@ -29,7 +30,10 @@ struct fc_counters {
 	uint64_t ios[3];
 	uint64_t checks;	/* times the modelled path ran */
 	uint64_t rmw[FC_MAX_PATHS];	/* atomic RMWs executed */
-	uint64_t skipped[FC_MAX_PATHS];	/* RMWs a plain test made unnecessary */
+	uint64_t skipped[FC_MAX_PATHS];	/* RMWs (or stores) a plain test or
+					 * a guard made unnecessary */
+	uint64_t stores[FC_MAX_PATHS];	/* plain stores executed: not RMWs,
+					 * but they take the line all the same */
 	uint64_t errors_set;	/* 0 -> 1 transitions of an error bit (injected) */
 	uint64_t errors_reported; /* I/Os failed with the error the model returned */
 	uint64_t issued;		/* I/Os the backend handed to the kernel */
@@ -86,6 +90,20 @@ static inline void fc_count_rmw(struct fc_counters *c, int path, bool ran)
 		c->rmw[path]++;
 	else
 		c->skipped[path]++;
+}
+
+/* A plain store the caller's @path ran, or one a plain test skipped */
+static inline void fc_count_store(struct fc_counters *c, int path, bool ran)
+{
+	if (ran)
+		c->stores[path]++;
+	else
+		c->skipped[path]++;
+}
+
+static inline uint64_t fc_counters_stores(const struct fc_counters *c)
+{
+	return fc_sum(c->stores, FC_MAX_PATHS);
 }
 
 static inline uint64_t fc_counters_skipped(const struct fc_counters *c)

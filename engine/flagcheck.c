@@ -375,7 +375,8 @@ static int fio_flagcheck_init(struct thread_data *td)
 			return 1;
 		}
 		err = jd->model->job_init ?
-			jd->model->job_init(jd->job, jd->params) : 0;
+			jd->model->job_init(jd->job, jd->params,
+					    td->thread_number) : 0;
 		if (err) {
 			log_err("flagcheck: %s: %s\n", jd->model->name,
 				strerror(-err));
@@ -437,6 +438,7 @@ static void fio_flagcheck_cleanup(struct thread_data *td)
 		struct fc_report_job rj = {
 			.model		= jd->model,
 			.params		= jd->params,
+			.job		= jd->job,
 			.backend	= jd->backend,
 			.c		= &jd->c,
 		};

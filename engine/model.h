@@ -80,12 +80,19 @@ struct fc_model {
 	/*
 	 * Memory of one job that no other job sees (a per-CPU cache, a
 	 * directory of its own): job_size bytes, zero-filled, handed to ->io as
-	 * io->job. job_init (optional) runs once before the first I/O: 0 or a
+	 * io->job. job_init (optional) runs once before the first I/O, with
+	 * fio's job number (1 up, as thread_number in the counters): 0 or a
 	 * negative errno that fails the job; job_exit (optional) at job end.
 	 */
 	size_t job_size;
-	int (*job_init)(void *job, const void *params);
+	int (*job_init)(void *job, const void *params, unsigned int job_number);
 	void (*job_exit)(void *job, const void *params);
+	/*
+	 * Optional: the names of the paths this job counted, when they come
+	 * from its options (model=pattern: one per operation) rather than
+	 * from ->paths; NULL-terminated, in the job's memory.
+	 */
+	const char *const *(*job_paths)(const void *job);
 };
 
 /* models/models.c: every model, NULL-terminated */

@@ -18,7 +18,7 @@
 /* Model options of every model, one slot per distinct name. */
 #define FC_MAX_MODEL_OPTS	24
 /* ... of which strings (their values live in the job's options) */
-#define FC_MAX_MODEL_STRS	2
+#define FC_MAX_MODEL_STRS	4
 /* Models, and the bytes of one model's params (checked at load) */
 #define FC_MAX_MODELS		16
 #define FC_MAX_PARAMS		256

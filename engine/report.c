@@ -110,7 +110,7 @@ static void fc_stats_job_of(struct thread_data *td,
 	j->mapping = fc_mapping_names[o->mapping];
 	j->backend = rj->backend->name;
 	j->options = opts;
-	j->paths = m->paths;
+	j->paths = m->job_paths && rj->job ? m->job_paths(rj->job) : m->paths;
 	j->stats = m->stats;
 }
 

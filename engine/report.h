@@ -12,10 +12,12 @@
 #include "model.h"
 #include "options.h"
 
-/* What a job reports: its model, the model's params, its backend */
+/* What a job reports: its model, the model's params and job memory, its
+ * backend */
 struct fc_report_job {
 	const struct fc_model *model;
 	const void *params;
+	const void *job;
 	const struct fc_backend *backend;
 	const struct fc_counters *c;
 };

@@ -69,7 +69,7 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 		"\"mapping\": \"%s\", \"backend\": \"%s\", \"options\": %s, "
 		"\"ios\": %llu, \"ios_read\": %llu, \"ios_write\": %llu, "
 		"\"ios_other\": %llu, \"checks\": %llu, \"rmw\": %llu, "
-		"\"rmw_skipped\": %llu, \"errors_set\": %llu, "
+		"\"rmw_skipped\": %llu, \"stores\": %llu, \"errors_set\": %llu, "
 		"\"errors_reported\": %llu, \"issued\": %llu, "
 		"\"timed_every\": %d, \"timed_calls\": %llu, "
 		"\"timed_ns\": %llu, \"paths\": {",
@@ -82,6 +82,7 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 		(unsigned long long)c->checks,
 		(unsigned long long)fc_counters_rmw(c),
 		(unsigned long long)fc_counters_skipped(c),
+		(unsigned long long)fc_counters_stores(c),
 		(unsigned long long)c->errors_set,
 		(unsigned long long)c->errors_reported,
 		(unsigned long long)c->issued, FC_TIMED_EVERY,
@@ -89,10 +90,11 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 		(unsigned long long)c->timed_ns);
 	free(name);
 	for (i = 0; j->paths && j->paths[i] && i < FC_MAX_PATHS; i++)
-		fprintf(out, "%s\"%s\": {\"rmw\": %llu, \"skipped\": %llu}",
-			i ? ", " : "", j->paths[i],
+		fprintf(out, "%s\"%s\": {\"rmw\": %llu, \"skipped\": %llu, "
+			"\"stores\": %llu}", i ? ", " : "", j->paths[i],
 			(unsigned long long)c->rmw[i],
-			(unsigned long long)c->skipped[i]);
+			(unsigned long long)c->skipped[i],
+			(unsigned long long)c->stores[i]);
 	fputc('}', out);
 	if (j->stats) {
 		fputs(", \"model_stats\": {", out);
@@ -118,14 +120,15 @@ char *fc_stats_text(const struct fc_stats_job *j, const struct fc_counters *c)
 	fprintf(out,
 		"flagcheck: %s (job %u): %s %s=%s mapping=%s: ios=%llu checks=%llu "
 		"rmw=%llu (%.2f/io) rmw_skipped=%llu errors_set=%llu "
-		"errors_reported=%llu",
+		"errors_reported=%llu stores=%llu",
 		j->job ? j->job : "", j->thread_number, j->model,
 		j->variant_option ? j->variant_option : "variant", j->variant,
 		j->mapping, ios, (unsigned long long)c->checks, rmw,
 		ios ? (double)rmw / ios : 0.0,
 		(unsigned long long)fc_counters_skipped(c),
 		(unsigned long long)c->errors_set,
-		(unsigned long long)c->errors_reported);
+		(unsigned long long)c->errors_reported,
+		(unsigned long long)fc_counters_stores(c));
 	for (i = 0; j->paths && j->paths[i] && j->paths[1] &&
 		    i < FC_MAX_PATHS; i++)
 		fprintf(out, "%s %s rmw=%llu skipped=%llu", i ? "," : ";",

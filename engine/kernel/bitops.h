@@ -39,6 +39,33 @@ static inline void clear_bit(long nr, unsigned long *addr)
 	__atomic_fetch_and(addr + BIT_WORD(nr), ~BIT_MASK(nr), __ATOMIC_RELAXED);
 }
 
+static inline void change_bit(long nr, unsigned long *addr)
+{
+	__atomic_fetch_xor(addr + BIT_WORD(nr), BIT_MASK(nr), __ATOMIC_RELAXED);
+}
+
+/*
+ * __set_bit() / __clear_bit(): non-atomic, a load and a plain store (the
+ * store still takes the line exclusive). Relaxed atomic load and store so
+ * that the compiler keeps both and ThreadSanitizer sees no race: on x86 and
+ * arm64 they are the plain mov / ldr, str the kernel's generic versions are.
+ */
+static inline void __set_bit(long nr, unsigned long *addr)
+{
+	unsigned long *p = addr + BIT_WORD(nr);
+
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) | BIT_MASK(nr),
+			 __ATOMIC_RELAXED);
+}
+
+static inline void __clear_bit(long nr, unsigned long *addr)
+{
+	unsigned long *p = addr + BIT_WORD(nr);
+
+	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) & ~BIT_MASK(nr),
+			 __ATOMIC_RELAXED);
+}
+
 static inline bool test_and_set_bit(long nr, unsigned long *addr)
 {
 	unsigned long mask = BIT_MASK(nr);

@@ -10,7 +10,7 @@
 /* one file each in models/, named as the model= value */
 extern const struct fc_model fc_model_filemap_check_errors,
 	fc_model_block_commit_write, fc_model_set_buffer_verified,
-	fc_model_set_buffer_uptodate, fc_model_bh_lru;
+	fc_model_set_buffer_uptodate, fc_model_bh_lru, fc_model_pattern;
 
 const char *const fc_variant_names[] = {
 	[FC_ALWAYS] = "always",
@@ -24,6 +24,7 @@ const struct fc_model *const fc_models[] = {
 	&fc_model_set_buffer_verified,
 	&fc_model_set_buffer_uptodate,
 	&fc_model_bh_lru,
+	&fc_model_pattern,
 	NULL,
 };
 

@@ -106,10 +106,13 @@ static int verified_io(void *state, const void *params,
 	return 0;
 }
 
-static int verified_job_init(void *job, const void *params)
+static int verified_job_init(void *job, const void *params,
+			     unsigned int job_number)
 {
 	const struct verified_params *p = params;
 	struct verified_job *j = job;
+
+	(void)job_number;
 
 	if (!p->creat_dir[0])
 		return 0;

@@ -288,10 +288,18 @@ class Install(unittest.TestCase):
                 self.assertEqual(os.path.realpath(link), os.path.join(
                     lib, "analysis", cmd))
             jobs = glob.glob(os.path.join(REPO, "jobs", "*.fio"))
+            share = os.path.join(usr, "share", "flagcheck", "jobs")
+            self.assertEqual(sorted(os.listdir(share)),
+                             sorted([os.path.basename(j) for j in jobs] +
+                                    ["catalogue"]))
+            catalogue = glob.glob(os.path.join(REPO, "jobs", "catalogue",
+                                               "*.fio"))
             self.assertEqual(
-                sorted(os.listdir(os.path.join(usr, "share", "flagcheck",
-                                               "jobs"))),
-                sorted(os.path.basename(j) for j in jobs))
+                sorted(os.listdir(os.path.join(share, "catalogue"))),
+                sorted(os.path.basename(j) for j in catalogue))
+            link = os.path.join(usr, "bin", "flagcheck-catalogue")
+            self.assertEqual(os.path.realpath(link), os.path.join(
+                lib, "analysis", "flagcheck-catalogue"))
             p = subprocess.run(
                 [os.path.join(usr, "bin", "flagcheck-run"), JOB, "--dry-run",
                  "--numjobs", "1", "--repeats", "1", "--modes", "always"],

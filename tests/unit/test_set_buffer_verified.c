@@ -133,7 +133,7 @@ static void real_creat_close_unlink(void)
 	job = calloc(1, m->job_size);
 	CHECK(job);
 	memset(&bh, 0, sizeof(bh));
-	CHECK_EQ(m->job_init(job, p), 0);
+	CHECK_EQ(m->job_init(job, p, 1), 0);
 	CHECK_EQ(entries(base), 1);
 	for (i = 0; i < 100; i++)
 		CHECK_EQ(one_cycle(&bh, p, job, &c), 0);
@@ -148,7 +148,7 @@ static void real_creat_close_unlink(void)
 	if (geteuid() != 0) {
 		job = calloc(1, m->job_size);
 		CHECK(chmod(base, 0500) == 0);
-		CHECK_EQ(m->job_init(job, p), -EACCES);
+		CHECK_EQ(m->job_init(job, p, 1), -EACCES);
 		free(job);
 	}
 	CHECK(rmdir(base) == 0);

@@ -1,2 +1,3 @@
-"""flagcheck-report and flagcheck-lru: the report's sections, its text,
-Markdown and CSV rendering, and the plots (matplotlib)."""
+"""flagcheck-report, flagcheck-lru and flagcheck-catalogue: the report's
+sections, its text, Markdown and CSV rendering, and the plots
+(matplotlib)."""

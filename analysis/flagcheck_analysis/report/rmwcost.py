@@ -1,8 +1,12 @@
 """The report's "why" section: what the always-dirty pattern costs per RMW
 inside the runs, how much of it this machine's calibrated cache-line cost
 accounts for, the line's ceiling on always-mode IOPS, the share of the
-jobs' time spent in the modelled path, and a worked estimate of the
-published S1 figure from a transfer latency.
+jobs' time spent in the modelled path, a worked estimate of the
+published S1 figure from a transfer latency, and the same estimate for
+every model=pattern scenario ("what would my patch gain?", whatif()):
+both modes' IOPS at each numjobs >= 2 predicted from the counters' RMWs
+and plain stores per fio I/O, the transfer and the one-job run, beside
+the measured.
 
 Per scenario and numjobs N, with the means over the repeats:
   ns per I/O (per job)   1e9 * N / IOPS (fio's IOPS, summed over the jobs)
@@ -47,12 +51,17 @@ CLOSE = 1.25
 ALWAYS, TEST_FIRST = "always", "test_first"
 
 Run = namedtuple("Run", "iops total_ios rmw_per_io share ns_per_check "
-                 "model source")
+                 "model source stores_per_io")
 Gap = namedtuple("Gap", "scenario numjobs iops ns_io rmw_io gap ns_rmw "
                  "cal_ns_rmw accounted ceiling of_ceiling")
 Share = namedtuple("Share", "scenario numjobs mode n ns_per_check share "
                    "published")
 Estimate = namedtuple("Estimate", "transfer_ns source before ceiling share")
+# "what would my patch gain?": one row per pattern scenario, numjobs >= 2
+# and mode (see whatif())
+Whatif = namedtuple("Whatif", "scenario numjobs mode line_per_io ns_one_job "
+                    "predicted measured")
+PATTERN_MODEL = "pattern"
 
 
 # ---- one run ----
@@ -96,14 +105,17 @@ def time_share(stats_records, runtime_ms):
 def run_figures(doc, stats_records, iops, source=None):
     """Run of one fio run and its counters (None: no counters)."""
     ios = fiojson.fio_total_ios(doc)
-    rmw_io = share = ns_check = model = None
+    rmw_io = share = ns_check = model = stores_io = None
     if stats_records:
         rmws = [_num(r.get("rmw")) for r in stats_records]
         if ios and None not in rmws:
             rmw_io = sum(rmws) / ios
+        stores = [_num(r.get("stores")) for r in stats_records]
+        if ios and None not in stores:      # counted by model=pattern
+            stores_io = sum(stores) / ios
         share, ns_check = time_share(stats_records, job_runtime_ms(doc))
         model = stats_records[0].get("model")
-    return Run(iops, ios, rmw_io, share, ns_check, model, source)
+    return Run(iops, ios, rmw_io, share, ns_check, model, source, stores_io)
 
 
 def _stats_of(record):
@@ -213,6 +225,90 @@ def self_check(groups, cal):
     return None
 
 
+def whatif(groups, transfer_ns, predict=None):
+    """The worked estimate of every pattern scenario (model=pattern): per
+    numjobs N >= 2 and mode, the IOPS predicted from the counters' line
+    operations per fio I/O (RMWs + plain stores: each takes the line
+    exclusive), the one-way transfer and the job's other work, beside the
+    measured.  The S1 estimate's model, for any path:
+        1/IOPS(N) = 1/(N x IOPS(1)) + line ops per I/O x transfer
+    IOPS(1): the same mode at numjobs=1, whose line never leaves its CPU, so
+    its ns per I/O is the job's other work (work(ns), fio, the path's own
+    loads and local atomics).  [] without a transfer; a scenario without a
+    numjobs=1 run of a mode is left out for that mode.  With `predict` (the
+    report's --predict N), also at N jobs, with the line ops per I/O of the
+    mode's largest numjobs run, measured "-"."""
+    if not transfer_ns:
+        return []
+    out, largest = [], {}
+    for scenario, nj, mode in sorted(groups):
+        rs = groups[(scenario, nj, mode)]
+        one = groups.get((scenario, 1, mode))
+        if not one or not any(r.model == PATTERN_MODEL for r in rs):
+            continue
+        x1 = _mean(r.iops for r in one)
+        rmw = _mean(r.rmw_per_io for r in rs)
+        stores = _mean(r.stores_per_io for r in rs)
+        if not x1 or rmw is None or stores is None:
+            continue
+        largest[(scenario, mode)] = (x1, rmw + stores)
+        if nj >= 2:
+            out.append(_whatif_row(scenario, nj, mode, x1, rmw + stores,
+                                   transfer_ns, _mean(r.iops for r in rs)))
+    done = {(w.scenario, w.numjobs, w.mode) for w in out}
+    for (scenario, mode), (x1, line) in sorted(largest.items()):
+        if predict and (scenario, predict, mode) not in done:
+            out.append(_whatif_row(scenario, predict, mode, x1, line,
+                                   transfer_ns, None))
+    return sorted(out, key=lambda w: (w.scenario, w.numjobs, w.mode))
+
+
+def _whatif_row(scenario, nj, mode, x1, line, transfer_ns, measured):
+    pred = 1.0 / (1.0 / (nj * x1) + line * transfer_ns * 1e-9)
+    return Whatif(scenario, nj, mode, line, 1e9 / x1, pred, measured)
+
+
+def whatif_gains(rows):
+    """{(scenario, numjobs): (predicted, measured test_first/always)}."""
+    by = {(w.scenario, w.numjobs, w.mode): w for w in rows}
+    out = {}
+    for (scenario, nj, mode), w in by.items():
+        a = by.get((scenario, nj, ALWAYS))
+        if mode != TEST_FIRST or a is None:
+            continue
+        out[(scenario, nj)] = (
+            w.predicted / a.predicted,
+            w.measured / a.measured if w.measured and a.measured else None)
+    return out
+
+
+def whatif_table(rows, transfer_ns, source):
+    gains = whatif_gains(rows)
+    header = ["scenario", "numjobs", "mode", "line ops/io", "ns/io at 1 job",
+              "predicted IOPS", "measured IOPS", "measured/predicted",
+              "gain predicted", "gain measured"]
+    body = []
+    for w in rows:
+        g = gains.get((w.scenario, w.numjobs)) if w.mode == TEST_FIRST \
+            else None
+        body.append([w.scenario, str(w.numjobs), w.mode,
+                     _f(w.line_per_io, "%.3f"), _f(w.ns_one_job),
+                     render.fmt_value(w.predicted),
+                     render.fmt_value(w.measured),
+                     "-" if not w.measured else "x%.2f" % (
+                         w.measured / w.predicted),
+                     "-" if g is None else "x%.2f" % g[0],
+                     "-" if g is None or g[1] is None else "x%.2f" % g[1]])
+    title = ("what would the patch gain? an ESTIMATE per pattern scenario "
+             "(transfer %.1f ns one way, %s): 1/IOPS = 1/(numjobs x IOPS at "
+             "1 job) + line ops/io x transfer; line ops/io = the counters' "
+             "(rmw + stores) / fio's total_ios; assumes every line op waits "
+             "for one transfer while the jobs take the line in turn, and "
+             "the rest of the I/O costs what it costs with one job"
+             % (transfer_ns, source))
+    return title, header, body, {1, 3, 4, 5, 6, 7, 8, 9}
+
+
 # ---- rendering ----
 
 def _f(v, fmt="%.1f"):
@@ -299,9 +395,11 @@ def estimate_lines(est, check):
 class Section:
     """The section's figures, rendered as text or markdown."""
 
-    def __init__(self, cal, gap_rows, share_rows, est, check, heatmap):
+    def __init__(self, cal, gap_rows, share_rows, est, check, heatmap,
+                 whatif_rows=(), transfer=(None, None)):
         self.cal, self.gap_rows, self.share_rows = cal, gap_rows, share_rows
         self.est, self.check, self.heatmap = est, check, heatmap
+        self.whatif_rows, self.transfer = list(whatif_rows), transfer
 
     def _tables(self):
         out = []
@@ -309,6 +407,8 @@ class Section:
             out.append(gap_table(self.gap_rows, self.cal))
         if self.share_rows:
             out.append(share_table(self.share_rows))
+        if self.whatif_rows:
+            out.append(whatif_table(self.whatif_rows, *self.transfer))
         return out
 
     def text(self):
@@ -356,9 +456,12 @@ def add_arguments(p):
         "calibration.json (flagcheck-calibrate), when the engine's counters "
         "time the modelled path (timed_checks), or with one of these "
         "options; it ends with a worked estimate of the published S1 figure "
-        "(1.7M -> 4.0M IOPS, 40%% in filemap_check_errors(), 4-socket box) "
+        "(1.7M -> 4.0M IOPS, 40% in filemap_check_errors(), 4-socket box) "
         "from a transfer latency: --transfer-ns, else --calibration, else "
-        "the results directory's own calibration")
+        "the results directory's own calibration; for model=pattern runs "
+        "with a numjobs=1 run of each mode, the same transfer predicts both "
+        "modes' IOPS at every numjobs >= 2 beside the measured, and at "
+        "--predict N jobs (what would the patch gain at N CPUs?)")
     g.add_argument("--transfer-ns", type=_transfer_ns, metavar="NS",
                    help="another machine's one-way cache-line transfer "
                    "latency in ns, for the worked estimate")
@@ -409,7 +512,9 @@ def build(args, records, docs, warn):
     s1 = any(r.model == S1_MODEL for rs in groups.values() for r in rs)
     est = estimate(t, source) if t and (s1 or explicit) else None
     return Section(cal, gaps(groups, cal), share_rows, est,
-                   self_check(groups, cal), None)
+                   self_check(groups, cal), None,
+                   whatif(groups, t, getattr(args, "predict", None)),
+                   (t, source))
 
 
 def emit(args, records, docs, outdir, warn):

@@ -95,7 +95,7 @@ _ABSENT = object()
 _DIRECTION_FIELDS = ("iops", "bw", "clat_ns.mean", "clat_ns.N")
 _JOB_FIELDS = ("usr_cpu", "sys_cpu", "job_runtime", "total_err")
 # the engine's counters in a stats record
-COUNTERS = ("ios", "checks", "rmw", "rmw_skipped", "errors_set",
+COUNTERS = ("ios", "checks", "rmw", "rmw_skipped", "stores", "errors_set",
             "errors_reported")
 
 

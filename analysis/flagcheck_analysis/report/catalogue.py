@@ -1,0 +1,141 @@
+"""The catalogue (jobs/catalogue/): each job file's published figure, read
+from its header, and each run's test_first/always ratio beside it.
+
+A catalogue job file names the figure its source published in one header
+line of a fixed form (the job file is the one place it is written):
+
+  ; published-figure: A -> B higher|lower WHAT
+        before -> after the fix, and which way is better (IOPS, jobs/min:
+        higher; seconds, us: lower); the gain is B/A (higher), A/B (lower)
+  ; published-figure: xR WHAT
+        the gain as the source gives it ("score x1.95")
+  ; published-figure: -P% WHAT
+        LKP's %change of the bad code against the fixed one; the gain is
+        1 / (1 - P/100)
+
+WHAT (the benchmark, the machine) must not be empty.  The gain is what a
+run's test_first/always IOPS ratio is compared with.
+"""
+
+import math
+import re
+from collections import namedtuple
+
+from ..stats import significance as stats
+from . import render
+
+KEY = "published-figure:"
+Figure = namedtuple("Figure", "gain form what")
+Row = namedtuple("Row", "scenario numjobs always test_first runs ratio "
+                 "published")
+
+_NUM = r"([0-9]+(?:\.[0-9]+)?)"
+_FORMS = (
+    ("before -> after", re.compile(r"^%s\s*->\s*%s\s+(higher|lower)\s+(\S.*)$"
+                                   % (_NUM, _NUM))),
+    ("xR", re.compile(r"^x%s\s+(\S.*)$" % _NUM)),
+    ("-P%", re.compile(r"^-%s%%\s+(\S.*)$" % _NUM)),
+)
+USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT' or '-P% WHAT' "
+         "(numbers > 0, P < 100)")
+
+
+class FigureError(Exception):
+    pass
+
+
+def parse(value, where):
+    """The Figure of one published-figure value; FigureError names
+    `where` (file:line), the value and the forms allowed."""
+    value = value.strip()
+    for form, rx in _FORMS:
+        m = rx.match(value)
+        if not m:
+            continue
+        n = 2 if form == "before -> after" else 1
+        nums = [float(g) for g in m.groups()[:n]]
+        if any(not math.isfinite(n) or n <= 0 for n in nums):
+            break
+        if form == "before -> after":
+            a, b = nums
+            gain = b / a if m.group(3) == "higher" else a / b
+        elif form == "xR":
+            gain = nums[0]
+        else:
+            if nums[0] >= 100:
+                break
+            gain = 1.0 / (1.0 - nums[0] / 100.0)
+        return Figure(gain, form, m.groups()[-1])
+    raise FigureError("%s: published-figure %r is not valid: allowed %s"
+                      % (where, value, USAGE))
+
+
+def read(path):
+    """The job file's Figure, None when it has no published-figure line;
+    FigureError for a bad one, a second one, or one below the first
+    section (the header is the comments before [global])."""
+    found = None
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise FigureError("%s: cannot read: %s" % (path, e.strerror or e))
+    for n, line in enumerate(lines, 1):
+        text = line.strip()
+        if text.startswith("["):
+            break
+        if not text.startswith(";"):
+            continue
+        body = text[1:].strip()
+        if not body.startswith(KEY):
+            continue
+        where = "%s:%d" % (path, n)
+        if found is not None:
+            raise FigureError("%s: a second published-figure line (one "
+                              "per job file)" % where)
+        found = parse(body[len(KEY):], where)
+    return found
+
+
+def rows(records, figures):
+    """One Row per scenario with a Figure and numjobs with runs of both
+    modes: the mean IOPS of each (fio's, over the repeats), their ratio
+    recomputed from those runs, and the published gain."""
+    cells = {}
+    for r in records:
+        iops = r.metrics.get("iops")
+        if r.scenario in figures and iops is not None:
+            cells.setdefault((r.scenario, r.numjobs, r.mode), []).append(iops)
+    out = []
+    for scenario, nj in sorted({(s, n) for s, n, _ in cells}):
+        a = cells.get((scenario, nj, "always"))
+        t = cells.get((scenario, nj, "test_first"))
+        if not a or not t:
+            continue
+        ma, mt = stats.mean(a), stats.mean(t)
+        out.append(Row(scenario, nj, ma, mt, (len(a), len(t)),
+                       mt / ma if ma else None, figures[scenario]))
+    return out
+
+
+def table(rows_):
+    header = ["scenario", "numjobs", "always IOPS", "test_first IOPS",
+              "runs", "test_first/always", "published", "published figure"]
+    body = [[r.scenario, str(r.numjobs), render.fmt_value(r.always),
+             render.fmt_value(r.test_first), "%d+%d" % r.runs,
+             "-" if r.ratio is None else "x%.2f" % r.ratio,
+             "x%.2f" % r.published.gain, r.published.what] for r in rows_]
+    title = ("the catalogue beside its sources (test_first/always = mean "
+             "IOPS of test_first runs / of always runs; published = the "
+             "fix's gain as its source gives it, from the job file's "
+             "published-figure line; on a machine far smaller than the "
+             "published one only the direction is expected to agree)")
+    return title, header, body, {1, 2, 3, 4, 5, 6}
+
+
+def text(rows_):
+    return render.text_table(*table(rows_)) + "\n"
+
+
+def markdown(rows_):
+    return render.markdown_table(*table(rows_)) + "\n"

@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * model=pattern
+ *
+ * A kernel path of the family "avoid dirtying a shared cache line" given
+ * in the job file rather than in C (docs/pattern.md): named words on the
+ * lines of a 64-line arena, and per I/O a sequence of the kernel's own
+ * operations on them (bitops.h, atomic.h) with their test-first forms,
+ * thresholds, rate limits and repeats. The options are parsed once, at job
+ * start, into an array of operations (pattern_parse.c); per I/O the model
+ * walks that array and does no string work.
+ *
+ *   always      the sequence of pattern= as written (the code before the
+ *               patch)
+ *   test_first  pattern_fixed= as written (the code after it), or without
+ *               it pattern= with each operation in its test-first form
+ *
+ * Where each word lives: `all` words in the file's state (one per file for
+ * the whole run with mapping=shared), `job` words in the job's own memory,
+ * `node` words in one copy per NUMA node of the file's state, the node the
+ * job's CPU is on at job start. The state starts zeroed; the first job to
+ * run an I/O on it writes the words' initial values, once.
+ *
+ * Counted per operation (one path each, "2:test_and_clear_bit(flags,1)"):
+ * the RMWs it ran, the plain stores it ran, and those a test or guard
+ * skipped. Jobs past pattern_writers only READ_ONCE each word the sequence
+ * touches, counted in the model's stats (reader_calls, reader_loads).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "atomic.h"
+#include "bitops.h"
+#include "pattern.h"
+
+/* The state: the once word on a line pair of its own, then the arenas */
+#define PATTERN_HEADER		128
+#define PATTERN_STATE		(PATTERN_HEADER + \
+				 (1 + PATTERN_MAX_NODES) * PATTERN_ARENA)
+enum { ONCE_UNSET = 0, ONCE_WRITING, ONCE_DONE };
+
+enum { STAT_READER_CALLS = 0, STAT_READER_LOADS, STAT_FLIPS };
+
+struct pattern_job {
+	struct pattern_prog prog;
+	/* where each sharing's words are, for the state attached last */
+	unsigned char *base[PATTERN_SHARINGS];
+	void *state;
+	unsigned int node;
+	bool writer;
+	uint64_t calls;				/* this job's I/Os */
+	uint64_t op_calls[PATTERN_MAX_OPS];	/* /every */
+	uint64_t op_last_ns[PATTERN_MAX_OPS];	/* /every_ns */
+	unsigned long sink;			/* what the loads read */
+	unsigned int nr_read;			/* a reader's loads ... */
+	unsigned int read_op[PATTERN_MAX_OPS];	/* ... one per word */
+	const char *paths[PATTERN_MAX_OPS + 1];
+	/* the job words, at a 128-byte boundary inside */
+	unsigned char arena[PATTERN_ARENA + PATTERN_HEADER];
+};
+
+/* ----- work(ns): a loop calibrated once per process ----- */
+
+static pthread_once_t work_once = PTHREAD_ONCE_INIT;
+static uint64_t work_loops_per_us;	/* set once, read-only afterwards */
+
+static void __attribute__((noinline)) work_loop(uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		__asm__ __volatile__("" : "+r"(i));	/* not folded away */
+}
+
+/* The fastest of a few 1M-iteration runs: the loop's own speed */
+static void work_calibrate(void)
+{
+	uint64_t best = UINT64_MAX, t0, dt;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		t0 = fc_now_ns();
+		work_loop(1 << 20);
+		dt = fc_now_ns() - t0;
+		if (dt && dt < best)
+			best = dt;
+	}
+	work_loops_per_us = ((uint64_t)1000 << 20) / best ?: 1;
+}
+
+static uint64_t work_loops(uint64_t ns)
+{
+	pthread_once(&work_once, work_calibrate);
+	return ns * work_loops_per_us / 1000;
+}
+
+/* ----- the operations ----- */
+
+/* Whether the operation runs: always, or in its test-first form only when
+ * the bit is not already as it leaves it (no load in the always form) */
+static inline bool bit_runs(const struct pattern_op *op, unsigned long *w,
+			    bool leaves_set)
+{
+	return !op->test_first || test_bit(op->arg, w) != leaves_set;
+}
+
+/* The bit operations (bitops.h) */
+static void pattern_bitop(struct pattern_job *j, const struct pattern_op *op,
+			  unsigned int i, unsigned long *w,
+			  struct fc_counters *c)
+{
+	long nr = op->arg;
+	bool run;
+
+	switch (op->code) {
+	case OP___SET_BIT:
+		run = bit_runs(op, w, true);
+		if (run)
+			__set_bit(nr, w);
+		fc_count_store(c, i, run);
+		return;
+	case OP___CLEAR_BIT:
+		run = bit_runs(op, w, false);
+		if (run)
+			__clear_bit(nr, w);
+		fc_count_store(c, i, run);
+		return;
+	case OP_SET_BIT:
+		run = bit_runs(op, w, true);
+		if (run)
+			set_bit(nr, w);
+		break;
+	case OP_CLEAR_BIT:
+		run = bit_runs(op, w, false);
+		if (run)
+			clear_bit(nr, w);
+		break;
+	case OP_CHANGE_BIT:
+		run = true;
+		change_bit(nr, w);
+		break;
+	case OP_TEST_AND_SET_BIT:	/* test_bit || test_and_set_bit */
+		run = bit_runs(op, w, true);
+		if (run)
+			j->sink += test_and_set_bit(nr, w);
+		break;
+	default:			/* test_bit && test_and_clear_bit */
+		run = bit_runs(op, w, false);
+		if (run)
+			j->sink += test_and_clear_bit(nr, w);
+		break;
+	}
+	fc_count_rmw(c, i, run);
+}
+
+/* Loads, stores and atomic_long_t RMWs (atomic.h) */
+static void pattern_valop(struct pattern_job *j, const struct pattern_op *op,
+			  unsigned int i, unsigned long *w,
+			  struct fc_counters *c)
+{
+	bool run = !op->test_first;
+
+	switch (op->code) {
+	case OP_READ_ONCE:
+	case OP_ATOMIC_READ:
+		j->sink += read_once(w);
+		return;
+	case OP_WRITE_ONCE:
+	case OP_ATOMIC_SET:	/* if (READ_ONCE(w) != v) WRITE_ONCE(w, v) */
+		run = run || read_once(w) != op->arg;
+		if (run)
+			write_once(w, op->arg);
+		fc_count_store(c, i, run);
+		return;
+	case OP_ATOMIC_ADD:
+	case OP_ATOMIC_INC:
+	case OP_ATOMIC_DEC:
+		atomic_long_add(op->code == OP_ATOMIC_ADD ? op->arg :
+				op->code == OP_ATOMIC_INC ? 1 : -1UL, w);
+		fc_count_rmw(c, i, true);
+		return;
+	case OP_ATOMIC_XCHG:
+		run = run || read_once(w) != op->arg;
+		if (run)
+			j->sink += atomic_long_xchg(w, op->arg);
+		fc_count_rmw(c, i, run);
+		return;
+	default:		/* cmpxchg: if (atomic_read(w) == old) */
+		run = run || read_once(w) == op->arg;
+		if (run)
+			j->sink += atomic_long_cmpxchg(w, op->arg, op->arg2);
+		fc_count_rmw(c, i, run);
+		return;
+	}
+}
+
+/* One run of the operation, its word at @w */
+static inline void pattern_run(struct pattern_job *j,
+			       const struct pattern_op *op, unsigned int i,
+			       unsigned long *w, struct fc_counters *c)
+{
+	switch (op->code) {
+	case OP___SET_BIT: case OP___CLEAR_BIT: case OP_SET_BIT:
+	case OP_CLEAR_BIT: case OP_CHANGE_BIT: case OP_TEST_AND_SET_BIT:
+	case OP_TEST_AND_CLEAR_BIT:
+		pattern_bitop(j, op, i, w, c);
+		return;
+	case OP_SMP_MB:
+		smp_mb();
+		return;
+	case OP_SMP_MB__BEFORE_ATOMIC:
+		smp_mb__before_atomic();
+		return;
+	case OP_WORK:
+		work_loop(op->loops);
+		return;
+	default:
+		pattern_valop(j, op, i, w, c);
+		return;
+	}
+}
+
+static inline void pattern_skip(const struct pattern_op *op, unsigned int i,
+				unsigned int n, struct fc_counters *c)
+{
+	if (op->kind == KIND_RMW || op->kind == KIND_STORE)
+		c->skipped[i] += n;
+}
+
+/*
+ * /flip_every: another path of the kernel puts the word in the state the
+ * operation undoes, with an RMW of its own (counted in flips, not rmw).
+ */
+static void pattern_flip(const struct pattern_op *op, unsigned long *w,
+			 struct fc_counters *c)
+{
+	switch (op->code) {
+	case OP___SET_BIT: case OP_SET_BIT: case OP_TEST_AND_SET_BIT:
+		clear_bit(op->arg, w);
+		break;
+	case OP___CLEAR_BIT: case OP_CLEAR_BIT: case OP_TEST_AND_CLEAR_BIT:
+		set_bit(op->arg, w);
+		break;
+	case OP_ATOMIC_CMPXCHG:		/* back to the value it expects */
+		atomic_long_xchg(w, op->arg);
+		break;
+	default:			/* WRITE_ONCE, atomic_set, xchg: ~v */
+		atomic_long_xchg(w, ~op->arg);
+		break;
+	}
+	c->stat[STAT_FLIPS]++;
+}
+
+/* The per-I/O guards (flip, /every, /every_ns): true if it is skipped */
+static bool __attribute__((noinline))
+pattern_guard(struct pattern_job *j, const struct pattern_op *op,
+	      unsigned int i, unsigned long *w, struct fc_counters *c)
+{
+	uint64_t now;
+
+	if (op->flip_every && j->calls % op->flip_every == 0)
+		pattern_flip(op, w, c);
+	if (op->every && j->op_calls[i]++ % op->every)
+		goto skip;
+	if (op->every_ns) {
+		now = fc_now_ns();
+		if (j->op_last_ns[i] && now - j->op_last_ns[i] < op->every_ns)
+			goto skip;
+		j->op_last_ns[i] = now;
+	}
+	return false;
+skip:
+	pattern_skip(op, i, op->repeat, c);
+	return true;
+}
+
+static inline void pattern_op_io(struct pattern_job *j,
+				 const struct pattern_op *op, unsigned int i,
+				 struct fc_counters *c)
+{
+	unsigned long *w = (unsigned long *)(j->base[op->sharing] +
+					     op->offset);
+	unsigned int r;
+
+	if ((op->flip_every | op->every | op->every_ns) &&
+	    pattern_guard(j, op, i, w, c))
+		return;
+	for (r = 0; r < op->repeat; r++) {
+		/* /below=T: if (atomic_read(w) < T) */
+		if (op->below && read_once(w) >= op->below)
+			pattern_skip(op, i, 1, c);
+		else
+			pattern_run(j, op, i, w, c);
+	}
+}
+
+/* ----- the state, the job ----- */
+
+static void pattern_init_words(const struct pattern_prog *p,
+			       enum pattern_sharing sharing,
+			       unsigned char *arena)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_words; i++)
+		if (p->word[i].sharing == sharing)
+			write_once((unsigned long *)(arena + p->word[i].offset),
+				   p->word[i].init);
+}
+
+/*
+ * A file's state, first seen by this job: the first job of all writes the
+ * initial values, once, the others wait for that.
+ */
+static void __attribute__((noinline))
+pattern_attach(struct pattern_job *j, void *state)
+{
+	uint32_t *once = state, unset = ONCE_UNSET;
+	unsigned char *arena = (unsigned char *)state + PATTERN_HEADER;
+	unsigned int n;
+
+	if (__atomic_load_n(once, __ATOMIC_ACQUIRE) == ONCE_DONE) {
+		/* already written: no RMW on the shared header */
+	} else if (__atomic_compare_exchange_n(once, &unset, ONCE_WRITING,
+					       false, __ATOMIC_ACQUIRE,
+					       __ATOMIC_RELAXED)) {
+		pattern_init_words(&j->prog, PATTERN_ALL, arena);
+		for (n = 0; n < PATTERN_MAX_NODES; n++)
+			pattern_init_words(&j->prog, PATTERN_NODE,
+					   arena + (1 + n) * PATTERN_ARENA);
+		__atomic_store_n(once, ONCE_DONE, __ATOMIC_RELEASE);
+	} else {
+		while (__atomic_load_n(once, __ATOMIC_ACQUIRE) != ONCE_DONE)
+			sched_yield();
+	}
+	j->base[PATTERN_ALL] = arena;
+	j->base[PATTERN_NODE] = arena + (1 + j->node) * PATTERN_ARENA;
+	j->state = state;
+}
+
+/* A reader: one READ_ONCE of each word the sequence touches */
+static int pattern_read(struct pattern_job *j, struct fc_counters *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < j->nr_read; i++) {
+		const struct pattern_op *op = &j->prog.op[j->read_op[i]];
+
+		j->sink += read_once((unsigned long *)(j->base[op->sharing] +
+						       op->offset));
+	}
+	c->stat[STAT_READER_CALLS]++;
+	c->stat[STAT_READER_LOADS] += j->nr_read;
+	return 0;
+}
+
+static int pattern_io(void *state, const void *params,
+		      const struct fc_io *io, struct fc_counters *c)
+{
+	struct pattern_job *j = io->job;
+	unsigned int i;
+
+	(void)params;
+	if (__builtin_expect(j->state != state, 0))
+		pattern_attach(j, state);
+	j->calls++;
+	c->checks++;
+	if (__builtin_expect(!j->writer, 0))
+		return pattern_read(j, c);
+	for (i = 0; i < j->prog.nr_ops; i++)
+		pattern_op_io(j, &j->prog.op[i], i, c);
+	return 0;
+}
+
+static size_t pattern_state_size(const void *params,
+				 unsigned long long file_size)
+{
+	(void)params;
+	(void)file_size;
+	return PATTERN_STATE;
+}
+
+/* The NUMA node of the CPU this job runs on now (fio pinned it already) */
+static int pattern_node(struct pattern_job *j)
+{
+	unsigned int cpu, node;
+
+	if (!j->prog.uses_node)
+		return 0;
+	if (getcpu(&cpu, &node))
+		return -errno;
+	if (node >= PATTERN_MAX_NODES) {
+		fprintf(stderr, "flagcheck: pattern_words: a node word on NUMA "
+			"node %u: the engine holds nodes 0 to %d\n", node,
+			PATTERN_MAX_NODES - 1);
+		return -ERANGE;
+	}
+	j->node = node;
+	return 0;
+}
+
+/* The words a reader loads: each distinct one the sequence touches */
+static void pattern_readers(struct pattern_job *j)
+{
+	const struct pattern_op *op = j->prog.op;
+	unsigned int i, k;
+
+	for (i = 0; i < j->prog.nr_ops; i++) {
+		if (!op[i].has_word)
+			continue;
+		for (k = 0; k < j->nr_read; k++)
+			if (op[j->read_op[k]].word == op[i].word)
+				break;
+		if (k == j->nr_read)
+			j->read_op[j->nr_read++] = i;
+	}
+}
+
+static int pattern_job_init(void *job, const void *params,
+			    unsigned int job_number)
+{
+	const struct pattern_params *pp = params;
+	struct pattern_job *j = job;
+	uintptr_t a = (uintptr_t)j->arena;
+	char msg[512];
+	unsigned int i;
+	int err;
+
+	if (pattern_compile(pp, true, &j->prog, msg, sizeof(msg)) ||
+	    (!j->prog.nr_ops && snprintf(msg, sizeof(msg), "pattern is empty: "
+					 "model=pattern needs a sequence of "
+					 "operations (docs/pattern.md)"))) {
+		fprintf(stderr, "flagcheck: %s\n", msg);
+		return -EINVAL;
+	}
+	err = pattern_node(j);
+	if (err)
+		return err;
+	j->writer = !pp->writers || job_number <= pp->writers;
+	j->base[PATTERN_JOB] = (unsigned char *)((a + PATTERN_HEADER - 1) &
+						 ~(uintptr_t)(PATTERN_HEADER - 1));
+	pattern_init_words(&j->prog, PATTERN_JOB, j->base[PATTERN_JOB]);
+	for (i = 0; i < j->prog.nr_ops; i++) {
+		if (j->prog.op[i].code == OP_WORK)
+			j->prog.op[i].loops = work_loops(j->prog.op[i].arg);
+		j->paths[i] = j->prog.op[i].path;
+	}
+	pattern_readers(j);
+	return 0;
+}
+
+static const char *const *pattern_job_paths(const void *job)
+{
+	const struct pattern_job *j = job;
+
+	return j->paths;
+}
+
+/* While fio parses: every option's refusal, one line */
+static int pattern_check(const void *params, char *msg, size_t len)
+{
+	struct pattern_prog prog;
+
+	return pattern_compile(params, false, &prog, msg, len);
+}
+
+static const char *const pattern_stats[] = {
+	[STAT_READER_CALLS]	= "reader_calls",
+	[STAT_READER_LOADS]	= "reader_loads",
+	[STAT_FLIPS]		= "flips",
+	NULL,
+};
+
+static const struct fc_model_option pattern_options[] = {
+	{
+		.name	= "variant",
+		.help	= "always: pattern as written (before the patch); "
+			  "test_first: pattern_fixed, or pattern with each "
+			  "operation in its test-first form (the patch)",
+		.def	= "test_first",
+		.choices = fc_variant_names,
+		.offset	= offsetof(struct pattern_params, variant),
+		.is_variant = 1,
+	},
+	{
+		.name	= "pattern_words",
+		.help	= "The shared words: NAME@LINE[+OFFSET][:all|job|node]"
+			  "[=INIT],... (docs/pattern.md)",
+		.offset	= offsetof(struct pattern_params, words),
+		.is_string = 1,
+	},
+	{
+		.name	= "pattern",
+		.help	= "Per I/O, the code before the patch: [?]OP(ARGS)"
+			  "[/below=T][/every=N][/every_ns=T][/flip_every=N]"
+			  "[*N],... with the kernel's names (docs/pattern.md)",
+		.offset	= offsetof(struct pattern_params, pattern),
+		.is_string = 1,
+	},
+	{
+		.name	= "pattern_fixed",
+		.help	= "Per I/O, the code after the patch, run by "
+			  "variant=test_first (empty: pattern in test-first "
+			  "form)",
+		.offset	= offsetof(struct pattern_params, fixed),
+		.is_string = 1,
+	},
+	{
+		.name	= "pattern_writers",
+		.help	= "Only the first N jobs (fio's job numbers) run the "
+			  "sequence; the others READ_ONCE its words (0: all "
+			  "write)",
+		.def	= "0",
+		.min	= 0,
+		.max	= 4294967295U,
+		.offset	= offsetof(struct pattern_params, writers),
+	},
+	{ .name = NULL },
+};
+
+const struct fc_model fc_model_pattern = {
+	.name		= "pattern",
+	.stats		= pattern_stats,
+	.options	= pattern_options,
+	.params_size	= sizeof(struct pattern_params),
+	.check		= pattern_check,
+	.state_size	= pattern_state_size,
+	.io		= pattern_io,
+	.job_size	= sizeof(struct pattern_job),
+	.job_init	= pattern_job_init,
+	.job_paths	= pattern_job_paths,
+};

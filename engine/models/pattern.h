@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * model=pattern: a kernel path of the "avoid dirtying a shared line"
+ * family written in the job file (docs/pattern.md), no C. The options are
+ * parsed once (pattern_parse.c) into an array of operations on named words
+ * of a 64-line arena; per I/O the model walks that array (pattern.c).
+ *
+ *   pattern_words=flags@0,pinned@1+8:all=0x1,mine@2:job
+ *   pattern=test_and_clear_bit(flags,1),test_and_clear_bit(flags,2)
+ *   pattern_fixed=?set_bit(flags,0)/flip_every=100*2
+ *
+ * Items are separated by ',' outside parentheses, not ';': fio's job-file
+ * reader ends a line at its first ';' or '#'.
+ */
+#ifndef FLAGCHECK_PATTERN_H
+#define FLAGCHECK_PATTERN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "counters.h"
+#include "model.h"
+
+#define PATTERN_LINE		64	/* bytes of a cache line */
+#define PATTERN_LINES		64	/* lines of the arena: 0..63 */
+#define PATTERN_ARENA		(PATTERN_LINE * PATTERN_LINES)
+#define PATTERN_MAX_OPS		FC_MAX_PATHS	/* one path each */
+#define PATTERN_MAX_WORDS	64
+#define PATTERN_MAX_NODES	8	/* NUMA nodes with a copy of their own */
+#define PATTERN_NAME_LEN	32	/* a word's name, NUL included */
+#define PATTERN_PATH_LEN	64	/* "2:test_and_clear_bit(flags,1)" */
+#define PATTERN_MAX_REPEAT	65536	/* *N */
+
+/* Who shares a word: the run, each job alone, the jobs of a NUMA node */
+enum pattern_sharing {
+	PATTERN_ALL = 0,
+	PATTERN_JOB,
+	PATTERN_NODE,
+	PATTERN_SHARINGS,
+};
+
+struct pattern_word {
+	char name[PATTERN_NAME_LEN];
+	unsigned int offset;		/* bytes into the arena: line * 64 + off */
+	enum pattern_sharing sharing;
+	unsigned long init;
+};
+
+enum pattern_opcode {
+	OP_READ_ONCE, OP_WRITE_ONCE, OP_ATOMIC_READ, OP_ATOMIC_SET,
+	OP___SET_BIT, OP___CLEAR_BIT, OP_SET_BIT, OP_CLEAR_BIT, OP_CHANGE_BIT,
+	OP_TEST_AND_SET_BIT, OP_TEST_AND_CLEAR_BIT, OP_ATOMIC_ADD,
+	OP_ATOMIC_INC, OP_ATOMIC_DEC, OP_ATOMIC_XCHG, OP_ATOMIC_CMPXCHG,
+	OP_SMP_MB, OP_SMP_MB__BEFORE_ATOMIC, OP_WORK,
+};
+
+/* What an operation costs the line, as counted */
+enum pattern_kind { KIND_LOAD, KIND_STORE, KIND_RMW, KIND_OTHER };
+
+/*
+ * One operation, ready to run: its word resolved to (sharing, offset).
+ * Guards are 0 when not given.
+ */
+struct pattern_op {
+	enum pattern_opcode code;
+	enum pattern_kind kind;
+	bool test_first;		/* '?', or test_first without pattern_fixed */
+	bool has_word;
+	int word;			/* index into the words */
+	enum pattern_sharing sharing;
+	unsigned int offset;
+	unsigned long arg;		/* bit number, value, old, n or ns */
+	unsigned long arg2;		/* atomic_cmpxchg's new */
+	uint64_t below, every, every_ns, flip_every;
+	uint64_t loops;			/* work(ns): set at job start */
+	unsigned int repeat;
+	char path[PATTERN_PATH_LEN];	/* "1:test_and_clear_bit(flags,1)" */
+};
+
+struct pattern_prog {
+	unsigned int nr_words, nr_ops;
+	bool uses_node;
+	struct pattern_word word[PATTERN_MAX_WORDS];
+	struct pattern_op op[PATTERN_MAX_OPS];
+};
+
+/* The model's params, as options.c builds them from the job's options */
+struct pattern_params {
+	unsigned int variant;		/* enum fc_variant */
+	unsigned int writers;		/* 0: every job */
+	const char *words;
+	const char *pattern;
+	const char *fixed;
+};
+
+/*
+ * pattern_parse.c. Each returns 0, or -1 with one line in @msg naming the
+ * option, the position or token, and what is allowed.
+ *
+ * pattern_parse_words: pattern_words into @p's words.
+ * pattern_parse_seq: one sequence (@opt names its option) into @p's ops;
+ * with @words_known false an unknown word is let through (pattern_words is
+ * not parsed yet: fio parses options in an order of its own).
+ * pattern_compile: the sequence a job of @pp runs: pattern, or in
+ * test_first pattern_fixed if given, else pattern with every operation
+ * that has one in its test-first form. @final: every option is parsed (at
+ * job start), an unknown word is refused even without pattern_words.
+ */
+int pattern_parse_words(const char *s, struct pattern_prog *p, char *msg,
+			size_t len);
+int pattern_parse_seq(const char *opt, const char *s, struct pattern_prog *p,
+		      bool words_known, char *msg, size_t len);
+int pattern_compile(const struct pattern_params *pp, bool final,
+		    struct pattern_prog *p, char *msg, size_t len);
+
+extern const struct fc_model fc_model_pattern;
+
+#endif

@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""Benchmark (not a test): model=pattern against the C models it mirrors,
+and against fio's own null engine.
+
+Runs, interleaved in every repeat so that machine drift hits all alike:
+  each scenario's pattern job file (jobs/pattern/sN-*.fio) and the C
+  model's job file it mirrors (jobs/*.fio), in both variants, the same
+  job shape (null backend, NUMJOBS jobs, S5 one job and its mod1 section)
+  fio's built-in null engine, numjobs 1 and N
+  flagcheck, model=pattern with a one-test pattern
+  (test_and_clear_bit(flags,0) in test_first: one test_bit() per I/O),
+  mapping=private, numjobs 1 and N
+and prints the median ratio of each pair's IOPS, pattern/C (within noise
+of 1.0 if the pattern model is as lean as the C one), and pattern/null
+(target >= 0.95, as make bench's flagcheck/null). Every run is pinned as
+flagcheck-run pins by default (job k on CPU k - 1: cpus_allowed=0-(N-1),
+cpus_allowed_policy=split) and on one fio clock (flagcheck-run's
+--clocksource auto), as make bench does.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "analysis"))
+from flagcheck_analysis import clock  # noqa: E402
+
+JOBS = os.path.join(TOP, "jobs")
+# scenario: (pattern job file, C job file, C modes by variant, section)
+PAIRS = {
+    "S1": ("s1-filemap-odirect-read.fio", "filemap-odirect-read.fio", {},
+           None),
+    "S2": ("s2-buffer-new-randwrite.fio", "buffer-new-randwrite.fio", {},
+           None),
+    "S3": ("s3-aim7-creat-clo.fio", "aim7-creat-clo.fio", {}, None),
+    "S4": ("s4-fxmark-dwtl-uptodate.fio", "fxmark-dwtl-uptodate.fio", {},
+           None),
+    "S5": ("s5-bh-lru-lookup.fio", "bh-lru-lookup.fio",
+           {"always": "off", "test_first": "on"}, "mod1"),
+}
+VARIANTS = ("always", "test_first")
+
+
+def fio_iops(fio, argv, cwd, env):
+    p = subprocess.run([fio, "--output-format=json"] + argv, cwd=cwd,
+                       env=env, capture_output=True, text=True)
+    if p.returncode:
+        sys.exit(f"fio failed ({p.returncode}): {' '.join(argv)}\n{p.stderr}")
+    text = p.stdout[p.stdout.find("{"):]
+    return sum(j[d]["iops"] for j in json.loads(text)["jobs"]
+               for d in ("read", "write"))
+
+
+def job_config(path, mode, numjobs, section, a, engine):
+    """A job file run: its variables in the environment, the pinning and
+    the clock before it (fio applies options given after a job file to
+    no job of that file)."""
+    env = dict(os.environ, FLAGCHECK_ENGINE=engine, FLAG_CHECK=mode,
+               NUMJOBS=str(numjobs), RUNTIME=str(a.runtime), SIZE="1g",
+               FILENAME="flagcheck-bench", BACKEND="null",
+               FLAGCHECK_STATS="", CREAT_DIR="")
+    argv = a.pin + ([f"--section={section}"] if section else []) + [path]
+    return argv, env
+
+
+def configs_of(a, engine):
+    """{name: (argv, env)}, in the order they run in each repeat."""
+    out = {}
+    for scen in a.scenarios:
+        pfile, cfile, cmodes, section = PAIRS[scen]
+        nj = 1 if scen == "S5" else a.jobs
+        for v in VARIANTS:
+            out[f"{scen} {v} pattern"] = job_config(
+                os.path.join(JOBS, "pattern", pfile), v, nj, section, a,
+                engine)
+            out[f"{scen} {v} C"] = job_config(
+                os.path.join(JOBS, cfile), cmodes.get(v, v), nj, section, a,
+                engine)
+    common = ["--name=bench", "--filename=flagcheck-bench", "--size=1g",
+              "--bs=4k", "--rw=randread", "--thread", "--time_based",
+              f"--runtime={a.runtime}", "--group_reporting"] + a.pin
+    pattern = [f"--ioengine=external:{engine}", "--backend=null",
+               "--model=pattern", "--variant=test_first",
+               "--mapping=private", "--pattern_words=flags@0",
+               "--pattern=test_and_clear_bit(flags,0)"]
+    for nj in sorted({1, a.jobs}):
+        out[f"null nj={nj}"] = (common + ["--ioengine=null",
+                                          f"--numjobs={nj}"], dict(os.environ))
+        out[f"pattern one test nj={nj}"] = (
+            common + pattern + [f"--numjobs={nj}"], dict(os.environ))
+    return out
+
+
+def report(a, cs, why, fio, res):
+    version = subprocess.run([fio, "--version"], capture_output=True,
+                             text=True).stdout.strip()
+    print(f"fio {version}, {os.cpu_count()} CPUs, {a.repeats} interleaved "
+          f"repeats of {a.runtime} s, job k pinned to CPU k - 1, fio "
+          f"clocksource={cs or 'fio'} ({why})")
+    print(f"{'configuration':28} {'median IOPS':>12}  runs (M IOPS)")
+    for name, v in res.items():
+        print(f"{name:28} {statistics.median(v):12.0f}  "
+              + " ".join(f"{x / 1e6:.2f}" for x in v))
+
+    def ratio(num, den):
+        return statistics.median(n / d for n, d in zip(res[num], res[den]))
+
+    print()
+    for scen in a.scenarios:
+        for v in VARIANTS:
+            r = ratio(f"{scen} {v} pattern", f"{scen} {v} C")
+            print(f"{scen} {v:10}: pattern/C model IOPS ratio {r:.3f}")
+    for nj in sorted({1, a.jobs}):
+        r = ratio(f"pattern one test nj={nj}", f"null nj={nj}")
+        print(f"pattern (one test)/null ratio at numjobs={nj}: {r:.3f} "
+              f"(target >= 0.95: {'met' if r >= 0.95 else 'NOT met'})")
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", default="build/fio-flagcheck.so",
+                    help="the built engine (default: build/fio-flagcheck.so)")
+    ap.add_argument("--fio", default="fio",
+                    help="fio binary (default: fio on PATH)")
+    ap.add_argument("--repeats", type=int, default=5,
+                    help="interleaved repeats of every configuration "
+                         "(default 5; the ratios are medians of the "
+                         "per-repeat ratios)")
+    ap.add_argument("--runtime", type=int, default=2,
+                    help="whole seconds per fio run (default 2; the job "
+                         "files take RUNTIME in whole seconds, S5's section "
+                         "runs a tenth of it)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count(),
+                    help="N, the jobs of every scenario but S5 (one, as its "
+                         "job file) and the larger numjobs against null "
+                         "(default: the CPU count, %(default)s)")
+    ap.add_argument("--scenarios", default=",".join(PAIRS),
+                    help="which pairs to run, comma-separated (default: "
+                         "%(default)s)")
+    ap.add_argument("--clocksource", choices=clock.CHOICES, default="auto",
+                    help="fio's clock for every run, as flagcheck-run's "
+                         "(default: auto, here %s)" % clock.default_for_here())
+    a = ap.parse_args()
+    a.scenarios = [s.strip() for s in a.scenarios.split(",") if s.strip()]
+    bad = [s for s in a.scenarios if s not in PAIRS]
+    if bad or a.repeats < 1 or a.runtime < 1 or a.jobs < 1:
+        ap.error(f"--scenarios takes {', '.join(PAIRS)}; --repeats, "
+                 f"--runtime and --jobs 1 or more (got {bad or ''})")
+    cs, why = clock.choose(a.clocksource, clock.kernel_clocksource())
+    a.pin = [f"--cpus_allowed=0-{a.jobs - 1}",
+             "--cpus_allowed_policy=split"] + clock.fio_args(cs)
+    fio = shutil.which(a.fio) or sys.exit(f"{a.fio} not found")
+    engine = os.path.abspath(a.engine)
+    if not os.path.exists(engine):
+        sys.exit(f"{engine} missing: run make")
+
+    configs = configs_of(a, engine)
+    res = {k: [] for k in configs}
+    with tempfile.TemporaryDirectory() as cwd:
+        for r in range(a.repeats):
+            for name, (argv, env) in configs.items():
+                res[name].append(fio_iops(fio, argv, cwd, env))
+            print(f"repeat {r + 1}/{a.repeats} done", file=sys.stderr)
+    report(a, cs, why, fio, res)
+
+
+if __name__ == "__main__":
+    main()

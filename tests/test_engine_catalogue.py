@@ -1,0 +1,196 @@
+"""The catalogue (jobs/catalogue/*.fio, model=pattern) under the real fio.
+
+Every file there is found here by itself. Its header must cite its source
+(commit, function, the code before and after, the published figure in the
+fixed published-figure form, what the model leaves out); each runs in both
+modes through jobs/run-job (short, 2 jobs, the null backend) and its
+counters must be what its own pattern says, read from the job file:
+
+  every RMW or store operation  ran + skipped == repeat x fio's total_ios
+                                (each call either runs it or a test or a
+                                guard skips it: exact)
+  as written, no guard          ran == repeat x total_ios, skipped == 0
+  /every=N                      ran == repeat x ceil(ios / N), per job
+  '?' form, no flip             1 <= ran <= jobs (the first call of each
+                                job at most: the word then holds the value)
+  /below=T on an add of 1       T <= ran <= T + jobs - 1 (racing reads)
+  /every_ns=T                   1 <= ran per job, ran <= runtime / T + 1
+  /flip_every=N                 the model's flips == ceil(ios / N) per job
+and the record's rmw and stores are the sums of its paths'.
+"""
+import glob
+import math
+import os
+import re
+
+import pytest
+
+from fiorun import load_fio_json
+from jobrun import (JOB_VARS, JOBS, MODES, check_run, clean_env, job_vars,
+                    run_job)
+
+CATALOGUE = os.path.join(JOBS, "catalogue")
+FILES = sorted(glob.glob(os.path.join(CATALOGUE, "*.fio")))
+IDS = [os.path.basename(f) for f in FILES]
+RUNS = [(f, m) for f in FILES for m in MODES]
+RUN_IDS = [f"{os.path.basename(f)}-{m}" for f, m in RUNS]
+NUMJOBS = 2
+
+RMW = {"set_bit", "clear_bit", "change_bit", "test_and_set_bit",
+       "test_and_clear_bit", "atomic_add", "atomic_inc", "atomic_dec",
+       "atomic_xchg", "atomic_cmpxchg"}
+STORE = {"WRITE_ONCE", "atomic_set", "__set_bit", "__clear_bit"}
+HAS_TEST_FIRST = {"set_bit", "clear_bit", "__set_bit", "__clear_bit",
+                  "test_and_set_bit", "test_and_clear_bit", "WRITE_ONCE",
+                  "atomic_set", "atomic_xchg", "atomic_cmpxchg"}
+_OP = re.compile(r"^(\?)?([A-Za-z_]+)\(([^)]*)\)((?:/[a-z_]+=[0-9]+)*)"
+                 r"(?:\*([0-9]+))?$")
+
+
+def options(path):
+    """The [global] options of a job file: {name: value}."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith((";", "#", "[")) and "=" in line:
+                k, v = line.split("=", 1)
+                out[k.strip()] = v.strip()
+    return out
+
+
+def items(text):
+    """The items of a value: separated by ',' outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur]
+
+
+def parse_ops(text):
+    """[(test_first, name, args, {guard: N}, repeat)] of a sequence."""
+    ops = []
+    for token in items(text):
+        m = _OP.match(token.strip())
+        assert m, f"cannot read the operation {token!r}"
+        guards = dict((g.split("=")[0], int(g.split("=")[1]))
+                      for g in m.group(4).split("/")[1:])
+        ops.append((bool(m.group(1)), m.group(2), m.group(3), guards,
+                    int(m.group(5) or 1)))
+    return ops
+
+
+def sequence(path, mode):
+    """The operations the engine runs in `mode`, as the grammar says:
+    always runs pattern=, test_first pattern_fixed= or else pattern= with
+    every operation that has a test-first form in that form."""
+    o = options(path)
+    if mode == "always":
+        return parse_ops(o["pattern"])
+    if "pattern_fixed" in o:
+        return parse_ops(o["pattern_fixed"])
+    return [(tf or name in HAS_TEST_FIRST, name, args, g, r)
+            for tf, name, args, g, r in parse_ops(o["pattern"])]
+
+
+# --- the files themselves ------------------------------------------------------
+
+def test_there_are_at_least_six():
+    assert len(FILES) >= 6, FILES
+
+
+@pytest.mark.parametrize("path", FILES, ids=IDS)
+def test_header_cites_its_source(path):
+    with open(path) as f:
+        lines = f.read().splitlines()
+    head = "\n".join(l for l in lines if l.startswith(";"))
+    for needed in ("Source:", "Commit:", "Before:", "After:", "Published:",
+                   "published-figure:", "Model (model=pattern",
+                   "Not modelled:", "run-job defaults:"):
+        assert needed in head, f"{os.path.basename(path)}: lacks {needed!r}"
+    assert re.search(r"Commit: [0-9a-f]{12} \(", head), path
+    missing = JOB_VARS - job_vars(path)
+    assert not missing, f"{path}: lacks ${{{sorted(missing)}}}"
+    o = options(path)
+    assert o.get("model") == "pattern" and \
+        o.get("variant") == "${FLAG_CHECK}", o
+    for mode in MODES:
+        assert sequence(path, mode), f"{path}: no operations for {mode}"
+
+
+# --- the files under fio -----------------------------------------------------
+
+def by_position(record):
+    """The record's paths in sequence order: [(name, counters)]."""
+    return sorted(record["paths"].items(),
+                  key=lambda kv: int(kv[0].split(":", 1)[0]))
+
+
+def ran_of(counts):
+    return counts["rmw"] + counts["stores"]
+
+
+def check_op(what, op, per_job, total_ios, runtime_ns):
+    """per_job: [(job ios, its counters of this op, its flips)]."""
+    tf, name, _, guards, repeat = op
+    ran = sum(ran_of(c) for _, c, _ in per_job)
+    skipped = sum(c["skipped"] for _, c, _ in per_job)
+    if name not in RMW | STORE:
+        assert ran == skipped == 0, f"{what}: {per_job}"
+        return
+    assert ran + skipped == repeat * total_ios, \
+        f"{what}: {ran} ran + {skipped} skipped != {repeat} x {total_ios}"
+    kind = "rmw" if name in RMW else "stores"
+    assert all(c["stores" if kind == "rmw" else "rmw"] == 0
+               for _, c, _ in per_job), f"{what}: counted as the other kind"
+    if "flip_every" in guards:
+        n = guards["flip_every"]
+        for ios, _, flips in per_job:
+            assert flips in (ios // n, math.ceil(ios / n)), \
+                f"{what}: {flips} flips in {ios} I/Os, one every {n}"
+    if "every" in guards:
+        n = guards["every"]
+        for ios, c, _ in per_job:
+            assert ran_of(c) == repeat * math.ceil(ios / n), \
+                f"{what}: {ran_of(c)} in {ios} I/Os, once every {n}"
+    elif "every_ns" in guards:
+        t = guards["every_ns"]
+        assert all(ran_of(c) >= 1 for _, c, _ in per_job), what
+        assert ran <= repeat * (runtime_ns / t + len(per_job)), \
+            f"{what}: {ran} in {runtime_ns} ns, once every {t} ns a job"
+    elif "below" in guards:
+        t = guards["below"]
+        assert t <= ran <= t + len(per_job) - 1, f"{what}: {ran}, below {t}"
+    elif tf and "flip_every" not in guards:
+        assert 1 <= ran <= len(per_job) * repeat, f"{what}: {ran}"
+    elif not tf:
+        assert ran == repeat * total_ios and skipped == 0, \
+            f"{what}: {ran} of {repeat} x {total_ios}"
+
+
+@pytest.mark.parametrize("job,mode", RUNS, ids=RUN_IDS)
+def test_catalogue_job_counts_what_its_pattern_says(ctx, job, mode):
+    p, stats = run_job(ctx, job, clean_env(
+        FLAG_CHECK=mode, NUMJOBS=NUMJOBS, RUNTIME=1, SIZE="64m"))
+    total = check_run(p, stats, job, mode, NUMJOBS, "null")
+    name = os.path.basename(job)
+    assert {s["model"] for s in stats} == {"pattern"}, name
+    runtime_ns = sum(j["job_runtime"] for j in load_fio_json(p.stdout)["jobs"]
+                     ) * 1e6
+    ops = sequence(job, mode)
+    paths = [by_position(s) for s in stats]
+    assert all(len(ps) == len(ops) for ps in paths), \
+        f"{name} {mode}: {len(ops)} operations, paths {paths}"
+    for s, ps in zip(stats, paths):
+        assert s["rmw"] == sum(c["rmw"] for _, c in ps), name
+        assert s["stores"] == sum(c["stores"] for _, c in ps), name
+    for i, op in enumerate(ops):
+        per_job = [(s["ios"], ps[i][1], s.get("model_stats", {}).get("flips"))
+                   for s, ps in zip(stats, paths)]
+        check_op(f"{name} {mode} {paths[0][i][0]}", op, per_job, total,
+                 runtime_ns)
