@@ -19,8 +19,8 @@
 # usage: scripts/fio-versions.sh BUILD [VERSION...]
 #   TARBALLS  (default: ../shared/fio beside the repository)
 #   PYTHON    (default: /usr/bin/python3)   JOBS (make -j, default: 2)
-#   FIO_OPT   fio's optimisation (default: -O1, built in under half the
-#             time of fio's own -O3; empty: fio's own; no layout depends on it)
+#   FIO_OPT   fio's optimisation (default: -O1, which builds faster than
+#             fio's own -O3; empty: fio's own; no layout depends on it)
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
