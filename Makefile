@@ -4,6 +4,8 @@
 #   make FIO_SRC=DIR      ... against your own (configured) fio tree instead
 #   make fio              an fio binary from that same tree, in $(BUILD)/fio
 #   make check            install what is missing, build, run every test
+#   make check-fio-versions   build fio 3.36, 3.39, 3.41, 3.42 and the engine
+#                         against each, run the version tests under each
 #   make check PYTEST_ARGS='-k iodepth'   ... only the tests pytest's -k picks
 #   make bench            the engine's overhead against fio's null engine
 #   make bench-pattern    model=pattern against the C models it mirrors
@@ -39,13 +41,20 @@ ENGINE_SRCS	:= $(sort $(wildcard engine/*.c)) $(KERNEL_SRCS) $(MODEL_SRCS) \
 ENGINE_HDRS	:= $(wildcard engine/*.h engine/kernel/*.h engine/models/*.h)
 ENGINE		:= $(BUILD)/fio-flagcheck.so
 
+# What differs between fio trees, by feature tests on the tree's own headers
+# (engine/fio_compat.h), not by its version: 3.42 renamed ramp_time_over
+# to ramp_period_over; ramp_size= came with it.
+fio_has		= $(shell grep -qw '$(1)' $(FIO_TREE)/$(2) 2>/dev/null && echo -D$(3))
+FIO_FEATURES	= $(call fio_has,ramp_period_over,fio_time.h,FC_FIO_HAS_RAMP_PERIOD) \
+		  $(call fio_has,ramp_size,thread_options.h,FC_FIO_HAS_RAMP_SIZE)
+
 WARN		:= -Wall -Wextra -Werror
 BASE_CFLAGS	:= -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE \
 		   -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64
 ENGINE_CFLAGS	= $(BASE_CFLAGS) -fPIC -fvisibility=hidden \
 		  -Iengine -Iengine/kernel \
 		  -include $(FIO_TREE)/config-host.h -isystem $(FIO_TREE) \
-		  -DFLAGCHECK_FIO_VERSION='"$(FIO_VERSION_OF)"'
+		  $(FIO_FEATURES) -DFLAGCHECK_FIO_VERSION='"$(FIO_VERSION_OF)"'
 # nodelete: fio dlcloses engines at exit, a known crash source
 ENGINE_LDFLAGS	:= -shared -Wl,-z,nodelete -Wl,-z,now
 # the libaio and io_uring backends
@@ -158,6 +167,21 @@ check: deps
 
 bench: all
 	$(PYTHON) tests/bench.py --engine $(ENGINE)
+
+# The fio version matrix (docs/fio-versions.md): each fio built once from
+# its source in $(BUILD)/fio-versions/VERSION, the engine against it, the
+# version-sensitive tests under it, a table at the end. FIO_VERSIONS picks
+# some; FIO_TARBALLS is where the release tarballs are (../shared/fio);
+# FIO_OPT is the optimisation fio is built with (empty: fio's own -O3).
+FIO_VERSIONS	?=
+FIO_TARBALLS	?= $(abspath ../shared/fio)
+FIO_OPT		?= -O1
+
+.PHONY: check-fio-versions
+check-fio-versions: deps
+	$(MAKE) all
+	TARBALLS=$(FIO_TARBALLS) PYTHON=$(PYTHON) FIO_OPT="$(FIO_OPT)" \
+		scripts/fio-versions.sh $(BUILD) $(FIO_VERSIONS)
 
 # model=pattern against each C model it mirrors (jobs/pattern/ vs jobs/),
 # side by side, and a one-test pattern against fio's null engine;

@@ -20,6 +20,7 @@
 #include "fio.h"
 
 #include "backend.h"
+#include "fio_compat.h"
 #include "model.h"
 #include "options.h"
 #include "report.h"
@@ -67,9 +68,28 @@ FC_EXPORT struct ioengine_ops ioengine;
 
 static enum fc_ddir fc_ddir_of(const struct io_u *io_u)
 {
-	/* fio's DDIR_READ and DDIR_WRITE are 0 and 1, as FC_READ and FC_WRITE */
-	return (unsigned int)io_u->ddir <= DDIR_WRITE ?
-		(enum fc_ddir)io_u->ddir : FC_OTHER;
+	/* by name: fio's values and count of directions change between versions */
+	if (io_u->ddir == DDIR_READ)
+		return FC_READ;
+	if (io_u->ddir == DDIR_WRITE)
+		return FC_WRITE;
+	return FC_OTHER;
+}
+
+/*
+ * fio zeroes its counts when the ramp period ends (reset_all_stats), between
+ * two queue calls: so do we, before the first I/O it counts after. A job
+ * whose last I/O completes as the ramp ends has none after: fio's counts
+ * are 0 then, and ours are zeroed at cleanup, before the report.
+ */
+static void fc_ramp_check(struct thread_data *td, struct flagcheck_data *jd)
+{
+	if (!jd->ramp_pending || !fc_fio_ramp_over(td))
+		return;
+	memset(&jd->c, 0, sizeof(jd->c));
+	jd->ramp_pending = false;
+	jd->timed_left = 1;
+	jd->slow = jd->ask_busy;
 }
 
 /*
@@ -81,16 +101,7 @@ fc_queue_slow(struct thread_data *td, struct flagcheck_data *jd)
 {
 	if (jd->ask_busy && jd->backend->busy(jd->backend_data))
 		return true;
-	/*
-	 * fio zeroes its counts when ramp_time ends (reset_all_stats), between
-	 * two queue calls: so do we, before the first I/O it counts after.
-	 */
-	if (jd->ramp_pending && td->ramp_time_over) {
-		memset(&jd->c, 0, sizeof(jd->c));
-		jd->ramp_pending = false;
-		jd->timed_left = 1;
-		jd->slow = jd->ask_busy;
-	}
+	fc_ramp_check(td, jd);
 	return false;
 }
 
@@ -496,7 +507,7 @@ static int fio_flagcheck_init(struct thread_data *td)
 	}
 	jd->clock_ns = fc_clock_cost_ns();
 	jd->timed_left = 1;
-	jd->ramp_pending = td->o.ramp_time != 0;
+	jd->ramp_pending = fc_fio_ramp_set(td);
 	/* at iodepth 1 nothing can be pending: ->busy is never asked */
 	jd->ask_busy = td->o.iodepth > 1 && jd->backend->busy;
 	jd->slow = jd->ask_busy || jd->ramp_pending;
@@ -518,6 +529,7 @@ static void fc_job_end(struct thread_data *td, struct flagcheck_data *jd)
 		.c		= &jd->c,
 	};
 
+	fc_ramp_check(td, jd);
 	if (jd->offload_job)
 		fc_counters_add(&jd->offload_job->c, &jd->c);
 	else

@@ -5,6 +5,7 @@
 #   dpkg-dev                    apt-get source (fio's matching source tree)
 #   gcc make clang              building; the engine is checked with both
 #   binutils procps             nm, readelf, pgrep in the tests
+#   gdb                         the backtraces of a fio that does not finish in a test
 #   libaio-dev liburing-dev     the real I/O backends
 #   zlib1g-dev libnuma-dev      configure fio's tree as Debian does: these
 #   librdmacm-dev libibverbs-dev  change fio's struct layouts (io_u, thread_data)
@@ -13,7 +14,7 @@
 #   python3-scipy               Welch's t-test, the bootstrap, the USL fit
 set -euo pipefail
 
-pkgs=(fio dpkg-dev gcc make clang libc6-dev pkg-config binutils procps
+pkgs=(fio dpkg-dev gcc make clang libc6-dev pkg-config binutils procps gdb
 	libaio-dev liburing-dev zlib1g-dev libnuma-dev librdmacm-dev
 	libibverbs-dev python3 python3-matplotlib python3-pytest python3-scipy)
 

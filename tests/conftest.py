@@ -4,8 +4,16 @@
 build directory that `make` filled: the engine, the unit-test programs
 and a scratch area for the runs (DIR/tests). `make check` passes its
 $(BUILD).
+
+--fio PATH (default: the fio on PATH) names the fio binary every test
+runs: fio itself, fio servers, run-job (its FIO) and flagcheck-run (its
+--fio). The engine in the build directory must be built against that
+fio's source (make check-fio-versions does both). The analysis tests,
+plain unittest cases, read both from the environment (FLAGCHECK_TEST_FIO,
+FLAGCHECK_TEST_BUILD, set here; tests/analysis/helpers.py).
 """
 import os
+import shutil
 
 import pytest
 
@@ -16,16 +24,30 @@ def pytest_addoption(parser):
     parser.addoption("--build", default="build", metavar="DIR",
                      help="flagcheck's build directory, made by make "
                           "(default: build, relative to the repository root)")
+    parser.addoption("--fio", default=None, metavar="PATH",
+                     help="the fio binary the tests run, fio servers too "
+                          "(default: fio on PATH)")
+
+
+def pytest_configure(config):
+    build = os.path.normpath(os.path.join(str(config.rootpath),
+                                          config.getoption("--build")))
+    fio = config.getoption("--fio")
+    path = shutil.which(fio) if fio else shutil.which("fio")
+    if fio and not path:
+        raise pytest.UsageError(f"--fio {fio}: not an executable file")
+    os.environ["FLAGCHECK_TEST_BUILD"] = build
+    if path:
+        os.environ["FLAGCHECK_TEST_FIO"] = os.path.abspath(path)
 
 
 @pytest.fixture(scope="session")
-def build(pytestconfig):
+def build():
     """The build directory, as an absolute path."""
-    return os.path.normpath(os.path.join(str(pytestconfig.rootpath),
-                                         pytestconfig.getoption("--build")))
+    return os.environ["FLAGCHECK_TEST_BUILD"]
 
 
 @pytest.fixture(scope="session")
 def ctx(build):
     """A fiorun.Context: the build dir, the engine, fio, scratch dirs."""
-    return fiorun.Context(build)
+    return fiorun.Context(build, os.environ.get("FLAGCHECK_TEST_FIO"))

@@ -9,6 +9,7 @@ the benchmarks and any script can use it too.
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 
@@ -20,6 +21,25 @@ def run_program(argv, timeout=120):
     except subprocess.TimeoutExpired as e:
         return -1, f"timed out after {timeout}s\n{e.output or ''}"
     return p.returncode, p.stdout
+
+
+def backtraces(pgid):
+    """gdb's backtrace of every thread of every process in the process
+    group (a hung fio and its job processes), or why there is none."""
+    if not shutil.which("gdb"):
+        return "(no gdb: apt-get install gdb for backtraces of a hang)"
+    pids = subprocess.run(["pgrep", "-g", str(pgid)], capture_output=True,
+                          text=True).stdout.split()
+    out = []
+    for pid in pids:
+        try:
+            p = subprocess.run(["gdb", "-batch", "-p", pid, "-ex",
+                                "thread apply all bt"], capture_output=True,
+                               text=True, timeout=300)
+            out.append(f"=== pid {pid}\n{p.stdout}{p.stderr}")
+        except subprocess.TimeoutExpired:
+            out.append(f"=== pid {pid}: gdb did not finish in 300 s")
+    return "\n".join(out)
 
 
 def load_fio_json(text):
@@ -46,10 +66,11 @@ class Result:
 
 
 class Context:
-    def __init__(self, build):
+    def __init__(self, build, fio=None):
+        """fio: the fio binary (default: fio on PATH), as --fio gives it."""
         self.build = build
         self.engine = os.path.join(build, "fio-flagcheck.so")
-        self.fio = shutil.which("fio")
+        self.fio = fio or shutil.which("fio")
         self.tmp = os.path.join(build, "tests")
         os.makedirs(self.tmp, exist_ok=True)
         assert self.fio, "fio not found on PATH (make check installs it)"
@@ -75,11 +96,18 @@ class Context:
             argv.append(f"--flagcheck_stats={statsfile}")
         env = dict(os.environ, FLAGCHECK_ENGINE=engine or self.engine,
                    FLAGCHECK_STATS=statsfile)
+        p = subprocess.Popen(argv, cwd=cwd, env=env, text=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             start_new_session=True)
         try:
-            p = subprocess.run(argv, cwd=cwd, env=env, text=True, timeout=timeout,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            out, err = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise AssertionError(f"fio did not finish in {timeout}s: {argv}")
+            bt = backtraces(p.pid)
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            raise AssertionError(f"fio did not finish in {timeout}s: {argv}\n"
+                                 f"its threads when it was stopped:\n{bt}")
+        p = subprocess.CompletedProcess(argv, p.returncode, out, err)
         assert p.returncode >= 0, \
             f"fio died of signal {-p.returncode}: {argv}\n{p.stderr}"
         left = os.listdir(cwd)

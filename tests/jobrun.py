@@ -67,7 +67,8 @@ def run_job(ctx, job, env, args=(), timeout=120):
     stdout, the counters from FLAGCHECK_STATS."""
     cwd = ctx.scratch()
     stats = os.path.join(ctx.tmp, os.path.basename(cwd) + ".jsonl")
-    env = dict(env, FLAGCHECK_ENGINE=ctx.engine, FLAGCHECK_STATS=stats)
+    env = dict(env, FIO=ctx.fio, FLAGCHECK_ENGINE=ctx.engine,
+               FLAGCHECK_STATS=stats)
     try:
         p = subprocess.run([RUN_JOB, job, "--output-format=json"] + list(args),
                            cwd=cwd, env=env, capture_output=True, text=True,

@@ -4,6 +4,7 @@ object, runs and their counters, bad input, shared memory and its lifetime.
 import json
 import shutil
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -365,3 +366,18 @@ def test_sigkilled_run_is_never_attached(ctx, thread):
     ok(r)
     assert r.sum("errors_reported") == 0 == r.total_err(), \
         "a later run saw the state of a SIGKILLed one"
+
+
+def test_a_run_past_its_timeout_is_stopped_with_its_backtraces(ctx):
+    """A hung fio fails its test with gdb's backtrace of every thread of
+    every fio process, so that a rare hang can be read from the failure."""
+    with pytest.raises(AssertionError) as e:
+        ctx.fio_run(ctx.base_args(runtime=60, numjobs=2, thread=1),
+                    timeout=3)
+    msg = str(e.value)
+    assert "fio did not finish in 3s" in msg, msg
+    if not shutil.which("gdb"):
+        pytest.skip("no gdb (make check installs it): no backtraces")
+    assert msg.count("=== pid ") == 1, msg      # thread=1: one process
+    # fio's main thread and its two job threads, each with its frames
+    assert msg.count("\nThread ") >= 3 and "#0 " in msg, msg

@@ -375,3 +375,28 @@ def test_counts_restart_with_fios_after_ramp_time(ctx):
     (job,), (s,) = r.json()["jobs"], r.stats
     assert s["ios"] == job["read"]["total_ios"] > 0
     assert s["rmw"] == 2 * job["read"]["total_ios"]
+
+
+@pytest.mark.parametrize("depth", [1, 32])
+def test_counts_agree_when_the_job_ends_at_the_ramps_end(ctx, depth):
+    """A job whose runtime ends as its ramp_time does (1 ms after a 10 ms
+    ramp): fio zeroes its counts on the last completion, and no I/O is
+    queued after it, so fio reports 0 I/Os; the engine's counts are zeroed
+    at cleanup then, not reported as they stood. Many runs, so that both
+    endings (some I/Os after the ramp, none) happen; each exactly equal.
+    Under 1 run in 5 ends with none: at most 200 runs, until both are seen."""
+    seen = set()
+    for _ in range(200):
+        r = ctx.fio_run(ctx.base_args(iodepth=depth, flag_check="always",
+                                      filename="x", size="64m",
+                                      runtime="1ms", ramp_time="10ms"))
+        fiorun.ok(r)
+        (job,), (s,) = r.json()["jobs"], r.stats
+        fio_ios = sum(fio_counts(job))
+        assert s["ios"] == fio_ios, (s, fio_ios)
+        assert s["rmw"] == 2 * fio_ios
+        seen.add(fio_ios == 0)
+        if len(seen) == 2:
+            break
+    # both endings were met: the test exercised the edge it names
+    assert seen == {True, False}, seen

@@ -15,7 +15,14 @@ ANALYSIS = os.path.join(REPO, "analysis")
 FIXTURES = os.path.join(HERE, "fixtures")
 RESULTS = os.path.join(FIXTURES, "results")
 CLIENTSERVER = os.path.join(FIXTURES, "clientserver.json")
+# fio 3.41, two servers: "global options" a list (fixtures/record-hosts)
+CLIENTSERVER_HOSTS = os.path.join(FIXTURES, "clientserver-hosts.json")
 NULL_JOB = os.path.join(HERE, "null-engine.fio")
+# the fio and the build directory of this test run: pytest's --fio and
+# --build (tests/conftest.py puts them here), else fio on PATH and build/
+FIO = os.environ.get("FLAGCHECK_TEST_FIO") or shutil.which("fio")
+BUILD = os.environ.get("FLAGCHECK_TEST_BUILD") or os.path.join(REPO, "build")
+ENGINE = os.path.join(BUILD, "fio-flagcheck.so")
 
 if ANALYSIS not in sys.path:
     sys.path.insert(0, ANALYSIS)
@@ -33,14 +40,21 @@ def cpu_hog(cpu):
         hog.wait()
 
 
+def cli_argv(name, *args, calibrate=False):
+    """The command line of analysis/<name> with this Python. flagcheck-run
+    gets this test run's fio (--fio; a later --fio in args wins) and
+    --no-calibrate unless calibrate=True: the 10 s calibration is tested
+    on its own (test_calibrate)."""
+    if name == "flagcheck-run":
+        args = ("--fio", FIO or "fio") + \
+            (() if calibrate else ("--no-calibrate",)) + args
+    return [sys.executable, os.path.join(ANALYSIS, name)] + list(args)
+
+
 def run_cli(name, *args, **kw):
-    """Run analysis/<name> with this Python; CompletedProcess (text).
-    flagcheck-run gets --no-calibrate unless calibrate=True: the 10 s
-    calibration is tested on its own (test_calibrate)."""
-    if name == "flagcheck-run" and not kw.pop("calibrate", False):
-        args = ("--no-calibrate",) + args
-    return subprocess.run([sys.executable, os.path.join(ANALYSIS, name)]
-                          + list(args), capture_output=True, text=True,
+    """Run cli_argv(name, *args) to its end; CompletedProcess (text)."""
+    argv = cli_argv(name, *args, calibrate=kw.pop("calibrate", False))
+    return subprocess.run(argv, capture_output=True, text=True,
                           timeout=kw.pop("timeout", 60), **kw)
 
 

@@ -5,16 +5,14 @@ fio's jobs on (/proc/<pid>/task/<tid>/status and stat)."""
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
 import unittest
 
-from tests.analysis.helpers import ANALYSIS, NULL_JOB, ResultsDirCase, \
-    cpu_hog, run_cli
+from tests.analysis.helpers import ANALYSIS, FIO, NULL_JOB, \
+    ResultsDirCase, cpu_hog, run_cli
 
-FIO = shutil.which("fio")
 USABLE = sorted(os.sched_getaffinity(0))
 LONG_LIVED = 10         # samples 50 ms apart: half a second
 
@@ -109,7 +107,7 @@ class TestBusyAndPlacement(ResultsDirCase):
         least LONG_LIVED samples).  Only long-lived threads are the jobs
         (3 s here): at start fio runs its clock test in a short-lived
         thread pinned to each CPU in turn."""
-        args = [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"),
+        args = [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"), "--fio", FIO,
                 NULL_JOB, "--no-calibrate", "--modes", "always",
                 "--numjobs", str(len(USABLE)),
                 "--repeats", "1", "--runtime", "2", "--ramp", "1",

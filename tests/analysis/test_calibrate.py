@@ -11,11 +11,11 @@ import tempfile
 import time
 import unittest
 
-from tests.analysis.helpers import REPO, run_cli
+from tests.analysis.helpers import BUILD, REPO, run_cli
 
 from flagcheck_analysis.calibrate import calibration as calibrate
 
-PROGRAM = os.path.join(REPO, "build", "flagcheck-calibrate")
+PROGRAM = os.path.join(BUILD, "flagcheck-calibrate")
 USABLE = sorted(os.sched_getaffinity(0))
 
 

@@ -13,12 +13,11 @@ import tempfile
 import time
 import unittest
 
-from tests.analysis.helpers import ANALYSIS, HERE, REPO, run_cli
+from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, HERE, REPO, \
+    run_cli
 from flagcheck_analysis.results import clients
 from flagcheck_analysis.run import clientserver as hostrun, hosts, jobfile
 
-FIO = shutil.which("fio")
-ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
 JOB = os.path.join(HERE, "clientserver.fio")
 LOOPBACK = "127.0.0.1"
 

@@ -5,7 +5,7 @@ import subprocess
 import tempfile
 import unittest
 
-from tests.analysis.helpers import NULL_JOB, ResultsDirCase, run_cli
+from tests.analysis.helpers import FIO, NULL_JOB, ResultsDirCase, run_cli
 from flagcheck_analysis.run import clock
 
 
@@ -108,7 +108,7 @@ class TestFioTakesIt(unittest.TestCase):
         whatever fio would have picked by itself."""
         for cs, num in (("cpu", 3), ("clock_gettime", 2)):
             p = subprocess.run(
-                ["fio", "--debug=time", "--clocksource=" + cs, "--name=c",
+                [FIO, "--debug=time", "--clocksource=" + cs, "--name=c",
                  "--ioengine=null", "--size=1m", "--rw=read",
                  "--output-format=json"], capture_output=True, text=True,
                 cwd=tempfile.gettempdir(), timeout=60)

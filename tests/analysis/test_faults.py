@@ -13,12 +13,12 @@ import tempfile
 import time
 import unittest
 
-from tests.analysis.helpers import ANALYSIS, NULL_JOB, RESULTS, run_cli
-from tests.analysis.test_clientserver import (ENGINE, JOB as CS_JOB,
-                                              LOOPBACK, Servers, free_port)
+from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, NULL_JOB, \
+    RESULTS, run_cli
+from tests.analysis.test_clientserver import (JOB as CS_JOB, LOOPBACK,
+                                              Servers, free_port)
 from flagcheck_analysis.results import fiojson
 
-FIO = shutil.which("fio")
 DEEP = 100000           # levels of nesting: far past Python's recursion limit
 
 
@@ -374,7 +374,7 @@ class ClientMode(Scratch):
         server = self.servers.start()
         pid = self.servers.procs[-1].pid
         proc = subprocess.Popen(
-            [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"),
+            [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"), "--fio", FIO,
              CS_JOB, "--outdir", self.out, "--repeats", "1", "--numjobs",
              "1", "--quiet", "--set", "FLAGCHECK_ENGINE=" + ENGINE,
              "--client", server, "--modes", "always", "--runtime", "20"],

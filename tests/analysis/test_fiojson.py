@@ -6,8 +6,8 @@ import subprocess
 import tempfile
 import unittest
 
-from tests.analysis.helpers import CLIENTSERVER, RESULTS
-from flagcheck_analysis.results import fiojson
+from tests.analysis.helpers import CLIENTSERVER, CLIENTSERVER_HOSTS, RESULTS
+from flagcheck_analysis.results import clients, fiojson
 from flagcheck_analysis.stats import compare
 
 ALWAYS_NJ2 = os.path.join(RESULTS, "flagcheck-fixture_always_nj2_r1.json")
@@ -113,6 +113,46 @@ class Metrics(unittest.TestCase):
                                               for e in entries))
         opts = fiojson.job_options(doc)
         self.assertIn(opts["flag_check"], ("always", "test_first"))
+
+    def test_client_server_global_options_one_dict(self):
+        """fio 3.33, one server: one dict, every host's."""
+        doc = fiojson.load_fio_json(CLIENTSERVER)
+        self.assertIsInstance(doc["global options"], dict)
+        self.assertEqual(fiojson.global_options(doc),
+                         {None: doc["global options"]})
+
+    def test_client_server_global_options_per_server(self):
+        """fio 3.41, two servers, one job file each (always to the first,
+        test_first to the second): one dict per server, each kept with
+        its host, the host's own name and port dropped from its options."""
+        doc = fiojson.load_fio_json(CLIENTSERVER_HOSTS)
+        self.assertEqual(doc["fio version"], "fio-3.41")
+        raw = doc["global options"]
+        self.assertIsInstance(raw, list)
+        self.assertEqual(len(raw), 2)
+        glob = fiojson.global_options(doc)
+        hosts = clients.by_host(doc)
+        self.assertEqual(sorted(glob), sorted(hosts))
+        self.assertEqual(len(hosts), 2)
+        for d in raw:
+            key = "%s:%s" % (d["hostname"], d["port"])
+            want = {k: v for k, v in d.items()
+                    if k not in ("hostname", "port")}
+            self.assertEqual(glob[key], want)
+            self.assertNotIn("hostname", glob[key])
+            # each server was sent its own file: its stats path names it
+            self.assertTrue(glob[key]["flagcheck_stats"].endswith(
+                "/%s.jsonl" % glob[key]["flag_check"]), glob[key])
+        self.assertEqual(sorted(g["flag_check"] for g in glob.values()),
+                         ["always", "test_first"])
+        first = fiojson.fio_jobs(doc)[0]
+        opts = fiojson.job_options(doc)
+        self.assertEqual(opts["flag_check"],
+                         glob[fiojson.host_key(first)]["flag_check"])
+        for key in hosts:
+            m = fiojson.run_metrics(clients.host_doc(doc, key), None)
+            self.assertEqual(m["iops"], sum(e["read"]["iops"]
+                                            for e in hosts[key]))
 
     def test_json_plus_bins_give_exact_percentiles(self):
         def entry(bins):

@@ -11,11 +11,9 @@ import subprocess
 import tempfile
 import unittest
 
-from tests.analysis.helpers import REPO, run_cli
+from tests.analysis.helpers import ENGINE, FIO, REPO, run_cli
 from flagcheck_analysis.run import jobguard
 
-FIO = shutil.which("fio")
-ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S1 = os.path.join(REPO, "jobs", "filemap-odirect-read.fio")      # reads
 S2 = os.path.join(REPO, "jobs", "buffer-new-randwrite.fio")     # writes
@@ -88,7 +86,7 @@ class BlockDevices(unittest.TestCase):
         base = {k: v for k, v in os.environ.items()
                 if not k.startswith("FLAGCHECK_") and k not in (
                     "FILENAME", "BACKEND", "FLAG_CHECK")}
-        base.update(FLAGCHECK_ENGINE=ENGINE, RUNTIME="1", NUMJOBS="1",
+        base.update(FIO=FIO, FLAGCHECK_ENGINE=ENGINE, RUNTIME="1", NUMJOBS="1",
                     SIZE="16m", FLAGCHECK_STATS=os.path.join(
                         self.tmp, "stats.jsonl"), FLAGCHECK_NUMA="off")
         base.update(env)

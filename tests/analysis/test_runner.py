@@ -3,17 +3,15 @@ real (short) runs of fio's built-in null engine."""
 
 import glob
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
 import unittest
 
-from tests.analysis.helpers import ANALYSIS, NULL_JOB, ResultsDirCase, \
-    run_cli
+from tests.analysis.helpers import ANALYSIS, FIO, NULL_JOB, \
+    ResultsDirCase, run_cli
 
-FIO = shutil.which("fio")
 
 
 class TestDryRun(unittest.TestCase):
@@ -66,7 +64,7 @@ class TestDryRun(unittest.TestCase):
 @unittest.skipUnless(FIO, "fio not installed")
 class TestRealRuns(ResultsDirCase):
     def test_interrupt_then_resume(self):
-        args = [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"),
+        args = [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"), "--fio", FIO,
                 NULL_JOB, "--no-calibrate", "--numjobs", "1", "--repeats", "2",
                 "--runtime",
                 "1", "--outdir", self.out, "--quiet"]

@@ -34,9 +34,7 @@ def is_client_output(doc):
     return "jobs" not in doc and isinstance(doc.get("client_stats"), list)
 
 
-def host_key(entry):
-    """'host:port' of a client_stats entry."""
-    return "%s:%s" % (entry.get("hostname", "?"), entry.get("port", "?"))
+host_key = fiojson.host_key
 
 
 def all_clients(doc):

@@ -151,11 +151,38 @@ def fio_jobs(doc):
     return [e for e in entries if isinstance(e, dict)]
 
 
+def host_key(entry):
+    """'host:port' of a client/server entry: fio adds "hostname" and "port"
+    to each client_stats entry and, from 3.39 on, to each server's global
+    options."""
+    return "%s:%s" % (entry.get("hostname", "?"), entry.get("port", "?"))
+
+
+def global_options(doc):
+    """fio's "global options" as {host key: options}; None keys the one
+    dict of plain output, of one server and of fio before 3.39 (there all
+    servers' globals in one). fio 3.39 and later with several servers
+    (commit 6f771553, "client: separate global options from multiple
+    servers") write a list of one dict per server, with its hostname and
+    port: each is kept with its host."""
+    glob = doc.get("global options")
+    if isinstance(glob, dict):
+        return {None: dict(glob)}
+    out = {}
+    for d in glob if isinstance(glob, list) else ():
+        if isinstance(d, dict):
+            out[host_key(d)] = {k: v for k, v in d.items()
+                                if k not in ("hostname", "port")}
+    return out
+
+
 def job_options(doc):
-    """The first job's options, over the global options (client output
-    keeps globals apart)."""
-    opts = dict(doc.get("global options") or {})
+    """The first job's options, over the global options of its host
+    (client output keeps globals apart)."""
+    glob = global_options(doc)
     jobs = fio_jobs(doc)
+    key = host_key(jobs[0]) if jobs else None
+    opts = dict(glob.get(None) or glob.get(key) or {})
     if jobs:
         opts.update(jobs[0].get("job options") or {})
     return opts
