@@ -28,7 +28,7 @@ import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "analysis"))
-from flagcheck_analysis import clock  # noqa: E402
+from flagcheck_analysis.run import clock  # noqa: E402
 
 JOBS = os.path.join(TOP, "jobs")
 # scenario: (pattern job file, C job file, C modes by variant, section)
