@@ -186,7 +186,10 @@ def listed_for_collection(config):
     say, so that the tests fail rather than vanish."""
     build = os.path.normpath(os.path.join(str(config.rootpath),
                                           config.getoption("--build")))
-    engine, fio = os.path.join(build, "fio-flagcheck.so"), shutil.which("fio")
+    # the fio of this test run (--fio, which conftest.py puts in the
+    # environment), else the one on PATH
+    fio = os.environ.get("FLAGCHECK_TEST_FIO") or shutil.which("fio")
+    engine = os.path.join(build, "fio-flagcheck.so")
     if not fio or not os.path.exists(engine):
         return ["<engine not built>"], ["<engine not built>"]
     return engine_models(fio, engine), engine_backends(fio, engine)
