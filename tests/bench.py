@@ -29,13 +29,28 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from flagcheck_analysis.run import clock  # noqa: E402
 
 
-def iops(fio, args, cwd):
+def iops(fio, args, cwd, env=None):
+    """The IOPS of one fio run, reads and writes, summed over its jobs."""
     p = subprocess.run([fio, "--output-format=json", "--group_reporting"] + args,
-                       cwd=cwd, capture_output=True, text=True)
+                       cwd=cwd, env=env, capture_output=True, text=True)
     if p.returncode:
         sys.exit(f"fio failed ({p.returncode}): {' '.join(args)}\n{p.stderr}")
     text = p.stdout[p.stdout.find("{"):]
-    return sum(j["read"]["iops"] for j in json.loads(text)["jobs"])
+    return sum(j[d]["iops"] for j in json.loads(text)["jobs"]
+               for d in ("read", "write"))
+
+
+def print_runs(res, width):
+    """One line per configuration: its median IOPS and every run's."""
+    print(f"{'configuration':{width}} {'median IOPS':>12}  runs (M IOPS)")
+    for name, v in res.items():
+        print(f"{name:{width}} {statistics.median(v):12.0f}  "
+              + " ".join(f"{x / 1e6:.2f}" for x in v))
+
+
+def median_ratio(res, num, den):
+    """The median of the run-by-run ratios of two interleaved configurations."""
+    return statistics.median(n / d for n, d in zip(res[num], res[den]))
 
 
 def main():
@@ -86,13 +101,10 @@ def main():
     print(f"fio {subprocess.run([fio, '--version'], capture_output=True, text=True).stdout.strip()}, "
           f"{os.cpu_count()} CPUs, {a.repeats} interleaved repeats of {a.runtime:g} s, thread mode, "
           f"job k pinned to CPU k - 1, fio clocksource={cs or 'fio'} ({why})")
-    print(f"{'configuration':44} {'median IOPS':>12}  runs (M IOPS)")
-    for name, v in res.items():
-        print(f"{name:44} {statistics.median(v):12.0f}  "
-              + " ".join(f"{x / 1e6:.2f}" for x in v))
+    print_runs(res, 44)
 
     def ratio(num, den):
-        return statistics.median(n / d for n, d in zip(res[num], res[den]))
+        return median_ratio(res, num, den)
 
     print()
     for nj in sorted({1, a.jobs}):

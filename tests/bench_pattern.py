@@ -18,10 +18,8 @@ cpus_allowed_policy=split) and on one fio clock (flagcheck-run's
 --clocksource auto), as make bench does.
 """
 import argparse
-import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,6 +27,7 @@ import tempfile
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "analysis"))
 from flagcheck_analysis.run import clock  # noqa: E402
+from bench import iops, median_ratio, print_runs  # noqa: E402
 
 JOBS = os.path.join(TOP, "jobs")
 # scenario: (pattern job file, C job file, C modes by variant, section)
@@ -44,16 +43,6 @@ PAIRS = {
            {"always": "off", "test_first": "on"}, "mod1"),
 }
 VARIANTS = ("always", "test_first")
-
-
-def fio_iops(fio, argv, cwd, env):
-    p = subprocess.run([fio, "--output-format=json"] + argv, cwd=cwd,
-                       env=env, capture_output=True, text=True)
-    if p.returncode:
-        sys.exit(f"fio failed ({p.returncode}): {' '.join(argv)}\n{p.stderr}")
-    text = p.stdout[p.stdout.find("{"):]
-    return sum(j[d]["iops"] for j in json.loads(text)["jobs"]
-               for d in ("read", "write"))
 
 
 def job_config(path, mode, numjobs, section, a, engine):
@@ -102,13 +91,10 @@ def report(a, cs, why, fio, res):
     print(f"fio {version}, {os.cpu_count()} CPUs, {a.repeats} interleaved "
           f"repeats of {a.runtime} s, job k pinned to CPU k - 1, fio "
           f"clocksource={cs or 'fio'} ({why})")
-    print(f"{'configuration':28} {'median IOPS':>12}  runs (M IOPS)")
-    for name, v in res.items():
-        print(f"{name:28} {statistics.median(v):12.0f}  "
-              + " ".join(f"{x / 1e6:.2f}" for x in v))
+    print_runs(res, 28)
 
     def ratio(num, den):
-        return statistics.median(n / d for n, d in zip(res[num], res[den]))
+        return median_ratio(res, num, den)
 
     print()
     for scen in a.scenarios:
@@ -166,7 +152,7 @@ def main():
     with tempfile.TemporaryDirectory() as cwd:
         for r in range(a.repeats):
             for name, (argv, env) in configs.items():
-                res[name].append(fio_iops(fio, argv, cwd, env))
+                res[name].append(iops(fio, argv, cwd, env))
             print(f"repeat {r + 1}/{a.repeats} done", file=sys.stderr)
     report(a, cs, why, fio, res)
 
