@@ -106,11 +106,15 @@ static inline void smp_mb(void)
  * On x86 a compiler barrier only (arch/x86/include/asm/barrier.h): the
  * lock prefix of the set_bit() that follows is already a full barrier.
  * Elsewhere (arm64: dmb ish) a real full barrier, smp_mb(), since set_bit()
- * orders nothing.
+ * orders nothing. SMP_MB__BEFORE_ATOMIC_IS_BARRIER says which.
  */
+#if defined(__x86_64__) || defined(__i386__)
+#define SMP_MB__BEFORE_ATOMIC_IS_BARRIER 1
+#endif
+
 static inline void smp_mb__before_atomic(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef SMP_MB__BEFORE_ATOMIC_IS_BARRIER
 	__asm__ __volatile__("" ::: "memory");
 #else
 	smp_mb();

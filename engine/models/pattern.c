@@ -44,8 +44,34 @@ enum { ONCE_UNSET = 0, ONCE_WRITING, ONCE_DONE };
 
 enum { STAT_READER_CALLS = 0, STAT_READER_LOADS, STAT_FLIPS };
 
+struct pattern_job;
+
+/*
+ * One operation of the sequence, run @n times (its *N) on its word @w; @i
+ * is its path. Chosen per operation at job start (pattern_fns[]), so that
+ * an I/O costs one call per operation and no decoding: between two
+ * operations on a contended line the model adds little more than the
+ * kernel's straight-line code, and the other CPUs' chances to take the
+ * line in between are the kernel's.
+ */
+typedef void pattern_fn(struct pattern_job *j, const struct pattern_op *op,
+			unsigned int i, unsigned long *w,
+			struct fc_counters *c, unsigned int n);
+
+/* An operation as this job runs it, its word placed in the state */
+struct pattern_step {
+	pattern_fn *fn;
+	const struct pattern_op *op;
+	unsigned long *w;		/* in the state attached last */
+	unsigned int i;			/* its path, the operation's index */
+	unsigned int repeat;
+	bool guarded;			/* /flip_every, /every, /every_ns, /below */
+};
+
 struct pattern_job {
 	struct pattern_prog prog;
+	struct pattern_step step[PATTERN_MAX_OPS];
+	unsigned int nr_steps;
 	/* where each sharing's words are, for the state attached last */
 	unsigned char *base[PATTERN_SHARINGS];
 	void *state;
@@ -97,7 +123,7 @@ static uint64_t work_loops(uint64_t ns)
 	return ns * work_loops_per_us / 1000;
 }
 
-/* ----- the operations ----- */
+/* ----- the operations: one function each ----- */
 
 /* Whether the operation runs: always, or in its test-first form only when
  * the bit is not already as it leaves it (no load in the always form) */
@@ -107,121 +133,198 @@ static inline bool bit_runs(const struct pattern_op *op, unsigned long *w,
 	return !op->test_first || test_bit(op->arg, w) != leaves_set;
 }
 
-/* The bit operations (bitops.h) */
-static void pattern_bitop(struct pattern_job *j, const struct pattern_op *op,
-			  unsigned int i, unsigned long *w,
-			  struct fc_counters *c)
-{
-	long nr = op->arg;
-	bool run;
-
-	switch (op->code) {
-	case OP___SET_BIT:
-		run = bit_runs(op, w, true);
-		if (run)
-			__set_bit(nr, w);
-		fc_count_store(c, i, run);
-		return;
-	case OP___CLEAR_BIT:
-		run = bit_runs(op, w, false);
-		if (run)
-			__clear_bit(nr, w);
-		fc_count_store(c, i, run);
-		return;
-	case OP_SET_BIT:
-		run = bit_runs(op, w, true);
-		if (run)
-			set_bit(nr, w);
-		break;
-	case OP_CLEAR_BIT:
-		run = bit_runs(op, w, false);
-		if (run)
-			clear_bit(nr, w);
-		break;
-	case OP_CHANGE_BIT:
-		run = true;
-		change_bit(nr, w);
-		break;
-	case OP_TEST_AND_SET_BIT:	/* test_bit || test_and_set_bit */
-		run = bit_runs(op, w, true);
-		if (run)
-			j->sink += test_and_set_bit(nr, w);
-		break;
-	default:			/* test_bit && test_and_clear_bit */
-		run = bit_runs(op, w, false);
-		if (run)
-			j->sink += test_and_clear_bit(nr, w);
-		break;
-	}
-	fc_count_rmw(c, i, run);
+/*
+ * The bit operations (bitops.h), each run @n times (its *N): the atomic
+ * ones counted as RMWs, __set_bit() and __clear_bit() as plain stores.
+ */
+#define PATTERN_BITOP(name, leaves_set, count, call)			\
+static void op_##name(struct pattern_job *j, const struct pattern_op *op, \
+		      unsigned int i, unsigned long *w,			\
+		      struct fc_counters *c, unsigned int n)		\
+{									\
+	bool run;							\
+									\
+	(void)j;							\
+	while (n--) {							\
+		run = bit_runs(op, w, leaves_set);			\
+		if (run)						\
+			call;						\
+		count(c, i, run);					\
+	}								\
 }
 
-/* Loads, stores and atomic_long_t RMWs (atomic.h) */
-static void pattern_valop(struct pattern_job *j, const struct pattern_op *op,
-			  unsigned int i, unsigned long *w,
-			  struct fc_counters *c)
-{
-	bool run = !op->test_first;
+PATTERN_BITOP(__set_bit, true, fc_count_store, __set_bit(op->arg, w))
+PATTERN_BITOP(__clear_bit, false, fc_count_store, __clear_bit(op->arg, w))
+PATTERN_BITOP(set_bit, true, fc_count_rmw, set_bit(op->arg, w))
+PATTERN_BITOP(clear_bit, false, fc_count_rmw, clear_bit(op->arg, w))
+/* test_bit || test_and_set_bit, test_bit && test_and_clear_bit */
+PATTERN_BITOP(test_and_set_bit, true, fc_count_rmw,
+	      j->sink += test_and_set_bit(op->arg, w))
+PATTERN_BITOP(test_and_clear_bit, false, fc_count_rmw,
+	      j->sink += test_and_clear_bit(op->arg, w))
 
-	switch (op->code) {
-	case OP_READ_ONCE:
-	case OP_ATOMIC_READ:
+static void op_change_bit(struct pattern_job *j, const struct pattern_op *op,
+			  unsigned int i, unsigned long *w,
+			  struct fc_counters *c, unsigned int n)
+{
+	(void)j;
+	while (n--) {
+		change_bit(op->arg, w);
+		fc_count_rmw(c, i, true);
+	}
+}
+
+/* READ_ONCE(), atomic_read() */
+static void op_read_once(struct pattern_job *j, const struct pattern_op *op,
+			 unsigned int i, unsigned long *w,
+			 struct fc_counters *c, unsigned int n)
+{
+	(void)op, (void)i, (void)c;
+	while (n--)
 		j->sink += read_once(w);
-		return;
-	case OP_WRITE_ONCE:
-	case OP_ATOMIC_SET:	/* if (READ_ONCE(w) != v) WRITE_ONCE(w, v) */
-		run = run || read_once(w) != op->arg;
+}
+
+/* WRITE_ONCE(), atomic_set(): if (READ_ONCE(w) != v) WRITE_ONCE(w, v) */
+static void op_write_once(struct pattern_job *j, const struct pattern_op *op,
+			  unsigned int i, unsigned long *w,
+			  struct fc_counters *c, unsigned int n)
+{
+	bool run;
+
+	(void)j;
+	while (n--) {
+		run = !op->test_first || read_once(w) != op->arg;
 		if (run)
 			write_once(w, op->arg);
 		fc_count_store(c, i, run);
-		return;
-	case OP_ATOMIC_ADD:
-	case OP_ATOMIC_INC:
-	case OP_ATOMIC_DEC:
-		atomic_long_add(op->code == OP_ATOMIC_ADD ? op->arg :
-				op->code == OP_ATOMIC_INC ? 1 : -1UL, w);
-		fc_count_rmw(c, i, true);
-		return;
-	case OP_ATOMIC_XCHG:
-		run = run || read_once(w) != op->arg;
-		if (run)
-			j->sink += atomic_long_xchg(w, op->arg);
-		fc_count_rmw(c, i, run);
-		return;
-	default:		/* cmpxchg: if (atomic_read(w) == old) */
-		run = run || read_once(w) == op->arg;
-		if (run)
-			j->sink += atomic_long_cmpxchg(w, op->arg, op->arg2);
-		fc_count_rmw(c, i, run);
-		return;
 	}
 }
 
-/* One run of the operation, its word at @w */
-static inline void pattern_run(struct pattern_job *j,
-			       const struct pattern_op *op, unsigned int i,
-			       unsigned long *w, struct fc_counters *c)
+static inline void atomic_add_n(unsigned long d, unsigned int i,
+				unsigned long *w, struct fc_counters *c,
+				unsigned int n)
 {
-	switch (op->code) {
-	case OP___SET_BIT: case OP___CLEAR_BIT: case OP_SET_BIT:
-	case OP_CLEAR_BIT: case OP_CHANGE_BIT: case OP_TEST_AND_SET_BIT:
-	case OP_TEST_AND_CLEAR_BIT:
-		pattern_bitop(j, op, i, w, c);
-		return;
-	case OP_SMP_MB:
-		smp_mb();
-		return;
-	case OP_SMP_MB__BEFORE_ATOMIC:
-		smp_mb__before_atomic();
-		return;
-	case OP_WORK:
-		work_loop(op->loops);
-		return;
-	default:
-		pattern_valop(j, op, i, w, c);
-		return;
+	while (n--) {
+		atomic_long_add(d, w);
+		fc_count_rmw(c, i, true);
 	}
 }
+
+static void op_atomic_add(struct pattern_job *j, const struct pattern_op *op,
+			  unsigned int i, unsigned long *w,
+			  struct fc_counters *c, unsigned int n)
+{
+	(void)j;
+	atomic_add_n(op->arg, i, w, c, n);
+}
+
+static void op_atomic_inc(struct pattern_job *j, const struct pattern_op *op,
+			  unsigned int i, unsigned long *w,
+			  struct fc_counters *c, unsigned int n)
+{
+	(void)j, (void)op;
+	atomic_add_n(1, i, w, c, n);
+}
+
+static void op_atomic_dec(struct pattern_job *j, const struct pattern_op *op,
+			  unsigned int i, unsigned long *w,
+			  struct fc_counters *c, unsigned int n)
+{
+	(void)j, (void)op;
+	atomic_add_n(-1UL, i, w, c, n);
+}
+
+/* test first: if (atomic_read(w) != v) */
+static void op_atomic_xchg(struct pattern_job *j, const struct pattern_op *op,
+			   unsigned int i, unsigned long *w,
+			   struct fc_counters *c, unsigned int n)
+{
+	bool run;
+
+	while (n--) {
+		run = !op->test_first || read_once(w) != op->arg;
+		if (run)
+			j->sink += atomic_long_xchg(w, op->arg);
+		fc_count_rmw(c, i, run);
+	}
+}
+
+/* test first: if (atomic_read(w) == old) */
+static void op_atomic_cmpxchg(struct pattern_job *j,
+			      const struct pattern_op *op, unsigned int i,
+			      unsigned long *w, struct fc_counters *c,
+			      unsigned int n)
+{
+	bool run;
+
+	while (n--) {
+		run = !op->test_first || read_once(w) == op->arg;
+		if (run)
+			j->sink += atomic_long_cmpxchg(w, op->arg, op->arg2);
+		fc_count_rmw(c, i, run);
+	}
+}
+
+static void op_smp_mb(struct pattern_job *j, const struct pattern_op *op,
+		      unsigned int i, unsigned long *w, struct fc_counters *c,
+		      unsigned int n)
+{
+	(void)j, (void)op, (void)i, (void)w, (void)c;
+	while (n--)
+		smp_mb();
+}
+
+#ifndef SMP_MB__BEFORE_ATOMIC_IS_BARRIER
+static void op_smp_mb__before_atomic(struct pattern_job *j,
+				     const struct pattern_op *op,
+				     unsigned int i, unsigned long *w,
+				     struct fc_counters *c, unsigned int n)
+{
+	(void)j, (void)op, (void)i, (void)w, (void)c;
+	while (n--)
+		smp_mb__before_atomic();
+}
+#endif
+
+static void op_work(struct pattern_job *j, const struct pattern_op *op,
+		    unsigned int i, unsigned long *w, struct fc_counters *c,
+		    unsigned int n)
+{
+	(void)j, (void)i, (void)w, (void)c;
+	while (n--)
+		work_loop(op->loops);
+}
+
+/*
+ * Each opcode's function. smp_mb__before_atomic() has none where the
+ * kernel emits only a compiler barrier (x86): the job leaves it out of its
+ * steps, and the call of the next step is a compiler barrier already.
+ */
+static pattern_fn *const pattern_fns[] = {
+	[OP_READ_ONCE]		= op_read_once,
+	[OP_WRITE_ONCE]		= op_write_once,
+	[OP_ATOMIC_READ]	= op_read_once,
+	[OP_ATOMIC_SET]		= op_write_once,
+	[OP___SET_BIT]		= op___set_bit,
+	[OP___CLEAR_BIT]	= op___clear_bit,
+	[OP_SET_BIT]		= op_set_bit,
+	[OP_CLEAR_BIT]		= op_clear_bit,
+	[OP_CHANGE_BIT]		= op_change_bit,
+	[OP_TEST_AND_SET_BIT]	= op_test_and_set_bit,
+	[OP_TEST_AND_CLEAR_BIT]	= op_test_and_clear_bit,
+	[OP_ATOMIC_ADD]		= op_atomic_add,
+	[OP_ATOMIC_INC]		= op_atomic_inc,
+	[OP_ATOMIC_DEC]		= op_atomic_dec,
+	[OP_ATOMIC_XCHG]	= op_atomic_xchg,
+	[OP_ATOMIC_CMPXCHG]	= op_atomic_cmpxchg,
+	[OP_SMP_MB]		= op_smp_mb,
+#ifndef SMP_MB__BEFORE_ATOMIC_IS_BARRIER
+	[OP_SMP_MB__BEFORE_ATOMIC] = op_smp_mb__before_atomic,
+#endif
+	[OP_WORK]		= op_work,
+};
+
+/* ----- the guards ----- */
 
 static inline void pattern_skip(const struct pattern_op *op, unsigned int i,
 				unsigned int n, struct fc_counters *c)
@@ -277,23 +380,26 @@ skip:
 	return true;
 }
 
-static inline void pattern_op_io(struct pattern_job *j,
-				 const struct pattern_op *op, unsigned int i,
-				 struct fc_counters *c)
+/* A step with a guard: the guards first, then /below=T per run */
+static void __attribute__((noinline))
+pattern_guarded(struct pattern_job *j, const struct pattern_step *s,
+		struct fc_counters *c)
 {
-	unsigned long *w = (unsigned long *)(j->base[op->sharing] +
-					     op->offset);
+	const struct pattern_op *op = s->op;
 	unsigned int r;
 
-	if ((op->flip_every | op->every | op->every_ns) &&
-	    pattern_guard(j, op, i, w, c))
+	if (pattern_guard(j, op, s->i, s->w, c))
 		return;
-	for (r = 0; r < op->repeat; r++) {
+	if (!op->below) {
+		s->fn(j, op, s->i, s->w, c, s->repeat);
+		return;
+	}
+	for (r = 0; r < s->repeat; r++) {
 		/* /below=T: if (atomic_read(w) < T) */
-		if (op->below && read_once(w) >= op->below)
-			pattern_skip(op, i, 1, c);
+		if (read_once(s->w) >= op->below)
+			pattern_skip(op, s->i, 1, c);
 		else
-			pattern_run(j, op, i, w, c);
+			s->fn(j, op, s->i, s->w, c, 1);
 	}
 }
 
@@ -309,6 +415,16 @@ static void pattern_init_words(const struct pattern_prog *p,
 		if (p->word[i].sharing == sharing)
 			write_once((unsigned long *)(arena + p->word[i].offset),
 				   p->word[i].init);
+}
+
+/* Each step's word, in the state attached last */
+static void pattern_place_steps(struct pattern_job *j)
+{
+	struct pattern_step *s;
+
+	for (s = j->step; s < j->step + j->nr_steps; s++)
+		s->w = (unsigned long *)(j->base[s->op->sharing] +
+					 s->op->offset);
 }
 
 /*
@@ -339,6 +455,7 @@ pattern_attach(struct pattern_job *j, void *state)
 	j->base[PATTERN_ALL] = arena;
 	j->base[PATTERN_NODE] = arena + (1 + j->node) * PATTERN_ARENA;
 	j->state = state;
+	pattern_place_steps(j);
 }
 
 /* A reader: one READ_ONCE of each word the sequence touches */
@@ -361,7 +478,7 @@ static int pattern_io(void *state, const void *params,
 		      const struct fc_io *io, struct fc_counters *c)
 {
 	struct pattern_job *j = io->job;
-	unsigned int i;
+	const struct pattern_step *s;
 
 	(void)params;
 	if (__builtin_expect(j->state != state, 0))
@@ -370,8 +487,12 @@ static int pattern_io(void *state, const void *params,
 	c->checks++;
 	if (__builtin_expect(!j->writer, 0))
 		return pattern_read(j, c);
-	for (i = 0; i < j->prog.nr_ops; i++)
-		pattern_op_io(j, &j->prog.op[i], i, c);
+	for (s = j->step; s < j->step + j->nr_steps; s++) {
+		if (__builtin_expect(s->guarded, 0))
+			pattern_guarded(j, s, c);
+		else
+			s->fn(j, s->op, s->i, s->w, c, s->repeat);
+	}
 	return 0;
 }
 
@@ -400,6 +521,27 @@ static int pattern_node(struct pattern_job *j)
 	}
 	j->node = node;
 	return 0;
+}
+
+/* The operations this job runs, in order, with their functions */
+static void pattern_steps(struct pattern_job *j)
+{
+	const struct pattern_op *op;
+	struct pattern_step *s;
+	unsigned int i;
+
+	for (i = 0; i < j->prog.nr_ops; i++) {
+		op = &j->prog.op[i];
+		if (!pattern_fns[op->code])
+			continue;	/* a compiler barrier only */
+		s = &j->step[j->nr_steps++];
+		s->fn = pattern_fns[op->code];
+		s->op = op;
+		s->i = i;
+		s->repeat = op->repeat;
+		s->guarded = op->flip_every || op->every || op->every_ns ||
+			     op->below;
+	}
 }
 
 /* The words a reader loads: each distinct one the sequence touches */
@@ -448,6 +590,7 @@ static int pattern_job_init(void *job, const void *params,
 			j->prog.op[i].loops = work_loops(j->prog.op[i].arg);
 		j->paths[i] = j->prog.op[i].path;
 	}
+	pattern_steps(j);
 	pattern_readers(j);
 	return 0;
 }
