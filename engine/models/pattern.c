@@ -47,30 +47,32 @@ enum { STAT_READER_CALLS = 0, STAT_READER_LOADS, STAT_FLIPS };
 struct pattern_job;
 
 /*
- * One operation of the sequence, run @n times (its *N) on its word @w; @i
- * is its path. Chosen per operation at job start (pattern_fns[]), so that
- * an I/O costs one call per operation and no decoding: between two
- * operations on a contended line the model adds little more than the
- * kernel's straight-line code, and the other CPUs' chances to take the
- * line in between are the kernel's.
+ * One operation of the sequence, run @n times (its *N): its step holds what
+ * it needs (word, argument, path). Chosen per operation at job start
+ * (pattern_fns[]), so that an I/O costs one call per operation and no
+ * decoding: between two operations on a contended line the model adds
+ * little more than the kernel's straight-line code, and the other CPUs'
+ * chances to take the line in between stay near the kernel's.
  */
-typedef void pattern_fn(struct pattern_job *j, const struct pattern_op *op,
-			unsigned int i, unsigned long *w,
+struct pattern_step;
+typedef void pattern_fn(struct pattern_job *j, const struct pattern_step *s,
 			struct fc_counters *c, unsigned int n);
 
 /* An operation as this job runs it, its word placed in the state */
 struct pattern_step {
 	pattern_fn *fn;
-	const struct pattern_op *op;
 	unsigned long *w;		/* in the state attached last */
+	unsigned long arg;		/* the operation's bit, value, old or n */
 	unsigned int i;			/* its path, the operation's index */
 	unsigned int repeat;
+	bool test_first;
 	bool guarded;			/* /flip_every, /every, /every_ns, /below */
+	const struct pattern_op *op;	/* the rest: arg2, loops, guards */
 };
 
 struct pattern_job {
 	struct pattern_prog prog;
-	struct pattern_step step[PATTERN_MAX_OPS];
+	struct pattern_step step[PATTERN_MAX_OPS + 1];	/* then fn NULL */
 	unsigned int nr_steps;
 	/* where each sharing's words are, for the state attached last */
 	unsigned char *base[PATTERN_SHARINGS];
@@ -127,172 +129,160 @@ static uint64_t work_loops(uint64_t ns)
 
 /* Whether the operation runs: always, or in its test-first form only when
  * the bit is not already as it leaves it (no load in the always form) */
-static inline bool bit_runs(const struct pattern_op *op, unsigned long *w,
-			    bool leaves_set)
+static inline bool bit_runs(const struct pattern_step *s, bool leaves_set)
 {
-	return !op->test_first || test_bit(op->arg, w) != leaves_set;
+	return !s->test_first || test_bit(s->arg, s->w) != leaves_set;
 }
 
 /*
- * The bit operations (bitops.h), each run @n times (its *N): the atomic
- * ones counted as RMWs, __set_bit() and __clear_bit() as plain stores.
+ * The bit operations (bitops.h): the atomic ones counted as RMWs,
+ * __set_bit() and __clear_bit() as plain stores.
  */
 #define PATTERN_BITOP(name, leaves_set, count, call)			\
-static void op_##name(struct pattern_job *j, const struct pattern_op *op, \
-		      unsigned int i, unsigned long *w,			\
+static void op_##name(struct pattern_job *j,				\
+		      const struct pattern_step *s,			\
 		      struct fc_counters *c, unsigned int n)		\
 {									\
 	bool run;							\
 									\
 	(void)j;							\
 	while (n--) {							\
-		run = bit_runs(op, w, leaves_set);			\
+		run = bit_runs(s, leaves_set);				\
 		if (run)						\
 			call;						\
-		count(c, i, run);					\
+		count(c, s->i, run);					\
 	}								\
 }
 
-PATTERN_BITOP(__set_bit, true, fc_count_store, __set_bit(op->arg, w))
-PATTERN_BITOP(__clear_bit, false, fc_count_store, __clear_bit(op->arg, w))
-PATTERN_BITOP(set_bit, true, fc_count_rmw, set_bit(op->arg, w))
-PATTERN_BITOP(clear_bit, false, fc_count_rmw, clear_bit(op->arg, w))
+PATTERN_BITOP(__set_bit, true, fc_count_store, __set_bit(s->arg, s->w))
+PATTERN_BITOP(__clear_bit, false, fc_count_store, __clear_bit(s->arg, s->w))
+PATTERN_BITOP(set_bit, true, fc_count_rmw, set_bit(s->arg, s->w))
+PATTERN_BITOP(clear_bit, false, fc_count_rmw, clear_bit(s->arg, s->w))
 /* test_bit || test_and_set_bit, test_bit && test_and_clear_bit */
 PATTERN_BITOP(test_and_set_bit, true, fc_count_rmw,
-	      j->sink += test_and_set_bit(op->arg, w))
+	      j->sink += test_and_set_bit(s->arg, s->w))
 PATTERN_BITOP(test_and_clear_bit, false, fc_count_rmw,
-	      j->sink += test_and_clear_bit(op->arg, w))
+	      j->sink += test_and_clear_bit(s->arg, s->w))
 
-static void op_change_bit(struct pattern_job *j, const struct pattern_op *op,
-			  unsigned int i, unsigned long *w,
+static void op_change_bit(struct pattern_job *j, const struct pattern_step *s,
 			  struct fc_counters *c, unsigned int n)
 {
 	(void)j;
 	while (n--) {
-		change_bit(op->arg, w);
-		fc_count_rmw(c, i, true);
+		change_bit(s->arg, s->w);
+		fc_count_rmw(c, s->i, true);
 	}
 }
 
 /* READ_ONCE(), atomic_read() */
-static void op_read_once(struct pattern_job *j, const struct pattern_op *op,
-			 unsigned int i, unsigned long *w,
+static void op_read_once(struct pattern_job *j, const struct pattern_step *s,
 			 struct fc_counters *c, unsigned int n)
 {
-	(void)op, (void)i, (void)c;
+	(void)c;
 	while (n--)
-		j->sink += read_once(w);
+		j->sink += read_once(s->w);
 }
 
 /* WRITE_ONCE(), atomic_set(): if (READ_ONCE(w) != v) WRITE_ONCE(w, v) */
-static void op_write_once(struct pattern_job *j, const struct pattern_op *op,
-			  unsigned int i, unsigned long *w,
+static void op_write_once(struct pattern_job *j, const struct pattern_step *s,
 			  struct fc_counters *c, unsigned int n)
 {
 	bool run;
 
 	(void)j;
 	while (n--) {
-		run = !op->test_first || read_once(w) != op->arg;
+		run = !s->test_first || read_once(s->w) != s->arg;
 		if (run)
-			write_once(w, op->arg);
-		fc_count_store(c, i, run);
+			write_once(s->w, s->arg);
+		fc_count_store(c, s->i, run);
 	}
 }
 
-static inline void atomic_add_n(unsigned long d, unsigned int i,
-				unsigned long *w, struct fc_counters *c,
-				unsigned int n)
+static inline void atomic_add_n(unsigned long d, const struct pattern_step *s,
+				struct fc_counters *c, unsigned int n)
 {
 	while (n--) {
-		atomic_long_add(d, w);
-		fc_count_rmw(c, i, true);
+		atomic_long_add(d, s->w);
+		fc_count_rmw(c, s->i, true);
 	}
 }
 
-static void op_atomic_add(struct pattern_job *j, const struct pattern_op *op,
-			  unsigned int i, unsigned long *w,
+static void op_atomic_add(struct pattern_job *j, const struct pattern_step *s,
 			  struct fc_counters *c, unsigned int n)
 {
 	(void)j;
-	atomic_add_n(op->arg, i, w, c, n);
+	atomic_add_n(s->arg, s, c, n);
 }
 
-static void op_atomic_inc(struct pattern_job *j, const struct pattern_op *op,
-			  unsigned int i, unsigned long *w,
+static void op_atomic_inc(struct pattern_job *j, const struct pattern_step *s,
 			  struct fc_counters *c, unsigned int n)
 {
-	(void)j, (void)op;
-	atomic_add_n(1, i, w, c, n);
+	(void)j;
+	atomic_add_n(1, s, c, n);
 }
 
-static void op_atomic_dec(struct pattern_job *j, const struct pattern_op *op,
-			  unsigned int i, unsigned long *w,
+static void op_atomic_dec(struct pattern_job *j, const struct pattern_step *s,
 			  struct fc_counters *c, unsigned int n)
 {
-	(void)j, (void)op;
-	atomic_add_n(-1UL, i, w, c, n);
+	(void)j;
+	atomic_add_n(-1UL, s, c, n);
 }
 
 /* test first: if (atomic_read(w) != v) */
-static void op_atomic_xchg(struct pattern_job *j, const struct pattern_op *op,
-			   unsigned int i, unsigned long *w,
+static void op_atomic_xchg(struct pattern_job *j, const struct pattern_step *s,
 			   struct fc_counters *c, unsigned int n)
 {
 	bool run;
 
 	while (n--) {
-		run = !op->test_first || read_once(w) != op->arg;
+		run = !s->test_first || read_once(s->w) != s->arg;
 		if (run)
-			j->sink += atomic_long_xchg(w, op->arg);
-		fc_count_rmw(c, i, run);
+			j->sink += atomic_long_xchg(s->w, s->arg);
+		fc_count_rmw(c, s->i, run);
 	}
 }
 
 /* test first: if (atomic_read(w) == old) */
 static void op_atomic_cmpxchg(struct pattern_job *j,
-			      const struct pattern_op *op, unsigned int i,
-			      unsigned long *w, struct fc_counters *c,
-			      unsigned int n)
+			      const struct pattern_step *s,
+			      struct fc_counters *c, unsigned int n)
 {
 	bool run;
 
 	while (n--) {
-		run = !op->test_first || read_once(w) == op->arg;
+		run = !s->test_first || read_once(s->w) == s->arg;
 		if (run)
-			j->sink += atomic_long_cmpxchg(w, op->arg, op->arg2);
-		fc_count_rmw(c, i, run);
+			j->sink += atomic_long_cmpxchg(s->w, s->arg,
+						       s->op->arg2);
+		fc_count_rmw(c, s->i, run);
 	}
 }
 
-static void op_smp_mb(struct pattern_job *j, const struct pattern_op *op,
-		      unsigned int i, unsigned long *w, struct fc_counters *c,
-		      unsigned int n)
+static void op_smp_mb(struct pattern_job *j, const struct pattern_step *s,
+		      struct fc_counters *c, unsigned int n)
 {
-	(void)j, (void)op, (void)i, (void)w, (void)c;
+	(void)j, (void)s, (void)c;
 	while (n--)
 		smp_mb();
 }
 
 #ifndef SMP_MB__BEFORE_ATOMIC_IS_BARRIER
 static void op_smp_mb__before_atomic(struct pattern_job *j,
-				     const struct pattern_op *op,
-				     unsigned int i, unsigned long *w,
+				     const struct pattern_step *s,
 				     struct fc_counters *c, unsigned int n)
 {
-	(void)j, (void)op, (void)i, (void)w, (void)c;
+	(void)j, (void)s, (void)c;
 	while (n--)
 		smp_mb__before_atomic();
 }
 #endif
 
-static void op_work(struct pattern_job *j, const struct pattern_op *op,
-		    unsigned int i, unsigned long *w, struct fc_counters *c,
-		    unsigned int n)
+static void op_work(struct pattern_job *j, const struct pattern_step *s,
+		    struct fc_counters *c, unsigned int n)
 {
-	(void)j, (void)i, (void)w, (void)c;
+	(void)j, (void)c;
 	while (n--)
-		work_loop(op->loops);
+		work_loop(s->op->loops);
 }
 
 /*
@@ -391,7 +381,7 @@ pattern_guarded(struct pattern_job *j, const struct pattern_step *s,
 	if (pattern_guard(j, op, s->i, s->w, c))
 		return;
 	if (!op->below) {
-		s->fn(j, op, s->i, s->w, c, s->repeat);
+		s->fn(j, s, c, s->repeat);
 		return;
 	}
 	for (r = 0; r < s->repeat; r++) {
@@ -399,7 +389,7 @@ pattern_guarded(struct pattern_job *j, const struct pattern_step *s,
 		if (read_once(s->w) >= op->below)
 			pattern_skip(op, s->i, 1, c);
 		else
-			s->fn(j, op, s->i, s->w, c, 1);
+			s->fn(j, s, c, 1);
 	}
 }
 
@@ -487,11 +477,11 @@ static int pattern_io(void *state, const void *params,
 	c->checks++;
 	if (__builtin_expect(!j->writer, 0))
 		return pattern_read(j, c);
-	for (s = j->step; s < j->step + j->nr_steps; s++) {
+	for (s = j->step; s->fn; s++) {
 		if (__builtin_expect(s->guarded, 0))
 			pattern_guarded(j, s, c);
 		else
-			s->fn(j, s->op, s->i, s->w, c, s->repeat);
+			s->fn(j, s, c, s->repeat);
 	}
 	return 0;
 }
@@ -537,11 +527,14 @@ static void pattern_steps(struct pattern_job *j)
 		s = &j->step[j->nr_steps++];
 		s->fn = pattern_fns[op->code];
 		s->op = op;
+		s->arg = op->arg;
 		s->i = i;
 		s->repeat = op->repeat;
+		s->test_first = op->test_first;
 		s->guarded = op->flip_every || op->every || op->every_ns ||
 			     op->below;
 	}
+	j->step[j->nr_steps].fn = NULL;	/* the end */
 }
 
 /* The words a reader loads: each distinct one the sequence touches */
