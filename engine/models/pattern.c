@@ -174,13 +174,17 @@ static void op_change_bit(struct pattern_job *j, const struct pattern_step *s,
 	}
 }
 
-/* READ_ONCE(), atomic_read() */
+/* READ_ONCE(), atomic_read(): what they read summed in a register, not
+ * in memory that the next load would wait for */
 static void op_read_once(struct pattern_job *j, const struct pattern_step *s,
 			 struct fc_counters *c, unsigned int n)
 {
+	unsigned long *w = s->w, sum = 0;
+
 	(void)c;
 	while (n--)
-		j->sink += read_once(s->w);
+		sum += read_once(w);
+	j->sink += sum;
 }
 
 /* WRITE_ONCE(), atomic_set(): if (READ_ONCE(w) != v) WRITE_ONCE(w, v) */
