@@ -20,6 +20,7 @@ cpus_allowed_policy=split) and on one fio clock (flagcheck-run's
 --clocksource auto), as make bench does.
 """
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -120,6 +121,64 @@ def pair_text(res, num, den):
             f"{ci}, {v.text}")
 
 
+def callgrind_count(fio, argv, cwd, env):
+    """(instructions, I/Os) of one fio run under callgrind: callgrind's
+    total for the process and the sum of fio's total_ios."""
+    out = os.path.join(cwd, "callgrind.out")
+    p = subprocess.run(["valgrind", "--tool=callgrind",
+                        f"--callgrind-out-file={out}", fio,
+                        "--output-format=json", "--group_reporting"] + argv,
+                       cwd=cwd, env=env, capture_output=True, text=True)
+    if p.returncode:
+        sys.exit(f"valgrind fio failed ({p.returncode}): {' '.join(argv)}\n"
+                 f"{p.stderr[-2000:]}")
+    with open(out) as f:
+        total = next(int(line.split()[1]) for line in f
+                     if line.startswith(("summary:", "totals:")))
+    text = p.stdout[p.stdout.find("{"):]
+    ios = sum(j[d]["total_ios"] for j in json.loads(text)["jobs"]
+              for d in ("read", "write"))
+    return total, ios
+
+
+def per_io_instructions(a, fio, engine, cwd):
+    """{configuration: instructions per I/O}, one job each, from runs of
+    RUNTIME and 2 x RUNTIME seconds."""
+    runs = []
+    for rt in (a.runtime, 2 * a.runtime):
+        b = argparse.Namespace(**dict(vars(a), jobs=1, runtime=rt))
+        runs.append({name: callgrind_count(fio, argv, cwd, env)
+                     for name, (argv, env) in configs_of(b, engine).items()})
+        print(f"callgrind runs of {rt} s done", file=sys.stderr)
+    out = {}
+    for name, (i1, n1) in runs[0].items():
+        i2, n2 = runs[1][name]
+        if n2 <= n1:
+            sys.exit(f"{name}: {n2} I/Os in the longer run, {n1} in the "
+                     "shorter: cannot take the difference")
+        out[name] = (i2 - i1) / (n2 - n1)
+    return out
+
+
+def callgrind_report(a, fio, per_io):
+    version = subprocess.run([fio, "--version"], capture_output=True,
+                             text=True).stdout.strip()
+    print(f"fio {version}, callgrind, one job, runs of {a.runtime} s and "
+          f"{2 * a.runtime} s: instructions per fio I/O, whole process")
+    for name, v in per_io.items():
+        print(f"{name:28} {v:10.1f}")
+    print()
+    for scen in a.scenarios:
+        for v in VARIANTS:
+            p, c = per_io[f"{scen} {v} pattern"], per_io[f"{scen} {v} C"]
+            print(f"{scen} {v:10}: C/pattern instructions per I/O "
+                  f"x{c / p:.3f} ({p - c:+.1f} per I/O in the pattern)")
+    p, n = per_io["pattern one test nj=1"], per_io["null nj=1"]
+    print(f"one test: null/pattern instructions per I/O x{n / p:.3f} "
+          f"({p - n:+.1f} per I/O; target >= 0.95: "
+          f"{'met' if n / p >= 0.95 else 'NOT met'})")
+
+
 def main():
     ap = argparse.ArgumentParser(
         description=__doc__,
@@ -143,6 +202,10 @@ def main():
     ap.add_argument("--scenarios", default=",".join(PAIRS),
                     help="which pairs to run, comma-separated (default: "
                          "%(default)s)")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="count instructions per I/O under valgrind's "
+                         "callgrind instead of timing (one job, runs of "
+                         "RUNTIME and 2 x RUNTIME s; --repeats unused)")
     ap.add_argument("--clocksource", choices=clock.CHOICES, default="auto",
                     help="fio's clock for every run, as flagcheck-run's "
                          "(default: auto, here %s)" % clock.default_for_here())
@@ -160,6 +223,13 @@ def main():
     if not os.path.exists(engine):
         sys.exit(f"{engine} missing: run make")
 
+    if a.callgrind:
+        if not shutil.which("valgrind"):
+            sys.exit("--callgrind: valgrind not found (apt-get install "
+                     "valgrind)")
+        with tempfile.TemporaryDirectory() as cwd:
+            callgrind_report(a, fio, per_io_instructions(a, fio, engine, cwd))
+        return
     configs = configs_of(a, engine)
     res = {k: [] for k in configs}
     with tempfile.TemporaryDirectory() as cwd:
