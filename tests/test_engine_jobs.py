@@ -152,6 +152,41 @@ def test_run_job_creat_dir_tmp_is_made_under_build_and_removed(ctx):
         shutil.rmtree(d)
 
 
+# a fio that never ends: one that stops at SIGINT, one that ignores it
+HANGING_FIO = {
+    "stops at SIGINT": "#!/bin/sh\nexec sleep 600\n",
+    "ignores SIGINT": "#!/bin/sh\ntrap '' INT\nexec sleep 600\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(HANGING_FIO))
+def test_run_job_stops_a_fio_that_runs_past_run_timeout(ctx, kind):
+    d = tempfile.mkdtemp(prefix="hangfio-", dir=ctx.tmp)
+    fake = os.path.join(d, "fio")
+    with open(fake, "w") as f:
+        f.write(HANGING_FIO[kind])
+    os.chmod(fake, 0o755)
+    try:
+        p = subprocess.run([RUN_JOB, S1], cwd=d, capture_output=True,
+                           text=True, timeout=60,
+                           env=clean_env(FIO=fake, RUN_TIMEOUT="1",
+                                         BACKEND="null"))
+    finally:
+        shutil.rmtree(d)
+    assert p.returncode == 124, (p.returncode, p.stderr)
+    assert p.stderr.strip().splitlines()[-1] == (
+        "run-job: fio ran past RUN_TIMEOUT=1s (RUNTIME=30): stopped (set "
+        "RUN_TIMEOUT for a longer run)"), p.stderr
+
+
+@pytest.mark.parametrize("bad", ("0", "-5", "1.5", "10s", "abc"))
+def test_run_job_refuses_a_bad_run_timeout(ctx, bad):
+    env, err = fake_run(ctx, S1, {"RUN_TIMEOUT": bad})
+    assert env is None
+    assert err.strip() == (f"run-job: RUN_TIMEOUT={bad}: want a whole number "
+                           "of seconds, 1 or more"), err
+
+
 @pytest.mark.parametrize("job", (S1, S2), ids=("S1", "S2"))
 def test_run_job_switches_to_a_real_backend_for_a_named_target(ctx, job):
     target = os.path.join(ctx.tmp, "named-target")
