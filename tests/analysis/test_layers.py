@@ -1,5 +1,6 @@
 """The analysis in layers: results/ and stats/ import no layer above them,
-and nothing flagcheck-run loads is part of report/ (the report's modules
+calibrate/ does not import run/ (run/ calibrates through it), and nothing
+flagcheck-run loads is part of report/ (the report's modules
 and matplotlib stay out of a run)."""
 
 import ast
@@ -93,6 +94,10 @@ class TestLayers(unittest.TestCase):
         self.assertEqual({m: b for m, b in self.reached(
             "calibrate", ["report"]).items()
             if m != NAME + ".calibrate.cli"}, {})
+
+    def test_calibrate_never_imports_run(self):
+        # the runner calibrates through calibrate/, never the other way
+        self.assertEqual(self.reached("calibrate", ["run"]), {})
 
     def test_results_and_stats_import_no_layer_above(self):
         above = ["run", "calibrate", "report"]

@@ -26,7 +26,7 @@ import time
 from ..results import safewrite as atomic, schema
 from ..results.schema import (COUNT, INT, POSITIVE, STR, List, Map, Obj, Opt,
                               number)
-from ..run import placement
+from ..results.cpulist import parse_cpulist, read_text
 
 PROG = "flagcheck-calibrate"
 JSON_NAME = "calibration.json"
@@ -235,12 +235,12 @@ def load(path):
 
 def cpulist(text):
     """The CPUs of a kernel cpulist ("0-3,8,10-11") as a set; None or ""
-    is none (placement.parse_cpulist reads the format)."""
-    return set(placement.parse_cpulist(text or ""))
+    is none (parse_cpulist reads the format)."""
+    return set(parse_cpulist(text or ""))
 
 
 def cpu_model(cpuinfo=CPUINFO):
-    text = placement.read_text(cpuinfo) or ""
+    text = read_text(cpuinfo) or ""
     m = re.search(r"^(?:model name|Model|cpu model)\s*:\s*(.+)$", text,
                   re.MULTILINE)
     return m.group(1).strip() if m else "unknown"
@@ -254,14 +254,14 @@ def topology(cpus, sysfs=SYSFS):
     node = {}
     for d in glob.glob(os.path.join(sysfs, "node", "node[0-9]*")):
         n = int(os.path.basename(d)[4:])
-        for c in cpulist(placement.read_text(os.path.join(d, "cpulist"))):
+        for c in cpulist(read_text(os.path.join(d, "cpulist"))):
             node[c] = n
     out = {"node": {}, "siblings": {}, "package": {}}
     for c in cpus:
         topo = os.path.join(sysfs, "cpu", "cpu%d" % c, "topology")
-        sib = placement.read_text(os.path.join(topo, "thread_siblings_list")) or \
-            placement.read_text(os.path.join(topo, "core_cpus_list"))
-        pkg = placement.read_text(os.path.join(topo, "physical_package_id"))
+        sib = read_text(os.path.join(topo, "thread_siblings_list")) or \
+            read_text(os.path.join(topo, "core_cpus_list"))
+        pkg = read_text(os.path.join(topo, "physical_package_id"))
         out["node"][c] = node.get(c, 0)
         out["siblings"][c] = sorted(cpulist(sib) | {c})
         out["package"][c] = int(pkg) if pkg and pkg.lstrip("-").isdigit() \
