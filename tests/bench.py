@@ -40,6 +40,12 @@ def iops(fio, args, cwd, env=None):
                for d in ("read", "write"))
 
 
+def fio_version(fio):
+    """What `fio --version` prints, e.g. fio-3.33."""
+    return subprocess.run([fio, "--version"], capture_output=True,
+                          text=True).stdout.strip()
+
+
 def print_runs(res, width):
     """One line per configuration: its median IOPS and every run's."""
     print(f"{'configuration':{width}} {'median IOPS':>12}  runs (M IOPS)")
@@ -98,7 +104,7 @@ def main():
                 res[name].append(iops(fio, common + args, cwd))
             print(f"repeat {r + 1}/{a.repeats} done", file=sys.stderr)
 
-    print(f"fio {subprocess.run([fio, '--version'], capture_output=True, text=True).stdout.strip()}, "
+    print(f"fio {fio_version(fio)}, "
           f"{os.cpu_count()} CPUs, {a.repeats} interleaved repeats of {a.runtime:g} s, thread mode, "
           f"job k pinned to CPU k - 1, fio clocksource={cs or 'fio'} ({why})")
     print_runs(res, 44)

@@ -26,6 +26,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "analysis"))
 from flagcheck_analysis.run import clock  # noqa: E402
+from bench import fio_version  # noqa: E402
 
 TARGET = 0.95
 
@@ -127,7 +128,7 @@ def main():
             for r in rows:
                 f.write("%d,%s,%d,%s,%.0f\n" % r)
 
-    print(f"fio {subprocess.run([fio, '--version'], capture_output=True, text=True).stdout.strip()}, "
+    print(f"fio {fio_version(fio)}, "
           f"4k randread from page cache, {args.size} file, {args.runtime}s runs, "
           f"{args.repeats} rounds, fio and flagcheck alternating")
     print(f"{'backend':<9} {'iodepth':>7} {'fio IOPS':>10} {'flagcheck IOPS':>14} "

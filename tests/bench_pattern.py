@@ -31,7 +31,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "analysis"))
 from flagcheck_analysis.run import clock  # noqa: E402
 from flagcheck_analysis.stats import significance  # noqa: E402
-from bench import iops, median_ratio, print_runs  # noqa: E402
+from bench import fio_version, iops, median_ratio, print_runs  # noqa: E402
 
 JOBS = os.path.join(TOP, "jobs")
 # scenario: (pattern job file, C job file, C modes by variant, section,
@@ -93,8 +93,7 @@ def configs_of(a, engine):
 
 
 def report(a, cs, why, fio, res):
-    version = subprocess.run([fio, "--version"], capture_output=True,
-                             text=True).stdout.strip()
+    version = fio_version(fio)
     print(f"fio {version}, {os.cpu_count()} CPUs, {a.repeats} interleaved "
           f"repeats of {a.runtime} s, job k pinned to CPU k - 1, fio "
           f"clocksource={cs or 'fio'} ({why})")
@@ -183,8 +182,7 @@ def per_io_instructions(a, fio, engine, cwd):
 
 
 def callgrind_report(a, fio, per_io):
-    version = subprocess.run([fio, "--version"], capture_output=True,
-                             text=True).stdout.strip()
+    version = fio_version(fio)
     print(f"fio {version}, callgrind, one job, runs of {a.runtime} s and "
           f"{2 * a.runtime} s: instructions per fio I/O")
     print(f"{'configuration':28} {'process':>10} {'engine':>8}")

@@ -78,10 +78,9 @@ def test_another_models_variant_is_refused(ctx, order):
         assert sum(j["read"]["total_ios"] for j in r.json()["jobs"]) == 0
 
 
-def test_variant_in_global_model_in_the_job(ctx):
-    """[global] variant=before, the job's model= later: checked once both
-    are known, not against the model of the moment."""
-    job = ctx.jobfile(f"""
+def variant_in_global_job(ctx, section, model):
+    """A job file with variant=before in [global], model= in its job."""
+    return ctx.jobfile(f"""
 [global]
 ioengine=external:{ctx.engine}
 filename=flagcheck-shared
@@ -90,27 +89,22 @@ time_based=1
 runtime=100ms
 variant=before
 flagcheck_stats=${{FLAGCHECK_STATS}}
-[uptodate]
-model=set_buffer_uptodate
+[{section}]
+model={model}
 """)
+
+
+def test_variant_in_global_model_in_the_job(ctx):
+    """[global] variant=before, the job's model= later: checked once both
+    are known, not against the model of the moment."""
+    job = variant_in_global_job(ctx, "uptodate", "set_buffer_uptodate")
     r = ctx.fio_run([job])
     assert r.rc == 0, r.err
     assert [s["variant"] for s in r.stats] == ["before"], r.stats
 
 
 def test_variant_another_model_lacks_is_refused_at_setup(ctx):
-    job = ctx.jobfile(f"""
-[global]
-ioengine=external:{ctx.engine}
-filename=flagcheck-shared
-size=16m
-time_based=1
-runtime=100ms
-variant=before
-flagcheck_stats=${{FLAGCHECK_STATS}}
-[filemap]
-model=filemap_check_errors
-""")
+    job = variant_in_global_job(ctx, "filemap", "filemap_check_errors")
     r = ctx.fio_run([job])
     assert r.rc != 0
     assert ("variant=before is not valid for model=filemap_check_errors: "
