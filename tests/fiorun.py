@@ -9,9 +9,15 @@ the benchmarks and any script can use it too.
 import json
 import os
 import shutil
-import signal
 import subprocess
+import sys
 import tempfile
+
+ANALYSIS = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "analysis")
+if ANALYSIS not in sys.path:
+    sys.path.insert(0, ANALYSIS)
+from flagcheck_analysis.run import proctree  # noqa: E402
 
 
 def run_program(argv, timeout=120):
@@ -23,23 +29,30 @@ def run_program(argv, timeout=120):
     return p.returncode, p.stdout
 
 
-def backtraces(pgid):
-    """gdb's backtrace of every thread of every process in the process
-    group (a hung fio and its job processes), or why there is none."""
+def backtraces(pids):
+    """gdb's backtrace of every thread of each process of pids (a hung fio
+    and its job processes), or why there is none."""
     if not shutil.which("gdb"):
         return "(no gdb: apt-get install gdb for backtraces of a hang)"
-    pids = subprocess.run(["pgrep", "-g", str(pgid)], capture_output=True,
-                          text=True).stdout.split()
     out = []
     for pid in pids:
         try:
-            p = subprocess.run(["gdb", "-batch", "-p", pid, "-ex",
+            p = subprocess.run(["gdb", "-batch", "-p", str(pid), "-ex",
                                 "thread apply all bt"], capture_output=True,
-                               text=True, timeout=300)
+                               text=True, timeout=120)
             out.append(f"=== pid {pid}\n{p.stdout}{p.stderr}")
         except subprocess.TimeoutExpired:
-            out.append(f"=== pid {pid}: gdb did not finish in 300 s")
+            out.append(f"=== pid {pid}: gdb did not finish in 120 s")
     return "\n".join(out)
+
+
+def stop_hung(pid):
+    """A fio that did not end: the backtraces of it and of its job
+    processes (each in a session of its own: fio's process group does not
+    hold them), then SIGKILL to every one."""
+    bt = backtraces([pid] + proctree.descendants(pid))
+    proctree.kill_tree(pid)
+    return bt
 
 
 def load_fio_json(text):
@@ -79,14 +92,32 @@ class Context:
     def scratch(self):
         return tempfile.mkdtemp(prefix="run-", dir=self.tmp)
 
+    def build_c(self, name, source, *cflags):
+        """A helper program or library compiled from source into the
+        scratch area, once a session: its path, or None without a C
+        compiler."""
+        out = os.path.join(self.tmp, name)
+        if not os.path.exists(out):
+            cc = shutil.which("cc") or shutil.which("gcc")
+            if not cc:
+                return None
+            src = out + ".c"
+            with open(src, "w") as f:
+                f.write(source)
+            rc, text = run_program([cc, "-O2", "-o", out, src] + list(cflags))
+            os.unlink(src)
+            assert rc == 0, text
+        return out
+
     def jobfile(self, text):
         fd, path = tempfile.mkstemp(suffix=".fio", dir=self.tmp)
         with os.fdopen(fd, "w") as f:
             f.write(text)
         return path
 
-    def fio_run(self, args, engine=None, timeout=120, stats=True):
-        """Run fio with JSON output in an empty directory; return a Result."""
+    def fio_run(self, args, engine=None, timeout=120, stats=True, env=None):
+        """Run fio with JSON output in an empty directory (env: its
+        environment, default ours); return a Result."""
         cwd = self.scratch()
         statsfile = os.path.join(self.tmp, os.path.basename(cwd) + ".jsonl")
         argv = [self.fio, "--output-format=json"] + args
@@ -94,7 +125,7 @@ class Context:
         # options on its command line when the engine is named there too
         if stats and any(a.startswith("--ioengine=") for a in args):
             argv.append(f"--flagcheck_stats={statsfile}")
-        env = dict(os.environ, FLAGCHECK_ENGINE=engine or self.engine,
+        env = dict(env or os.environ, FLAGCHECK_ENGINE=engine or self.engine,
                    FLAGCHECK_STATS=statsfile)
         p = subprocess.Popen(argv, cwd=cwd, env=env, text=True,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -102,9 +133,8 @@ class Context:
         try:
             out, err = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            bt = backtraces(p.pid)
-            os.killpg(p.pid, signal.SIGKILL)
-            p.communicate()
+            bt = stop_hung(p.pid)
+            p.communicate(timeout=60)
             raise AssertionError(f"fio did not finish in {timeout}s: {argv}\n"
                                  f"its threads when it was stopped:\n{bt}")
         p = subprocess.CompletedProcess(argv, p.returncode, out, err)

@@ -15,7 +15,6 @@ gives; a run that ends with an error exit is counted, not fatal.
 import argparse
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -86,8 +85,7 @@ def main():
                 path = f"{a.out}.hang{hangs}.txt"
                 with open(path, "w") as f:
                     f.write(f"run {run}: {' '.join(argv)}\n")
-                    f.write(fiorun.backtraces(p.pid))
-                os.killpg(p.pid, signal.SIGKILL)
+                    f.write(fiorun.stop_hung(p.pid))
                 p.wait()
                 print(f"run {run}: no end in {a.timeout:g} s, backtraces "
                       f"in {path}", flush=True)

@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 import fiorun
-from fiorun import Result, ok, run_program
+from fiorun import Result, ok
 
 # the backends with real files: every one the engine lists but null
 DISKLESS = ("null",)
@@ -330,17 +330,9 @@ int main(int argc, char **argv)
 
 
 def deny_tool(ctx):
-    exe = os.path.join(ctx.tmp, "deny-syscall")
-    if not os.path.exists(exe):
-        cc = shutil.which("cc") or shutil.which("gcc")
-        if not cc:
-            pytest.skip("no C compiler to build the seccomp wrapper")
-        src = exe + ".c"
-        with open(src, "w") as f:
-            f.write(DENY_C)
-        rc, out = run_program([cc, "-O2", "-o", exe, src])
-        os.unlink(src)
-        assert rc == 0, out
+    exe = ctx.build_c("deny-syscall", DENY_C)
+    if not exe:
+        pytest.skip("no C compiler to build the seccomp wrapper")
     return exe
 
 

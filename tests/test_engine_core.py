@@ -2,7 +2,6 @@
 object, runs and their counters, bad input, shared memory and its lifetime.
 """
 import json
-import shutil
 import os
 import shutil
 import signal
@@ -381,3 +380,26 @@ def test_a_run_past_its_timeout_is_stopped_with_its_backtraces(ctx):
     assert msg.count("=== pid ") == 1, msg      # thread=1: one process
     # fio's main thread and its two job threads, each with its frames
     assert msg.count("\nThread ") >= 3 and "#0 " in msg, msg
+
+
+def test_a_hung_fios_job_processes_are_stopped_too(ctx):
+    """Job processes (each in a session of its own, outside fio's process
+    group) are found, backtraced and killed with fio: the test ends at once,
+    not when their runtime does, and none of them is left."""
+    name = f"hung{os.getpid()}"
+    t0 = time.monotonic()
+    with pytest.raises(AssertionError) as e:
+        ctx.fio_run(ctx.base_args(name=name, runtime=60, numjobs=2),
+                    timeout=3)
+    assert time.monotonic() - t0 < 40, "waited for the job processes"
+    msg = str(e.value)
+    assert "fio did not finish in 3s" in msg, msg
+    for _ in range(50):
+        left = subprocess.run(["pgrep", "-f", f"--name={name}"],
+                              capture_output=True, text=True).stdout.split()
+        if not left:
+            break
+        time.sleep(0.1)
+    assert left == [], f"job processes left: {left}"
+    if shutil.which("gdb"):
+        assert msg.count("=== pid ") == 3, msg  # fio and its two jobs

@@ -473,6 +473,49 @@ class RunsEnd(Scratch):
             self.assertEqual(json.load(f)["runs"][0]["status"], "failed")
 
 
+    def test_a_job_process_that_outlives_fio_is_stopped_too(self):
+        """fio's job processes are each in a session of their own: one that
+        ignores SIGINT and SIGTERM, left by a SIGKILLed fio, would hold
+        fio's stdout open for ever. Killed with fio (a stand-in here: fio
+        hangs so only by a bug of its own)."""
+        fio, pidfile = self.path("fio"), self.path("job.pid")
+        with open(fio, "w") as f:
+            f.write(STUBBORN_FIO % pidfile)
+        os.chmod(fio, 0o755)
+        self.addCleanup(subprocess.run, ["pkill", "-KILL", "-f", fio])
+        t0 = time.monotonic()
+        p = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--fio", fio,
+                    "--run-timeout", "1", "--outdir", self.out, timeout=60)
+        self.assertLess(time.monotonic() - t0, 40)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("stopped after --run-timeout 1 s: fio did not finish",
+                      p.stderr)
+        with open(pidfile) as f:
+            job = int(f.read())
+        for _ in range(50):
+            if not alive(job):
+                break
+            time.sleep(0.1)
+        self.assertFalse(alive(job), "the job process is left")
+
+
+# a fio that ignores SIGINT, with a job process in a session of its own
+# that ignores SIGINT and SIGTERM and writes its pid to the file given
+STUBBORN_FIO = """#!/usr/bin/python3
+import os, signal, sys, time
+if "--version" in sys.argv:
+    print("fio-3.33")
+    sys.exit(0)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+if os.fork() == 0:
+    os.setsid()
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    with open(%r, "w") as f:
+        f.write(str(os.getpid()))
+time.sleep(600)
+"""
+
+
 class BoundedMatrix(Scratch):
     """item 11: a matrix too large to hold is refused at parse time"""
 

@@ -15,7 +15,7 @@ import time
 from ..results import fiojson, manifest, matrix
 from ..stats import decide
 from . import (clock, clientserver as hostrun, interference, jobfile,
-               lineprobe, placement)
+               lineprobe, placement, proctree)
 from ..calibrate import calibration as calibrate
 
 PROG = "flagcheck-run"
@@ -131,12 +131,16 @@ class Runner:
         self.line_probe = bool(args.line_probe_s)
 
     # -- signals: Ctrl-C reaches only us (fio runs in its own session); we
-    # pass one SIGINT on to fio, and SIGKILL on a second Ctrl-C.
+    # pass one SIGINT on to fio, and SIGKILL (fio and its job processes) on
+    # a second Ctrl-C.
     def _on_signal(self, signum, frame):
         first = self.stop_reason is None
         self.stop_reason = "interrupted by %s" % signal.Signals(signum).name
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT if first else signal.SIGKILL)
+            if first:
+                self.proc.send_signal(signal.SIGINT)
+            else:
+                proctree.kill_tree(self.proc.pid)
 
     def _write_manifest(self):
         manifest.write(self.manifest_path, self.manifest)
@@ -211,9 +215,12 @@ class Runner:
                 if time.monotonic() > deadline:
                     # a fio that does not end (a host that hangs after
                     # answering, a job that never stops): SIGINT lets fio
-                    # stop its jobs and servers; SIGKILL 10 s later.
-                    self.proc.send_signal(signal.SIGKILL if timed_out
-                                          else signal.SIGINT)
+                    # stop its jobs and servers; SIGKILL 10 s later, to
+                    # its job processes too (each in a session of its own)
+                    if timed_out:
+                        proctree.kill_tree(self.proc.pid)
+                    else:
+                        self.proc.send_signal(signal.SIGINT)
                     timed_out, deadline = True, time.monotonic() + 10
 
     def _hosts_done(self, run, entry, live, down, out, kept, name):
