@@ -55,6 +55,7 @@ struct flagcheck_data {
 	struct flagcheck_file *files;	/* every file state made by this job */
 	/* an offload worker's job, which its counters go to at its end */
 	struct flagcheck_data *offload_job;
+	struct thread_data *td;	/* the job's: its workers find theirs in it */
 	bool ready;		/* init completed: the job has counters to report */
 	bool ramp_pending;	/* ramp_time set, counters not zeroed yet */
 	bool ask_busy;		/* iodepth > 1 and the backend has ->busy */
@@ -354,6 +355,37 @@ static bool fc_is_offload_worker(struct thread_data *td)
 	return o->offload_job && o->offload_job != td->io_ops_data;
 }
 
+/* fio's workqueue.c, SW_F_IDLE: set by the thread that starts a worker */
+#define FC_SW_F_IDLE	(1 << 0)
+
+/*
+ * fio before 3.42 starts a submit worker with pthread_create() and then
+ * sets its flags to SW_F_IDLE, which clobbers the SW_F_RUNNING the worker
+ * may have set already; workqueue_init() then waits for it forever (fixed
+ * by fio's commit 736c2015, "workqueue: fix threads stall when running with
+ * io_submit_mode offload"). A worker runs this init before it sets
+ * SW_F_RUNNING: it waits here until its starter has set SW_F_IDLE.
+ */
+static void fc_offload_worker_wait_started(struct thread_data *td,
+					   struct thread_data *job)
+{
+	struct workqueue *wq = &job->io_wq;
+	unsigned int i, idle = 0;
+
+	/* the workers before this one are set up: this one's priv is set */
+	for (i = 0; i < wq->max_workers && wq->workers[i].priv != td; i++)
+		;
+	if (i == wq->max_workers)
+		return;
+	while (!idle) {
+		pthread_mutex_lock(&wq->workers[i].lock);
+		idle = wq->workers[i].flags & FC_SW_F_IDLE;
+		pthread_mutex_unlock(&wq->workers[i].lock);
+		if (!idle)
+			usleep(100);
+	}
+}
+
 /* What fio itself refuses, or what would split the job: 0, or 1 after
  * saying why (the job's error set) */
 static int fc_refuse_offload(struct thread_data *td)
@@ -370,17 +402,6 @@ static int fc_refuse_offload(struct thread_data *td)
 			"submit (io_submit_mode=offload), as fio's own %s "
 			"engine; use backend=null, psync or libaio, or "
 			"io_submit_mode=inline\n", b->name, b->name);
-	} else if (td->o.iodepth > 1) {
-		log_err("flagcheck: io_submit_mode=offload with iodepth=%u: "
-			"supported at iodepth=1 only: with more, fio's submit "
-			"workers stall now and then (fio 3.33's own null, psync "
-			"and libaio engines hang there too); allowed: iodepth=1, "
-			"or io_submit_mode=inline\n", td->o.iodepth);
-	} else if (td->o.use_thread) {
-		log_err("flagcheck: io_submit_mode=offload with thread: the "
-			"submit workers of jobs run as threads stall now and then "
-			"(fio 3.33's own null engine too); allowed: jobs as "
-			"processes (no thread option), or io_submit_mode=inline\n");
 	} else if (m->job_size) {
 		log_err("flagcheck: model=%s keeps memory of each job (a "
 			"CPU's cache, a directory, a sequence's counts), which "
@@ -494,9 +515,11 @@ static int fio_flagcheck_init(struct thread_data *td)
 	if (fc_model_init(td, jd))
 		return 1;
 	/* a worker's I/Os are on the job's files, with the job's states */
-	if (worker)
+	jd->td = td;
+	if (worker) {
 		jd->offload_job = o->offload_job;
-	else if (fc_attach_files(td, jd) || fc_report_prepare(td, o))
+		fc_offload_worker_wait_started(td, jd->offload_job->td);
+	} else if (fc_attach_files(td, jd) || fc_report_prepare(td, o))
 		return 1;
 
 	fc_td_engine_flags(td, jd->backend->fio_flags, FC_BACKEND_FIO_FLAGS);

@@ -41,7 +41,8 @@ versions=("$@")
 # The tests that depend on fio's version: the engine's counts against fio's
 # total_ios on every backend (iodepth 1 to 64, the ramp edge), fio's verify
 # on every backend, every job file's short run, the refusal of an engine
-# built for other headers, and a two-server client/server report.
+# built for other headers, offload (the engine reads fio's workqueue), and a
+# two-server client/server report.
 TESTS=("tests/test_engine_invariants.py::test_engine_counts_equal_fios"
 	"tests/test_engine_invariants.py::test_exactly_once_at_depth_32_and_64_headline"
 	"tests/test_engine_invariants.py::test_counts_restart_with_fios_after_ramp_time"
@@ -50,6 +51,7 @@ TESTS=("tests/test_engine_invariants.py::test_engine_counts_equal_fios"
 	"tests/test_engine_core.py::test_version_skew_is_refused"
 	"tests/test_engine_core.py::test_engine_builds_with_clang"
 	"tests/test_engine_jobs.py::test_job_file_runs_on_the_embedded_default"
+	"tests/test_engine_offload.py"
 	"tests/analysis/test_clientserver.py::TwoServers")
 # the models do not depend on fio: the full count matrix with one of them
 SELECT="not test_engine_counts_equal_fios or filemap_check_errors"
