@@ -504,15 +504,144 @@ static void print_ints(FILE *f, const int *v, int n)
 	fputc(']', f);
 }
 
+/* What one run measures, and on which CPUs */
+struct calibration {
+	int *cpus, ncpu, nthreads, npairs, step, migrated;
+	double *matrix;			/* ncpu x ncpu transfer ns */
+	size_t min_samples;		/* the fewest samples of a pair */
+	uint64_t pair_ns, point_ns;	/* the budget of a pair, of a point */
+	struct point *pts[NR_PATTERNS];	/* by pattern, then threads - 1 */
+};
+
+/* Every pair of CPUs, each within its budget (half of --seconds in all) */
+static void measure_pairs(const struct opts *o, struct calibration *c)
+{
+	int i, j, n = c->ncpu, steps = c->npairs + NR_PATTERNS * c->nthreads;
+
+	for (i = 0; i < n; i++) {
+		for (j = i + 1; j < n; j++) {
+			size_t samples;
+			int moved;
+
+			progress(o, &c->step, steps, "transfer latency",
+				 c->cpus[i], c->cpus[j]);
+			c->matrix[i * n + j] = c->matrix[j * n + i] =
+				transfer_ns(c->cpus[i], c->cpus[j], c->pair_ns,
+					    o->batch, &samples, &moved);
+			if (!c->min_samples || samples < c->min_samples)
+				c->min_samples = samples;
+			c->migrated += moved;
+		}
+	}
+}
+
+/* Each pattern at 1..nthreads threads, sharing what is left of --seconds */
+static void measure_points(const struct opts *o, struct calibration *c,
+			   uint64_t deadline)
+{
+	int i, p, steps = c->npairs + NR_PATTERNS * c->nthreads;
+	uint64_t t = fc_now_ns();
+
+	c->point_ns = t < deadline ?
+		(deadline - t) / (NR_PATTERNS * c->nthreads) : 0;
+	if (c->point_ns < MIN_POINT_NS)
+		c->point_ns = MIN_POINT_NS;
+	for (i = 1; i <= c->nthreads; i++)
+		for (p = 0; p < NR_PATTERNS; p++) {
+			progress(o, &c->step, steps, pattern_name[p], i, -1);
+			run_pattern(p, c->cpus, i, c->point_ns,
+				    &c->pts[p][i - 1]);
+		}
+}
+
+static void print_matrix(FILE *f, const struct calibration *c)
+{
+	int i, j;
+
+	for (i = 0; i < c->ncpu; i++) {
+		fprintf(f, "%s\n  [", i ? "," : "");
+		for (j = 0; j < c->ncpu; j++) {
+			if (i == j)
+				fprintf(f, "%snull", j ? ", " : "");
+			else
+				fprintf(f, "%s%.3f", j ? ", " : "",
+					c->matrix[i * c->ncpu + j]);
+		}
+		fputc(']', f);
+	}
+}
+
+static void print_point(FILE *f, const struct calibration *c,
+			const struct point *pt, int threads)
+{
+	fprintf(f, "%s\n   {\"threads\": %d, \"cpus\": ",
+		threads > 1 ? "," : "", threads);
+	print_ints(f, c->cpus, threads);
+	fprintf(f, ", \"ns_per_op\": %.4f, \"ns_per_op_min\": %.4f, "
+		"\"ns_per_op_max\": %.4f, \"ops_per_s\": %.1f, \"ops\": %llu, "
+		"\"rmw\": %llu, \"seconds\": %.6f, \"migrated\": %d}",
+		pt->ns_per_op, pt->ns_min, pt->ns_max, pt->ops_per_s,
+		(unsigned long long)pt->ops, (unsigned long long)pt->rmw,
+		pt->seconds, pt->migrated);
+}
+
+/* The calibration's JSON (analysis/flagcheck_analysis/calibrate reads it) */
+static void print_calibration(FILE *f, const struct opts *o,
+			      const struct calibration *c)
+{
+	int i, p;
+
+	fprintf(f, "{\"flagcheck_calibrate\": 1, \"seconds\": %g, "
+		"\"batch\": %u, \"clock\": \"CLOCK_MONOTONIC\",\n \"cpus\": ",
+		o->seconds, o->batch);
+	print_ints(f, c->cpus, c->ncpu);
+	fprintf(f, ",\n \"pair_budget_ns\": %llu, \"pair_samples_min\": %zu, "
+		"\"pairs_migrated\": %d,\n \"transfer_ns\": [",
+		(unsigned long long)c->pair_ns, c->min_samples, c->migrated);
+	print_matrix(f, c);
+	fprintf(f, "],\n \"point_budget_ns\": %llu,\n \"patterns\": {",
+		(unsigned long long)c->point_ns);
+	for (p = 0; p < NR_PATTERNS; p++) {
+		fprintf(f, "%s\n  \"%s\": [", p ? "," : "", pattern_name[p]);
+		for (i = 0; i < c->nthreads; i++)
+			print_point(f, c, &c->pts[p][i], i + 1);
+		fputs("]", f);
+	}
+	fputs("}}\n", f);
+}
+
+static void calibration_alloc(const struct opts *o, struct calibration *c)
+{
+	int p;
+
+	c->cpus = usable_cpus(&c->ncpu);
+	c->nthreads = c->ncpu < o->max_threads ? c->ncpu : o->max_threads;
+	c->npairs = c->ncpu * (c->ncpu - 1) / 2;
+	c->matrix = calloc((size_t)c->ncpu * c->ncpu, sizeof(*c->matrix));
+	for (p = 0; p < NR_PATTERNS; p++) {
+		c->pts[p] = calloc(c->nthreads, sizeof(*c->pts[p]));
+		if (!c->pts[p])
+			die("%s", "out of memory", ENOMEM);
+	}
+	if (!c->matrix)
+		die("%s", "out of memory", ENOMEM);
+}
+
+static void calibration_free(struct calibration *c)
+{
+	int p;
+
+	for (p = 0; p < NR_PATTERNS; p++)
+		free(c->pts[p]);
+	free(c->matrix);
+	free(c->cpus);
+}
+
 int main(int argc, char **argv)
 {
-	struct point *pts[NR_PATTERNS];
-	double *matrix;
-	size_t *samples, min_samples = 0;
-	uint64_t pair_ns, point_ns, deadline, t;
-	int ncpu, nthreads, npairs, i, j, p, migrated = 0, step = 0;
+	struct calibration c = { 0 };
+	uint64_t deadline;
 	struct opts o;
-	int *cpus;
 	FILE *f;
 
 	parse_opts(argc, argv, &o);
@@ -520,96 +649,18 @@ int main(int argc, char **argv)
 	f = stdout;
 	if (o.output && !(f = fopen(o.output, "w")))
 		die("cannot write %s", o.output, errno);
-	cpus = usable_cpus(&ncpu);
-	nthreads = ncpu < o.max_threads ? ncpu : o.max_threads;
-	npairs = ncpu * (ncpu - 1) / 2;
+	calibration_alloc(&o, &c);
 	/*
 	 * Half the budget to the pairs (none with one CPU), what is left to
 	 * the points: a pair stops early once it has MAX_SAMPLES.
 	 */
-	pair_ns = npairs ? (uint64_t)(o.seconds * 0.5e9 / npairs) : 0;
+	c.pair_ns = c.npairs ? (uint64_t)(o.seconds * 0.5e9 / c.npairs) : 0;
 	deadline = fc_now_ns() + (uint64_t)(o.seconds * 1e9);
-
-	matrix = calloc((size_t)ncpu * ncpu, sizeof(*matrix));
-	samples = calloc((size_t)ncpu * ncpu, sizeof(*samples));
-	for (p = 0; p < NR_PATTERNS; p++)
-		pts[p] = calloc(nthreads, sizeof(*pts[p]));
-	if (!matrix || !samples || !pts[0] || !pts[1])
-		die("%s", "out of memory", ENOMEM);
-
-	for (i = 0; i < ncpu; i++) {
-		for (j = i + 1; j < ncpu; j++) {
-			size_t n;
-			int moved;
-
-			progress(&o, &step, npairs + NR_PATTERNS * nthreads,
-				 "transfer latency", cpus[i], cpus[j]);
-			matrix[i * ncpu + j] = matrix[j * ncpu + i] =
-				transfer_ns(cpus[i], cpus[j], pair_ns, o.batch,
-					    &n, &moved);
-			samples[i * ncpu + j] = samples[j * ncpu + i] = n;
-			if (!min_samples || n < min_samples)
-				min_samples = n;
-			migrated += moved;
-		}
-	}
-	t = fc_now_ns();
-	point_ns = t < deadline ? (deadline - t) / (NR_PATTERNS * nthreads) : 0;
-	if (point_ns < MIN_POINT_NS)
-		point_ns = MIN_POINT_NS;
-	for (i = 1; i <= nthreads; i++)
-		for (p = 0; p < NR_PATTERNS; p++) {
-			progress(&o, &step, npairs + NR_PATTERNS * nthreads,
-				 pattern_name[p], i, -1);
-			run_pattern(p, cpus, i, point_ns, &pts[p][i - 1]);
-		}
-
-	fprintf(f, "{\"flagcheck_calibrate\": 1, \"seconds\": %g, "
-		"\"batch\": %u, \"clock\": \"CLOCK_MONOTONIC\",\n \"cpus\": ",
-		o.seconds, o.batch);
-	print_ints(f, cpus, ncpu);
-	fprintf(f, ",\n \"pair_budget_ns\": %llu, \"pair_samples_min\": %zu, "
-		"\"pairs_migrated\": %d,\n \"transfer_ns\": [",
-		(unsigned long long)pair_ns, min_samples, migrated);
-	for (i = 0; i < ncpu; i++) {
-		fprintf(f, "%s\n  [", i ? "," : "");
-		for (j = 0; j < ncpu; j++) {
-			if (i == j)
-				fprintf(f, "%snull", j ? ", " : "");
-			else
-				fprintf(f, "%s%.3f", j ? ", " : "",
-					matrix[i * ncpu + j]);
-		}
-		fputc(']', f);
-	}
-	fprintf(f, "],\n \"point_budget_ns\": %llu,\n \"patterns\": {",
-		(unsigned long long)point_ns);
-	for (p = 0; p < NR_PATTERNS; p++) {
-		fprintf(f, "%s\n  \"%s\": [", p ? "," : "", pattern_name[p]);
-		for (i = 0; i < nthreads; i++) {
-			struct point *pt = &pts[p][i];
-
-			fprintf(f, "%s\n   {\"threads\": %d, \"cpus\": ",
-				i ? "," : "", i + 1);
-			print_ints(f, cpus, i + 1);
-			fprintf(f, ", \"ns_per_op\": %.4f, \"ns_per_op_min\": "
-				"%.4f, \"ns_per_op_max\": %.4f, \"ops_per_s\": "
-				"%.1f, \"ops\": %llu, \"rmw\": %llu, \"seconds\": "
-				"%.6f, \"migrated\": %d}", pt->ns_per_op,
-				pt->ns_min, pt->ns_max, pt->ops_per_s,
-				(unsigned long long)pt->ops,
-				(unsigned long long)pt->rmw, pt->seconds,
-				pt->migrated);
-		}
-		fputs("]", f);
-	}
-	fputs("}}\n", f);
+	measure_pairs(&o, &c);
+	measure_points(&o, &c, deadline);
+	print_calibration(f, &o, &c);
 	if (fflush(f) || (f != stdout && fclose(f)))
 		die("cannot write %s", o.output ? o.output : "stdout", errno);
-	for (p = 0; p < NR_PATTERNS; p++)
-		free(pts[p]);
-	free(samples);
-	free(matrix);
-	free(cpus);
+	calibration_free(&c);
 	return 0;
 }
