@@ -50,4 +50,6 @@ def build():
 @pytest.fixture(scope="session")
 def ctx(build):
     """A fiorun.Context: the build dir, the engine, fio, scratch dirs."""
-    return fiorun.Context(build, os.environ.get("FLAGCHECK_TEST_FIO"))
+    c = fiorun.Context(build, os.environ.get("FLAGCHECK_TEST_FIO"))
+    yield c
+    c.cleanup()

@@ -85,6 +85,7 @@ class Context:
         self.engine = os.path.join(build, "fio-flagcheck.so")
         self.fio = fio or shutil.which("fio")
         self.tmp = os.path.join(build, "tests")
+        self.jobfiles = []
         os.makedirs(self.tmp, exist_ok=True)
         assert self.fio, "fio not found on PATH (make check installs it)"
         assert os.path.exists(self.engine), f"{self.engine} missing: run make"
@@ -94,26 +95,38 @@ class Context:
 
     def build_c(self, name, source, *cflags):
         """A helper program or library compiled from source into the
-        scratch area, once a session: its path, or None without a C
-        compiler."""
-        out = os.path.join(self.tmp, name)
-        if not os.path.exists(out):
+        scratch area (again when its source changed): its path, or None
+        without a C compiler."""
+        out, src = os.path.join(self.tmp, name), os.path.join(self.tmp,
+                                                              name + ".c")
+        try:
+            with open(src) as f:
+                same = f.read() == source
+        except FileNotFoundError:
+            same = False
+        if not same or not os.path.exists(out):
             cc = shutil.which("cc") or shutil.which("gcc")
             if not cc:
                 return None
-            src = out + ".c"
             with open(src, "w") as f:
                 f.write(source)
             rc, text = run_program([cc, "-O2", "-o", out, src] + list(cflags))
-            os.unlink(src)
             assert rc == 0, text
         return out
 
     def jobfile(self, text):
+        """A job file of text in the scratch area, removed by cleanup()."""
         fd, path = tempfile.mkstemp(suffix=".fio", dir=self.tmp)
         with os.fdopen(fd, "w") as f:
             f.write(text)
+        self.jobfiles.append(path)
         return path
+
+    def cleanup(self):
+        """At the session's end: the job files jobfile() wrote."""
+        for path in self.jobfiles:
+            if os.path.exists(path):
+                os.unlink(path)
 
     def fio_run(self, args, engine=None, timeout=120, stats=True, env=None):
         """Run fio with JSON output in an empty directory (env: its
