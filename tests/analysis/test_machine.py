@@ -270,3 +270,89 @@ def test_a_bad_calibration_is_refused_with_one_line(tmp_path):
         machine.load(str(path))
     assert str(e.value) == ('%s: not a flagcheck calibration: no '
                             '"flagcheck_calibrate": 1' % path)
+
+
+# ---- the job files' published machine and rest (docs/machines.md) ----
+
+from flagcheck_analysis.results import jobheader, published  # noqa: E402
+
+JOBS = os.path.join(REPO, "jobs")
+PUBLISHED = sorted(
+    [os.path.join(JOBS, "catalogue", f)
+     for f in os.listdir(os.path.join(JOBS, "catalogue"))
+     if f.endswith(".fio")] +
+    [os.path.join(JOBS, "pattern", published.TWINS[n])
+     for n in sorted(published.TWINS)])
+
+
+def pattern_option(path, name):
+    with open(path) as f:
+        for line in f:
+            if line.startswith(name + "="):
+                return line.split("=", 1)[1].strip()
+    return None
+
+
+@pytest.mark.parametrize("path", PUBLISHED,
+                         ids=[os.path.basename(p) for p in PUBLISHED])
+def test_each_published_file_names_its_machine_and_rest(path):
+    assert jobheader.read(path) is not None
+    pm = jobheader.published_machine(path)
+    assert pm is not None, "%s: no published-machine line" % path
+    m = machine.load(pm.profile, MACHINES)
+    cpus = m.cpus(pm.cpus, pm.placement)
+    assert len(set(cpus)) == pm.cpus
+    rest = jobheader.published_rest(path)
+    assert rest is not None and rest.kind == "work"
+    has_work = "work(" in pattern_option(path, "pattern")
+    # "work NS" exactly where the pattern has no work(): the S1-S4 twins,
+    # which stay the C models' (make bench-pattern)
+    assert (rest.ns is None) == has_work
+    assert (rest.ns is not None) == ("/pattern/" in path)
+    rule = jobheader.rest_rule(path)
+    assert rule and ("assumed:" in rule)
+    assert rule.startswith(("after-fix rate:", "profile share",
+                            "none applies:"))
+    if rule.startswith("profile share"):
+        assert jobheader.published_share(path) is not None
+
+
+def test_s5_names_no_published_machine():
+    s5 = os.path.join(JOBS, "pattern", "s5-bh-lru-lookup.fio")
+    assert jobheader.published_machine(s5) is None
+    assert jobheader.published_rest(s5) is None
+
+
+def test_s1_to_s4_figures_are_read_from_their_twins():
+    for number in ("S1", "S2", "S3", "S4"):
+        entry = published.find(number + "-")
+        fig = jobheader.read(published.twin_path(number))
+        assert entry.ratio == fig.gain
+    assert (published.S1_BEFORE, published.S1_AFTER) == (1.7e6, 4.0e6)
+    assert published.S1_SHARE == 40.0
+
+
+BAD_HEADERS = [
+    ("published-machine", "icelake-8380-2s", "published-machine "
+     "'icelake-8380-2s' is not valid: allowed 'PROFILE N [nodes=A[,B...]]'"),
+    ("published-machine", "icelake-8380-2s 0", "(N >= 1)"),
+    ("published-machine", "x 4 socket=1", "is not valid"),
+    ("published-rest", "work -3", "published-rest 'work -3' is not valid: "
+     "allowed 'work', 'work NS' (0 < NS <= 1e9) or 'fio'"),
+    ("published-rest", "fio 300", "is not valid"),
+    ("published-share", "140% f()", "(0 < P < 100)"),
+]
+
+
+@pytest.mark.parametrize("key,value,message", BAD_HEADERS)
+def test_a_bad_header_line_is_refused_with_one_line(tmp_path, key, value,
+                                                    message):
+    path = tmp_path / "job.fio"
+    path.write_text("; a job\n; %s: %s\n\n[global]\n" % (key, value))
+    reader = {"published-machine": jobheader.published_machine,
+              "published-rest": jobheader.published_rest,
+              "published-share": jobheader.published_share}[key]
+    with pytest.raises(jobheader.FigureError) as e:
+        reader(str(path))
+    assert str(e.value).startswith("%s:2: " % path)
+    assert message in str(e.value) and "\n" not in str(e.value)
