@@ -356,3 +356,10 @@ def test_a_bad_header_line_is_refused_with_one_line(tmp_path, key, value,
         reader(str(path))
     assert str(e.value).startswith("%s:2: " % path)
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_docs_list_every_profile():
+    with open(os.path.join(REPO, "docs", "machines.md")) as f:
+        text = f.read()
+    for name in NAMES:
+        assert "| `%s` |" % name in text, name
