@@ -21,6 +21,7 @@ import math
 import re
 from collections import namedtuple
 
+from ..run import jobfile
 from ..stats import significance as stats
 from . import render
 
@@ -76,10 +77,9 @@ def read(path):
     section (the header is the comments before [global])."""
     found = None
     try:
-        with open(path) as f:
-            lines = f.read().splitlines()
-    except OSError as e:
-        raise FigureError("%s: cannot read: %s" % (path, e.strerror or e))
+        lines = jobfile.read_text(path).split("\n")
+    except jobfile.JobFileError as e:
+        raise FigureError(str(e))
     for n, line in enumerate(lines, 1):
         text = line.strip()
         if text.startswith("["):
