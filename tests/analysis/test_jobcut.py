@@ -286,5 +286,75 @@ class Server(unittest.TestCase):
                       % (job, job), p.stderr)
 
 
+class Patterns(unittest.TestCase):
+    """item 17: what the engine would get that is not what the job file
+    says: run-job and flagcheck-run read the job file and say so"""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def job(self, lines):
+        return write(os.path.join(self.tmp, "p.fio"),
+                     "[global]\nioengine=external:${FLAGCHECK_ENGINE}\n"
+                     "backend=null\nmodel=pattern\nvariant=${FLAG_CHECK}"
+                     "   ; always | test_first\nfilename=x\nsize=1m\n"
+                     "rw=randwrite\nnumjobs=${NUMJOBS}\ntime_based\n"
+                     "runtime=${RUNTIME}\nflagcheck_stats=${FLAGCHECK_STATS}"
+                     "\n%s\n[j]\n" % lines)
+
+    def both(self, job, numjobs="2"):
+        rj = run_job(self.tmp, job, NUMJOBS=numjobs, BACKEND="null")
+        fr = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
+                     "--numjobs", numjobs, "--no-pin")
+        return rj, fr
+
+    def test_pattern_cut_by_a_comment(self):
+        job = self.job("pattern_words=a@0\npattern=set_bit(a,0);"
+                       "set_bit(a,1)")
+        want = ("%s:14: pattern=set_bit(a,0);set_bit(a,1): fio ends the "
+                "line at ';' (a comment), so the engine would get "
+                "pattern=set_bit(a,0); separate operations with ',' "
+                "(docs/pattern.md), and put a blank before a comment" % job)
+        rj, fr = self.both(job)
+        self.assertEqual((rj.returncode, rj.stderr),
+                         (2, "run-job: %s\n" % want))
+        self.assertEqual(fr.returncode, 2, fr.stderr)
+        self.assertEqual(fr.stderr.splitlines()[-1],
+                         "flagcheck-run: error: %s" % want)
+        # a comment after a blank is a comment
+        job = self.job("pattern_words=a@0\npattern=set_bit(a,0) ;c")
+        rj, fr = self.both(job)
+        self.assertEqual(fr.returncode, 0, fr.stderr)
+        self.assertIn("run-job: FLAG_CHECK=", rj.stderr)
+
+    def test_writers_above_numjobs(self):
+        job = self.job("pattern_words=a@0\npattern=set_bit(a,0)\n"
+                       "pattern_writers=3")
+        want = ("%s:15: pattern_writers=3 is above numjobs=2: every job "
+                "would write, as with 0; want 0..2" % job)
+        rj, fr = self.both(job)
+        self.assertEqual((rj.returncode, rj.stderr),
+                         (2, "run-job: %s\n" % want))
+        self.assertEqual(fr.stderr.splitlines()[-1],
+                         "flagcheck-run: error: %s" % want)
+        rj, fr = self.both(job, "3")
+        self.assertEqual(fr.returncode, 0, fr.stderr)
+        self.assertIn("run-job: FLAG_CHECK=", rj.stderr)
+
+    def test_node_words_without_cpus_allowed(self):
+        job = self.job("pattern_words=a@0:node\npattern=set_bit(a,0)")
+        want = ("%s:13: pattern_words=a@0:node has a :node word and no "
+                "cpus_allowed pins the jobs: each job uses the copy of the "
+                "node it happens to start on" % job)
+        rj, fr = self.both(job)
+        self.assertEqual(rj.stderr.splitlines()[0],
+                         "run-job: warning: %s" % want)
+        self.assertEqual(fr.returncode, 0, fr.stderr)
+        self.assertIn("flagcheck-run: warning: %s\n" % want, fr.stderr)
+        rj = run_job(self.tmp, job, "--cpus_allowed=0", BACKEND="null")
+        self.assertNotIn("warning", rj.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -7,6 +7,7 @@ read."""
 import dataclasses
 import os
 import re
+import sys
 
 from ..results import fiojson, manifest, matrix, safewrite as atomic
 from ..stats import decide
@@ -167,6 +168,26 @@ def _placements(p, args):
         p.error(str(e))
 
 
+def _patterns(p, args):
+    # the engine's pattern options as fio hands them over, per numjobs
+    pinned = bool(args.placements) and all(
+        pl.get("pinned") for pl in args.placements.values())
+    warned = set()
+    for stem, path in args.scenarios.items():
+        for n in args.numjobs:
+            env = dict(os.environ, **matrix.run_env(
+                args.vars, args.outdir, matrix.Run(stem, args.modes[0], n,
+                                                   1)))
+            try:
+                for w in jobguard.check_patterns(path, env, pinned=pinned):
+                    if w not in warned:
+                        warned.add(w)
+                        print("flagcheck-run: warning: %s" % w,
+                              file=sys.stderr)
+            except jobguard.Refused as e:
+                p.error(str(e))
+
+
 def _run_timeout(p, args):
     if args.run_timeout is None:
         args.run_timeout = int(args.vars["RUNTIME"]) + \
@@ -192,7 +213,7 @@ def placements(args):
 
 # in this order: each step reads what the ones before it set
 STEPS = (_jobs_and_repeats, _vars, _scenarios, _hosts, _guard, _clock,
-         _placements, _run_timeout)
+         _placements, _patterns, _run_timeout)
 
 
 def validate(p, args):

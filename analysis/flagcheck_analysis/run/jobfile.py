@@ -50,8 +50,9 @@ _VAR = re.compile(r"\$\{([^}]*)\}")
 _INCLUDE = "include"
 
 # one option line: its section (the job name as written), key, value after
-# the cut and ${VAR} expansion, the value before expansion, where it is
-Option = namedtuple("Option", "section key value written where")
+# the cut and ${VAR} expansion, the value before expansion, where it is,
+# and what the cut took off the line ("" when nothing)
+Option = namedtuple("Option", "section key value written where comment")
 
 
 class JobFileError(Exception):
@@ -133,8 +134,8 @@ def _include_path(path, name):
 
 
 def _option_lines(path, text, section, nested):
-    """[(where, section, the line after the cut)], includes followed; a
-    section opened is marked by a line None."""
+    """[(where, section, the line after the cut, what the cut took)],
+    includes followed; a section opened is marked by a line None."""
     out = []
     for n, line in _lines(path, text):
         where = "%s:%d" % (path, n)
@@ -147,9 +148,10 @@ def _option_lines(path, text, section, nested):
                                    "(fio: No new sections in included "
                                    "files)" % where)
             section = name
-            out.append((where, section, None))
+            out.append((where, section, None, ""))
             continue
-        line = cut(line.lstrip(_SPACE))
+        whole = line.lstrip(_SPACE)
+        line = cut(whole)
         if section is None:
             raise JobFileError("%s: %s: an option before the first "
                                "[section] (fio refuses it)" % (where, line))
@@ -160,7 +162,7 @@ def _option_lines(path, text, section, nested):
             inc = _include_path(path, line[len(_INCLUDE) + 1:])
             out += _option_lines(inc, read_text(inc), section, True)
             continue
-        out.append((where, section, line))
+        out.append((where, section, line, whole[len(line):]))
     return out
 
 
@@ -178,8 +180,8 @@ def read(path, env):
     """([section names in order], [Option]) of job file @path as fio reads
     it, ${VAR} from @env; raises JobFileError."""
     sections, opts = [], []
-    for where, section, line in _option_lines(path, read_text(path), None,
-                                              False):
+    for where, section, line, comment in _option_lines(
+            path, read_text(path), None, False):
         if line is None:
             sections.append(section)
             continue
@@ -188,7 +190,7 @@ def read(path, env):
         written = written if eq else None
         value = None if written is None else \
             _expand_checked(written, env, where)
-        opts.append(Option(section, key, value, written, where))
+        opts.append(Option(section, key, value, written, where, comment))
     return sections, opts
 
 

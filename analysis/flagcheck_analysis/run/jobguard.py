@@ -37,6 +37,8 @@ WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
            "readwrite", "backend", "ioengine", "name", "exec_prerun",
            "exec_postrun")
 EXEC_OPTIONS = ("exec_prerun", "exec_postrun")
+# the engine's options whose value is a pattern (docs/pattern.md)
+PATTERN_OPTIONS = ("pattern", "pattern_fixed", "pattern_words")
 # the watched options whose value, from ${VAR} or the command line, may
 # not hold ';' or '#' (see _check_cut)
 CUT_WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
@@ -91,7 +93,7 @@ def _check_cut(key, value, origin):
                       "and '#')" % origin)
 
 
-def cmdline_options(args):
+def cmdline_options(args, watched=WATCHED):
     """[(None, key, value, origin)] of the watched options in fio's
     command line: --opt=value, --opt value, -opt=value; an abbreviation
     (getopt_long_only takes any unambiguous one) as every watched option
@@ -103,8 +105,8 @@ def cmdline_options(args):
         if not arg.startswith("-") or arg in ("-", "--"):
             continue
         name, eq, value = arg.lstrip("-").partition("=")
-        keys = [name] if name in WATCHED else [
-            k for k in WATCHED if len(name) >= 3 and k.startswith(name)]
+        keys = [name] if name in watched else [
+            k for k in watched if len(name) >= 3 and k.startswith(name)]
         if not keys:
             continue
         if not eq and i < len(args):
@@ -263,6 +265,57 @@ def check_exec(path, env):
                           "mean it" % (path, key, value, what))
 
 
+def _int(value):
+    try:
+        return int(value.strip(), 0)
+    except ValueError:
+        return None
+
+
+def check_patterns(path, env, args=(), pinned=False):
+    """The engine's pattern options as fio hands them over (docs/pattern.md):
+    raises Refused for a pattern option whose job-file line fio cuts
+    inside the value (`pattern=a;b` runs only `a`) and for pattern_writers
+    above numjobs (every job would write, as with 0); returns the warnings
+    (a `:node` word without cpus_allowed, unless @pinned: each job then
+    uses the copy of whichever node it happens to start on)."""
+    try:
+        sections, opts = jobfile.read(path, env)
+    except jobfile.JobFileError as e:
+        raise Refused(str(e))
+    for o in opts:
+        if o.key in PATTERN_OPTIONS and o.comment[:1] in (";", "#") and \
+                o.comment[1:].strip():
+            raise Refused("%s: %s=%s%s: fio ends the line at '%s' (a "
+                          "comment), so the engine would get %s=%s; "
+                          "separate operations with ',' (docs/pattern.md), "
+                          "and put a blank before a comment" % (
+                              o.where, o.key, o.written, o.comment.rstrip(),
+                              o.comment[0], o.key, o.value))
+    every = [(o.section, o.key, o.value, o.where) for o in opts
+             if o.value is not None] + \
+        [(None, k, v, origin) for _, k, v, origin in cmdline_options(
+            list(args), ("numjobs", "pattern_writers", "cpus_allowed"))]
+    numjobs = [n for n in (_int(v) for _, k, v, _ in every
+                           if k == "numjobs") if n is not None] or [1]
+    for _, key, value, where in every:
+        writers = _int(value) if key == "pattern_writers" else None
+        if writers is not None and writers > max(numjobs):
+            raise Refused("%s: pattern_writers=%d is above numjobs=%d: "
+                          "every job would write, as with 0; want 0..%d"
+                          % (where, writers, max(numjobs), max(numjobs)))
+    warnings = []
+    pinned = pinned or any(k == "cpus_allowed" for _, k, _, _ in every)
+    for _, key, value, where in every:
+        if key == "pattern_words" and not pinned and \
+                re.search(r":\s*node\b", value):
+            warnings.append("%s: pattern_words=%s has a :node word and no "
+                            "cpus_allowed pins the jobs: each job uses the "
+                            "copy of the node it happens to start on"
+                            % (where, value))
+    return warnings
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(
         prog="run-job", description="Refuse a fio job that would write a "
@@ -276,6 +329,8 @@ def main(argv=None):
     args = p.parse_args(argv)
     try:
         check_devices(args.job, os.environ, args.fio_args)
+        for w in check_patterns(args.job, os.environ, args.fio_args):
+            print("run-job: warning: %s" % w, file=sys.stderr)
     except Refused as e:
         print("run-job: %s" % e, file=sys.stderr)
         return 2
