@@ -8,6 +8,8 @@ unprivileged user."""
 import hashlib
 import os
 import pwd
+import random
+import re
 import shutil
 import signal
 import socket
@@ -17,6 +19,7 @@ import time
 import unittest
 
 from tests.analysis.helpers import ENGINE, FIO, REPO, run_cli
+from flagcheck_analysis.report.cli import job_file_figures
 from flagcheck_analysis.run import jobfile, jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
@@ -76,6 +79,54 @@ class Reader(unittest.TestCase):
             ("two", "bs", " 4k"), ("two", "size", "1m"),
             ("two", "name", "n")])
 
+    @unittest.skipUnless(FIO, "needs fio")
+    def test_as_fio_reads_it(self):
+        """generated lines (seeded): the sections and the option values
+        jobfile.read gives are those fio --parse-only --debug=parse
+        handles, in order, with ${VAR} expanded after the cut"""
+        rnd = random.Random(29)
+        bits = [";", "#", " ", "\t", "\f", "\x01", "\r", "${V}", "${}",
+                "${NONE}", "=", "[", "]", "a", "b", "/", ":", "\\:"]
+        lines = []
+        for n in range(300):
+            junk = "".join(rnd.choice(bits) for _ in range(rnd.randint(0, 6)))
+            kind = rnd.random()
+            if kind < 0.1:
+                lines.append("[s%03dz%s]%s" % (n, junk.replace("]", ""),
+                                               junk))
+            elif kind < 0.2:
+                lines.append(rnd.choice([" ", "\t", "\x01", ""]) + (
+                    rnd.choice(";#") + junk if rnd.random() < 0.7
+                    else rnd.choice(["", "\f", "\r"])))
+            else:
+                lines.append("%sdescription%s=x%s" % (
+                    rnd.choice(["", " ", "\t"]), rnd.choice(["", " "]),
+                    junk))
+        env = dict(os.environ, V="v;w#z")
+        job = write(os.path.join(self.tmp, "gen.fio"),
+                    "[global]\nioengine=null\nsize=1m\n" +
+                    "\n".join(lines) + "\n")
+        sections, opts = jobfile.read(job, env)
+        ours = []
+        for name in sections:
+            ours.append(("section", name))
+            ours += [("description", o.value) for o in opts
+                     if o.section == name and o.key == "description"]
+        p = subprocess.run([FIO, "--parse-only", "--debug=parse", job],
+                           capture_output=True, env=env, timeout=60)
+        theirs = []
+        for line in p.stdout.decode("utf-8", "surrogateescape").split("\n"):
+            m = re.match(r"^parse +\d+ Parsing section \[(.*)\]$", line)
+            if m:
+                theirs.append(("section", m.group(1)))
+            m = re.match(r"^parse +\d+ handle_option=description, ptr=(.*)$",
+                         line)
+            if m:
+                theirs.append(("description", m.group(1)))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertGreater(len(theirs), 250)
+        self.assertEqual(theirs, ours)
+
     def test_job_name_of_a_section_without_options(self):
         job = write(os.path.join(self.tmp, "j.fio"),
                     "[global]\nrw=write\n[/dev/loop9]\n")
@@ -117,6 +168,14 @@ class Reader(unittest.TestCase):
                              " %s: not a regular file: a job file must be "
                              "one" % path)
             self.assertEqual(p.returncode, 1)
+            p = run_cli("flagcheck-run", path, "--dry-run", timeout=30)
+            self.assertEqual(p.stderr.splitlines()[-1], "flagcheck-run: "
+                             "error: %s: not a regular file: a job file must "
+                             "be one" % path)
+            self.assertEqual(p.returncode, 2)
+            # a manifest naming it: flagcheck-report's published figures
+            self.assertEqual(job_file_figures(
+                [{"matrix": {"jobs": {"s9": path}}}]), {})
         big = write(os.path.join(self.tmp, "big.fio"),
                     "; x\n" * (jobfile.MAX_BYTES // 4 + 1))
         with self.assertRaises(jobfile.JobFileError):

@@ -11,7 +11,7 @@ import sys
 
 from ..results import fiojson, manifest, matrix, safewrite as atomic
 from ..stats import decide
-from . import clock, hosts, jobguard, lineprobe, placement
+from . import clock, hosts, jobfile, jobguard, lineprobe, placement
 
 
 def default_engine():
@@ -107,8 +107,10 @@ def _vars(p, args):
 def _scenarios(p, args):
     scenarios = {}
     for job in args.jobs:
-        if not os.path.isfile(job):
-            p.error("job file %s: not found" % job)
+        try:
+            jobfile.read_text(job)      # a regular file, of bounded size
+        except jobfile.JobFileError as e:
+            p.error(str(e))
         stem = os.path.splitext(os.path.basename(job))[0]
         if stem in scenarios:
             p.error("two job files named %s" % stem)
