@@ -53,7 +53,7 @@ def job_env(tmp, **env):
 def run_job(tmp, job, *args, **env):
     return subprocess.run([RUN_JOB, job] + list(args), cwd=tmp,
                           env=job_env(tmp, **env), capture_output=True,
-                          text=True, timeout=60)
+                          text=True, errors="replace", timeout=60)
 
 
 class Reader(unittest.TestCase):
@@ -144,6 +144,9 @@ class Reader(unittest.TestCase):
         text = jobfile.render(job, {})
         self.assertEqual(jobfile.to_bytes(text), open(job, "rb").read())
         self.assertEqual(jobguard.main([job]), 0)
+        p = run_job(self.tmp, job, BACKEND="null")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
         p = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
                     "--numjobs", "1")
         self.assertEqual(p.returncode, 0, p.stderr)
