@@ -3,9 +3,9 @@ guard (jobguard.py: block devices, the fio servers' programs, the pattern
 options) and the runner use.
 
 fio's rules, mirrored from its source (fio 3.33):
-- init.c __parse_jobs_ini: a line ends at '\\n' only (fgets, at most
-  OPT_LEN_MAX - 1 bytes: a longer line is refused here, fio would read it
-  as two); a NUL ends it too (C strings).
+- init.c __parse_jobs_ini: a line ends at '\\n' only (fgets() of at most
+  OPT_LEN_MAX - 1 bytes: a line longer than that is refused here, fio
+  would read it as two); a NUL ends it too (C strings).
 - parse.c strip_blank_end: a line ends at its first ';', then at its first
   '#' (a comment, wherever it starts), then blanks and control characters
   at its end go; strip_blank_front: blanks at its start go.
@@ -107,10 +107,10 @@ def expand(text, env):
 
 def _lines(path, text):
     for n, line in enumerate(text.split("\n"), 1):
-        if len(to_bytes(line)) >= OPT_LEN_MAX - 1:
+        if len(to_bytes(line)) > OPT_LEN_MAX - 1:
             raise JobFileError("%s:%d: a line of more than %d bytes: fio "
                                "would read it as two" % (path, n,
-                                                         OPT_LEN_MAX - 2))
+                                                         OPT_LEN_MAX - 1))
         yield n, line.split("\0", 1)[0]
 
 
