@@ -33,6 +33,8 @@ import math
 import re
 from collections import namedtuple
 
+from . import textfile
+
 KEY = "published-figure:"
 # values: the numbers of the line as read (A, B), (R,) or (P,)
 Figure = namedtuple("Figure", "gain form what values")
@@ -84,10 +86,9 @@ def read(path):
     section (the header is the comments before [global])."""
     found = None
     try:
-        with open(path) as f:
-            text_lines = f.read().splitlines()
-    except OSError as e:
-        raise FigureError("%s: cannot read: %s" % (path, e.strerror or e))
+        text_lines = textfile.read_text(path).split("\n")
+    except textfile.TextFileError as e:
+        raise FigureError(str(e))
     for n, line in enumerate(text_lines, 1):
         text = line.strip()
         if text.startswith("["):
@@ -117,10 +118,9 @@ _PROFILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 def lines(path, key):
     """[(where "path:line", value)] of a header key, in order."""
     try:
-        with open(path) as f:
-            text = f.read().splitlines()
-    except OSError as e:
-        raise FigureError("%s: cannot read: %s" % (path, e.strerror or e))
+        text = textfile.read_text(path).split("\n")
+    except textfile.TextFileError as e:
+        raise FigureError(str(e))
     out = []
     for n, line in enumerate(text, 1):
         t = line.strip()
