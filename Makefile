@@ -72,7 +72,22 @@ BITOPS_DIR	:= engine/kernel
 CALIBRATE	:= $(BUILD)/flagcheck-calibrate
 CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -Iengine -pthread
 
-all: $(ENGINE) $(CALIBRATE)
+# flagcheck-sim: a pattern job on N simulated CPUs of a machine profile
+# (docs/predict.md), with the engine's own parser: one grammar
+SIM		:= $(BUILD)/flagcheck-sim
+SIM_SRCS	:= $(sort $(wildcard sim/*.c)) engine/models/pattern_parse.c
+SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/models
+
+all: $(ENGINE) $(CALIBRATE) $(SIM)
+
+$(SIM): $(SIM_SRCS) $(wildcard sim/*.h) $(ENGINE_HDRS)
+	@mkdir -p $(BUILD)
+	$(CC) $(SIM_CFLAGS) -o $@ $(SIM_SRCS)
+
+$(BUILD)/clang-sim.ok: $(SIM_SRCS) $(wildcard sim/*.h) $(ENGINE_HDRS)
+	@mkdir -p $(BUILD)
+	clang $(SIM_CFLAGS) -o $(BUILD)/flagcheck-sim-clang $(SIM_SRCS)
+	@touch $@
 
 .PHONY: all deps fio device-bundle check bench bench-pattern reproduce \
 	reproduce-family reproduce-catalogue unit-tests clean distclean install \

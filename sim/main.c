@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flagcheck-sim: the command flagcheck-predict runs (docs/predict.md).
+ *
+ *   flagcheck-sim --words W --pattern P [--fixed F] [--writers N]
+ *       --variant always|test_first [--rest NS] [--atomic-local NS]
+ *       [--load-hit NS] [--handover fifo|nearest]
+ *       [--readers parallel|serial] [--pair 0|1] [--jitter X] [--seed N]
+ *       [--ios N] [--warmup N]  < MATRIX
+ *
+ * MATRIX: the number of CPUs N, then N x N one-way transfer costs in ns
+ * (row: the CPU that holds the line, column: the one that wants it), then
+ * N NUMA node numbers. Prints one JSON object. The program is compiled by
+ * the engine's own pattern_compile(), so the grammar and its refusals are
+ * the engine's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+struct args {
+	struct pattern_params pp;
+	struct sim_conf conf;
+};
+
+static int bad(const char *opt, const char *val, const char *allowed)
+{
+	fprintf(stderr, "flagcheck-sim: %s %s: %s\n", opt, val ? val : "",
+		allowed);
+	return -1;
+}
+
+static int num(const char *opt, const char *val, double lo, double hi,
+	       double *out)
+{
+	char *e;
+	double v = val ? strtod(val, &e) : 0;
+
+	if (!val || e == val || *e || !(v >= lo && v <= hi)) {
+		char allowed[96];
+
+		snprintf(allowed, sizeof(allowed), "a number from %g to %g",
+			 lo, hi);
+		return bad(opt, val, allowed);
+	}
+	*out = v;
+	return 0;
+}
+
+static int choice(const char *opt, const char *val, const char *a,
+		  const char *b, int *out)
+{
+	if (val && !strcmp(val, a))
+		*out = 0;
+	else if (val && !strcmp(val, b))
+		*out = 1;
+	else {
+		char allowed[96];
+
+		snprintf(allowed, sizeof(allowed), "one of %s, %s", a, b);
+		return bad(opt, val, allowed);
+	}
+	return 0;
+}
+
+/* One option and its value */
+static int option(struct args *a, const char *o, const char *v)
+{
+	struct sim_conf *c = &a->conf;
+	double d;
+	int i, r = 0;
+
+	if (!strcmp(o, "--words"))
+		a->pp.words = v ? v : "";
+	else if (!strcmp(o, "--pattern"))
+		a->pp.pattern = v ? v : "";
+	else if (!strcmp(o, "--fixed"))
+		a->pp.fixed = v ? v : "";
+	else if (!strcmp(o, "--variant"))
+		r = choice(o, v, "always", "test_first", &i) ?:
+		    (a->pp.variant = i ? FC_TEST_FIRST : FC_ALWAYS, 0);
+	else if (!strcmp(o, "--writers"))
+		r = num(o, v, 0, SIM_MAX_CPUS, &d) ?: (a->pp.writers = d, 0);
+	else if (!strcmp(o, "--rest"))
+		r = num(o, v, 0, 1e9, &c->rest_ns);
+	else if (!strcmp(o, "--atomic-local"))
+		r = num(o, v, 0, 1e6, &c->atomic_local_ns);
+	else if (!strcmp(o, "--load-hit"))
+		r = num(o, v, 0, 1e6, &c->load_hit_ns);
+	else if (!strcmp(o, "--handover"))
+		r = choice(o, v, "fifo", "nearest", &i) ?:
+		    (c->handover = i, 0);
+	else if (!strcmp(o, "--readers"))
+		r = choice(o, v, "serial", "parallel", &i) ?:
+		    (c->parallel_readers = i, 0);
+	else if (!strcmp(o, "--pair"))
+		r = choice(o, v, "0", "1", &i) ?: (c->line_pair = i, 0);
+	else if (!strcmp(o, "--jitter"))
+		r = num(o, v, 0, 1, &c->jitter);
+	else if (!strcmp(o, "--seed"))
+		r = num(o, v, 0, 1e15, &d) ?: (c->seed = d, 0);
+	else if (!strcmp(o, "--ios"))
+		r = num(o, v, 1, 1e9, &d) ?: (c->ios = d, 0);
+	else if (!strcmp(o, "--warmup"))
+		r = num(o, v, 0, 1e9, &d) ?: (c->warmup = d, 0);
+	else
+		r = bad(o, NULL, "unknown option (see sim/main.c's head)");
+	return r;
+}
+
+static int read_matrix(struct sim_conf *c)
+{
+	unsigned int i, n;
+	int node;
+
+	if (scanf("%u", &n) != 1 || !n || n > SIM_MAX_CPUS)
+		return bad("matrix", "", "stdin: the CPU count first, 1 to 1024");
+	c->cpus = n;
+	c->cost = calloc((size_t)n * n, sizeof(*c->cost));
+	c->node = calloc(n, sizeof(*c->node));
+	if (!c->cost || !c->node)
+		return bad("matrix", "", "out of memory");
+	for (i = 0; i < n * n; i++)
+		if (scanf("%lf", &c->cost[i]) != 1 || c->cost[i] < 0)
+			return bad("matrix", "", "stdin: N x N costs >= 0 ns");
+	for (i = 0; i < n; i++) {
+		if (scanf("%d", &node) != 1 || node < 0 ||
+		    node >= PATTERN_MAX_NODES)
+			return bad("matrix", "", "stdin: N node numbers 0..7");
+		c->node[i] = node;
+	}
+	return 0;
+}
+
+static void print_unit(const struct sim_result *r, unsigned int i,
+		       const struct pattern_prog *p, bool pair, bool *first)
+{
+	const struct sim_unit_stats *u = &r->unit[i];
+	unsigned int w, sharing = i < PATTERN_LINES ? PATTERN_ALL :
+				  PATTERN_NODE;
+	unsigned int line = i % PATTERN_LINES, node = i / PATTERN_LINES;
+	double ios = r->ios ? (double)r->ios : 1;
+	bool fw = true;
+
+	printf("%s\n    {\"unit\": %u, \"line\": %u, \"lines\": %u, "
+	       "\"node\": %d, \"words\": [", *first ? "" : ",", i, line,
+	       pair ? 2 : 1, sharing == PATTERN_NODE ? (int)node - 1 : -1);
+	for (w = 0; w < p->nr_words; w++)
+		if (p->word[w].sharing == sharing &&
+		    sim_unit_of(sharing, p->word[w].offset, node - 1 + !node,
+				pair) % PATTERN_LINES == line) {
+			printf("%s\"%s\"", fw ? "" : ", ", p->word[w].name);
+			fw = false;
+		}
+	printf("], \"transfers_per_io\": %.6g, \"accesses_per_io\": %.6g, "
+	       "\"writes_per_io\": %.6g, \"busy\": %.6g}",
+	       u->transfers / ios, u->accesses / ios, u->writes / ios,
+	       r->seconds > 0 ? u->busy_ns * 1e-9 / r->seconds : 0);
+	*first = false;
+}
+
+static void print_result(const struct sim_result *r,
+			 const struct pattern_prog *p, const struct args *a)
+{
+	unsigned int i;
+	bool first = true;
+
+	printf("{\"cpus\": %u, \"ios\": %llu, \"seconds\": %.9g, "
+	       "\"iops\": %.9g, \"ns_per_io\": %.9g, \"events\": %llu, "
+	       "\"units\": [", a->conf.cpus, (unsigned long long)r->ios,
+	       r->seconds, r->iops, r->iops ? a->conf.cpus * 1e9 / r->iops : 0,
+	       (unsigned long long)r->events);
+	for (i = 0; i < SIM_UNITS; i++)
+		if (r->used[i])
+			print_unit(r, i, p, a->conf.line_pair, &first);
+	printf("]}\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = {
+		.pp = { .words = "", .pattern = "", .fixed = "" },
+		.conf = { .parallel_readers = true, .ios = 1000,
+			  .warmup = 200 },
+	};
+	static struct pattern_prog prog;
+	static struct sim_result res;
+	char msg[512];
+	int i;
+
+	for (i = 1; i < argc; i += 2)
+		if (option(&a, argv[i], i + 1 < argc ? argv[i + 1] : NULL))
+			return 2;
+	if (pattern_compile(&a.pp, true, &prog, msg, sizeof(msg))) {
+		fprintf(stderr, "flagcheck-sim: %s\n", msg);
+		return 2;
+	}
+	if (!prog.nr_ops) {
+		fprintf(stderr, "flagcheck-sim: --pattern is empty: "
+			"model=pattern needs a sequence of operations\n");
+		return 2;
+	}
+	a.conf.writers = a.pp.writers;
+	if (read_matrix(&a.conf))
+		return 2;
+	if (sim_run(&prog, &a.conf, &res)) {
+		fprintf(stderr, "flagcheck-sim: out of memory\n");
+		return 1;
+	}
+	print_result(&res, &prog, &a);
+	return 0;
+}
