@@ -154,8 +154,8 @@ static void print_unit(const struct sim_result *r, unsigned int i,
 			printf("%s\"%s\"", fw ? "" : ", ", p->word[w].name);
 			fw = false;
 		}
-	printf("], \"transfers_per_io\": %.6g, \"accesses_per_io\": %.6g, "
-	       "\"writes_per_io\": %.6g, \"busy\": %.6g}",
+	printf("], \"transfers_per_io\": %.17g, \"accesses_per_io\": %.17g, "
+	       "\"writes_per_io\": %.17g, \"busy\": %.17g}",
 	       u->transfers / ios, u->accesses / ios, u->writes / ios,
 	       r->seconds > 0 ? u->busy_ns * 1e-9 / r->seconds : 0);
 	*first = false;
@@ -167,8 +167,8 @@ static void print_result(const struct sim_result *r,
 	unsigned int i;
 	bool first = true;
 
-	printf("{\"cpus\": %u, \"ios\": %llu, \"seconds\": %.9g, "
-	       "\"iops\": %.9g, \"ns_per_io\": %.9g, \"events\": %llu, "
+	printf("{\"cpus\": %u, \"ios\": %llu, \"seconds\": %.17g, "
+	       "\"iops\": %.17g, \"ns_per_io\": %.17g, \"events\": %llu, "
 	       "\"units\": [", a->conf.cpus, (unsigned long long)r->ios,
 	       r->seconds, r->iops, r->iops ? a->conf.cpus * 1e9 / r->iops : 0,
 	       (unsigned long long)r->events);
