@@ -10,6 +10,7 @@
 #   make bench            the engine's overhead against fio's null engine
 #   make bench-pattern    model=pattern against the C models it mirrors
 #   make calibrate        this machine's cache-line costs, in $(BUILD)/calibration
+#   make backtest         every published figure against its prediction (docs/backtest.md)
 #
 # The analysis runs with Debian's python3 (it has python3-matplotlib), not
 # whatever python3 comes first on PATH.
@@ -263,6 +264,13 @@ reproduce-catalogue: deps
 		$(REPRO_ARGS) $(CATALOGUE_JOBS)
 	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)/catalogue
 	$(PYTHON) analysis/flagcheck-catalogue $(REPRO_OUT)/catalogue
+
+# The back-test (docs/backtest.md): every job file with a published figure
+# predicted on its published machine; no measurement, the same table on
+# any machine. BACKTEST_ARGS reaches analysis/flagcheck-backtest.
+.PHONY: backtest
+backtest: $(SIM)
+	@FLAGCHECK_SIM=$(SIM) $(PYTHON) analysis/flagcheck-backtest $(BACKTEST_ARGS)
 
 # The same layout on every host: a fio server loads the engine named in the
 # job from its own disk, so for `flagcheck-run --hosts` each host needs it at

@@ -264,6 +264,10 @@ void sim_apply(struct sim *s, struct sim_cpu *c)
 			sim_next_rep(s, c);
 		break;
 	default:
+		if (s->measuring) {
+			s->rmw += c->acc == SIM_RMW;
+			s->stores += c->acc == SIM_STORE;
+		}
 		sim_effect(op, c->w);
 		sim_next_rep(s, c);
 		break;

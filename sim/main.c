@@ -164,14 +164,16 @@ static void print_unit(const struct sim_result *r, unsigned int i,
 static void print_result(const struct sim_result *r,
 			 const struct pattern_prog *p, const struct args *a)
 {
+	double ios = r->ios ? (double)r->ios : 1;
 	unsigned int i;
 	bool first = true;
 
 	printf("{\"cpus\": %u, \"ios\": %llu, \"seconds\": %.17g, "
 	       "\"iops\": %.17g, \"ns_per_io\": %.17g, \"events\": %llu, "
+	       "\"rmw_per_io\": %.17g, \"stores_per_io\": %.17g, "
 	       "\"units\": [", a->conf.cpus, (unsigned long long)r->ios,
 	       r->seconds, r->iops, r->iops ? a->conf.cpus * 1e9 / r->iops : 0,
-	       (unsigned long long)r->events);
+	       (unsigned long long)r->events, r->rmw / ios, r->stores / ios);
 	for (i = 0; i < SIM_UNITS; i++)
 		if (r->used[i])
 			print_unit(r, i, p, a->conf.line_pair, &first);

@@ -135,6 +135,12 @@ static void sim_request(struct sim *s, struct sim_cpu *c, double t)
 	struct sim_unit *u = &s->unit[c->unit];
 	struct sim_waiter *w;
 
+	if (c->acc == SIM_LOAD && sim_holds(u, c - s->cpu)) {
+		/* a load of its own copy: an L1 hit, whoever waits */
+		sim_hold(s, u, c - s->cpu, SIM_LOAD);
+		sim_granted(s, c, t + s->conf->load_hit_ns);
+		return;
+	}
 	if (!u->qlen && u->free_at <= t) {
 		sim_granted(s, c, sim_grant(s, u, c - s->cpu, c->acc, t));
 		return;
@@ -262,6 +268,8 @@ static void sim_results(const struct sim *s, struct sim_result *res)
 	res->ios = (uint64_t)s->conf->cpus * s->conf->ios;
 	res->iops = res->seconds > 0 ? res->ios / res->seconds : 0;
 	res->events = s->events;
+	res->rmw = s->rmw;
+	res->stores = s->stores;
 	for (i = 0; i < SIM_UNITS; i++) {
 		res->used[i] = s->unit[i].q != NULL;
 		res->unit[i] = s->unit[i].stats;

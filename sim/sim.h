@@ -16,7 +16,8 @@
  * one-way transfer from the holder; a store or RMW by a CPU that is not
  * the only holder costs the transfer from the farthest other holder and
  * leaves it the only one. Anything else is a hit at the profile's local
- * cost. Time is simulated, in nanoseconds.
+ * cost; a load of a copy the CPU holds does not wait for the unit. Time is
+ * simulated, in nanoseconds.
  */
 #ifndef FLAGCHECK_SIM_H
 #define FLAGCHECK_SIM_H
@@ -60,6 +61,7 @@ struct sim_result {
 	uint64_t ios;			/* I/Os completed in it */
 	double iops;
 	uint64_t events;
+	uint64_t rmw, stores;		/* the engine's counters, flips not */
 	bool used[SIM_UNITS];
 	struct sim_unit_stats unit[SIM_UNITS];
 };

@@ -67,6 +67,7 @@ struct sim {
 	struct sim_ev *ev;
 	unsigned int nev;
 	uint64_t seq, events, done;
+	uint64_t rmw, stores;		/* as the engine counts them */
 	struct sim_waiter *batch;
 	double *bend;
 	bool measuring, finished;
@@ -93,6 +94,7 @@ double sim_grant(struct sim *s, struct sim_unit *u, unsigned int cpu,
 		 enum sim_access acc, double t);
 double sim_load_cost(struct sim *s, struct sim_unit *u,
 		     unsigned int cpu, bool count);
+bool sim_holds(const struct sim_unit *u, unsigned int cpu);
 void sim_hold(struct sim *s, struct sim_unit *u, unsigned int cpu,
 	      enum sim_access acc);
 

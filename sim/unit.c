@@ -11,7 +11,10 @@
  *   store, RMW   the only holder: a hit (load_hit, atomic_local). Else the
  *          one-way transfer from the farthest other holder (the last
  *          invalidation answered), after which it is the owner alone.
- * A transfer is counted per access that pays one.
+ * A transfer is counted per access that pays one; the unit is busy while
+ * it moves. A load of a copy the CPU holds is an L1 hit served at once,
+ * whatever waits (sim.c): a waiting writer's invalidation has not arrived
+ * yet. Every other request goes through the unit, one at a time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +23,7 @@
 
 #define BITS	64
 
-static bool holds(const struct sim_unit *u, unsigned int cpu)
+bool sim_holds(const struct sim_unit *u, unsigned int cpu)
 {
 	return (u->holders[cpu / BITS] >> (cpu % BITS)) & 1;
 }
@@ -40,7 +43,7 @@ double sim_load_cost(struct sim *s, struct sim_unit *u,
 	double best = -1;
 	uint64_t m;
 
-	if (holds(u, cpu))
+	if (sim_holds(u, cpu))
 		return s->conf->load_hit_ns;
 	if (u->owner >= 0) {
 		best = to[u->owner * n + cpu];
@@ -96,7 +99,7 @@ void sim_hold(struct sim *s, struct sim_unit *u, unsigned int cpu,
 		u->owner = cpu;
 		return;
 	}
-	if (!holds(u, cpu)) {
+	if (!sim_holds(u, cpu)) {
 		u->owner = -1;
 		u->holders[cpu / BITS] |= 1ULL << (cpu % BITS);
 	}
@@ -106,12 +109,13 @@ void sim_hold(struct sim *s, struct sim_unit *u, unsigned int cpu,
 double sim_grant(struct sim *s, struct sim_unit *u, unsigned int cpu,
 		 enum sim_access acc, double t)
 {
+	uint64_t moved = u->stats.transfers;
 	double ns = acc == SIM_LOAD ? sim_load_cost(s, u, cpu, true) :
 				      sim_excl_cost(s, u, cpu, acc);
 
 	sim_hold(s, u, cpu, acc);
 	u->free_at = t + ns;
-	if (s->measuring)
+	if (u->stats.transfers != moved)	/* busy: moving the line */
 		u->stats.busy_ns += ns;
 	return t + ns;
 }

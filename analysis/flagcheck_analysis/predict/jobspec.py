@@ -79,6 +79,15 @@ def _header(path):
     return out
 
 
+def is_pattern(path):
+    """Whether job file @path is a model=pattern job."""
+    try:
+        text = jobfile.render(path, dict(os.environ, FLAG_CHECK="always"))
+        return _options(text, path).get("model") == "pattern"
+    except (jobfile.JobFileError, SpecError):
+        return False
+
+
 def parse_published(value, where):
     """Published from `PROFILE N [PLACEMENT]`; SpecError names the line."""
     parts = value.split()

@@ -104,15 +104,20 @@ def _ios_for(one, n):
     return int(max(MIN_IOS, min(MAX_IOS, BUDGET / (n * per_io))))
 
 
-def demand(spec, machine, cpus, one):
+def mean_transfer(machine, cpus, which="typ"):
+    """The mean one-way cost between two of the CPUs (0 for one CPU)."""
+    n = len(cpus)
+    if n < 2:
+        return 0.0
+    rows, _ = cost_matrix(machine, cpus, which)
+    return sum(sum(r) for r in rows) / (n * (n - 1))
+
+
+def demand(machine, cpus, one):
     """Per shared unit written in the always form: D, C, D/C (module
     doc). @one: the always form on one CPU at typical costs."""
     n = len(cpus)
-    if n > 1:
-        rows, _ = cost_matrix(machine, cpus, "typ")
-        mean_t = sum(sum(r) for r in rows) / (n * (n - 1))
-    else:
-        mean_t = 0.0
+    mean_t = mean_transfer(machine, cpus)
     out = []
     for u in one["units"]:
         if not u["writes_per_io"]:
@@ -130,9 +135,9 @@ def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
     CPUs of @machine (or @placement's): a dict, as flagcheck-predict's
     --json prints it (docs/predict.md)."""
     cpus = machine.cpus(n, placement)
-    one = run_sim(spec, "always", machine, cpus[:1], "typ", rest_ns, 0,
-                  MAX_IOS // 4, warmup=4)
-    ios = _ios_for(one, n)
+    one = {mode: run_sim(spec, mode, machine, cpus[:1], "typ", rest_ns, 0,
+                         MAX_IOS // 4, warmup=4) for mode in MODES}
+    ios = _ios_for(one["always"], n)
     runs = {}
     for which in WHICH:
         for seed in range(seeds):
@@ -151,8 +156,16 @@ def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
              for w in WHICH for s in range(seeds)}
     gain = {"value": _mean([gains[("typ", s)] for s in range(seeds)]),
             "low": min(gains.values()), "high": max(gains.values())}
+    for mode in MODES:
+        typ0 = runs[(mode, "typ", 0)]
+        modes[mode].update(one_cpu=one[mode]["iops"],
+                           one_cpu_line_ops=one[mode]["rmw_per_io"] +
+                           one[mode]["stores_per_io"],
+                           rmw_per_io=typ0["rmw_per_io"],
+                           stores_per_io=typ0["stores_per_io"])
     lines = {mode: runs[(mode, "typ", 0)]["units"] for mode in MODES}
     return {"machine": machine.name, "cpus": n, "placement": placement,
             "rest_ns": rest_ns, "modes": modes, "gain": gain,
-            "lines": lines, "demand": demand(spec, machine, cpus, one),
+            "lines": lines, "demand": demand(machine, cpus, one["always"]),
+            "mean_transfer_ns": mean_transfer(machine, cpus),
             "ios_per_cpu": ios, "seeds": seeds}
