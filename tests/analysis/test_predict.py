@@ -338,3 +338,15 @@ def test_published_machine_line():
     with pytest.raises(jobspec.SpecError) as e:
         jobspec.parse_published("icelake 0", "f:3")
     assert str(e.value).startswith("f:3: published-machine 'icelake 0': ")
+
+
+def test_predict_imports_no_report():
+    # predict/ sits below report/: the report may use it, not the reverse
+    base = os.path.join(helpers.ANALYSIS, "flagcheck_analysis", "predict")
+    for f in os.listdir(base):
+        if f.endswith(".py"):
+            with open(os.path.join(base, f)) as fh:
+                tree = ast.parse(fh.read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom):
+                    assert "report" not in (node.module or ""), f
