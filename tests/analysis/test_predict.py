@@ -350,3 +350,22 @@ def test_predict_imports_no_report():
             for node in ast.walk(tree):
                 if isinstance(node, ast.ImportFrom):
                     assert "report" not in (node.module or ""), f
+
+
+def test_rest_work_adds_nothing_and_fio_scales_by_the_clocks(monkeypatch):
+    assert prediction.rest_of("work", 300.0, Machine())[0] == 0.0
+    monkeypatch.setattr(prediction, "this_clock_ghz", lambda: (3.0, "t"))
+    ns, how = prediction.rest_of("fio", 300.0, Machine(clock_ghz=2.0))
+    assert ns == pytest.approx(450.0, rel=EXACT)
+    assert how == "fio: work(ns) + fio's 300 ns per I/O (given (--fio-ns)) " \
+        "x 3.00 GHz here (t) / 2.00 GHz"
+
+
+def test_measured_rest_widens_the_band():
+    # (typ, low, high) rest: the low-cost runs take the low rest
+    m = Machine(same_llc=(100.0,) * 3, atomic_local=(0.0,) * 3)
+    sp = spec("x@0:job", "atomic_inc(x)")
+    p = simulate.predict(sp, m, 1, rest_ns=(100.0, 50.0, 200.0), seeds=1)
+    a = p["modes"]["always"]
+    assert (a["iops"], a["low"], a["high"]) == pytest.approx(
+        (1e7, 5e6, 2e7), rel=EXACT)

@@ -133,17 +133,22 @@ def demand(machine, cpus, one):
 def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
     """The prediction of job file @spec (jobspec.Spec) on the first @n
     CPUs of @machine (or @placement's): a dict, as flagcheck-predict's
-    --json prints it (docs/predict.md)."""
+    --json prints it (docs/predict.md). @rest_ns: one figure, or (typ,
+    low, high) of a measured rest, run with the costs of the same end."""
+    rest = dict(zip(WHICH, (rest_ns,) * 3)) if isinstance(
+        rest_ns, (int, float)) else dict(zip(("typ", "low", "high"),
+                                             rest_ns))
     cpus = machine.cpus(n, placement)
-    one = {mode: run_sim(spec, mode, machine, cpus[:1], "typ", rest_ns, 0,
-                         MAX_IOS // 4, warmup=4) for mode in MODES}
+    one = {mode: run_sim(spec, mode, machine, cpus[:1], "typ", rest["typ"],
+                         0, MAX_IOS // 4, warmup=4) for mode in MODES}
     ios = _ios_for(one["always"], n)
     runs = {}
     for which in WHICH:
         for seed in range(seeds):
             for mode in MODES:
                 runs[(mode, which, seed)] = run_sim(
-                    spec, mode, machine, cpus, which, rest_ns, seed, ios)
+                    spec, mode, machine, cpus, which, rest[which], seed,
+                    ios)
     modes = {}
     for mode in MODES:
         all_ = [runs[(mode, w, s)]["iops"] for w in WHICH
@@ -165,7 +170,7 @@ def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
                            stores_per_io=typ0["stores_per_io"])
     lines = {mode: runs[(mode, "typ", 0)]["units"] for mode in MODES}
     return {"machine": machine.name, "cpus": n, "placement": placement,
-            "rest_ns": rest_ns, "modes": modes, "gain": gain,
+            "rest_ns": rest["typ"], "modes": modes, "gain": gain,
             "lines": lines, "demand": demand(machine, cpus, one["always"]),
             "mean_transfer_ns": mean_transfer(machine, cpus),
             "ios_per_cpu": ios, "seeds": seeds}

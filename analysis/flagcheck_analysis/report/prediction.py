@@ -98,34 +98,47 @@ def this_clock_ghz():
     return None, "this box's clock is not known"
 
 
-def measure_fio_ns(fio="fio", runtime=2):
-    """fio's own cost per I/O here: one job of fio's null engine."""
-    p = subprocess.run([fio, "--name=null", "--ioengine=null", "--size=1g",
-                        "--rw=randread", "--bs=4k", "--thread",
-                        "--time_based", "--runtime=%d" % runtime,
-                        "--output-format=json"],
-                       capture_output=True, text=True)
-    if p.returncode:
-        raise ValueError("fio's null engine failed: %s" % p.stderr.strip())
-    iops = json.loads(p.stdout)["jobs"][0]["read"]["iops"]
-    return 1e9 / iops
+def measure_fio_ns(fio="fio", runtime=1, repeats=3):
+    """fio's own cost per I/O here, one job of fio's null engine run
+    @repeats times: (median, lowest, highest) ns per I/O."""
+    out = []
+    for _ in range(repeats):
+        p = subprocess.run([fio, "--name=null", "--ioengine=null",
+                            "--size=1g", "--rw=randread", "--bs=4k",
+                            "--thread", "--time_based",
+                            "--runtime=%d" % runtime,
+                            "--output-format=json"],
+                           capture_output=True, text=True)
+        if p.returncode:
+            raise ValueError("fio's null engine failed: %s"
+                             % p.stderr.strip())
+        out.append(1e9 / json.loads(p.stdout)["jobs"][0]["read"]["iops"])
+    out.sort()
+    return out[len(out) // 2], out[0], out[-1]
 
 
 def rest_of(mode, fio_ns, machine):
-    """(rest ns per I/O, how it was sourced) for rest @mode."""
+    """(rest ns per I/O: one figure or (typ, low, high) measured, how it
+    was sourced) for rest @mode."""
     if mode == "work":
         return 0.0, "work: the job file's work(ns) is the whole rest"
-    src = "given (--fio-ns)"
     if fio_ns is None:
-        fio_ns, src = measure_fio_ns(), "measured here, fio's null engine"
+        fio = measure_fio_ns()
+        src = "measured here, fio's null engine, 3 runs %.0f..%.0f" % (
+            fio[1], fio[2])
+    else:
+        fio, src = (fio_ns,) * 3, "given (--fio-ns)"
     here, where = this_clock_ghz()
     if here and machine.clock_ghz:
-        return (fio_ns * here / machine.clock_ghz,
-                "fio: work(ns) + fio's %.0f ns per I/O (%s) x %.2f GHz "
-                "here (%s) / %.2f GHz" % (fio_ns, src, here, where,
-                                          machine.clock_ghz))
-    return fio_ns, "fio: work(ns) + fio's %.0f ns per I/O (%s), not " \
-        "scaled: %s" % (fio_ns, src, where)
+        scale = here / machine.clock_ghz
+        how = "x %.2f GHz here (%s) / %.2f GHz" % (here, where,
+                                                   machine.clock_ghz)
+    else:
+        scale, how = 1.0, "not scaled: %s" % where
+    ns = tuple(x * scale for x in fio)
+    return (ns if fio_ns is None else ns[0],
+            "fio: work(ns) + fio's %.0f ns per I/O (%s) %s"
+            % (fio[0], src, how))
 
 
 def demand_notes(demand, gain):
@@ -188,7 +201,7 @@ def published_gain(path):
 def run_one(spec, machine, n, placement, rest, seeds, gain_pub):
     pred = simulate.predict(spec, machine, n, placement, rest[0], seeds)
     pred["jobfile"] = spec.path
-    pred["rest"] = {"ns": rest[0], "source": rest[1]}
+    pred["rest"] = {"ns": pred["rest_ns"], "source": rest[1]}
     pred["demand"] = demand_notes(pred["demand"], gain_pub)
     return pred
 
