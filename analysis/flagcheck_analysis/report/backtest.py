@@ -42,7 +42,7 @@ INPUTS = ("sim", "engine/models/pattern_parse.c", "engine/models/pattern.h",
           "analysis/flagcheck_analysis/report/backtest.py")
 
 Row = namedtuple("Row", "name machine rest rule generic pred low high "
-                 "published formula layout why")
+                 "published formula layout demand why")
 
 
 def job_files(top):
@@ -70,7 +70,7 @@ def is_layout(pred):
 
 def _skip(name, why):
     return Row(name, "-", "-", "", False, None, None, None, None, None,
-               False, why)
+               False, None, why)
 
 
 def row(path, top, load, fio_ns):
@@ -97,7 +97,8 @@ def row(path, top, load, fio_ns):
     g = pred["gain"]
     return Row(name, where, rest, spec.rest_rule or "", mach.generic,
                g["value"], g["low"], g["high"], fig.gain,
-               formula_gain(pred), is_layout(pred), "")
+               formula_gain(pred), is_layout(pred),
+               max([d["ratio"] for d in pred["demand"]] or [0.0]), "")
 
 
 def criteria(pred, pub, layout):
@@ -121,7 +122,7 @@ def _x(v):
 def _cells(r):
     if r.pred is None:
         return [r.name, r.machine, r.rest, "-", "-", "-", "-", "-", "-",
-                "not back-tested: " + r.why]
+                "-", "not back-tested: " + r.why]
     c = criteria(r.pred, r.published, r.layout)
     met = [k for k in ("target", "x2", "layout") if c[k]]
     if c["wrong"]:
@@ -131,11 +132,12 @@ def _cells(r):
             r.rest, "%s (%.2f..%.2f)" % (_x(r.pred), r.low, r.high),
             _x(r.published), "%.2f" % (r.pred / r.published),
             "-" if eff is None else "%.2f" % eff, _x(r.formula),
-            "layout" if r.layout else "", ", ".join(met) or "none"]
+            "%.3g" % r.demand, "layout" if r.layout else "",
+            ", ".join(met) or "none"]
 
 
 HEADER = ["file", "machine N", "rest", "predicted (band)", "published",
-          "pred/pub", "effect pred/pub", "formula", "kind", "met"]
+          "pred/pub", "effect pred/pub", "formula", "D/C", "kind", "met"]
 
 
 def scores(rows):
@@ -174,7 +176,10 @@ def markdown(rows, top):
            "| " + " | ".join(HEADER) + " |",
            "|" + "---|" * len(HEADER)]
     out += ["| " + " | ".join(_cells(r)) + " |" for r in rows]
-    out += ["", "Each file's rest, as its header derives it:", ""]
+    out += ["", "D/C: the demand check of the always form, the busiest "
+            "written line's (docs/predict.md). formula: today's "
+            "1/IOPS(N) = 1/(N x IOPS(1)) + line ops per I/O x transfer.",
+            "", "Each file's rest, as its header derives it:", ""]
     out += ["- %s: %s" % (r.name, r.rule) for r in rows
             if r.pred is not None and r.rule]
     out += ["", "Scores (of %d files back-tested):" % sum(

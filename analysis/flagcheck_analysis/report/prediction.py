@@ -13,7 +13,6 @@ The rest of each I/O besides the pattern's operations, one for both modes:
 
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
