@@ -74,9 +74,12 @@ CALIBRATE	:= $(BUILD)/flagcheck-calibrate
 CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -Iengine -pthread
 
 # flagcheck-sim: a pattern job on N simulated CPUs of a machine profile
-# (docs/predict.md), with the engine's own parser: one grammar
+# (docs/predict.md), with the engine's own parser (its sequences, and its
+# words where they have a file of their own): one grammar
 SIM		:= $(BUILD)/flagcheck-sim
-SIM_SRCS	:= $(sort $(wildcard sim/*.c)) engine/models/pattern_parse.c
+SIM_PARSER	:= $(wildcard engine/models/pattern_parse.c \
+			  engine/models/pattern_words.c)
+SIM_SRCS	:= $(sort $(wildcard sim/*.c)) $(SIM_PARSER)
 SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/models
 
 all: $(ENGINE) $(CALIBRATE) $(SIM)

@@ -237,12 +237,14 @@ def test_the_engine_parser_refuses_for_the_simulator():
 def test_the_simulator_links_pattern_parse():
     with open(os.path.join(helpers.REPO, "Makefile")) as f:
         make = f.read()
-    assert "SIM_SRCS\t:= $(sort $(wildcard sim/*.c)) " \
-        "engine/models/pattern_parse.c" in make
-    srcs = os.listdir(os.path.join(helpers.REPO, "sim"))
-    for name in srcs:
+    assert "SIM_PARSER\t:= $(wildcard engine/models/pattern_parse.c" in make
+    assert "SIM_SRCS\t:= $(sort $(wildcard sim/*.c)) $(SIM_PARSER)" in make
+    # no second parser: no number reading, no operation named as text
+    for name in os.listdir(os.path.join(helpers.REPO, "sim")):
         with open(os.path.join(helpers.REPO, "sim", name)) as f:
-            assert "strtoull" not in f.read(), name   # no second parser
+            text = f.read()
+        for word in ("strtoull", '"set_bit"', '"READ_ONCE"', "pattern_opdef"):
+            assert word not in text, (name, word)
 
 
 # ----- the band and the demand check -----
