@@ -283,7 +283,7 @@ LIBDIR	= $(PREFIX)/lib/flagcheck
 JOBDIR	= $(PREFIX)/share/flagcheck/jobs
 # the commands, linked into $(PREFIX)/bin
 TOOLS	:= flagcheck-run flagcheck-report flagcheck-calibrate flagcheck-lru \
-	   flagcheck-catalogue
+	   flagcheck-catalogue flagcheck-predict
 
 # the analysis package and each of its sub-packages (results, stats, run,
 # calibrate, report): every directory of it with an __init__.py
@@ -295,7 +295,7 @@ PYPKGS	= $(patsubst %/__init__.py,%,$(wildcard \
 install: all
 	install -d "$(DESTDIR)$(LIBDIR)/analysis" "$(DESTDIR)$(JOBDIR)" \
 		"$(DESTDIR)$(PREFIX)/bin"
-	install -m 0755 "$(ENGINE)" "$(CALIBRATE)" "$(DESTDIR)$(LIBDIR)/"
+	install -m 0755 "$(ENGINE)" "$(CALIBRATE)" "$(SIM)" "$(DESTDIR)$(LIBDIR)/"
 	for d in $(PYPKGS); do \
 		install -d "$(DESTDIR)$(LIBDIR)/$$d" && \
 		install -m 0644 "$$d"/*.py "$(DESTDIR)$(LIBDIR)/$$d/" || exit 1; \
@@ -317,7 +317,8 @@ uninstall:
 clean:
 	rm -rf $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/unit-tsan \
 		$(BUILD)/*.so $(BUILD)/*.ok $(BUILD)/fio-version $(BUILD)/tests \
-		$(CALIBRATE) $(BUILD)/flagcheck-calibrate-clang
+		$(CALIBRATE) $(BUILD)/flagcheck-calibrate-clang \
+		$(SIM) $(BUILD)/flagcheck-sim-clang
 
 distclean:
 	rm -rf $(BUILD)
