@@ -187,11 +187,15 @@ static unsigned int sim_pick(struct sim *s, const struct sim_unit *u)
  */
 static void sim_free(struct sim *s, struct sim_unit *u, double t)
 {
-	unsigned int i = sim_pick(s, u), nb = 0, k;
-	struct sim_waiter first = u->q[i];
+	unsigned int i, nb = 0, k;
+	struct sim_waiter first;
 	double end;
 
 	u->pending = false;
+	if (!u->qlen)		/* cannot happen: a FREE is queued for waiters */
+		return;
+	i = sim_pick(s, u);
+	first = u->q[i];
 	sim_remove(u, i);
 	s->batch[nb++] = first;
 	for (k = 0; first.acc == SIM_LOAD && s->conf->parallel_readers &&
