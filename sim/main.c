@@ -207,10 +207,12 @@ int main(int argc, char **argv)
 	a.conf.writers = a.pp.writers;
 	if (read_matrix(&a.conf))
 		return 2;
-	if (sim_run(&prog, &a.conf, &res)) {
+	i = sim_run(&prog, &a.conf, &res);
+	if (i)
 		fprintf(stderr, "flagcheck-sim: out of memory\n");
-		return 1;
-	}
-	print_result(&res, &prog, &a);
-	return 0;
+	else
+		print_result(&res, &prog, &a);
+	free(a.conf.cost);
+	free(a.conf.node);
+	return i ? 1 : 0;
 }
