@@ -9,10 +9,11 @@ the typical runs, the band the lowest and highest of all. The gain is
 test_first/always of the same costs and seed.
 
 The demand check: at N CPUs the always form asks each shared unit that is
-written for D = N x (accesses of it per I/O) / (ns per I/O on one CPU)
-operations per second; the unit serves at most C = 1 / (mean one-way
-transfer between the N CPUs) per second. D/C above 1: the unit is the
-bottleneck of the always form, and the fix can gain at most about D/C.
+written for D = N x (its transfers per I/O at N CPUs) / (ns per I/O on one
+CPU) transfers per second, the rate it would need if it never made a CPU
+wait; the unit serves at most C = 1 / (mean one-way transfer between the
+N CPUs) per second. D/C above 1: the unit is the bottleneck of the always
+form, and the fix can gain at most about D/C.
 """
 
 import json
@@ -25,7 +26,7 @@ MODES = ("always", "test_first")
 # accesses of shared units simulated per run (all CPUs, warm-up and
 # window), which sets the I/Os per CPU: about 0.3 s a run on one core
 BUDGET = 400000
-MIN_IOS, MAX_IOS = 64, 4000
+MIN_IOS, MAX_IOS = 16, 4000
 
 
 class PredictError(Exception):
@@ -113,16 +114,17 @@ def mean_transfer(machine, cpus, which="typ"):
     return sum(sum(r) for r in rows) / (n * (n - 1))
 
 
-def demand(machine, cpus, one):
+def demand(machine, cpus, one, many):
     """Per shared unit written in the always form: D, C, D/C (module
-    doc). @one: the always form on one CPU at typical costs."""
+    doc). @one: the always form on one CPU, @many on the N CPUs, at
+    typical costs."""
     n = len(cpus)
     mean_t = mean_transfer(machine, cpus)
     out = []
-    for u in one["units"]:
+    for u in many["units"]:
         if not u["writes_per_io"]:
             continue
-        d = n * u["accesses_per_io"] * 1e9 / one["ns_per_io"]
+        d = n * u["transfers_per_io"] * 1e9 / one["ns_per_io"]
         c = 1e9 / mean_t if mean_t else None    # one CPU: no transfer
         out.append({"line": u["line"], "lines": u["lines"],
                     "words": u["words"], "node": u["node"], "d": d, "c": c,
@@ -139,8 +141,11 @@ def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
         rest_ns, (int, float)) else dict(zip(("typ", "low", "high"),
                                              rest_ns))
     cpus = machine.cpus(n, placement)
+    probe = run_sim(spec, "always", machine, cpus[:1], "typ", rest["typ"],
+                    0, 8, warmup=2)
+    one_ios = _ios_for(probe, 1)
     one = {mode: run_sim(spec, mode, machine, cpus[:1], "typ", rest["typ"],
-                         0, MAX_IOS // 4, warmup=4) for mode in MODES}
+                         0, one_ios, warmup=4) for mode in MODES}
     ios = _ios_for(one["always"], n)
     runs = {}
     for which in WHICH:
@@ -171,6 +176,7 @@ def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
     lines = {mode: runs[(mode, "typ", 0)]["units"] for mode in MODES}
     return {"machine": machine.name, "cpus": n, "placement": placement,
             "rest_ns": rest["typ"], "modes": modes, "gain": gain,
-            "lines": lines, "demand": demand(machine, cpus, one["always"]),
+            "lines": lines, "demand": demand(machine, cpus, one["always"],
+                                             runs[("always", "typ", 0)]),
             "mean_transfer_ns": mean_transfer(machine, cpus),
             "ios_per_cpu": ios, "seeds": seeds}
