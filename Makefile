@@ -305,6 +305,10 @@ install: all
 	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) "$(DESTDIR)$(JOBDIR)/")
 	$(if $(CATALOGUE_JOBS),install -d "$(DESTDIR)$(JOBDIR)/catalogue")
 	$(if $(CATALOGUE_JOBS),install -m 0644 $(CATALOGUE_JOBS) "$(DESTDIR)$(JOBDIR)/catalogue/")
+	install -d "$(DESTDIR)$(JOBDIR)/pattern"
+	install -m 0644 jobs/pattern/*.fio "$(DESTDIR)$(JOBDIR)/pattern/"
+	install -d "$(DESTDIR)$(LIBDIR)/machines"
+	install -m 0644 machines/*.toml "$(DESTDIR)$(LIBDIR)/machines/"
 	for t in $(TOOLS); do \
 		ln -sf "../lib/flagcheck/analysis/$$t" \
 			"$(DESTDIR)$(PREFIX)/bin/$$t" || exit 1; \
