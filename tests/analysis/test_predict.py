@@ -32,7 +32,7 @@ def sim_binary(monkeypatch):
 
 def spec(words, pattern, fixed="", writers=0):
     return jobspec.Spec("test.fio", words, pattern, fixed, writers, None,
-                        None, None)
+                        None, None, None)
 
 
 def run(sp, mach, n, variant="always", rest=0.0, ios=400, warmup=100,
@@ -334,12 +334,32 @@ def test_jobspec_reads_the_pattern_options():
     assert s.writers == 0
 
 
-def test_published_machine_line():
-    p = jobspec.parse_published("icelake-8380-2s 160 nodes=0,1", "f:1")
-    assert p == jobspec.Published("icelake-8380-2s", 160, "nodes=0,1")
+def test_published_machine_and_rest_lines():
+    s = jobspec.read(os.path.join(helpers.REPO, "jobs", "pattern",
+                                  "s1-filemap-odirect-read.fio"))
+    assert s.published == jobspec.Published("xeon-4s-2014", 16,
+                                            "nodes=0,1")
+    assert (s.rest, s.rest_ns) == ("work", 3990.0)
+    assert s.rest_rule.startswith("after-fix rate: ")
+
+
+def test_a_bad_published_machine_line_is_one_line(tmp_path):
+    f = tmp_path / "bad.fio"
+    f.write_text("; published-machine: icelake 0\n[global]\nmodel=pattern\n"
+                 "pattern=READ_ONCE(x)\npattern_words=x@0\n")
     with pytest.raises(jobspec.SpecError) as e:
-        jobspec.parse_published("icelake 0", "f:3")
-    assert str(e.value).startswith("f:3: published-machine 'icelake 0': ")
+        jobspec.read(str(f))
+    assert str(e.value) == "%s:1: published-machine 'icelake 0' is not " \
+        "valid: allowed 'PROFILE N [nodes=A[,B...]]' (N >= 1)" % f
+
+
+def test_header_work_ns_is_the_rest():
+    # "work NS": as if work(NS) ended both sequences
+    m = Machine(atomic_local=(0.0,) * 3, load_hit=(0.0,) * 3)
+    ns, _ = prediction.rest_of("work", None, m, work_ns=3990.0)
+    assert ns == 3990.0
+    r = run(spec("x@0", "atomic_inc(x)"), m, 1, rest=ns)
+    assert r["iops"] == pytest.approx(1e9 / 3990.0, rel=EXACT)
 
 
 def test_predict_imports_no_report():

@@ -4,10 +4,10 @@ pattern_writers) and the header lines of its published machine and rest.
 
 The text is run/jobfile.py's render() (includes inlined, ${VAR} replaced
 as fio does); options are fio's `key=value` lines, the job's section over
-[global]. The header is the comments before the first section:
+[global]. The header lines (results/jobheader.py reads them):
 
   ; published-machine: PROFILE N [PLACEMENT]
-  ; published-rest: work|fio
+  ; published-rest: work | work NS | fio
   ; rest-rule: how the rest was derived (free text)
 """
 
@@ -15,18 +15,19 @@ import os
 import re
 from collections import namedtuple
 
+from ..results import jobheader
 from ..run import jobfile
 
-PATTERN_KEYS = ("model", "pattern_words", "pattern", "pattern_fixed",
-                "pattern_writers")
 RESTS = ("work", "fio")
 
 # profile  a machine profile's name, as --machine takes it
 # cpus     the CPUs that ran the published workload
 # placement  None or "nodes=0,1" (machine.cpus())
 Published = namedtuple("Published", "profile cpus placement")
+# rest: "work" or "fio" (published-rest), rest_ns: its NS ("work NS": the
+# pattern has no work() and the header gives the rest), else None
 Spec = namedtuple("Spec", "path words pattern fixed writers published rest "
-                  "rest_rule")
+                  "rest_ns rest_rule")
 
 
 class SpecError(Exception):
@@ -57,28 +58,6 @@ def _options(text, path):
     return glob
 
 
-def _header(path):
-    """The header comments' key: value pairs (before the first section)."""
-    out = {}
-    try:
-        with open(path) as f:
-            lines = f.read().splitlines()
-    except OSError as e:
-        raise SpecError("%s: cannot read: %s" % (path, e.strerror or e))
-    for n, line in enumerate(lines, 1):
-        text = line.strip()
-        if text.startswith("["):
-            break
-        m = re.match(r"^;\s*(published-machine|published-rest|rest-rule):"
-                     r"\s*(.*?)\s*$", text)
-        if m:
-            if m.group(1) in out:
-                raise SpecError("%s:%d: a second %s line" % (path, n,
-                                                            m.group(1)))
-            out[m.group(1)] = (m.group(2), n)
-    return out
-
-
 def is_pattern(path):
     """Whether job file @path is a model=pattern job."""
     try:
@@ -88,17 +67,19 @@ def is_pattern(path):
         return False
 
 
-def parse_published(value, where):
-    """Published from `PROFILE N [PLACEMENT]`; SpecError names the line."""
-    parts = value.split()
-    if len(parts) not in (2, 3) or not parts[1].isdigit() or \
-            int(parts[1]) < 1 or (len(parts) == 3 and not re.match(
-                r"^nodes=\d+(,\d+)*$", parts[2])):
-        raise SpecError("%s: published-machine %r: allowed 'PROFILE N "
-                        "[nodes=A[,B...]]', N a CPU count >= 1"
-                        % (where, value))
-    return Published(parts[0], int(parts[1]),
-                     parts[2] if len(parts) == 3 else None)
+def _header(path):
+    """(Published or None, rest kind, rest ns or None, rest rule) from the
+    header, through results/jobheader.py's readers."""
+    try:
+        pub = jobheader.published_machine(path)
+        rest = jobheader.published_rest(path)
+        rule = jobheader.rest_rule(path)
+    except jobheader.FigureError as e:
+        raise SpecError(str(e))
+    if pub is not None:
+        pub = Published(pub.profile, pub.cpus, pub.placement)
+    return pub, rest.kind if rest else None, rest.ns if rest else None, \
+        rule
 
 
 def read(path):
@@ -120,17 +101,7 @@ def read(path):
     if not writers.isdigit():
         raise SpecError("%s: pattern_writers=%s: allowed a whole number "
                         ">= 0" % (path, writers))
-    head = _header(path)
-    pub = rest = None
-    if "published-machine" in head:
-        v, n = head["published-machine"]
-        pub = parse_published(v, "%s:%d" % (path, n))
-    if "published-rest" in head:
-        v, n = head["published-rest"]
-        rest = v.split()[0] if v.split() else ""
-        if rest not in RESTS:
-            raise SpecError("%s:%d: published-rest %r: allowed %s"
-                            % (path, n, v, " or ".join(RESTS)))
-    rule = head.get("rest-rule", (None, 0))[0]
+    pub, rest, rest_ns, rule = _header(path)
     return Spec(path, opts.get("pattern_words", ""), opts["pattern"],
-                opts.get("pattern_fixed", ""), int(writers), pub, rest, rule)
+                opts.get("pattern_fixed", ""), int(writers), pub, rest,
+                rest_ns, rule)

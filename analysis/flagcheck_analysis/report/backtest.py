@@ -86,6 +86,8 @@ def row(path, top, load, fio_ns):
         return _skip(name, "no published-rest line")
     mach = load(spec.published.profile)
     rest_ns, rest = 0.0, "work"
+    if spec.rest_ns is not None:
+        rest_ns, rest = spec.rest_ns, "work %.0f ns" % spec.rest_ns
     if spec.rest == "fio":
         if fio_ns is None:
             return _skip(name, "published-rest fio: give --fio-ns")

@@ -116,9 +116,12 @@ def measure_fio_ns(fio="fio", runtime=1, repeats=3):
     return out[len(out) // 2], out[0], out[-1]
 
 
-def rest_of(mode, fio_ns, machine):
+def rest_of(mode, fio_ns, machine, work_ns=None):
     """(rest ns per I/O: one figure or (typ, low, high) measured, how it
-    was sourced) for rest @mode."""
+    was sourced) for rest @mode; @work_ns: the header's "work NS"."""
+    if mode == "work" and work_ns is not None:
+        return work_ns, "work %.0f ns: the header's published-rest (the " \
+            "pattern has no work())" % work_ns
     if mode == "work":
         return 0.0, "work: the job file's work(ns) is the whole rest"
     if fio_ns is None:
@@ -240,7 +243,8 @@ def main(argv=None):
                 from ..results import machine as machines
                 loaded[name] = machines.load(name, args.machines_dir)
             mach = loaded[name]
-            rest = rest_of(rest_mode, args.fio_ns, mach)
+            rest = rest_of(rest_mode, args.fio_ns, mach,
+                           spec.rest_ns if rest_mode == spec.rest else None)
             preds.append(run_one(spec, mach, n, placement, rest,
                                  args.seeds, gain_pub))
     except (ValueError, jobspec.SpecError, catalogue.FigureError) as e:
