@@ -206,7 +206,7 @@ def main(argv=None):
     args = parse_args(argv)
     here = os.path.dirname(os.path.realpath(__file__))
     top = args.top or os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.dirname(here))))
+        here)))
     from ..results import machine as machines
     rows = []
     try:
