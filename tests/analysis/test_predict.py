@@ -310,7 +310,8 @@ def _predict(*args):
 
 
 def test_command_refuses_a_c_model_job():
-    p = _predict(os.path.join(helpers.REPO, "jobs", "filemap-odirect-read.fio"),
+    p = _predict(os.path.join(helpers.REPO, "jobs",
+                              "filemap-odirect-read.fio"),
                  "--machine", "x", "--cpus", "4")
     assert p.returncode == 2
     assert p.stderr.count("\n") == 1
@@ -391,3 +392,28 @@ def test_measured_rest_widens_the_band():
     a = p["modes"]["always"]
     assert (a["iops"], a["low"], a["high"]) == pytest.approx(
         (1e7, 5e6, 2e7), rel=EXACT)
+
+
+# ----- the report's big-box answer -----
+
+def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
+    import argparse
+    from flagcheck_analysis.report import backtest, bigbox
+    path = os.path.join(helpers.REPO, "jobs", "catalogue",
+                        "memcg-adjacent-lines.fio")
+    mf = [{"matrix": {"jobs": {"memcg-adjacent-lines": path}}}]
+    args = argparse.Namespace(predict=8, machine="icelake-8380-2s",
+                              fio_ns=300.0, inputs=[])
+    warned = []
+    monkeypatch.setattr(prediction, "this_clock_ghz", lambda: (None, "t"))
+    first = bigbox.rows(args, mf, warned.append)
+    assert warned == []
+    assert [r[:4] for r in first] == [
+        ["memcg-adjacent-lines", "icelake-8380-2s", "8", "fio"],
+        ["memcg-adjacent-lines", "xeon-sp-4s-144", "144", "work"]]
+    # the published row is the back-test's figure for the file
+    from flagcheck_analysis.results import machine
+    bt = backtest.row(path, helpers.REPO, machine.load, None)
+    assert first[1][6] == "x%.2f (%.2f..%.2f)" % (bt.pred, bt.low, bt.high)
+    # two reports of the same results give the same band
+    assert bigbox.rows(args, mf, warned.append) == first

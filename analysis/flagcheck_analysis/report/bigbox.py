@@ -1,0 +1,125 @@
+"""The report's big-box answer (docs/predict.md): each model=pattern
+scenario whose job file a results directory's manifest names, simulated
+by predict/simulate.py with its band:
+
+  --predict N   on --machine PROFILE at N CPUs; without --machine on this
+                box's calibration (the results directory's
+                calibration.json, a profile too) where N fits in it
+  published     on the job file's published-machine line, with its
+                published-rest (as make backtest predicts it)
+
+The rest of each I/O for --predict is this fio job's (--rest fio): fio's
+cost per I/O from --fio-ns, else measured once with fio's null engine.
+Each row says which profile and rest it used."""
+
+import os
+
+from ..predict import jobspec, simulate
+from . import prediction
+
+TITLE = ("the big-box answer: each pattern job simulated (flagcheck-predict, "
+         "docs/predict.md): gain test_first/always at typical costs, "
+         "band lowest..highest over the profile's low..high costs and 3 "
+         "seeds")
+HEADER = ["scenario", "machine", "cpus", "rest", "always IOPS",
+          "test_first IOPS", "gain (band)", "D/C", "published"]
+
+
+def add_arguments(p):
+    g = p.add_argument_group("big-box answer", "with --predict N or a job "
+                             "file's published-machine line")
+    g.add_argument("--machine", metavar="NAME_OR_FILE",
+                   help="the profile --predict N simulates on")
+    g.add_argument("--fio-ns", type=float, metavar="NS",
+                   help="fio's cost per I/O for --predict (default: "
+                   "measured)")
+
+
+def job_files(manifests):
+    """{scenario: job file} of the model=pattern job files named."""
+    out = {}
+    for mf in manifests:
+        jobs = (mf.get("matrix") or {}).get("jobs")
+        for scenario, path in (jobs.items() if isinstance(jobs, dict)
+                               else ()):
+            if isinstance(path, str) and os.path.exists(path) and \
+                    jobspec.is_pattern(path):
+                out[scenario] = path
+    return out
+
+
+def _calibration(inputs):
+    for item in inputs:
+        path = os.path.join(item, "calibration.json")
+        if os.path.isdir(item) and os.path.isfile(path) and \
+                not os.path.islink(path):
+            return path
+    return None
+
+
+def _row(scenario, spec, mach, n, placement, rest, gain_pub):
+    p = simulate.predict(spec, mach, n, placement, rest[0])
+    m, g = p["modes"], p["gain"]
+    dc = max([d["ratio"] for d in p["demand"]] or [0.0])
+    return [scenario, mach.name + (" " + placement if placement else ""),
+            str(n), rest[1].split(":")[0],
+            "%.0f (%.0f..%.0f)" % (m["always"]["iops"], m["always"]["low"],
+                                   m["always"]["high"]),
+            "%.0f (%.0f..%.0f)" % (m["test_first"]["iops"],
+                                   m["test_first"]["low"],
+                                   m["test_first"]["high"]),
+            "x%.2f (%.2f..%.2f)" % (g["value"], g["low"], g["high"]),
+            "%.3g" % dc, "-" if gain_pub is None else "x%.2f" % gain_pub]
+
+
+def _predicted(args, load, scenario, spec, gain_pub, warn):
+    n = getattr(args, "predict", None)
+    if not n:
+        return []
+    name = args.machine or _calibration(args.inputs)
+    if name is None:
+        warn("--predict %d: no --machine and no calibration.json in the "
+             "results: the big-box answer names no machine" % n)
+        return []
+    mach = load(name)
+    if n > mach.total_cpus:
+        warn("--predict %d: %s has %d CPUs: name a bigger profile with "
+             "--machine (the big-box answer is left out)"
+             % (n, mach.name, mach.total_cpus))
+        return []
+    rest = prediction.rest_of("fio", args.fio_ns, mach)
+    return [_row(scenario, spec, mach, n, None, rest, gain_pub)]
+
+
+def rows(args, manifests, warn):
+    """The table's rows: per scenario --predict's and the published one."""
+    from ..results import machine as machines
+    loaded = {}
+
+    def load(name):
+        if name not in loaded:
+            loaded[name] = machines.load(name)
+        return loaded[name]
+
+    out = []
+    for scenario, path in sorted(job_files(manifests).items()):
+        try:
+            spec = jobspec.read(path)
+            gain_pub = prediction.published_gain(path)
+            out += _predicted(args, load, scenario, spec, gain_pub, warn)
+            pub = spec.published
+            if pub and spec.rest == "work":
+                mach = load(pub.profile)
+                rest = prediction.rest_of("work", None, mach, spec.rest_ns)
+                out.append(_row(scenario, spec, mach, pub.cpus,
+                                pub.placement, rest, gain_pub))
+        except (ValueError, jobspec.SpecError,
+                simulate.PredictError) as e:
+            warn("%s (the big-box answer leaves it out)" % e)
+    return out
+
+
+def table(args, manifests, warn):
+    """[the table] or [] when there is nothing to simulate."""
+    body = rows(args, manifests, warn)
+    return [(TITLE, HEADER, body, {2, 4, 5, 6, 7})] if body else []
