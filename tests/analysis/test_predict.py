@@ -417,3 +417,15 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
     assert first[1][6] == "x%.2f (%.2f..%.2f)" % (bt.pred, bt.low, bt.high)
     # two reports of the same results give the same band
     assert bigbox.rows(args, mf, warned.append) == first
+
+
+def test_report_beside_rows_measured_over_simulated():
+    from flagcheck_analysis.report import bigbox
+    m = Machine(atomic_local=(5.0,) * 3, load_hit=(1.0,) * 3)
+    sp = spec("x@0", "atomic_inc(x),work(95)")
+    # one CPU: 1 / (100 ns) exactly; measured 10% and 20% under it
+    rows = bigbox.beside_rows("S", sp, m, {(1, "always"): 9e6,
+                                           (1, "test_first"): 8e6}, 0.0)
+    assert [r[:4] + r[5:] for r in rows] == [
+        ["S", "1", "always", "9000000", "0.90", "yes"],
+        ["S", "1", "test_first", "8000000", "0.80", "no"]]

@@ -10,12 +10,20 @@ by predict/simulate.py with its band:
 
 The rest of each I/O for --predict is this fio job's (--rest fio): fio's
 cost per I/O from --fio-ns, else measured once with fio's null engine.
-Each row says which profile and rest it used."""
+Each row says which profile and rest it used.
+
+Checked on this box (measured()): where the results hold calibration.json,
+each pattern job at every numjobs it ran, simulated on that calibration as
+the profile with this fio job's rest, beside the measured IOPS of each
+mode; within WITHIN of each other or not, per row."""
 
 import os
 
 from ..predict import jobspec, simulate
+from ..results import published
 from . import prediction
+
+WITHIN = 0.15
 
 TITLE = ("the big-box answer: each pattern job simulated (flagcheck-predict, "
          "docs/predict.md): gain test_first/always at typical costs, "
@@ -123,3 +131,72 @@ def table(args, manifests, warn):
     """[the table] or [] when there is nothing to simulate."""
     body = rows(args, manifests, warn)
     return [(TITLE, HEADER, body, {2, 4, 5, 6, 7})] if body else []
+
+
+# ---- checked on this box: simulated beside measured ----
+
+BESIDE_TITLE = ("checked on this box: each pattern job simulated on this "
+                "box's calibration at the numjobs it ran, beside the "
+                "measured (mean over the repeats); within %d%% or not"
+                % round(100 * WITHIN))
+BESIDE_HEADER = ["scenario", "numjobs", "mode", "measured IOPS",
+                 "simulated IOPS (band)", "measured/simulated", "within"]
+
+
+def measured_iops(records):
+    """{(scenario, numjobs, mode): mean IOPS over the repeats}."""
+    acc = {}
+    for r in records:
+        v = r.metrics.get("iops")
+        if v is not None:
+            acc.setdefault((r.scenario, r.numjobs, r.mode), []).append(v)
+    return {k: sum(v) / len(v) for k, v in acc.items()}
+
+
+def beside_rows(scenario, spec, mach, measured, rest_ns):
+    """Rows for one job: @measured {(numjobs, mode): IOPS}."""
+    out = []
+    for nj in sorted({n for n, _ in measured}):
+        if nj > mach.total_cpus:
+            continue
+        p = simulate.predict(spec, mach, nj, None, rest_ns)
+        for mode in simulate.MODES:
+            x = measured.get((nj, mode))
+            if x is None:
+                continue
+            s = p["modes"][mode]
+            ratio = x / s["iops"]
+            out.append([scenario, str(nj), mode, "%.0f" % x,
+                        "%.0f (%.0f..%.0f)" % (s["iops"], s["low"],
+                                               s["high"]),
+                        "%.2f" % ratio,
+                        "yes" if abs(ratio - 1) <= WITHIN else "no"])
+    return out
+
+
+def beside(args, manifests, records, warn):
+    """[the table] or []: needs calibration.json in the results."""
+    cal = _calibration(args.inputs)
+    jobs = job_files(manifests)
+    if cal is None or not jobs:
+        return []
+    from ..results import machine as machines
+    iops = measured_iops(records)
+    body = []
+    try:
+        mach = machines.load(cal)
+        rest = prediction.rest_of("fio", args.fio_ns, mach)
+    except ValueError as e:
+        warn("%s (simulated beside measured is left out)" % e)
+        return []
+    for stem, path in sorted(jobs.items()):
+        label = published.label(stem)
+        mine = {(nj, mode): v for (s, nj, mode), v in iops.items()
+                if s == label}
+        try:
+            body += beside_rows(label, jobspec.read(path), mach, mine,
+                                rest[0])
+        except (ValueError, jobspec.SpecError, simulate.PredictError) as e:
+            warn("%s (simulated beside measured leaves it out)" % e)
+    return [(BESIDE_TITLE + "; rest " + rest[1], BESIDE_HEADER, body,
+             {1, 3, 4, 5})] if body else []

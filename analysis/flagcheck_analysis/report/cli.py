@@ -509,7 +509,8 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     why_section = why.build(args, records, docs, warn)
     if why_section is not None:
         out.append(why_section)
-    out.append(section.Tables(bigbox.table(args, manifests, warn)))
+    out.append(section.Tables(bigbox.table(args, manifests, warn) +
+                              bigbox.beside(args, manifests, records, warn)))
     out.append(section.Summary(summary.rows(records, counts, args.base,
                                             figures)))
     return out
