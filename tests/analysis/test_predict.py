@@ -429,3 +429,18 @@ def test_report_beside_rows_measured_over_simulated():
     assert [r[:4] + r[5:] for r in rows] == [
         ["S", "1", "always", "9000000", "0.90", "yes"],
         ["S", "1", "test_first", "8000000", "0.80", "no"]]
+
+
+def test_a_calibration_the_line_probes_contradict_is_not_used():
+    from flagcheck_analysis.report import bigbox
+    m = Machine(name="calibration", same_llc=(29.0,) * 3)
+
+    def entry(before, after):
+        return {"line_probe": {"cpus": [0, 1], "before_ns": before,
+                               "after_ns": after}}
+    assert bigbox.disagreement(m, [entry(40.0, 50.0)]) is None
+    assert bigbox.disagreement(m, [entry(28.9, 106.6), entry(98.3, 106.7),
+                                   {"line_probe": None}]) == (
+        "the calibration (calibration) puts 29 ns between the runs' CPUs, "
+        "their line probes 107 ns (median of 4): more than x2 apart, the "
+        "calibration is not used (simulated beside measured is left out)")

@@ -15,15 +15,20 @@ Each row says which profile and rest it used.
 Checked on this box (measured()): where the results hold calibration.json,
 each pattern job at every numjobs it ran, simulated on that calibration as
 the profile with this fio job's rest, beside the measured IOPS of each
-mode; within WITHIN of each other or not, per row."""
+mode; within WITHIN of each other or not, per row. A calibration whose
+transfer between the runs' CPUs is more than DISAGREE from the runs' own
+line probes (their median) is named and not used."""
 
 import os
 
 from ..predict import jobspec, simulate
 from ..results import published
+from ..run import lineprobe
 from . import prediction
 
 WITHIN = 0.15
+# a calibration this far from the runs' own line probes is not used
+DISAGREE = 2.0
 
 TITLE = ("the big-box answer: each pattern job simulated (flagcheck-predict, "
          "docs/predict.md): gain test_first/always at typical costs, "
@@ -174,8 +179,37 @@ def beside_rows(scenario, spec, mach, measured, rest_ns):
     return out
 
 
-def beside(args, manifests, records, warn):
-    """[the table] or []: needs calibration.json in the results."""
+def disagreement(mach, entries):
+    """A line naming how the calibration @mach and the runs' line probes
+    (manifest @entries) disagree by more than DISAGREE, or None."""
+    probes, pairs = [], set()
+    for e in entries:
+        vs = lineprobe.values(e)
+        if vs:
+            probes += vs
+            pairs.add(tuple(e["line_probe"].get("cpus") or ()))
+    pairs = [p for p in pairs if len(p) == 2]
+    if not probes or not pairs:
+        return None
+    probes.sort()
+    probe = probes[len(probes) // 2]
+    try:
+        cal = sorted(mach.transfer_ns(a, b) for a, b in pairs)
+    except (KeyError, IndexError, ValueError):
+        return None
+    cal_ns = cal[len(cal) // 2]
+    if max(cal_ns, probe) <= DISAGREE * min(cal_ns, probe):
+        return None
+    return ("the calibration (%s) puts %.0f ns between the runs' CPUs, "
+            "their line probes %.0f ns (median of %d): more than x%g "
+            "apart, the calibration is not used (simulated beside measured "
+            "is left out)" % (mach.name, cal_ns, probe, len(probes),
+                              DISAGREE))
+
+
+def beside(args, manifests, records, warn, entries=()):
+    """[the table] or []: needs calibration.json in the results that the
+    runs' line probes (@entries: manifest run entries) do not contradict."""
     cal = _calibration(args.inputs)
     jobs = job_files(manifests)
     if cal is None or not jobs:
@@ -185,6 +219,10 @@ def beside(args, manifests, records, warn):
     body = []
     try:
         mach = machines.load(cal)
+        why = disagreement(mach, entries)
+        if why:
+            warn(why)
+            return []
         rest = prediction.rest_of("fio", args.fio_ns, mach)
     except ValueError as e:
         warn("%s (simulated beside measured is left out)" % e)

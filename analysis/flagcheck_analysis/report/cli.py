@@ -510,7 +510,8 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     if why_section is not None:
         out.append(why_section)
     out.append(section.Tables(bigbox.table(args, manifests, warn) +
-                              bigbox.beside(args, manifests, records, warn)))
+                              bigbox.beside(args, manifests, records, warn,
+                                            ok_runs)))
     out.append(section.Summary(summary.rows(records, counts, args.base,
                                             figures)))
     return out
