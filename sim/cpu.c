@@ -15,21 +15,58 @@
 
 #include "sim_int.h"
 
+/*
+ * The unit of @op's word for CPU @cpu (job @cpu + 1) on object @obj, -1
+ * for its own :job word. A :slot word is job N's 8 bytes at the word's
+ * place + 8 x (N - 1) in the shared arena; an :obj word is a field of
+ * object @obj, the objects after the arena, obj_stride bytes each
+ * (pattern_attach(), pattern_pick()).
+ */
+int sim_word_unit(const struct sim *s, unsigned int cpu, unsigned int obj,
+		  const struct pattern_op *op)
+{
+	bool pair = s->conf->line_pair;
+
+	switch (op->sharing) {
+	case PATTERN_JOB:
+		return -1;
+	case PATTERN_NODE:
+		return sim_unit_of(PATTERN_NODE, op->offset, s->cpu[cpu].node,
+				   pair);
+#if SIM_HAS_OBJ
+	case PATTERN_SLOT:
+		return sim_unit_of(PATTERN_ALL, op->offset + 8 * cpu, 0, pair);
+	case PATTERN_OBJ: {
+		unsigned int line = obj * s->obj_lines +
+				    op->offset / PATTERN_LINE;
+
+		return SIM_UNITS + (pair ? line & ~1U : line);
+	}
+#endif
+	default:
+		(void)obj;
+		return sim_unit_of(PATTERN_ALL, op->offset, 0, pair);
+	}
+}
+
 /* Where @op's word is for @c: its value, and its unit (-1: its own) */
 static unsigned long *sim_word(struct sim *s, struct sim_cpu *c,
 			       const struct pattern_op *op, int *unit)
 {
+	*unit = sim_word_unit(s, c - s->cpu, c->obj, op);
 	switch (op->sharing) {
 	case PATTERN_JOB:
-		*unit = -1;
+#if SIM_HAS_OBJ
+	case PATTERN_SLOT:
+#endif
 		return &c->job[op->word];
 	case PATTERN_NODE:
-		*unit = sim_unit_of(PATTERN_NODE, op->offset, c->node,
-				    s->conf->line_pair);
 		return &s->node[c->node][op->word];
+#if SIM_HAS_OBJ
+	case PATTERN_OBJ:
+		return &s->obj[(size_t)c->obj * PATTERN_MAX_WORDS + op->word];
+#endif
 	default:
-		*unit = sim_unit_of(PATTERN_ALL, op->offset, 0,
-				    s->conf->line_pair);
 		return &s->all[op->word];
 	}
 }
@@ -274,9 +311,32 @@ void sim_apply(struct sim *s, struct sim_cpu *c)
 	}
 }
 
+/* :obj(N,RULE): this I/O's object by the job's rule (pattern_pick()) */
+static void sim_pick(struct sim *s, struct sim_cpu *c)
+{
+#if SIM_HAS_OBJ
+	const struct pattern_prog *p = s->prog;
+	unsigned int k = c->obj_next;
+
+	if (!p->nr_objects)
+		return;
+	if (p->pick == PICK_TURN) {
+		c->obj_next = k + 1 == p->nr_objects ? 0 : k + 1;
+	} else if (p->pick == PICK_RANDOM) {
+		c->obj_rnd ^= c->obj_rnd << 13;
+		c->obj_rnd ^= c->obj_rnd >> 7;
+		c->obj_rnd ^= c->obj_rnd << 17;
+		k = ((c->obj_rnd >> 32) * p->nr_objects) >> 32;
+	}
+	c->obj = k;
+#else
+	(void)s, (void)c;
+#endif
+}
+
 void sim_new_io(struct sim *s, struct sim_cpu *c)
 {
-	(void)s;
+	sim_pick(s, c);
 	c->calls++;
 	c->op = 0;
 	c->rep = 0;

@@ -14,6 +14,7 @@
  * the engine's own pattern_compile(), so the grammar and its refusals are
  * the engine's.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,31 +135,96 @@ static int read_matrix(struct sim_conf *c)
 	return 0;
 }
 
-static void print_unit(const struct sim_result *r, unsigned int i,
-		       const struct pattern_prog *p, bool pair, bool *first)
+/*
+ * Whether word @w is on the unit at @line of @block (0: the arena's all
+ * words and slots, 1 + n: node n's copy, -1: the objects)
+ */
+static bool word_on(const struct pattern_prog *p, unsigned int w, int block,
+		    unsigned int line, const struct args *a)
 {
-	const struct sim_unit_stats *u = &r->unit[i];
-	unsigned int w, sharing = i < PATTERN_LINES ? PATTERN_ALL :
-				  PATTERN_NODE;
-	unsigned int line = i % PATTERN_LINES, node = i / PATTERN_LINES;
+	const struct pattern_word *pw = &p->word[w];
+	unsigned int first = pw->offset / PATTERN_LINE, last = first;
+	int want;
+
+	switch (pw->sharing) {
+	case PATTERN_ALL:
+		want = 0;
+		break;
+	case PATTERN_NODE:
+		want = block >= 1 ? block : 1;
+		break;
+#if SIM_HAS_OBJ
+	case PATTERN_SLOT:
+		want = 0;
+		last = (pw->offset + 8 * (a->conf.cpus - 1)) / PATTERN_LINE;
+		break;
+	case PATTERN_OBJ:
+		want = -1;
+		break;
+#endif
+	default:
+		return false;
+	}
+	if (a->conf.line_pair) {
+		first &= ~1U;
+		last &= ~1U;
+	}
+	return want == block && line >= first && line <= last;
+}
+
+/* One unit's (or one field line's over every object) figures */
+static void print_unit(const struct sim_result *r,
+		       const struct sim_unit_stats *u, unsigned int line,
+		       int block, unsigned int objects,
+		       const struct pattern_prog *p, const struct args *a,
+		       bool *first)
+{
 	double ios = r->ios ? (double)r->ios : 1;
+	unsigned int w;
 	bool fw = true;
 
-	printf("%s\n    {\"unit\": %u, \"line\": %u, \"lines\": %u, "
-	       "\"node\": %d, \"words\": [", *first ? "" : ",", i, line,
-	       pair ? 2 : 1, sharing == PATTERN_NODE ? (int)node - 1 : -1);
+	printf("%s\n    {\"line\": %u, \"lines\": %u, \"node\": %d, "
+	       "\"objects\": %u, \"words\": [", *first ? "" : ",", line,
+	       a->conf.line_pair ? 2 : 1, block >= 1 ? block - 1 : -1,
+	       objects);
 	for (w = 0; w < p->nr_words; w++)
-		if (p->word[w].sharing == sharing &&
-		    sim_unit_of(sharing, p->word[w].offset, node - 1 + !node,
-				pair) % PATTERN_LINES == line) {
+		if (word_on(p, w, block, line, a)) {
 			printf("%s\"%s\"", fw ? "" : ", ", p->word[w].name);
 			fw = false;
 		}
 	printf("], \"transfers_per_io\": %.17g, \"accesses_per_io\": %.17g, "
 	       "\"writes_per_io\": %.17g, \"busy\": %.17g}",
 	       u->transfers / ios, u->accesses / ios, u->writes / ios,
-	       r->seconds > 0 ? u->busy_ns * 1e-9 / r->seconds : 0);
+	       r->seconds > 0 ? u->busy_ns * 1e-9 / r->seconds / objects : 0);
 	*first = false;
+}
+
+/* The objects' units, one entry per field line: summed over the objects
+ * (busy: the mean object's) */
+static void print_objects(const struct sim_result *r,
+			  const struct pattern_prog *p, const struct args *a,
+			  bool *first)
+{
+	unsigned int l, k, i, step = a->conf.line_pair ? 2 : 1;
+	struct sim_unit_stats sum;
+	bool used;
+
+	for (l = 0; l < r->obj_lines; l += step) {
+		memset(&sum, 0, sizeof(sum));
+		used = false;
+		for (k = 0; k < r->objects; k++) {
+			i = SIM_UNITS + k * r->obj_lines + l;
+			if (!r->used[i])
+				continue;
+			used = true;
+			sum.transfers += r->unit[i].transfers;
+			sum.accesses += r->unit[i].accesses;
+			sum.writes += r->unit[i].writes;
+			sum.busy_ns += r->unit[i].busy_ns;
+		}
+		if (used)
+			print_unit(r, &sum, l, -1, r->objects, p, a, first);
+	}
 }
 
 static void print_result(const struct sim_result *r,
@@ -176,7 +242,9 @@ static void print_result(const struct sim_result *r,
 	       (unsigned long long)r->events, r->rmw / ios, r->stores / ios);
 	for (i = 0; i < SIM_UNITS; i++)
 		if (r->used[i])
-			print_unit(r, i, p, a->conf.line_pair, &first);
+			print_unit(r, &r->unit[i], i % PATTERN_LINES,
+				   i / PATTERN_LINES, 1, p, a, &first);
+	print_objects(r, p, a, &first);
 	printf("]}\n");
 }
 
@@ -208,10 +276,16 @@ int main(int argc, char **argv)
 	if (read_matrix(&a.conf))
 		return 2;
 	i = sim_run(&prog, &a.conf, &res);
-	if (i)
+	if (i == -ERANGE)
+		fprintf(stderr, "flagcheck-sim: pattern_words: a slot word past "
+			"the arena at %u CPUs: job N's slot is the word's place "
+			"+ 8 x (N - 1), within lines 0 to %d\n", a.conf.cpus,
+			PATTERN_LINES - 1);
+	else if (i)
 		fprintf(stderr, "flagcheck-sim: out of memory\n");
 	else
 		print_result(&res, &prog, &a);
+	sim_result_free(&res);
 	free(a.conf.cost);
 	free(a.conf.node);
 	return i ? 1 : 0;

@@ -263,37 +263,56 @@ static void sim_loop(struct sim *s)
 	}
 }
 
-static void sim_results(const struct sim *s, struct sim_result *res)
+static int sim_results(const struct sim *s, struct sim_result *res)
 {
 	unsigned int i;
 
 	memset(res, 0, sizeof(*res));
+	res->nr_units = s->nr_units;
+	res->objects = s->objects;
+	res->obj_lines = s->obj_lines;
+	res->used = calloc(s->nr_units, sizeof(*res->used));
+	res->unit = calloc(s->nr_units, sizeof(*res->unit));
+	if (!res->used || !res->unit) {
+		sim_result_free(res);
+		return -ENOMEM;
+	}
 	res->seconds = (s->t_end - s->t_start) * 1e-9;
 	res->ios = (uint64_t)s->conf->cpus * s->conf->ios;
 	res->iops = res->seconds > 0 ? res->ios / res->seconds : 0;
 	res->events = s->events;
 	res->rmw = s->rmw;
 	res->stores = s->stores;
-	for (i = 0; i < SIM_UNITS; i++) {
+	for (i = 0; i < s->nr_units; i++) {
 		res->used[i] = s->unit[i].q != NULL;
 		res->unit[i] = s->unit[i].stats;
 	}
+	return 0;
+}
+
+void sim_result_free(struct sim_result *res)
+{
+	free(res->used);
+	free(res->unit);
+	res->used = NULL;
+	res->unit = NULL;
 }
 
 int sim_run(const struct pattern_prog *prog, const struct sim_conf *conf,
 	    struct sim_result *res)
 {
-	struct sim *s = sim_new(prog, conf);
+	struct sim *s;
 	unsigned int i;
+	int err = sim_new(prog, conf, &s);
 
-	if (!s)
-		return -ENOMEM;
+	if (err)
+		return err;
 	for (i = 0; i < conf->cpus; i++) {
 		sim_new_io(s, &s->cpu[i]);
 		sim_continue(s, &s->cpu[i]);
 	}
 	sim_loop(s);
-	sim_results(s, res);
+	err = sim_results(s, res);
 	sim_free_all(s);
-	return 0;
+	return err;
 }

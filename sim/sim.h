@@ -28,7 +28,19 @@
 #include "pattern.h"
 
 #define SIM_MAX_CPUS	1024
+/* the arena's units (all, then each node's); :obj units follow them */
 #define SIM_UNITS	((1 + PATTERN_MAX_NODES) * PATTERN_LINES)
+
+/*
+ * The grammar's :obj(N,RULE) and :slot words, where the engine's parser
+ * has them (PATTERN_MAX_OBJECTS comes with them): a feature test, as
+ * engine/fio_compat.h tests fio's headers.
+ */
+#ifdef PATTERN_MAX_OBJECTS
+#define SIM_HAS_OBJ	1
+#else
+#define SIM_HAS_OBJ	0
+#endif
 
 enum sim_handover { SIM_FIFO = 0, SIM_NEAREST };
 enum sim_access { SIM_LOAD = 0, SIM_STORE, SIM_RMW };
@@ -62,13 +74,20 @@ struct sim_result {
 	double iops;
 	uint64_t events;
 	uint64_t rmw, stores;		/* the engine's counters, flips not */
-	bool used[SIM_UNITS];
-	struct sim_unit_stats unit[SIM_UNITS];
+	unsigned int nr_units;		/* SIM_UNITS + the objects' */
+	unsigned int objects, obj_lines;	/* :obj: N, lines of each */
+	bool *used;
+	struct sim_unit_stats *unit;
 };
 
-/* sim.c: run @prog (compiled for one variant) on @conf; 0 or -1 (ENOMEM) */
+/*
+ * sim.c: run @prog (compiled for one variant) on @conf; 0, or -ENOMEM, or
+ * -ERANGE (a :slot word past the arena at this many CPUs). sim_result_free
+ * frees what a run's result holds.
+ */
 int sim_run(const struct pattern_prog *prog, const struct sim_conf *conf,
 	    struct sim_result *res);
+void sim_result_free(struct sim_result *res);
 /* the unit a word of @sharing at @offset is in, for @node */
 unsigned int sim_unit_of(unsigned int sharing, unsigned int offset,
 			 unsigned int node, bool line_pair);

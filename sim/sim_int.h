@@ -48,7 +48,9 @@ struct sim_cpu {
 	uint64_t op_calls[PATTERN_MAX_OPS];	/* /every, from a random phase */
 	uint64_t flip_phase[PATTERN_MAX_OPS];
 	double last_ns[PATTERN_MAX_OPS];	/* /every_ns */
-	unsigned long job[PATTERN_MAX_WORDS];	/* its :job words */
+	unsigned long job[PATTERN_MAX_WORDS];	/* its :job and :slot words */
+	unsigned int obj, obj_next;		/* :obj: this I/O's object */
+	uint64_t obj_rnd;
 	/* the access it waits for */
 	unsigned int unit;
 	enum sim_access acc;
@@ -60,7 +62,10 @@ struct sim {
 	const struct pattern_prog *prog;
 	const struct sim_conf *conf;
 	struct sim_cpu *cpu;
-	struct sim_unit unit[SIM_UNITS];
+	struct sim_unit *unit;
+	unsigned int nr_units;
+	unsigned int objects, obj_lines;	/* :obj(N,RULE), 0: none */
+	unsigned long *obj;		/* objects x words: their values */
 	unsigned long all[PATTERN_MAX_WORDS];
 	unsigned long node[PATTERN_MAX_NODES][PATTERN_MAX_WORDS];
 	unsigned int read_op[PATTERN_MAX_OPS], nr_read;	/* a reader's loads */
@@ -82,13 +87,15 @@ void sim_grant_loads(struct sim *s, struct sim_unit *u,
 		     const struct sim_waiter *b, unsigned int nb, double t);
 
 /* cpu.c */
+int sim_word_unit(const struct sim *s, unsigned int cpu, unsigned int obj,
+		  const struct pattern_op *op);
 bool sim_advance(struct sim *s, struct sim_cpu *c);
 void sim_apply(struct sim *s, struct sim_cpu *c);
 void sim_new_io(struct sim *s, struct sim_cpu *c);
 
 /* unit.c */
-struct sim *sim_new(const struct pattern_prog *prog,
-		    const struct sim_conf *conf);
+int sim_new(const struct pattern_prog *prog, const struct sim_conf *conf,
+	    struct sim **out);
 void sim_free_all(struct sim *s);
 double sim_grant(struct sim *s, struct sim_unit *u, unsigned int cpu,
 		 enum sim_access acc, double t);

@@ -16,6 +16,7 @@
  * whatever waits (sim.c): a waiting writer's invalidation has not arrived
  * yet. Every other request goes through the unit, one at a time.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,31 +121,80 @@ double sim_grant(struct sim *s, struct sim_unit *u, unsigned int cpu,
 	return t + ns;
 }
 
-/* The units the program uses get their queues; CPU 0 owns each */
+/* Unit @i gets its queue and holders; @cpu, the first to use it, owns it */
+static int sim_unit_new(struct sim *s, unsigned int i, unsigned int cpu)
+{
+	unsigned int n = s->conf->cpus;
+	struct sim_unit *u = &s->unit[i];
+
+	if (u->q)
+		return 0;
+	u->q = calloc(n, sizeof(*u->q));
+	u->holders = calloc((n + BITS - 1) / BITS, 8);
+	if (!u->q || !u->holders)
+		return -ENOMEM;
+	u->owner = cpu;
+	u->last = cpu;
+	hold_only(s, u, cpu);
+	return 0;
+}
+
+/* Whether @unit can hold @op's word: a :slot past the arena cannot (the
+ * engine refuses it at job start too) */
+static bool sim_fits(const struct pattern_op *op, int unit)
+{
+#if SIM_HAS_OBJ
+	return op->sharing != PATTERN_SLOT || unit < PATTERN_LINES;
+#else
+	(void)op, (void)unit;
+	return true;
+#endif
+}
+
+/* The objects @op's word has a copy in: 1, or :obj(N)'s N */
+static unsigned int sim_objs(const struct sim *s, const struct pattern_op *op)
+{
+#if SIM_HAS_OBJ
+	if (op->sharing == PATTERN_OBJ)
+		return s->objects;
+#endif
+	(void)s, (void)op;
+	return 1;
+}
+
+/* The units one operation's word is in, for every CPU (and object) */
+static int sim_op_units(struct sim *s, const struct pattern_op *op)
+{
+	unsigned int k, o, objs = sim_objs(s, op);
+	int unit, err;
+
+	for (k = 0; k < s->conf->cpus; k++)
+		for (o = 0; o < objs; o++) {
+			unit = sim_word_unit(s, k, o, op);
+			if (unit < 0)
+				continue;
+			if (!sim_fits(op, unit))
+				return -ERANGE;
+			err = sim_unit_new(s, unit, k);
+			if (err)
+				return err;
+		}
+	return 0;
+}
+
+/* The units the program uses get their queues */
 static int sim_units(struct sim *s)
 {
 	const struct pattern_prog *p = s->prog;
-	unsigned int i, k, n = s->conf->cpus, words = (n + BITS - 1) / BITS;
-	struct sim_unit *u;
+	unsigned int i;
+	int err;
 
 	for (i = 0; i < p->nr_ops; i++) {
-		if (!p->op[i].has_word || p->op[i].sharing == PATTERN_JOB)
+		if (!p->op[i].has_word)
 			continue;
-		for (k = 0; k < n; k++) {
-			u = &s->unit[sim_unit_of(p->op[i].sharing,
-						 p->op[i].offset,
-						 s->cpu[k].node,
-						 s->conf->line_pair)];
-			if (u->q)
-				continue;
-			u->q = calloc(n, sizeof(*u->q));
-			u->holders = calloc(words, 8);
-			if (!u->q || !u->holders)
-				return -1;
-			u->owner = k;
-			u->last = k;
-			hold_only(s, u, k);
-		}
+		err = sim_op_units(s, &p->op[i]);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -161,6 +211,9 @@ static void sim_words(struct sim *s)
 			s->node[nd][i] = p->word[i].init;
 		for (k = 0; k < s->conf->cpus; k++)
 			s->cpu[k].job[i] = p->word[i].init;
+		for (k = 0; k < s->objects; k++)
+			s->obj[(size_t)k * PATTERN_MAX_WORDS + i] =
+				p->word[i].init;
 	}
 	for (i = 0; i < p->nr_ops; i++) {
 		if (!p->op[i].has_word)
@@ -185,6 +238,10 @@ static void sim_cpus(struct sim *s)
 		c->rng = cf->seed * 0x100000001b3ULL + k + 1;
 		c->node = cf->node[k] % PATTERN_MAX_NODES;
 		c->writer = !cf->writers || k < cf->writers;
+		/* :obj: where job k + 1's rule starts (pattern_objects_start) */
+		c->obj_next = s->objects ? k % s->objects : 0;
+		c->obj_rnd = 0x9e3779b97f4a7c15ULL * (k + 2) +
+			     cf->seed * 0xda942042e4dd58b5ULL;
 		for (i = 0; i < s->prog->nr_ops; i++) {
 			op = &s->prog->op[i];
 			if (op->every)
@@ -199,40 +256,60 @@ static void sim_cpus(struct sim *s)
 	}
 }
 
-struct sim *sim_new(const struct pattern_prog *prog,
-		    const struct sim_conf *conf)
+/* The :obj objects of the program, where the grammar has them */
+static void sim_objects(struct sim *s)
+{
+#if SIM_HAS_OBJ
+	s->objects = s->prog->nr_objects;
+	s->obj_lines = s->prog->obj_stride / PATTERN_LINE;
+#endif
+	s->nr_units = SIM_UNITS + s->objects * s->obj_lines;
+}
+
+/* 0 with *@out the simulation, or -ENOMEM, -ERANGE (sim_run()) */
+int sim_new(const struct pattern_prog *prog, const struct sim_conf *conf,
+	    struct sim **out)
 {
 	struct sim *s = calloc(1, sizeof(*s));
 	unsigned int n = conf->cpus;
+	int err = -ENOMEM;
 
 	if (!s)
-		return NULL;
+		return -ENOMEM;
 	s->prog = prog;
 	s->conf = conf;
+	sim_objects(s);
+	s->unit = calloc(s->nr_units, sizeof(*s->unit));
+	s->obj = calloc((size_t)s->objects * PATTERN_MAX_WORDS + 1,
+			sizeof(*s->obj));
 	s->cpu = calloc(n, sizeof(*s->cpu));
-	s->ev = calloc(n + SIM_UNITS + 1, sizeof(*s->ev));
+	s->ev = calloc(n + s->nr_units + 1, sizeof(*s->ev));
 	s->batch = calloc(n, sizeof(*s->batch));
 	s->bend = calloc(n, sizeof(*s->bend));
-	if (!s->cpu || !s->ev || !s->batch || !s->bend)
+	if (!s->unit || !s->obj || !s->cpu || !s->ev || !s->batch || !s->bend)
 		goto fail;
 	sim_cpus(s);
-	if (sim_units(s))
+	err = sim_units(s);
+	if (err)
 		goto fail;
 	sim_words(s);
-	return s;
+	*out = s;
+	return 0;
 fail:
 	sim_free_all(s);
-	return NULL;
+	return err;
 }
 
 void sim_free_all(struct sim *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < SIM_UNITS; i++) {
+	for (i = 0; s->unit && i < s->nr_units; i++) {
 		free(s->unit[i].q);
 		free(s->unit[i].holders);
 	}
+	free(s->unit);
+	free(s->obj);
 	free(s->cpu);
 	free(s->ev);
 	free(s->batch);

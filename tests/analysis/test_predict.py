@@ -444,3 +444,57 @@ def test_a_calibration_the_line_probes_contradict_is_not_used():
         "the calibration (calibration) puts 29 ns between the runs' CPUs, "
         "their line probes 107 ns (median of 4): more than x2 apart, the "
         "calibration is not used (simulated beside measured is left out)")
+
+
+# ----- :obj(N,RULE) and :slot words, where the grammar has them -----
+
+def _grammar_has_obj():
+    p = subprocess.run([SIM, "--words", "a@0:obj(2,job)", "--pattern",
+                        "atomic_inc(a)", "--ios", "1"], input="1 0 0\n",
+                       capture_output=True, text=True)
+    return p.returncode == 0
+
+
+needs_obj = pytest.mark.skipif(
+    not os.path.exists(SIM) or not _grammar_has_obj(),
+    reason="the engine's parser has no :obj(N,RULE) or :slot words yet")
+
+
+@needs_obj
+def test_obj_one_per_job_never_transfers():
+    m = Machine(atomic_local=(5.0,) * 3)
+    r = run(spec("a@0:obj(8,job)", "atomic_inc(a),work(100)"), m, 8)
+    u = r["units"][0]
+    assert (u["objects"], u["transfers_per_io"]) == (8, 0)
+    assert r["iops"] == pytest.approx(8e9 / 105.0, rel=EXACT)
+
+
+@needs_obj
+def test_obj_of_one_is_one_shared_word():
+    m = Machine(same_llc=(100.0,) * 3)
+    r = run(spec("a@0:obj(1,random)", "atomic_inc(a)*2"), m, 8)
+    assert r["iops"] == pytest.approx(1e9 / 200.0, rel=EXACT)
+
+
+@needs_obj
+def test_obj_random_over_many_objects():
+    # 400 objects, 8 CPUs, far apart in time: the object's last user is
+    # another CPU 7 times in 8
+    m = Machine(same_llc=(100.0,) * 3)
+    r = run(spec("a@0:obj(400,random)", "atomic_inc(a),work(2000)"), m, 8,
+            ios=2000, warmup=500)
+    assert r["units"][0]["transfers_per_io"] == pytest.approx(7 / 8,
+                                                              abs=0.03)
+
+
+@needs_obj
+def test_slots_share_a_line_eight_jobs_to_it():
+    # 16 jobs: slots 0..7 on line 0, 8..15 on line 1: two lines, each
+    # contended by 8 CPUs, no rest: 2 / transfer
+    m = Machine(same_llc=(100.0,) * 3)
+    r = run(spec("s@0:slot", "atomic_inc(s)"), m, 16)
+    assert [u["line"] for u in r["units"]] == [0, 1]
+    assert r["iops"] == pytest.approx(2e9 / 100.0, rel=EXACT)
+    with pytest.raises(simulate.PredictError) as e:
+        run(spec("s@63+8:slot", "atomic_inc(s)"), m, 8)
+    assert "a slot word past the arena at 8 CPUs" in str(e.value)

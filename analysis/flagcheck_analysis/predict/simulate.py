@@ -124,10 +124,14 @@ def demand(machine, cpus, one, many):
     for u in many["units"]:
         if not u["writes_per_io"]:
             continue
-        d = n * u["transfers_per_io"] * 1e9 / one["ns_per_io"]
+        # an :obj field line's figures are summed over its objects: one
+        # object's share
+        objects = u.get("objects") or 1
+        d = n * u["transfers_per_io"] / objects * 1e9 / one["ns_per_io"]
         c = 1e9 / mean_t if mean_t else None    # one CPU: no transfer
         out.append({"line": u["line"], "lines": u["lines"],
-                    "words": u["words"], "node": u["node"], "d": d, "c": c,
+                    "words": u["words"], "node": u["node"],
+                    "objects": objects, "d": d, "c": c,
                     "ratio": d / c if c else 0.0})
     return out
 

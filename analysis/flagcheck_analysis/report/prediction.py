@@ -163,6 +163,8 @@ def _line_name(u):
     lines = "%d-%d" % (u["line"], u["line"] + 1) if u["lines"] == 2 \
         else "%d" % u["line"]
     node = "" if u["node"] < 0 else " node %d" % u["node"]
+    objs = u.get("objects") or 1
+    node += " of %d objects" % objs if objs > 1 else ""
     return "line %s%s (%s)" % (lines, node, ",".join(u["words"]) or "-")
 
 
