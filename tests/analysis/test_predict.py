@@ -498,3 +498,42 @@ def test_slots_share_a_line_eight_jobs_to_it():
     with pytest.raises(simulate.PredictError) as e:
         run(spec("s@63+8:slot", "atomic_inc(s)"), m, 8)
     assert "a slot word past the arena at 8 CPUs" in str(e.value)
+
+
+# ----- a C model's job file and its pattern twin -----
+
+C_MODELS = {"filemap-odirect-read": "s1-filemap-odirect-read",
+            "buffer-new-randwrite": "s2-buffer-new-randwrite",
+            "aim7-creat-clo": "s3-aim7-creat-clo",
+            "fxmark-dwtl-uptodate": "s4-fxmark-dwtl-uptodate"}
+
+
+def test_a_c_model_job_file_is_simulated_as_its_pattern_twin():
+    from flagcheck_analysis.report import bigbox
+    jobs = {c: os.path.join(helpers.REPO, "jobs", c + ".fio")
+            for c in C_MODELS}
+    jobs["bh-lru-lookup"] = os.path.join(helpers.REPO, "jobs",
+                                         "bh-lru-lookup.fio")
+    warned = []
+    got = bigbox.job_files([{"matrix": {"jobs": jobs}}], warned.append)
+    assert warned == []
+    # S5 names no twin (its twin has no LRU): left out
+    assert got == {c: os.path.join(helpers.REPO, "jobs", "pattern",
+                                   t + ".fio") for c, t in C_MODELS.items()}
+
+
+def test_a_pattern_twin_line_naming_no_file_is_one_line(tmp_path):
+    from flagcheck_analysis.results import jobheader
+    from flagcheck_analysis.report import bigbox
+    bad = tmp_path / "c.fio"
+    bad.write_text("; pattern-twin: pattern/nope.fio\n[global]\n")
+    warned = []
+    assert bigbox.job_files([{"matrix": {"jobs": {"c": str(bad)}}}],
+                            warned.append) == {}
+    assert warned == [
+        "%s:1: pattern-twin 'pattern/nope.fio' is not valid: allowed a .fio "
+        "job file relative to %s that exists (the big-box answer leaves it "
+        "out)" % (bad, tmp_path)]
+    plain = tmp_path / "plain.fio"
+    plain.write_text("; no twin\n[global]\n")
+    assert jobheader.pattern_twin(str(plain)) is None

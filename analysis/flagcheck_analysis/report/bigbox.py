@@ -22,7 +22,7 @@ line probes (their median) is named and not used."""
 import os
 
 from ..predict import jobspec, simulate
-from ..results import published
+from ..results import jobheader, published
 from ..run import lineprobe
 from . import prediction
 
@@ -48,15 +48,24 @@ def add_arguments(p):
                    "measured)")
 
 
-def job_files(manifests):
-    """{scenario: job file} of the model=pattern job files named."""
+def job_files(manifests, warn=None):
+    """{scenario: job file} of the model=pattern job files named, a C
+    model's job file standing for the pattern twin its header names."""
     out = {}
     for mf in manifests:
         jobs = (mf.get("matrix") or {}).get("jobs")
         for scenario, path in (jobs.items() if isinstance(jobs, dict)
                                else ()):
-            if isinstance(path, str) and os.path.exists(path) and \
-                    jobspec.is_pattern(path):
+            if not isinstance(path, str) or not os.path.exists(path):
+                continue
+            if not jobspec.is_pattern(path):
+                try:
+                    path = jobheader.pattern_twin(path)
+                except jobheader.FigureError as e:
+                    if warn:
+                        warn("%s (the big-box answer leaves it out)" % e)
+                    path = None
+            if path is not None and jobspec.is_pattern(path):
                 out[scenario] = path
     return out
 
@@ -115,7 +124,7 @@ def rows(args, manifests, warn):
         return loaded[name]
 
     out = []
-    for scenario, path in sorted(job_files(manifests).items()):
+    for scenario, path in sorted(job_files(manifests, warn).items()):
         try:
             spec = jobspec.read(path)
             gain_pub = prediction.published_gain(path)

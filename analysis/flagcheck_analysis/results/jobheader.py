@@ -24,12 +24,16 @@ its first section ([global]), each `; KEY: VALUE` on one line.
   ; published-share: P% FUNCTION
         the share of the cycles the published profile gave the fixed
         function before the fix
+  ; pattern-twin: PATH
+        a C model's job file: its model=pattern twin (PATH relative to the
+        job file's folder), which flagcheck-report simulates for it
 
 WHAT (the benchmark, the machine) must not be empty.  Each reader raises
 FigureError naming file:line, the value and the forms allowed.
 """
 
 import math
+import os
 import re
 from collections import namedtuple
 
@@ -191,3 +195,18 @@ def published_share(path):
         raise FigureError("%s: published-share %r is not valid: allowed "
                           "'P%% FUNCTION' (0 < P < 100)" % (where, value))
     return Share(float(m.group(1)), m.group(2))
+
+
+def pattern_twin(path):
+    """The path of a pattern-twin line's job file (relative to @path's
+    folder), None without one; FigureError where it names no file."""
+    where, value = _one(path, "pattern-twin")
+    if where is None:
+        return None
+    twin = os.path.normpath(os.path.join(os.path.dirname(path), value))
+    if not value or os.path.isabs(value) or not value.endswith(".fio") or \
+            not os.path.isfile(twin):
+        raise FigureError("%s: pattern-twin %r is not valid: allowed a "
+                          ".fio job file relative to %s that exists"
+                          % (where, value, os.path.dirname(path) or "."))
+    return twin
