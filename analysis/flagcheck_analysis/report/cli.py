@@ -114,7 +114,6 @@ def parse_args(argv):
                    "(e.g. variant, ioengine) for every file, instead of "
                    "the manifest or the file name")
     usl.add_arguments(p)
-    why.add_arguments(p)
     bigbox.add_arguments(p)
     args = p.parse_args(argv)
     if bool(args.inputs) == bool(args.compare):
@@ -509,11 +508,14 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     why_section = why.build(args, records, docs, warn)
     if why_section is not None:
         out.append(why_section)
-    out.append(section.Tables(bigbox.table(args, manifests, warn) +
+    simulated = {}
+    out.append(section.Tables(bigbox.table(args, manifests, warn, records,
+                                           ok_runs, simulated) +
                               bigbox.beside(args, manifests, records, warn,
                                             ok_runs)))
     out.append(section.Summary(summary.rows(records, counts, args.base,
-                                            figures)))
+                                            figures),
+                               bigbox.summary_lines(simulated)))
     return out
 
 
