@@ -409,7 +409,8 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
     first = bigbox.rows(args, mf, warned.append)
     assert warned == []
     assert [r[:4] for r in first] == [
-        ["memcg-adjacent-lines", "icelake-8380-2s", "8", "fio"],
+        ["memcg-adjacent-lines", "icelake-8380-2s", "8",
+         "fio 300 ns (--fio-ns)"],
         ["memcg-adjacent-lines", "xeon-sp-4s-144", "144", "work"]]
     # the published row is the back-test's figure for the file
     from flagcheck_analysis.results import machine

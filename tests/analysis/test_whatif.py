@@ -129,6 +129,7 @@ def test_two_reports_of_the_same_results_give_the_same_band(tmp_path):
         "--predict 64 on milan-2s, the generic profile of this box's "
         "family (AMD EPYC 7763 64-Core; 64 > its 2 calibrated CPUs), with "
         "this box's calibrated same_llc costs"]
+    assert first[0][0][3].endswith(" ns (one-job runs)")
     assert _predict(tmp_path, res, 64, [_probe(100.0)]) == first
     # within the calibration's CPUs: the calibration itself
     two = _predict(tmp_path, res, 2, [_probe(100.0)])
@@ -176,3 +177,16 @@ def test_the_summary_names_the_published_machine():
     assert lines == ["S1 filemap-odirect-read: on xeon-4s-2014 nodes=0,1 "
                      "at 16 CPUs: x1.24 (1.21..1.27)"]
     assert max(len(l) for l in lines) <= 120
+
+
+def test_runs_of_differing_setups_are_the_scenarios_too():
+    """A C model and its twin run together: the report labels each
+    setup's runs "LABEL (job file sha256 ...)"."""
+    labels = {"S1 x", "S1 x (job file sha256 ab)", "S1 xy", "S2 x"}
+    assert bigbox.of_scenario("S1 x", labels) == {
+        "S1 x", "S1 x (job file sha256 ab)"}
+    row = ["S1 x", "m", "4", "work", "-", "-", "x2.00 (1.90..2.10)", "1",
+           "x2"]
+    assert bigbox.summary_lines({"S1 x": row}, labels) == {
+        "S1 x": "on m at 4 CPUs: x2.00 (1.90..2.10)",
+        "S1 x (job file sha256 ab)": "on m at 4 CPUs: x2.00 (1.90..2.10)"}

@@ -198,9 +198,10 @@ def default_machine(args, n, entries, load):
 
 
 def one_job_iops(records, label):
-    """[(mode, IOPS)] of the scenario's numjobs=1 runs."""
+    """[(mode, IOPS)] of the scenario's numjobs=1 runs (of_scenario())."""
+    mine = of_scenario(label, {r.scenario for r in records})
     return [(r.mode, r.metrics["iops"]) for r in records
-            if r.scenario == label and r.numjobs == 1 and
+            if r.scenario in mine and r.numjobs == 1 and
             r.mode in simulate.MODES and r.metrics.get("iops")]
 
 
@@ -244,8 +245,14 @@ def _predicted(args, load, label, spec, gain_pub, ctx):
         return []
     rest = None if args.fio_ns is not None else \
         run_rest(spec, mach, here, one_job_iops(ctx["records"], label))
-    rest = rest or prediction.rest_of("fio", args.fio_ns, mach)
-    return [_row(label, spec, mach, n, None, rest, gain_pub)]
+    whence = "one-job runs"
+    if rest is None:
+        rest = prediction.rest_of("fio", args.fio_ns, mach)
+        whence = "--fio-ns" if args.fio_ns is not None else "null engine"
+    row = _row(label, spec, mach, n, None, rest, gain_pub)
+    typ = rest[0] if isinstance(rest[0], (int, float)) else rest[0][0]
+    row[3] = "fio %.0f ns (%s)" % (typ, whence)
+    return [row]
 
 
 def _context(args, load, warn, records, entries):
@@ -279,9 +286,12 @@ def rows(args, manifests, warn, records=(), entries=(), simulated=None,
         return loaded[name]
 
     ctx = _context(args, load, warn, records, entries)
-    out = []
+    out, seen = [], set()
     for scenario, path in sorted(job_files(manifests, warn).items()):
         label = published.label(scenario)
+        if (label, path) in seen:       # a C model and its twin, both run
+            continue
+        seen.add((label, path))
         try:
             spec = jobspec.read(path)
             gain_pub = prediction.published_gain(path)
@@ -302,11 +312,15 @@ def rows(args, manifests, warn, records=(), entries=(), simulated=None,
     return out
 
 
-def summary_lines(simulated):
+def summary_lines(simulated, labels=()):
     """{label: "on PROFILE at N CPUs: xG (lo..hi)"} of the published rows,
-    for the summary."""
-    return {label: "on %s at %s CPUs: %s" % (r[1], r[2], r[6])
-            for label, r in simulated.items()}
+    for the summary; also for each of the run @labels of the scenario
+    (of_scenario())."""
+    out = {}
+    for label, r in simulated.items():
+        for x in of_scenario(label, set(labels)) | {label}:
+            out[x] = "on %s at %s CPUs: %s" % (r[1], r[2], r[6])
+    return out
 
 
 def table(args, manifests, warn, records=(), entries=(), simulated=None):
@@ -335,6 +349,13 @@ def measured_iops(records):
         if v is not None:
             acc.setdefault((r.scenario, r.numjobs, r.mode), []).append(v)
     return {k: sum(v) / len(v) for k, v in acc.items()}
+
+
+def of_scenario(label, labels):
+    """The run labels of scenario @label among @labels: itself, and the
+    labels the report gives its runs of differing setups ("LABEL (job
+    file sha256 ..., ...)": a C model and its twin run together)."""
+    return {x for x in labels if x == label or x.startswith(label + " (")}
 
 
 def beside_rows(scenario, spec, mach, measured, rest_ns):
@@ -405,14 +426,18 @@ def beside(args, manifests, records, warn, entries=()):
     except ValueError as e:
         warn("%s (simulated beside measured is left out)" % e)
         return []
+    done = set()
     for stem, path in sorted(jobs.items()):
-        label = published.label(stem)
-        mine = {(nj, mode): v for (s, nj, mode), v in iops.items()
-                if s == label}
-        try:
-            body += beside_rows(label, jobspec.read(path), mach, mine,
-                                rest[0])
-        except (ValueError, jobspec.SpecError, simulate.PredictError) as e:
-            warn("%s (simulated beside measured leaves it out)" % e)
+        for label in of_scenario(published.label(stem),
+                                 {s for s, _, _ in iops}) - done:
+            done.add(label)
+            mine = {(nj, mode): v for (s, nj, mode), v in iops.items()
+                    if s == label}
+            try:
+                body += beside_rows(label, jobspec.read(path), mach, mine,
+                                    rest[0])
+            except (ValueError, jobspec.SpecError,
+                    simulate.PredictError) as e:
+                warn("%s (simulated beside measured leaves it out)" % e)
     return [(BESIDE_TITLE + "; rest " + rest[1], BESIDE_HEADER, body,
              {1, 3, 4, 5})] if body else []

@@ -515,7 +515,8 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
                                             ok_runs)))
     out.append(section.Summary(summary.rows(records, counts, args.base,
                                             figures),
-                               bigbox.summary_lines(simulated)))
+                               bigbox.summary_lines(
+                                   simulated, {r.scenario for r in records})))
     return out
 
 
