@@ -41,7 +41,6 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 # How two CPUs relate, nearest first, and how the tables name it.
 RELATIONS = (("smt", "SMT sibling"), ("same_node", "same node"),
              ("other_node", "other node"))
-RELATION_NAMES = dict(RELATIONS)
 # the two bit patterns it measures (the file's reader, results/calibfile.py)
 PATTERNS = calibfile.PATTERNS
 
@@ -264,20 +263,6 @@ def point(doc, pattern, threads):
 
 def max_threads(doc):
     return max(p["threads"] for p in doc["patterns"]["always"])
-
-
-def transfer_for_estimate(doc):
-    """(one-way ns, relation) for a machine whose jobs spread over nodes:
-    the other-node median when the calibration has other-node pairs, else
-    the nearest relation it has; (None, None) with one CPU."""
-    summary = doc.get("summary") or {}
-    for rel, _ in reversed(RELATIONS):
-        if rel in summary:
-            return summary[rel]["median_ns"], rel
-    pairs = [ns for _, _, ns in _pairs(doc)]
-    if pairs:
-        return statistics.median(pairs), "all"
-    return None, None
 
 
 # ---- presenting ----

@@ -84,7 +84,6 @@ _FIG = {n: twin_figure(n) for n in TWINS}
 # the fix, and the % of the time in filemap_check_errors() before it
 S1_BEFORE, S1_AFTER = _FIG["S1"][2]
 S1_SHARE = jobheader.published_share(twin_path("S1")).percent
-S1_RMW_PER_IO = 2           # two test_and_clear_bit() per I/O before it
 
 # S5, Marcelo Tosatti, 27 Jun 2023: ns per __find_get_block() with the
 # per-CPU LRU in front (mod 1..19) and per __find_get_block_slow()
