@@ -52,10 +52,11 @@ def add_arguments(p):
     g = p.add_argument_group("big-box answer", "with --predict N or a job "
                              "file's published-machine line")
     g.add_argument("--machine", metavar="NAME_OR_FILE",
-                   help="the profile --predict N simulates on")
+                   help="the profile --predict N simulates on (default: "
+                   "the calibration, beyond it its CPU family's)")
     g.add_argument("--fio-ns", type=float, metavar="NS",
-                   help="fio's cost per I/O for --predict (default: "
-                   "measured)")
+                   help="fio's cost per I/O for --predict (default: from "
+                   "the one-job runs)")
 
 
 def job_files(manifests, warn=None):

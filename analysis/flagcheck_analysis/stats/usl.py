@@ -133,10 +133,9 @@ def add_arguments(parser):
     parser.epilog = (parser.epilog or "") + EPILOG
     parser.add_argument(
         "--predict", type=predict_arg, metavar="N",
-        help="N CPUs (2 to %d): the big-box answer simulates each pattern "
-        "job there with its band (--machine); the scaling-law fit gives "
-        "its IOPS at N jobs only within the measured numjobs, and draws its "
-        "curve out to N, dashed beyond them" % MAX_PREDICT)
+        help="N CPUs (2 to %d) for the big-box answer's estimate; the "
+        "scaling-law fit's IOPS at N only within the measured numjobs"
+        % MAX_PREDICT)
 
 
 def _num(v):
