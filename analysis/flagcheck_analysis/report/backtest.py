@@ -7,8 +7,9 @@ Per file: the predicted gain test_first/always and its band, the published
 gain, predicted/published, the effects' ratio (predicted gain - 1) /
 (published gain - 1), today's formula's gain, how the rest and the
 machine were sourced. The scores, of the simulator, of "no effect" (a gain
-of x1.00 for every file) and of today's formula (report/rmwcost.py's
-what-if, _whatif_row(): 1/IOPS(N) = 1/(N x IOPS(1)) + line ops per I/O x
+of x1.00 for every file) and of today's formula (the report's what-if
+before the simulator, kept only here, formula_gain(): 1/IOPS(N) =
+1/(N x IOPS(1)) + line ops per I/O x
 transfer, IOPS(1) the mode's one-CPU figure with the same rest, line ops
 the RMWs and stores per I/O as the engine counts them, transfer the mean
 one-way cost between the N CPUs), against issue 26's targets:
