@@ -98,8 +98,10 @@ class TestSummaryOfFixture(unittest.TestCase):
             "S2 buffer-new-randwrite", "2", "test_first/always",
             "x%.3f" % ratio, "%.3f..%.3f" % ci, "undecided",
             "x%.2f (930 -> 958 MiB/s, arm64 Kunpeng 920, 16 jobs)"
-            % (958 / 930), "undecided: the machine was busy in 4 of 4 runs:"
-            " rerun idle or with more repeats (REPRO_REPEATS=10)"]))
+            % (958 / 930), "undecided: 2 runs per mode, at least 3 needed;"
+            " the machine was busy in 4 of 4 runs: rerun idle or with more"
+            " repeats (--max-repeats %d)"
+            % summary.repeats_needed(decide.decide(base, other))]))
 
     def test_report_md_starts_with_it(self):
         parts = self.md.split("\n\n")
@@ -223,19 +225,21 @@ class TestVerdict(unittest.TestCase):
                          "(published +3.0%)")
 
     def test_undecided(self):
+        # half-width 0.2 against a distance of 0.1 to 1: 5 * 2^2 runs
         d = _d(1.1, 0.9, 1.3, n=5, reason="undecided")
         self.assertEqual(summary.verdict(d, self.S1, 2, 0, 10),
                          "undecided: the 95% CI still holds 1 after 5 runs "
                          "per mode: rerun with more repeats "
-                         "(REPRO_REPEATS=10)")
+                         "(--max-repeats 20)")
         self.assertEqual(summary.verdict(d, self.S1, 2, 10, 10),
-                         "undecided: the machine was busy in 10 of 10 runs: "
+                         "undecided: the 95% CI still holds 1 after 5 runs "
+                         "per mode; the machine was busy in 10 of 10 runs: "
                          "rerun idle or with more repeats "
-                         "(REPRO_REPEATS=10)")
+                         "(--max-repeats 20)")
         d = _d(1.1, 0.9, 1.3, n=2, reason="undecided")
-        self.assertEqual(summary.verdict(d, None, 2, 0, 4),
+        self.assertEqual(summary.verdict(d, None, 2, 0, 4, "REPRO_REPEATS"),
                          "undecided: 2 runs per mode, at least 3 needed: "
-                         "rerun with more repeats (REPRO_REPEATS=10)")
+                         "rerun with more repeats (REPRO_REPEATS=8)")
 
     def test_without_a_published_ratio(self):
         s5 = published.find("bh-lru-lookup")

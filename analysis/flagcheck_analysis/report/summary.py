@@ -17,16 +17,21 @@ The verdict:
                   precision around 1) or the opposite direction
 A scenario without a published ratio gets the direction alone."""
 
+import math
+import os
 from collections import namedtuple
 
 from ..results import published
-from ..stats import decide
+from ..stats import decide, significance
 from . import render
 
 Row = namedtuple("Row", "scenario numjobs base mode decision busy runs "
                  "entry verdict")
 
-REPEATS_HINT = 10
+# what to name in the advice: flagcheck-run's flag, or the make variable
+# that `make reproduce` passes it as (it says so in REPEATS_NAME_ENV)
+REPEATS_FLAG = "--max-repeats"
+REPEATS_NAME_ENV = "FLAGCHECK_REPEATS_NAME"
 
 
 def _iops(records, scenario, numjobs, mode):
@@ -73,7 +78,8 @@ def rows(records, counts, base, extra=None):
                           _iops(records, scenario, nj, m), m)
         busy, n = counts.get((scenario, nj), ([], 0))
         out.append(Row(scenario, nj, b, m, d, len(busy), n, entry,
-                       verdict(d, entry, nj, len(busy), n)))
+                       verdict(d, entry, nj, len(busy), n,
+                               repeats_name())))
     return out
 
 
@@ -93,20 +99,53 @@ def marks(records, counts, base):
     return undecided, busy
 
 
-def _rerun(d):
-    return "REPRO_REPEATS=%d" % max(REPEATS_HINT, 2 * d.n)
+def repeats_needed(d, precision=decide.DEFAULT_PRECISION):
+    """Runs per mode that the spread so far says will decide @d: the CI's
+    half-width shrinks as 1/sqrt(n), so n * (half-width / distance)^2,
+    where distance is the larger of the ratio's distance to 1 (the CI
+    clear of 1) and the precision (the CI narrow); where Welch's test held
+    it back, the runs that bring its t to 2.  Never under n + 1 nor
+    MIN_REPEATS."""
+    n = max(d.n, 1)
+    want = decide.MIN_REPEATS
+    if d.ci is not None and d.ratio:
+        half = (d.ci[1] - d.ci[0]) / 2
+        reach = max(abs(d.ratio - 1), precision * abs(d.ratio))
+        want = math.ceil(n * (half / reach) ** 2)
+        if d.why == "welch" and d.p is not None and 0 < d.p < 1:
+            t = significance.z_of_p(d.p)
+            want = max(want, math.ceil(n * (2.0 / t) ** 2))
+    return max(want, n + 1, decide.MIN_REPEATS)
 
 
-def _undecided(d, busy, runs):
-    if busy:
-        return ("undecided: the machine was busy in %d of %d runs: rerun "
-                "idle or with more repeats (%s)" % (busy, runs, _rerun(d)))
+def _rerun(d, name):
+    return "%s %d" % (name, repeats_needed(d)) if name.startswith("-") \
+        else "%s=%d" % (name, repeats_needed(d))
+
+
+def _why(d):
+    """The statistical reason, read off the figures themselves so that
+    the words cannot contradict them."""
     if d.n < decide.MIN_REPEATS:
-        return ("undecided: %d run%s per mode, at least %d needed: rerun "
-                "with more repeats (%s)" % (d.n, "" if d.n == 1 else "s",
-                                            decide.MIN_REPEATS, _rerun(d)))
-    return ("undecided: the 95%% CI still holds 1 after %d runs per mode: "
-            "rerun with more repeats (%s)" % (d.n, _rerun(d)))
+        return "%d run%s per mode, at least %d needed" % (
+            d.n, "" if d.n == 1 else "s", decide.MIN_REPEATS)
+    if d.ci is None:
+        return "no CI (no spread to resample) after %d runs per mode" % d.n
+    if d.ci[0] <= 1.0 <= d.ci[1]:
+        return "the 95%% CI still holds 1 after %d runs per mode" % d.n
+    return ("the 95%% CI excludes 1 but Welch's test does not agree%s "
+            "after %d runs per mode"
+            % (" (p=%s)" % significance.fmt_p(d.p) if d.p is not None
+               else "", d.n))
+
+
+def _undecided(d, busy, runs, name=REPEATS_FLAG):
+    text = "undecided: " + _why(d)
+    if busy:
+        return text + ("; the machine was busy in %d of %d runs: rerun idle "
+                       "or with more repeats (%s)"
+                       % (busy, runs, _rerun(d, name)))
+    return text + ": rerun with more repeats (%s)" % _rerun(d, name)
 
 
 def _direction(d):
@@ -133,10 +172,15 @@ def _size(d, entry, numjobs):
     return "reproduced: same direction; smaller than published"
 
 
-def verdict(d, entry, numjobs, busy, runs):
+def repeats_name():
+    """The flag (or make variable) the advice names."""
+    return os.environ.get(REPEATS_NAME_ENV) or REPEATS_FLAG
+
+
+def verdict(d, entry, numjobs, busy, runs, name=REPEATS_FLAG):
     """The verdict in words (see the module's text)."""
     if d.reason == "undecided" or d.ci is None:
-        return _undecided(d, busy, runs)
+        return _undecided(d, busy, runs, name)
     way = _direction(d)
     if entry is None or entry.ratio is None:
         text = ("decided: %s %s" % (d.mode, "faster" if way > 0 else

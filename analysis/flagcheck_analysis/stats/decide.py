@@ -16,8 +16,14 @@ MIN_REPEATS = 3
 DEFAULT_PRECISION = 0.02
 METRIC = "iops"
 
-# reason: "excludes_1", "narrow" or "undecided"
-Decision = namedtuple("Decision", "mode reason ratio ci n")
+# reason: "excludes_1", "narrow" or "undecided"; why (undecided only):
+#   "runs"    fewer than MIN_REPEATS runs per side (or no runs of a mode)
+#   "no_ci"   no interval (no spread to resample)
+#   "holds_1" the CI holds 1 and is wider than the precision
+#   "welch"   the CI excludes 1 but Welch's test does not agree (p >= 0.05)
+# p: Welch's p-value, or None where the test is undefined.
+Decision = namedtuple("Decision", "mode reason ratio ci n why p",
+                      defaults=(None, None))
 
 
 def decide(base, other, mode="", precision=DEFAULT_PRECISION):
@@ -26,14 +32,18 @@ def decide(base, other, mode="", precision=DEFAULT_PRECISION):
     m = stats.mean(base)
     ratio = stats.mean(other) / m if other and m else None
     v = stats.verdict(base, other)
-    ci = v.ci
-    if n < MIN_REPEATS or ci is None or ratio is None:
-        return Decision(mode, "undecided", ratio, ci, n)
-    if v.kind in ("beyond", "differs") and not ci[0] <= 1.0 <= ci[1]:
-        return Decision(mode, "excludes_1", ratio, ci, n)
+    ci, p = v.ci, (v.welch.p if v.welch else None)
+    if n < MIN_REPEATS or ratio is None:
+        return Decision(mode, "undecided", ratio, ci, n, "runs", p)
+    if ci is None:
+        return Decision(mode, "undecided", ratio, ci, n, "no_ci", p)
+    holds_1 = ci[0] <= 1.0 <= ci[1]
+    if v.kind in ("beyond", "differs") and not holds_1:
+        return Decision(mode, "excludes_1", ratio, ci, n, None, p)
     if (ci[1] - ci[0]) / 2 < precision * abs(ratio):
-        return Decision(mode, "narrow", ratio, ci, n)
-    return Decision(mode, "undecided", ratio, ci, n)
+        return Decision(mode, "narrow", ratio, ci, n, None, p)
+    return Decision(mode, "undecided", ratio, ci, n,
+                    "holds_1" if holds_1 else "welch", p)
 
 
 def decide_cell(values, modes, precision=DEFAULT_PRECISION):
@@ -60,7 +70,22 @@ def text(d, base, precision=DEFAULT_PRECISION):
         return out + " excludes 1"
     if d.reason == "narrow":
         return out + " narrower than ±%g%%" % (100 * precision)
-    return out
+    return out + " " + why_text(d)
+
+
+def why_text(d):
+    """Why an undecided ratio is undecided, in words that agree with its
+    figures: 'holds 1', or 'excludes 1 but Welch p=0.095 does not agree'."""
+    if d.why == "welch":
+        return ("excludes 1 but Welch's test does not agree (p=%s)"
+                % stats.fmt_p(d.p) if d.p is not None else
+                "excludes 1 but Welch's test does not agree")
+    if d.why == "holds_1":
+        return "holds 1"
+    if d.why == "no_ci":
+        return "undefined (no spread to resample)"
+    return "from %d run%s per mode, at least %d needed" % (
+        d.n, "" if d.n == 1 else "s", MIN_REPEATS)
 
 
 def cell_values(outdir, runs, metric=METRIC):
