@@ -12,6 +12,10 @@ line of a fixed form (the job file is the one place it is written):
   ; published-figure: -P% WHAT
         LKP's %change of the bad code against the fixed one; the gain is
         1 / (1 - P/100)
+  ; published-figure: none [WHY]
+        no figure was published (a patch of your own, one not yet
+        measured): the gain is None, the tables show "-" where it would
+        be, the run's own ratio and the estimate stand alone
 
 WHAT (the benchmark, the machine) must not be empty.  The gain is what a
 run's test_first/always IOPS ratio is compared with.
@@ -36,8 +40,9 @@ _FORMS = (
     ("xR", re.compile(r"^x%s\s+(\S.*)$" % _NUM)),
     ("-P%", re.compile(r"^-%s%%\s+(\S.*)$" % _NUM)),
 )
-USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT' or '-P% WHAT' "
-         "(numbers > 0, P < 100)")
+_NONE = re.compile(r"^none(?:\s*[:,;-]?\s+(\S.*))?$")
+USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT', '-P% WHAT' "
+         "(numbers > 0, P < 100) or 'none' (nothing published)")
 
 
 class FigureError(Exception):
@@ -48,6 +53,9 @@ def parse(value, where):
     """The Figure of one published-figure value; FigureError names
     `where` (file:line), the value and the forms allowed."""
     value = value.strip()
+    m = _NONE.match(value)
+    if m:
+        return Figure(None, "none", m.group(1) or "")
     for form, rx in _FORMS:
         m = rx.match(value)
         if not m:
@@ -124,7 +132,9 @@ def table(rows_):
     body = [[r.scenario, str(r.numjobs), render.fmt_value(r.always),
              render.fmt_value(r.test_first), "%d+%d" % r.runs,
              "-" if r.ratio is None else "x%.2f" % r.ratio,
-             "x%.2f" % r.published.gain, r.published.what] for r in rows_]
+             "-" if r.published.gain is None else
+             "x%.2f" % r.published.gain,
+             r.published.what or "-"] for r in rows_]
     title = ("the catalogue beside its sources (test_first/always = mean "
              "IOPS of test_first runs / of always runs; published = the "
              "fix's gain as its source gives it, from the job file's "

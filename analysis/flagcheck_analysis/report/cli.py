@@ -396,7 +396,7 @@ def job_file_figures(manifests):
                 fig = catalogue.read(path)
             except catalogue.FigureError:
                 continue
-            if fig is not None:
+            if fig is not None and fig.gain is not None:
                 out[label] = published.from_job_file(label, fig.gain,
                                                      fig.what, path)
     return out
