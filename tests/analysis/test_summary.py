@@ -40,8 +40,8 @@ class TestSummaryOfFixture(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
-        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
-                    cls.tmp.name, S2, CAP)
+        p = run_cli("flagcheck-report", "--no-plot", "--width", "0",
+                    "--outdir", cls.tmp.name, S2, CAP)
         assert p.returncode == 0, p.stderr
         cls.out = p.stdout
         with open(os.path.join(cls.tmp.name, "report.md")) as f:
@@ -170,7 +170,8 @@ class TestJobFileFigure(ResultsDirCase):
                     "--runtime", "1", "--ramp", "0", "--no-line-probe",
                     "--outdir", self.out, "--quiet", timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)
-        p = run_cli("flagcheck-report", "--no-plot", self.out)
+        p = run_cli("flagcheck-report", "--no-plot", "--width", "0",
+                    self.out)
         self.assertEqual(p.returncode, 0, p.stderr)
         fig = catalogue.read(job)
         block = p.stdout.rstrip("\n").split("\n\n")[-1].splitlines()

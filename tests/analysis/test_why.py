@@ -243,8 +243,8 @@ class TestReport(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def report(self, *argv):
-        return run_cli("flagcheck-report", "--no-plot", "--outdir", self.out,
-                       *argv)
+        return run_cli("flagcheck-report", "--no-plot", "--width", "0",
+                       "--outdir", self.out, *argv)
 
     def test_text_and_markdown(self):
         p = self.report(WHY, "--transfer-ns", "150")

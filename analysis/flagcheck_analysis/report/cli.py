@@ -11,7 +11,8 @@ from ..results import (clients, fiojson, manifest, matrix, published,
 from ..stats import compare, scaling, significance as stats, usl
 from ..run import lineprobe
 from . import (catalogue, conditions, lru, perhost as hosttable, plot,
-               rmwcost as why, sections as section, sidebyside, summary)
+               render, rmwcost as why, sections as section, sidebyside,
+               summary)
 
 PROG = "flagcheck-report"
 
@@ -77,6 +78,18 @@ written, 2 for a usage error."""
 FORMATS = ("text", "markdown", "csv")
 
 
+def _width(text):
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if v != 0 and not 60 <= v <= 10000:
+        raise argparse.ArgumentTypeError(
+            "%r is not valid: a width in columns, 60 to 10000, or 0 (no "
+            "limit)" % text)
+    return v
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog=PROG, description="Compare flagcheck modes from fio JSON "
@@ -113,6 +126,11 @@ def parse_args(argv):
                    help="take each run's mode from this fio job option "
                    "(e.g. variant, ioengine) for every file, instead of "
                    "the manifest or the file name")
+    p.add_argument("--width", type=_width, default=render.WIDTH,
+                   metavar="COLS", help="the terminal's width in columns "
+                   "(default %(default)s, 0: no limit); longer notes become "
+                   "numbered footnotes under their table; report.md keeps "
+                   "the full text")
     usl.add_arguments(p)
     why.add_arguments(p)
     args = p.parse_args(argv)
@@ -454,9 +472,8 @@ def compare_main(args):
                  "%s (%s)" % (name, side.name))
             return 1
     result = sidebyside.side_by_side(a, b)
-    show = sidebyside.markdown if args.format == "markdown" \
-        else sidebyside.text
-    sys.stdout.write(show(result))
+    sys.stdout.write(sidebyside.markdown(result) if args.format == "markdown"
+                     else render.wrap(sidebyside.text(result)))
     outdir = args.outdir or os.path.join(args.compare[1].split(",")[0],
                                          "report")
     try:
@@ -574,6 +591,7 @@ def write(args, head, secs):
 
 def main(argv=None):
     args = parse_args(argv)
+    render.set_width(args.width)
     if args.compare:
         return compare_main(args)
     files, manifests = inputs_to_files(args.inputs)

@@ -644,8 +644,10 @@ def build(args, records, docs, warn):
         return None
     t, source = _estimate_source(args, cal)
     s1 = any(r.model == S1_MODEL for rs in groups.values() for r in rs)
-    est = estimate(t, source) if t and (s1 or explicit) else None
+    whatif_rows = whatif(groups, t, getattr(args, "predict", None))
+    # S1's worked estimate beside S1's runs, or asked for where no pattern
+    # scenario takes the transfer for its own estimate
+    est = estimate(t, source) if t and (s1 or explicit and not whatif_rows) \
+        else None
     return Section(cal, gaps(groups, cal), share_rows, est,
-                   self_check(groups, cal), None,
-                   whatif(groups, t, getattr(args, "predict", None)),
-                   (t, source))
+                   self_check(groups, cal), None, whatif_rows, (t, source))
