@@ -11,7 +11,7 @@ import unittest
 
 from tests.analysis.helpers import FIXTURES, REPO, ResultsDirCase, run_cli
 from flagcheck_analysis.results import fiojson, published
-from flagcheck_analysis.stats import decide, significance as stats
+from flagcheck_analysis.stats import decide, paired, significance as stats
 from flagcheck_analysis.report import catalogue, summary
 
 SUMMARY = os.path.join(FIXTURES, "summary")
@@ -68,17 +68,17 @@ class TestSummaryOfFixture(unittest.TestCase):
         self.assertTrue(block[4].startswith("rate-cap "))
 
     def test_decided_cell(self):
+        # r1, r2, r3 of each mode: the pairs of the same repeat
         base = raw_iops(CAP, "rate-cap", "20000", 1)
         other = raw_iops(CAP, "rate-cap", "40000", 1)
         self.assertEqual((len(base), len(other)), (3, 3))
-        ratio = stats.mean(other) / stats.mean(base)
-        ci = stats.bootstrap_ratio_ci(base, other)
+        pr = paired.paired([o / b for b, o in zip(base, other)])
         busy, n = busy_runs(CAP)
-        self.assertTrue(ci[0] > 1, ci)
+        self.assertTrue(pr.ci[0] > 1, pr)
         line, = self.row("rate-cap ")
-        self.assertEqual(line.split()[:7], [
-            "rate-cap", "1", "40000/20000", "x%.3f" % ratio,
-            "%.3f..%.3f" % ci, "decided", "-"])
+        self.assertEqual(line.split()[:8], [
+            "rate-cap", "1", "40000/20000", "x%.3f" % pr.gain,
+            "%.3f..%.3f" % pr.ci, "decided", "(pairs)", "-"])
         self.assertTrue(line.endswith(
             "decided: 40000 faster" + ("; the machine was busy in %d of %d "
                                        "runs" % (busy, n) if busy else "")),
@@ -89,8 +89,9 @@ class TestSummaryOfFixture(unittest.TestCase):
         other = raw_iops(S2, "buffer-new-randwrite", "test_first", 2)
         busy, n = busy_runs(S2)
         self.assertEqual((busy, n), (4, 4))
-        ratio = stats.mean(other) / stats.mean(base)
-        ci = stats.bootstrap_ratio_ci(base, other)
+        pairs = [o / b for b, o in zip(base, other)]
+        pr = paired.paired(pairs)
+        ratio, ci = pr.gain, pr.ci
         line, = self.row("S2 buffer-new-randwrite ")
         s2 = published.find("buffer-new-randwrite")
         self.assertEqual(s2.figure, "930 -> 958 MiB/s")
@@ -98,10 +99,11 @@ class TestSummaryOfFixture(unittest.TestCase):
             "S2 buffer-new-randwrite", "2", "test_first/always",
             "x%.3f" % ratio, "%.3f..%.3f" % ci, "undecided",
             "x%.2f (930 -> 958 MiB/s, arm64 Kunpeng 920, 16 jobs)"
-            % (958 / 930), "undecided: 2 runs per mode, at least 3 needed;"
+            % (958 / 930), "undecided: 2 pairs, at least 3 needed;"
             " the machine was busy in 4 of 4 runs: rerun idle or with more"
             " repeats (--max-repeats %d)"
-            % summary.repeats_needed(decide.decide(base, other))]))
+            % summary.repeats_needed(decide.decide(base, other,
+                                                   pairs=pairs))]))
 
     def test_report_md_starts_with_it(self):
         parts = self.md.split("\n\n")

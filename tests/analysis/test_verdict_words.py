@@ -30,10 +30,15 @@ def check(d, entry, numjobs, busy, runs, text):
     the path's name."""
     undecided = d.reason == "undecided" or d.ci is None
     assert text.startswith("undecided: ") == undecided, text
-    if "CI still holds 1" in text:
+    if re.search(r"CI (over \d+ pairs )?still holds 1", text):
         assert _holds_1(d.ci), (d, text)
-    if "CI excludes 1" in text:
+    if re.search(r"CI (over \d+ pairs )?excludes 1", text):
         assert not _holds_1(d.ci), (d, text)
+    m = re.search(r"(?:over (\d+) pairs|(\d+) pairs?, at least)", text)
+    if m:
+        assert d.by == "pairs" and int(m.group(1) or m.group(2)) == d.n
+    if d.by == "pairs":
+        assert "Welch" not in text and "runs per mode" not in text, text
     m = re.search(r"Welch's test does not agree \(p=([^)]*)\)", text)
     if m:
         assert d.p is not None and d.p >= significance.ALPHA, (d, text)
@@ -95,8 +100,11 @@ def _decisions():
         for spread in (0.0005, 0.05, 0.3):
             for n in (2, 3, 5):
                 for seed in range(3):
-                    yield decide.decide(*_runs(ratio, spread, n, seed),
-                                        "test_first")
+                    base, other = _runs(ratio, spread, n, seed)
+                    yield decide.decide(base, other, "test_first")
+                    # the same runs as pairs (repeat i of each mode)
+                    yield decide.decide(base, other, "test_first", pairs=[
+                        o / b for b, o in zip(base, other)])
     # the issue's case: a bootstrap CI clear of 1 that Welch does not back
     yield decide.decide([100, 100, 130], [131, 132, 133], "test_first")
     # no CI at all
@@ -111,9 +119,18 @@ def test_every_verdict_path_agrees_with_its_figures():
             for numjobs in (2, 16, 64):
                 for busy, runs in ((0, 2 * d.n), (3, 2 * d.n)):
                     text = summary.verdict(d, entry, numjobs, busy, runs)
-                    seen.add(check(d, entry, numjobs, busy, runs, text))
+                    path = check(d, entry, numjobs, busy, runs, text)
+                    seen.add(path)
+                    if d.by == "pairs":
+                        seen.add("pairs:" + path)
     assert seen == {
         "undecided:runs", "undecided:holds_1", "undecided:welch",
+        "pairs:undecided:runs", "pairs:undecided:holds_1",
+        "pairs:decided:direction", "pairs:decided:no difference",
+        "pairs:reproduced:same size", "pairs:reproduced:smaller",
+        "pairs:reproduced:larger", "pairs:not reproduced:opposite",
+        "pairs:not reproduced:no difference",
+        "pairs:reproduced:smaller, as expected",
         "undecided:no_ci", "decided:direction", "decided:no difference",
         "not reproduced:no difference", "not reproduced:opposite",
         "reproduced:same size", "reproduced:larger", "reproduced:smaller",

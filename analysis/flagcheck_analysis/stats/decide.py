@@ -1,16 +1,24 @@
 """--until-decided: is a cell (one scenario at one numjobs) decided after
-its repeats so far?  Its IOPS ratio, mean(mode) / mean(base), is decided
-when the ratio's 95% CI (the report's bootstrap interval, stats.verdict)
-excludes 1 and Welch's test agrees, or when the CI is narrower than
-+-precision of the ratio; with several modes, every mode against the base.
-No cell is decided on fewer than MIN_REPEATS runs per side: the percentile
-bootstrap of two values per side can take only a handful of values and
-gives far too narrow an interval."""
+its repeats so far?
+
+With paired runs (each repeat runs every mode back to back, ABBA; at
+least MIN_REPEATS pairs) the pairs decide: the geometric mean of the
+per-repeat ratios mode/base and its 95% t-interval (paired.py); decided
+when that CI excludes 1, or is narrower than +-precision of the gain.
+Without pairs (runs that carry no repeat number, or no repeat run in both
+modes) the unpaired runs decide: the ratio of the means, decided when its
+95% bootstrap CI (stats.verdict) excludes 1 and Welch's test agrees, or
+when the CI is narrower than +-precision; with pairs, that unpaired
+verdict is kept as the second opinion (Decision.second).  With several
+modes, every mode against the base.  No cell is decided on fewer than
+MIN_REPEATS runs (pairs) per side: the percentile bootstrap of two values
+per side can take only a handful of values and gives far too narrow an
+interval."""
 
 from collections import namedtuple
 
 from ..results import fiojson, matrix
-from . import significance as stats
+from . import paired, significance as stats
 
 MIN_REPEATS = 3
 DEFAULT_PRECISION = 0.02
@@ -21,18 +29,24 @@ METRIC = "iops"
 #   "no_ci"   no interval (no spread to resample)
 #   "holds_1" the CI holds 1 and is wider than the precision
 #   "welch"   the CI excludes 1 but Welch's test does not agree (p >= 0.05)
-# p: Welch's p-value, or None where the test is undefined.
-Decision = namedtuple("Decision", "mode reason ratio ci n why p",
-                      defaults=(None, None))
+# p: Welch's p-value (the pairs' t-test p when by == "pairs"), or None
+# where the test is undefined.  by: "pairs" or "unpaired", what decided
+# (or would decide); second: the unpaired (ratio, ci, p) beside the pairs'.
+Decision = namedtuple("Decision", "mode reason ratio ci n why p by second",
+                      defaults=(None, None, "unpaired", None))
 
 
-def decide(base, other, mode="", precision=DEFAULT_PRECISION):
-    """Decision for one mode's values against the base mode's."""
+def decide(base, other, mode="", precision=DEFAULT_PRECISION, pairs=None):
+    """Decision for one mode's values against the base mode's; @pairs:
+    the ratios mode/base of the runs paired by repeat (paired.ratios), or
+    None."""
     n = min(len(base), len(other))
     m = stats.mean(base)
     ratio = stats.mean(other) / m if other and m else None
     v = stats.verdict(base, other)
     ci, p = v.ci, (v.welch.p if v.welch else None)
+    if pairs:
+        return _decide_pairs(pairs, mode, precision, (ratio, ci, p))
     if n < MIN_REPEATS or ratio is None:
         return Decision(mode, "undecided", ratio, ci, n, "runs", p)
     if ci is None:
@@ -46,12 +60,34 @@ def decide(base, other, mode="", precision=DEFAULT_PRECISION):
                     "holds_1" if holds_1 else "welch", p)
 
 
-def decide_cell(values, modes, precision=DEFAULT_PRECISION):
+def _decide_pairs(ratios, mode, precision, second):
+    pr = paired.paired(ratios)
+    if pr.n < MIN_REPEATS or pr.ci is None:
+        return Decision(mode, "undecided", pr.gain, pr.ci, pr.n, "runs",
+                        pr.p, "pairs", second)
+    if not pr.ci[0] <= 1.0 <= pr.ci[1]:
+        return Decision(mode, "excludes_1", pr.gain, pr.ci, pr.n, None,
+                        pr.p, "pairs", second)
+    if (pr.ci[1] - pr.ci[0]) / 2 < precision * pr.gain:
+        return Decision(mode, "narrow", pr.gain, pr.ci, pr.n, None, pr.p,
+                        "pairs", second)
+    return Decision(mode, "undecided", pr.gain, pr.ci, pr.n, "holds_1",
+                    pr.p, "pairs", second)
+
+
+def decide_cell(values, modes, precision=DEFAULT_PRECISION, by_repeat=None):
     """[Decision] of every mode after the first (the base) of one cell;
-    `values` is {mode: [metric per run]}."""
+    `values` is {mode: [metric per run]}, `by_repeat` {mode: {repeat:
+    metric}} (the pairs), or None."""
     base = values.get(modes[0], [])
-    return [decide(base, values.get(m, []), m, precision)
-            for m in modes[1:]]
+    out = []
+    for m in modes[1:]:
+        pairs = None
+        if by_repeat:
+            pairs = paired.ratios(by_repeat.get(modes[0], {}),
+                                  by_repeat.get(m, {})) or None
+        out.append(decide(base, values.get(m, []), m, precision, pairs))
+    return out
 
 
 def is_decided(decisions):
@@ -66,6 +102,9 @@ def text(d, base, precision=DEFAULT_PRECISION):
     if d.ci is None:
         return out + ", no CI"
     out += ", 95%% CI %.3f..%.3f" % d.ci
+    if d.by == "pairs":
+        out = "%s/%s x%.3f over %d pairs, 95%% CI %.3f..%.3f" % (
+            (d.mode, base, d.ratio, d.n) + tuple(d.ci))
     if d.reason == "excludes_1":
         return out + " excludes 1"
     if d.reason == "narrow":
@@ -91,6 +130,13 @@ def why_text(d):
 def cell_values(outdir, runs, metric=METRIC):
     """{mode: [metric of each finished run]} of the runs given (one cell);
     a run whose JSON is missing or unreadable counts as not run."""
+    return {m: list(v.values()) for m, v in
+            cell_values_by_repeat(outdir, runs, metric).items()}
+
+
+def cell_values_by_repeat(outdir, runs, metric=METRIC):
+    """{mode: {repeat: metric}} of the finished runs given (one cell), in
+    the runs' order."""
     out = {}
     for run in runs:
         try:
@@ -100,5 +146,5 @@ def cell_values(outdir, runs, metric=METRIC):
                 KeyError):
             continue
         if value is not None:
-            out.setdefault(run.mode, []).append(value)
+            out.setdefault(run.mode, {})[run.repeat] = value
     return out

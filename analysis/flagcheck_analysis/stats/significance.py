@@ -127,6 +127,11 @@ def verdict(base, other, alpha=ALPHA):
     return Verdict("beyond" if beyond else "noise", text, w, ci)
 
 
+def t_of(df, alpha=ALPHA):
+    """Student's t quantile of a two-sided 1 - alpha interval."""
+    return float(sps.t.ppf(1 - alpha / 2, df))
+
+
 def z_of_p(p):
     """The |z| whose two-sided normal p-value is @p (0 < p < 1)."""
     return float(sps.norm.isf(p / 2))
