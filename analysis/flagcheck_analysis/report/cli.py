@@ -50,9 +50,13 @@ scenario then named with what differs, e.g. "S1 filemap-odirect-read
 of these ("unknown") is a setup of its own, never averaged with runs that
 do.  To set two such sets of runs side by side: --compare A B.
 
---compare A B: per scenario, mode and numjobs, B's IOPS against A's: both
-means, %change, the ratio's 95% bootstrap CI and the verdict (Welch's test,
-as in the report), busy runs named; the header says in which of the fields
+--compare A B: first, per scenario, numjobs and mode, B's gain against A's
+(the geometric mean of each side's pairs' mode/--base ratios; Welch's
+t-interval and test over the pairs' logs; busy runs never decide a
+difference: the quiet pairs alone, or "cannot tell"); then per scenario,
+mode and numjobs, B's IOPS against A's: both means, %change, the ratio's
+95% bootstrap CI and the verdict (Welch's test, as in the report), busy
+runs named; the header says in which of the fields
 above B differs from A.  Not compared, with the reason: a scenario, or a
 mode at a numjobs, found on one side only, and a scenario whose job shape
 (rw, bs, iodepth, direct, buffered, thread, model) differs.  Exit status 1
@@ -471,7 +475,7 @@ def compare_main(args):
             warn("--compare: nothing to compare: no readable fio JSON in "
                  "%s (%s)" % (name, side.name))
             return 1
-    result = sidebyside.side_by_side(a, b)
+    result = sidebyside.side_by_side(a, b, args.base)
     sys.stdout.write(sidebyside.markdown(result) if args.format == "markdown"
                      else render.wrap(sidebyside.text(result)))
     outdir = args.outdir or os.path.join(args.compare[1].split(",")[0],

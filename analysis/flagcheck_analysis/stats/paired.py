@@ -42,3 +42,31 @@ def paired(rs, alpha=ALPHA):
     half = float(sps.t.ppf(1 - alpha / 2, n - 1)) * sd / math.sqrt(n)
     p = float(sps.ttest_1samp(logs, 0.0).pvalue)
     return Paired(n, gain, (math.exp(m - half), math.exp(m + half)), p)
+
+
+# B's gain against A's: ratio = gain B / gain A; ci, p: Welch's interval
+# and test on the two sides' pair logs (None under 2 pairs on a side)
+GainDiff = namedtuple("GainDiff", "ratio ci p na nb")
+
+
+def compare_gains(ra, rb, alpha=ALPHA):
+    """GainDiff of the pair ratios @rb (B) against @ra (A): the ratio of
+    their geometric means, Welch's t-interval of the difference of their
+    mean logs (scipy.stats.t, Welch-Satterthwaite df) and Welch's test
+    (scipy.stats.ttest_ind, equal_var=False), two-sided at @alpha."""
+    na, nb = len(ra), len(rb)
+    if not na or not nb:
+        return GainDiff(None, None, None, na, nb)
+    la, lb = [math.log(r) for r in ra], [math.log(r) for r in rb]
+    d = statistics.fmean(lb) - statistics.fmean(la)
+    if na < 2 or nb < 2:
+        return GainDiff(math.exp(d), None, None, na, nb)
+    va, vb = statistics.variance(la) / na, statistics.variance(lb) / nb
+    if va + vb == 0:
+        return GainDiff(math.exp(d), (math.exp(d), math.exp(d)),
+                        1.0 if d == 0 else 0.0, na, nb)
+    df = (va + vb) ** 2 / (va ** 2 / (na - 1) + vb ** 2 / (nb - 1))
+    half = float(sps.t.ppf(1 - alpha / 2, df)) * math.sqrt(va + vb)
+    p = float(sps.ttest_ind(lb, la, equal_var=False).pvalue)
+    return GainDiff(math.exp(d), (math.exp(d - half), math.exp(d + half)),
+                    p, na, nb)
