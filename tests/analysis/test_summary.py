@@ -11,7 +11,7 @@ import unittest
 
 from tests.analysis.helpers import FIXTURES, REPO, ResultsDirCase, run_cli
 from flagcheck_analysis.results import fiojson, published
-from flagcheck_analysis.stats import decide, paired, significance as stats
+from flagcheck_analysis.stats import decide, paired
 from flagcheck_analysis.report import catalogue, summary
 
 SUMMARY = os.path.join(FIXTURES, "summary")
