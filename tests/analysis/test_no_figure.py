@@ -19,7 +19,7 @@ ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
     ("none  not measured yet", "not measured yet")])
 def test_none_is_a_form(value, what):
     f = catalogue.parse(value, "j.fio:3")
-    assert (f.gain, f.form, f.what) == (None, "none", what)
+    assert (f.gain, f.form, f.what, f.values) == (None, "none", what, ())
 
 
 def test_refusal_names_none_among_the_forms():
@@ -30,7 +30,7 @@ def test_refusal_names_none_among_the_forms():
 
 def test_catalogue_row_without_a_gain():
     row = catalogue.Row("mine", 2, 100.0, 150.0, (3, 3), 1.5,
-                        catalogue.Figure(None, "none", ""))
+                        catalogue.Figure(None, "none", "", ()))
     _, header, body, _ = catalogue.table([row])
     col = dict(zip(header, body[0]))
     assert (col["test_first/always"], col["published"],

@@ -10,9 +10,9 @@ from ..results import (clients, fiojson, manifest, matrix, published,
                        runsetup as setups, safewrite as atomic)
 from ..stats import compare, scaling, significance as stats, usl
 from ..run import lineprobe
-from . import (catalogue, conditions, lru, perhost as hosttable, plot,
-               render, rmwcost as why, sections as section, sidebyside,
-               summary)
+from . import (bigbox, catalogue, conditions, lru, perhost as hosttable,
+               plot, render, rmwcost as why, sections as section,
+               sidebyside, summary)
 
 PROG = "flagcheck-report"
 
@@ -137,6 +137,7 @@ def parse_args(argv):
                    "the full text")
     usl.add_arguments(p)
     why.add_arguments(p)
+    bigbox.add_arguments(p)
     args = p.parse_args(argv)
     if bool(args.inputs) == bool(args.compare):
         p.error("give the results to report (DIR_OR_FILE ...) or "
@@ -529,6 +530,9 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     why_section = why.build(args, records, docs, warn)
     if why_section is not None:
         out.append(why_section)
+    out.append(section.Tables(bigbox.table(args, manifests, warn) +
+                              bigbox.beside(args, manifests, records, warn,
+                                            ok_runs)))
     out.append(section.Summary(summary.rows(records, counts, args.base,
                                             figures)))
     return out
