@@ -63,3 +63,11 @@ def test_cell_values_pair_by_repeat():
     d, = decide.decide_cell(values, ["always", "test_first"], by_repeat=by)
     assert d.by == "pairs" and d.reason in ("excludes_1", "narrow")
     assert math.isclose(d.ratio, 1.1, rel_tol=1e-12)
+
+
+def test_too_few_pairs_say_pairs():
+    d = decide.decide([100.0, 90.0], [110.0, 99.0], "test_first",
+                      pairs=[1.1, 1.1])
+    assert (d.reason, d.why, d.by, d.n) == ("undecided", "runs", "pairs", 2)
+    assert decide.text(d, "always").endswith(
+        "over 2 pairs, 95% CI 1.100..1.100 from 2 pairs, at least 3 needed")

@@ -123,6 +123,9 @@ def why_text(d):
         return "holds 1"
     if d.why == "no_ci":
         return "undefined (no spread to resample)"
+    if d.by == "pairs":
+        return "from %d pair%s, at least %d needed" % (
+            d.n, "" if d.n == 1 else "s", MIN_REPEATS)
     return "from %d run%s per mode, at least %d needed" % (
         d.n, "" if d.n == 1 else "s", MIN_REPEATS)
 
