@@ -236,7 +236,7 @@ reproduce: deps
 		--until-decided --repeats $(REPRO_MIN_REPEATS) \
 		--max-repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) $(REPRO_JOBS)
-	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)
+	FLAGCHECK_REPEATS_NAME=REPRO_REPEATS $(PYTHON) analysis/flagcheck-report $(REPRO_OUT)
 
 # The rest of the family, each with its own modes: S3 (always/test_first),
 # S4 (before/always/test_first, against before), S5 (LRU on/off, one job,

@@ -33,10 +33,12 @@ struct fc_counters {
 	uint64_t ios[3];
 	uint64_t checks;	/* times the modelled path ran */
 	uint64_t rmw[FC_MAX_PATHS];	/* atomic RMWs executed */
-	uint64_t skipped[FC_MAX_PATHS];	/* RMWs (or stores) a plain test or
-					 * a guard made unnecessary */
+	uint64_t skipped[FC_MAX_PATHS];	/* RMWs a plain test or a guard
+					 * made unnecessary */
 	uint64_t stores[FC_MAX_PATHS];	/* plain stores executed: not RMWs,
 					 * but they take the line all the same */
+	uint64_t stores_skipped[FC_MAX_PATHS];	/* plain stores a test or a
+						 * guard made unnecessary */
 	uint64_t errors_set;	/* 0 -> 1 transitions of an error bit (injected) */
 	uint64_t errors_reported; /* I/Os failed with the error the model returned */
 	uint64_t issued;		/* I/Os the backend handed to the kernel */
@@ -143,7 +145,7 @@ static inline void fc_count_store(struct fc_counters *c, int path, bool ran)
 	if (ran)
 		c->stores[path]++;
 	else
-		c->skipped[path]++;
+		c->stores_skipped[path]++;
 }
 
 static inline uint64_t fc_counters_stores(const struct fc_counters *c)
@@ -154,6 +156,11 @@ static inline uint64_t fc_counters_stores(const struct fc_counters *c)
 static inline uint64_t fc_counters_skipped(const struct fc_counters *c)
 {
 	return fc_sum(c->skipped, FC_MAX_PATHS);
+}
+
+static inline uint64_t fc_counters_stores_skipped(const struct fc_counters *c)
+{
+	return fc_sum(c->stores_skipped, FC_MAX_PATHS);
 }
 
 #endif

@@ -84,7 +84,7 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 		"\"rmw_skipped\": %llu, \"stores\": %llu, \"errors_set\": %llu, "
 		"\"errors_reported\": %llu, \"issued\": %llu, "
 		"\"timed_every\": %d, \"timed_calls\": %llu, "
-		"\"timed_ns\": %llu",
+		"\"timed_ns\": %llu, \"stores_skipped\": %llu",
 		name, j->thread_number, j->pid, j->model, j->variant,
 		j->mapping, j->backend, j->options ? j->options : "{}",
 		(unsigned long long)fc_counters_ios(c),
@@ -99,17 +99,20 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 		(unsigned long long)c->errors_reported,
 		(unsigned long long)c->issued, FC_TIMED_EVERY,
 		(unsigned long long)c->timed_calls,
-		(unsigned long long)c->timed_ns);
+		(unsigned long long)c->timed_ns,
+		(unsigned long long)fc_counters_stores_skipped(c));
 	free(name);
 	fc_json_u64s(out, "timed_log2", c->timed_hist, FC_TIMED_BUCKETS);
 	fc_json_u64s(out, "timed_log2_ns", c->timed_hist_ns, FC_TIMED_BUCKETS);
 	fputs(", \"paths\": {", out);
 	for (i = 0; j->paths && j->paths[i] && i < FC_MAX_PATHS; i++)
 		fprintf(out, "%s\"%s\": {\"rmw\": %llu, \"skipped\": %llu, "
-			"\"stores\": %llu}", i ? ", " : "", j->paths[i],
+			"\"stores\": %llu, \"stores_skipped\": %llu}",
+			i ? ", " : "", j->paths[i],
 			(unsigned long long)c->rmw[i],
 			(unsigned long long)c->skipped[i],
-			(unsigned long long)c->stores[i]);
+			(unsigned long long)c->stores[i],
+			(unsigned long long)c->stores_skipped[i]);
 	fputc('}', out);
 	if (j->stats) {
 		fputs(", \"model_stats\": {", out);
@@ -135,7 +138,7 @@ char *fc_stats_text(const struct fc_stats_job *j, const struct fc_counters *c)
 	fprintf(out,
 		"flagcheck: %s (job %u): %s %s=%s mapping=%s: ios=%llu checks=%llu "
 		"rmw=%llu (%.2f/io) rmw_skipped=%llu errors_set=%llu "
-		"errors_reported=%llu stores=%llu",
+		"errors_reported=%llu stores=%llu stores_skipped=%llu",
 		j->job ? j->job : "", j->thread_number, j->model,
 		j->variant_option ? j->variant_option : "variant", j->variant,
 		j->mapping, ios, (unsigned long long)c->checks, rmw,
@@ -143,12 +146,19 @@ char *fc_stats_text(const struct fc_stats_job *j, const struct fc_counters *c)
 		(unsigned long long)fc_counters_skipped(c),
 		(unsigned long long)c->errors_set,
 		(unsigned long long)c->errors_reported,
-		(unsigned long long)fc_counters_stores(c));
+		(unsigned long long)fc_counters_stores(c),
+		(unsigned long long)fc_counters_stores_skipped(c));
 	for (i = 0; j->paths && j->paths[i] && j->paths[1] &&
 		    i < FC_MAX_PATHS; i++)
+	{
 		fprintf(out, "%s %s rmw=%llu skipped=%llu", i ? "," : ";",
 			j->paths[i], (unsigned long long)c->rmw[i],
 			(unsigned long long)c->skipped[i]);
+		if (c->stores[i] || c->stores_skipped[i])
+			fprintf(out, " stores=%llu stores_skipped=%llu",
+				(unsigned long long)c->stores[i],
+				(unsigned long long)c->stores_skipped[i]);
+	}
 	for (i = 0; j->stats && j->stats[i] && i < FC_MAX_STATS; i++)
 		fprintf(out, "%s%s=%llu", i ? " " : "; ", j->stats[i],
 			(unsigned long long)c->stat[i]);

@@ -139,14 +139,15 @@ def check_op(what, op, per_job, total_ios, runtime_ns):
     """per_job: [(job ios, its counters of this op, its flips)]."""
     tf, name, _, guards, repeat = op
     ran = sum(ran_of(c) for _, c, _ in per_job)
-    skipped = sum(c["skipped"] for _, c, _ in per_job)
+    skipped = sum(c["skipped"] + c["stores_skipped"] for _, c, _ in per_job)
     if name not in RMW | STORE:
         assert ran == skipped == 0, f"{what}: {per_job}"
         return
     assert ran + skipped == repeat * total_ios, \
         f"{what}: {ran} ran + {skipped} skipped != {repeat} x {total_ios}"
     kind = "rmw" if name in RMW else "stores"
-    assert all(c["stores" if kind == "rmw" else "rmw"] == 0
+    assert all(c["stores" if kind == "rmw" else "rmw"] == 0 and
+               c["stores_skipped" if kind == "rmw" else "skipped"] == 0
                for _, c, _ in per_job), f"{what}: counted as the other kind"
     if "flip_every" in guards:
         n = guards["flip_every"]

@@ -7,6 +7,9 @@ exactly; jobs past pattern_writers only read, counted apart; a bad pattern
 makes fio exit non-zero before any I/O with one line naming the option,
 the item and what is allowed.
 """
+import os
+import subprocess
+
 import pytest
 
 import fiorun
@@ -74,9 +77,14 @@ def test_write_once_counts_stores(ctx, thread):
         ios = sum(fio_ios(j) for j in jobs)
         assert sum(s["ios"] for s in r.stats) == ios > 0
         assert sum(s["stores"] for s in r.stats) == stores * ios
-        assert sum(s["rmw_skipped"] for s in r.stats) == (3 - stores) * ios
-        assert all(s["paths"]["1:WRITE_ONCE(napi_id,7)*3"]["stores"] ==
-                   s["stores"] for s in r.stats)
+        # a skipped store is no skipped RMW: counted apart
+        assert sum(s["stores_skipped"] for s in r.stats) == \
+            (3 - stores) * ios
+        assert all(s["rmw_skipped"] == 0 for s in r.stats), r.stats
+        path = "1:WRITE_ONCE(napi_id,7)*3"
+        assert all(s["paths"][path]["stores"] == s["stores"] and
+                   s["paths"][path]["stores_skipped"] == s["stores_skipped"]
+                   and s["paths"][path]["skipped"] == 0 for s in r.stats)
 
 
 def test_readers_are_counted_apart(ctx):
@@ -177,3 +185,19 @@ def test_undeclared_words_fail_at_job_start(ctx):
         "'flags': declare it in pattern_words first" in r.err, r.err
     for job in (r.json()["jobs"] if '"jobs"' in r.out else []):
         assert fio_ios(job) == 0, "the job did I/O"
+
+
+def test_the_engine_line_says_stores_skipped(ctx):
+    """fio's text output: the skipped stores apart from the skipped RMWs."""
+    argv = [ctx.fio] + ctx.base_args(
+        model="pattern", variant="test_first", pattern_words="w@3=7",
+        pattern="WRITE_ONCE(w,7)*3", time_based=0, size="4m", runtime=60)
+    cwd = ctx.scratch()
+    p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True,
+                       timeout=60)
+    os.rmdir(cwd)
+    assert p.returncode == 0, p.stderr
+    # 4m of 4k blocks: 1024 I/Os, 3 stores each, all skipped
+    assert (" ios=1024 checks=1024 rmw=0 (0.00/io) rmw_skipped=0 "
+            "errors_set=0 errors_reported=0 stores=0 stores_skipped=3072;"
+            ) in p.stdout, p.stdout

@@ -323,8 +323,10 @@ static pattern_fn *const pattern_fns[] = {
 static inline void pattern_skip(const struct pattern_op *op, unsigned int i,
 				unsigned int n, struct fc_counters *c)
 {
-	if (op->kind == KIND_RMW || op->kind == KIND_STORE)
+	if (op->kind == KIND_RMW)
 		c->skipped[i] += n;
+	else if (op->kind == KIND_STORE)
+		c->stores_skipped[i] += n;
 }
 
 /*

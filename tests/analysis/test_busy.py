@@ -82,7 +82,8 @@ class TestBusyAndPlacement(ResultsDirCase):
             self.assertTrue(i["busy"], (e["name"], i))
             self.assertIn(hog_cpu, e["placement"]["jobs"])
             self.assertGreater(i["run_cpus"]["others_share"], 0.10)
-        p = run_cli("flagcheck-report", self.out, "--no-plot")
+        p = run_cli("flagcheck-report", self.out, "--no-plot", "--width",
+                    "0")
         self.assertEqual(p.returncode, 0, p.stderr)
         lines = p.stdout.splitlines()
         for e in runs:

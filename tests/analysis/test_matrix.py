@@ -14,8 +14,10 @@ class TestMatrix(unittest.TestCase):
     def test_modes_interleaved(self):
         runs = matrix.build(["s1"], ["always", "test_first"], [1, 4], 3)
         self.assertEqual(len(runs), 2 * 2 * 3)
+        # ABBA: reversed in even repeats
         self.assertEqual([r.mode for r in runs],
-                         ["always", "test_first"] * 6)
+                         ["always", "test_first", "test_first", "always",
+                          "always", "test_first"] * 2)
         self.assertEqual([(r.numjobs, r.repeat) for r in runs[:6]],
                          [(1, 1), (1, 1), (1, 2), (1, 2), (1, 3), (1, 3)])
         self.assertEqual(runs[6], matrix.Run("s1", "always", 4, 1))

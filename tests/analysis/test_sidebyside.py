@@ -38,8 +38,8 @@ class SideBySide(unittest.TestCase):
         return d
 
     def report(self, *args):
-        return run_cli("flagcheck-report", "--no-plot", "--outdir",
-                       os.path.join(self.tmp, "report"), *args)
+        return run_cli("flagcheck-report", "--no-plot", "--width", "0",
+                       "--outdir", os.path.join(self.tmp, "report"), *args)
 
     @staticmethod
     def iops(d, mode, nj):

@@ -11,7 +11,7 @@ import unittest
 
 from tests.analysis.helpers import FIXTURES, REPO, ResultsDirCase, run_cli
 from flagcheck_analysis.results import fiojson, published
-from flagcheck_analysis.stats import decide, significance as stats
+from flagcheck_analysis.stats import decide, paired
 from flagcheck_analysis.report import catalogue, summary
 
 SUMMARY = os.path.join(FIXTURES, "summary")
@@ -40,8 +40,8 @@ class TestSummaryOfFixture(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
-        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
-                    cls.tmp.name, S2, CAP)
+        p = run_cli("flagcheck-report", "--no-plot", "--width", "0",
+                    "--outdir", cls.tmp.name, S2, CAP)
         assert p.returncode == 0, p.stderr
         cls.out = p.stdout
         with open(os.path.join(cls.tmp.name, "report.md")) as f:
@@ -68,17 +68,17 @@ class TestSummaryOfFixture(unittest.TestCase):
         self.assertTrue(block[4].startswith("rate-cap "))
 
     def test_decided_cell(self):
+        # r1, r2, r3 of each mode: the pairs of the same repeat
         base = raw_iops(CAP, "rate-cap", "20000", 1)
         other = raw_iops(CAP, "rate-cap", "40000", 1)
         self.assertEqual((len(base), len(other)), (3, 3))
-        ratio = stats.mean(other) / stats.mean(base)
-        ci = stats.bootstrap_ratio_ci(base, other)
+        pr = paired.paired([o / b for b, o in zip(base, other)])
         busy, n = busy_runs(CAP)
-        self.assertTrue(ci[0] > 1, ci)
+        self.assertTrue(pr.ci[0] > 1, pr)
         line, = self.row("rate-cap ")
-        self.assertEqual(line.split()[:7], [
-            "rate-cap", "1", "40000/20000", "x%.3f" % ratio,
-            "%.3f..%.3f" % ci, "decided", "-"])
+        self.assertEqual(line.split()[:8], [
+            "rate-cap", "1", "40000/20000", "x%.3f" % pr.gain,
+            "%.3f..%.3f" % pr.ci, "decided", "(pairs)", "-"])
         self.assertTrue(line.endswith(
             "decided: 40000 faster" + ("; the machine was busy in %d of %d "
                                        "runs" % (busy, n) if busy else "")),
@@ -89,8 +89,9 @@ class TestSummaryOfFixture(unittest.TestCase):
         other = raw_iops(S2, "buffer-new-randwrite", "test_first", 2)
         busy, n = busy_runs(S2)
         self.assertEqual((busy, n), (4, 4))
-        ratio = stats.mean(other) / stats.mean(base)
-        ci = stats.bootstrap_ratio_ci(base, other)
+        pairs = [o / b for b, o in zip(base, other)]
+        pr = paired.paired(pairs)
+        ratio, ci = pr.gain, pr.ci
         line, = self.row("S2 buffer-new-randwrite ")
         s2 = published.find("buffer-new-randwrite")
         self.assertEqual(s2.figure, "930 -> 958 MiB/s")
@@ -98,8 +99,11 @@ class TestSummaryOfFixture(unittest.TestCase):
             "S2 buffer-new-randwrite", "2", "test_first/always",
             "x%.3f" % ratio, "%.3f..%.3f" % ci, "undecided",
             "x%.2f (930 -> 958 MiB/s, arm64 Kunpeng 920, 16 jobs)"
-            % (958 / 930), "undecided: the machine was busy in 4 of 4 runs:"
-            " rerun idle or with more repeats (REPRO_REPEATS=10)"]))
+            % (958 / 930), "undecided: 2 pairs, at least 3 needed;"
+            " the machine was busy in 4 of 4 runs: rerun idle or with more"
+            " repeats (--max-repeats %d)"
+            % summary.repeats_needed(decide.decide(base, other,
+                                                   pairs=pairs))]))
 
     def test_report_md_starts_with_it(self):
         parts = self.md.split("\n\n")
@@ -168,7 +172,8 @@ class TestJobFileFigure(ResultsDirCase):
                     "--runtime", "1", "--ramp", "0", "--no-line-probe",
                     "--outdir", self.out, "--quiet", timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr)
-        p = run_cli("flagcheck-report", "--no-plot", self.out)
+        p = run_cli("flagcheck-report", "--no-plot", "--width", "0",
+                    self.out)
         self.assertEqual(p.returncode, 0, p.stderr)
         fig = catalogue.read(job)
         block = p.stdout.rstrip("\n").split("\n\n")[-1].splitlines()
@@ -223,19 +228,21 @@ class TestVerdict(unittest.TestCase):
                          "(published +3.0%)")
 
     def test_undecided(self):
+        # half-width 0.2 against a distance of 0.1 to 1: 5 * 2^2 runs
         d = _d(1.1, 0.9, 1.3, n=5, reason="undecided")
         self.assertEqual(summary.verdict(d, self.S1, 2, 0, 10),
                          "undecided: the 95% CI still holds 1 after 5 runs "
                          "per mode: rerun with more repeats "
-                         "(REPRO_REPEATS=10)")
+                         "(--max-repeats 20)")
         self.assertEqual(summary.verdict(d, self.S1, 2, 10, 10),
-                         "undecided: the machine was busy in 10 of 10 runs: "
+                         "undecided: the 95% CI still holds 1 after 5 runs "
+                         "per mode; the machine was busy in 10 of 10 runs: "
                          "rerun idle or with more repeats "
-                         "(REPRO_REPEATS=10)")
+                         "(--max-repeats 20)")
         d = _d(1.1, 0.9, 1.3, n=2, reason="undecided")
-        self.assertEqual(summary.verdict(d, None, 2, 0, 4),
+        self.assertEqual(summary.verdict(d, None, 2, 0, 4, "REPRO_REPEATS"),
                          "undecided: 2 runs per mode, at least 3 needed: "
-                         "rerun with more repeats (REPRO_REPEATS=10)")
+                         "rerun with more repeats (REPRO_REPEATS=8)")
 
     def test_without_a_published_ratio(self):
         s5 = published.find("bh-lru-lookup")

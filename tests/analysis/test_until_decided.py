@@ -9,6 +9,7 @@ import tempfile
 import unittest
 
 from tests.analysis.helpers import HERE, NULL_JOB, run_cli
+from flagcheck_analysis.stats import paired
 
 FAKE_FIO = os.path.join(HERE, "fake-fio")
 
@@ -51,15 +52,22 @@ class TestUntilDecided(unittest.TestCase):
         self.assertEqual(cells, [(1, 3, "decided", ["excludes_1"]),
                                  (2, 3, "decided", ["narrow"]),
                                  (3, 5, "max_repeats", ["undecided"])])
-        self.assertEqual(m["cells"][0]["decisions"][0]["ratio"],
-                         means([150, 153, 147]) / means([100, 102, 98]))
-        self.assertEqual(m["cells"][2]["decisions"][0]["ratio"],
-                         means([120, 60, 170, 90, 110])
-                         / means([100, 150, 50, 120, 80]))
+        # the pairs decide: the geometric mean of each repeat's ratio
+        self.assertEqual([d["by"] for c in m["cells"]
+                          for d in c["decisions"]], ["pairs"] * 3)
+        self.assertAlmostEqual(m["cells"][0]["decisions"][0]["ratio"],
+                               paired.paired([150 / 100, 153 / 102,
+                                              147 / 98]).gain, places=12)
+        self.assertAlmostEqual(m["cells"][2]["decisions"][0]["ratio"],
+                               paired.paired([120 / 100, 60 / 150, 170 / 50,
+                                              90 / 120, 110 / 80]).gain,
+                               places=12)
+        # ABBA: the modes in reverse order in even repeats
         want = ["null-engine_%s_nj%d_r%d" % (mode, nj, r)
                 for nj, n in ((1, 3), (2, 3), (3, 5))
                 for r in range(1, n + 1)
-                for mode in ("always", "test_first")]
+                for mode in (("always", "test_first") if r % 2 else
+                             ("test_first", "always"))]
         self.assertEqual([e["name"] for e in m["runs"]], want)
         self.assertEqual(sorted(self.jsons()),
                          sorted(n + ".json" for n in want))
@@ -86,7 +94,8 @@ class TestUntilDecided(unittest.TestCase):
                           "null-engine_test_first_nj3_r5.json"])
         self.assertEqual(self.manifest()["cells"], m["cells"])
 
-        p = run_cli("flagcheck-report", self.out, "--no-plot")
+        p = run_cli("flagcheck-report", self.out, "--no-plot", "--width",
+                    "0")
         self.assertEqual(p.returncode, 0, p.stderr)
         lines = p.stdout.splitlines()
         row = [l for l in lines if l.startswith("null-engine ") and

@@ -178,7 +178,7 @@ class TestReport(unittest.TestCase):
     def test_table_and_prediction(self):
         out = os.path.join(self.d, "out")
         p = run_cli("flagcheck-report", self.d, "--outdir", out,
-                    "--predict", "32")
+                    "--predict", "32", "--width", "0")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertNotIn("Traceback", p.stderr)
         text = p.stdout[p.stdout.index("scaling law (USL): syn"):]

@@ -89,7 +89,7 @@ class TestArithmetic(unittest.TestCase):
         slower = g._replace(gap=-30.7, ns_rmw=-15.35, accounted=None)
         row = cells(slower)
         self.assertEqual(row[col["gap ns/io"]], "-30.7")
-        self.assertEqual(row[col["ns/RMW in run"]],
+        self.assertEqual(row[col["ns/write in run"]],
                          "none: test_first not faster here")
         self.assertEqual(row[col["accounted"]], "none: no gap to account for")
         # the calibration's RMW costs 4.574 times the run's
@@ -99,6 +99,29 @@ class TestArithmetic(unittest.TestCase):
                          "the calibration's, as when the jobs seldom ran at "
                          "once")
         self.assertEqual(cells(g)[col["accounted"]], "20.0%")
+
+    def test_stores_are_line_writes(self):
+        """A fix that only stores (no RMW): the stores per I/O are the
+        line writes the gap is divided by, and the ceiling's too."""
+        def run(iops, stores):
+            return why.Run(iops, 1000, 0.0, None, None, "pattern", "x",
+                           stores)
+        groups = {("p", 2, "always"): [run(2.0e6, 3.0)],
+                  ("p", 2, "test_first"): [run(4.0e6, 0.0)]}
+        g, = why.gaps(groups, self.cal)
+        self.assertEqual(g.rmw_io, {"always": 0.0, "test_first": 0.0})
+        self.assertEqual(g.stores_io, {"always": 3.0, "test_first": 0.0})
+        # ns/io 1000 and 500: a gap of 500 ns over 3 extra stores per I/O
+        self.assertEqual(g.gap, 500.0)
+        self.assertAlmostEqual(g.ns_rmw, 500.0 / 3, places=9)
+        self.assertAlmostEqual(g.ceiling, 40e6 / 3, places=3)
+        title, header, rows, _ = why.gap_table([g], self.cal)
+        col = {h: i for i, h in enumerate(header)}
+        self.assertEqual([rows[0][col[h]] for h in (
+            "RMW/io always", "RMW/io test_first", "stores/io always",
+            "stores/io test_first", "ns/write in run")],
+            ["0.000", "0.000", "3.000", "0.000", "166.7"])
+        self.assertIn("per line write, an RMW or a plain store", title)
 
     def test_gap_without_calibration(self):
         g, = why.gaps(self.groups, None)
@@ -196,8 +219,8 @@ class TestReport(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def report(self, *argv):
-        return run_cli("flagcheck-report", "--no-plot", "--outdir", self.out,
-                       *argv)
+        return run_cli("flagcheck-report", "--no-plot", "--width", "0",
+                       "--outdir", self.out, *argv)
 
     def test_text_and_markdown(self):
         p = self.report(WHY)
@@ -206,9 +229,10 @@ class TestReport(unittest.TestCase):
         row = [l.split() for l in p.stdout.splitlines()
                if l.startswith("s1 ") and "%" in l and "always" not in l
                and "test_first" not in l]
+        # the fixture's counters have no stores: "-" in both stores/io
         self.assertEqual(row, [["s1", "2", "1000.0", "500.0", "500.0",
-                                "2.000", "0.000", "250.0", "50.00", "20.0%",
-                                "20000000", "10.0%"]])
+                                "2.000", "0.000", "-", "-", "250.0",
+                                "50.00", "20.0%", "20000000", "10.0%"]])
         self.assertIn("s1              2  always         2         250.0"
                       "              25.5%  40% (S1, before the fix)",
                       p.stdout)
@@ -223,7 +247,8 @@ class TestReport(unittest.TestCase):
         self.assertIn("\n## Why\n", md)
         self.assertIn("### Calibration of this machine", md)
         self.assertIn("| s1 | 2 | 1000.0 | 500.0 | 500.0 | 2.000 | 0.000 | "
-                      "250.0 | 50.00 | 20.0% | 20000000 | 10.0% |", md)
+                      "- | - | 250.0 | 50.00 | 20.0% | 20000000 | 10.0% |",
+                      md)
         self.assertNotIn("calibration.png", md)           # --no-plot
 
     def test_heatmap_in_report(self):

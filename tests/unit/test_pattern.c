@@ -288,7 +288,7 @@ static struct one one_io(const char *variant, const char *init,
 	run_ios(&r, r.state, 1);
 	o.rmw = r.c.rmw[0];
 	o.stores = r.c.stores[0];
-	o.skipped = r.c.skipped[0];
+	o.skipped = r.c.skipped[0] + r.c.stores_skipped[0];
 	o.word = shared_word(&r, 3 * 64 + 16);
 	run_end(&r);
 	return o;

@@ -79,8 +79,9 @@ def row(path, top, load, fio_ns):
     name = os.path.relpath(path, top)
     spec = jobspec.read(path)
     fig = catalogue.read(path)
-    if fig is None:
-        return _skip(name, "no published-figure line")
+    if fig is None or fig.gain is None:
+        return _skip(name, "no published-figure line" if fig is None else
+                     "published-figure: none")
     if spec.published is None:
         return _skip(name, "no published-machine line")
     if spec.rest is None:

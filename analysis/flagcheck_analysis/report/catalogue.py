@@ -12,6 +12,10 @@ line of a fixed form (the job file is the one place it is written):
   ; published-figure: -P% WHAT
         LKP's %change of the bad code against the fixed one; the gain is
         1 / (1 - P/100)
+  ; published-figure: none [WHY]
+        no figure was published (a patch of your own, one not yet
+        measured): the gain is None, the tables show "-" where it would
+        be, the run's own ratio and the estimate stand alone
 
 WHAT (the benchmark, the machine) must not be empty.  The gain is what a
 run's test_first/always IOPS ratio is compared with.
@@ -60,7 +64,9 @@ def table(rows_):
     body = [[r.scenario, str(r.numjobs), render.fmt_value(r.always),
              render.fmt_value(r.test_first), "%d+%d" % r.runs,
              "-" if r.ratio is None else "x%.2f" % r.ratio,
-             "x%.2f" % r.published.gain, r.published.what] for r in rows_]
+             "-" if r.published.gain is None else
+             "x%.2f" % r.published.gain,
+             r.published.what or "-"] for r in rows_]
     title = ("the catalogue beside its sources (test_first/always = mean "
              "IOPS of test_first runs / of always runs; published = the "
              "fix's gain as its source gives it, from the job file's "

@@ -10,8 +10,9 @@ from ..results import (clients, fiojson, manifest, matrix, published,
                        runsetup as setups, safewrite as atomic)
 from ..stats import compare, scaling, significance as stats, usl
 from ..run import lineprobe
-from . import (bigbox, catalogue, conditions, lru, perhost as hosttable, plot,
-               rmwcost as why, sections as section, sidebyside, summary)
+from . import (bigbox, catalogue, conditions, lru, perhost as hosttable,
+               plot, render, rmwcost as why, sections as section,
+               sidebyside, summary)
 
 PROG = "flagcheck-report"
 
@@ -49,9 +50,13 @@ scenario then named with what differs, e.g. "S1 filemap-odirect-read
 of these ("unknown") is a setup of its own, never averaged with runs that
 do.  To set two such sets of runs side by side: --compare A B.
 
---compare A B: per scenario, mode and numjobs, B's IOPS against A's: both
-means, %change, the ratio's 95% bootstrap CI and the verdict (Welch's test,
-as in the report), busy runs named; the header says in which of the fields
+--compare A B: first, per scenario, numjobs and mode, B's gain against A's
+(the geometric mean of each side's pairs' mode/--base ratios; Welch's
+t-interval and test over the pairs' logs; busy runs never decide a
+difference: the quiet pairs alone, or "cannot tell"); then per scenario,
+mode and numjobs, B's IOPS against A's: both means, %change, the ratio's
+95% bootstrap CI and the verdict (Welch's test, as in the report), busy
+runs named; the header says in which of the fields
 above B differs from A.  Not compared, with the reason: a scenario, or a
 mode at a numjobs, found on one side only, and a scenario whose job shape
 (rw, bs, iodepth, direct, buffered, thread, model) differs.  Exit status 1
@@ -75,6 +80,18 @@ written, 2 for a usage error."""
 
 # what --format prints on stdout (the files are always written)
 FORMATS = ("text", "markdown", "csv")
+
+
+def _width(text):
+    try:
+        v = int(text)
+    except ValueError:
+        v = -1
+    if v != 0 and not 60 <= v <= 10000:
+        raise argparse.ArgumentTypeError(
+            "%r is not valid: a width in columns, 60 to 10000, or 0 (no "
+            "limit)" % text)
+    return v
 
 
 def parse_args(argv):
@@ -113,6 +130,11 @@ def parse_args(argv):
                    help="take each run's mode from this fio job option "
                    "(e.g. variant, ioengine) for every file, instead of "
                    "the manifest or the file name")
+    p.add_argument("--width", type=_width, default=render.WIDTH,
+                   metavar="COLS", help="the terminal's width in columns "
+                   "(default %(default)s, 0: no limit); longer notes become "
+                   "numbered footnotes under their table; report.md keeps "
+                   "the full text")
     usl.add_arguments(p)
     bigbox.add_arguments(p)
     args = p.parse_args(argv)
@@ -396,7 +418,7 @@ def job_file_figures(manifests):
                 fig = catalogue.read(path)
             except catalogue.FigureError:
                 continue
-            if fig is not None:
+            if fig is not None and fig.gain is not None:
                 out[label] = published.from_job_file(label, fig.gain,
                                                      fig.what, path)
     return out
@@ -453,10 +475,9 @@ def compare_main(args):
             warn("--compare: nothing to compare: no readable fio JSON in "
                  "%s (%s)" % (name, side.name))
             return 1
-    result = sidebyside.side_by_side(a, b)
-    show = sidebyside.markdown if args.format == "markdown" \
-        else sidebyside.text
-    sys.stdout.write(show(result))
+    result = sidebyside.side_by_side(a, b, args.base)
+    sys.stdout.write(sidebyside.markdown(result) if args.format == "markdown"
+                     else render.wrap(sidebyside.text(result)))
     outdir = args.outdir or os.path.join(args.compare[1].split(",")[0],
                                          "report")
     try:
@@ -581,6 +602,7 @@ def write(args, head, secs):
 
 def main(argv=None):
     args = parse_args(argv)
+    render.set_width(args.width)
     if args.compare:
         return compare_main(args)
     files, manifests = inputs_to_files(args.inputs)

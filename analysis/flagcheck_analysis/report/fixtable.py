@@ -13,7 +13,8 @@ from . import render
 from ..results.fiojson import METRICS
 
 # the rows of the seed's table, as far as fio has them
-DEFAULT_METRICS = ("iops", "rmw_per_io", "clat_mean_ns", "usr_cpu")
+DEFAULT_METRICS = ("iops", "rmw_per_io", "stores_per_io", "clat_mean_ns",
+                   "usr_cpu")
 
 ThreeRow = namedtuple("ThreeRow", "name base others")   # others: 2 Comparison
 

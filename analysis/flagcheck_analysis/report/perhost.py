@@ -36,6 +36,7 @@ def tables(records, modes):
         for mode in modes[1:]:
             header += ["%change", "verdict"]
         header += ["%s rmw/io" % mode for mode in modes]
+        header += ["%s stores/io" % mode for mode in modes]
         rows = []
         order = sorted(h for h in by_host if h not in (SUM_ROW, FIO_ROW))
         for host in order + [SUM_ROW, FIO_ROW]:
@@ -49,14 +50,15 @@ def tables(records, modes):
                 row += ["-" if change is None else "%+.1f%%" % change,
                         stats.verdict(cells[base].values,
                                       cells[mode].values).text]
-            for mode in modes:
-                rmw = cell(mode, runs.get(mode, []), "rmw_per_io")
-                row.append(fmt_value(rmw.mean) if rmw.n else "-")
+            for key in ("rmw_per_io", "stores_per_io"):
+                for mode in modes:
+                    c = cell(mode, runs.get(mode, []), key)
+                    row.append(fmt_value(c.mean) if c.n else "-")
             rows.append(row)
         right = set(range(1, len(header)))
         right -= {1 + len(modes) + 2 * i + 1 for i in range(len(modes) - 1)}
         out.append(("hosts: %s, numjobs=%d per host (IOPS mean ± %%stddev; "
-                    "rmw/io from each host's engine counters)"
+                    "rmw/io and stores/io from each host's engine counters)"
                     % (scenario, numjobs), header, rows, right))
     return out
 

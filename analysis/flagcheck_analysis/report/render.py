@@ -4,6 +4,7 @@ strings."""
 
 import csv
 import io
+import textwrap
 
 from ..results import published
 
@@ -97,15 +98,186 @@ def scaling_tables(lines, modes):
     return out
 
 
-def text_table(title, header, rows, right):
-    widths = [max(len(r[i]) for r in [header] + rows)
-              for i in range(len(header))]
+# the terminal's width: a text table wider than this moves its long notes
+# to numbered footnotes under it, then breaks its headers in two, then
+# splits its columns; every other line is wrapped (report.md keeps all)
+WIDTH = 120
+_width = [WIDTH]        # flagcheck-report --width sets it (set_width)
+NOTE_MIN = 16           # a column is not cut narrower than this for a note
+_CUTS = (": ", "; ", " (", ", ")
+
+
+def set_width(cols):
+    """The width every text table and line keeps to; 0: no limit."""
+    _width[0] = cols
+
+
+def terminal_width():
+    return _width[0] or 10 ** 9
+
+
+def _widths(header, rows):
+    return [max(len(line) for r in [header] + rows for line in
+                r[i].split("\n")) for i in range(len(header))]
+
+
+def _total(widths):
+    return sum(widths) + 2 * (len(widths) - 1)
+
+
+def _note(cell, cap, notes):
+    """@cell shortened to @cap with a footnote mark; its text in @notes."""
+    if cell not in notes:
+        notes.append(cell)
+    mark = "[%d]" % (notes.index(cell) + 1)
+    room = cap - len(mark) - 1
+    cuts = [cell.find(c) for c in _CUTS]
+    cuts = [i for i in cuts if 0 < i <= room]
+    if cuts:
+        head = cell[:min(cuts)]
+    else:
+        head = cell[:room + 1].rsplit(" ", 1)[0] if room > 0 else ""
+        head = head[:room]
+    return (head.rstrip(" ,;:(") + " " + mark) if head else mark
+
+
+def _is_note(cell, cap):
+    """Prose (it has a space) longer than @cap: a footnote's text; names
+    and numbers stay whole."""
+    return len(cell) > cap and " " in cell.strip()
+
+
+def _word(h):
+    return max(len(w) for w in h.split()) if h.strip() else 0
+
+
+def _footnote(cells, right, width, notes):
+    """Long prose in left-aligned columns becomes footnotes, the widest
+    column first, until the table fits (its headers may break later)."""
+    header, rows = cells[0], cells[1:]
+    while True:
+        widths = [max([_word(header[i])] + [len(r[i]) for r in rows])
+                  for i in range(len(header))]
+        over = _total(widths) - width
+        if over <= 0:
+            return
+        free = [i for i in range(len(header))
+                if i not in right and i not in _keys(header) and
+                any(_is_note(r[i], max(NOTE_MIN, _word(header[i])))
+                    for r in rows)]
+        if not free:
+            return
+        i = max(free, key=lambda k: widths[k])
+        cap = max(NOTE_MIN, _word(header[i]), widths[i] - over)
+        changed = False
+        for r in rows:
+            if _is_note(r[i], cap):
+                r[i] = _note(r[i], cap, notes)
+                changed = True
+        if not changed:
+            return
+
+
+def _break_headers(header, rows, width):
+    """Headers wider than their column's cells wrapped onto more lines,
+    the widest first, until the table fits."""
+    order = sorted(range(len(header)), key=lambda i: -len(header[i]))
+    for i in order:
+        if _total(_widths(header, rows)) <= width:
+            return
+        cells = max([len(r[i]) for r in rows] + [_word(header[i]), 1])
+        if len(header[i]) > cells:
+            header[i] = "\n".join(textwrap.wrap(
+                header[i], max(cells, NOTE_MIN // 2), break_long_words=False,
+                break_on_hyphens=False))
+
+
+def _keys(header):
+    """The columns every part of a split table repeats: the first (and
+    numjobs or mode beside it), and a last 'metric' column."""
+    keys = [0] + ([1] if len(header) > 1 and header[1] in
+                  ("numjobs", "mode") else [])
+    if len(header) > 2 and header[-1] == "metric":
+        keys.append(len(header) - 1)
+    return keys
+
+
+def _column_groups(header, rows, width):
+    """[[column]]: the key columns in every group, the others in as many
+    groups as fit."""
+    keys = _keys(header)
+    widths = _widths(header, rows)
+    base = _total([widths[k] for k in keys])
+    groups, cur, used = [], [], base
+    for i in range(len(header)):
+        if i in keys:
+            continue
+        if cur and used + 2 + widths[i] > width:
+            groups.append(cur)
+            cur, used = [], base
+        cur.append(i)
+        used += 2 + widths[i]
+    if cur or not groups:
+        groups.append(cur)
+    return [sorted(keys + g) for g in groups]
+
+
+def _render(header, rows, right):
+    widths = _widths(header, rows)
+
     def line(cells):
         return "  ".join(c.rjust(w) if i in right else c.ljust(w)
                          for i, (c, w) in enumerate(zip(cells, widths))
                          ).rstrip()
+    depth = max(h.count("\n") for h in header) + 1
+    heads = []
+    for k in range(depth):
+        parts = [h.split("\n") for h in header]
+        heads.append(line([(["" ] * (depth - len(p)) + p)[k]
+                           for p in parts]))
     rule = "  ".join("-" * w for w in widths)
-    return "\n".join([title, line(header), rule] + [line(r) for r in rows])
+    return heads + [rule] + [line(r) for r in rows]
+
+
+def wrap(text, width=None):
+    """Every line longer than @width (terminal_width()) wrapped, its
+    continuation indented by 2."""
+    width = width or terminal_width()
+    out = []
+    for l in text.split("\n"):
+        if len(l) <= width:
+            out.append(l)
+            continue
+        indent = len(l) - len(l.lstrip(" "))
+        out += textwrap.wrap(l, width, initial_indent="",
+                             subsequent_indent=" " * (indent + 2),
+                             break_on_hyphens=False,
+                             drop_whitespace=True) or [l]
+    return "\n".join(out)
+
+
+def text_table(title, header, rows, right, width=None):
+    """The table as text, at most @width columns wide (WIDTH): a long note
+    in a text column becomes a numbered footnote under the table ("[1]"),
+    then headers break in two, then the columns are split into tables of
+    their own, each with the key columns."""
+    width = width or terminal_width()
+    header = list(header)
+    rows = [list(r) for r in rows]
+    notes = []
+    _footnote([header] + rows, right, width, notes)
+    _break_headers(header, rows, width)
+    out = [wrap(title, width)]
+    if _total(_widths(header, rows)) <= width:
+        out += _render(header, rows, right)
+    else:
+        for group in _column_groups(header, rows, width):
+            out += _render([header[i] for i in group],
+                           [[r[i] for i in group] for r in rows],
+                           {k for k, i in enumerate(group) if i in right})
+    out += [wrap("[%d] %s" % (n, t), width)
+            for n, t in enumerate(notes, 1)]
+    return "\n".join(out)
 
 
 def markdown_table(title, header, rows, right):
@@ -120,7 +292,7 @@ def markdown_table(title, header, rows, right):
 
 
 def text(header_lines, tables):
-    parts = ["\n".join(header_lines)]
+    parts = ["\n".join(wrap(h) for h in header_lines)]
     parts += [text_table(*t) for t in tables]
     return "\n\n".join(parts) + "\n"
 

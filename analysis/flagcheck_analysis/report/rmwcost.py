@@ -8,13 +8,16 @@ answer, and simulated beside measured at each numjobs).
 Per scenario and numjobs N, with the means over the repeats:
   ns per I/O (per job)   1e9 * N / IOPS (fio's IOPS, summed over the jobs)
   RMWs per I/O           the counters' rmw / fio's own total_ios (per run)
+  stores per I/O         the counters' plain stores / fio's total_ios
+  line writes per I/O    RMWs + stores per I/O: each takes the line
   gap                    ns per I/O of always - ns per I/O of test_first
-  ns per RMW in the run  gap / (RMWs per I/O of always - of test_first)
+  ns per write in run    gap / (line writes per I/O of always - of
+                         test_first)
   calibrated ns per RMW  always ns per RMW - test_first ns per test_bit, per
                          thread, at N threads (calibration.json)
   accounted              calibrated / in the run
   ceiling                the line's calibrated RMWs per second at N threads
-                         / RMWs per I/O of always: an upper bound on
+                         / line writes per I/O of always: an upper bound on
                          always-mode IOPS per shared mapping
 Time share of the modelled path (per run, then the mean): the engine times
 1 model call in timed_every (256; 64 in older files), with timed_calls and
@@ -48,8 +51,11 @@ ALWAYS, TEST_FIRST = "always", "test_first"
 
 Run = namedtuple("Run", "iops total_ios rmw_per_io share ns_per_check "
                  "model source stores_per_io robust", defaults=(True,))
+# rmw_io, stores_io: {mode: per fio I/O}; ns_rmw: the gap per extra line
+# write (RMW or plain store: each takes the line)
 Gap = namedtuple("Gap", "scenario numjobs iops ns_io rmw_io gap ns_rmw "
-                 "cal_ns_rmw accounted ceiling of_ceiling")
+                 "cal_ns_rmw accounted ceiling of_ceiling stores_io",
+                 defaults=(None,))
 Share = namedtuple("Share", "scenario numjobs mode n ns_per_check share "
                    "published")
 
@@ -198,12 +204,16 @@ def gaps(groups, cal):
                                                           (TEST_FIRST, t))}
         rmw = {m: _mean(r.rmw_per_io for r in rs)
                for m, rs in ((ALWAYS, a), (TEST_FIRST, t))}
+        stores = {m: _mean(r.stores_per_io for r in rs)
+                  for m, rs in ((ALWAYS, a), (TEST_FIRST, t))}
+        writes = {m: None if rmw[m] is None else rmw[m] + (stores[m] or 0)
+                  for m in rmw}
         ns_io = {m: 1e9 * nj / v if v else None for m, v in iops.items()}
         gap = ns_rmw = None
         if None not in ns_io.values():
             gap = ns_io[ALWAYS] - ns_io[TEST_FIRST]
-            extra = None if None in rmw.values() \
-                else rmw[ALWAYS] - rmw[TEST_FIRST]
+            extra = None if None in writes.values() \
+                else writes[ALWAYS] - writes[TEST_FIRST]
             ns_rmw = gap / extra if extra else None
         cal_ns = accounted = ceiling = of_ceiling = None
         pa = calibrate.point(cal, ALWAYS, nj) if cal else None
@@ -212,12 +222,12 @@ def gaps(groups, cal):
             cal_ns = pa["ns_per_op"] - pt["ns_per_op"]
             if ns_rmw and ns_rmw > 0:
                 accounted = cal_ns / ns_rmw
-            if rmw[ALWAYS]:
-                ceiling = pa["ops_per_s"] / rmw[ALWAYS]
+            if writes[ALWAYS]:
+                ceiling = pa["ops_per_s"] / writes[ALWAYS]
                 if iops[ALWAYS]:
                     of_ceiling = iops[ALWAYS] / ceiling
         out.append(Gap(scenario, nj, iops, ns_io, rmw, gap, ns_rmw, cal_ns,
-                       accounted, ceiling, of_ceiling))
+                       accounted, ceiling, of_ceiling, stores))
     return out
 
 
@@ -244,7 +254,7 @@ def _pct(v):
 
 
 def _ns_rmw_text(g):
-    """ns per RMW in the run, or why there is none to give."""
+    """ns per line write in the run, or why there is none to give."""
     if g.gap is not None and g.gap <= 0:
         return "none: test_first not faster here"
     return _f(g.ns_rmw)
@@ -266,24 +276,30 @@ def _accounted_text(g):
 def gap_table(rows, cal):
     header = ["scenario", "numjobs", "always ns/io", "test_first ns/io",
               "gap ns/io", "RMW/io always", "RMW/io test_first",
-              "ns/RMW in run", "ns/RMW calibrated", "accounted",
+              "stores/io always", "stores/io test_first",
+              "ns/write in run", "ns/RMW calibrated", "accounted",
               "ceiling IOPS", "always/ceiling"]
     body = []
     for g in rows:
+        stores = g.stores_io or {}
         body.append([g.scenario, str(g.numjobs), _f(g.ns_io[ALWAYS]),
                      _f(g.ns_io[TEST_FIRST]), _f(g.gap),
                      _f(g.rmw_io[ALWAYS], "%.3f"),
-                     _f(g.rmw_io[TEST_FIRST], "%.3f"), _ns_rmw_text(g),
+                     _f(g.rmw_io[TEST_FIRST], "%.3f"),
+                     _f(stores.get(ALWAYS), "%.3f"),
+                     _f(stores.get(TEST_FIRST), "%.3f"), _ns_rmw_text(g),
                      _f(g.cal_ns_rmw, "%.2f"), _accounted_text(g),
                      "-" if g.ceiling is None
                      else render.fmt_value(g.ceiling),
                      _pct(None if g.of_ceiling is None
                           else 100 * g.of_ceiling)])
-    title = ("why: the cost of always-dirty per RMW (per job: ns/io = 1e9 x "
-             "numjobs / IOPS; RMW/io = counters' rmw / fio's total_ios; "
-             "ns/RMW in run = gap / extra RMW/io; calibrated: always - "
-             "test_first per op at numjobs threads%s; ceiling = the line's "
-             "calibrated RMW/s at numjobs threads / RMW/io always)"
+    title = ("why: the cost of always-dirty per line write, an RMW or a "
+             "plain store (per job: ns/io = 1e9 x numjobs / IOPS; RMW/io, "
+             "stores/io = counters' rmw, stores / fio's total_ios; "
+             "ns/write in run = gap / extra (RMW + stores)/io; calibrated: "
+             "always - test_first per op at numjobs threads%s; ceiling = "
+             "the line's calibrated RMW/s at numjobs threads / (RMW + "
+             "stores)/io always)"
              % ("" if cal else ", no calibration.json: '-'"))
     return title, header, body, set(range(1, len(header)))
 
@@ -295,11 +311,13 @@ def share_table(rows):
              _f(s.ns_per_check), _pct(s.share),
              "-" if s.published is None else "%.0f%% (S1, before the fix)"
              % s.published] for s in rows]
+    published_text = ("; published: 7fcbbaf18392, 'time in "
+                      "filemap_check_errors()'"
+                      if any(s.published is not None for s in rows) else "")
     return ("time share of the modelled path (engine-timed: a sample of the "
             "model's calls, timed_every in the counters; "
-            "share = ns per check x checks / fio's job_runtime; published: "
-            "7fcbbaf18392, 'time in filemap_check_errors()')",
-            header, body, {1, 3, 4, 5})
+            "share = ns per check x checks / fio's job_runtime%s)"
+            % published_text, header, body, {1, 3, 4, 5})
 
 
 class Section(sections.Section):

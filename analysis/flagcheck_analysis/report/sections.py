@@ -164,4 +164,4 @@ def stdout(fmt, head, sections):
         b = s.block(fmt)
         if b:
             out += "\n" + b
-    return out
+    return render.wrap(out) if fmt == "text" else out

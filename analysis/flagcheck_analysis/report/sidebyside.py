@@ -4,13 +4,24 @@ numjobs, B's IOPS against A's with %change and the report's verdict
 (stats.verdict: Welch's test and the bootstrap CI of mean(B)/mean(A)),
 labelled with what differs between the two setups (setups.FIELDS), and
 refused, with the reason, where the runs cannot be compared: a scenario,
-mode or numjobs on one side only, or a different job shape (SHAPE)."""
+mode or numjobs on one side only, or a different job shape (SHAPE).
+
+The headline, per scenario, numjobs and mode against the base: did the
+gain change?  B's gain (the geometric mean of its pairs' mode/base
+ratios, paired.py) against A's, with Welch's t-interval over the two
+sides' pair logs.  Runs marked busy never decide a difference: where a
+side has busy runs the quiet pairs alone decide (at least MIN_PAIRS on
+each side), else a difference reads "cannot tell: B busy in k of n
+runs"; a per-mode row of a busy cell likewise never reads "beyond
+noise"."""
 
 from collections import namedtuple
 
 from ..results import fiojson, published, runsetup as setups
-from ..stats import compare, significance as stats
+from ..stats import compare, decide, paired, significance as stats
 from . import render
+
+MIN_PAIRS = decide.MIN_REPEATS     # quiet pairs per side that may decide
 
 # One side: its name (what was given), its records, their fio documents
 # and setups (in the records' order) and conditions.cell_counts.
@@ -64,6 +75,90 @@ def _iops(side, scenario, mode, numjobs):
             if (r.scenario, r.mode, r.numjobs) == (scenario, mode, numjobs)]
 
 
+def _busy_runs(side, scenario, numjobs):
+    """{(mode, repeat)} of the cell's runs marked busy."""
+    busy, _ = side.counts.get((scenario, numjobs), ([], 0))
+    return {(e.get("mode"), e.get("repeat")) for e in busy}
+
+
+def _pairs(side, scenario, numjobs, base, mode, quiet=False):
+    """The ratios mode/base of the cell's runs paired by repeat (with
+    @quiet, only pairs of which neither run was busy)."""
+    busy = _busy_runs(side, scenario, numjobs) if quiet else set()
+    by = {base: {}, mode: {}}
+    for r in side.records:
+        if (r.scenario, r.numjobs) != (scenario, numjobs) or \
+                r.mode not in by or r.repeat is None or \
+                r.metrics.get("iops") is None:
+            continue
+        by[r.mode][r.repeat] = r.metrics["iops"]
+    for m in by:
+        by[m] = {k: v for k, v in by[m].items() if (base, k) not in busy
+                 and (mode, k) not in busy}
+    return paired.ratios(by[base], by[mode])
+
+
+def _differs(g):
+    return g.ci is not None and not g.ci[0] <= 1.0 <= g.ci[1] and \
+        g.p is not None and g.p < stats.ALPHA
+
+
+def gain_verdict(a, b, scenario, numjobs, base, mode):
+    """(GainDiff of all pairs, its verdict in words)."""
+    g = paired.compare_gains(_pairs(a, scenario, numjobs, base, mode),
+                             _pairs(b, scenario, numjobs, base, mode))
+    if g.ci is None:
+        return g, "cannot tell: %d vs %d pairs, 2 a side needed" % (g.na,
+                                                                   g.nb)
+    busy = ["%s busy in %s runs" % (n, t) for n, t in (
+        ("A", _busy(a, scenario, numjobs)), ("B", _busy(b, scenario,
+                                                       numjobs))) if t]
+    stat = "Welch p=%s, %d vs %d pairs" % (stats.fmt_p(g.p), g.na, g.nb)
+    if not busy:
+        return g, ("gain differs: %s" % stat if _differs(g) else
+                   "same gain: no difference beyond the spread of the "
+                   "pairs, %s" % stat)
+    q = paired.compare_gains(
+        _pairs(a, scenario, numjobs, base, mode, quiet=True),
+        _pairs(b, scenario, numjobs, base, mode, quiet=True))
+    if min(q.na, q.nb) >= MIN_PAIRS and q.ci is not None:
+        return g, ("%s, from the quiet runs alone (%d vs %d pairs: x%.3f, "
+                   "%.3f..%.3f, Welch p=%s): %s; %s"
+                   % ("gain differs" if _differs(q) else "same gain",
+                      q.na, q.nb, q.ratio, q.ci[0], q.ci[1],
+                      stats.fmt_p(q.p), "the busy runs left out" if
+                      _differs(q) else "no difference beyond the spread "
+                      "of the pairs", "; ".join(busy)))
+    return g, "cannot tell: %s (all pairs: %s; quiet pairs: %d vs %d, %d " \
+        "a side needed)" % ("; ".join(busy), stat, q.na, q.nb, MIN_PAIRS)
+
+
+def gain_table(a, b, scenario, base):
+    """(title, header, rows, right): B's gain against A's per numjobs and
+    mode, or None where no cell has pairs on both sides."""
+    rows = []
+    ca, cb = _cells(a, scenario), _cells(b, scenario)
+    for mode, nj in sorted(ca & cb, key=lambda c: (c[1], c[0])):
+        if mode == base or (base, nj) not in ca & cb:
+            continue
+        g, text = gain_verdict(a, b, scenario, nj, base, mode)
+        ga = paired.paired(_pairs(a, scenario, nj, base, mode))
+        gb = paired.paired(_pairs(b, scenario, nj, base, mode))
+        if not ga.n or not gb.n:
+            continue
+        rows.append(["%s/%s" % (mode, base), str(nj),
+                     "x%.3f (%d)" % (ga.gain, ga.n),
+                     "x%.3f (%d)" % (gb.gain, gb.n),
+                     "x%.3f" % g.ratio, render.fmt_ci(g.ci), text])
+    if not rows:
+        return None
+    return ("%s: did the gain change? B's gain against A's (each the "
+            "geometric mean of its pairs' ratios, pairs in brackets; 95%% "
+            "CI: Welch's t-interval over the pairs' logs)" % scenario,
+            ["gain", "numjobs", "A", "B", "B/A", "95% CI", "verdict"],
+            rows, {1, 2, 3, 4, 5})
+
+
 def _cells(side, scenario):
     return {(r.mode, r.numjobs) for r in side.records
             if r.scenario == scenario}
@@ -87,9 +182,18 @@ def scenario_table(a, b, scenario, refused):
         ra, rb = _iops(a, scenario, mode, nj), _iops(b, scenario, mode, nj)
         x, y = compare.cell(mode, ra, "iops"), compare.cell(mode, rb, "iops")
         v = stats.verdict(x.values, y.values)
-        notes = ["busy: %s %s" % (s, t) for s, t in (
-            ("A", _busy(a, scenario, nj)), ("B", _busy(b, scenario, nj)))
-            if t]
+        busy_of = [(s, t) for s, t in (("A", _busy(a, scenario, nj)),
+                                        ("B", _busy(b, scenario, nj))) if t]
+        notes = ["busy: %s %s" % st for st in busy_of]
+        if notes and v.kind in ("beyond", "differs"):
+            # busy runs never decide a difference
+            v = v._replace(kind="cannot_tell", text="cannot tell: %s (%s)"
+                           % ("; ".join("%s busy in %s runs" % (n, t)
+                                        for n, t in busy_of),
+                              "Welch p=%s, n=%d vs %d" % (
+                                  stats.fmt_p(v.welch.p), x.n, y.n)
+                              if v.welch else "n=%d vs %d" % (x.n, y.n)))
+            notes = []
         rows.append([mode, str(nj), render.fmt_mean_sd(x),
                      render.fmt_change(compare.Comparison(
                          y, stats.pct_change(x.mean, y.mean), v), x),
@@ -103,9 +207,10 @@ def scenario_table(a, b, scenario, refused):
              "verdict"], rows, {1, 2, 3, 4, 5})
 
 
-def side_by_side(a, b):
-    """Result: header lines, one table per comparable scenario, and the
-    lines saying what was not compared and why."""
+def side_by_side(a, b, base="always"):
+    """Result: header lines, per comparable scenario the gain's table
+    (the headline) and the per-mode table, and the lines saying what was
+    not compared and why."""
     head = ["A: %s (%d runs)" % (a.name, len(a.records)),
             "B: %s (%d runs)" % (b.name, len(b.records))]
     diff = differences(a, b)
@@ -123,7 +228,8 @@ def side_by_side(a, b):
             continue
         t = scenario_table(a, b, scenario, refused)
         if t:
-            tables.append(t)
+            g = gain_table(a, b, scenario, base)
+            tables += ([g] if g else []) + [t]
     return Result(head, tables, refused)
 
 

@@ -17,22 +17,51 @@ The verdict:
                   precision around 1) or the opposite direction
 A scenario without a published ratio gets the direction alone."""
 
+import math
+import os
 from collections import namedtuple
 
 from ..results import published
-from ..stats import decide
+from ..stats import decide, paired, significance
 from . import render
 
 Row = namedtuple("Row", "scenario numjobs base mode decision busy runs "
                  "entry verdict")
 
-REPEATS_HINT = 10
+# what to name in the advice: flagcheck-run's flag, or the make variable
+# that `make reproduce` passes it as (it says so in REPEATS_NAME_ENV)
+REPEATS_FLAG = "--max-repeats"
+REPEATS_NAME_ENV = "FLAGCHECK_REPEATS_NAME"
 
 
 def _iops(records, scenario, numjobs, mode):
     return [r.metrics["iops"] for r in records
             if (r.scenario, r.numjobs, r.mode) == (scenario, numjobs, mode)
             and r.metrics.get("iops") is not None]
+
+
+def _pairs(records, scenario, numjobs, base, mode):
+    """The ratios mode/base of the runs paired by repeat, or None (runs
+    without a repeat number, or a repeat run twice: not pairs)."""
+    by = {base: {}, mode: {}}
+    for r in records:
+        if (r.scenario, r.numjobs) != (scenario, numjobs) or \
+                r.mode not in by or r.metrics.get("iops") is None:
+            continue
+        if r.repeat is None or r.repeat in by[r.mode]:
+            return None
+        by[r.mode][r.repeat] = r.metrics["iops"]
+    return paired.ratios(by[base], by[mode]) or None
+
+
+def decision(records, scenario, numjobs, base, mode,
+             precision=decide.DEFAULT_PRECISION):
+    """The Decision of one cell's mode against the base, on its pairs
+    where it has them (decide.py)."""
+    return decide.decide(_iops(records, scenario, numjobs, base),
+                         _iops(records, scenario, numjobs, mode), mode,
+                         precision, _pairs(records, scenario, numjobs,
+                                           base, mode))
 
 
 def _modes(records, scenario, base, entry):
@@ -69,11 +98,11 @@ def rows(records, counts, base, extra=None):
                                                           "mode")))
             continue
         nj = max(both)
-        d = decide.decide(_iops(records, scenario, nj, b),
-                          _iops(records, scenario, nj, m), m)
+        d = decision(records, scenario, nj, b, m)
         busy, n = counts.get((scenario, nj), ([], 0))
         out.append(Row(scenario, nj, b, m, d, len(busy), n, entry,
-                       verdict(d, entry, nj, len(busy), n)))
+                       verdict(d, entry, nj, len(busy), n,
+                               repeats_name())))
     return out
 
 
@@ -84,29 +113,75 @@ def marks(records, counts, base):
     undecided = {}
     for scenario, nj, mode in {(r.scenario, r.numjobs, r.mode)
                                for r in records if r.mode != base}:
-        b = _iops(records, scenario, nj, base)
-        if b:
-            d = decide.decide(b, _iops(records, scenario, nj, mode), mode)
+        if _iops(records, scenario, nj, base):
+            d = decision(records, scenario, nj, base, mode)
             if d.reason == "undecided":
                 undecided[(scenario, nj, mode)] = True
     busy = {k: (len(b), n) for k, (b, n) in counts.items() if b}
     return undecided, busy
 
 
-def _rerun(d):
-    return "REPRO_REPEATS=%d" % max(REPEATS_HINT, 2 * d.n)
+def repeats_needed(d, precision=decide.DEFAULT_PRECISION):
+    """Runs per mode that the spread so far says will decide @d: the CI's
+    half-width shrinks as 1/sqrt(n), so n * (half-width / distance)^2,
+    where distance is the larger of the ratio's distance to 1 (the CI
+    clear of 1) and the precision (the CI narrow); where Welch's test held
+    it back, the runs that bring its t to 2; for pairs, the pairs that
+    bring 2 standard errors of their logs under the distance.  Never under
+    n + 1 nor MIN_REPEATS."""
+    n = max(d.n, 1)
+    want = decide.MIN_REPEATS
+    if d.by == "pairs" and d.ci is not None and d.ratio and n >= 2:
+        # the pairs' t-interval: its log half-width is t(n-1) sd / sqrt(n);
+        # the runs that bring 2 sd / sqrt(n) under the distance
+        sd = math.log(d.ci[1] / d.ratio) * math.sqrt(n) / \
+            significance.t_of(n - 1)
+        reach = max(abs(math.log(d.ratio)), math.log(1 + precision))
+        want = math.ceil((2.0 * sd / reach) ** 2)
+    elif d.ci is not None and d.ratio:
+        half = (d.ci[1] - d.ci[0]) / 2
+        reach = max(abs(d.ratio - 1), precision * abs(d.ratio))
+        want = math.ceil(n * (half / reach) ** 2)
+        if d.why == "welch" and d.p is not None and 0 < d.p < 1:
+            t = significance.z_of_p(d.p)
+            want = max(want, math.ceil(n * (2.0 / t) ** 2))
+    return max(want, n + 1, decide.MIN_REPEATS)
 
 
-def _undecided(d, busy, runs):
-    if busy:
-        return ("undecided: the machine was busy in %d of %d runs: rerun "
-                "idle or with more repeats (%s)" % (busy, runs, _rerun(d)))
+def _rerun(d, name):
+    return "%s %d" % (name, repeats_needed(d)) if name.startswith("-") \
+        else "%s=%d" % (name, repeats_needed(d))
+
+
+def _why(d):
+    """The statistical reason, read off the figures themselves so that
+    the words cannot contradict them."""
     if d.n < decide.MIN_REPEATS:
-        return ("undecided: %d run%s per mode, at least %d needed: rerun "
-                "with more repeats (%s)" % (d.n, "" if d.n == 1 else "s",
-                                            decide.MIN_REPEATS, _rerun(d)))
-    return ("undecided: the 95%% CI still holds 1 after %d runs per mode: "
-            "rerun with more repeats (%s)" % (d.n, _rerun(d)))
+        return "%d %s, at least %d needed" % (
+            d.n, ("pair" if d.n == 1 else "pairs") if d.by == "pairs" else
+            ("run" if d.n == 1 else "runs") + " per mode",
+            decide.MIN_REPEATS)
+    if d.ci is None:
+        return "no CI (no spread to resample) after %d runs per mode" % d.n
+    if d.by == "pairs":
+        return ("the 95%% CI over %d pairs still holds 1" % d.n
+                if d.ci[0] <= 1.0 <= d.ci[1] else
+                "the 95%% CI over %d pairs excludes 1" % d.n)
+    if d.ci[0] <= 1.0 <= d.ci[1]:
+        return "the 95%% CI still holds 1 after %d runs per mode" % d.n
+    return ("the 95%% CI excludes 1 but Welch's test does not agree%s "
+            "after %d runs per mode"
+            % (" (p=%s)" % significance.fmt_p(d.p) if d.p is not None
+               else "", d.n))
+
+
+def _undecided(d, busy, runs, name=REPEATS_FLAG):
+    text = "undecided: " + _why(d)
+    if busy:
+        return text + ("; the machine was busy in %d of %d runs: rerun idle "
+                       "or with more repeats (%s)"
+                       % (busy, runs, _rerun(d, name)))
+    return text + ": rerun with more repeats (%s)" % _rerun(d, name)
 
 
 def _direction(d):
@@ -133,10 +208,15 @@ def _size(d, entry, numjobs):
     return "reproduced: same direction; smaller than published"
 
 
-def verdict(d, entry, numjobs, busy, runs):
+def repeats_name():
+    """The flag (or make variable) the advice names."""
+    return os.environ.get(REPEATS_NAME_ENV) or REPEATS_FLAG
+
+
+def verdict(d, entry, numjobs, busy, runs, name=REPEATS_FLAG):
     """The verdict in words (see the module's text)."""
     if d.reason == "undecided" or d.ci is None:
-        return _undecided(d, busy, runs)
+        return _undecided(d, busy, runs, name)
     way = _direction(d)
     if entry is None or entry.ratio is None:
         text = ("decided: %s %s" % (d.mode, "faster" if way > 0 else
@@ -163,7 +243,8 @@ def _cells(row):
         d = row.decision
         ratio = "%s/%s x%.3f" % (row.mode, row.base, d.ratio)
         ci = "-" if d.ci is None else "%.3f..%.3f" % d.ci
-        decided = "undecided" if d.reason == "undecided" else "decided"
+        decided = "undecided" if d.reason == "undecided" else \
+            "decided (%s)" % ("pairs" if d.by == "pairs" else "Welch")
     e = row.entry
     if e is None or e.mode != row.mode:
         pub = "-"
@@ -178,9 +259,13 @@ def _cells(row):
 
 
 TITLE = ("summary: IOPS of each scenario's fix against its pattern at the "
-         "highest numjobs, 95%% bootstrap CI, decided when the CI excludes "
-         "1 (and Welch agrees) or is narrower than ±%g%%; published: "
-         "docs/scenarios.md" % (100 * decide.DEFAULT_PRECISION))
+         "highest numjobs: the geometric mean of the paired runs' ratios "
+         "(each repeat's runs back to back, ABBA) and its 95%% t CI, "
+         "decided (pairs) when the CI excludes 1 or is narrower than "
+         "±%g%%; runs without pairs: the ratio of the means, 95%% "
+         "bootstrap CI, decided (Welch) when it excludes 1 and Welch "
+         "agrees; published: docs/scenarios.md"
+         % (100 * decide.DEFAULT_PRECISION))
 HEADER = ["scenario", "numjobs", "ratio", "95% CI", "decided", "published",
           "verdict"]
 

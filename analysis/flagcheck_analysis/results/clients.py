@@ -102,6 +102,10 @@ def counter_lines(text):
                 break
             rec[key] = int(k.group(1))
         else:
+            for key in ("stores", "stores_skipped"):    # newer engines
+                k = re.search(r"(?:^| )%s=(\d+)" % key, m.group("rest"))
+                if k is not None:
+                    rec[key] = int(k.group(1))
             out.setdefault(m.group("server"), []).append(rec)
     return out
 

@@ -17,6 +17,7 @@ METRICS = (
     ("sys_cpu", "sys_cpu_%_per_job"),
     ("fio_errors", "fio.total_err"),
     ("rmw_per_io", "flagcheck.atomic_rmw_per_io"),
+    ("stores_per_io", "flagcheck.stores_per_io"),
     ("errors_set", "flagcheck.errors_set"),
     ("errors_reported", "flagcheck.errors_reported"),
 )
@@ -96,7 +97,7 @@ _DIRECTION_FIELDS = ("iops", "bw", "clat_ns.mean", "clat_ns.N")
 _JOB_FIELDS = ("usr_cpu", "sys_cpu", "job_runtime", "total_err")
 # the engine's counters in a stats record
 COUNTERS = ("ios", "checks", "rmw", "rmw_skipped", "stores", "errors_set",
-            "errors_reported")
+            "errors_reported", "stores_skipped")
 
 
 def _get(d, dotted):
@@ -371,15 +372,18 @@ def run_metrics(doc, stats):
     errs = [v for v in errs if v is not None]
     m["fio_errors"] = sum(errs) if errs else None
 
-    m["rmw_per_io"] = m["errors_set"] = m["errors_reported"] = None
+    m["rmw_per_io"] = m["stores_per_io"] = None
+    m["errors_set"] = m["errors_reported"] = None
     if stats:
         def total(field):
             vals = [_num(r.get(field)) for r in stats]
             return None if None in vals else sum(vals)
         # per fio I/O: divided by fio's own count, never the engine's
-        ios, rmw = fio_total_ios(doc), total("rmw")
+        ios, rmw, stores = fio_total_ios(doc), total("rmw"), total("stores")
         if ios and rmw is not None:
             m["rmw_per_io"] = rmw / ios
+        if ios and stores is not None:      # plain stores take the line too
+            m["stores_per_io"] = stores / ios
         m["errors_set"] = total("errors_set")
         m["errors_reported"] = total("errors_reported")
     return m

@@ -50,8 +50,10 @@ _FORMS = (
     ("xR", re.compile(r"^x%s\s+(\S.*)$" % _NUM)),
     ("-P%", re.compile(r"^-%s%%\s+(\S.*)$" % _NUM)),
 )
-USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT' or '-P% WHAT' "
-         "(numbers > 0, P < 100)")
+# no figure published (a patch of one's own): gain None, "none: why"
+_NONE = re.compile(r"^none(?:\s*[:,;-]?\s+(\S.*))?$")
+USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT', '-P% WHAT' "
+         "(numbers > 0, P < 100) or 'none' (nothing published)")
 
 
 class FigureError(Exception):
@@ -62,6 +64,9 @@ def parse(value, where):
     """The Figure of one published-figure value; FigureError names
     `where` (file:line), the value and the forms allowed."""
     value = value.strip()
+    m = _NONE.match(value)
+    if m:
+        return Figure(None, "none", m.group(1) or "", ())
     for form, rx in _FORMS:
         m = rx.match(value)
         if not m:

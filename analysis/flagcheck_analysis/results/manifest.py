@@ -67,7 +67,7 @@ CELL_SCHEMA = Obj({
     "scenario": STR, "numjobs": POSITIVE, "repeats": POSITIVE,
     "stopped": Opt(STR), "text": STR,
     "decisions": List(Obj({"mode": STR, "reason": STR, "ratio": Opt(NUM),
-                           "ci": Opt(List(NUM, 2))}))})
+                           "ci": Opt(List(NUM, 2)), "by": Opt(STR)}))})
 SCHEMA = Obj({
     "flagcheck_manifest": INT, "complete": BOOL, "started": STR,
     "updated": STR, "stopped": STR, "fio": STR, "fio_version": STR,
@@ -363,7 +363,8 @@ def build(args, runs):
                    "numjobs": args.numjobs,
                    "repeats": args.repeats,
                    "order": "scenario, numjobs, repeat, mode "
-                            "(modes interleaved)",
+                            "(modes interleaved, reversed in even repeats: "
+                            "ABBA)",
                    "output_format": "json+" if args.json_plus else "json"},
         "vars": args.vars,
         "conditions": conditions(args),

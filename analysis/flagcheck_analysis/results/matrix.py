@@ -31,14 +31,23 @@ def default_numjobs(ncpu):
     return out
 
 
+def modes_in_order(modes, repeat):
+    """The order of the modes in one repeat: as given in odd repeats,
+    reversed in even ones (A B, B A, A B, ...: ABBA), so that neither
+    mode always runs first and a first-run effect cancels over the
+    pairs."""
+    return list(modes) if repeat % 2 else list(modes)[::-1]
+
+
 def build(scenarios, modes, numjobs, repeats):
-    """All runs in execution order: the modes are interleaved innermost
-    (A B A B ...) so slow drift of the machine hits every mode alike."""
+    """All runs in execution order: the modes are interleaved innermost,
+    each repeat's runs back to back (A B B A A B ...), so slow drift of
+    the machine hits every mode alike and each repeat is a pair."""
     return [Run(s, m, nj, r)
             for s in scenarios
             for nj in numjobs
             for r in range(1, repeats + 1)
-            for m in modes]
+            for m in modes_in_order(modes, r)]
 
 
 def run_name(run):

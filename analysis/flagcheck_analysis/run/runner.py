@@ -403,7 +403,7 @@ class Runner:
         """The runs of one more repeat of a cell (--until-decided), with
         their manifest entries; done ones (a resumed matrix) stay done."""
         runs = [matrix.Run(scenario, mode, numjobs, repeat)
-                for mode in self.args.modes]
+                for mode in matrix.modes_in_order(self.args.modes, repeat)]
         entries = manifest.run_entries(self.args.outdir, runs, self.old)
         names = {e["name"] for e in entries}
         self.runs += runs
@@ -414,9 +414,10 @@ class Runner:
 
     def _decide(self, runs):
         ok = [r for r in runs if self.entry_of[r]["status"] == "ok"]
-        return decide.decide_cell(decide.cell_values(self.args.outdir, ok),
-                                  self.args.modes,
-                                  self.args.precision / 100)
+        by_repeat = decide.cell_values_by_repeat(self.args.outdir, ok)
+        values = {m: list(v.values()) for m, v in by_repeat.items()}
+        return decide.decide_cell(values, self.args.modes,
+                                  self.args.precision / 100, by_repeat)
 
     def _run_cell(self, scenario, numjobs, first):
         """All repeats of one cell; with --until-decided, one more repeat
@@ -447,7 +448,8 @@ class Runner:
             "stopped": stopped,
             "decisions": [{"mode": d.mode, "reason": d.reason,
                            "ratio": d.ratio,
-                           "ci": list(d.ci) if d.ci else None}
+                           "ci": list(d.ci) if d.ci else None,
+                           "by": d.by}
                           for d in decisions],
             "text": "; ".join(decide.text(d, base, a.precision / 100)
                               for d in decisions)})

@@ -1,47 +1,93 @@
 """--until-decided: is a cell (one scenario at one numjobs) decided after
-its repeats so far?  Its IOPS ratio, mean(mode) / mean(base), is decided
-when the ratio's 95% CI (the report's bootstrap interval, stats.verdict)
-excludes 1 and Welch's test agrees, or when the CI is narrower than
-+-precision of the ratio; with several modes, every mode against the base.
-No cell is decided on fewer than MIN_REPEATS runs per side: the percentile
-bootstrap of two values per side can take only a handful of values and
-gives far too narrow an interval."""
+its repeats so far?
+
+With paired runs (each repeat runs every mode back to back, ABBA; at
+least MIN_REPEATS pairs) the pairs decide: the geometric mean of the
+per-repeat ratios mode/base and its 95% t-interval (paired.py); decided
+when that CI excludes 1, or is narrower than +-precision of the gain.
+Without pairs (runs that carry no repeat number, or no repeat run in both
+modes) the unpaired runs decide: the ratio of the means, decided when its
+95% bootstrap CI (stats.verdict) excludes 1 and Welch's test agrees, or
+when the CI is narrower than +-precision; with pairs, that unpaired
+verdict is kept as the second opinion (Decision.second).  With several
+modes, every mode against the base.  No cell is decided on fewer than
+MIN_REPEATS runs (pairs) per side: the percentile bootstrap of two values
+per side can take only a handful of values and gives far too narrow an
+interval."""
 
 from collections import namedtuple
 
 from ..results import fiojson, matrix
-from . import significance as stats
+from . import paired, significance as stats
 
 MIN_REPEATS = 3
 DEFAULT_PRECISION = 0.02
 METRIC = "iops"
 
-# reason: "excludes_1", "narrow" or "undecided"
-Decision = namedtuple("Decision", "mode reason ratio ci n")
+# reason: "excludes_1", "narrow" or "undecided"; why (undecided only):
+#   "runs"    fewer than MIN_REPEATS runs per side (or no runs of a mode)
+#   "no_ci"   no interval (no spread to resample)
+#   "holds_1" the CI holds 1 and is wider than the precision
+#   "welch"   the CI excludes 1 but Welch's test does not agree (p >= 0.05)
+# p: Welch's p-value (the pairs' t-test p when by == "pairs"), or None
+# where the test is undefined.  by: "pairs" or "unpaired", what decided
+# (or would decide); second: the unpaired (ratio, ci, p) beside the pairs'.
+Decision = namedtuple("Decision", "mode reason ratio ci n why p by second",
+                      defaults=(None, None, "unpaired", None))
 
 
-def decide(base, other, mode="", precision=DEFAULT_PRECISION):
-    """Decision for one mode's values against the base mode's."""
+def decide(base, other, mode="", precision=DEFAULT_PRECISION, pairs=None):
+    """Decision for one mode's values against the base mode's; @pairs:
+    the ratios mode/base of the runs paired by repeat (paired.ratios), or
+    None."""
     n = min(len(base), len(other))
     m = stats.mean(base)
     ratio = stats.mean(other) / m if other and m else None
     v = stats.verdict(base, other)
-    ci = v.ci
-    if n < MIN_REPEATS or ci is None or ratio is None:
-        return Decision(mode, "undecided", ratio, ci, n)
-    if v.kind in ("beyond", "differs") and not ci[0] <= 1.0 <= ci[1]:
-        return Decision(mode, "excludes_1", ratio, ci, n)
+    ci, p = v.ci, (v.welch.p if v.welch else None)
+    if pairs:
+        return _decide_pairs(pairs, mode, precision, (ratio, ci, p))
+    if n < MIN_REPEATS or ratio is None:
+        return Decision(mode, "undecided", ratio, ci, n, "runs", p)
+    if ci is None:
+        return Decision(mode, "undecided", ratio, ci, n, "no_ci", p)
+    holds_1 = ci[0] <= 1.0 <= ci[1]
+    if v.kind in ("beyond", "differs") and not holds_1:
+        return Decision(mode, "excludes_1", ratio, ci, n, None, p)
     if (ci[1] - ci[0]) / 2 < precision * abs(ratio):
-        return Decision(mode, "narrow", ratio, ci, n)
-    return Decision(mode, "undecided", ratio, ci, n)
+        return Decision(mode, "narrow", ratio, ci, n, None, p)
+    return Decision(mode, "undecided", ratio, ci, n,
+                    "holds_1" if holds_1 else "welch", p)
 
 
-def decide_cell(values, modes, precision=DEFAULT_PRECISION):
+def _decide_pairs(ratios, mode, precision, second):
+    pr = paired.paired(ratios)
+    if pr.n < MIN_REPEATS or pr.ci is None:
+        return Decision(mode, "undecided", pr.gain, pr.ci, pr.n, "runs",
+                        pr.p, "pairs", second)
+    if not pr.ci[0] <= 1.0 <= pr.ci[1]:
+        return Decision(mode, "excludes_1", pr.gain, pr.ci, pr.n, None,
+                        pr.p, "pairs", second)
+    if (pr.ci[1] - pr.ci[0]) / 2 < precision * pr.gain:
+        return Decision(mode, "narrow", pr.gain, pr.ci, pr.n, None, pr.p,
+                        "pairs", second)
+    return Decision(mode, "undecided", pr.gain, pr.ci, pr.n, "holds_1",
+                    pr.p, "pairs", second)
+
+
+def decide_cell(values, modes, precision=DEFAULT_PRECISION, by_repeat=None):
     """[Decision] of every mode after the first (the base) of one cell;
-    `values` is {mode: [metric per run]}."""
+    `values` is {mode: [metric per run]}, `by_repeat` {mode: {repeat:
+    metric}} (the pairs), or None."""
     base = values.get(modes[0], [])
-    return [decide(base, values.get(m, []), m, precision)
-            for m in modes[1:]]
+    out = []
+    for m in modes[1:]:
+        pairs = None
+        if by_repeat:
+            pairs = paired.ratios(by_repeat.get(modes[0], {}),
+                                  by_repeat.get(m, {})) or None
+        out.append(decide(base, values.get(m, []), m, precision, pairs))
+    return out
 
 
 def is_decided(decisions):
@@ -56,16 +102,44 @@ def text(d, base, precision=DEFAULT_PRECISION):
     if d.ci is None:
         return out + ", no CI"
     out += ", 95%% CI %.3f..%.3f" % d.ci
+    if d.by == "pairs":
+        out = "%s/%s x%.3f over %d pairs, 95%% CI %.3f..%.3f" % (
+            (d.mode, base, d.ratio, d.n) + tuple(d.ci))
     if d.reason == "excludes_1":
         return out + " excludes 1"
     if d.reason == "narrow":
         return out + " narrower than ±%g%%" % (100 * precision)
-    return out
+    return out + " " + why_text(d)
+
+
+def why_text(d):
+    """Why an undecided ratio is undecided, in words that agree with its
+    figures: 'holds 1', or 'excludes 1 but Welch p=0.095 does not agree'."""
+    if d.why == "welch":
+        return ("excludes 1 but Welch's test does not agree (p=%s)"
+                % stats.fmt_p(d.p) if d.p is not None else
+                "excludes 1 but Welch's test does not agree")
+    if d.why == "holds_1":
+        return "holds 1"
+    if d.why == "no_ci":
+        return "undefined (no spread to resample)"
+    if d.by == "pairs":
+        return "from %d pair%s, at least %d needed" % (
+            d.n, "" if d.n == 1 else "s", MIN_REPEATS)
+    return "from %d run%s per mode, at least %d needed" % (
+        d.n, "" if d.n == 1 else "s", MIN_REPEATS)
 
 
 def cell_values(outdir, runs, metric=METRIC):
     """{mode: [metric of each finished run]} of the runs given (one cell);
     a run whose JSON is missing or unreadable counts as not run."""
+    return {m: list(v.values()) for m, v in
+            cell_values_by_repeat(outdir, runs, metric).items()}
+
+
+def cell_values_by_repeat(outdir, runs, metric=METRIC):
+    """{mode: {repeat: metric}} of the finished runs given (one cell), in
+    the runs' order."""
     out = {}
     for run in runs:
         try:
@@ -75,5 +149,5 @@ def cell_values(outdir, runs, metric=METRIC):
                 KeyError):
             continue
         if value is not None:
-            out.setdefault(run.mode, []).append(value)
+            out.setdefault(run.mode, {})[run.repeat] = value
     return out

@@ -120,12 +120,22 @@ def verdict(base, other, alpha=ALPHA):
                        "(Welch undefined), " + _runs(base, other), None, ci)
     beyond = w.p < alpha
     text = "%s: Welch p=%s, %s" % ("beyond noise" if beyond else
-                                   "within noise", _fmt_p(w.p),
+                                   "within noise", fmt_p(w.p),
                                    _runs(base, other))
     if ci is not None and beyond == (ci[0] <= 1.0 <= ci[1]):
         text += "; bootstrap CI disagrees"
     return Verdict("beyond" if beyond else "noise", text, w, ci)
 
 
-def _fmt_p(p):
+def t_of(df, alpha=ALPHA):
+    """Student's t quantile of a two-sided 1 - alpha interval."""
+    return float(sps.t.ppf(1 - alpha / 2, df))
+
+
+def z_of_p(p):
+    """The |z| whose two-sided normal p-value is @p (0 < p < 1)."""
+    return float(sps.norm.isf(p / 2))
+
+
+def fmt_p(p):
     return "%.2g" % p if p >= 0.001 else "%.1e" % p
