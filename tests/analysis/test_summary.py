@@ -63,9 +63,13 @@ class TestSummaryOfFixture(unittest.TestCase):
         self.assertEqual(block[1].split(), ["scenario", "numjobs", "ratio",
                                             "95%", "CI", "decided",
                                             "published", "verdict"])
-        self.assertEqual(len(block), 5)
+        self.assertEqual(len(block), 6)
         self.assertTrue(block[3].startswith("S2 buffer-new-randwrite "))
         self.assertTrue(block[4].startswith("rate-cap "))
+        # the big-box line of the one job file that names its machine
+        self.assertTrue(block[5].startswith(
+            "S2 buffer-new-randwrite: on kunpeng-920-6426 nodes=0 at 16 "
+            "CPUs: x"), block[5])
 
     def test_decided_cell(self):
         # r1, r2, r3 of each mode: the pairs of the same repeat

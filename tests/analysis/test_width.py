@@ -28,7 +28,7 @@ def _check_fits(out, width=120):
 @pytest.mark.parametrize("inputs", [
     [RESULTS], [os.path.join(SUMMARY, "s2"), os.path.join(SUMMARY,
                                                           "rate-cap")],
-    [WHY, "--transfer-ns", "150"]], ids=["results", "summary", "why"])
+    [WHY]], ids=["results", "summary", "why"])
 def test_report_fits_120_columns_and_md_keeps_the_text(inputs, tmp_path):
     p = run_cli("flagcheck-report", "--no-plot", "--outdir", str(tmp_path),
                 *inputs)
