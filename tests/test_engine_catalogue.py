@@ -18,10 +18,13 @@ counters must be what its own pattern says, read from the job file:
   /flip_every=N                 the model's flips == ceil(ios / N) per job
 and the record's rmw and stores are the sums of its paths'.
 """
+import functools
 import glob
+import json
 import math
 import os
 import re
+import subprocess
 
 import pytest
 
@@ -36,15 +39,28 @@ RUNS = [(f, m) for f in FILES for m in MODES]
 RUN_IDS = [f"{os.path.basename(f)}-{m}" for f, m in RUNS]
 NUMJOBS = 2
 
-RMW = {"set_bit", "clear_bit", "change_bit", "test_and_set_bit",
-       "test_and_clear_bit", "atomic_add", "atomic_inc", "atomic_dec",
-       "atomic_xchg", "atomic_cmpxchg"}
-STORE = {"WRITE_ONCE", "atomic_set", "__set_bit", "__clear_bit"}
-HAS_TEST_FIRST = {"set_bit", "clear_bit", "__set_bit", "__clear_bit",
-                  "test_and_set_bit", "test_and_clear_bit", "WRITE_ONCE",
-                  "atomic_set", "atomic_xchg", "atomic_cmpxchg"}
-_OP = re.compile(r"^(\?)?([A-Za-z_]+)\(([^)]*)\)((?:/[a-z_]+=[0-9]+)*)"
-                 r"(?:\*([0-9]+))?$")
+
+
+@functools.lru_cache(maxsize=None)
+def grammar():
+    """The engine's operation table (build/flagcheck-pattern-ops): the
+    names counted as RMWs, as stores, those with a test-first form, and
+    the regular expression of one operation."""
+    out = subprocess.run(
+        [os.path.join(os.environ["FLAGCHECK_TEST_BUILD"],
+                      "flagcheck-pattern-ops")],
+        check=True, capture_output=True, text=True).stdout
+    table = json.loads(out)
+    ops = table["operations"]
+    names = "|".join(re.escape(o["name"]) for o in ops)
+    guards = "|".join(re.escape(g) for g in table["guards"])
+    return {
+        "rmw": {o["name"] for o in ops if o["counts"] == "rmw"},
+        "store": {o["name"] for o in ops if o["counts"] == "store"},
+        "test_first": {o["name"] for o in ops if o["test_first"]},
+        "op": re.compile(rf"^(\?)?({names})\(([^)]*)\)"
+                         rf"((?:/(?:{guards})=[0-9]+)*)(?:\*([0-9]+))?$"),
+    }
 
 
 def options(path):
@@ -76,7 +92,7 @@ def parse_ops(text):
     """[(test_first, name, args, {guard: N}, repeat)] of a sequence."""
     ops = []
     for token in items(text):
-        m = _OP.match(token.strip())
+        m = grammar()["op"].match(token.strip())
         assert m, f"cannot read the operation {token!r}"
         guards = dict((g.split("=")[0], int(g.split("=")[1]))
                       for g in m.group(4).split("/")[1:])
@@ -94,7 +110,7 @@ def sequence(path, mode):
         return parse_ops(o["pattern"])
     if "pattern_fixed" in o:
         return parse_ops(o["pattern_fixed"])
-    return [(tf or name in HAS_TEST_FIRST, name, args, g, r)
+    return [(tf or name in grammar()["test_first"], name, args, g, r)
             for tf, name, args, g, r in parse_ops(o["pattern"])]
 
 
@@ -140,12 +156,13 @@ def check_op(what, op, per_job, total_ios, runtime_ns):
     tf, name, _, guards, repeat = op
     ran = sum(ran_of(c) for _, c, _ in per_job)
     skipped = sum(c["skipped"] for _, c, _ in per_job)
-    if name not in RMW | STORE:
+    rmw, store = grammar()["rmw"], grammar()["store"]
+    if name not in rmw | store:
         assert ran == skipped == 0, f"{what}: {per_job}"
         return
     assert ran + skipped == repeat * total_ios, \
         f"{what}: {ran} ran + {skipped} skipped != {repeat} x {total_ios}"
-    kind = "rmw" if name in RMW else "stores"
+    kind = "rmw" if name in rmw else "stores"
     assert all(c["stores" if kind == "rmw" else "rmw"] == 0
                for _, c, _ in per_job), f"{what}: counted as the other kind"
     if "flip_every" in guards:

@@ -146,11 +146,24 @@ BAD_PATTERNS = [
     ({"pattern": "set_bit(flags,1);set_bit(flags,2)"}, "';' at character 17",
      "separate items with ','"),
     ({"pattern": "?change_bit(flags,1)"}, "'?' is not allowed on change_bit",
-     "allowed on set_bit"),
+     "allowed on WRITE_ONCE, atomic_set, __set_bit"),
     ({"pattern_words": "flags@0,other@0"}, "word 2 'other@0'",
      "two words may not overlap"),
     ({"pattern_words": "flags@64"}, "word 1 'flags@64'",
      "allowed are lines 0 to 63"),
+    ({"pattern": "set_bit(flags,18446744073709551616)"},
+     "argument 2, 18446744073709551616, is out of range",
+     "allowed are bits 0 to 63"),
+    ({"pattern_words": "flags@18446744073709551616"},
+     "line 18446744073709551616 is out of range", "lines 0 to 63"),
+    ({"pattern": "atomic_inc(flags)/every_ns=18446744073709551616"},
+     "/every_ns=18446744073709551616 is out of range", "1 to "),
+    ({"pattern": "work(1000000000000)"}, "work(1000000000000) is too long",
+     "0 to 1000000 ns"),
+    ({"pattern": "set_bit(flags,\t1)"}, "control character 0x09",
+     "only printable characters and spaces"),
+    ({"pattern_words": "flags@0\v"}, "pattern_words: control character 0x0b",
+     "only printable characters and spaces"),
 ]
 
 
@@ -175,5 +188,18 @@ def test_undeclared_words_fail_at_job_start(ctx):
     assert r.rc != 0
     assert "operation 1 'test_and_clear_bit(flags,0)': unknown word " \
         "'flags': declare it in pattern_words first" in r.err, r.err
+    for job in (r.json()["jobs"] if '"jobs"' in r.out else []):
+        assert fio_ios(job) == 0, "the job did I/O"
+
+
+def test_blank_pattern_fixed_is_named_at_job_start(ctx):
+    """test_first runs pattern_fixed: a blank one is refused by its name."""
+    r = ctx.fio_run(ctx.base_args(model="pattern", variant="test_first",
+                                  pattern_words=S1_WORDS, pattern=S1,
+                                  pattern_fixed=" "), stats=False)
+    assert r.rc != 0
+    assert "flagcheck: pattern_fixed is empty: model=pattern needs a " \
+        "sequence of operations (docs/pattern.md); leave it out to run " \
+        "pattern in its test-first form" in r.err, r.err
     for job in (r.json()["jobs"] if '"jobs"' in r.out else []):
         assert fio_ios(job) == 0, "the job did I/O"

@@ -27,296 +27,15 @@
  * touches, counted in the model's stats (reader_calls, reader_loads).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "atomic.h"
 #include "bitops.h"
-#include "pattern.h"
-
-/* The state: the once word on a line pair of its own, then the arenas */
-#define PATTERN_HEADER		128
-#define PATTERN_STATE		(PATTERN_HEADER + \
-				 (1 + PATTERN_MAX_NODES) * PATTERN_ARENA)
-enum { ONCE_UNSET = 0, ONCE_WRITING, ONCE_DONE };
+#include "pattern_job.h"
 
 enum { STAT_READER_CALLS = 0, STAT_READER_LOADS, STAT_FLIPS };
-
-struct pattern_job;
-
-/*
- * One operation of the sequence, run @n times (its *N): its step holds what
- * it needs (word, argument, path). Chosen per operation at job start
- * (pattern_fns[]), so that an I/O costs one call per operation and no
- * decoding: between two operations on a contended line the model adds
- * little more than the kernel's straight-line code, and the other CPUs'
- * chances to take the line in between stay near the kernel's.
- */
-struct pattern_step;
-typedef void pattern_fn(struct pattern_job *j, const struct pattern_step *s,
-			struct fc_counters *c, unsigned int n);
-
-/* An operation as this job runs it, its word placed in the state */
-struct pattern_step {
-	pattern_fn *fn;
-	unsigned long *w;		/* in the state attached last */
-	unsigned long arg;		/* the operation's bit, value, old or n */
-	unsigned int i;			/* its path, the operation's index */
-	unsigned int repeat;
-	bool test_first;
-	bool guarded;			/* /flip_every, /every, /every_ns, /below */
-	const struct pattern_op *op;	/* the rest: arg2, loops, guards */
-};
-
-struct pattern_job {
-	struct pattern_prog prog;
-	struct pattern_step step[PATTERN_MAX_OPS + 1];	/* then fn NULL */
-	unsigned int nr_steps;
-	/* where each sharing's words are, for the state attached last */
-	unsigned char *base[PATTERN_SHARINGS];
-	void *state;
-	unsigned int node;
-	bool writer;
-	uint64_t calls;				/* this job's I/Os */
-	uint64_t op_calls[PATTERN_MAX_OPS];	/* /every */
-	uint64_t op_last_ns[PATTERN_MAX_OPS];	/* /every_ns */
-	unsigned long sink;			/* what the loads read */
-	unsigned int nr_read;			/* a reader's loads ... */
-	unsigned int read_op[PATTERN_MAX_OPS];	/* ... one per word */
-	const char *paths[PATTERN_MAX_OPS + 1];
-	/* the job words, at a 128-byte boundary inside */
-	unsigned char arena[PATTERN_ARENA + PATTERN_HEADER];
-};
-
-/* ----- work(ns): a loop calibrated once per process ----- */
-
-static pthread_once_t work_once = PTHREAD_ONCE_INIT;
-static uint64_t work_loops_per_us;	/* set once, read-only afterwards */
-
-static void __attribute__((noinline)) work_loop(uint64_t n)
-{
-	uint64_t i;
-
-	for (i = 0; i < n; i++)
-		__asm__ __volatile__("" : "+r"(i));	/* not folded away */
-}
-
-/* The fastest of a few 1M-iteration runs: the loop's own speed */
-static void work_calibrate(void)
-{
-	uint64_t best = UINT64_MAX, t0, dt;
-	int i;
-
-	for (i = 0; i < 5; i++) {
-		t0 = fc_now_ns();
-		work_loop(1 << 20);
-		dt = fc_now_ns() - t0;
-		if (dt && dt < best)
-			best = dt;
-	}
-	work_loops_per_us = ((uint64_t)1000 << 20) / best ?: 1;
-}
-
-static uint64_t work_loops(uint64_t ns)
-{
-	pthread_once(&work_once, work_calibrate);
-	return ns * work_loops_per_us / 1000;
-}
-
-/* ----- the operations: one function each ----- */
-
-/* Whether the operation runs: always, or in its test-first form only when
- * the bit is not already as it leaves it (no load in the always form) */
-static inline bool bit_runs(const struct pattern_step *s, bool leaves_set)
-{
-	return !s->test_first || test_bit(s->arg, s->w) != leaves_set;
-}
-
-/*
- * The bit operations (bitops.h): the atomic ones counted as RMWs,
- * __set_bit() and __clear_bit() as plain stores.
- */
-#define PATTERN_BITOP(name, leaves_set, count, call)			\
-static void op_##name(struct pattern_job *j,				\
-		      const struct pattern_step *s,			\
-		      struct fc_counters *c, unsigned int n)		\
-{									\
-	bool run;							\
-									\
-	(void)j;							\
-	while (n--) {							\
-		run = bit_runs(s, leaves_set);				\
-		if (run)						\
-			call;						\
-		count(c, s->i, run);					\
-	}								\
-}
-
-PATTERN_BITOP(__set_bit, true, fc_count_store, __set_bit(s->arg, s->w))
-PATTERN_BITOP(__clear_bit, false, fc_count_store, __clear_bit(s->arg, s->w))
-PATTERN_BITOP(set_bit, true, fc_count_rmw, set_bit(s->arg, s->w))
-PATTERN_BITOP(clear_bit, false, fc_count_rmw, clear_bit(s->arg, s->w))
-/* test_bit || test_and_set_bit, test_bit && test_and_clear_bit */
-PATTERN_BITOP(test_and_set_bit, true, fc_count_rmw,
-	      j->sink += test_and_set_bit(s->arg, s->w))
-PATTERN_BITOP(test_and_clear_bit, false, fc_count_rmw,
-	      j->sink += test_and_clear_bit(s->arg, s->w))
-
-static void op_change_bit(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	(void)j;
-	while (n--) {
-		change_bit(s->arg, s->w);
-		fc_count_rmw(c, s->i, true);
-	}
-}
-
-/* READ_ONCE(), atomic_read(): what they read summed in a register, not
- * in memory that the next load would wait for */
-static void op_read_once(struct pattern_job *j, const struct pattern_step *s,
-			 struct fc_counters *c, unsigned int n)
-{
-	unsigned long *w = s->w, sum = 0;
-
-	(void)c;
-	while (n--)
-		sum += read_once(w);
-	j->sink += sum;
-}
-
-/* WRITE_ONCE(), atomic_set(): if (READ_ONCE(w) != v) WRITE_ONCE(w, v) */
-static void op_write_once(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	bool run;
-
-	(void)j;
-	while (n--) {
-		run = !s->test_first || read_once(s->w) != s->arg;
-		if (run)
-			write_once(s->w, s->arg);
-		fc_count_store(c, s->i, run);
-	}
-}
-
-static inline void atomic_add_n(unsigned long d, const struct pattern_step *s,
-				struct fc_counters *c, unsigned int n)
-{
-	while (n--) {
-		atomic_long_add(d, s->w);
-		fc_count_rmw(c, s->i, true);
-	}
-}
-
-static void op_atomic_add(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	(void)j;
-	atomic_add_n(s->arg, s, c, n);
-}
-
-static void op_atomic_inc(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	(void)j;
-	atomic_add_n(1, s, c, n);
-}
-
-static void op_atomic_dec(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	(void)j;
-	atomic_add_n(-1UL, s, c, n);
-}
-
-/* test first: if (atomic_read(w) != v) */
-static void op_atomic_xchg(struct pattern_job *j, const struct pattern_step *s,
-			   struct fc_counters *c, unsigned int n)
-{
-	bool run;
-
-	while (n--) {
-		run = !s->test_first || read_once(s->w) != s->arg;
-		if (run)
-			j->sink += atomic_long_xchg(s->w, s->arg);
-		fc_count_rmw(c, s->i, run);
-	}
-}
-
-/* test first: if (atomic_read(w) == old) */
-static void op_atomic_cmpxchg(struct pattern_job *j,
-			      const struct pattern_step *s,
-			      struct fc_counters *c, unsigned int n)
-{
-	bool run;
-
-	while (n--) {
-		run = !s->test_first || read_once(s->w) == s->arg;
-		if (run)
-			j->sink += atomic_long_cmpxchg(s->w, s->arg,
-						       s->op->arg2);
-		fc_count_rmw(c, s->i, run);
-	}
-}
-
-static void op_smp_mb(struct pattern_job *j, const struct pattern_step *s,
-		      struct fc_counters *c, unsigned int n)
-{
-	(void)j, (void)s, (void)c;
-	while (n--)
-		smp_mb();
-}
-
-#ifndef SMP_MB__BEFORE_ATOMIC_IS_BARRIER
-static void op_smp_mb__before_atomic(struct pattern_job *j,
-				     const struct pattern_step *s,
-				     struct fc_counters *c, unsigned int n)
-{
-	(void)j, (void)s, (void)c;
-	while (n--)
-		smp_mb__before_atomic();
-}
-#endif
-
-static void op_work(struct pattern_job *j, const struct pattern_step *s,
-		    struct fc_counters *c, unsigned int n)
-{
-	(void)j, (void)c;
-	while (n--)
-		work_loop(s->op->loops);
-}
-
-/*
- * Each opcode's function. smp_mb__before_atomic() has none where the
- * kernel emits only a compiler barrier (x86): the job leaves it out of its
- * steps, and the call of the next step is a compiler barrier already.
- */
-static pattern_fn *const pattern_fns[] = {
-	[OP_READ_ONCE]		= op_read_once,
-	[OP_WRITE_ONCE]		= op_write_once,
-	[OP_ATOMIC_READ]	= op_read_once,
-	[OP_ATOMIC_SET]		= op_write_once,
-	[OP___SET_BIT]		= op___set_bit,
-	[OP___CLEAR_BIT]	= op___clear_bit,
-	[OP_SET_BIT]		= op_set_bit,
-	[OP_CLEAR_BIT]		= op_clear_bit,
-	[OP_CHANGE_BIT]		= op_change_bit,
-	[OP_TEST_AND_SET_BIT]	= op_test_and_set_bit,
-	[OP_TEST_AND_CLEAR_BIT]	= op_test_and_clear_bit,
-	[OP_ATOMIC_ADD]		= op_atomic_add,
-	[OP_ATOMIC_INC]		= op_atomic_inc,
-	[OP_ATOMIC_DEC]		= op_atomic_dec,
-	[OP_ATOMIC_XCHG]	= op_atomic_xchg,
-	[OP_ATOMIC_CMPXCHG]	= op_atomic_cmpxchg,
-	[OP_SMP_MB]		= op_smp_mb,
-#ifndef SMP_MB__BEFORE_ATOMIC_IS_BARRIER
-	[OP_SMP_MB__BEFORE_ATOMIC] = op_smp_mb__before_atomic,
-#endif
-	[OP_WORK]		= op_work,
-};
 
 /* ----- the guards ----- */
 
@@ -568,10 +287,7 @@ static int pattern_job_init(void *job, const void *params,
 	unsigned int i;
 	int err;
 
-	if (pattern_compile(pp, true, &j->prog, msg, sizeof(msg)) ||
-	    (!j->prog.nr_ops && snprintf(msg, sizeof(msg), "pattern is empty: "
-					 "model=pattern needs a sequence of "
-					 "operations (docs/pattern.md)"))) {
+	if (pattern_compile(pp, true, &j->prog, msg, sizeof(msg))) {
 		fprintf(stderr, "flagcheck: %s\n", msg);
 		return -EINVAL;
 	}
@@ -584,7 +300,7 @@ static int pattern_job_init(void *job, const void *params,
 	pattern_init_words(&j->prog, PATTERN_JOB, j->base[PATTERN_JOB]);
 	for (i = 0; i < j->prog.nr_ops; i++) {
 		if (j->prog.op[i].code == OP_WORK)
-			j->prog.op[i].loops = work_loops(j->prog.op[i].arg);
+			j->prog.op[i].loops = pattern_work_loops(j->prog.op[i].arg);
 		j->paths[i] = j->prog.op[i].path;
 	}
 	pattern_steps(j);

@@ -21,6 +21,7 @@
 
 #include "counters.h"
 #include "model.h"
+#include "pattern_ops.h"
 
 #define PATTERN_LINE		64	/* bytes of a cache line */
 #define PATTERN_LINES		64	/* lines of the arena: 0..63 */
@@ -31,6 +32,7 @@
 #define PATTERN_NAME_LEN	32	/* a word's name, NUL included */
 #define PATTERN_PATH_LEN	64	/* "2:test_and_clear_bit(flags,1)" */
 #define PATTERN_MAX_REPEAT	65536	/* *N */
+#define PATTERN_MAX_WORK_NS	1000000	/* work(ns): 1 ms, fio cannot stop it */
 
 /* Who shares a word: the run, each job alone, the jobs of a NUMA node */
 enum pattern_sharing {
@@ -47,13 +49,13 @@ struct pattern_word {
 	unsigned long init;
 };
 
-enum pattern_opcode {
-	OP_READ_ONCE, OP_WRITE_ONCE, OP_ATOMIC_READ, OP_ATOMIC_SET,
-	OP___SET_BIT, OP___CLEAR_BIT, OP_SET_BIT, OP_CLEAR_BIT, OP_CHANGE_BIT,
-	OP_TEST_AND_SET_BIT, OP_TEST_AND_CLEAR_BIT, OP_ATOMIC_ADD,
-	OP_ATOMIC_INC, OP_ATOMIC_DEC, OP_ATOMIC_XCHG, OP_ATOMIC_CMPXCHG,
-	OP_SMP_MB, OP_SMP_MB__BEFORE_ATOMIC, OP_WORK,
-};
+#define PATTERN_OPCODE(code, name, kind, args, tf, flip, fn) code,
+enum pattern_opcode { PATTERN_OPS(PATTERN_OPCODE) PATTERN_NR_OPCODES };
+#undef PATTERN_OPCODE
+
+#define PATTERN_GUARD_CODE(code, name) code,
+enum pattern_guard { PATTERN_GUARDS(PATTERN_GUARD_CODE) PATTERN_NR_GUARDS };
+#undef PATTERN_GUARD_CODE
 
 /* What an operation costs the line, as counted */
 enum pattern_kind { KIND_LOAD, KIND_STORE, KIND_RMW, KIND_OTHER };
@@ -105,7 +107,8 @@ struct pattern_params {
  * pattern_compile: the sequence a job of @pp runs: pattern, or in
  * test_first pattern_fixed if given, else pattern with every operation
  * that has one in its test-first form. @final: every option is parsed (at
- * job start), an unknown word is refused even without pattern_words.
+ * job start), an unknown word is refused even without pattern_words, and
+ * an empty sequence is refused naming the option it would come from.
  */
 int pattern_parse_words(const char *s, struct pattern_prog *p, char *msg,
 			size_t len);

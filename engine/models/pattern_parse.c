@@ -14,43 +14,43 @@
 
 #include "pattern.h"
 
-/* One operation of the grammar: its name, arguments and forms */
+/* One operation of the grammar: a row of PATTERN_OPS (pattern_ops.h) */
 struct pattern_opdef {
 	const char *name;
 	enum pattern_opcode code;
 	enum pattern_kind kind;
-	unsigned int nargs;	/* the word included */
-	bool word, bit;		/* first argument a word; second a bit */
-	bool test_first;	/* has a test-first form ('?') */
+	const char *args;	/* "word,bit": the word included */
+	const char *test_first;	/* its test-first form, NULL if none */
 	bool flip;		/* has a state it undoes (flip_every) */
 };
 
+#define PATTERN_OPDEF(c, n, k, a, tf, f, fn) { n, c, KIND_##k, a, tf, f },
 static const struct pattern_opdef opdefs[] = {
-	{ "READ_ONCE", OP_READ_ONCE, KIND_LOAD, 1, true, false, false, false },
-	{ "WRITE_ONCE", OP_WRITE_ONCE, KIND_STORE, 2, true, false, true, true },
-	{ "atomic_read", OP_ATOMIC_READ, KIND_LOAD, 1, true, false, false, false },
-	{ "atomic_set", OP_ATOMIC_SET, KIND_STORE, 2, true, false, true, true },
-	{ "__set_bit", OP___SET_BIT, KIND_STORE, 2, true, true, true, true },
-	{ "__clear_bit", OP___CLEAR_BIT, KIND_STORE, 2, true, true, true, true },
-	{ "set_bit", OP_SET_BIT, KIND_RMW, 2, true, true, true, true },
-	{ "clear_bit", OP_CLEAR_BIT, KIND_RMW, 2, true, true, true, true },
-	{ "change_bit", OP_CHANGE_BIT, KIND_RMW, 2, true, true, false, false },
-	{ "test_and_set_bit", OP_TEST_AND_SET_BIT, KIND_RMW, 2, true, true,
-	  true, true },
-	{ "test_and_clear_bit", OP_TEST_AND_CLEAR_BIT, KIND_RMW, 2, true, true,
-	  true, true },
-	{ "atomic_add", OP_ATOMIC_ADD, KIND_RMW, 2, true, false, false, false },
-	{ "atomic_inc", OP_ATOMIC_INC, KIND_RMW, 1, true, false, false, false },
-	{ "atomic_dec", OP_ATOMIC_DEC, KIND_RMW, 1, true, false, false, false },
-	{ "atomic_xchg", OP_ATOMIC_XCHG, KIND_RMW, 2, true, false, true, true },
-	{ "atomic_cmpxchg", OP_ATOMIC_CMPXCHG, KIND_RMW, 3, true, false, true,
-	  true },
-	{ "smp_mb", OP_SMP_MB, KIND_OTHER, 0, false, false, false, false },
-	{ "smp_mb__before_atomic", OP_SMP_MB__BEFORE_ATOMIC, KIND_OTHER, 0,
-	  false, false, false, false },
-	{ "work", OP_WORK, KIND_OTHER, 1, false, false, false, false },
+	PATTERN_OPS(PATTERN_OPDEF)
 	{ .name = NULL },
 };
+#undef PATTERN_OPDEF
+
+/* Its number of arguments, the word included */
+static unsigned int opdef_nargs(const struct pattern_opdef *d)
+{
+	unsigned int n = d->args[0] ? 1 : 0;
+	const char *p;
+
+	for (p = d->args; *p; p++)
+		n += *p == ',';
+	return n;
+}
+
+static bool opdef_word(const struct pattern_opdef *d)
+{
+	return !strncmp(d->args, "word", 4);
+}
+
+static bool opdef_bit(const struct pattern_opdef *d)
+{
+	return !strcmp(d->args, "word,bit");
+}
 
 static const char *const sharing_names[] = {
 	[PATTERN_ALL] = "all", [PATTERN_JOB] = "job", [PATTERN_NODE] = "node",
@@ -102,24 +102,41 @@ static int name_len(const char *s, const char *end)
 	return p - s;
 }
 
-/* An unsigned 64-bit number, decimal or 0x hex; *s moves past it */
+/* The length of the number-like token at @s: [-]alphanumerics */
+static int num_len(const char *s, const char *end)
+{
+	const char *p = s;
+
+	if (p < end && *p == '-')
+		p++;
+	while (p < end && isalnum((unsigned char)*p))
+		p++;
+	return p - s;
+}
+
+/*
+ * An unsigned 64-bit number, decimal or 0x hex; *s moves past it. Returns
+ * 0, NOT_A_NUMBER, or OUT_OF_RANGE for a number past 2^64 - 1 or below 0
+ * (the caller names the range).
+ */
+enum { NOT_A_NUMBER = -1, OUT_OF_RANGE = -2 };
+
 static int parse_u64(const char **s, const char *end, uint64_t *out)
 {
 	char buf[32], *e;
-	int n = 0;
+	int n = num_len(*s, end), neg = n && **s == '-';
 
-	while (*s + n < end && isalnum((unsigned char)(*s)[n]) &&
-	       n < (int)sizeof(buf) - 1)
-		n++;
-	if (!n || **s == '-')
-		return -1;
-	memcpy(buf, *s, n);
-	buf[n] = '\0';
+	if (n - neg == 0 || n >= (int)sizeof(buf))
+		return n >= (int)sizeof(buf) ? OUT_OF_RANGE : NOT_A_NUMBER;
+	memcpy(buf, *s + neg, n - neg);
+	buf[n - neg] = '\0';
 	errno = 0;
 	*out = strtoull(buf, &e, 0);
-	if (errno || *e || (buf[0] == '0' && n > 1 && buf[1] != 'x' &&
-			    buf[1] != 'X'))
-		return -1;
+	if (*e || buf[0] == '-' || buf[0] == '+' ||
+	    (buf[0] == '0' && n - neg > 1 && buf[1] != 'x' && buf[1] != 'X'))
+		return NOT_A_NUMBER;
+	if (errno == ERANGE || neg)
+		return OUT_OF_RANGE;
 	*s += n;
 	return 0;
 }
@@ -154,6 +171,15 @@ static int word_sharing(const struct pctx *x, const char **s, const char *end,
 		      "jobs of one NUMA node)", n, *s);
 }
 
+/* What a word's numbers may be; the arena's sizes as pattern.h has them */
+_Static_assert(PATTERN_LINES == 64 && PATTERN_LINE == 64, "the messages");
+#define LINES_ALLOWED	"allowed are lines 0 to 63"
+#define OFFSETS_ALLOWED	"a multiple of 8 from 0 to 56"
+#define U64_ALLOWED	"decimal or 0x hex, 0 to 18446744073709551615"
+_Static_assert(PATTERN_MAX_WORK_NS == 1000000, "the message");
+#define WORK_ALLOWED	"0 to 1000000 ns (1 ms) of work per call: fio " \
+			"cannot stop an I/O inside it"
+
 /* Two words of 8 bytes overlap when their offsets are equal */
 static int word_place(const struct pctx *x, const struct pattern_prog *p,
 		      uint64_t line, uint64_t off, struct pattern_word *w)
@@ -161,13 +187,11 @@ static int word_place(const struct pctx *x, const struct pattern_prog *p,
 	unsigned int i;
 
 	if (line >= PATTERN_LINES)
-		return refuse(x, "line %llu is past the arena: allowed are "
-			      "lines 0 to %d", (unsigned long long)line,
-			      PATTERN_LINES - 1);
+		return refuse(x, "line %llu is past the arena: " LINES_ALLOWED,
+			      (unsigned long long)line);
 	if (off >= PATTERN_LINE || off % 8)
-		return refuse(x, "offset %llu is not allowed: a multiple of 8 "
-			      "from 0 to %d", (unsigned long long)off,
-			      PATTERN_LINE - 8);
+		return refuse(x, "offset %llu is not allowed: " OFFSETS_ALLOWED,
+			      (unsigned long long)off);
 	w->offset = line * PATTERN_LINE + off;
 	for (i = 0; i < p->nr_words; i++)
 		if (p->word[i].offset == w->offset &&
@@ -176,6 +200,20 @@ static int word_place(const struct pctx *x, const struct pattern_prog *p,
 				      "%llu): two words may not overlap",
 				      p->word[i].name, (unsigned long long)line,
 				      (unsigned long long)off);
+	return 0;
+}
+
+/* A number of the item, @what it is and what is @allowed for the message */
+static int word_num(const struct pctx *x, const char **s, const char *end,
+		    uint64_t *v, const char *what, const char *allowed)
+{
+	int n = num_len(*s, end), err = parse_u64(s, end, v);
+
+	if (err == OUT_OF_RANGE)
+		return refuse(x, "%s %.*s is out of range: %s", what, n, *s,
+			      allowed);
+	if (err)
+		return refuse(x, "%s is not a number: %s", what, allowed);
 	return 0;
 }
 
@@ -196,17 +234,19 @@ static int parse_word(const struct pctx *x, const char *s, const char *end,
 		return refuse(x, "word %.*s is declared twice", n, s);
 	memcpy(w.name, s, n);
 	s = skip_blanks(s + n, end);
-	if (s >= end || *s != '@' || (s++, parse_u64(&s, end, &line)))
-		return refuse(x, "@LINE is missing: a line number from 0 to %d",
-			      PATTERN_LINES - 1);
-	if (s < end && *s == '+' && (s++, parse_u64(&s, end, &off)))
-		return refuse(x, "+OFFSET is not a number: a multiple of 8 from "
-			      "0 to %d", PATTERN_LINE - 8);
+	if (s >= end || *s != '@')
+		return refuse(x, "@LINE is missing: " LINES_ALLOWED);
+	s++;
+	if (word_num(x, &s, end, &line, "line", LINES_ALLOWED))
+		return -1;
+	if (s < end && *s == '+' && (s++, word_num(x, &s, end, &off, "offset",
+						  OFFSETS_ALLOWED)))
+		return -1;
 	if (s < end && *s == ':' && (s++, word_sharing(x, &s, end, &w)))
 		return -1;
-	if (s < end && *s == '=' && (s++, parse_u64(&s, end, &init)))
-		return refuse(x, "=INIT is not a number: decimal or 0x hex, "
-			      "unsigned 64-bit");
+	if (s < end && *s == '=' && (s++, word_num(x, &s, end, &init, "=INIT",
+						  U64_ALLOWED)))
+		return -1;
 	if (skip_blanks(s, end) != end)
 		return refuse(x, "unexpected '%.*s': a word is "
 			      "NAME@LINE[+OFFSET][:SHARING][=INIT]",
@@ -230,6 +270,27 @@ static const char *item_end(const char *s)
 }
 
 /*
+ * A tab, a vertical tab or any other control character: refused, as fio
+ * copies option values as they are into its JSON output (and the paths
+ * into the counters' keys); blanks between items are spaces.
+ */
+static int control_char(const struct pctx *x, const char *s)
+{
+	const char *c;
+
+	for (c = s; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			break;
+	if (!*c)
+		return 0;
+	snprintf(x->msg, x->len, "%s: control character 0x%02x at character "
+		 "%d: only printable characters and spaces are allowed (fio "
+		 "writes option values into its JSON output as they are)",
+		 x->opt, (unsigned char)*c, (int)(c - s) + 1);
+	return -1;
+}
+
+/*
  * Calls @fn on each item of @s, separated by ',' outside parentheses (blank
  * items skipped), with @x telling where it is; stops at the first refusal.
  * Not ';': fio's job-file reader cuts a line at its first ';' or '#'.
@@ -241,6 +302,8 @@ static int for_each_item(struct pctx *x, const char *s, void *p,
 	const char *next, *end, *bad = strpbrk(s, ";#");
 
 	x->pos = 0;
+	if (control_char(x, s))
+		return -1;
 	if (bad) {
 		snprintf(x->msg, x->len, "%s=%.80s: '%c' at character %d: "
 			 "separate items with ',' (in a job file fio ends the "
@@ -298,16 +361,28 @@ static const struct pattern_opdef *find_op(const char *s, int n)
 	return NULL;
 }
 
+/* The names of the operations (with a test-first form, with a state to
+ * undo, or all), separated by @sep */
+static const char *op_names(char *list, size_t len, bool tf, bool flip,
+			    const char *sep)
+{
+	const struct pattern_opdef *d;
+	size_t n = 0;
+
+	list[0] = '\0';
+	for (d = opdefs; d->name && n < len; d++)
+		if ((!tf || d->test_first) && (!flip || d->flip))
+			n += snprintf(list + n, len - n, "%s%s",
+				      n ? sep : "", d->name);
+	return list;
+}
+
 static int unknown_op(const struct pctx *x, const char *s, int n)
 {
-	char list[400] = "";
-	const struct pattern_opdef *d;
+	char list[400];
 
-	for (d = opdefs; d->name; d++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list),
-			 "%s%s", d == opdefs ? "" : " ", d->name);
 	return refuse(x, "unknown operation '%.*s': allowed are %s", n, s,
-		      list);
+		      op_names(list, sizeof(list), false, false, " "));
 }
 
 /* The word argument: NAME of a declared word */
@@ -332,13 +407,24 @@ static int op_word(struct pctx *x, const char **s, const char *end,
 	return 0;
 }
 
+/* What an operation's numbers may be */
+static const char *arg_range(const struct pattern_opdef *d)
+{
+	if (opdef_bit(d))
+		return "allowed are bits 0 to 63";
+	if (d->code == OP_WORK)
+		return WORK_ALLOWED;
+	return U64_ALLOWED;
+}
+
 /* The arguments after the word (or all, for work): numbers */
 static int op_args(struct pctx *x, const char **s, const char *end,
 		   const struct pattern_opdef *d, uint64_t *v)
 {
-	unsigned int i, first = d->word ? 1 : 0;
+	unsigned int i, first = opdef_word(d), nargs = opdef_nargs(d);
+	int err;
 
-	for (i = first; i < d->nargs; i++) {
+	for (i = first; i < nargs; i++) {
 		if (i) {
 			*s = skip_blanks(*s, end);
 			if (*s >= end || **s != ',')
@@ -346,18 +432,20 @@ static int op_args(struct pctx *x, const char **s, const char *end,
 			(*s)++;
 		}
 		*s = skip_blanks(*s, end);
-		if (parse_u64(s, end, &v[i - first]))
+		err = parse_u64(s, end, &v[i - first]);
+		if (err == OUT_OF_RANGE)
+			return refuse(x, "%s: argument %u, %.*s, is out of range: "
+				      "%s", d->name, i + 1, num_len(*s, end), *s,
+				      arg_range(d));
+		if (err)
 			goto bad;
 	}
 	return 0;
 bad:
-	return refuse(x, "%s takes %u argument%s%s: (%s%s)", d->name, d->nargs,
-		      d->nargs == 1 ? "" : "s", d->word ?
+	return refuse(x, "%s takes %u argument%s%s: (%s)", d->name, nargs,
+		      nargs == 1 ? "" : "s", first ?
 		      ", a word then numbers (decimal or 0x hex)" :
-		      " (decimal or 0x hex)", d->word ? "word" : "",
-		      d->nargs == 0 ? "" : d->bit ? ",bit" :
-		      d->code == OP_ATOMIC_CMPXCHG ? ",old,new" :
-		      d->code == OP_WORK ? "ns" : d->nargs == 2 ? ",value" : "");
+		      " (decimal or 0x hex)", d->args);
 }
 
 /* OP(ARGS): the operation's name, word and numbers into @op */
@@ -371,16 +459,20 @@ static int op_call(struct pctx *x, const char **s, const char *end,
 	if (*s >= end || **s != '(')
 		return refuse(x, "'(' expected after %s", d->name);
 	*s = skip_blanks(*s + 1, end);
-	if (d->word && op_word(x, s, end, p, known, op))
+	if (opdef_word(d) && op_word(x, s, end, p, known, op))
 		return -1;
 	if (op_args(x, s, end, d, v))
 		return -1;
 	*s = skip_blanks(*s, end);
 	if (*s >= end || **s != ')')
 		return refuse(x, "')' expected: %s takes %u argument%s",
-			      d->name, d->nargs, d->nargs == 1 ? "" : "s");
+			      d->name, opdef_nargs(d),
+			      opdef_nargs(d) == 1 ? "" : "s");
 	(*s)++;
-	if (d->bit && v[0] > 63)
+	if (d->code == OP_WORK && v[0] > PATTERN_MAX_WORK_NS)
+		return refuse(x, "work(%llu) is too long: " WORK_ALLOWED,
+			      (unsigned long long)v[0]);
+	if (opdef_bit(d) && v[0] > 63)
 		return refuse(x, "bit %llu is past the word: allowed are bits "
 			      "0 to 63", (unsigned long long)v[0]);
 	op->arg = v[0];		/* the bit number, value, old, n or ns */
@@ -392,11 +484,14 @@ static int op_call(struct pctx *x, const char **s, const char *end,
 static int op_guard(struct pctx *x, const char **s, const char *end,
 		    const struct pattern_opdef *d, struct pattern_op *op)
 {
-	static const char *const names[] = { "below", "every", "every_ns",
-					     "flip_every", NULL };
+#define PATTERN_GUARD_NAME(code, name) [code] = name,
+	static const char *const names[] = { PATTERN_GUARDS(PATTERN_GUARD_NAME)
+					     NULL };
+#undef PATTERN_GUARD_NAME
+	char list[400];
 	uint64_t *slot[] = { &op->below, &op->every, &op->every_ns,
 			     &op->flip_every };
-	int n = name_len(*s, end), i;
+	int n = name_len(*s, end), i, err;
 	uint64_t v;
 
 	for (i = 0; names[i]; i++)
@@ -406,21 +501,28 @@ static int op_guard(struct pctx *x, const char **s, const char *end,
 		return refuse(x, "unknown suffix '/%.*s': allowed are /below=T, "
 			      "/every=N, /every_ns=T, /flip_every=N", n, *s);
 	*s += n;
-	if (*s >= end || **s != '=' || (++*s, parse_u64(s, end, &v)))
+	if (*s >= end || **s != '=')
+		return refuse(x, "/%s needs =N, a whole number", names[i]);
+	++*s;
+	err = parse_u64(s, end, &v);
+	if (err == OUT_OF_RANGE)
+		return refuse(x, "/%s=%.*s is out of range: 1 to "
+			      "18446744073709551615", names[i],
+			      num_len(*s, end), *s);
+	if (err)
 		return refuse(x, "/%s needs =N, a whole number", names[i]);
 	if (*slot[i])
 		return refuse(x, "/%s is given twice", names[i]);
 	if (!v)
 		return refuse(x, "/%s=0 is not allowed: %s", names[i],
-			      i == 0 ? "a threshold of 1 or more" :
+			      i == GUARD_BELOW ? "a threshold of 1 or more" :
 			      "a rate of 1 or more (1: every call)");
-	if (i == 0 && !d->word)
+	if (i == GUARD_BELOW && !opdef_word(d))
 		return refuse(x, "/below needs an operation on a word");
-	if (i == 3 && !d->flip)
+	if (i == GUARD_FLIP_EVERY && !d->flip)
 		return refuse(x, "/flip_every is not allowed on %s: it has no "
-			      "state to undo (allowed on set/clear/test_and "
-			      "bit operations, WRITE_ONCE, atomic_set, "
-			      "atomic_xchg, atomic_cmpxchg)", d->name);
+			      "state to undo (allowed on %s)", d->name,
+			      op_names(list, sizeof(list), false, true, ", "));
 	*slot[i] = v;
 	return 0;
 }
@@ -465,6 +567,7 @@ static int op_item(struct pctx *x, const char *s, const char *end, void *arg)
 	struct pattern_op *op = &p->op[p->nr_ops];
 	const struct pattern_opdef *d;
 	bool test_first = *s == '?';
+	char list[400];
 	int n;
 
 	if (p->nr_ops == PATTERN_MAX_OPS)
@@ -479,10 +582,8 @@ static int op_item(struct pctx *x, const char *s, const char *end, void *arg)
 		return unknown_op(x, s, n);
 	if (test_first && !d->test_first)
 		return refuse(x, "'?' is not allowed on %s: it has no test-first "
-			      "form (allowed on set_bit, clear_bit, __set_bit, "
-			      "__clear_bit, test_and_set_bit, test_and_clear_bit, "
-			      "WRITE_ONCE, atomic_set, atomic_xchg, "
-			      "atomic_cmpxchg)", d->name);
+			      "form (allowed on %s)", d->name,
+			      op_names(list, sizeof(list), true, false, ", "));
 	s += n;
 	if (op_call(x, &s, end, p, sc->known, d, op) ||
 	    op_suffixes(x, s, end, d, op))
@@ -534,10 +635,19 @@ int pattern_compile(const struct pattern_params *pp, bool final,
 		return -1;
 	if (pattern_parse_seq("pattern", pp->pattern, p, known, msg, len))
 		return -1;
-	if (pp->variant == FC_TEST_FIRST && fixed)
-		return pattern_parse_seq("pattern_fixed", pp->fixed, p, known,
-					 msg, len);
-	if (pp->variant == FC_TEST_FIRST)
+	if (pp->variant == FC_TEST_FIRST && fixed &&
+	    pattern_parse_seq("pattern_fixed", pp->fixed, p, known, msg, len))
+		return -1;
+	else if (pp->variant == FC_TEST_FIRST && !fixed)
 		pattern_auto_test_first(p);
+	if (final && !p->nr_ops) {
+		snprintf(msg, len, "%s is empty: model=pattern needs a sequence "
+			 "of operations (docs/pattern.md)%s",
+			 pp->variant == FC_TEST_FIRST && fixed ? "pattern_fixed" :
+			 "pattern", pp->variant == FC_TEST_FIRST && fixed ?
+			 "; leave it out to run pattern in its test-first form" :
+			 "");
+		return -1;
+	}
 	return 0;
 }

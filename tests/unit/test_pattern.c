@@ -178,7 +178,7 @@ static void refuses_each_bad_form(void)
 		  "a word" },
 		{ "f@0", "set_bit(f)", "", "set_bit takes 2 arguments" },
 		{ "f@0", "set_bit(f,1,2)", "", "')' expected" },
-		{ "f@0", "set_bit(f,-1)", "", "set_bit takes 2 arguments" },
+		{ "f@0", "set_bit(f,-1)", "", "argument 2, -1, is out of range" },
 		{ "f@0", "set_bit(f,1)*0", "", "*N: a repeat count from 1 to "
 		  "65536" },
 		{ "f@0", "set_bit(f,1)/often=2", "", "unknown suffix '/often'" },

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * model=pattern: the operations, one function each, as the table of
+ * pattern_ops.h names them. Each runs its step @n times (its *N) and
+ * counts each call: an RMW or a store it ran, or one its test skipped.
+ */
+#include <pthread.h>
+#include <stdint.h>
+
+#include "atomic.h"
+#include "bitops.h"
+#include "pattern_job.h"
+
+/* ----- work(ns): a loop calibrated once per process ----- */
+
+static pthread_once_t work_once = PTHREAD_ONCE_INIT;
+static uint64_t work_loops_per_us;	/* set once, read-only afterwards */
+
+void __attribute__((noinline)) pattern_work_loop(uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		__asm__ __volatile__("" : "+r"(i));	/* not folded away */
+}
+
+/* The fastest of a few 1M-iteration runs: the loop's own speed */
+static void work_calibrate(void)
+{
+	uint64_t best = UINT64_MAX, t0, dt;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		t0 = fc_now_ns();
+		pattern_work_loop(1 << 20);
+		dt = fc_now_ns() - t0;
+		if (dt && dt < best)
+			best = dt;
+	}
+	work_loops_per_us = ((uint64_t)1000 << 20) / best ?: 1;
+}
+
+uint64_t pattern_work_loops(uint64_t ns)
+{
+	pthread_once(&work_once, work_calibrate);
+	/* ns <= PATTERN_MAX_WORK_NS (the parser) and loops per us <= 2^30
+	 * (work_calibrate): split, the products stay below 2^40 */
+	return ns / 1000 * work_loops_per_us +
+	       ns % 1000 * work_loops_per_us / 1000;
+}
+
+/* ----- the operations: one function each ----- */
+
+/* Whether the operation runs: always, or in its test-first form only when
+ * the bit is not already as it leaves it (no load in the always form) */
+static inline bool bit_runs(const struct pattern_step *s, bool leaves_set)
+{
+	return !s->test_first || test_bit(s->arg, s->w) != leaves_set;
+}
+
+/*
+ * The bit operations (bitops.h): the atomic ones counted as RMWs,
+ * __set_bit() and __clear_bit() as plain stores.
+ */
+#define PATTERN_BITOP(name, leaves_set, count, call)			\
+static void op_##name(struct pattern_job *j,				\
+		      const struct pattern_step *s,			\
+		      struct fc_counters *c, unsigned int n)		\
+{									\
+	bool run;							\
+									\
+	(void)j;							\
+	while (n--) {							\
+		run = bit_runs(s, leaves_set);				\
+		if (run)						\
+			call;						\
+		count(c, s->i, run);					\
+	}								\
+}
+
+PATTERN_BITOP(__set_bit, true, fc_count_store, __set_bit(s->arg, s->w))
+PATTERN_BITOP(__clear_bit, false, fc_count_store, __clear_bit(s->arg, s->w))
+PATTERN_BITOP(set_bit, true, fc_count_rmw, set_bit(s->arg, s->w))
+PATTERN_BITOP(clear_bit, false, fc_count_rmw, clear_bit(s->arg, s->w))
+/* test_bit || test_and_set_bit, test_bit && test_and_clear_bit */
+PATTERN_BITOP(test_and_set_bit, true, fc_count_rmw,
+	      j->sink += test_and_set_bit(s->arg, s->w))
+PATTERN_BITOP(test_and_clear_bit, false, fc_count_rmw,
+	      j->sink += test_and_clear_bit(s->arg, s->w))
+
+static void op_change_bit(struct pattern_job *j, const struct pattern_step *s,
+			  struct fc_counters *c, unsigned int n)
+{
+	(void)j;
+	while (n--) {
+		change_bit(s->arg, s->w);
+		fc_count_rmw(c, s->i, true);
+	}
+}
+
+/* READ_ONCE(), atomic_read(): what they read summed in a register, not
+ * in memory that the next load would wait for */
+static void op_read_once(struct pattern_job *j, const struct pattern_step *s,
+			 struct fc_counters *c, unsigned int n)
+{
+	unsigned long *w = s->w, sum = 0;
+
+	(void)c;
+	while (n--)
+		sum += read_once(w);
+	j->sink += sum;
+}
+
+/* WRITE_ONCE(), atomic_set(): if (READ_ONCE(w) != v) WRITE_ONCE(w, v) */
+static void op_write_once(struct pattern_job *j, const struct pattern_step *s,
+			  struct fc_counters *c, unsigned int n)
+{
+	bool run;
+
+	(void)j;
+	while (n--) {
+		run = !s->test_first || read_once(s->w) != s->arg;
+		if (run)
+			write_once(s->w, s->arg);
+		fc_count_store(c, s->i, run);
+	}
+}
+
+static inline void atomic_add_n(unsigned long d, const struct pattern_step *s,
+				struct fc_counters *c, unsigned int n)
+{
+	while (n--) {
+		atomic_long_add(d, s->w);
+		fc_count_rmw(c, s->i, true);
+	}
+}
+
+static void op_atomic_add(struct pattern_job *j, const struct pattern_step *s,
+			  struct fc_counters *c, unsigned int n)
+{
+	(void)j;
+	atomic_add_n(s->arg, s, c, n);
+}
+
+static void op_atomic_inc(struct pattern_job *j, const struct pattern_step *s,
+			  struct fc_counters *c, unsigned int n)
+{
+	(void)j;
+	atomic_add_n(1, s, c, n);
+}
+
+static void op_atomic_dec(struct pattern_job *j, const struct pattern_step *s,
+			  struct fc_counters *c, unsigned int n)
+{
+	(void)j;
+	atomic_add_n(-1UL, s, c, n);
+}
+
+/* test first: if (atomic_read(w) != v) */
+static void op_atomic_xchg(struct pattern_job *j, const struct pattern_step *s,
+			   struct fc_counters *c, unsigned int n)
+{
+	bool run;
+
+	while (n--) {
+		run = !s->test_first || read_once(s->w) != s->arg;
+		if (run)
+			j->sink += atomic_long_xchg(s->w, s->arg);
+		fc_count_rmw(c, s->i, run);
+	}
+}
+
+/* test first: if (atomic_read(w) == old) */
+static void op_atomic_cmpxchg(struct pattern_job *j,
+			      const struct pattern_step *s,
+			      struct fc_counters *c, unsigned int n)
+{
+	bool run;
+
+	while (n--) {
+		run = !s->test_first || read_once(s->w) == s->arg;
+		if (run)
+			j->sink += atomic_long_cmpxchg(s->w, s->arg,
+						       s->op->arg2);
+		fc_count_rmw(c, s->i, run);
+	}
+}
+
+static void op_smp_mb(struct pattern_job *j, const struct pattern_step *s,
+		      struct fc_counters *c, unsigned int n)
+{
+	(void)j, (void)s, (void)c;
+	while (n--)
+		smp_mb();
+}
+
+#ifndef SMP_MB__BEFORE_ATOMIC_IS_BARRIER
+static void op_smp_mb__before_atomic(struct pattern_job *j,
+				     const struct pattern_step *s,
+				     struct fc_counters *c, unsigned int n)
+{
+	(void)j, (void)s, (void)c;
+	while (n--)
+		smp_mb__before_atomic();
+}
+#endif
+
+static void op_work(struct pattern_job *j, const struct pattern_step *s,
+		    struct fc_counters *c, unsigned int n)
+{
+	(void)j, (void)c;
+	while (n--)
+		pattern_work_loop(s->op->loops);
+}
+
+/*
+ * Each opcode's function, from the one table (pattern_ops.h).
+ * smp_mb__before_atomic() has none where the kernel emits only a compiler
+ * barrier (x86): the job leaves it out of its steps, and the call of the
+ * next step is a compiler barrier already.
+ */
+#ifdef SMP_MB__BEFORE_ATOMIC_IS_BARRIER
+#define op_smp_mb__before_atomic NULL
+#endif
+#define PATTERN_FN(code, name, kind, args, tf, flip, fn) [code] = fn,
+pattern_fn *const pattern_fns[PATTERN_NR_OPCODES] = { PATTERN_OPS(PATTERN_FN) };
+#undef PATTERN_FN
