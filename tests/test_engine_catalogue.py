@@ -12,7 +12,8 @@ counters must be what its own pattern says, read from the job file:
   as written, no guard          ran == repeat x total_ios, skipped == 0
   /every=N                      ran == repeat x ceil(ios / N), per job
   '?' form, no flip             1 <= ran <= jobs (the first call of each
-                                job at most: the word then holds the value)
+                                job at most: the word then holds the value);
+                                of an obj(N,RULE) word: <= jobs x N
   /below=T on an add of 1       T <= ran <= T + jobs - 1 (racing reads)
   /every_ns=T                   1 <= ran per job, ran <= runtime / T + 1
   /flip_every=N                 the model's flips == ceil(ios / N) per job
@@ -101,6 +102,17 @@ def parse_ops(text):
     return ops
 
 
+def objects(path):
+    """{word: N} of the job file's obj(N,RULE) words: a word with N copies,
+    each I/O on one of them."""
+    out = {}
+    for item in items(options(path).get("pattern_words", "")):
+        m = re.match(r"^\s*(\w+)@[^:]*:obj\(([0-9]+),\w+\)", item)
+        if m:
+            out[m.group(1)] = int(m.group(2))
+    return out
+
+
 def sequence(path, mode):
     """The operations the engine runs in `mode`, as the grammar says:
     always runs pattern=, test_first pattern_fixed= or else pattern= with
@@ -151,8 +163,9 @@ def ran_of(counts):
     return counts["rmw"] + counts["stores"]
 
 
-def check_op(what, op, per_job, total_ios, runtime_ns):
-    """per_job: [(job ios, its counters of this op, its flips)]."""
+def check_op(what, op, per_job, total_ios, runtime_ns, copies=1):
+    """per_job: [(job ios, its counters of this op, its flips)]; copies:
+    how many copies of its word there are (obj(N,RULE): N)."""
     tf, name, _, guards, repeat = op
     ran = sum(ran_of(c) for _, c, _ in per_job)
     skipped = sum(c["skipped"] for _, c, _ in per_job)
@@ -184,7 +197,7 @@ def check_op(what, op, per_job, total_ios, runtime_ns):
         t = guards["below"]
         assert t <= ran <= t + len(per_job) - 1, f"{what}: {ran}, below {t}"
     elif tf and "flip_every" not in guards:
-        assert 1 <= ran <= len(per_job) * repeat, f"{what}: {ran}"
+        assert 1 <= ran <= len(per_job) * repeat * copies, f"{what}: {ran}"
     elif not tf:
         assert ran == repeat * total_ios and skipped == 0, \
             f"{what}: {ran} of {repeat} x {total_ios}"
@@ -206,8 +219,9 @@ def test_catalogue_job_counts_what_its_pattern_says(ctx, job, mode):
     for s, ps in zip(stats, paths):
         assert s["rmw"] == sum(c["rmw"] for _, c in ps), name
         assert s["stores"] == sum(c["stores"] for _, c in ps), name
+    copies = objects(job)
     for i, op in enumerate(ops):
         per_job = [(s["ios"], ps[i][1], s.get("model_stats", {}).get("flips"))
                    for s, ps in zip(stats, paths)]
         check_op(f"{name} {mode} {paths[0][i][0]}", op, per_job, total,
-                 runtime_ns)
+                 runtime_ns, copies.get(op[2].split(",")[0].strip(), 1))

@@ -164,6 +164,13 @@ BAD_PATTERNS = [
      "only printable characters and spaces"),
     ({"pattern_words": "flags@0\v"}, "pattern_words: control character 0x0b",
      "only printable characters and spaces"),
+    ({"pattern_words": "flags@0:obj(0,turn)"}, "word 1 'flags@0:obj(0,turn)'",
+     "N objects from 1 to 4096, RULE turn"),
+    ({"pattern_words": "flags@0:obj(4,sideways)"}, "obj needs (N,RULE)",
+     "random, cpu (the job's CPU) or job"),
+    ({"pattern_words": "flags@0:obj(4,turn),b@1:obj(5,turn)"},
+     "obj(5,turn) differs from the first obj word's obj(4,turn)",
+     "every obj word is a field of the same objects"),
 ]
 
 

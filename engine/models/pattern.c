@@ -160,6 +160,10 @@ pattern_attach(struct pattern_job *j, void *state)
 		for (n = 0; n < PATTERN_MAX_NODES; n++)
 			pattern_init_words(&j->prog, PATTERN_NODE,
 					   arena + (1 + n) * PATTERN_ARENA);
+		for (n = 0; n < j->prog.nr_objects; n++)
+			pattern_init_words(&j->prog, PATTERN_OBJ,
+					   (unsigned char *)state + PATTERN_STATE +
+					   (size_t)n * j->prog.obj_stride);
 		__atomic_store_n(once, ONCE_DONE, __ATOMIC_RELEASE);
 	} else {
 		while (__atomic_load_n(once, __ATOMIC_ACQUIRE) != ONCE_DONE)
@@ -167,8 +171,42 @@ pattern_attach(struct pattern_job *j, void *state)
 	}
 	j->base[PATTERN_ALL] = arena;
 	j->base[PATTERN_NODE] = arena + (1 + j->node) * PATTERN_ARENA;
+	j->base[PATTERN_SLOT] = arena + 8 * j->slot;
+	pattern_init_words(&j->prog, PATTERN_SLOT, j->base[PATTERN_SLOT]);
+	j->objects = (unsigned char *)state + PATTERN_STATE;
+	j->base[PATTERN_OBJ] = j->objects;
 	j->state = state;
 	pattern_place_steps(j);
+}
+
+/* 64-bit xorshift: pick=random's generator, one per job */
+static inline uint64_t pattern_rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * pattern_objects: the object of this I/O by the job's rule, and the
+ * words of its obj steps in it (no division: random scales 32 bits by N)
+ */
+static void pattern_pick(struct pattern_job *j)
+{
+	const struct pattern_prog *p = &j->prog;
+	struct pattern_step *s;
+	unsigned int k = j->obj_next, i;
+
+	if (p->pick == PICK_TURN)
+		j->obj_next = k + 1 == p->nr_objects ? 0 : k + 1;
+	else if (p->pick == PICK_RANDOM)
+		k = ((pattern_rnd(&j->rnd) >> 32) * p->nr_objects) >> 32;
+	j->base[PATTERN_OBJ] = j->objects + (size_t)k * p->obj_stride;
+	for (i = 0; i < j->nr_obj_steps; i++) {
+		s = &j->step[j->obj_step[i]];
+		s->w = (unsigned long *)(j->base[PATTERN_OBJ] + s->op->offset);
+	}
 }
 
 /* A reader: one READ_ONCE of each word the sequence touches */
@@ -198,6 +236,8 @@ static int pattern_io(void *state, const void *params,
 		pattern_attach(j, state);
 	j->calls++;
 	c->checks++;
+	if (j->prog.nr_objects)
+		pattern_pick(j);
 	if (__builtin_expect(!j->writer, 0))
 		return pattern_read(j, c);
 	for (s = j->step; s->fn; s++) {
@@ -212,9 +252,14 @@ static int pattern_io(void *state, const void *params,
 static size_t pattern_state_size(const void *params,
 				 unsigned long long file_size)
 {
-	(void)params;
+	struct pattern_prog prog;
+	char msg[256];
+
 	(void)file_size;
-	return PATTERN_STATE;
+	/* a bad pattern is refused at job start: its size does not matter */
+	if (pattern_compile(params, true, &prog, msg, sizeof(msg)))
+		return PATTERN_STATE;
+	return PATTERN_STATE + (size_t)prog.nr_objects * prog.obj_stride;
 }
 
 /* The NUMA node of the CPU this job runs on now (fio pinned it already) */
@@ -234,6 +279,50 @@ static int pattern_node(struct pattern_job *j)
 	}
 	j->node = node;
 	return 0;
+}
+
+/*
+ * slot words: job N's slot, 8 x (N - 1) bytes past the word, must be in
+ * the arena and short of every word placed after it
+ */
+static int pattern_slots(struct pattern_job *j)
+{
+	const struct pattern_word *a, *b, *w = j->prog.word;
+	const struct pattern_word *end = w + j->prog.nr_words;
+	unsigned int mine;
+
+	for (a = w; a < end; a++) {
+		if (a->sharing != PATTERN_SLOT)
+			continue;
+		mine = a->offset + 8 * j->slot;
+		for (b = w; b < end; b++)
+			if ((b->sharing == PATTERN_ALL ||
+			     b->sharing == PATTERN_SLOT) &&
+			    b != a && b->offset >= a->offset &&
+			    mine >= b->offset)
+				break;
+		if (mine < PATTERN_ARENA && b == end)
+			continue;
+		fprintf(stderr, "flagcheck: pattern_words: job %u's slot of "
+			"word %s is at byte %u, %s%s: place the slot word "
+			"where every job's slot fits\n", j->slot + 1, a->name,
+			mine, b == end ? "past the arena (4096 bytes)" :
+			"on the place of word ", b == end ? "" : b->name);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* obj(N,RULE): where the job's rule starts (or stays) */
+static void pattern_objects_start(struct pattern_job *j,
+				  unsigned int job_number)
+{
+	unsigned int cpu = 0, node, n = j->prog.nr_objects ?: 1;
+
+	j->obj_next = (job_number ? job_number - 1 : 0) % n;
+	if (j->prog.pick == PICK_CPU && !getcpu(&cpu, &node))
+		j->obj_next = cpu % n;
+	j->rnd = 0x9e3779b97f4a7c15ULL * (job_number + 1);
 }
 
 /* The operations this job runs, in order, with their functions */
@@ -256,6 +345,8 @@ static void pattern_steps(struct pattern_job *j)
 		s->test_first = op->test_first;
 		s->guarded = op->flip_every || op->every || op->every_ns ||
 			     op->below;
+		if (op->sharing == PATTERN_OBJ && op->has_word)
+			j->obj_step[j->nr_obj_steps++] = j->nr_steps - 1;
 	}
 	j->step[j->nr_steps].fn = NULL;	/* the end */
 }
@@ -294,6 +385,11 @@ static int pattern_job_init(void *job, const void *params,
 	err = pattern_node(j);
 	if (err)
 		return err;
+	j->slot = job_number ? job_number - 1 : 0;
+	err = pattern_slots(j);
+	if (err)
+		return err;
+	pattern_objects_start(j, job_number);
 	j->writer = !pp->writers || job_number <= pp->writers;
 	j->base[PATTERN_JOB] = (unsigned char *)((a + PATTERN_HEADER - 1) &
 						 ~(uintptr_t)(PATTERN_HEADER - 1));
@@ -343,8 +439,8 @@ static const struct fc_model_option pattern_options[] = {
 	},
 	{
 		.name	= "pattern_words",
-		.help	= "The shared words: NAME@LINE[+OFFSET][:all|job|node]"
-			  "[=INIT],... (docs/pattern.md)",
+		.help	= "The shared words: NAME@LINE[+OFFSET][:all|job|node|slot|"
+			  "obj(N,RULE)][=INIT],... (docs/pattern.md)",
 		.offset	= offsetof(struct pattern_params, words),
 		.is_string = 1,
 	},

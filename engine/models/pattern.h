@@ -32,14 +32,30 @@
 #define PATTERN_NAME_LEN	32	/* a word's name, NUL included */
 #define PATTERN_PATH_LEN	64	/* "2:test_and_clear_bit(flags,1)" */
 #define PATTERN_MAX_REPEAT	65536	/* *N */
+#define PATTERN_MAX_OBJECTS	4096	/* :obj(N,RULE) */
 #define PATTERN_MAX_WORK_NS	1000000	/* work(ns): 1 ms, fio cannot stop it */
 
-/* Who shares a word: the run, each job alone, the jobs of a NUMA node */
+/*
+ * Who shares a word: the run, each job alone, the jobs of a NUMA node, the
+ * jobs that picked the same one of N objects for this I/O (:obj(N,RULE)),
+ * or each job its own 8-byte slot of an array packed into shared lines
+ */
 enum pattern_sharing {
 	PATTERN_ALL = 0,
 	PATTERN_JOB,
 	PATTERN_NODE,
+	PATTERN_OBJ,
+	PATTERN_SLOT,		/* job N: the word's 8 bytes + 8 x (N - 1) */
 	PATTERN_SHARINGS,
+};
+
+/* :obj(N,RULE), how a job picks its object for an I/O */
+enum pattern_pick {
+	PICK_TURN = 0,		/* objects job-1, job, job+1, ... mod N */
+	PICK_RANDOM,		/* uniform, a generator seeded by the job */
+	PICK_CPU,		/* the job's CPU at job start, mod N */
+	PICK_JOB,		/* the job's number - 1, mod N */
+	PATTERN_PICKS,
 };
 
 struct pattern_word {
@@ -85,6 +101,10 @@ struct pattern_prog {
 	bool uses_node;
 	struct pattern_word word[PATTERN_MAX_WORDS];
 	struct pattern_op op[PATTERN_MAX_OPS];
+	/* :obj(N,RULE) words: N objects (0: none) of obj_stride bytes */
+	unsigned int nr_objects;
+	enum pattern_pick pick;
+	unsigned int obj_stride;
 };
 
 /* The model's params, as options.c builds them from the job's options */

@@ -47,6 +47,12 @@ struct pattern_job {
 	/* where each sharing's words are, for the state attached last */
 	unsigned char *base[PATTERN_SHARINGS];
 	void *state;
+	unsigned int slot;			/* job number - 1 */
+	unsigned char *objects;			/* obj(N,RULE)'s objects */
+	unsigned int obj_next;			/* turn's next, cpu/job's one */
+	uint64_t rnd;				/* random's generator */
+	unsigned int nr_obj_steps;		/* steps on obj words ... */
+	unsigned char obj_step[PATTERN_MAX_OPS];	/* ... their indexes */
 	unsigned int node;
 	bool writer;
 	uint64_t calls;				/* this job's I/Os */

@@ -8,27 +8,75 @@
 
 static const char *const sharing_names[] = {
 	[PATTERN_ALL] = "all", [PATTERN_JOB] = "job", [PATTERN_NODE] = "node",
-	NULL,
+	[PATTERN_OBJ] = "obj", [PATTERN_SLOT] = "slot", NULL,
 };
 
 /* Where the parser is, for the messages */
 /* ----- pattern_words: NAME@LINE[+OFFSET][:SHARING][=INIT],... ----- */
 
-static int word_sharing(const struct pctx *x, const char **s, const char *end,
-			struct pattern_word *w)
-{
-	int n = name_len(*s, end), i;
+static const char *const pick_names[] = {
+	[PICK_TURN] = "turn", [PICK_RANDOM] = "random", [PICK_CPU] = "cpu",
+	[PICK_JOB] = "job", NULL,
+};
 
-	for (i = 0; sharing_names[i]; i++)
-		if (n == (int)strlen(sharing_names[i]) &&
-		    !strncmp(*s, sharing_names[i], n)) {
-			w->sharing = i;
-			*s += n;
-			return 0;
-		}
-	return refuse(x, "sharing '%.*s' is not known: allowed are all (every "
-		      "job, the default), job (each job its own), node (the "
-		      "jobs of one NUMA node)", n, *s);
+static int name_in(const char *s, int n, const char *const *names)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (n == (int)strlen(names[i]) && !strncmp(s, names[i], n))
+			return i;
+	return -1;
+}
+
+/*
+ * obj(N,RULE): the word is a field of N objects, one picked per I/O by
+ * RULE; every obj word is a field of the same objects
+ */
+static int word_objects(const struct pctx *x, const char **s,
+			const char *end, struct pattern_prog *p)
+{
+	uint64_t n = 0;
+	int pick, len;
+
+	if (*s >= end || *(*s)++ != '(' || parse_u64(s, end, &n) || !n ||
+	    n > PATTERN_MAX_OBJECTS || *s >= end || *(*s)++ != ',')
+		goto bad;
+	len = name_len(*s, end);
+	pick = name_in(*s, len, pick_names);
+	*s += len;
+	if (pick < 0 || *s >= end || *(*s)++ != ')')
+		goto bad;
+	if (p->nr_objects && (p->nr_objects != n || (int)p->pick != pick))
+		return refuse(x, "obj(%llu,%s) differs from the first obj word's "
+			      "obj(%u,%s): every obj word is a field of the "
+			      "same objects", (unsigned long long)n,
+			      pick_names[pick], p->nr_objects,
+			      pick_names[p->pick]);
+	p->nr_objects = n;
+	p->pick = pick;
+	return 0;
+bad:
+	return refuse(x, "obj needs (N,RULE): N objects from 1 to %d, RULE "
+		      "turn (in turn), random, cpu (the job's CPU) or job "
+		      "(the job's number)", PATTERN_MAX_OBJECTS);
+}
+
+static int word_sharing(const struct pctx *x, const char **s, const char *end,
+			struct pattern_word *w, struct pattern_prog *p)
+{
+	int n = name_len(*s, end), i = name_in(*s, n, sharing_names);
+
+	if (i < 0)
+		return refuse(x, "sharing '%.*s' is not known: allowed are all "
+			      "(every job, the default), job (each job its "
+			      "own), node (the jobs of one NUMA node), "
+			      "obj(N,RULE) (N objects, one picked per I/O), "
+			      "slot (job N: 8 bytes at +8 x (N-1))",
+			      n, *s);
+	w->sharing = i;
+	*s += n;
+	return i == PATTERN_OBJ ? word_objects(x, s, end, p) : 0;
 }
 
 /* Two words of 8 bytes overlap when their offsets are equal */
@@ -93,7 +141,7 @@ static int parse_word(const struct pctx *x, const char *s, const char *end,
 	if (s < end && *s == '+' && (s++, word_num(x, &s, end, &off, "offset",
 						  OFFSETS_ALLOWED)))
 		return -1;
-	if (s < end && *s == ':' && (s++, word_sharing(x, &s, end, &w)))
+	if (s < end && *s == ':' && (s++, word_sharing(x, &s, end, &w, p)))
 		return -1;
 	if (s < end && *s == '=' && (s++, word_num(x, &s, end, &init, "=INIT",
 						  U64_ALLOWED)))
@@ -120,6 +168,19 @@ static int parse_word(const struct pctx *x, const char *s, const char *end,
 	return parse_word(x, s, end, prog);
 }
 
+/* The bytes of one object: the obj words' lines, in 128-byte pairs so
+ * that no two objects share the adjacent-line prefetcher's pair */
+static unsigned int obj_stride(const struct pattern_prog *p)
+{
+	unsigned int i, end = 0;
+
+	for (i = 0; i < p->nr_words; i++)
+		if (p->word[i].sharing == PATTERN_OBJ &&
+		    p->word[i].offset + 8 > end)
+			end = p->word[i].offset + 8;
+	return (end + 127) & ~127U;
+}
+
 int pattern_parse_words(const char *s, struct pattern_prog *p, char *msg,
 			size_t len)
 {
@@ -128,5 +189,9 @@ int pattern_parse_words(const char *s, struct pattern_prog *p, char *msg,
 
 	p->nr_words = 0;
 	p->uses_node = false;
-	return for_each_item(&x, s ? s : "", p, word_item);
+	p->nr_objects = 0;
+	if (for_each_item(&x, s ? s : "", p, word_item))
+		return -1;
+	p->obj_stride = obj_stride(p);
+	return 0;
 }

@@ -129,7 +129,8 @@ static const char *const pieces[] = {
 	"+", ":", "=", "all", "job", "node", "0", "1", "63", "64", "-1",
 	"0x", "ff", "18446744073709551615", "18446744073709551616",
 	"99999999999999999999999999999999", "1000000", " ", ";", "#", "\t",
-	"\"", "\\", "\xc3\xa9", "\xff",
+	"\"", "\\", "\xc3\xa9", "\xff", ":obj(8,turn)", ":obj(4096,random)",
+	"obj(", "cpu",
 };
 
 /* A string of pieces and random bytes, at most @len - 1 bytes */
@@ -221,7 +222,8 @@ static void generated_strings_are_accepted_or_refused_in_one_line(void)
 	for (i = 0; i < FUZZ_CASES && time(NULL) < stop; i++) {
 		generate(&seed, words, i % 4 ? sizeof(words) : 8);
 		if (i % 3)
-			strcpy(words, "f@0,g@1+8:job=0x1");
+			strcpy(words, i % 6 == 1 ? "f@0:obj(9,random),g@1:obj(9,"
+			       "random)" : "f@0,g@1+8:job=0x1");
 		if (i % 2)
 			generate_items(&seed, seq, sizeof(seq));
 		else
