@@ -36,87 +36,6 @@
 #include "pattern_job.h"
 
 
-/* ----- the guards ----- */
-
-static inline void pattern_skip(const struct pattern_op *op, unsigned int i,
-				unsigned int n, struct fc_counters *c)
-{
-	if (op->kind == KIND_RMW || op->kind == KIND_STORE)
-		c->skipped[i] += n;
-}
-
-/*
- * /flip_every: another path of the kernel puts the word in the state the
- * operation undoes, with an RMW of its own (counted in flips, not rmw).
- */
-static void pattern_flip(const struct pattern_op *op, unsigned long *w,
-			 struct fc_counters *c)
-{
-	switch (op->code) {
-	case OP___SET_BIT: case OP_SET_BIT: case OP_TEST_AND_SET_BIT:
-		clear_bit(op->arg, w);
-		break;
-	case OP___CLEAR_BIT: case OP_CLEAR_BIT: case OP_TEST_AND_CLEAR_BIT:
-		set_bit(op->arg, w);
-		break;
-	case OP_ATOMIC_CMPXCHG:		/* back to the value it expects */
-		atomic_long_xchg(w, op->arg);
-		break;
-	default:			/* WRITE_ONCE, atomic_set, xchg: ~v */
-		atomic_long_xchg(w, ~op->arg);
-		break;
-	}
-	c->stat[STAT_FLIPS]++;
-}
-
-/* The per-I/O guards (flip, /every, /every_ns): true if it is skipped */
-static bool __attribute__((noinline))
-pattern_guard(struct pattern_job *j, const struct pattern_op *op,
-	      unsigned int i, unsigned long *w, struct fc_counters *c)
-{
-	uint64_t now;
-
-	if (op->if_test && j->tested != op->if_test - 1)
-		goto skip;
-	if (op->flip_every && j->calls % op->flip_every == 0)
-		pattern_flip(op, w, c);
-	if (op->every && j->op_calls[i]++ % op->every)
-		goto skip;
-	if (op->every_ns) {
-		now = fc_now_ns();
-		if (j->op_last_ns[i] && now - j->op_last_ns[i] < op->every_ns)
-			goto skip;
-		j->op_last_ns[i] = now;
-	}
-	return false;
-skip:
-	pattern_skip(op, i, op->repeat, c);
-	return true;
-}
-
-/* A step with a guard: the guards first, then /below=T per run */
-static void __attribute__((noinline))
-pattern_guarded(struct pattern_job *j, const struct pattern_step *s,
-		struct fc_counters *c)
-{
-	const struct pattern_op *op = s->op;
-	unsigned int r;
-
-	if (pattern_guard(j, op, s->i, s->w, c))
-		return;
-	if (!op->below) {
-		s->fn(j, s, c, s->repeat);
-		return;
-	}
-	for (r = 0; r < s->repeat; r++) {
-		/* /below=T: if (atomic_read(w) < T) */
-		if (read_once(s->w) >= op->below)
-			pattern_skip(op, s->i, 1, c);
-		else
-			s->fn(j, s, c, 1);
-	}
-}
-
 /* ----- the state, the job ----- */
 
 static void pattern_init_words(const struct pattern_prog *p,
@@ -137,8 +56,9 @@ static void pattern_place_steps(struct pattern_job *j)
 	struct pattern_step *s;
 
 	for (s = j->step; s < j->step + j->nr_steps; s++)
-		s->w = (unsigned long *)(j->base[s->op->sharing] +
-					 s->op->offset);
+		if (s->fn)	/* not an alternative's end */
+			s->w = (unsigned long *)(j->base[s->op->sharing] +
+						 s->op->offset);
 }
 
 /*
@@ -226,6 +146,15 @@ static int pattern_read(struct pattern_job *j, struct fc_counters *c)
 	return 0;
 }
 
+/* A|B|C: the first step of this I/O's alternative, taken in turn */
+static unsigned int pattern_alt(struct pattern_job *j)
+{
+	unsigned int k = j->alt_next;
+
+	j->alt_next = k + 1 == j->prog.nr_alts ? 0 : k + 1;
+	return j->alt_first[k];
+}
+
 static int pattern_io(void *state, const void *params,
 		      const struct fc_io *io, struct fc_counters *c)
 {
@@ -241,7 +170,10 @@ static int pattern_io(void *state, const void *params,
 		pattern_pick(j);
 	if (__builtin_expect(!j->writer, 0))
 		return pattern_read(j, c);
-	for (s = j->step; s->fn; s++) {
+	s = j->step;
+	if (j->prog.nr_alts > 1)
+		s += pattern_alt(j);
+	for (; s->fn; s++) {
 		if (__builtin_expect(s->guarded, 0))
 			pattern_guarded(j, s, c);
 		else
@@ -341,30 +273,41 @@ static void pattern_objects_start(struct pattern_job *j,
 	j->rnd = 0x9e3779b97f4a7c15ULL * (job_number + 1);
 }
 
-/* The operations this job runs, in order, with their functions */
+/* One operation's step */
+static void pattern_step(struct pattern_job *j, unsigned int i)
+{
+	const struct pattern_op *op = &j->prog.op[i];
+	struct pattern_step *s;
+
+	if (!pattern_fns[op->code])
+		return;		/* a compiler barrier only */
+	s = &j->step[j->nr_steps++];
+	s->fn = pattern_fns[op->code];
+	s->op = op;
+	s->arg = op->arg;
+	s->i = i;
+	s->repeat = op->repeat;
+	s->test_first = op->test_first;
+	s->guarded = op->flip_every || op->every || op->every_ns ||
+		     op->below || op->if_test;
+	if (op->sharing == PATTERN_OBJ && op->has_word)
+		j->obj_step[j->nr_obj_steps++] = j->nr_steps - 1;
+}
+
+/*
+ * The operations this job runs, in order, with their functions: each
+ * alternative's (A|B|C), each ended by a step with fn NULL
+ */
 static void pattern_steps(struct pattern_job *j)
 {
-	const struct pattern_op *op;
-	struct pattern_step *s;
-	unsigned int i;
+	unsigned int i = 0, k;
 
-	for (i = 0; i < j->prog.nr_ops; i++) {
-		op = &j->prog.op[i];
-		if (!pattern_fns[op->code])
-			continue;	/* a compiler barrier only */
-		s = &j->step[j->nr_steps++];
-		s->fn = pattern_fns[op->code];
-		s->op = op;
-		s->arg = op->arg;
-		s->i = i;
-		s->repeat = op->repeat;
-		s->test_first = op->test_first;
-		s->guarded = op->flip_every || op->every || op->every_ns ||
-			     op->below || op->if_test;
-		if (op->sharing == PATTERN_OBJ && op->has_word)
-			j->obj_step[j->nr_obj_steps++] = j->nr_steps - 1;
+	for (k = 0; k < j->prog.nr_alts; k++) {
+		j->alt_first[k] = j->nr_steps;
+		for (; i < j->prog.alt_end[k]; i++)
+			pattern_step(j, i);
+		j->step[j->nr_steps++].fn = NULL;	/* the end */
 	}
-	j->step[j->nr_steps].fn = NULL;	/* the end */
 }
 
 /* The words a reader loads: each distinct one the sequence touches */
@@ -466,7 +409,8 @@ static const struct fc_model_option pattern_options[] = {
 		.name	= "pattern",
 		.help	= "Per I/O, the code before the patch: [?]OP(ARGS)"
 			  "[/below=T][/every=N][/every_ns=T][/flip_every=N]"
-			  "[*N],... with the kernel's names (docs/pattern.md)",
+			  "[/if_test=V][*N],... with the kernel's names; A|B: "
+			  "the I/Os take A and B in turn (docs/pattern.md)",
 		.offset	= offsetof(struct pattern_params, pattern),
 		.is_string = 1,
 	},

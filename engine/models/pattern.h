@@ -33,6 +33,7 @@
 #define PATTERN_PATH_LEN	64	/* "2:test_and_clear_bit(flags,1)" */
 #define PATTERN_MAX_REPEAT	65536	/* *N */
 #define PATTERN_MAX_OBJECTS	4096	/* :obj(N,RULE) */
+#define PATTERN_MAX_ALTS	16	/* A|B|...: sequences taken in turn */
 #define PATTERN_MAX_WORK_NS	1000000	/* work(ns): 1 ms, fio cannot stop it */
 
 /*
@@ -110,6 +111,10 @@ struct pattern_prog {
 	unsigned int nr_objects;
 	enum pattern_pick pick;
 	unsigned int obj_stride;
+	/* A|B|C: the I/Os take the sequences in turn; alternative k is the
+	 * operations from alt_end[k - 1] (0 for k = 0) to alt_end[k] */
+	unsigned int nr_alts;
+	unsigned char alt_end[PATTERN_MAX_ALTS];
 };
 
 /* The model's params, as options.c builds them from the job's options */

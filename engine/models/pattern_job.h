@@ -45,8 +45,11 @@ struct pattern_step {
 
 struct pattern_job {
 	struct pattern_prog prog;
-	struct pattern_step step[PATTERN_MAX_OPS + 1];	/* then fn NULL */
+	/* each alternative's steps, then one with fn NULL */
+	struct pattern_step step[PATTERN_MAX_OPS + PATTERN_MAX_ALTS];
 	unsigned int nr_steps;
+	unsigned char alt_first[PATTERN_MAX_ALTS];	/* its first step */
+	unsigned int alt_next;			/* the next I/O's */
 	/* where each sharing's words are, for the state attached last */
 	unsigned char *base[PATTERN_SHARINGS];
 	void *state;
@@ -74,6 +77,9 @@ struct pattern_job {
  * loop count */
 extern pattern_fn *const pattern_fns[PATTERN_NR_OPCODES];
 uint64_t pattern_work_loops(uint64_t ns);
+/* pattern_ops.c: a step with a guard (/every, /below, /if_test, ...) */
+void pattern_guarded(struct pattern_job *j, const struct pattern_step *s,
+		     struct fc_counters *c);
 void pattern_work_loop(uint64_t n);
 
 #endif

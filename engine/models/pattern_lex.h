@@ -24,6 +24,7 @@ struct pctx {
 	unsigned int pos;	/* its number, 1 up */
 	const char *what;	/* "word" or "operation" */
 	bool tested;		/* a test_bit() came before (/if_test) */
+	unsigned int first_pos;	/* the items before this part ('|') */
 	char *msg;
 	size_t len;
 };
@@ -162,7 +163,7 @@ static inline int for_each_item(struct pctx *x, const char *s, void *p,
 {
 	const char *next, *end, *bad = strpbrk(s, ";#");
 
-	x->pos = 0;
+	x->pos = x->first_pos;
 	if (control_char(x, s))
 		return -1;
 	if (bad) {

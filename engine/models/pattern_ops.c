@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * model=pattern: the operations, one function each, as the table of
- * pattern_ops.h names them. Each runs its step @n times (its *N) and
- * counts each call: an RMW or a store it ran, or one its test skipped.
+ * pattern_ops.h names them, and their guards. Each runs its step @n times
+ * (its *N) and counts each call: an RMW or a store it ran, or one its test
+ * or a guard skipped.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -295,3 +296,84 @@ static void op_work(struct pattern_job *j, const struct pattern_step *s,
 #define PATTERN_FN(code, name, kind, args, tf, flip, fn) [code] = fn,
 pattern_fn *const pattern_fns[PATTERN_NR_OPCODES] = { PATTERN_OPS(PATTERN_FN) };
 #undef PATTERN_FN
+
+/* ----- the guards ----- */
+
+static inline void pattern_skip(const struct pattern_op *op, unsigned int i,
+				unsigned int n, struct fc_counters *c)
+{
+	if (op->kind == KIND_RMW || op->kind == KIND_STORE)
+		c->skipped[i] += n;
+}
+
+/*
+ * /flip_every: another path of the kernel puts the word in the state the
+ * operation undoes, with an RMW of its own (counted in flips, not rmw).
+ */
+static void pattern_flip(const struct pattern_op *op, unsigned long *w,
+			 struct fc_counters *c)
+{
+	switch (op->code) {
+	case OP___SET_BIT: case OP_SET_BIT: case OP_TEST_AND_SET_BIT:
+		clear_bit(op->arg, w);
+		break;
+	case OP___CLEAR_BIT: case OP_CLEAR_BIT: case OP_TEST_AND_CLEAR_BIT:
+		set_bit(op->arg, w);
+		break;
+	case OP_ATOMIC_CMPXCHG:		/* back to the value it expects */
+		atomic_long_xchg(w, op->arg);
+		break;
+	default:			/* WRITE_ONCE, atomic_set, xchg: ~v */
+		atomic_long_xchg(w, ~op->arg);
+		break;
+	}
+	c->stat[STAT_FLIPS]++;
+}
+
+/* The per-I/O guards (flip, /every, /every_ns): true if it is skipped */
+static bool __attribute__((noinline))
+pattern_guard(struct pattern_job *j, const struct pattern_op *op,
+	      unsigned int i, unsigned long *w, struct fc_counters *c)
+{
+	uint64_t now;
+
+	if (op->if_test && j->tested != op->if_test - 1)
+		goto skip;
+	if (op->flip_every && j->calls % op->flip_every == 0)
+		pattern_flip(op, w, c);
+	if (op->every && j->op_calls[i]++ % op->every)
+		goto skip;
+	if (op->every_ns) {
+		now = fc_now_ns();
+		if (j->op_last_ns[i] && now - j->op_last_ns[i] < op->every_ns)
+			goto skip;
+		j->op_last_ns[i] = now;
+	}
+	return false;
+skip:
+	pattern_skip(op, i, op->repeat, c);
+	return true;
+}
+
+/* A step with a guard: the guards first, then /below=T per run */
+void __attribute__((noinline))
+pattern_guarded(struct pattern_job *j, const struct pattern_step *s,
+		struct fc_counters *c)
+{
+	const struct pattern_op *op = s->op;
+	unsigned int r;
+
+	if (pattern_guard(j, op, s->i, s->w, c))
+		return;
+	if (!op->below) {
+		s->fn(j, s, c, s->repeat);
+		return;
+	}
+	for (r = 0; r < s->repeat; r++) {
+		/* /below=T: if (atomic_read(w) < T) */
+		if (read_once(s->w) >= op->below)
+			pattern_skip(op, s->i, 1, c);
+		else
+			s->fn(j, s, c, 1);
+	}
+}

@@ -336,15 +336,48 @@ static int op_item(struct pctx *x, const char *s, const char *end, void *arg)
 	return 0;
 }
 
+/*
+ * The end of one of A|B|C: not empty when there are several, at most
+ * PATTERN_MAX_ALTS of them
+ */
+static int alt_end(struct pctx *x, struct pattern_prog *p, bool several)
+{
+	if (several && p->nr_ops == x->first_pos)
+		snprintf(x->msg, x->len, "%s: alternative %u is empty: "
+			 "A|B|... takes a sequence on each side of '|'",
+			 x->opt, p->nr_alts + 1);
+	else if (p->nr_alts == PATTERN_MAX_ALTS)
+		snprintf(x->msg, x->len, "%s: more than %d alternatives "
+			 "A|B|...", x->opt, PATTERN_MAX_ALTS);
+	else {
+		p->alt_end[p->nr_alts++] = p->nr_ops;
+		return 0;
+	}
+	return -1;
+}
+
 int pattern_parse_seq(const char *opt, const char *s, struct pattern_prog *p,
 		      bool words_known, char *msg, size_t len)
 {
 	struct pctx x = { .opt = opt, .what = "operation", .msg = msg,
 			  .len = len };
 	struct seq_ctx sc = { .p = p, .known = words_known };
+	char part[FC_MODEL_STR_LEN];
+	const char *bar;
 
-	p->nr_ops = 0;
-	return for_each_item(&x, s ? s : "", &sc, op_item);
+	p->nr_ops = p->nr_alts = 0;
+	for (s = s ? s : ""; ; s = bar + 1) {
+		bar = strchr(s, '|');
+		snprintf(part, sizeof(part), "%.*s",
+			 (int)(bar ? bar - s : (int)strlen(s)), s);
+		x.first_pos = p->nr_ops;
+		x.tested = false;
+		if (for_each_item(&x, part, &sc, op_item) ||
+		    alt_end(&x, p, bar || p->nr_alts))
+			return -1;
+		if (!bar)
+			return 0;
+	}
 }
 
 /* test_first without pattern_fixed: each operation in its test-first form */

@@ -329,6 +329,36 @@ static void values_of_the_job(void)
 	run_end(&r);
 }
 
+/* A|B|C: the I/Os take the sequences in turn (a weight: an alternative
+ * written twice), the operations numbered across them */
+static void alternatives_in_turn(void)
+{
+	struct run r;
+	char msg[512];
+	struct pattern_prog p;
+	struct pattern_params pp = { .words = "a@0,b@1",
+				     .pattern = "atomic_inc(a)||atomic_dec(a)" };
+
+	CHECK(!run_start(&r, "always", "a@0,b@1",
+			 "atomic_inc(a)|atomic_inc(b),atomic_inc(b)|"
+			 "atomic_dec(a)", 1));
+	run_ios(&r, 0, 7);
+	CHECK_EQ(r.c[0].rmw[0], 3);	/* I/Os 0, 3, 6 */
+	CHECK_EQ(r.c[0].rmw[1], 2);	/* 1, 4 */
+	CHECK_EQ(r.c[0].rmw[2], 2);
+	CHECK_EQ(r.c[0].rmw[3], 2);	/* 2, 5 */
+	CHECK_EQ(arena_word(&r, 0), 1);
+	CHECK_EQ(arena_word(&r, 64), 4);
+	run_end(&r);
+	CHECK(pattern_compile(&pp, true, &p, msg, sizeof(msg)) == -1);
+	CHECK(strstr(msg, "pattern: alternative 2 is empty"));
+	pp.pattern = "smp_mb()|smp_mb()|smp_mb()|smp_mb()|smp_mb()|smp_mb()|"
+		     "smp_mb()|smp_mb()|smp_mb()|smp_mb()|smp_mb()|smp_mb()|"
+		     "smp_mb()|smp_mb()|smp_mb()|smp_mb()|smp_mb()";
+	CHECK(pattern_compile(&pp, true, &p, msg, sizeof(msg)) == -1);
+	CHECK(strstr(msg, "more than 16 alternatives"));
+}
+
 /* 64 operations a call, each its own path */
 static void sixty_four_operations(void)
 {
@@ -356,6 +386,7 @@ int main(void)
 	RUN(cas_retries_are_exact_under_contention);
 	RUN(values_of_the_job);
 	RUN(sixty_four_operations);
+	RUN(alternatives_in_turn);
 	RUN(slots_pack_the_jobs_words);
 	RUN(slots_must_fit);
 	RUN(objects_are_laid_out_and_initialised);
