@@ -61,6 +61,18 @@ static void pattern_place_steps(struct pattern_job *j)
 						 s->op->offset);
 }
 
+/* The job's own slots of the slot words: their initial values */
+static void pattern_init_slots(struct pattern_job *j, unsigned char *arena)
+{
+	const struct pattern_word *w;
+
+	for (w = j->prog.word; w < j->prog.word + j->prog.nr_words; w++)
+		if (w->sharing == PATTERN_SLOT)
+			write_once((unsigned long *)(arena + w->offset +
+						     w->stride * j->slot),
+				   w->init);
+}
+
 /*
  * A file's state, first seen by this job: the first job of all writes the
  * initial values, once, the others wait for that.
@@ -92,8 +104,8 @@ pattern_attach(struct pattern_job *j, void *state)
 	}
 	j->base[PATTERN_ALL] = arena;
 	j->base[PATTERN_NODE] = arena + (1 + j->node) * PATTERN_ARENA;
-	j->base[PATTERN_SLOT] = arena + 8 * j->slot;
-	pattern_init_words(&j->prog, PATTERN_SLOT, j->base[PATTERN_SLOT]);
+	j->base[PATTERN_SLOT] = arena;
+	pattern_init_slots(j, arena);
 	j->objects = (unsigned char *)state + PATTERN_STATE;
 	j->base[PATTERN_OBJ] = j->objects;
 	j->state = state;
@@ -214,35 +226,53 @@ static int pattern_node(struct pattern_job *j)
 	return 0;
 }
 
+/* Whether byte @at is where another word is, for jobs 1..@slot + 1 */
+static bool pattern_taken(const struct pattern_prog *p,
+			  const struct pattern_word *a, unsigned int at,
+			  unsigned int slot)
+{
+	const struct pattern_word *b;
+	unsigned int m;
+
+	for (b = p->word; b < p->word + p->nr_words; b++) {
+		if (b == a || (b->sharing != PATTERN_ALL &&
+			       b->sharing != PATTERN_SLOT))
+			continue;
+		for (m = 0; m <= (b->sharing == PATTERN_SLOT ? slot : 0); m++)
+			if (b->offset + b->stride * m == at)
+				return true;
+	}
+	return false;
+}
+
 /*
- * slot words: job N's slot, 8 x (N - 1) bytes past the word, must be in
- * the arena and short of every word placed after it
+ * slot words: job N's copy, STRIDE x (N - 1) bytes past the word, must be
+ * in the arena and on no other word; the job's operations on it then use
+ * that place in the shared arena
  */
 static int pattern_slots(struct pattern_job *j)
 {
-	const struct pattern_word *a, *b, *w = j->prog.word;
-	const struct pattern_word *end = w + j->prog.nr_words;
-	unsigned int mine;
+	struct pattern_prog *p = &j->prog;
+	const struct pattern_word *a;
+	unsigned int mine, i;
 
-	for (a = w; a < end; a++) {
+	for (a = p->word; a < p->word + p->nr_words; a++) {
 		if (a->sharing != PATTERN_SLOT)
 			continue;
-		mine = a->offset + 8 * j->slot;
-		for (b = w; b < end; b++)
-			if ((b->sharing == PATTERN_ALL ||
-			     b->sharing == PATTERN_SLOT) &&
-			    b != a && b->offset >= a->offset &&
-			    mine >= b->offset)
-				break;
-		if (mine < PATTERN_ARENA && b == end)
+		mine = a->offset + a->stride * j->slot;
+		if (mine < PATTERN_ARENA && !pattern_taken(p, a, mine, j->slot))
 			continue;
 		fprintf(stderr, "flagcheck: pattern_words: job %u's slot of "
-			"word %s is at byte %u, %s%s: place the slot word "
-			"where every job's slot fits\n", j->slot + 1, a->name,
-			mine, b == end ? "past the arena (4096 bytes)" :
-			"on the place of word ", b == end ? "" : b->name);
+			"word %s is at byte %u, %s: place the slot word where "
+			"every job's slot fits\n", j->slot + 1, a->name, mine,
+			mine < PATTERN_ARENA ? "on another word's place" :
+			"past the arena (4096 bytes)");
 		return -ERANGE;
 	}
+	for (i = 0; i < p->nr_ops; i++)
+		if (p->op[i].has_word && p->op[i].sharing == PATTERN_SLOT)
+			p->op[i].offset += p->word[p->op[i].word].stride *
+					   j->slot;
 	return 0;
 }
 

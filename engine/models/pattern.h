@@ -39,14 +39,14 @@
 /*
  * Who shares a word: the run, each job alone, the jobs of a NUMA node, the
  * jobs that picked the same one of N objects for this I/O (:obj(N,RULE)),
- * or each job its own 8-byte slot of an array packed into shared lines
+ * or each job its own slot of an array in shared lines (slot(STRIDE))
  */
 enum pattern_sharing {
 	PATTERN_ALL = 0,
 	PATTERN_JOB,
 	PATTERN_NODE,
 	PATTERN_OBJ,
-	PATTERN_SLOT,		/* job N: the word's 8 bytes + 8 x (N - 1) */
+	PATTERN_SLOT,		/* job N: the word + STRIDE x (N - 1) */
 	PATTERN_SHARINGS,
 };
 
@@ -64,6 +64,7 @@ struct pattern_word {
 	unsigned int offset;		/* bytes into the arena: line * 64 + off */
 	enum pattern_sharing sharing;
 	unsigned long init;
+	unsigned int stride;		/* slot(STRIDE): job N at + STRIDE x (N-1) */
 };
 
 #define PATTERN_OPCODE(code, name, kind, args, tf, flip, fn) code,

@@ -62,6 +62,22 @@ bad:
 		      "(the job's number)", PATTERN_MAX_OBJECTS);
 }
 
+/* slot[(STRIDE)]: job N's copy STRIDE x (N - 1) bytes on, 8 if not given */
+static int word_stride(const struct pctx *x, const char **s, const char *end,
+		       struct pattern_word *w)
+{
+	uint64_t n = 8;
+
+	if (*s < end && **s == '(' &&
+	    (++*s, parse_u64(s, end, &n) || n < 8 || n > PATTERN_ARENA ||
+	     n % 8 || *s >= end || *(*s)++ != ')'))
+		return refuse(x, "slot(STRIDE): STRIDE a multiple of 8 from 8 "
+			      "to %d bytes (default 8: slots packed in a line)",
+			      PATTERN_ARENA);
+	w->stride = n;
+	return 0;
+}
+
 static int word_sharing(const struct pctx *x, const char **s, const char *end,
 			struct pattern_word *w, struct pattern_prog *p)
 {
@@ -72,10 +88,12 @@ static int word_sharing(const struct pctx *x, const char **s, const char *end,
 			      "(every job, the default), job (each job its "
 			      "own), node (the jobs of one NUMA node), "
 			      "obj(N,RULE) (N objects, one picked per I/O), "
-			      "slot (job N: 8 bytes at +8 x (N-1))",
+			      "slot[(STRIDE)] (job N at +STRIDE x (N-1))",
 			      n, *s);
 	w->sharing = i;
 	*s += n;
+	if (i == PATTERN_SLOT)
+		return word_stride(x, s, end, w);
 	return i == PATTERN_OBJ ? word_objects(x, s, end, p) : 0;
 }
 

@@ -206,6 +206,34 @@ static void slots_pack_the_jobs_words(void)
 	run_end(&r);
 }
 
+/* slot(STRIDE): job N's copy STRIDE x (N - 1) bytes on, between words
+ * of the others (a per-CPU object of 256 bytes, 16 of them in a row) */
+static void slots_with_a_stride(void)
+{
+	struct run r;
+	struct pattern_prog p;
+	struct pattern_params pp = { .words = "r@1+56:slot(12)",
+				     .pattern = "atomic_inc(r)" };
+	char msg[512];
+
+	CHECK(!run_start(&r, "always", "k0@0,k1@4,k2@8,r@1+56:slot(256)=5",
+			 "READ_ONCE(k1),atomic_inc(r)", 3));
+	run_ios(&r, 0, 2);
+	run_ios(&r, 1, 3);
+	run_ios(&r, 2, 4);
+	CHECK_EQ(arena_word(&r, 120), 5 + 2);
+	CHECK_EQ(arena_word(&r, 120 + 256), 5 + 3);
+	CHECK_EQ(arena_word(&r, 120 + 512), 5 + 4);
+	CHECK_EQ(arena_word(&r, 256), 0);
+	run_end(&r);
+	/* job 2's copy would be on k1 */
+	CHECK(run_start(&r, "always", "k0@0,k1@4,r@0:slot(256)",
+			"atomic_inc(r)", 2));
+	run_end(&r);
+	CHECK(pattern_compile(&pp, true, &p, msg, sizeof(msg)) == -1);
+	CHECK(strstr(msg, "slot(STRIDE): STRIDE a multiple of 8"));
+}
+
 /* A slot past the arena, or on another word's place: refused at start */
 static void slots_must_fit(void)
 {
@@ -389,6 +417,7 @@ int main(void)
 	RUN(alternatives_in_turn);
 	RUN(slots_pack_the_jobs_words);
 	RUN(slots_must_fit);
+	RUN(slots_with_a_stride);
 	RUN(objects_are_laid_out_and_initialised);
 	RUN(turn_visits_each_object_in_turn);
 	RUN(job_picks_one_object);
