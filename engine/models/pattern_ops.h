@@ -13,7 +13,9 @@
  *               "ns" for work(); "" for a barrier
  *   test_first  its test-first form ('?') as C, or NULL if it has none
  *   flip        has a state that another path undoes (/flip_every)
- *   fn          the function that runs it (pattern.c); the parser ignores it
+ *   fn          the function that runs it (pattern_ops.c); the parser
+ *               ignores it
+ * New rows go at the end: the opcodes of the others keep their values.
  */
 #ifndef FLAGCHECK_PATTERN_OPS_H
 #define FLAGCHECK_PATTERN_OPS_H
@@ -45,15 +47,15 @@ X(OP_ATOMIC_XCHG, "atomic_xchg", RMW, "word,value",			\
   "if (atomic_read(w) != v)", 1, op_atomic_xchg)			\
 X(OP_ATOMIC_CMPXCHG, "atomic_cmpxchg", RMW, "word,old,new",		\
   "if (atomic_read(w) == old)", 1, op_atomic_cmpxchg)			\
+X(OP_SMP_MB, "smp_mb", OTHER, "", NULL, 0, op_smp_mb)			\
+X(OP_SMP_MB__BEFORE_ATOMIC, "smp_mb__before_atomic", OTHER, "", NULL, 0,\
+  op_smp_mb__before_atomic)						\
+X(OP_WORK, "work", OTHER, "ns", NULL, 0, op_work)				\
 X(OP_TEST_BIT, "test_bit", LOAD, "word,bit", NULL, 0, op_test_bit)	\
 X(OP_ATOMIC_INC_NOT_ZERO, "atomic_inc_not_zero", RMW, "word", NULL, 0,	\
   op_atomic_inc_not_zero)						\
 X(OP_ATOMIC_ADD_UNLESS, "atomic_add_unless", RMW, "word,n,u", NULL, 0,	\
-  op_atomic_add_unless)							\
-X(OP_SMP_MB, "smp_mb", OTHER, "", NULL, 0, op_smp_mb)			\
-X(OP_SMP_MB__BEFORE_ATOMIC, "smp_mb__before_atomic", OTHER, "", NULL, 0,\
-  op_smp_mb__before_atomic)						\
-X(OP_WORK, "work", OTHER, "ns", NULL, 0, op_work)
+  op_atomic_add_unless)
 
 /* The guards an operation may carry, in the order the docs list them */
 #define PATTERN_GUARDS(X)						\
