@@ -18,6 +18,10 @@ counters must be what its own pattern says, read from the job file:
   /every_ns=T                   1 <= ran per job, ran <= runtime / T + 1
   /flip_every=N                 the model's flips == ceil(ios / N) per job
   /if_test=V                    ran + skipped only (its test_bit decides)
+  in A|B|C, alternative k of n  each count above on the I/Os i with
+                                i % n == k, per job, not on every I/O
+  a CAS loop (the listing's     ran - the record's retries in place of
+  "loop")                       ran (one CAS loop per sequence)
 and the record's rmw and stores are the sums of its paths'.
 """
 import functools
@@ -60,6 +64,7 @@ def grammar():
         "rmw": {o["name"] for o in ops if o["counts"] == "rmw"},
         "store": {o["name"] for o in ops if o["counts"] == "store"},
         "test_first": {o["name"] for o in ops if o["test_first"]},
+        "loop": {o["name"] for o in ops if o["loop"]},
         "op": re.compile(rf"^(\?)?({names})\(([^)]*)\)"
                          rf"((?:/(?:{guards})=[0-9]+)*)(?:\*([0-9]+))?$"),
     }
@@ -91,15 +96,18 @@ def items(text):
 
 
 def parse_ops(text):
-    """[(test_first, name, args, {guard: N}, repeat)] of a sequence."""
-    ops = []
-    for token in items(text):
-        m = grammar()["op"].match(token.strip())
-        assert m, f"cannot read the operation {token!r}"
-        guards = dict((g.split("=")[0], int(g.split("=")[1]))
-                      for g in m.group(4).split("/")[1:])
-        ops.append((bool(m.group(1)), m.group(2), m.group(3), guards,
-                    int(m.group(5) or 1)))
+    """[(test_first, name, args, {guard: N}, repeat)] of a sequence; in
+    A|B|C the guards also hold "alt": (k, n), alternative k of n."""
+    ops, alts = [], text.split("|")
+    for k, alt in enumerate(alts):
+        for token in items(alt):
+            m = grammar()["op"].match(token.strip())
+            assert m, f"cannot read the operation {token!r}"
+            guards = dict((g.split("=")[0], int(g.split("=")[1]))
+                          for g in m.group(4).split("/")[1:])
+            guards["alt"] = (k, len(alts))
+            ops.append((bool(m.group(1)), m.group(2), m.group(3), guards,
+                        int(m.group(5) or 1)))
     return ops
 
 
@@ -164,12 +172,22 @@ def ran_of(counts):
     return counts["rmw"] + counts["stores"]
 
 
-def check_op(what, op, per_job, total_ios, runtime_ns, copies=1):
+def calls_of(ios, guards):
+    """A job's calls of an operation: every I/O, or in A|B|C the I/Os that
+    take its alternative k of n (i % n == k)."""
+    k, n = guards["alt"]
+    return (ios - k + n - 1) // n
+
+
+def check_op(what, op, per_job, total_ios, runtime_ns, copies=1,
+             retries=0):
     """per_job: [(job ios, its counters of this op, its flips)]; copies:
-    how many copies of its word there are (obj(N,RULE): N)."""
+    how many copies of its word there are (obj(N,RULE): N); retries: the
+    record's, for the one CAS loop of the sequence (its failed attempts)."""
     tf, name, _, guards, repeat = op
-    ran = sum(ran_of(c) for _, c, _ in per_job)
+    ran = sum(ran_of(c) for _, c, _ in per_job) - retries
     skipped = sum(c["skipped"] for _, c, _ in per_job)
+    total_ios = sum(calls_of(ios, guards) for ios, _, _ in per_job)
     rmw, store = grammar()["rmw"], grammar()["store"]
     if name not in rmw | store:
         assert ran == skipped == 0, f"{what}: {per_job}"
@@ -223,8 +241,14 @@ def test_catalogue_job_counts_what_its_pattern_says(ctx, job, mode):
         assert s["rmw"] == sum(c["rmw"] for _, c in ps), name
         assert s["stores"] == sum(c["stores"] for _, c in ps), name
     copies = objects(job)
+    loops = [op for op in ops if op[1] in grammar()["loop"]]
     for i, op in enumerate(ops):
         per_job = [(s["ios"], ps[i][1], s.get("model_stats", {}).get("flips"))
                    for s, ps in zip(stats, paths)]
+        retries = sum(s.get("model_stats", {}).get("retries", 0)
+                      for s in stats) if op in loops else 0
+        assert len(loops) <= 1 or not retries, \
+            f"{name}: retries of several CAS loops cannot be told apart"
         check_op(f"{name} {mode} {paths[0][i][0]}", op, per_job, total,
-                 runtime_ns, copies.get(op[2].split(",")[0].strip(), 1))
+                 runtime_ns, copies.get(op[2].split(",")[0].strip(), 1),
+                 retries)

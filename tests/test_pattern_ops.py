@@ -3,7 +3,8 @@
 build/flagcheck-pattern-ops prints the engine's table
 (engine/models/pattern_ops.h) as JSON; docs/pattern.md's operation table
 must say the same, row for row: the operation and its arguments, what it
-counts, its test-first form, whether /flip_every may undo it. The parser
+counts, its test-first form, whether /flip_every may undo it, whether it
+is a compare-and-swap loop. The parser
 must accept each operation with its arguments, and refuse '?' exactly on
 those without a test-first form.
 """
@@ -17,7 +18,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "pattern.md")
 _ROW = re.compile(r"^\| `([A-Za-z_]+)\(([a-z,]*)\)` \| (\w+) \| (.+?) \| "
-                  r"(yes|no) \|$")
+                  r"(yes|no) \| (yes|no) \|$")
 
 
 @pytest.fixture(scope="module")
@@ -28,17 +29,18 @@ def table(build):
 
 
 def doc_rows():
-    """docs/pattern.md's operation table: [(name, args, counts, tf, flip)]."""
+    """docs/pattern.md's operation table:
+    [(name, args, counts, tf, flip, loop)]."""
     with open(DOC) as f:
         rows = [_ROW.match(line.rstrip()) for line in f]
     return [(m[1], m[2], m[3],
              None if m[4] == "none" else m[4].strip("`").replace("\\|", "|"),
-             m[5] == "yes") for m in rows if m]
+             m[5] == "yes", m[6] == "yes") for m in rows if m]
 
 
 def test_docs_table_is_the_engines(table):
-    engine = [(o["name"], o["args"], o["counts"], o["test_first"], o["flip"])
-              for o in table["operations"]]
+    engine = [(o["name"], o["args"], o["counts"], o["test_first"], o["flip"],
+               o["loop"]) for o in table["operations"]]
     assert doc_rows() == engine
 
 

@@ -293,7 +293,7 @@ static void op_work(struct pattern_job *j, const struct pattern_step *s,
 #ifdef SMP_MB__BEFORE_ATOMIC_IS_BARRIER
 #define op_smp_mb__before_atomic NULL
 #endif
-#define PATTERN_FN(code, name, kind, args, tf, flip, fn) [code] = fn,
+#define PATTERN_FN(code, name, kind, args, tf, flip, loop, fn) [code] = fn,
 pattern_fn *const pattern_fns[PATTERN_NR_OPCODES] = { PATTERN_OPS(PATTERN_FN) };
 #undef PATTERN_FN
 

@@ -3,7 +3,8 @@
  * flagcheck-pattern-ops: model=pattern's operation table
  * (engine/models/pattern_ops.h) as JSON on stdout, for the tests and the
  * docs' check: every operation with its arguments, what one call counts,
- * its test-first form and whether /flip_every may undo it; then the guards.
+ * its test-first form, whether /flip_every may undo it and whether it is a
+ * compare-and-swap loop (its retries counted); then the guards.
  * The strings of the table hold no '"' or '\': printed as they are.
  */
 #include <stdio.h>
@@ -17,11 +18,11 @@
 
 struct row {
 	const char *name, *counts, *args, *test_first;
-	int flip;
+	int flip, loop;
 };
 
-#define ROW(code, name, kind, args, tf, flip, fn) \
-	{ name, COUNTS_##kind, args, tf, flip },
+#define ROW(code, name, kind, args, tf, flip, loop, fn) \
+	{ name, COUNTS_##kind, args, tf, flip, loop },
 static const struct row rows[] = { PATTERN_OPS(ROW) };
 #undef ROW
 
@@ -37,7 +38,8 @@ static void print_row(const struct row *r, int last)
 		printf("\"test_first\": \"%s\", ", r->test_first);
 	else
 		printf("\"test_first\": null, ");
-	printf("\"flip\": %s}%s\n", r->flip ? "true" : "false", last ? "" : ",");
+	printf("\"flip\": %s, \"loop\": %s}%s\n", r->flip ? "true" : "false",
+	       r->loop ? "true" : "false", last ? "" : ",");
 }
 
 int main(void)
