@@ -3,6 +3,7 @@
 #   make                  the engine, against the source of the fio on PATH
 #   make FIO_SRC=DIR      ... against your own (configured) fio tree instead
 #   make fio              an fio binary from that same tree, in $(BUILD)/fio
+#   make reproduce        install what is missing, build, run S1 and S2, report
 #   make check            install what is missing, build, run every test
 #   make check-fio-versions   build fio 3.36, 3.39, 3.41, 3.42 and the engine
 #                         against each, run the version tests under each
@@ -10,6 +11,9 @@
 #   make bench            the engine's overhead against fio's null engine
 #   make bench-pattern    model=pattern against the C models it mirrors
 #   make calibrate        this machine's cache-line costs, in $(BUILD)/calibration
+#   make reproduce-family, reproduce-catalogue   S3-S5; the catalogue's files
+#   make install PREFIX=DIR   the engine, the analysis and the job files
+#   make backtest         every published figure against its prediction (docs/backtest.md)
 #
 # The analysis runs with Debian's python3 (it has python3-matplotlib), not
 # whatever python3 comes first on PATH.
@@ -72,7 +76,25 @@ BITOPS_DIR	:= engine/kernel
 CALIBRATE	:= $(BUILD)/flagcheck-calibrate
 CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -Iengine -pthread
 
-all: $(ENGINE) $(CALIBRATE)
+# flagcheck-sim: a pattern job on N simulated CPUs of a machine profile
+# (docs/predict.md), with the engine's own parser (its sequences, and its
+# words where they have a file of their own): one grammar
+SIM		:= $(BUILD)/flagcheck-sim
+SIM_PARSER	:= $(wildcard engine/models/pattern_parse.c \
+			  engine/models/pattern_words.c)
+SIM_SRCS	:= $(sort $(wildcard sim/*.c)) $(SIM_PARSER)
+SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/models
+
+all: $(ENGINE) $(CALIBRATE) $(SIM)
+
+$(SIM): $(SIM_SRCS) $(wildcard sim/*.h) $(ENGINE_HDRS)
+	@mkdir -p $(BUILD)
+	$(CC) $(SIM_CFLAGS) -o $@ $(SIM_SRCS)
+
+$(BUILD)/clang-sim.ok: $(SIM_SRCS) $(wildcard sim/*.h) $(ENGINE_HDRS)
+	@mkdir -p $(BUILD)
+	clang $(SIM_CFLAGS) -o $(BUILD)/flagcheck-sim-clang $(SIM_SRCS)
+	@touch $@
 
 .PHONY: all deps fio device-bundle check bench bench-pattern reproduce \
 	reproduce-family reproduce-catalogue unit-tests clean distclean install \
@@ -141,7 +163,7 @@ fio: $(BUILD)/fio-version
 	$(MAKE) -C $(FIO_TREE) fio
 	cp $(FIO_TREE)/fio $(BUILD)/fio
 
-# What a machine without fio needs (the 16-core device machine): this
+# What a machine without fio needs (a bigger box to test on): this
 # tree's fio, the engine and the libraries they load, in $(BUILD)/device;
 # scripts/device-sweep.sh runs the S1 sweep from it.
 device-bundle: fio $(ENGINE) $(CALIBRATE)
@@ -178,10 +200,11 @@ bench: all
 # The fio version matrix (docs/fio-versions.md): each fio built once from
 # its source in $(BUILD)/fio-versions/VERSION, the engine against it, the
 # version-sensitive tests under it, a table at the end. FIO_VERSIONS picks
-# some; FIO_TARBALLS is where the release tarballs are (../shared/fio);
+# some; FIO_TARBALLS is a directory of fio's release tarballs (git archive
+# of fio's tags, with a SHA256SUMS; default none: those versions skip);
 # FIO_OPT is the optimisation fio is built with (empty: fio's own -O3).
 FIO_VERSIONS	?=
-FIO_TARBALLS	?= $(abspath ../shared/fio)
+FIO_TARBALLS	?=
 FIO_OPT		?= -O1
 
 .PHONY: check-fio-versions
@@ -256,6 +279,13 @@ reproduce-catalogue: deps
 	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)/catalogue
 	$(PYTHON) analysis/flagcheck-catalogue $(REPRO_OUT)/catalogue
 
+# The back-test (docs/backtest.md): every job file with a published figure
+# predicted on its published machine; no measurement, the same table on
+# any machine. BACKTEST_ARGS reaches analysis/flagcheck-backtest.
+.PHONY: backtest
+backtest: $(SIM)
+	@FLAGCHECK_SIM=$(SIM) $(PYTHON) analysis/flagcheck-backtest $(BACKTEST_ARGS)
+
 # The same layout on every host: a fio server loads the engine named in the
 # job from its own disk, so for `flagcheck-run --hosts` each host needs it at
 # the same path.  The commands find their package through realpath, and the
@@ -264,7 +294,7 @@ LIBDIR	= $(PREFIX)/lib/flagcheck
 JOBDIR	= $(PREFIX)/share/flagcheck/jobs
 # the commands, linked into $(PREFIX)/bin
 TOOLS	:= flagcheck-run flagcheck-report flagcheck-calibrate flagcheck-lru \
-	   flagcheck-catalogue
+	   flagcheck-catalogue flagcheck-predict
 
 # the analysis package and each of its sub-packages (results, stats, run,
 # calibrate, report): every directory of it with an __init__.py
@@ -276,7 +306,7 @@ PYPKGS	= $(patsubst %/__init__.py,%,$(wildcard \
 install: all
 	install -d "$(DESTDIR)$(LIBDIR)/analysis" "$(DESTDIR)$(JOBDIR)" \
 		"$(DESTDIR)$(PREFIX)/bin"
-	install -m 0755 "$(ENGINE)" "$(CALIBRATE)" "$(DESTDIR)$(LIBDIR)/"
+	install -m 0755 "$(ENGINE)" "$(CALIBRATE)" "$(SIM)" "$(DESTDIR)$(LIBDIR)/"
 	for d in $(PYPKGS); do \
 		install -d "$(DESTDIR)$(LIBDIR)/$$d" && \
 		install -m 0644 "$$d"/*.py "$(DESTDIR)$(LIBDIR)/$$d/" || exit 1; \
@@ -286,6 +316,10 @@ install: all
 	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) "$(DESTDIR)$(JOBDIR)/")
 	$(if $(CATALOGUE_JOBS),install -d "$(DESTDIR)$(JOBDIR)/catalogue")
 	$(if $(CATALOGUE_JOBS),install -m 0644 $(CATALOGUE_JOBS) "$(DESTDIR)$(JOBDIR)/catalogue/")
+	install -d "$(DESTDIR)$(JOBDIR)/pattern"
+	install -m 0644 jobs/pattern/*.fio "$(DESTDIR)$(JOBDIR)/pattern/"
+	install -d "$(DESTDIR)$(LIBDIR)/machines"
+	install -m 0644 machines/*.toml "$(DESTDIR)$(LIBDIR)/machines/"
 	for t in $(TOOLS); do \
 		ln -sf "../lib/flagcheck/analysis/$$t" \
 			"$(DESTDIR)$(PREFIX)/bin/$$t" || exit 1; \
@@ -298,7 +332,8 @@ uninstall:
 clean:
 	rm -rf $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/unit-tsan \
 		$(BUILD)/*.so $(BUILD)/*.ok $(BUILD)/fio-version $(BUILD)/tests \
-		$(CALIBRATE) $(BUILD)/flagcheck-calibrate-clang
+		$(CALIBRATE) $(BUILD)/flagcheck-calibrate-clang \
+		$(SIM) $(BUILD)/flagcheck-sim-clang
 
 distclean:
 	rm -rf $(BUILD)

@@ -184,9 +184,6 @@ class TestTopology(unittest.TestCase):
         self.assertEqual(s["other_node"], {"pairs": 8, "median_ns": 61.0,
                                            "min_ns": 41.0, "max_ns": 81.0})
         self.assertEqual(s["all"]["pairs"], 15)
-        # the estimate for another machine takes the other-node median
-        self.assertEqual(calibrate.transfer_for_estimate(doc),
-                         (61.0, "other_node"))
 
     def test_subset_of_cpus(self):
         # taskset to 1 and 4: one pair, on two nodes; no SMT pair among them

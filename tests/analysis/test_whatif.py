@@ -1,105 +1,192 @@
-"""The report's "what would my patch gain?" estimate (why.whatif) against
-hand-computed fixtures (fixtures/whatif: fio JSON + counters lines).
+"""The report's "what would my patch gain?" (issue 26 point 6): --predict N
+simulates each pattern job (report/bigbox.py) with its band, on the
+machine default_machine() names, with this fio job's rest taken from the
+results' own one-job runs (run_rest()).
 
-The fixtures (one run each, group_reporting):
-  pat (model=pattern)  always nj=1: 1.0M IOPS, 2.0M I/Os, 2.0M RMWs and
-                       2.0M stores;  test_first nj=1: 1.25M IOPS;
-                       always nj=2: 1.2M IOPS, 2.4M I/Os, 2.4M RMWs, 2.4M
-                       stores;  test_first nj=2: 2.4M IOPS, 4.8M I/Os, 0
-                       RMWs, 2 stores (one per job)
-  lone (model=pattern) nj=2 only: no one-job run, left out
-  cmod (a C model)     no stores counter: not a pattern scenario, left out
-By hand, at 100 ns one way:
-  always nj=2: line ops/io (2.4M + 2.4M) / 2.4M = 2; ns/io at 1 job 1000;
-      1 / (1/(2 x 1.0M) + 2 x 100 ns) = 1e9 / 700 = 1428571 IOPS;
-      measured/predicted 1.2M / 1428571 = 0.84
-  test_first nj=2: line 2 / 4.8M; ns/io at 1 job 800;
-      1 / (1/(2 x 1.25M) + (2/4.8M) x 100 ns) = 2499999.74 IOPS
-  gain predicted 2499999.74 / 1428571.43 = 1.75; measured 2.4M / 1.2M = 2.00
-"""
+The fixtures (fixtures/whatif, one run each, group_reporting):
+  pat (model=pattern)  always nj=1: 1.0M IOPS (1000 ns an I/O);
+                       test_first nj=1: 1.25M IOPS (800 ns an I/O)
+and a job file written here: one shared word, always an RMW
+(test_and_clear_bit) or, test_first, a load first (the bit stays clear);
+the machine a stand-in of the loader's interface with every cost the
+test's own.  By hand, on one
+CPU: always 1000 ns = rest + atomic_local 20 ns, so 980 ns; test_first
+800 ns = rest + load_hit 2 ns, so 798 ns: the rest is (median 980, lowest
+798, highest 980) of the two runs."""
 
+import argparse
+import json
 import os
-import tempfile
-import unittest
-from types import SimpleNamespace
+from collections import namedtuple
 
-from tests.analysis.helpers import FIXTURES, run_cli
+import pytest
 
-from flagcheck_analysis.report import rmwcost as why
+from tests.analysis import helpers
+from tests.analysis.standin_machine import Machine
+from flagcheck_analysis.predict import jobspec
+from flagcheck_analysis.report import bigbox, prediction
 from flagcheck_analysis.report.cli import inputs_to_files, load_records
 
-WHATIF = os.path.join(FIXTURES, "whatif")
+WHATIF = os.path.join(helpers.FIXTURES, "whatif")
+CAL = os.path.join(helpers.FIXTURES, "why", "calibration.json")
+SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
+
+JOB = """; a test job
+[global]
+model=pattern
+pattern_words=x@0
+pattern=test_and_clear_bit(x,0)
+[pat]
+"""
 
 
-def groups():
+@pytest.fixture(autouse=True)
+def sim_binary(monkeypatch):
+    if not os.path.exists(SIM):
+        pytest.fail("%s missing: run make" % SIM)
+    monkeypatch.setenv("FLAGCHECK_SIM", SIM)
+    monkeypatch.setattr(prediction, "this_clock_ghz", lambda: (None, "t"))
+
+
+def records():
     files, _ = inputs_to_files([WHATIF])
-    records, docs, _, _, _ = load_records(files, None,
-                                          ["always", "test_first"])
-    return why.runs(records, docs)
+    return load_records(files, None, ["always", "test_first"])[0]
 
 
-class TestWhatif(unittest.TestCase):
-    def test_rows_by_hand(self):
-        rows = why.whatif(groups(), 100.0)
-        self.assertEqual([(w.scenario, w.numjobs, w.mode) for w in rows],
-                         [("pat", 2, "always"), ("pat", 2, "test_first")])
-        a, t = rows
-        self.assertEqual(a.line_per_io, 2.0)
-        self.assertEqual(a.ns_one_job, 1000.0)
-        self.assertAlmostEqual(a.predicted, 1e9 / 700, places=3)
-        self.assertEqual(a.measured, 1.2e6)
-        self.assertAlmostEqual(t.line_per_io, 2 / 4.8e6, places=15)
-        self.assertEqual(t.ns_one_job, 800.0)
-        self.assertAlmostEqual(
-            t.predicted, 1 / (1 / 2.5e6 + (2 / 4.8e6) * 100e-9), places=3)
-        (pred, meas), = why.whatif_gains(rows).values()
-        self.assertAlmostEqual(pred, t.predicted / a.predicted, places=12)
-        self.assertAlmostEqual(pred, 1.75, places=6)
-        self.assertEqual(meas, 2.0)
-
-    def test_at_predict_n(self):
-        rows = why.whatif(groups(), 100.0, predict=256)
-        at = [w for w in rows if w.numjobs == 256]
-        self.assertEqual([w.mode for w in at], ["always", "test_first"])
-        a, t = at
-        # always: 1 / (1/(256 x 1.0M) + 2 x 100 ns) = 1e9 / 203.90625
-        self.assertAlmostEqual(a.predicted, 1e9 / (1000 / 256 + 200),
-                               places=3)
-        self.assertIsNone(a.measured)
-        self.assertAlmostEqual(t.predicted, 1 / (1 / (256 * 1.25e6) +
-                                                 (2 / 4.8e6) * 100e-9),
-                               places=3)
-        gains = why.whatif_gains(rows)
-        self.assertAlmostEqual(gains[("pat", 256)][0],
-                               t.predicted / a.predicted, places=12)
-        self.assertIsNone(gains[("pat", 256)][1])
-        self.assertEqual(len(why.whatif(groups(), 100.0, predict=2)), 2)
-
-    def test_no_transfer_no_estimate(self):
-        self.assertEqual(why.whatif(groups(), None), [])
-
-    def test_grows_with_the_transfer(self):
-        a100 = why.whatif(groups(), 100.0)[0].predicted
-        a200 = why.whatif(groups(), 200.0)[0].predicted
-        self.assertAlmostEqual(a200, 1e9 / 900, places=3)
-        self.assertLess(a200, a100)
-
-    def test_in_the_report_labelled_an_estimate(self):
-        with tempfile.TemporaryDirectory() as out:
-            p = run_cli("flagcheck-report", "--no-plot", "--transfer-ns",
-                        "100", "--outdir", out, WHATIF)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("an ESTIMATE per pattern scenario (transfer 100.0 ns "
-                      "one way, --transfer-ns)", p.stdout)
-        line = [l for l in p.stdout.splitlines()
-                if l.split()[:3] == ["pat", "2", "test_first"]]
-        self.assertEqual(len(line), 1, p.stdout)
-        self.assertEqual(line[0].split()[-2:], ["x1.75", "x2.00"], line[0])
-        # the estimate's section, up to the summary printed after it
-        section = p.stdout.split("ESTIMATE")[1].split("\nsummary: ")[0]
-        self.assertNotIn("lone ", section)
-        self.assertNotIn("cmod ", section)
+def job(tmp_path):
+    path = tmp_path / "pat.fio"
+    path.write_text(JOB)
+    return str(path)
 
 
-if __name__ == "__main__":
-    unittest.main()
+def test_the_rest_comes_from_the_one_job_runs(tmp_path):
+    m = Machine(atomic_local=(20.0,) * 3, load_hit=(2.0,) * 3)
+    sp = jobspec.read(job(tmp_path))
+    runs = bigbox.one_job_iops(records(), "pat")
+    assert sorted(runs) == [("always", 1e6), ("test_first", 1.25e6)]
+    (typ, low, high), how = bigbox.run_rest(sp, m, None, runs)
+    assert typ == pytest.approx(980.0, rel=1e-9)
+    assert low == pytest.approx(798.0, rel=1e-9)
+    assert high == pytest.approx(980.0, rel=1e-9)
+    assert how.startswith("fio: work(ns) + 980 ns per I/O from this "
+                          "results' 2 one-job runs (798..980")
+    assert bigbox.run_rest(sp, m, None, []) is None
+
+
+def test_the_generic_profile_takes_this_boxs_calibrated_costs():
+    from flagcheck_analysis.results import machine
+    here = machine.load(CAL)
+    generic = machine.load("milan-2s")
+    m, used = bigbox.with_calibrated_costs(generic, here)
+    assert used == ["same_llc"]
+    assert m.costs["same_llc"] == [100.0, 100.0, 100.0]
+    assert m.costs["other_socket"] == generic.costs["other_socket"]
+    assert generic.costs["same_llc"] != [100.0, 100.0, 100.0]
+    assert bigbox.family_profile("AMD EPYC 7763 64-Core Processor") == \
+        "milan-2s"
+    assert bigbox.family_profile("Intel(R) Xeon(R) CPU E5-2699 v4 @ "
+                                 "2.20GHz") == "broadwell-ep-2s"
+    assert bigbox.family_profile("AMD EPYC") is None
+
+
+def _results(tmp_path, name, scale=1.0, model="AMD EPYC 7763 64-Core"):
+    d = tmp_path / name
+    d.mkdir()
+    with open(CAL) as f:
+        doc = json.load(f)
+    doc["transfer_ns"] = [[None if v is None else v * scale for v in row]
+                          for row in doc["transfer_ns"]]
+    doc["host"]["cpu_model"] = model
+    for k in ("same_node", "all"):
+        doc["summary"][k] = {kk: (v * scale if kk.endswith("_ns") else v)
+                             for kk, v in doc["summary"][k].items()}
+    (d / "calibration.json").write_text(json.dumps(doc))
+    return str(d)
+
+
+def _probe(ns):
+    return {"line_probe": {"cpus": [0, 1], "before_ns": ns,
+                           "after_ns": ns}}
+
+
+def _predict(tmp_path, results, n, entries, machine=None):
+    args = argparse.Namespace(predict=n, machine=machine, fio_ns=None,
+                              inputs=[results])
+    mf = [{"matrix": {"jobs": {"pat": job(tmp_path)}}}]
+    warned, notes = [], []
+    rows = bigbox.rows(args, mf, warned.append, records(), entries,
+                       None, notes)
+    return rows, warned, notes
+
+
+def test_two_reports_of_the_same_results_give_the_same_band(tmp_path):
+    """Issue 26, done when: --predict 64 twice, the same band."""
+    res = _results(tmp_path, "r")
+    first = _predict(tmp_path, res, 64, [_probe(100.0)])
+    assert first[1] == []
+    assert [r[:3] for r in first[0]] == [["pat", "milan-2s", "64"]]
+    assert first[2] == [
+        "--predict 64 on milan-2s, the generic profile of this box's "
+        "family (AMD EPYC 7763 64-Core; 64 > its 2 calibrated CPUs), with "
+        "this box's calibrated same_llc costs"]
+    assert first[0][0][3].endswith(" ns (one-job runs)")
+    assert _predict(tmp_path, res, 64, [_probe(100.0)]) == first
+    # within the calibration's CPUs: the calibration itself
+    two = _predict(tmp_path, res, 2, [_probe(100.0)])
+    assert [r[:3] for r in two[0]] == [["pat", "calibration", "2"]]
+
+
+def test_two_calibrations_x4_apart_one_estimate_or_a_refusal(tmp_path):
+    """Issue 26, done when: two calibrations of one box that differ by x4
+    (100 and 400 ns) beside the same runs (line probes 110 ns): one is
+    used, the other refused, naming the cause."""
+    probes = [_probe(110.0), _probe(105.0)]
+    ok = _predict(tmp_path, _results(tmp_path, "a"), 64, probes)
+    far = _predict(tmp_path, _results(tmp_path, "b", 4.0), 64, probes)
+    assert ok[1] == [] and len(ok[0]) == 1
+    assert far[0] == [] and far[2] == []
+    assert far[1] == [
+        "the calibration (calibration) puts 400 ns between the runs' CPUs, "
+        "their line probes 110 ns (median of 4): more than x2 apart, the "
+        "calibration is not used (--predict 64 is refused: name a profile "
+        "with --machine, or calibrate again)"]
+
+
+def test_a_box_of_no_known_family_is_refused_beyond_its_cpus(tmp_path):
+    res = _results(tmp_path, "r", model="AMD EPYC")
+    rows, warned, _ = _predict(tmp_path, res, 64, [])
+    assert rows == []
+    assert warned == [
+        "--predict 64: beyond this box's 2 calibrated CPUs, and its CPU "
+        "'AMD EPYC' is of no family with a generic profile (machines/): "
+        "name one with --machine"]
+    rows, warned, notes = _predict(tmp_path, res, 64, [], "icelake-8380-2s")
+    assert warned == [] and notes == ["--predict 64 on --machine "
+                                      "icelake-8380-2s"]
+    assert [r[:3] for r in rows] == [["pat", "icelake-8380-2s", "64"]]
+
+
+def test_the_summary_names_the_published_machine():
+    from flagcheck_analysis.report import summary
+    R = namedtuple("R", "scenario")
+    row = ["S1 filemap-odirect-read", "xeon-4s-2014 nodes=0,1", "16",
+           "work", "-", "-", "x1.24 (1.21..1.27)", "1.28", "x2.35"]
+    lines = summary.simulated_lines(
+        [R("S1 filemap-odirect-read"), R("other")],
+        bigbox.summary_lines({"S1 filemap-odirect-read": row}))
+    assert lines == ["S1 filemap-odirect-read: on xeon-4s-2014 nodes=0,1 "
+                     "at 16 CPUs: x1.24 (1.21..1.27)"]
+    assert max(len(l) for l in lines) <= 120
+
+
+def test_runs_of_differing_setups_are_the_scenarios_too():
+    """A C model and its twin run together: the report labels each
+    setup's runs "LABEL (job file sha256 ...)"."""
+    labels = {"S1 x", "S1 x (job file sha256 ab)", "S1 xy", "S2 x"}
+    assert bigbox.of_scenario("S1 x", labels) == {
+        "S1 x", "S1 x (job file sha256 ab)"}
+    row = ["S1 x", "m", "4", "work", "-", "-", "x2.00 (1.90..2.10)", "1",
+           "x2"]
+    assert bigbox.summary_lines({"S1 x": row}, labels) == {
+        "S1 x": "on m at 4 CPUs: x2.00 (1.90..2.10)",
+        "S1 x (job file sha256 ab)": "on m at 4 CPUs: x2.00 (1.90..2.10)"}

@@ -10,7 +10,7 @@ from ..results import (clients, fiojson, manifest, matrix, published,
                        runsetup as setups, safewrite as atomic)
 from ..stats import compare, scaling, significance as stats, usl
 from ..run import lineprobe
-from . import (catalogue, conditions, lru, perhost as hosttable, plot,
+from . import (bigbox, catalogue, conditions, lru, perhost as hosttable, plot,
                rmwcost as why, sections as section, sidebyside, summary)
 
 PROG = "flagcheck-report"
@@ -114,7 +114,7 @@ def parse_args(argv):
                    "(e.g. variant, ioengine) for every file, instead of "
                    "the manifest or the file name")
     usl.add_arguments(p)
-    why.add_arguments(p)
+    bigbox.add_arguments(p)
     args = p.parse_args(argv)
     if bool(args.inputs) == bool(args.compare):
         p.error("give the results to report (DIR_OR_FILE ...) or "
@@ -508,8 +508,15 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     why_section = why.build(args, records, docs, warn)
     if why_section is not None:
         out.append(why_section)
+    simulated = {}
+    out.append(section.Tables(bigbox.table(args, manifests, warn, records,
+                                           ok_runs, simulated) +
+                              bigbox.beside(args, manifests, records, warn,
+                                            ok_runs)))
     out.append(section.Summary(summary.rows(records, counts, args.base,
-                                            figures)))
+                                            figures),
+                               bigbox.summary_lines(
+                                   simulated, {r.scenario for r in records})))
     return out
 
 

@@ -1,12 +1,9 @@
 """The report's "why" section: what the always-dirty pattern costs per RMW
 inside the runs, how much of it this machine's calibrated cache-line cost
-accounts for, the line's ceiling on always-mode IOPS, the share of the
-jobs' time spent in the modelled path, a worked estimate of the
-published S1 figure from a transfer latency, and the same estimate for
-every model=pattern scenario ("what would my patch gain?", whatif()):
-both modes' IOPS at each numjobs >= 2 predicted from the counters' RMWs
-and plain stores per fio I/O, the transfer and the one-job run, beside
-the measured.
+accounts for, the line's ceiling on always-mode IOPS and the share of the
+jobs' time spent in the modelled path.  What the patch would gain on a
+bigger box is the simulator's estimate (report/bigbox.py: the big-box
+answer, and simulated beside measured at each numjobs).
 
 Per scenario and numjobs N, with the means over the repeats:
   ns per I/O (per job)   1e9 * N / IOPS (fio's IOPS, summed over the jobs)
@@ -34,7 +31,6 @@ calls: where the counters line has the timed calls by log2 of their ns
 at most TRIM_BUCKETS buckets (a factor 2 each) above the median call's
 bucket, which no genuine run can put beyond fio's job_runtime."""
 
-import argparse
 import os
 from collections import namedtuple
 
@@ -43,17 +39,10 @@ from ..stats import significance as stats
 from ..calibrate import calibration as calibrate
 from . import linecosts, render, sections
 
-# S1, 7fcbbaf18392 (Jens Axboe, linux-mm, May 2014): O_DIRECT reads on a
-# 4-socket box, "fio jobs that spread over two nodes": 1.7M IOPS before the
-# fix, 4.0M after, "40% of the time in filemap_check_errors()" before (the
-# figures live in the registry, published.py).
+# S1, 7fcbbaf18392 (Jens Axboe, linux-mm, May 2014): "40% of the time in
+# filemap_check_errors()" before the fix (published.py)
 S1_MODEL = "filemap_check_errors"
-S1_BEFORE = published.S1_BEFORE
-S1_AFTER = published.S1_AFTER
 S1_SHARE = published.S1_SHARE
-S1_RMW_PER_IO = published.S1_RMW_PER_IO
-# an estimate within this factor of the published figure is "close"
-CLOSE = 1.25
 
 ALWAYS, TEST_FIRST = "always", "test_first"
 
@@ -63,12 +52,6 @@ Gap = namedtuple("Gap", "scenario numjobs iops ns_io rmw_io gap ns_rmw "
                  "cal_ns_rmw accounted ceiling of_ceiling")
 Share = namedtuple("Share", "scenario numjobs mode n ns_per_check share "
                    "published")
-Estimate = namedtuple("Estimate", "transfer_ns source before ceiling share")
-# "what would my patch gain?": one row per pattern scenario, numjobs >= 2
-# and mode (see whatif())
-Whatif = namedtuple("Whatif", "scenario numjobs mode line_per_io ns_one_job "
-                    "predicted measured")
-PATTERN_MODEL = "pattern"
 
 
 # ---- one run ----
@@ -250,125 +233,6 @@ def shares(groups):
     return out
 
 
-def estimate(transfer_ns, source, after=S1_AFTER, rmw_per_io=S1_RMW_PER_IO):
-    """The published S1 box from a one-way transfer latency: each job's RMW
-    waits for a line that every job takes in turn, N transfers, while the
-    rest of its I/O costs what it costs after the fix, N / IOPS_after; so
-    1 / IOPS_before = 1 / IOPS_after + RMWs per I/O * transfer (N cancels
-    out)."""
-    line_ns = rmw_per_io * transfer_ns
-    rest_ns = 1e9 / after
-    return Estimate(transfer_ns, source, 1e9 / (rest_ns + line_ns),
-                    1e9 / line_ns, 100.0 * line_ns / (rest_ns + line_ns))
-
-
-def self_check(groups, cal):
-    """The estimate's model on this machine's own runs, at the largest
-    numjobs >= 2 with both modes: (numjobs, transfer, predicted always
-    IOPS, measured always IOPS), or None."""
-    if not cal:
-        return None
-    t, _ = calibrate.transfer_for_estimate(cal)
-    if t is None:
-        return None
-    for scenario, nj in sorted({(s, n) for s, n, _ in groups},
-                               key=lambda k: (-k[1], k[0])):
-        a, f = groups.get((scenario, nj, ALWAYS)), \
-            groups.get((scenario, nj, TEST_FIRST))
-        if nj < 2 or not a or not f:
-            continue
-        x_tf, x_a = _mean(r.iops for r in f), _mean(r.iops for r in a)
-        r = _mean(r.rmw_per_io for r in a)
-        if x_tf and x_a and r:
-            pred = estimate(t, "", after=x_tf, rmw_per_io=r).before
-            return scenario, nj, t, r, x_tf, pred, x_a
-    return None
-
-
-def whatif(groups, transfer_ns, predict=None):
-    """The worked estimate of every pattern scenario (model=pattern): per
-    numjobs N >= 2 and mode, the IOPS predicted from the counters' line
-    operations per fio I/O (RMWs + plain stores: each takes the line
-    exclusive), the one-way transfer and the job's other work, beside the
-    measured.  The S1 estimate's model, for any path:
-        1/IOPS(N) = 1/(N x IOPS(1)) + line ops per I/O x transfer
-    IOPS(1): the same mode at numjobs=1, whose line never leaves its CPU, so
-    its ns per I/O is the job's other work (work(ns), fio, the path's own
-    loads and local atomics).  [] without a transfer; a scenario without a
-    numjobs=1 run of a mode is left out for that mode.  With `predict` (the
-    report's --predict N), also at N jobs, with the line ops per I/O of the
-    mode's largest numjobs run, measured "-"."""
-    if not transfer_ns:
-        return []
-    out, largest = [], {}
-    for scenario, nj, mode in sorted(groups):
-        rs = groups[(scenario, nj, mode)]
-        one = groups.get((scenario, 1, mode))
-        if not one or not any(r.model == PATTERN_MODEL for r in rs):
-            continue
-        x1 = _mean(r.iops for r in one)
-        rmw = _mean(r.rmw_per_io for r in rs)
-        stores = _mean(r.stores_per_io for r in rs)
-        if not x1 or rmw is None or stores is None:
-            continue
-        largest[(scenario, mode)] = (x1, rmw + stores)
-        if nj >= 2:
-            out.append(_whatif_row(scenario, nj, mode, x1, rmw + stores,
-                                   transfer_ns, _mean(r.iops for r in rs)))
-    done = {(w.scenario, w.numjobs, w.mode) for w in out}
-    for (scenario, mode), (x1, line) in sorted(largest.items()):
-        if predict and (scenario, predict, mode) not in done:
-            out.append(_whatif_row(scenario, predict, mode, x1, line,
-                                   transfer_ns, None))
-    return sorted(out, key=lambda w: (w.scenario, w.numjobs, w.mode))
-
-
-def _whatif_row(scenario, nj, mode, x1, line, transfer_ns, measured):
-    pred = 1.0 / (1.0 / (nj * x1) + line * transfer_ns * 1e-9)
-    return Whatif(scenario, nj, mode, line, 1e9 / x1, pred, measured)
-
-
-def whatif_gains(rows):
-    """{(scenario, numjobs): (predicted, measured test_first/always)}."""
-    by = {(w.scenario, w.numjobs, w.mode): w for w in rows}
-    out = {}
-    for (scenario, nj, mode), w in by.items():
-        a = by.get((scenario, nj, ALWAYS))
-        if mode != TEST_FIRST or a is None:
-            continue
-        out[(scenario, nj)] = (
-            w.predicted / a.predicted,
-            w.measured / a.measured if w.measured and a.measured else None)
-    return out
-
-
-def whatif_table(rows, transfer_ns, source):
-    gains = whatif_gains(rows)
-    header = ["scenario", "numjobs", "mode", "line ops/io", "ns/io at 1 job",
-              "predicted IOPS", "measured IOPS", "measured/predicted",
-              "gain predicted", "gain measured"]
-    body = []
-    for w in rows:
-        g = gains.get((w.scenario, w.numjobs)) if w.mode == TEST_FIRST \
-            else None
-        body.append([w.scenario, str(w.numjobs), w.mode,
-                     _f(w.line_per_io, "%.3f"), _f(w.ns_one_job),
-                     render.fmt_value(w.predicted),
-                     render.fmt_value(w.measured),
-                     "-" if not w.measured else "x%.2f" % (
-                         w.measured / w.predicted),
-                     "-" if g is None else "x%.2f" % g[0],
-                     "-" if g is None or g[1] is None else "x%.2f" % g[1]])
-    title = ("what would the patch gain? an ESTIMATE per pattern scenario "
-             "(transfer %.1f ns one way, %s): 1/IOPS = 1/(numjobs x IOPS at "
-             "1 job) + line ops/io x transfer; line ops/io = the counters' "
-             "(rmw + stores) / fio's total_ios; assumes every line op waits "
-             "for one transfer while the jobs take the line in turn, and "
-             "the rest of the I/O costs what it costs with one job"
-             % (transfer_ns, source))
-    return title, header, body, {1, 3, 4, 5, 6, 7, 8, 9}
-
-
 # ---- rendering ----
 
 def _f(v, fmt="%.1f"):
@@ -438,49 +302,15 @@ def share_table(rows):
             header, body, {1, 3, 4, 5})
 
 
-def estimate_lines(est, check):
-    out = []
-    if est is not None:
-        off = est.before / S1_BEFORE
-        out.append(
-            "worked estimate for the published S1 box (transfer %.1f ns "
-            "one way, %s): always-dirty %s IOPS predicted vs %s published "
-            "(%s); the line's ceiling %s IOPS; time in the check %.0f%% "
-            "predicted vs %.0f%% published" % (
-                est.transfer_ns, est.source, render.fmt_value(est.before),
-                render.fmt_value(S1_BEFORE),
-                "close: x%.2f" % off if 1 / CLOSE <= off <= CLOSE else
-                "far off: x%.2f, the model does not explain the published "
-                "figure" % off, render.fmt_value(est.ceiling), est.share,
-                S1_SHARE))
-        out.append(
-            "assumptions: %d RMWs per I/O, each waits for the line while "
-            "every job takes it in turn (one transfer each), the rest of "
-            "the I/O costs what it costs after the fix (%s IOPS): 1/IOPS "
-            "before = 1/IOPS after + RMWs per I/O x transfer"
-            % (S1_RMW_PER_IO, render.fmt_value(S1_AFTER)))
-    if check is not None:
-        scenario, nj, t, r, x_tf, pred, x_a = check
-        out.append(
-            "the same model on this machine's runs (%s, numjobs=%d, "
-            "transfer %.1f ns, %.2f RMW/io, test_first %s IOPS): predicts "
-            "always %s IOPS, measured %s (x%.2f)" % (
-                scenario, nj, t, r, render.fmt_value(x_tf),
-                render.fmt_value(pred), render.fmt_value(x_a), x_a / pred))
-    return out
-
-
 class Section(sections.Section):
     """The section's figures, rendered as text or markdown; it follows the
     report's body on stdout and in report.md, with the heatmap of the
     calibration beside report.md."""
     plots = "heatmap"
 
-    def __init__(self, cal, gap_rows, share_rows, est, check, heatmap,
-                 whatif_rows=(), transfer=(None, None)):
+    def __init__(self, cal, gap_rows, share_rows, heatmap):
         self.cal, self.gap_rows, self.share_rows = cal, gap_rows, share_rows
-        self.est, self.check, self.heatmap = est, check, heatmap
-        self.whatif_rows, self.transfer = list(whatif_rows), transfer
+        self.heatmap = heatmap
 
     def _tables(self):
         out = []
@@ -488,25 +318,17 @@ class Section(sections.Section):
             out.append(gap_table(self.gap_rows, self.cal))
         if self.share_rows:
             out.append(share_table(self.share_rows))
-        if self.whatif_rows:
-            out.append(whatif_table(self.whatif_rows, *self.transfer))
         return out
 
     def text(self):
         parts = [linecosts.text(self.cal).rstrip("\n")] if self.cal else []
         parts += [render.text_table(*t) for t in self._tables()]
-        lines = estimate_lines(self.est, self.check)
-        if lines:
-            parts.append("\n".join(lines))
         return "\n\n".join(parts) + "\n"
 
     def markdown(self):
         parts = [linecosts.markdown(self.cal, self.heatmap).rstrip("\n")] \
             if self.cal else []
         parts += [render.markdown_table(*t) for t in self._tables()]
-        lines = estimate_lines(self.est, self.check)
-        if lines:
-            parts.append("\n".join("- " + l for l in lines))
         return "## Why\n\n" + "\n\n".join(parts) + "\n"
 
     def block(self, fmt):
@@ -527,47 +349,6 @@ class Section(sections.Section):
 
 # ---- the report's options and its one call ----
 
-def _transfer_ns(text):
-    try:
-        v = float(text)
-    except ValueError:
-        v = None
-    if v is None or not 0 < v <= 1e6:
-        raise argparse.ArgumentTypeError(
-            "%r is not valid: a one-way transfer latency in ns, more than "
-            "0 and at most 1000000" % text)
-    return v
-
-
-def _calibration(path):
-    try:
-        return path, calibrate.load(path)
-    except calibrate.CalibrationError as e:
-        raise argparse.ArgumentTypeError(str(e))
-
-
-def add_arguments(p):
-    g = p.add_argument_group(
-        "why section", "shown when a results directory holds "
-        "calibration.json (flagcheck-calibrate), when the engine's counters "
-        "time the modelled path (timed_checks), or with one of these "
-        "options; it ends with a worked estimate of the published S1 figure "
-        "(1.7M -> 4.0M IOPS, 40% in filemap_check_errors(), 4-socket box) "
-        "from a transfer latency: --transfer-ns, else --calibration, else "
-        "the results directory's own calibration; for model=pattern runs "
-        "with a numjobs=1 run of each mode, the same transfer predicts both "
-        "modes' IOPS at every numjobs >= 2 beside the measured, and at "
-        "--predict N jobs (what would the patch gain at N CPUs?)")
-    g.add_argument("--transfer-ns", type=_transfer_ns, metavar="NS",
-                   help="another machine's one-way cache-line transfer "
-                   "latency in ns, for the worked estimate")
-    g.add_argument("--calibration", type=_calibration, metavar="FILE",
-                   help="a calibration.json made on another machine "
-                   "(flagcheck-calibrate there): its other-node median "
-                   "transfer latency (else its nearest relation) drives "
-                   "the worked estimate")
-
-
 def _results_calibration(inputs, warn):
     for item in inputs:
         path = os.path.join(item, calibrate.JSON_NAME)
@@ -581,18 +362,6 @@ def _results_calibration(inputs, warn):
             except calibrate.CalibrationError as e:
                 warn("%s (the calibrated columns are left out)" % e)
     return None
-
-
-def _estimate_source(args, cal):
-    """(one-way ns, where it comes from) for the worked estimate."""
-    if args.transfer_ns is not None:
-        return args.transfer_ns, "--transfer-ns"
-    where, doc = args.calibration or ("this machine's calibration", cal)
-    if doc is None:
-        return None, None
-    t, rel = calibrate.transfer_for_estimate(doc)
-    return t, "%s, %s median" % (where, calibrate.RELATION_NAMES.get(
-        rel, "all pairs'"))
 
 
 def share_warning(r):
@@ -621,13 +390,6 @@ def build(args, records, docs, warn):
         if text:
             warn(text)
     share_rows = [s for s in shares(groups) if s.share is not None]
-    explicit = args.transfer_ns is not None or args.calibration is not None
-    if cal is None and not share_rows and not explicit:
+    if cal is None and not share_rows:
         return None
-    t, source = _estimate_source(args, cal)
-    s1 = any(r.model == S1_MODEL for rs in groups.values() for r in rs)
-    est = estimate(t, source) if t and (s1 or explicit) else None
-    return Section(cal, gaps(groups, cal), share_rows, est,
-                   self_check(groups, cal), None,
-                   whatif(groups, t, getattr(args, "predict", None)),
-                   (t, source))
+    return Section(cal, gaps(groups, cal), share_rows, None)

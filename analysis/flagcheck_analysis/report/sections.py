@@ -129,14 +129,14 @@ class Summary(Section):
     """The bottom line, one row per scenario: last on stdout, first in
     report.md."""
 
-    def __init__(self, rows):
-        self.rows = rows
+    def __init__(self, rows, simulated=None):
+        self.rows, self.simulated = rows, simulated
 
     def block(self, fmt):
-        return getattr(summary, fmt)(self.rows)
+        return getattr(summary, fmt)(self.rows, self.simulated)
 
     def lead(self):
-        return summary.markdown(self.rows)
+        return summary.markdown(self.rows, self.simulated)
 
 
 def body(fmt, head, sections):

@@ -190,9 +190,22 @@ def table(summary_rows):
     return (TITLE, HEADER, [_cells(r) for r in summary_rows], {1, 2, 3})
 
 
-def text(summary_rows):
-    return render.text_table(*table(summary_rows)) + "\n"
+def simulated_lines(summary_rows, simulated):
+    """Per scenario whose job file names its published machine: "LABEL:
+    on PROFILE at N CPUs: xG (lo..hi)", the simulator's gain there with
+    its band (@simulated: bigbox.summary_lines()); each within 120
+    columns."""
+    return ["%s: %s" % (r.scenario, simulated[r.scenario])
+            for r in summary_rows if r.scenario in (simulated or {})]
 
 
-def markdown(summary_rows):
-    return render.markdown_table(*table(summary_rows)) + "\n"
+def text(summary_rows, simulated=None):
+    lines = simulated_lines(summary_rows, simulated)
+    return render.text_table(*table(summary_rows)) + "\n" + \
+        "".join(l + "\n" for l in lines)
+
+
+def markdown(summary_rows, simulated=None):
+    lines = simulated_lines(summary_rows, simulated)
+    return render.markdown_table(*table(summary_rows)) + "\n" + \
+        ("\n" + "".join("- " + l + "\n" for l in lines) if lines else "")

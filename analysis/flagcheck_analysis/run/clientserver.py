@@ -128,7 +128,7 @@ def write_job_files(args, run, live):
                               dict(os.environ, **matrix.run_env(
                                   args.vars, args.outdir, run, h.label)))
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        atomic.write(path, text)
+        atomic.write(path, jobfile.to_bytes(text))
         paths[h.label] = os.path.relpath(path, args.outdir)
     return paths
 

@@ -7,10 +7,11 @@ read."""
 import dataclasses
 import os
 import re
+import sys
 
 from ..results import fiojson, manifest, matrix, safewrite as atomic
 from ..stats import decide
-from . import clock, hosts, jobguard, lineprobe, placement
+from . import clock, hosts, jobfile, jobguard, lineprobe, placement
 
 
 def default_engine():
@@ -106,8 +107,10 @@ def _vars(p, args):
 def _scenarios(p, args):
     scenarios = {}
     for job in args.jobs:
-        if not os.path.isfile(job):
-            p.error("job file %s: not found" % job)
+        try:
+            jobfile.read_text(job)      # a regular file, of bounded size
+        except jobfile.JobFileError as e:
+            p.error(str(e))
         stem = os.path.splitext(os.path.basename(job))[0]
         if stem in scenarios:
             p.error("two job files named %s" % stem)
@@ -167,6 +170,26 @@ def _placements(p, args):
         p.error(str(e))
 
 
+def _patterns(p, args):
+    # the engine's pattern options as fio hands them over, per numjobs
+    pinned = bool(args.placements) and all(
+        pl.get("pinned") for pl in args.placements.values())
+    warned = set()
+    for stem, path in args.scenarios.items():
+        for n in args.numjobs:
+            env = dict(os.environ, **matrix.run_env(
+                args.vars, args.outdir, matrix.Run(stem, args.modes[0], n,
+                                                   1)))
+            try:
+                for w in jobguard.check_patterns(path, env, pinned=pinned):
+                    if w not in warned:
+                        warned.add(w)
+                        print("flagcheck-run: warning: %s" % w,
+                              file=sys.stderr)
+            except jobguard.Refused as e:
+                p.error(str(e))
+
+
 def _run_timeout(p, args):
     if args.run_timeout is None:
         args.run_timeout = int(args.vars["RUNTIME"]) + \
@@ -192,7 +215,7 @@ def placements(args):
 
 # in this order: each step reads what the ones before it set
 STEPS = (_jobs_and_repeats, _vars, _scenarios, _hosts, _guard, _clock,
-         _placements, _run_timeout)
+         _placements, _patterns, _run_timeout)
 
 
 def validate(p, args):

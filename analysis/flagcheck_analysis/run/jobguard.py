@@ -10,9 +10,13 @@ name), filename_format= with $jobname, $jobnum, $filenum, $clientuid
 standing for anything (so every existing file it could make is checked),
 a job's own name when it names no file, and symlinks followed.  opendir=
 adds regular files only (filesetup.c recurse_dir), never a device.
-Options come from the job file (after ${VAR} expansion and includes) and
-from fio's command line, where an abbreviation counts as every option it
-could stand for.
+Options come from the job file as fio reads it (jobfile.read: each line
+ended at its first ';' or '#', then ${VAR} expanded, includes followed,
+every [section] a job name, with options or without) and from fio's
+command line, where an abbreviation counts as every option it could stand
+for.  A watched value that holds ';' or '#' after ${VAR} expansion or on
+the command line is refused: fio ends it there for some options and on its
+servers, not for others, so the guard can not know what fio would use.
 
 jobs/run-job runs this module before fio; flagcheck-run checks each job
 file the same way.  FLAGCHECK_DESTROY=yes lets a job write a device."""
@@ -29,9 +33,16 @@ from . import jobfile
 WRITE_FREE_RW = ("read", "randread")
 # the options that say where a job does I/O, whether it writes, and what
 # it has a server run
-WATCHED = ("filename", "filename_format", "directory", "rw", "readwrite",
-           "backend", "ioengine", "name", "exec_prerun", "exec_postrun")
+WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
+           "readwrite", "backend", "ioengine", "name", "exec_prerun",
+           "exec_postrun")
 EXEC_OPTIONS = ("exec_prerun", "exec_postrun")
+# the engine's options whose value is a pattern (docs/pattern.md)
+PATTERN_OPTIONS = ("pattern", "pattern_fixed", "pattern_words")
+# the watched options whose value, from ${VAR} or the command line, may
+# not hold ';' or '#' (see _check_cut)
+CUT_WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
+               "readwrite", "backend", "ioengine")
 _KEYWORD = re.compile(r"\$(jobname|jobnum|filenum|clientuid)")
 DEFAULT_FORMAT = "$jobname.$jobnum.$filenum"
 
@@ -40,24 +51,49 @@ class Refused(Exception):
     """One line: what would be destroyed or run, and how to allow it."""
 
 
-def job_options(text, where):
-    """[(section, key, value, origin)] of a job file's text."""
-    out, section = [], None
-    for line in text.splitlines():
-        s = line.strip()
-        if not s or s[0] in ";#":
+def job_options(path, env):
+    """[(section, key, value, origin)] of job file @path as fio reads it
+    (jobfile.read: its cut at ';' and '#', ${VAR} from @env, includes),
+    and (name, None, None, origin) for every job section, with options or
+    without: fio opens a job's name when it names no file.  A section
+    name is also taken with ${VAR} expanded (fio servers get it so).
+    Raises Refused."""
+    try:
+        sections, opts = jobfile.read(path, env)
+    except jobfile.JobFileError as e:
+        raise Refused(str(e))
+    out = []
+    for name in sections:
+        for n in {name, jobfile.expand(name, env)}:
+            if not jobfile.is_global(n):
+                out.append((n, None, None, "the job name [%s] in %s"
+                            % (n, path)))
+    for o in opts:
+        if o.value is None:
             continue
-        if s.startswith("["):
-            section = s[1:].split("]", 1)[0]
-            continue
-        key, _, value = s.partition("=")
-        key, value = key.strip(), value.strip()
-        out.append((section, key, value, "%s=%s in %s" % (key, value,
-                                                          where)))
+        where = o.where.rsplit(":", 1)[0]
+        origin = "%s=%s in %s" % (o.key, o.value, where)
+        if o.value != o.written:
+            _check_cut(o.key, o.value, "%s=%s in %s (from %s=%s)" % (
+                o.key, o.value, o.where, o.key, o.written))
+        out.append((o.section, o.key, o.value.strip(), origin))
     return out
 
 
-def cmdline_options(args):
+def _check_cut(key, value, origin):
+    """Refused: a watched value holding ';' or '#' that fio did not cut
+    where the guard reads it (after ${VAR} expansion, on the command
+    line): fio ends it there for some options (filename=: options.c
+    str_filename_cb; every option on a fio server, which reads the
+    expanded text) and not for others (directory=, ioengine=)."""
+    if key in CUT_WATCHED and any(c in value for c in ";#"):
+        raise Refused("%s: fio ends a value at ';' or '#' in some places "
+                      "and not in others, so which file or engine it would "
+                      "use is not certain: refused (name it without ';' "
+                      "and '#')" % origin)
+
+
+def cmdline_options(args, watched=WATCHED):
     """[(None, key, value, origin)] of the watched options in fio's
     command line: --opt=value, --opt value, -opt=value; an abbreviation
     (getopt_long_only takes any unambiguous one) as every watched option
@@ -69,15 +105,17 @@ def cmdline_options(args):
         if not arg.startswith("-") or arg in ("-", "--"):
             continue
         name, eq, value = arg.lstrip("-").partition("=")
-        keys = [name] if name in WATCHED else [
-            k for k in WATCHED if len(name) >= 3 and k.startswith(name)]
+        keys = [name] if name in watched else [
+            k for k in watched if len(name) >= 3 and k.startswith(name)]
         if not keys:
             continue
         if not eq and i < len(args):
             value = args[i]
             i += 1
-        out += [(None, k, value, "%s=%s on the command line" % (name, value))
-                for k in keys]
+        for k in keys:
+            origin = "%s=%s on the command line" % (name, value)
+            _check_cut(k, value, origin)
+            out.append((None, k, value, origin))
     return out
 
 
@@ -115,7 +153,7 @@ def opens_nothing(opts):
 
 
 def _job_names(opts):
-    names = {s for s, _, _, _ in opts if s not in (None, "global")}
+    names = {s for s, k, _, _ in opts if k is None}
     return names | {v for v, _ in _values(opts, "name")}
 
 
@@ -176,11 +214,7 @@ def options_of(path, env, args=()):
     """Every option of job file `path` (${VAR} from env) and of fio's
     command line `args`; raises Refused for a job file fio would not
     read."""
-    try:
-        text = jobfile.render(path, env)
-    except jobfile.JobFileError as e:
-        raise Refused(str(e))
-    return job_options(text, path) + cmdline_options(list(args))
+    return job_options(path, env) + cmdline_options(list(args))
 
 
 def check_devices(path, env, args=(), remote=False):
@@ -231,6 +265,57 @@ def check_exec(path, env):
                           "mean it" % (path, key, value, what))
 
 
+def _int(value):
+    try:
+        return int(value.strip(), 0)
+    except ValueError:
+        return None
+
+
+def check_patterns(path, env, args=(), pinned=False):
+    """The engine's pattern options as fio hands them over (docs/pattern.md):
+    raises Refused for a pattern option whose job-file line fio cuts
+    inside the value (`pattern=a;b` runs only `a`) and for pattern_writers
+    above numjobs (every job would write, as with 0); returns the warnings
+    (a `:node` word without cpus_allowed, unless @pinned: each job then
+    uses the copy of whichever node it happens to start on)."""
+    try:
+        sections, opts = jobfile.read(path, env)
+    except jobfile.JobFileError as e:
+        raise Refused(str(e))
+    for o in opts:
+        if o.key in PATTERN_OPTIONS and o.comment[:1] in (";", "#") and \
+                o.comment[1:].strip():
+            raise Refused("%s: %s=%s%s: fio ends the line at '%s' (a "
+                          "comment), so the engine would get %s=%s; "
+                          "separate operations with ',' (docs/pattern.md), "
+                          "and put a blank before a comment" % (
+                              o.where, o.key, o.written, o.comment.rstrip(),
+                              o.comment[0], o.key, o.value))
+    every = [(o.section, o.key, o.value, o.where) for o in opts
+             if o.value is not None] + \
+        [(None, k, v, origin) for _, k, v, origin in cmdline_options(
+            list(args), ("numjobs", "pattern_writers", "cpus_allowed"))]
+    numjobs = [n for n in (_int(v) for _, k, v, _ in every
+                           if k == "numjobs") if n is not None] or [1]
+    for _, key, value, where in every:
+        writers = _int(value) if key == "pattern_writers" else None
+        if writers is not None and writers > max(numjobs):
+            raise Refused("%s: pattern_writers=%d is above numjobs=%d: "
+                          "every job would write, as with 0; want 0..%d"
+                          % (where, writers, max(numjobs), max(numjobs)))
+    warnings = []
+    pinned = pinned or any(k == "cpus_allowed" for _, k, _, _ in every)
+    for _, key, value, where in every:
+        if key == "pattern_words" and not pinned and \
+                re.search(r":\s*node\b", value):
+            warnings.append("%s: pattern_words=%s has a :node word and no "
+                            "cpus_allowed pins the jobs: each job uses the "
+                            "copy of the node it happens to start on"
+                            % (where, value))
+    return warnings
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(
         prog="run-job", description="Refuse a fio job that would write a "
@@ -244,6 +329,8 @@ def main(argv=None):
     args = p.parse_args(argv)
     try:
         check_devices(args.job, os.environ, args.fio_args)
+        for w in check_patterns(args.job, os.environ, args.fio_args):
+            print("run-job: warning: %s" % w, file=sys.stderr)
     except Refused as e:
         print("run-job: %s" % e, file=sys.stderr)
         return 2

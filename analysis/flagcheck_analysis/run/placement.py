@@ -12,6 +12,7 @@ import re
 from collections import namedtuple
 
 from ..results.cpulist import format_cpulist, parse_cpulist, read_text  # noqa: F401
+from . import jobfile
 
 SYSFS = "/sys/devices/system"
 POLICIES = ("spread", "node0")
@@ -118,28 +119,28 @@ def fio_args(placement):
             "--cpus_allowed_policy=split"]
 
 
-def scenario_policy(jobfile):
+def scenario_policy(path):
     """The NUMA policy a job file asks for on its '; run-job defaults:'
     line (NUMA=spread or NUMA=node0, as jobs/run-job reads it); spread
     when it names none."""
     try:
-        with open(jobfile) as f:
-            for line in f:
-                m = re.match(r"^;\s*run-job defaults:(.*)$", line)
-                if not m:
-                    continue
-                for kv in m.group(1).split():
-                    key, _, value = kv.partition("=")
-                    if key == "NUMA":
-                        if value not in POLICIES:
-                            raise PlacementError(
-                                "%s: NUMA=%s on its run-job defaults line: "
-                                "allowed are %s" % (jobfile, value,
-                                                    ", ".join(POLICIES)))
-                        return value
-                break
-    except OSError as e:
-        raise PlacementError("%s: %s" % (jobfile, e.strerror or e))
+        lines = jobfile.read_text(path).split("\n")
+    except jobfile.JobFileError as e:
+        raise PlacementError(str(e))
+    for line in lines:
+        m = re.match(r"^;\s*run-job defaults:(.*)$", line)
+        if not m:
+            continue
+        for kv in m.group(1).split():
+            key, _, value = kv.partition("=")
+            if key == "NUMA":
+                if value not in POLICIES:
+                    raise PlacementError(
+                        "%s: NUMA=%s on its run-job defaults line: "
+                        "allowed are %s" % (path, value,
+                                            ", ".join(POLICIES)))
+                return value
+        break
     return DEFAULT_POLICY
 
 

@@ -133,10 +133,8 @@ def add_arguments(parser):
     parser.epilog = (parser.epilog or "") + EPILOG
     parser.add_argument(
         "--predict", type=predict_arg, metavar="N",
-        help="with a scaling-law fit (4 or more numjobs values), also print "
-        "each mode's fitted IOPS at N jobs (2 to %d; said to be "
-        "extrapolated where N is beyond the measured numjobs) and draw the "
-        "fitted curve out to N, dashed beyond the measured numjobs"
+        help="N CPUs (2 to %d) for the big-box answer's estimate; the "
+        "scaling-law fit's IOPS at N only within the measured numjobs"
         % MAX_PREDICT)
 
 
@@ -195,11 +193,14 @@ def tables(all_fits, predict=None):
                 continue
             cells += [_with_ci(f, i) for i in range(3)]
             cells.append(_fmt_peak(f))
-            if predict:
-                cells.append(_num(float(throughput(predict, *f.values))) + (
-                    " (extrapolated beyond the measured %s)"
-                    % _numjobs(f.numjobs) if predict > max(f.numjobs)
-                    else ""))
+            if predict and predict > max(f.numjobs):
+                # a description of the measured curve, not a second
+                # big-box number: that is the simulator's (the report's
+                # big-box answer)
+                cells.append("- (beyond the measured %s: see the big-box "
+                             "answer)" % _numjobs(f.numjobs))
+            elif predict:
+                cells.append(_num(float(throughput(predict, *f.values))))
             rows.append(cells)
         out.append(("scaling law (USL): %s: X(N) = lambda N / (1 + sigma "
                     "(N-1) + kappa N (N-1)), fitted to every run, %d%% "

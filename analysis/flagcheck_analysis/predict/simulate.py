@@ -1,0 +1,186 @@
+"""A job file's prediction on N CPUs of a machine profile: the profile
+expanded to an N x N one-way cost matrix (results/machine.py's Machine),
+flagcheck-sim run on it per mode, and the band (docs/predict.md).
+
+The band: each mode simulated with the profile's low, typical and high
+costs (every cost of one run at the same end of its range), each with
+SEEDS seeds (the guards' phases and the jitter); the value is the mean of
+the typical runs, the band the lowest and highest of all. The gain is
+test_first/always of the same costs and seed.
+
+The demand check: at N CPUs the always form asks each shared unit that is
+written for D = N x (its transfers per I/O at N CPUs) / (ns per I/O on one
+CPU) transfers per second, the rate it would need if it never made a CPU
+wait; the unit serves at most C = 1 / (mean one-way transfer between the
+N CPUs) per second. D/C above 1: the unit is the bottleneck of the always
+form, and the fix can gain at most about D/C.
+"""
+
+import json
+import os
+import subprocess
+
+WHICH = ("low", "typ", "high")
+SEEDS = 3
+MODES = ("always", "test_first")
+# accesses of shared units simulated per run (all CPUs, warm-up and
+# window), which sets the I/Os per CPU: about 0.3 s a run on one core
+BUDGET = 400000
+MIN_IOS, MAX_IOS = 16, 4000
+
+
+class PredictError(Exception):
+    pass
+
+
+def sim_path():
+    """build/flagcheck-sim of this tree, or the installed one beside the
+    analysis; $FLAGCHECK_SIM overrides."""
+    if os.environ.get("FLAGCHECK_SIM"):
+        return os.environ["FLAGCHECK_SIM"]
+    here = os.path.dirname(os.path.realpath(__file__))
+    top = os.path.dirname(os.path.dirname(os.path.dirname(here)))
+    for p in (os.path.join(top, "build", "flagcheck-sim"),
+              os.path.join(top, "flagcheck-sim")):
+        if os.path.exists(p):
+            return p
+    raise PredictError("flagcheck-sim not found in %s/build: run make"
+                       % top)
+
+
+def cost_matrix(machine, cpus, which="typ"):
+    """The one-way costs between the CPUs (row: holder, column: the one
+    that wants the line) and each CPU's NUMA node, from the profile."""
+    rows = [[0.0 if a == b else float(machine.transfer_ns(a, b, which))
+             for b in cpus] for a in cpus]
+    return rows, [int(machine.node(c)) for c in cpus]
+
+
+def _matrix_text(rows, nodes):
+    out = ["%d" % len(rows)]
+    out += [" ".join("%.6g" % v for v in r) for r in rows]
+    out.append(" ".join(str(n % 8) for n in nodes))
+    return "\n".join(out) + "\n"
+
+
+def physics(machine):
+    """The profile's physics as flagcheck-sim's options; the only place
+    they come from (never a job file)."""
+    ph = machine.physics
+    return ["--handover", str(ph["handover"]),
+            "--readers", str(ph["shared_readers"]),
+            "--pair", "1" if ph["line_pair"] else "0",
+            "--jitter", "%.6g" % float(ph["jitter"])]
+
+
+def run_sim(spec, variant, machine, cpus, which, rest_ns, seed, ios,
+            warmup=None):
+    """One flagcheck-sim run: its JSON as a dict."""
+    rows, nodes = cost_matrix(machine, cpus, which)
+    args = [sim_path(), "--words", spec.words, "--pattern", spec.pattern,
+            "--variant", variant, "--writers", str(spec.writers),
+            "--rest", "%.6g" % rest_ns,
+            "--atomic-local", "%.6g" % machine.local_ns("atomic_local", which),
+            "--load-hit", "%.6g" % machine.local_ns("load_hit", which),
+            "--seed", str(seed), "--ios", str(ios),
+            "--warmup", str(warmup if warmup is not None else
+                            max(ios // 4, 1))] + physics(machine)
+    if spec.fixed:
+        args += ["--fixed", spec.fixed]
+    p = subprocess.run(args, input=_matrix_text(rows, nodes),
+                       capture_output=True, text=True)
+    if p.returncode:
+        raise PredictError("%s: %s" % (spec.path, p.stderr.strip()))
+    return json.loads(p.stdout)
+
+
+def _mean(xs):
+    return sum(xs) / len(xs)
+
+
+def _ios_for(one, n):
+    """I/Os per CPU that fit the budget: from the one-CPU run's shared
+    accesses per I/O."""
+    per_io = sum(u["accesses_per_io"] for u in one["units"]) or 1.0
+    return int(max(MIN_IOS, min(MAX_IOS, BUDGET / (n * per_io))))
+
+
+def mean_transfer(machine, cpus, which="typ"):
+    """The mean one-way cost between two of the CPUs (0 for one CPU)."""
+    n = len(cpus)
+    if n < 2:
+        return 0.0
+    rows, _ = cost_matrix(machine, cpus, which)
+    return sum(sum(r) for r in rows) / (n * (n - 1))
+
+
+def demand(machine, cpus, one, many):
+    """Per shared unit written in the always form: D, C, D/C (module
+    doc). @one: the always form on one CPU, @many on the N CPUs, at
+    typical costs."""
+    n = len(cpus)
+    mean_t = mean_transfer(machine, cpus)
+    out = []
+    for u in many["units"]:
+        if not u["writes_per_io"]:
+            continue
+        # an :obj field line's figures are summed over its objects: one
+        # object's share
+        objects = u.get("objects") or 1
+        d = n * u["transfers_per_io"] / objects * 1e9 / one["ns_per_io"]
+        c = 1e9 / mean_t if mean_t else None    # one CPU: no transfer
+        out.append({"line": u["line"], "lines": u["lines"],
+                    "words": u["words"], "node": u["node"],
+                    "objects": objects, "d": d, "c": c,
+                    "ratio": d / c if c else 0.0})
+    return out
+
+
+def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
+    """The prediction of job file @spec (jobspec.Spec) on the first @n
+    CPUs of @machine (or @placement's): a dict, as flagcheck-predict's
+    --json prints it (docs/predict.md). @rest_ns: one figure, or (typ,
+    low, high) of a measured rest, run with the costs of the same end."""
+    rest = dict(zip(WHICH, (rest_ns,) * 3)) if isinstance(
+        rest_ns, (int, float)) else dict(zip(("typ", "low", "high"),
+                                             rest_ns))
+    cpus = machine.cpus(n, placement)
+    probe = run_sim(spec, "always", machine, cpus[:1], "typ", rest["typ"],
+                    0, 8, warmup=2)
+    one_ios = _ios_for(probe, 1)
+    one = {mode: run_sim(spec, mode, machine, cpus[:1], "typ", rest["typ"],
+                         0, one_ios, warmup=4) for mode in MODES}
+    ios = _ios_for(one["always"], n)
+    runs = {}
+    for which in WHICH:
+        for seed in range(seeds):
+            for mode in MODES:
+                runs[(mode, which, seed)] = run_sim(
+                    spec, mode, machine, cpus, which, rest[which], seed,
+                    ios)
+    modes = {}
+    for mode in MODES:
+        all_ = [runs[(mode, w, s)]["iops"] for w in WHICH
+                for s in range(seeds)]
+        modes[mode] = {"iops": _mean([runs[(mode, "typ", s)]["iops"]
+                                      for s in range(seeds)]),
+                       "low": min(all_), "high": max(all_)}
+    gains = {(w, s): runs[("test_first", w, s)]["iops"] /
+             runs[("always", w, s)]["iops"]
+             for w in WHICH for s in range(seeds)}
+    gain = {"value": _mean([gains[("typ", s)] for s in range(seeds)]),
+            "low": min(gains.values()), "high": max(gains.values())}
+    for mode in MODES:
+        typ0 = runs[(mode, "typ", 0)]
+        modes[mode].update(one_cpu=one[mode]["iops"],
+                           one_cpu_line_ops=one[mode]["rmw_per_io"] +
+                           one[mode]["stores_per_io"],
+                           rmw_per_io=typ0["rmw_per_io"],
+                           stores_per_io=typ0["stores_per_io"])
+    lines = {mode: runs[(mode, "typ", 0)]["units"] for mode in MODES}
+    return {"machine": machine.name, "cpus": n, "placement": placement,
+            "rest_ns": rest["typ"], "modes": modes, "gain": gain,
+            "lines": lines, "demand": demand(machine, cpus, one["always"],
+                                             runs[("always", "typ", 0)]),
+            "mean_transfer_ns": mean_transfer(machine, cpus),
+            "ios_per_cpu": ios, "seeds": seeds}

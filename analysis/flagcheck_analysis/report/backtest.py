@@ -1,0 +1,224 @@
+"""make backtest: every model=pattern job file with a published figure,
+predicted on its published machine at its published CPU count
+(flagcheck-predict --published), beside the published gain; the table of
+docs/backtest.md.
+
+Per file: the predicted gain test_first/always and its band, the published
+gain, predicted/published, the effects' ratio (predicted gain - 1) /
+(published gain - 1), today's formula's gain, how the rest and the
+machine were sourced. The scores, of the simulator, of "no effect" (a gain
+of x1.00 for every file) and of today's formula (the report's what-if
+before the simulator, kept only here, formula_gain(): 1/IOPS(N) =
+1/(N x IOPS(1)) + line ops per I/O x
+transfer, IOPS(1) the mode's one-CPU figure with the same rest, line ops
+the RMWs and stores per I/O as the engine counts them, transfer the mean
+one-way cost between the N CPUs), against issue 26's targets:
+
+  target   within x1.5 of the published gain AND the effect within x2
+  x2       within x2 of the published gain
+  layout   a layout fix (the same RMWs and stores per I/O in both forms)
+           predicted above x1.05
+  wrong    the predicted effect of the opposite sign to the published
+
+No number here is measured: profiles and job files only, so the table is
+the same on any machine, loaded or not.
+"""
+
+import argparse
+import glob
+import os
+import subprocess
+import sys
+from collections import namedtuple
+
+from ..predict import jobspec, simulate
+from . import catalogue
+
+PROG = "flagcheck-backtest"
+JOB_DIRS = ("jobs/pattern", "jobs/catalogue", "jobs/family")
+# what the table's commit names: the last commit of what it depends on
+INPUTS = ("sim", "engine/models/pattern_parse.c", "engine/models/pattern.h",
+          "machines", "jobs", "analysis/flagcheck_analysis/predict",
+          "analysis/flagcheck_analysis/results/machine.py",
+          "analysis/flagcheck_analysis/report/backtest.py")
+
+Row = namedtuple("Row", "name machine rest rule generic pred low high "
+                 "published formula layout demand why")
+
+
+def job_files(top):
+    out = []
+    for d in JOB_DIRS:
+        out += sorted(glob.glob(os.path.join(top, d, "*.fio")))
+    return out
+
+
+def formula_gain(pred):
+    """Today's formula's test_first/always (module doc)."""
+    n, t = pred["cpus"], pred["mean_transfer_ns"] * 1e-9
+    iops = {}
+    for mode in simulate.MODES:
+        m = pred["modes"][mode]
+        line = m["rmw_per_io"] + m["stores_per_io"]
+        iops[mode] = 1.0 / (1.0 / (n * m["one_cpu"]) + line * t)
+    return iops["test_first"] / iops["always"]
+
+
+def is_layout(pred):
+    a, f = (pred["modes"][m]["one_cpu_line_ops"] for m in simulate.MODES)
+    return a > 0 and abs(a - f) <= 1e-9 * a
+
+
+def _skip(name, why):
+    return Row(name, "-", "-", "", False, None, None, None, None, None,
+               False, None, why)
+
+
+def row(path, top, load, fio_ns):
+    """The Row of one job file; @load: results/machine.py's load()."""
+    name = os.path.relpath(path, top)
+    spec = jobspec.read(path)
+    fig = catalogue.read(path)
+    if fig is None:
+        return _skip(name, "no published-figure line")
+    if spec.published is None:
+        return _skip(name, "no published-machine line")
+    if spec.rest is None:
+        return _skip(name, "no published-rest line")
+    mach = load(spec.published.profile)
+    rest_ns, rest = 0.0, "work"
+    if spec.rest_ns is not None:
+        rest_ns, rest = spec.rest_ns, "work %.0f ns" % spec.rest_ns
+    if spec.rest == "fio":
+        if fio_ns is None:
+            return _skip(name, "published-rest fio: give --fio-ns")
+        rest_ns, rest = fio_ns, "fio (%.0f ns)" % fio_ns
+    p = spec.published
+    pred = simulate.predict(spec, mach, p.cpus, p.placement, rest_ns)
+    where = "%s %d%s" % (mach.name, p.cpus,
+                         " " + p.placement if p.placement else "")
+    g = pred["gain"]
+    return Row(name, where, rest, spec.rest_rule or "", mach.generic,
+               g["value"], g["low"], g["high"], fig.gain,
+               formula_gain(pred), is_layout(pred),
+               max([d["ratio"] for d in pred["demand"]] or [0.0]), "")
+
+
+def criteria(pred, pub, layout):
+    """{criterion: met} for one predicted gain (module doc)."""
+    eff_p, eff_q = pred - 1.0, pub - 1.0
+    eff = eff_p / eff_q if eff_q else None
+    ratio = pred / pub
+    return {
+        "target": 1 / 1.5 <= ratio <= 1.5 and eff is not None and
+        0.5 <= eff <= 2.0,
+        "x2": 0.5 <= ratio <= 2.0,
+        "layout": (pred > 1.05) if layout else None,
+        "wrong": (eff_p > 0) != (eff_q > 0) and abs(eff_p) > 0.005,
+    }
+
+
+def _x(v):
+    return "-" if v is None else "x%.2f" % v
+
+
+def _cells(r):
+    if r.pred is None:
+        return [r.name, r.machine, r.rest, "-", "-", "-", "-", "-", "-",
+                "-", "not back-tested: " + r.why]
+    c = criteria(r.pred, r.published, r.layout)
+    met = [k for k in ("target", "x2", "layout") if c[k]]
+    if c["wrong"]:
+        met.append("WRONG DIRECTION")
+    eff = (r.pred - 1) / (r.published - 1) if r.published != 1 else None
+    return [r.name, r.machine + (" (generic)" if r.generic else ""),
+            r.rest, "%s (%.2f..%.2f)" % (_x(r.pred), r.low, r.high),
+            _x(r.published), "%.2f" % (r.pred / r.published),
+            "-" if eff is None else "%.2f" % eff, _x(r.formula),
+            "%.3g" % r.demand, "layout" if r.layout else "",
+            ", ".join(met) or "none"]
+
+
+HEADER = ["file", "machine N", "rest", "predicted (band)", "published",
+          "pred/pub", "effect pred/pub", "formula", "D/C", "kind", "met"]
+
+
+def scores(rows):
+    """Lines: each predictor's count of files meeting each criterion."""
+    done = [r for r in rows if r.pred is not None]
+    out = []
+    for who, get in (("simulator", lambda r: r.pred),
+                     ("no effect", lambda r: 1.0),
+                     ("today's formula", lambda r: r.formula)):
+        cs = [criteria(get(r), r.published, r.layout) for r in done]
+        lay = [c["layout"] for c in cs if c["layout"] is not None]
+        out.append("- %s: target (x1.5 and effect x2) %d of %d, within x2 "
+                   "%d of %d, layout fixes above x1.05 %d of %d, wrong "
+                   "direction %d" % (
+                       who, sum(c["target"] for c in cs), len(cs),
+                       sum(c["x2"] for c in cs), len(cs), sum(lay),
+                       len(lay), sum(c["wrong"] for c in cs)))
+    return out
+
+
+def commit(top):
+    p = subprocess.run(["git", "-C", top, "log", "-1", "--format=%h",
+                        "--"] + list(INPUTS), capture_output=True,
+                       text=True)
+    return p.stdout.strip() or "unknown (not a git checkout)"
+
+
+def markdown(rows, top):
+    out = ["# Back-test (make backtest)", "",
+           "Engine commit: %s (the last commit of the simulator, the "
+           "profiles, the job files and the back-test)." % commit(top), "",
+           "Each job file with a published figure predicted by "
+           "`flagcheck-predict --published` on its `published-machine` "
+           "line; docs/predict.md has the model and the criteria. No "
+           "number is measured: the table is the same on any machine.", "",
+           "| " + " | ".join(HEADER) + " |",
+           "|" + "---|" * len(HEADER)]
+    out += ["| " + " | ".join(_cells(r)) + " |" for r in rows]
+    out += ["", "D/C: the demand check of the always form, the busiest "
+            "written line's (docs/predict.md). formula: today's "
+            "1/IOPS(N) = 1/(N x IOPS(1)) + line ops per I/O x transfer.",
+            "", "Each file's rest, as its header derives it:", ""]
+    out += ["- %s: %s" % (r.name, r.rule) for r in rows
+            if r.pred is not None and r.rule]
+    out += ["", "Scores (of %d files back-tested):" % sum(
+        r.pred is not None for r in rows), ""] + scores(rows)
+    return "\n".join(out) + "\n"
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog=PROG, description="Predict every job file with a published "
+        "figure on its published machine, beside the figure.")
+    p.add_argument("--top", default=None,
+                   help="the source tree (default: this one)")
+    p.add_argument("--fio-ns", type=float, default=None,
+                   help="fio's cost per I/O for published-rest fio files")
+    p.add_argument("--machines-dir", default=None,
+                   help="where profile names are looked up")
+    return p.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    here = os.path.dirname(os.path.realpath(__file__))
+    top = args.top or os.path.dirname(os.path.dirname(os.path.dirname(
+        here)))
+    from ..results import machine as machines
+    rows = []
+    try:
+        for path in job_files(top):
+            if jobspec.is_pattern(path):
+                rows.append(row(path, top, lambda n: machines.load(
+                    n, args.machines_dir or os.path.join(top, "machines")),
+                    args.fio_ns))
+    except (ValueError, jobspec.SpecError, catalogue.FigureError,
+            simulate.PredictError) as e:
+        print("%s: %s" % (PROG, e), file=sys.stderr)
+        return 1
+    sys.stdout.write(markdown(rows, top))
+    return 0

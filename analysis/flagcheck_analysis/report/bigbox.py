@@ -1,0 +1,444 @@
+"""The report's big-box answer (docs/predict.md): each model=pattern
+scenario whose job file a results directory's manifest names, simulated
+by predict/simulate.py with its band:
+
+  --predict N   on --machine PROFILE at N CPUs; without --machine
+                (default_machine()) on this box's calibration (the results
+                directory's calibration.json, a profile too) where N fits
+                in it, beyond it on the generic profile of this box's CPU
+                family with this box's calibrated costs where the relation
+                exists; a calibration the runs' line probes contradict is
+                refused, named
+  published     on the job file's published-machine line, with its
+                published-rest (as make backtest predicts it)
+
+The rest of each I/O for --predict is this fio job's (--rest fio): fio's
+cost per I/O from --fio-ns, else from the results' own one-job runs
+(run_rest(): each run's ns per I/O less the pattern's simulated one-CPU
+ns, both modes, median and range), else measured once with fio's null
+engine.  From the results, two reports of one results directory give the
+same figures and bands.  Each row says which profile and rest it used.
+
+Checked on this box (measured()): where the results hold calibration.json,
+each pattern job at every numjobs it ran, simulated on that calibration as
+the profile with this fio job's rest, beside the measured IOPS of each
+mode; within WITHIN of each other or not, per row. A calibration whose
+transfer between the runs' CPUs is more than DISAGREE from the runs' own
+line probes (their median) is named and not used."""
+
+import copy
+import json
+import os
+import re
+
+from ..predict import jobspec, simulate
+from ..results import jobheader, machine, published
+from ..run import lineprobe
+from . import prediction
+
+WITHIN = 0.15
+# a calibration this far from the runs' own line probes is not used
+DISAGREE = 2.0
+
+TITLE = ("the big-box answer, an ESTIMATE: each pattern job simulated (flagcheck-predict, "
+         "docs/predict.md): gain test_first/always at typical costs, "
+         "band lowest..highest over the profile's low..high costs and 3 "
+         "seeds")
+HEADER = ["scenario", "machine", "cpus", "rest", "always IOPS",
+          "test_first IOPS", "gain (band)", "D/C", "published"]
+
+
+def add_arguments(p):
+    g = p.add_argument_group("big-box answer", "with --predict N or a job "
+                             "file's published-machine line")
+    g.add_argument("--machine", metavar="NAME_OR_FILE",
+                   help="the profile --predict N simulates on (default: "
+                   "the calibration, beyond it its CPU family's)")
+    g.add_argument("--fio-ns", type=float, metavar="NS",
+                   help="fio's cost per I/O for --predict (default: from "
+                   "the one-job runs)")
+
+
+def job_files(manifests, warn=None):
+    """{scenario: job file} of the model=pattern job files named, a C
+    model's job file standing for the pattern twin its header names."""
+    out = {}
+    for mf in manifests:
+        jobs = (mf.get("matrix") or {}).get("jobs")
+        for scenario, path in (jobs.items() if isinstance(jobs, dict)
+                               else ()):
+            if not isinstance(path, str) or not os.path.exists(path):
+                continue
+            if not jobspec.is_pattern(path):
+                try:
+                    path = jobheader.pattern_twin(path)
+                except jobheader.FigureError as e:
+                    if warn:
+                        warn("%s (the big-box answer leaves it out)" % e)
+                    path = None
+            if path is not None and jobspec.is_pattern(path):
+                out[scenario] = path
+    return out
+
+
+def _calibration(inputs):
+    for item in inputs:
+        path = os.path.join(item, "calibration.json")
+        if os.path.isdir(item) and os.path.isfile(path) and \
+                not os.path.islink(path):
+            return path
+    return None
+
+
+def _row(scenario, spec, mach, n, placement, rest, gain_pub):
+    p = simulate.predict(spec, mach, n, placement, rest[0])
+    m, g = p["modes"], p["gain"]
+    dc = max([d["ratio"] for d in p["demand"]] or [0.0])
+    return [scenario, mach.name + (" " + placement if placement else ""),
+            str(n), rest[1].split(":")[0],
+            "%.0f (%.0f..%.0f)" % (m["always"]["iops"], m["always"]["low"],
+                                   m["always"]["high"]),
+            "%.0f (%.0f..%.0f)" % (m["test_first"]["iops"],
+                                   m["test_first"]["low"],
+                                   m["test_first"]["high"]),
+            "x%.2f (%.2f..%.2f)" % (g["value"], g["low"], g["high"]),
+            "%.3g" % dc, "-" if gain_pub is None else "x%.2f" % gain_pub]
+
+
+# ---- --predict N: which machine, which rest ----
+
+# this box's CPU family -> its generic profile (machines/), by the vendors'
+# model numbering: Intel Xeon E5 v3 Haswell-EP, v4 Broadwell-EP; Xeon
+# Scalable x1xx Skylake-SP, x2xx Cascade Lake-SP, x3xx Ice Lake-SP, x4xx
+# Sapphire Rapids; AMD EPYC 7xx3 Milan, 9xx4 Genoa; Ampere Altra
+# (Neoverse-N1).  A model string that names no number ("AMD EPYC" in a
+# VM) has no family: --machine names one.
+FAMILIES = (
+    (r"E5-\d{4}\w* v3", "haswell-ep-2s"),
+    (r"E5-\d{4}\w* v4", "broadwell-ep-2s"),
+    (r"(Platinum|Gold|Silver|Bronze) \d[12]\d\d", "skylake-sp-2s"),
+    (r"(Platinum|Gold|Silver|Bronze) \d3\d\d", "icelake-sp-2s"),
+    (r"(Platinum|Gold|Silver|Bronze) \d4\d\d", "sapphirerapids-2s"),
+    (r"EPYC 7\d\d3", "milan-2s"),
+    (r"EPYC 9\d\d4", "genoa-2s"),
+    (r"Ampere Altra|Neoverse-N1", "altra-2s"),
+)
+
+
+class Refused(ValueError):
+    """str(): one line naming why --predict N gives no estimate."""
+
+
+def family_profile(cpu_model):
+    """The generic profile of @cpu_model's family, None if none."""
+    for pattern, name in FAMILIES:
+        if re.search(pattern, cpu_model or ""):
+            return name
+    return None
+
+
+def cpu_model_of(calibration_path):
+    try:
+        with open(calibration_path) as f:
+            return (json.load(f).get("host") or {}).get("cpu_model") or ""
+    except (OSError, ValueError, AttributeError):
+        return ""
+
+
+def with_calibrated_costs(generic, here):
+    """A copy of profile @generic whose transfer costs are this box's
+    calibration @here's ([min, median, max]) for each relation both have:
+    (machine, [the relations taken from the calibration])."""
+    m = copy.copy(generic)
+    m.costs, m.sources = dict(generic.costs), dict(generic.sources)
+    used = []
+    for rel in machine.RELATIONS:
+        if rel in here.costs and rel in generic.costs:
+            m.costs[rel] = list(here.costs[rel])
+            m.sources["costs_ns." + rel] = "this box's calibration (%s)" \
+                % here.path
+            used.append(rel)
+    return m, used
+
+
+def default_machine(args, n, entries, load):
+    """(the machine --predict @n simulates on, this box's calibration or
+    None, which and why in words); Refused naming why there is none.
+    A calibration the runs' line probes (@entries) contradict is refused
+    (two calibrations of one box x4 apart: at most one agrees)."""
+    cal = _calibration(args.inputs)
+    here = load(cal) if cal else None
+    why = disagreement(here, entries, "--predict %d is refused: name a "
+                       "profile with --machine, or calibrate again" % n) \
+        if here else None
+    if args.machine:
+        return load(args.machine), (None if why else here), \
+            "--machine %s" % args.machine
+    if why:
+        raise Refused(why)
+    if here is None:
+        raise Refused("--predict %d: no --machine and no calibration.json "
+                      "in the results: the big-box answer names no machine"
+                      % n)
+    if n <= here.total_cpus:
+        return here, here, "this box's calibration (%d CPUs)" \
+            % here.total_cpus
+    model = cpu_model_of(cal)
+    name = family_profile(model)
+    if name is None:
+        raise Refused("--predict %d: beyond this box's %d calibrated CPUs, "
+                      "and its CPU %r is of no family with a generic "
+                      "profile (machines/): name one with --machine"
+                      % (n, here.total_cpus, model))
+    mach, used = with_calibrated_costs(load(name), here)
+    return mach, here, (
+        "%s, the generic profile of this box's family (%s; %d > its %d "
+        "calibrated CPUs), with this box's calibrated %s"
+        % (name, model, n, here.total_cpus,
+           ", ".join(used) + (" costs" if used else "costs for no relation")))
+
+
+def one_job_iops(records, label):
+    """[(mode, IOPS)] of the scenario's numjobs=1 runs (of_scenario())."""
+    mine = of_scenario(label, {r.scenario for r in records})
+    return [(r.mode, r.metrics["iops"]) for r in records
+            if r.scenario in mine and r.numjobs == 1 and
+            r.mode in simulate.MODES and r.metrics.get("iops")]
+
+
+def run_rest(spec, mach, here, runs):
+    """This fio job's rest from its one-job @runs [(mode, IOPS)]: each
+    run's ns per I/O less the pattern's own (simulated on one CPU of
+    @here, this box's calibration, else of @mach), scaled by the clocks
+    (here over @mach's): ((median, lowest, highest) ns, how), or None."""
+    if not runs:
+        return None
+    box = here or mach
+    one = simulate.predict(spec, box, 1, None, 0.0, seeds=1)["modes"]
+    ns = sorted(1e9 / x - 1e9 / one[mode]["one_cpu"] for mode, x in runs)
+    if ns[len(ns) // 2] <= 0:
+        return None
+    scale, how = 1.0, "not scaled: the same box"
+    if box is not mach:
+        if box.clock_ghz and mach.clock_ghz:
+            scale = box.clock_ghz / mach.clock_ghz
+            how = "x %.2f GHz here / %.2f GHz" % (box.clock_ghz,
+                                                  mach.clock_ghz)
+        else:
+            how = "not scaled: a clock is not known"
+    rest = tuple(max(v, 0.0) * scale for v in
+                 (ns[len(ns) // 2], ns[0], ns[-1]))
+    return rest, ("fio: work(ns) + %.0f ns per I/O from this results' %d "
+                  "one-job runs (%.0f..%.0f, each less the pattern's own "
+                  "ns), %s" % (ns[len(ns) // 2], len(ns), ns[0], ns[-1], how))
+
+
+def _predicted(args, load, label, spec, gain_pub, ctx):
+    n = getattr(args, "predict", None)
+    if not n or ctx.get("machine") is None:
+        return []
+    mach, here = ctx["machine"], ctx["here"]
+    if n > mach.total_cpus:
+        ctx["warn"]("--predict %d: %s has %d CPUs: name a bigger profile "
+                    "with --machine (the big-box answer is left out)"
+                    % (n, mach.name, mach.total_cpus))
+        ctx["machine"] = None
+        return []
+    rest = None if args.fio_ns is not None else \
+        run_rest(spec, mach, here, one_job_iops(ctx["records"], label))
+    whence = "one-job runs"
+    if rest is None:
+        rest = prediction.rest_of("fio", args.fio_ns, mach)
+        whence = "--fio-ns" if args.fio_ns is not None else "null engine"
+    row = _row(label, spec, mach, n, None, rest, gain_pub)
+    typ = rest[0] if isinstance(rest[0], (int, float)) else rest[0][0]
+    row[3] = "fio %.0f ns (%s)" % (typ, whence)
+    return [row]
+
+
+def _context(args, load, warn, records, entries):
+    ctx = {"warn": warn, "records": records, "machine": None, "here": None,
+           "note": None}
+    n = getattr(args, "predict", None)
+    if n:
+        try:
+            ctx["machine"], ctx["here"], ctx["note"] = default_machine(
+                args, n, entries, load)
+        except Refused as e:
+            warn(str(e))
+        except ValueError as e:
+            warn("%s (the big-box answer at --predict %d is left out)"
+                 % (e, n))
+    return ctx
+
+
+def rows(args, manifests, warn, records=(), entries=(), simulated=None,
+         notes=None):
+    """The table's rows: per scenario --predict's and the published one;
+    @records: the runs (their one-job IOPS give --predict's rest);
+    @entries: the manifests' run entries (their line probes check the
+    calibration); @simulated: {label: the published row} filled in for
+    the summary (summary_lines()); @notes: the machine's note appended."""
+    loaded = {}
+
+    def load(name):
+        if name not in loaded:
+            loaded[name] = machine.load(name)
+        return loaded[name]
+
+    ctx = _context(args, load, warn, records, entries)
+    out, seen = [], set()
+    for scenario, path in sorted(job_files(manifests, warn).items()):
+        label = published.label(scenario)
+        if (label, path) in seen:       # a C model and its twin, both run
+            continue
+        seen.add((label, path))
+        try:
+            spec = jobspec.read(path)
+            gain_pub = prediction.published_gain(path)
+            out += _predicted(args, load, label, spec, gain_pub, ctx)
+            pub = spec.published
+            if pub and spec.rest == "work":
+                mach = load(pub.profile)
+                rest = prediction.rest_of("work", None, mach, spec.rest_ns)
+                out.append(_row(label, spec, mach, pub.cpus,
+                                pub.placement, rest, gain_pub))
+                if simulated is not None:
+                    simulated[label] = out[-1]
+        except (ValueError, jobspec.SpecError,
+                simulate.PredictError) as e:
+            warn("%s (the big-box answer leaves it out)" % e)
+    if ctx["note"] and ctx["machine"] is not None and notes is not None:
+        notes.append("--predict %d on %s" % (args.predict, ctx["note"]))
+    return out
+
+
+def summary_lines(simulated, labels=()):
+    """{label: "on PROFILE at N CPUs: xG (lo..hi)"} of the published rows,
+    for the summary; also for each of the run @labels of the scenario
+    (of_scenario())."""
+    out = {}
+    for label, r in simulated.items():
+        for x in of_scenario(label, set(labels)) | {label}:
+            out[x] = "on %s at %s CPUs: %s" % (r[1], r[2], r[6])
+    return out
+
+
+def table(args, manifests, warn, records=(), entries=(), simulated=None):
+    """[the table] or [] when there is nothing to simulate (rows())."""
+    notes = []
+    body = rows(args, manifests, warn, records, entries, simulated, notes)
+    title = "; ".join([TITLE] + notes)
+    return [(title, HEADER, body, {2, 4, 5, 6, 7})] if body else []
+
+
+# ---- checked on this box: simulated beside measured ----
+
+BESIDE_TITLE = ("checked on this box: each pattern job simulated on this "
+                "box's calibration at the numjobs it ran, beside the "
+                "measured (mean over the repeats); within %d%% or not"
+                % round(100 * WITHIN))
+BESIDE_HEADER = ["scenario", "numjobs", "mode", "measured IOPS",
+                 "simulated IOPS (band)", "measured/simulated", "within"]
+
+
+def measured_iops(records):
+    """{(scenario, numjobs, mode): mean IOPS over the repeats}."""
+    acc = {}
+    for r in records:
+        v = r.metrics.get("iops")
+        if v is not None:
+            acc.setdefault((r.scenario, r.numjobs, r.mode), []).append(v)
+    return {k: sum(v) / len(v) for k, v in acc.items()}
+
+
+def of_scenario(label, labels):
+    """The run labels of scenario @label among @labels: itself, and the
+    labels the report gives its runs of differing setups ("LABEL (job
+    file sha256 ..., ...)": a C model and its twin run together)."""
+    return {x for x in labels if x == label or x.startswith(label + " (")}
+
+
+def beside_rows(scenario, spec, mach, measured, rest_ns):
+    """Rows for one job: @measured {(numjobs, mode): IOPS}."""
+    out = []
+    for nj in sorted({n for n, _ in measured}):
+        if nj > mach.total_cpus:
+            continue
+        p = simulate.predict(spec, mach, nj, None, rest_ns)
+        for mode in simulate.MODES:
+            x = measured.get((nj, mode))
+            if x is None:
+                continue
+            s = p["modes"][mode]
+            ratio = x / s["iops"]
+            out.append([scenario, str(nj), mode, "%.0f" % x,
+                        "%.0f (%.0f..%.0f)" % (s["iops"], s["low"],
+                                               s["high"]),
+                        "%.2f" % ratio,
+                        "yes" if abs(ratio - 1) <= WITHIN else "no"])
+    return out
+
+
+def disagreement(mach, entries, what="simulated beside measured is left "
+                 "out"):
+    """A line naming how the calibration @mach and the runs' line probes
+    (manifest @entries) disagree by more than DISAGREE, or None."""
+    probes, pairs = [], set()
+    for e in entries:
+        vs = lineprobe.values(e)
+        if vs:
+            probes += vs
+            pairs.add(tuple(e["line_probe"].get("cpus") or ()))
+    pairs = [p for p in pairs if len(p) == 2]
+    if not probes or not pairs:
+        return None
+    probes.sort()
+    probe = probes[len(probes) // 2]
+    try:
+        cal = sorted(mach.transfer_ns(a, b) for a, b in pairs)
+    except (KeyError, IndexError, ValueError):
+        return None
+    cal_ns = cal[len(cal) // 2]
+    if max(cal_ns, probe) <= DISAGREE * min(cal_ns, probe):
+        return None
+    return ("the calibration (%s) puts %.0f ns between the runs' CPUs, "
+            "their line probes %.0f ns (median of %d): more than x%g "
+            "apart, the calibration is not used (%s)"
+            % (mach.name, cal_ns, probe, len(probes), DISAGREE, what))
+
+
+def beside(args, manifests, records, warn, entries=()):
+    """[the table] or []: needs calibration.json in the results that the
+    runs' line probes (@entries: manifest run entries) do not contradict."""
+    cal = _calibration(args.inputs)
+    jobs = job_files(manifests)
+    if cal is None or not jobs:
+        return []
+    iops = measured_iops(records)
+    body = []
+    try:
+        mach = machine.load(cal)
+        why = disagreement(mach, entries)
+        if why:
+            warn(why)
+            return []
+        rest = prediction.rest_of("fio", args.fio_ns, mach)
+    except ValueError as e:
+        warn("%s (simulated beside measured is left out)" % e)
+        return []
+    done = set()
+    for stem, path in sorted(jobs.items()):
+        for label in of_scenario(published.label(stem),
+                                 {s for s, _, _ in iops}) - done:
+            done.add(label)
+            mine = {(nj, mode): v for (s, nj, mode), v in iops.items()
+                    if s == label}
+            try:
+                body += beside_rows(label, jobspec.read(path), mach, mine,
+                                    rest[0])
+            except (ValueError, jobspec.SpecError,
+                    simulate.PredictError) as e:
+                warn("%s (simulated beside measured leaves it out)" % e)
+    return [(BESIDE_TITLE + "; rest " + rest[1], BESIDE_HEADER, body,
+             {1, 3, 4, 5})] if body else []

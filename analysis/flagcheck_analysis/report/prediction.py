@@ -1,0 +1,267 @@
+"""flagcheck-predict: a model=pattern job file on N simulated CPUs of a
+machine profile, per mode the IOPS with its band, the gain with its band,
+per shared line the transfers per I/O and how busy it was, and the demand
+check (predict/simulate.py, docs/predict.md).
+
+The rest of each I/O besides the pattern's operations, one for both modes:
+  work   the job file's work(ns) stands for the whole rest of the call
+         (a published workload that is not this fio job); nothing added
+  fio    this fio job: work(ns) plus fio's own per-I/O cost, --fio-ns or
+         measured once here with fio's null engine, scaled by this box's
+         clock over the profile's
+"""
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+
+from ..predict import jobspec, simulate
+from . import catalogue
+
+PROG = "flagcheck-predict"
+# the demand check calls D/C far from the published gain beyond this factor
+FAR = 3.0
+
+EPILOG = """\
+prints, per CPU count: per mode the IOPS (typical costs, the mean of the
+seeds) with the band (lowest..highest over the profile's low, typical and
+high costs and the seeds), the gain test_first/always with its band, per
+shared line its transfers per I/O and busy fraction in each mode, and the
+demand check of the always form (D/C; above 1 the line is the bottleneck).
+--json: one object per CPU count (a list for several):
+{"machine", "cpus", "modes": {"always": {"iops", "low", "high"},
+"test_first": {...}}, "gain": {"value", "low", "high"}, "lines", "demand",
+"rest": {...}}.  docs/predict.md has the model and its assumptions.
+
+exit status: 0 predicted, 1 a prediction failed, 2 usage error."""
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog=PROG, description="Predict a model=pattern job file's IOPS "
+        "and gain on a big machine by simulating it on the machine's "
+        "profile.", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("jobfile", help="a model=pattern fio job file")
+    p.add_argument("--machine", metavar="NAME_OR_FILE",
+                   help="a profile: machines/NAME.toml's NAME, or a file")
+    p.add_argument("--cpus", metavar="N[,N...]",
+                   help="CPU counts (the profile's first N CPUs)")
+    p.add_argument("--placement", metavar="nodes=A[,B]",
+                   help="spread the CPUs over these NUMA nodes")
+    p.add_argument("--published", action="store_true",
+                   help="at the header's published-machine line")
+    p.add_argument("--rest", choices=jobspec.RESTS,
+                   help="the rest of each I/O (default: the header's, or fio)")
+    p.add_argument("--fio-ns", type=float, metavar="NS",
+                   help="fio's cost per I/O here (default: measured)")
+    p.add_argument("--machines-dir", metavar="DIR",
+                   help="where profile names are looked up")
+    p.add_argument("--seeds", type=int, default=simulate.SEEDS,
+                   help="seeds per cost level (default: %(default)s)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    return p.parse_args(argv)
+
+
+def cpu_counts(text):
+    """[N, ...] from "N[,N...]"; ValueError naming the value."""
+    if not re.match(r"^\d+(,\d+)*$", text or ""):
+        raise ValueError("--cpus %r: allowed N[,N...], whole numbers >= 1"
+                         % text)
+    out = [int(x) for x in text.split(",")]
+    if min(out) < 1:
+        raise ValueError("--cpus %r: allowed whole numbers >= 1" % text)
+    return out
+
+
+def this_clock_ghz():
+    """This box's base clock from /sys (base_frequency, cpuinfo_max_freq)
+    or /proc/cpuinfo's "@ X.XXGHz" model name: (GHz, where), or (None,
+    why not)."""
+    d = "/sys/devices/system/cpu/cpu0/cpufreq/"
+    for f in ("base_frequency", "cpuinfo_max_freq"):
+        try:
+            with open(d + f) as fh:
+                return int(fh.read()) / 1e6, d + f
+        except (OSError, ValueError):
+            pass
+    try:
+        with open("/proc/cpuinfo") as fh:
+            m = re.search(r"model name.*@\s*([0-9.]+)\s*GHz", fh.read())
+        if m:
+            return float(m.group(1)), "/proc/cpuinfo model name"
+    except OSError:
+        pass
+    return None, "this box's clock is not known"
+
+
+def measure_fio_ns(fio="fio", runtime=1, repeats=3):
+    """fio's own cost per I/O here, one job of fio's null engine run
+    @repeats times: (median, lowest, highest) ns per I/O."""
+    out = []
+    for _ in range(repeats):
+        p = subprocess.run([fio, "--name=null", "--ioengine=null",
+                            "--size=1g", "--rw=randread", "--bs=4k",
+                            "--thread", "--time_based",
+                            "--runtime=%d" % runtime,
+                            "--output-format=json"],
+                           capture_output=True, text=True)
+        if p.returncode:
+            raise ValueError("fio's null engine failed: %s"
+                             % p.stderr.strip())
+        out.append(1e9 / json.loads(p.stdout)["jobs"][0]["read"]["iops"])
+    out.sort()
+    return out[len(out) // 2], out[0], out[-1]
+
+
+def rest_of(mode, fio_ns, machine, work_ns=None):
+    """(rest ns per I/O: one figure or (typ, low, high) measured, how it
+    was sourced) for rest @mode; @work_ns: the header's "work NS"."""
+    if mode == "work" and work_ns is not None:
+        return work_ns, "work %.0f ns: the header's published-rest (the " \
+            "pattern has no work())" % work_ns
+    if mode == "work":
+        return 0.0, "work: the job file's work(ns) is the whole rest"
+    if fio_ns is None:
+        fio = measure_fio_ns()
+        src = "measured here, fio's null engine, 3 runs %.0f..%.0f" % (
+            fio[1], fio[2])
+    else:
+        fio, src = (fio_ns,) * 3, "given (--fio-ns)"
+    here, where = this_clock_ghz()
+    if here and machine.clock_ghz:
+        scale = here / machine.clock_ghz
+        how = "x %.2f GHz here (%s) / %.2f GHz" % (here, where,
+                                                   machine.clock_ghz)
+    else:
+        scale, how = 1.0, "not scaled: %s" % where
+    ns = tuple(x * scale for x in fio)
+    return (ns if fio_ns is None else ns[0],
+            "fio: work(ns) + fio's %.0f ns per I/O (%s) %s"
+            % (fio[0], src, how))
+
+
+def demand_notes(demand, gain):
+    """The demand check's verdict per unit beside the published gain:
+    D/C far (x FAR) from it is a job-file question, not a model knob."""
+    out = []
+    for d in demand:
+        r = d["ratio"]
+        note = ""
+        if gain is not None:
+            cap = max(r, 1.0)
+            if cap > FAR * gain or (gain > 1.1 and cap * FAR < gain):
+                note = ("far from the published gain x%.2f: the job file's "
+                        "rate or CPU count is in question" % gain)
+        out.append(dict(d, note=note))
+    return out
+
+
+def _line_name(u):
+    lines = "%d-%d" % (u["line"], u["line"] + 1) if u["lines"] == 2 \
+        else "%d" % u["line"]
+    node = "" if u["node"] < 0 else " node %d" % u["node"]
+    objs = u.get("objects") or 1
+    node += " of %d objects" % objs if objs > 1 else ""
+    return "line %s%s (%s)" % (lines, node, ",".join(u["words"]) or "-")
+
+
+def text(pred, gain_published=None):
+    """The human form of one prediction."""
+    m, g = pred["modes"], pred["gain"]
+    out = ["%s on %s at %d CPUs%s (rest: %s)" % (
+        pred["jobfile"], pred["machine"], pred["cpus"],
+        " " + pred["placement"] if pred["placement"] else "",
+        pred["rest"]["source"])]
+    for mode in simulate.MODES:
+        out.append("  %-10s  %12.0f IOPS  (%.0f..%.0f)" % (
+            mode, m[mode]["iops"], m[mode]["low"], m[mode]["high"]))
+    out.append("  gain test_first/always x%.2f (%.2f..%.2f)%s" % (
+        g["value"], g["low"], g["high"],
+        "   published x%.2f" % gain_published if gain_published else ""))
+    for mode in simulate.MODES:
+        for u in pred["lines"][mode]:
+            out.append("  %-10s  %-28s %.3f transfers/io, busy %.0f%%" % (
+                mode, _line_name(u), u["transfers_per_io"],
+                100.0 * u["busy"]))
+    for d in pred["demand"]:
+        out.append("  demand    %-28s D/C = %.3g (D %.3g/s, C %.3g/s)%s" % (
+            _line_name(d), d["ratio"], d["d"], d["c"] or float("inf"),
+            "  " + d["note"] if d["note"] else ""))
+    if not pred["demand"]:
+        out.append("  demand    no shared line is written in the always "
+                   "form: D/C = 0")
+    return "\n".join(out) + "\n"
+
+
+def published_gain(path):
+    """The job file's published gain, None without a published-figure."""
+    fig = catalogue.read(path)
+    return fig.gain if fig else None
+
+
+def run_one(spec, machine, n, placement, rest, seeds, gain_pub):
+    pred = simulate.predict(spec, machine, n, placement, rest[0], seeds)
+    pred["jobfile"] = spec.path
+    pred["rest"] = {"ns": pred["rest_ns"], "source": rest[1]}
+    pred["demand"] = demand_notes(pred["demand"], gain_pub)
+    return pred
+
+
+def _targets(args, spec):
+    """[(machine name or file, N, placement)], the rest mode."""
+    if args.published:
+        if not spec.published:
+            raise ValueError("%s: --published: no '; published-machine:' "
+                             "line in its header" % spec.path)
+        if not args.rest and not spec.rest:
+            raise ValueError("%s: --published: no '; published-rest:' line "
+                             "in its header" % spec.path)
+        p = spec.published
+        return [(p.profile, p.cpus, p.placement)], args.rest or spec.rest
+    if args.fio_ns is not None and not args.fio_ns > 0:
+        raise ValueError("--fio-ns %r: allowed a number of ns > 0"
+                         % args.fio_ns)
+    if args.seeds < 1:
+        raise ValueError("--seeds %d: allowed 1 or more" % args.seeds)
+    if not args.machine or not args.cpus:
+        raise ValueError("--machine and --cpus are needed (or --published)")
+    return ([(args.machine, n, args.placement)
+             for n in cpu_counts(args.cpus)], args.rest or "fio")
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        spec = jobspec.read(args.jobfile)
+        targets, rest_mode = _targets(args, spec)
+        gain_pub = published_gain(args.jobfile)
+        loaded = {}
+        preds = []
+        for name, n, placement in targets:
+            if name not in loaded:
+                from ..results import machine as machines
+                loaded[name] = machines.load(name, args.machines_dir)
+            mach = loaded[name]
+            rest = rest_of(rest_mode, args.fio_ns, mach,
+                           spec.rest_ns if rest_mode == spec.rest else None)
+            preds.append(run_one(spec, mach, n, placement, rest,
+                                 args.seeds, gain_pub))
+    except (ValueError, jobspec.SpecError, catalogue.FigureError) as e:
+        print("%s: %s" % (PROG, e), file=sys.stderr)
+        return 2
+    except simulate.PredictError as e:
+        print("%s: %s" % (PROG, e), file=sys.stderr)
+        return 1
+    if args.json:
+        out = preds[0] if len(preds) == 1 else preds
+        print(json.dumps(out, indent=1))
+    else:
+        sys.stdout.write("".join(text(p, gain_pub) for p in preds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

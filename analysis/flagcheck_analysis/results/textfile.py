@@ -1,0 +1,41 @@
+"""A text file a user gave, read safely: only a regular file (a FIFO, a
+device or /dev/zero is refused before it is read), at most a stated number
+of bytes, its bytes kept whatever they are (surrogateescape): fio reads
+bytes, so a byte that is not UTF-8 must not stop the reading."""
+
+import os
+import stat
+
+# the largest job file read (a stated bound, not fio's: the repository's
+# job files are under 8 KiB; 1 MiB is 128 times that)
+MAX_BYTES = 1 << 20
+
+
+class TextFileError(Exception):
+    """One line: the file and why it can not be read."""
+
+
+def read_text(path, what="job file", max_bytes=MAX_BYTES):
+    """The text of @path, a regular file of at most @max_bytes."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise TextFileError("%s: not a regular file: a %s must be one"
+                                % (path, what))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY |
+                     os.O_CLOEXEC)
+        with open(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise TextFileError("%s: not a regular file: a %s must be "
+                                    "one" % (path, what))
+            data = f.read(max_bytes + 1)
+    except OSError as e:
+        raise TextFileError("%s: cannot read: %s" % (path, e.strerror or e))
+    if len(data) > max_bytes:
+        raise TextFileError("%s: larger than %d bytes: not a %s"
+                            % (path, max_bytes, what))
+    return data.decode("utf-8", "surrogateescape")
+
+
+def to_bytes(text):
+    """The bytes of text read_text() gave (for writing it back)."""
+    return text.encode("utf-8", "surrogateescape")

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flagcheck-sim: the command flagcheck-predict runs (docs/predict.md).
+ *
+ *   flagcheck-sim --words W --pattern P [--fixed F] [--writers N]
+ *       --variant always|test_first [--rest NS] [--atomic-local NS]
+ *       [--load-hit NS] [--handover fifo|nearest]
+ *       [--readers parallel|serial] [--pair 0|1] [--jitter X] [--seed N]
+ *       [--ios N] [--warmup N]  < MATRIX
+ *
+ * MATRIX: the number of CPUs N, then N x N one-way transfer costs in ns
+ * (row: the CPU that holds the line, column: the one that wants it), then
+ * N NUMA node numbers. Prints one JSON object. The program is compiled by
+ * the engine's own pattern_compile(), so the grammar and its refusals are
+ * the engine's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+struct args {
+	struct pattern_params pp;
+	struct sim_conf conf;
+};
+
+static int bad(const char *opt, const char *val, const char *allowed)
+{
+	fprintf(stderr, "flagcheck-sim: %s %s: %s\n", opt, val ? val : "",
+		allowed);
+	return -1;
+}
+
+static int num(const char *opt, const char *val, double lo, double hi,
+	       double *out)
+{
+	char *e;
+	double v = val ? strtod(val, &e) : 0;
+
+	if (!val || e == val || *e || !(v >= lo && v <= hi)) {
+		char allowed[96];
+
+		snprintf(allowed, sizeof(allowed), "a number from %g to %g",
+			 lo, hi);
+		return bad(opt, val, allowed);
+	}
+	*out = v;
+	return 0;
+}
+
+static int choice(const char *opt, const char *val, const char *a,
+		  const char *b, int *out)
+{
+	if (val && !strcmp(val, a))
+		*out = 0;
+	else if (val && !strcmp(val, b))
+		*out = 1;
+	else {
+		char allowed[96];
+
+		snprintf(allowed, sizeof(allowed), "one of %s, %s", a, b);
+		return bad(opt, val, allowed);
+	}
+	return 0;
+}
+
+/* One option and its value */
+static int option(struct args *a, const char *o, const char *v)
+{
+	struct sim_conf *c = &a->conf;
+	double d;
+	int i, r = 0;
+
+	if (!strcmp(o, "--words"))
+		a->pp.words = v ? v : "";
+	else if (!strcmp(o, "--pattern"))
+		a->pp.pattern = v ? v : "";
+	else if (!strcmp(o, "--fixed"))
+		a->pp.fixed = v ? v : "";
+	else if (!strcmp(o, "--variant"))
+		r = choice(o, v, "always", "test_first", &i) ?:
+		    (a->pp.variant = i ? FC_TEST_FIRST : FC_ALWAYS, 0);
+	else if (!strcmp(o, "--writers"))
+		r = num(o, v, 0, SIM_MAX_CPUS, &d) ?: (a->pp.writers = d, 0);
+	else if (!strcmp(o, "--rest"))
+		r = num(o, v, 0, 1e9, &c->rest_ns);
+	else if (!strcmp(o, "--atomic-local"))
+		r = num(o, v, 0, 1e6, &c->atomic_local_ns);
+	else if (!strcmp(o, "--load-hit"))
+		r = num(o, v, 0, 1e6, &c->load_hit_ns);
+	else if (!strcmp(o, "--handover"))
+		r = choice(o, v, "fifo", "nearest", &i) ?:
+		    (c->handover = i, 0);
+	else if (!strcmp(o, "--readers"))
+		r = choice(o, v, "serial", "parallel", &i) ?:
+		    (c->parallel_readers = i, 0);
+	else if (!strcmp(o, "--pair"))
+		r = choice(o, v, "0", "1", &i) ?: (c->line_pair = i, 0);
+	else if (!strcmp(o, "--jitter"))
+		r = num(o, v, 0, 1, &c->jitter);
+	else if (!strcmp(o, "--seed"))
+		r = num(o, v, 0, 1e15, &d) ?: (c->seed = d, 0);
+	else if (!strcmp(o, "--ios"))
+		r = num(o, v, 1, 1e9, &d) ?: (c->ios = d, 0);
+	else if (!strcmp(o, "--warmup"))
+		r = num(o, v, 0, 1e9, &d) ?: (c->warmup = d, 0);
+	else
+		r = bad(o, NULL, "unknown option (see sim/main.c's head)");
+	return r;
+}
+
+static int read_matrix(struct sim_conf *c)
+{
+	unsigned int i, n;
+	int node;
+
+	if (scanf("%u", &n) != 1 || !n || n > SIM_MAX_CPUS)
+		return bad("matrix", "", "stdin: the CPU count first, 1 to 1024");
+	c->cpus = n;
+	c->cost = calloc((size_t)n * n, sizeof(*c->cost));
+	c->node = calloc(n, sizeof(*c->node));
+	if (!c->cost || !c->node)
+		return bad("matrix", "", "out of memory");
+	for (i = 0; i < n * n; i++)
+		if (scanf("%lf", &c->cost[i]) != 1 || c->cost[i] < 0)
+			return bad("matrix", "", "stdin: N x N costs >= 0 ns");
+	for (i = 0; i < n; i++) {
+		if (scanf("%d", &node) != 1 || node < 0 ||
+		    node >= PATTERN_MAX_NODES)
+			return bad("matrix", "", "stdin: N node numbers 0..7");
+		c->node[i] = node;
+	}
+	return 0;
+}
+
+/*
+ * Whether word @w is on the unit at @line of @block (0: the arena's all
+ * words and slots, 1 + n: node n's copy, -1: the objects)
+ */
+static bool word_on(const struct pattern_prog *p, unsigned int w, int block,
+		    unsigned int line, const struct args *a)
+{
+	const struct pattern_word *pw = &p->word[w];
+	unsigned int first = pw->offset / PATTERN_LINE, last = first;
+	int want;
+
+	switch (pw->sharing) {
+	case PATTERN_ALL:
+		want = 0;
+		break;
+	case PATTERN_NODE:
+		want = block >= 1 ? block : 1;
+		break;
+#if SIM_HAS_OBJ
+	case PATTERN_SLOT:
+		want = 0;
+		last = (pw->offset + 8 * (a->conf.cpus - 1)) / PATTERN_LINE;
+		break;
+	case PATTERN_OBJ:
+		want = -1;
+		break;
+#endif
+	default:
+		return false;
+	}
+	if (a->conf.line_pair) {
+		first &= ~1U;
+		last &= ~1U;
+	}
+	return want == block && line >= first && line <= last;
+}
+
+/* One unit's (or one field line's over every object) figures */
+static void print_unit(const struct sim_result *r,
+		       const struct sim_unit_stats *u, unsigned int line,
+		       int block, unsigned int objects,
+		       const struct pattern_prog *p, const struct args *a,
+		       bool *first)
+{
+	double ios = r->ios ? (double)r->ios : 1;
+	unsigned int w;
+	bool fw = true;
+
+	printf("%s\n    {\"line\": %u, \"lines\": %u, \"node\": %d, "
+	       "\"objects\": %u, \"words\": [", *first ? "" : ",", line,
+	       a->conf.line_pair ? 2 : 1, block >= 1 ? block - 1 : -1,
+	       objects);
+	for (w = 0; w < p->nr_words; w++)
+		if (word_on(p, w, block, line, a)) {
+			printf("%s\"%s\"", fw ? "" : ", ", p->word[w].name);
+			fw = false;
+		}
+	printf("], \"transfers_per_io\": %.17g, \"accesses_per_io\": %.17g, "
+	       "\"writes_per_io\": %.17g, \"busy\": %.17g}",
+	       u->transfers / ios, u->accesses / ios, u->writes / ios,
+	       r->seconds > 0 ? u->busy_ns * 1e-9 / r->seconds / objects : 0);
+	*first = false;
+}
+
+/* The objects' units, one entry per field line: summed over the objects
+ * (busy: the mean object's) */
+static void print_objects(const struct sim_result *r,
+			  const struct pattern_prog *p, const struct args *a,
+			  bool *first)
+{
+	unsigned int l, k, i, step = a->conf.line_pair ? 2 : 1;
+	struct sim_unit_stats sum;
+	bool used;
+
+	for (l = 0; l < r->obj_lines; l += step) {
+		memset(&sum, 0, sizeof(sum));
+		used = false;
+		for (k = 0; k < r->objects; k++) {
+			i = SIM_UNITS + k * r->obj_lines + l;
+			if (!r->used[i])
+				continue;
+			used = true;
+			sum.transfers += r->unit[i].transfers;
+			sum.accesses += r->unit[i].accesses;
+			sum.writes += r->unit[i].writes;
+			sum.busy_ns += r->unit[i].busy_ns;
+		}
+		if (used)
+			print_unit(r, &sum, l, -1, r->objects, p, a, first);
+	}
+}
+
+static void print_result(const struct sim_result *r,
+			 const struct pattern_prog *p, const struct args *a)
+{
+	double ios = r->ios ? (double)r->ios : 1;
+	unsigned int i;
+	bool first = true;
+
+	printf("{\"cpus\": %u, \"ios\": %llu, \"seconds\": %.17g, "
+	       "\"iops\": %.17g, \"ns_per_io\": %.17g, \"events\": %llu, "
+	       "\"rmw_per_io\": %.17g, \"stores_per_io\": %.17g, "
+	       "\"units\": [", a->conf.cpus, (unsigned long long)r->ios,
+	       r->seconds, r->iops, r->iops ? a->conf.cpus * 1e9 / r->iops : 0,
+	       (unsigned long long)r->events, r->rmw / ios, r->stores / ios);
+	for (i = 0; i < SIM_UNITS; i++)
+		if (r->used[i])
+			print_unit(r, &r->unit[i], i % PATTERN_LINES,
+				   i / PATTERN_LINES, 1, p, a, &first);
+	print_objects(r, p, a, &first);
+	printf("]}\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = {
+		.pp = { .words = "", .pattern = "", .fixed = "" },
+		.conf = { .parallel_readers = true, .ios = 1000,
+			  .warmup = 200 },
+	};
+	static struct pattern_prog prog;
+	static struct sim_result res;
+	char msg[512];
+	int i;
+
+	for (i = 1; i < argc; i += 2)
+		if (option(&a, argv[i], i + 1 < argc ? argv[i + 1] : NULL))
+			return 2;
+	if (pattern_compile(&a.pp, true, &prog, msg, sizeof(msg))) {
+		fprintf(stderr, "flagcheck-sim: %s\n", msg);
+		return 2;
+	}
+	if (!prog.nr_ops) {
+		fprintf(stderr, "flagcheck-sim: --pattern is empty: "
+			"model=pattern needs a sequence of operations\n");
+		return 2;
+	}
+	a.conf.writers = a.pp.writers;
+	if (read_matrix(&a.conf))
+		return 2;
+	i = sim_run(&prog, &a.conf, &res);
+	if (i == -ERANGE)
+		fprintf(stderr, "flagcheck-sim: pattern_words: a slot word past "
+			"the arena at %u CPUs: job N's slot is the word's place "
+			"+ 8 x (N - 1), within lines 0 to %d\n", a.conf.cpus,
+			PATTERN_LINES - 1);
+	else if (i)
+		fprintf(stderr, "flagcheck-sim: out of memory\n");
+	else
+		print_result(&res, &prog, &a);
+	sim_result_free(&res);
+	free(a.conf.cost);
+	free(a.conf.node);
+	return i ? 1 : 0;
+}

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flagcheck-sim: the event loop (sim.h). Three events, in simulated time
+ * order (ties in the order they were queued): a CPU asks a unit for an
+ * access (REQ), a unit is free again and hands itself to its next waiter
+ * (FREE), a CPU ends an I/O (DONE). A CPU's operations on its :job words,
+ * its work(ns), barriers and the rest of its I/O are local time that moves
+ * its own clock only; each access to a shared unit is one REQ.
+ *
+ * The operations run as engine/models/pattern.c runs them: per I/O the
+ * guards first (/flip_every's RMW, /every, /every_ns), then per repeat
+ * /below's load, the test-first load, and the operation itself when its
+ * test says so; the values are simulated, so a test sees what the other
+ * CPUs wrote. A job past pattern_writers loads each word the sequence
+ * touches, once per I/O (pattern_read()).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_int.h"
+
+/* ----- the event queue: a binary heap on (time, sequence) ----- */
+
+static bool ev_before(const struct sim_ev *a, const struct sim_ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+void sim_push(struct sim *s, double t, enum sim_ev_kind kind, unsigned int id)
+{
+	struct sim_ev e = { .t = t, .seq = s->seq++, .kind = kind, .id = id };
+	unsigned int i = s->nev++, up;
+
+	while (i && ev_before(&e, &s->ev[up = (i - 1) / 2])) {
+		s->ev[i] = s->ev[up];
+		i = up;
+	}
+	s->ev[i] = e;
+}
+
+static struct sim_ev sim_pop(struct sim *s)
+{
+	struct sim_ev top = s->ev[0], last = s->ev[--s->nev];
+	unsigned int i = 0, c;
+
+	while ((c = 2 * i + 1) < s->nev) {
+		if (c + 1 < s->nev && ev_before(&s->ev[c + 1], &s->ev[c]))
+			c++;
+		if (!ev_before(&s->ev[c], &last))
+			break;
+		s->ev[i] = s->ev[c];
+		i = c;
+	}
+	s->ev[i] = last;
+	return top;
+}
+
+/* ----- random numbers: splitmix64, one stream per CPU ----- */
+
+uint64_t sim_rand(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Local time, spread by the profile's jitter: x U(1 - j, 1 + j) */
+double sim_local(struct sim *s, struct sim_cpu *c, double ns)
+{
+	double u;
+
+	if (!s->conf->jitter || !ns)
+		return ns;
+	u = (double)(sim_rand(&c->rng) >> 11) / (double)(1ULL << 53);
+	return ns * (1.0 + s->conf->jitter * (2.0 * u - 1.0));
+}
+
+unsigned int sim_unit_of(unsigned int sharing, unsigned int offset,
+			 unsigned int node, bool line_pair)
+{
+	unsigned int line = offset / PATTERN_LINE;
+
+	if (line_pair)
+		line &= ~1U;
+	return (sharing == PATTERN_NODE ? 1 + node : 0) * PATTERN_LINES + line;
+}
+
+/* ----- one CPU: its next access, the end of its I/O ----- */
+
+/* Where @c is next: a REQ for its access, or DONE at the end of its I/O */
+static void sim_continue(struct sim *s, struct sim_cpu *c)
+{
+	if (sim_advance(s, c)) {
+		sim_push(s, c->t, EV_REQ, c - s->cpu);
+		return;
+	}
+	c->t += sim_local(s, c, s->conf->rest_ns);
+	sim_push(s, c->t, EV_DONE, c - s->cpu);
+}
+
+/* A granted access ends at @end: its effect, then what @c does next */
+static void sim_granted(struct sim *s, struct sim_cpu *c, double end)
+{
+	c->t = end;
+	sim_apply(s, c);
+	sim_continue(s, c);
+}
+
+static void sim_done(struct sim *s, struct sim_cpu *c, double t)
+{
+	uint64_t n = s->conf->cpus;
+
+	s->done++;
+	if (s->done == n * s->conf->warmup) {
+		s->measuring = true;
+		s->t_start = t;
+	}
+	if (s->done == n * (s->conf->warmup + s->conf->ios)) {
+		s->measuring = false;
+		s->t_end = t;
+		s->finished = true;
+		return;
+	}
+	sim_new_io(s, c);
+	sim_continue(s, c);
+}
+
+/* ----- the units ----- */
+
+static void sim_request(struct sim *s, struct sim_cpu *c, double t)
+{
+	struct sim_unit *u = &s->unit[c->unit];
+	struct sim_waiter *w;
+
+	if (c->acc == SIM_LOAD && sim_holds(u, c - s->cpu)) {
+		/* a load of its own copy: an L1 hit, whoever waits */
+		sim_hold(s, u, c - s->cpu, SIM_LOAD);
+		sim_granted(s, c, t + s->conf->load_hit_ns);
+		return;
+	}
+	if (!u->qlen && u->free_at <= t) {
+		sim_granted(s, c, sim_grant(s, u, c - s->cpu, c->acc, t));
+		return;
+	}
+	w = &u->q[u->qlen++];
+	w->cpu = c - s->cpu;
+	w->acc = c->acc;
+	if (!u->pending) {
+		u->pending = true;
+		sim_push(s, u->free_at > t ? u->free_at : t, EV_FREE,
+			 c->unit);
+	}
+}
+
+static void sim_remove(struct sim_unit *u, unsigned int i)
+{
+	memmove(&u->q[i], &u->q[i + 1], (u->qlen - i - 1) * sizeof(u->q[0]));
+	u->qlen--;
+}
+
+/* The waiter the unit goes to: the first, or the nearest to its last user */
+static unsigned int sim_pick(struct sim *s, const struct sim_unit *u)
+{
+	unsigned int i, best = 0, n = s->conf->cpus;
+	double d, bd;
+
+	if (s->conf->handover == SIM_FIFO || u->last < 0)
+		return 0;
+	bd = s->conf->cost[u->last * n + u->q[0].cpu];
+	for (i = 1; i < u->qlen; i++) {
+		d = s->conf->cost[u->last * n + u->q[i].cpu];
+		if (d < bd) {
+			bd = d;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/*
+ * The unit is free at @t: its next waiter gets it; with parallel readers
+ * a load takes every waiting load along, each paying its own transfer
+ * from the holders as they were, the unit busy until the last is served.
+ */
+static void sim_free(struct sim *s, struct sim_unit *u, double t)
+{
+	unsigned int i, nb = 0, k;
+	struct sim_waiter first;
+	double end;
+
+	u->pending = false;
+	if (!u->qlen)		/* cannot happen: a FREE is queued for waiters */
+		return;
+	i = sim_pick(s, u);
+	first = u->q[i];
+	sim_remove(u, i);
+	s->batch[nb++] = first;
+	for (k = 0; first.acc == SIM_LOAD && s->conf->parallel_readers &&
+	     k < u->qlen;) {
+		if (u->q[k].acc != SIM_LOAD) {
+			k++;
+			continue;
+		}
+		s->batch[nb++] = u->q[k];
+		sim_remove(u, k);
+	}
+	if (nb == 1) {
+		end = sim_grant(s, u, first.cpu, first.acc, t);
+		sim_granted(s, &s->cpu[first.cpu], end);
+	} else {
+		sim_grant_loads(s, u, s->batch, nb, t);
+	}
+	if (u->qlen) {
+		u->pending = true;
+		sim_push(s, u->free_at, EV_FREE, u - s->unit);
+	}
+}
+
+/* The readers of one batch: costs from the holders before any is served */
+void sim_grant_loads(struct sim *s, struct sim_unit *u,
+		     const struct sim_waiter *b, unsigned int nb, double t)
+{
+	unsigned int k;
+	double end = t;
+
+	for (k = 0; k < nb; k++)
+		s->bend[k] = t + sim_load_cost(s, u, b[k].cpu, true);
+	for (k = 0; k < nb; k++) {
+		sim_hold(s, u, b[k].cpu, SIM_LOAD);
+		if (s->bend[k] > end)
+			end = s->bend[k];
+	}
+	u->free_at = end;
+	if (s->measuring)
+		u->stats.busy_ns += end - t;
+	for (k = 0; k < nb; k++)
+		sim_granted(s, &s->cpu[b[k].cpu], s->bend[k]);
+}
+
+/* ----- the run ----- */
+
+static void sim_loop(struct sim *s)
+{
+	struct sim_ev e;
+
+	while (!s->finished && s->nev) {
+		e = sim_pop(s);
+		s->events++;
+		switch (e.kind) {
+		case EV_REQ:
+			sim_request(s, &s->cpu[e.id], e.t);
+			break;
+		case EV_FREE:
+			sim_free(s, &s->unit[e.id], e.t);
+			break;
+		case EV_DONE:
+			sim_done(s, &s->cpu[e.id], e.t);
+			break;
+		}
+	}
+}
+
+static int sim_results(const struct sim *s, struct sim_result *res)
+{
+	unsigned int i;
+
+	memset(res, 0, sizeof(*res));
+	res->nr_units = s->nr_units;
+	res->objects = s->objects;
+	res->obj_lines = s->obj_lines;
+	res->used = calloc(s->nr_units, sizeof(*res->used));
+	res->unit = calloc(s->nr_units, sizeof(*res->unit));
+	if (!res->used || !res->unit) {
+		sim_result_free(res);
+		return -ENOMEM;
+	}
+	res->seconds = (s->t_end - s->t_start) * 1e-9;
+	res->ios = (uint64_t)s->conf->cpus * s->conf->ios;
+	res->iops = res->seconds > 0 ? res->ios / res->seconds : 0;
+	res->events = s->events;
+	res->rmw = s->rmw;
+	res->stores = s->stores;
+	for (i = 0; i < s->nr_units; i++) {
+		res->used[i] = s->unit[i].q != NULL;
+		res->unit[i] = s->unit[i].stats;
+	}
+	return 0;
+}
+
+void sim_result_free(struct sim_result *res)
+{
+	free(res->used);
+	free(res->unit);
+	res->used = NULL;
+	res->unit = NULL;
+}
+
+int sim_run(const struct pattern_prog *prog, const struct sim_conf *conf,
+	    struct sim_result *res)
+{
+	struct sim *s;
+	unsigned int i;
+	int err = sim_new(prog, conf, &s);
+
+	if (err)
+		return err;
+	for (i = 0; i < conf->cpus; i++) {
+		sim_new_io(s, &s->cpu[i]);
+		sim_continue(s, &s->cpu[i]);
+	}
+	sim_loop(s);
+	err = sim_results(s, res);
+	sim_free_all(s);
+	return err;
+}

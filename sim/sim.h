@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * flagcheck-sim: a model=pattern job's per-I/O program run on N simulated
+ * CPUs of a machine profile (docs/predict.md). The program is the engine's
+ * own: pattern_compile() (engine/models/pattern_parse.c) turns the job's
+ * pattern_words, pattern and pattern_fixed into the same struct
+ * pattern_prog the engine runs; this simulator walks its operations with
+ * the engine's semantics (engine/models/pattern.c) on simulated lines.
+ *
+ * Each coherence unit (a 64-byte line, or the 128-byte pair where the
+ * profile's physics.line_pair says the adjacent-line prefetcher couples
+ * lines 2N and 2N+1) has holders: one CPU holding it modified, or a set of
+ * CPUs sharing it clean. A unit serves one request at a time; requests
+ * that find it busy wait, handed the unit in arrival order (fifo) or the
+ * nearest first (nearest). A load by a CPU without a copy costs the
+ * one-way transfer from the holder; a store or RMW by a CPU that is not
+ * the only holder costs the transfer from the farthest other holder and
+ * leaves it the only one. Anything else is a hit at the profile's local
+ * cost; a load of a copy the CPU holds does not wait for the unit. Time is
+ * simulated, in nanoseconds.
+ */
+#ifndef FLAGCHECK_SIM_H
+#define FLAGCHECK_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pattern.h"
+
+#define SIM_MAX_CPUS	1024
+/* the arena's units (all, then each node's); :obj units follow them */
+#define SIM_UNITS	((1 + PATTERN_MAX_NODES) * PATTERN_LINES)
+
+/*
+ * The grammar's :obj(N,RULE) and :slot words, where the engine's parser
+ * has them (PATTERN_MAX_OBJECTS comes with them): a feature test, as
+ * engine/fio_compat.h tests fio's headers.
+ */
+#ifdef PATTERN_MAX_OBJECTS
+#define SIM_HAS_OBJ	1
+#else
+#define SIM_HAS_OBJ	0
+#endif
+
+enum sim_handover { SIM_FIFO = 0, SIM_NEAREST };
+enum sim_access { SIM_LOAD = 0, SIM_STORE, SIM_RMW };
+
+/* The machine and the run, as flagcheck-predict passes them */
+struct sim_conf {
+	unsigned int cpus;
+	double *cost;			/* cpus x cpus one-way ns, [from][to] */
+	int *node;			/* each CPU's NUMA node */
+	double rest_ns;			/* local time per I/O besides work() */
+	double atomic_local_ns;		/* an RMW on a line held M/E */
+	double load_hit_ns;		/* a load (or store) hitting L1 */
+	enum sim_handover handover;
+	bool parallel_readers;
+	bool line_pair;
+	double jitter;			/* local time x U(1 - j, 1 + j) */
+	uint64_t seed;
+	uint64_t warmup, ios;		/* I/Os per CPU: skipped, measured */
+	unsigned int writers;		/* pattern_writers; 0: all */
+};
+
+/* A unit's figures over the measured window */
+struct sim_unit_stats {
+	uint64_t transfers, accesses, writes;
+	double busy_ns;
+};
+
+struct sim_result {
+	double seconds;			/* simulated time of the window */
+	uint64_t ios;			/* I/Os completed in it */
+	double iops;
+	uint64_t events;
+	uint64_t rmw, stores;		/* the engine's counters, flips not */
+	unsigned int nr_units;		/* SIM_UNITS + the objects' */
+	unsigned int objects, obj_lines;	/* :obj: N, lines of each */
+	bool *used;
+	struct sim_unit_stats *unit;
+};
+
+/*
+ * sim.c: run @prog (compiled for one variant) on @conf; 0, or -ENOMEM, or
+ * -ERANGE (a :slot word past the arena at this many CPUs). sim_result_free
+ * frees what a run's result holds.
+ */
+int sim_run(const struct pattern_prog *prog, const struct sim_conf *conf,
+	    struct sim_result *res);
+void sim_result_free(struct sim_result *res);
+/* the unit a word of @sharing at @offset is in, for @node */
+unsigned int sim_unit_of(unsigned int sharing, unsigned int offset,
+			 unsigned int node, bool line_pair);
+
+#endif

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* flagcheck-sim's own structures, shared by sim.c, cpu.c and unit.c */
+#ifndef FLAGCHECK_SIM_INT_H
+#define FLAGCHECK_SIM_INT_H
+
+#include "sim.h"
+
+enum sim_ev_kind { EV_REQ = 0, EV_FREE, EV_DONE };
+
+struct sim_ev {
+	double t;
+	uint64_t seq;
+	enum sim_ev_kind kind;
+	unsigned int id;		/* the CPU, or the unit of a FREE */
+};
+
+struct sim_waiter {
+	unsigned int cpu;
+	enum sim_access acc;
+};
+
+/* A coherence unit: a line, or a 128-byte pair */
+struct sim_unit {
+	int owner;			/* holding it modified, -1: clean */
+	int last;			/* the CPU served last, -1: none */
+	uint64_t *holders;		/* bitmap of CPUs with a copy */
+	double free_at;			/* serving a request until then */
+	bool pending;			/* a FREE is queued */
+	struct sim_waiter *q;		/* waiting, in arrival order */
+	unsigned int qlen;
+	struct sim_unit_stats stats;
+};
+
+/* Where a CPU is in its I/O: the operation's stage */
+enum sim_stage { ST_GUARD = 0, ST_EVERY, ST_BELOW, ST_TEST, ST_MAIN };
+
+/* What a granted access does */
+enum sim_act { ACT_FLIP = 0, ACT_BELOW, ACT_TEST, ACT_MAIN, ACT_READ };
+
+struct sim_cpu {
+	double t;			/* its clock */
+	unsigned int op, rep;		/* operation (or reader's word), repeat */
+	enum sim_stage stage;
+	bool writer;
+	unsigned int node;
+	uint64_t rng;
+	uint64_t calls;
+	uint64_t op_calls[PATTERN_MAX_OPS];	/* /every, from a random phase */
+	uint64_t flip_phase[PATTERN_MAX_OPS];
+	double last_ns[PATTERN_MAX_OPS];	/* /every_ns */
+	unsigned long job[PATTERN_MAX_WORDS];	/* its :job and :slot words */
+	unsigned int obj, obj_next;		/* :obj: this I/O's object */
+	uint64_t obj_rnd;
+	/* the access it waits for */
+	unsigned int unit;
+	enum sim_access acc;
+	enum sim_act act;
+	unsigned long *w;
+};
+
+struct sim {
+	const struct pattern_prog *prog;
+	const struct sim_conf *conf;
+	struct sim_cpu *cpu;
+	struct sim_unit *unit;
+	unsigned int nr_units;
+	unsigned int objects, obj_lines;	/* :obj(N,RULE), 0: none */
+	unsigned long *obj;		/* objects x words: their values */
+	unsigned long all[PATTERN_MAX_WORDS];
+	unsigned long node[PATTERN_MAX_NODES][PATTERN_MAX_WORDS];
+	unsigned int read_op[PATTERN_MAX_OPS], nr_read;	/* a reader's loads */
+	struct sim_ev *ev;
+	unsigned int nev;
+	uint64_t seq, events, done;
+	uint64_t rmw, stores;		/* as the engine counts them */
+	struct sim_waiter *batch;
+	double *bend;
+	bool measuring, finished;
+	double t_start, t_end;
+};
+
+/* sim.c */
+void sim_push(struct sim *s, double t, enum sim_ev_kind kind, unsigned int id);
+uint64_t sim_rand(uint64_t *x);
+double sim_local(struct sim *s, struct sim_cpu *c, double ns);
+void sim_grant_loads(struct sim *s, struct sim_unit *u,
+		     const struct sim_waiter *b, unsigned int nb, double t);
+
+/* cpu.c */
+int sim_word_unit(const struct sim *s, unsigned int cpu, unsigned int obj,
+		  const struct pattern_op *op);
+bool sim_advance(struct sim *s, struct sim_cpu *c);
+void sim_apply(struct sim *s, struct sim_cpu *c);
+void sim_new_io(struct sim *s, struct sim_cpu *c);
+
+/* unit.c */
+int sim_new(const struct pattern_prog *prog, const struct sim_conf *conf,
+	    struct sim **out);
+void sim_free_all(struct sim *s);
+double sim_grant(struct sim *s, struct sim_unit *u, unsigned int cpu,
+		 enum sim_access acc, double t);
+double sim_load_cost(struct sim *s, struct sim_unit *u,
+		     unsigned int cpu, bool count);
+bool sim_holds(const struct sim_unit *u, unsigned int cpu);
+void sim_hold(struct sim *s, struct sim_unit *u, unsigned int cpu,
+	      enum sim_access acc);
+
+#endif

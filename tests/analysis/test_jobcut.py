@@ -1,0 +1,422 @@
+"""What fio cuts, the guards cut (issue 29 items 1, 2, 3, 5, 12, 17): the
+job file and fio's command line read as fio 3.33 reads them, in one place
+(run/jobfile.py) every guard uses.  The block-device cases on a loop device
+the test creates and removes (skipped, with the reason, where losetup is
+not permitted); the server case on a loopback fio server run as an
+unprivileged user."""
+
+import hashlib
+import os
+import pwd
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+from tests.analysis.helpers import ENGINE, FIO, REPO, run_cli
+from flagcheck_analysis.report.cli import job_file_figures
+from flagcheck_analysis.run import jobfile, jobguard
+
+RUN_JOB = os.path.join(REPO, "jobs", "run-job")
+S2 = os.path.join(REPO, "jobs", "buffer-new-randwrite.fio")     # writes
+LOSETUP = shutil.which("losetup")
+LOOPBACK = "127.0.0.1"
+
+
+def write(path, text, mode="w"):
+    with open(path, mode) as f:
+        f.write(text)
+    return path
+
+
+def sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def job_env(tmp, **env):
+    base = {k: v for k, v in os.environ.items()
+            if not k.startswith("FLAGCHECK_") and k not in (
+                "FILENAME", "BACKEND", "FLAG_CHECK")}
+    base.update(FIO=FIO or "fio", FLAGCHECK_ENGINE=ENGINE, RUNTIME="1",
+                NUMJOBS="1", SIZE="1m", FLAGCHECK_NUMA="off",
+                FLAGCHECK_STATS=os.path.join(tmp, "stats.jsonl"))
+    base.update(env)
+    return base
+
+
+def run_job(tmp, job, *args, **env):
+    return subprocess.run([RUN_JOB, job] + list(args), cwd=tmp,
+                          env=job_env(tmp, **env), capture_output=True,
+                          text=True, errors="replace", timeout=60)
+
+
+class Reader(unittest.TestCase):
+    """jobfile.read against fio's own rules (parse.c strip_blank_end,
+    init.c is_empty_or_comment and its section line, options.c
+    fio_option_dup_subs)"""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def test_cut_expand_sections(self):
+        job = write(os.path.join(self.tmp, "j.fio"),
+                    "; head\n[global]\nfilename=/a ;c\nrw=write#x\n"
+                    "directory=/dev ;c\nioengine=exec ; the engine\n"
+                    "  # comment\n\x01;ctl\n[/dev/x] ; a job\n"
+                    "[two]\nbs = ${BS}\nsize=${}1m\nname=${NONE}n\f;x\n")
+        sections, opts = jobfile.read(job, {"BS": "4k"})
+        self.assertEqual(sections, ["global", "/dev/x", "two"])
+        self.assertEqual([(o.section, o.key, o.value) for o in opts], [
+            ("global", "filename", "/a"), ("global", "rw", "write"),
+            ("global", "directory", "/dev"), ("global", "ioengine", "exec"),
+            ("two", "bs", " 4k"), ("two", "size", "1m"),
+            ("two", "name", "n")])
+
+    @unittest.skipUnless(FIO, "needs fio")
+    def test_as_fio_reads_it(self):
+        """generated lines (seeded): the sections and the option values
+        jobfile.read gives are those fio --parse-only --debug=parse
+        handles, in order, with ${VAR} expanded after the cut"""
+        rnd = random.Random(29)
+        bits = [";", "#", " ", "\t", "\f", "\x01", "\r", "${V}", "${}",
+                "${NONE}", "=", "[", "]", "a", "b", "/", ":", "\\:"]
+        lines = []
+        for n in range(300):
+            junk = "".join(rnd.choice(bits) for _ in range(rnd.randint(0, 6)))
+            kind = rnd.random()
+            if kind < 0.1:
+                lines.append("[s%03dz%s]%s" % (n, junk.replace("]", ""),
+                                               junk))
+            elif kind < 0.2:
+                lines.append(rnd.choice([" ", "\t", "\x01", ""]) + (
+                    rnd.choice(";#") + junk if rnd.random() < 0.7
+                    else rnd.choice(["", "\f", "\r"])))
+            else:
+                lines.append("%sdescription%s=x%s" % (
+                    rnd.choice(["", " ", "\t"]), rnd.choice(["", " "]),
+                    junk))
+        env = dict(os.environ, V="v;w#z")
+        job = write(os.path.join(self.tmp, "gen.fio"),
+                    "[global]\nioengine=null\nsize=1m\n" +
+                    "\n".join(lines) + "\n")
+        sections, opts = jobfile.read(job, env)
+        ours = []
+        for name in sections:
+            ours.append(("section", name))
+            ours += [("description", o.value) for o in opts
+                     if o.section == name and o.key == "description"]
+        p = subprocess.run([FIO, "--parse-only", "--debug=parse", job],
+                           capture_output=True, env=env, timeout=60)
+        theirs = []
+        for line in p.stdout.decode("utf-8", "surrogateescape").split("\n"):
+            m = re.match(r"^parse +\d+ +Parsing section \[(.*)\]$", line)
+            if m:
+                theirs.append(("section", m.group(1)))
+            m = re.match(r"^parse +\d+ +handle_option=description, ptr=(.*)$",
+                         line)
+            if m:
+                theirs.append(("description", m.group(1)))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertGreater(len(theirs), 250)
+        self.assertEqual(theirs, ours)
+
+    def test_job_name_of_a_section_without_options(self):
+        job = write(os.path.join(self.tmp, "j.fio"),
+                    "[global]\nrw=write\n[/dev/loop9]\n")
+        opts = jobguard.job_options(job, {})
+        self.assertIn("/dev/loop9", [p for p, pat, _ in
+                                     jobguard.candidates(opts) if not pat])
+
+    def test_latin1_byte(self):
+        """item 12: fio reads bytes; one Latin-1 byte is no traceback"""
+        job = write(os.path.join(self.tmp, "l.fio"),
+                    b"; caf\xe9\n[global]\nioengine=null\nsize=1m\n"
+                    b"[j\xe9]\n", "wb")
+        sections, _ = jobfile.read(job, {})
+        self.assertEqual(sections, ["global", "j\udce9"])
+        text = jobfile.render(job, {})
+        self.assertEqual(jobfile.to_bytes(text), open(job, "rb").read())
+        self.assertEqual(jobguard.main([job]), 0)
+        p = run_job(self.tmp, job, BACKEND="null")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        p = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
+                    "--numjobs", "1")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
+        p = run_cli("flagcheck-catalogue", self.tmp, "--job", job)
+        self.assertNotIn("Traceback", p.stderr)
+        self.assertEqual(p.returncode, 1, p.stderr)
+
+    def test_only_regular_files(self):
+        """item 5: a FIFO or /dev/zero named as a job file is refused
+        before it is read (no hang, no growing memory)"""
+        fifo = os.path.join(self.tmp, "fifo.fio")
+        os.mkfifo(fifo)
+        for path in (fifo, "/dev/zero"):
+            with self.assertRaises(jobfile.JobFileError) as cm:
+                jobfile.read_text(path)
+            self.assertEqual(str(cm.exception), "%s: not a regular file: "
+                             "a job file must be one" % path)
+            p = run_cli("flagcheck-catalogue", self.tmp, "--job", path,
+                        timeout=30)
+            self.assertEqual(p.stderr.splitlines()[-1], "flagcheck-catalogue:"
+                             " %s: not a regular file: a job file must be "
+                             "one" % path)
+            self.assertEqual(p.returncode, 1)
+            p = run_cli("flagcheck-run", path, "--dry-run", timeout=30)
+            self.assertEqual(p.stderr.splitlines()[-1], "flagcheck-run: "
+                             "error: %s: not a regular file: a job file must "
+                             "be one" % path)
+            self.assertEqual(p.returncode, 2)
+            # a manifest naming it: flagcheck-report's published figures
+            self.assertEqual(job_file_figures(
+                [{"matrix": {"jobs": {"s9": path}}}]), {})
+        big = write(os.path.join(self.tmp, "big.fio"),
+                    "; x\n" * (jobfile.MAX_BYTES // 4 + 1))
+        with self.assertRaises(jobfile.JobFileError):
+            jobfile.read_text(big)
+
+    def test_values_from_variables_holding_a_cut(self):
+        job = write(os.path.join(self.tmp, "j.fio"),
+                    "[j]\nrw=write\nfilename=${F}\n")
+        with self.assertRaises(jobguard.Refused) as cm:
+            jobguard.check_devices(job, {"F": "/tmp/a ;b/c"})
+        self.assertEqual(str(cm.exception), "filename=/tmp/a ;b/c in %s:3 "
+                         "(from filename=${F}): fio ends a value at ';' or "
+                         "'#' in some places and not in others, so which "
+                         "file or engine it would use is not certain: "
+                         "refused (name it without ';' and '#')" % job)
+        with self.assertRaises(jobguard.Refused):
+            jobguard.check_devices(job, {"F": "x"}, ["--directory=/d#x"])
+        with self.assertRaises(jobguard.Refused) as cm:
+            jobguard.check_devices(job, {"F": "x\n[/dev/sda]"})
+        self.assertIn("${F} holds a line break", str(cm.exception))
+
+
+@unittest.skipUnless(FIO and LOSETUP and os.path.exists(ENGINE),
+                     "needs fio, losetup and the built engine")
+class LoopDevice(unittest.TestCase):
+    """items 1 and 3 on a real block device: refused, and not written"""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.image = os.path.join(self.tmp, "disk.img")
+        with open(self.image, "wb") as f:
+            f.truncate(4 << 20)
+        p = subprocess.run([LOSETUP, "--find", "--show", self.image],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            self.skipTest("losetup not permitted here: %s"
+                          % (p.stderr.strip() or "exit %d" % p.returncode))
+        self.dev = p.stdout.strip()
+        self.addCleanup(subprocess.run, [LOSETUP, "--detach", self.dev])
+        self.before = sha(self.image)
+
+    def assertRefused(self, p, text):
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn(text, p.stderr)
+        self.assertNotIn("run-job: FLAG_CHECK=", p.stderr)  # fio not run
+        self.assertEqual(sha(self.image), self.before)
+
+    def test_run_job_cut_values(self):
+        d = self.dev
+        for env, args in (({"FILENAME": d + ";x"}, []),
+                          ({"FILENAME": d + " #x"}, []),
+                          ({"FILENAME": "f"}, ["--filename=%s;x" % d])):
+            with self.subTest(env=env, args=args):
+                p = run_job(self.tmp, S2, *args, BACKEND="psync", **env)
+                self.assertRefused(p, "fio ends a value at ';' or '#'")
+                self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+
+    def test_comment_after_a_device_in_the_job_file(self):
+        job = write(os.path.join(self.tmp, "c.fio"),
+                    "[global]\nioengine=psync\nrw=write\nsize=1m\n"
+                    "[j]\nfilename=%s ;comment\n" % self.dev)
+        p = run_job(self.tmp, job)
+        self.assertRefused(p, "%s (from filename=%s in %s) is a block "
+                           "device" % (self.dev, self.dev, job))
+
+    def test_section_named_after_the_device(self):
+        job = write(os.path.join(self.tmp, "s.fio"),
+                    "[global]\nioengine=psync\nrw=write\nsize=1m\n"
+                    "[%s]\n" % self.dev)
+        p = run_job(self.tmp, job)
+        self.assertRefused(p, "%s (from the job name %s) is a block "
+                           "device" % (self.dev, self.dev))
+
+    def test_runner_cut_value(self):
+        p = run_cli("flagcheck-run", S2, "--outdir",
+                    os.path.join(self.tmp, "out"), "--repeats", "1",
+                    "--numjobs", "1", "--runtime", "1", "--no-line-probe",
+                    "--set", "FILENAME=%s#x" % self.dev, "--set",
+                    "BACKEND=psync", "--set", "SIZE=1m")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("flagcheck-run: error: filename=%s#x in %s:" % (
+            self.dev, S2), p.stderr)
+        self.assertEqual(sha(self.image), self.before)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind((LOOPBACK, 0))
+        return s.getsockname()[1]
+
+
+@unittest.skipUnless(FIO, "needs fio")
+class Server(unittest.TestCase):
+    """item 2: ioengine=exec with a comment after it is not sent to a fio
+    server without --allow-exec; directory=/dev with one is a /dev name"""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        os.chmod(self.tmp, 0o777)
+
+    def server(self):
+        """A fio server on a loopback port, as nobody when run as root."""
+        port = free_port()
+        user = None
+        if os.geteuid() == 0:
+            user = pwd.getpwnam("nobody")
+        proc = subprocess.Popen(
+            [FIO, "--server=ip:%s,%d" % (LOOPBACK, port)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL, start_new_session=True, cwd=self.tmp,
+            user=user.pw_uid if user else None,
+            group=user.pw_gid if user else None,
+            extra_groups=[] if user else None)
+
+        def stop():
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self.addCleanup(stop)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection((LOOPBACK, port), 1).close()
+                return "%s,%d" % (LOOPBACK, port)
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError("fio --server did not start")
+                time.sleep(0.05)
+
+    def test_exec_with_a_comment(self):
+        marker = os.path.join(self.tmp, "ran")
+        job = write(os.path.join(self.tmp, "exec.fio"),
+                    "[global]\nsize=${SIZE}\n[j]\n"
+                    "ioengine=exec ; the engine\nprogram=/bin/touch\n"
+                    "arguments=%s\nruntime=1\n" % marker)
+        p = run_cli("flagcheck-run", job, "--outdir",
+                    os.path.join(self.tmp, "out"), "--repeats", "1",
+                    "--numjobs", "1", "--runtime", "1", "--client",
+                    self.server(), timeout=90)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr.splitlines()[-1],
+                         "flagcheck-run: error: %s: ioengine=exec would have "
+                         "every fio server run the program its program= "
+                         "names, as the server's user; give --allow-exec if "
+                         "you mean it" % job)
+        self.assertFalse(os.path.exists(marker))
+
+    def test_dev_directory_with_a_comment(self):
+        p = run_cli("flagcheck-run", S2, "--dry-run", "--repeats", "1",
+                    "--numjobs", "1", "--set", "FILENAME=sdz", "--set",
+                    "BACKEND=psync", "--client", "127.0.0.1,1")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        job = write(os.path.join(self.tmp, "dir.fio"),
+                    "[global]\nrw=write\nsize=1m\nfilename=sdz\n"
+                    "directory=/dev ;c\n[j]\n")
+        p = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
+                    "--numjobs", "1", "--client", "127.0.0.1,1")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("/dev/sdz (from filename=sdz in %s under directory="
+                      "/dev in %s) is a name under /dev/ on the hosts"
+                      % (job, job), p.stderr)
+
+
+class Patterns(unittest.TestCase):
+    """item 17: what the engine would get that is not what the job file
+    says: run-job and flagcheck-run read the job file and say so"""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def job(self, lines):
+        return write(os.path.join(self.tmp, "p.fio"),
+                     "[global]\nioengine=external:${FLAGCHECK_ENGINE}\n"
+                     "backend=null\nmodel=pattern\nvariant=${FLAG_CHECK}"
+                     "   ; always | test_first\nfilename=x\nsize=1m\n"
+                     "rw=randwrite\nnumjobs=${NUMJOBS}\ntime_based\n"
+                     "runtime=${RUNTIME}\nflagcheck_stats=${FLAGCHECK_STATS}"
+                     "\n%s\n[j]\n" % lines)
+
+    def both(self, job, numjobs="2"):
+        rj = run_job(self.tmp, job, NUMJOBS=numjobs, BACKEND="null")
+        fr = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
+                     "--numjobs", numjobs, "--no-pin")
+        return rj, fr
+
+    def test_pattern_cut_by_a_comment(self):
+        job = self.job("pattern_words=a@0\npattern=set_bit(a,0);"
+                       "set_bit(a,1)")
+        want = ("%s:14: pattern=set_bit(a,0);set_bit(a,1): fio ends the "
+                "line at ';' (a comment), so the engine would get "
+                "pattern=set_bit(a,0); separate operations with ',' "
+                "(docs/pattern.md), and put a blank before a comment" % job)
+        rj, fr = self.both(job)
+        self.assertEqual((rj.returncode, rj.stderr),
+                         (2, "run-job: %s\n" % want))
+        self.assertEqual(fr.returncode, 2, fr.stderr)
+        self.assertEqual(fr.stderr.splitlines()[-1],
+                         "flagcheck-run: error: %s" % want)
+        # a comment after a blank is a comment
+        job = self.job("pattern_words=a@0\npattern=set_bit(a,0) ;c")
+        rj, fr = self.both(job)
+        self.assertEqual(fr.returncode, 0, fr.stderr)
+        self.assertIn("run-job: FLAG_CHECK=", rj.stderr)
+
+    def test_writers_above_numjobs(self):
+        job = self.job("pattern_words=a@0\npattern=set_bit(a,0)\n"
+                       "pattern_writers=3")
+        want = ("%s:15: pattern_writers=3 is above numjobs=2: every job "
+                "would write, as with 0; want 0..2" % job)
+        rj, fr = self.both(job)
+        self.assertEqual((rj.returncode, rj.stderr),
+                         (2, "run-job: %s\n" % want))
+        self.assertEqual(fr.stderr.splitlines()[-1],
+                         "flagcheck-run: error: %s" % want)
+        rj, fr = self.both(job, "3")
+        self.assertEqual(fr.returncode, 0, fr.stderr)
+        self.assertIn("run-job: FLAG_CHECK=", rj.stderr)
+
+    def test_node_words_without_cpus_allowed(self):
+        job = self.job("pattern_words=a@0:node\npattern=set_bit(a,0)")
+        want = ("%s:13: pattern_words=a@0:node has a :node word and no "
+                "cpus_allowed pins the jobs: each job uses the copy of the "
+                "node it happens to start on" % job)
+        rj, fr = self.both(job)
+        self.assertEqual(rj.stderr.splitlines()[0],
+                         "run-job: warning: %s" % want)
+        self.assertEqual(fr.returncode, 0, fr.stderr)
+        self.assertIn("flagcheck-run: warning: %s\n" % want, fr.stderr)
+        rj = run_job(self.tmp, job, "--cpus_allowed=0", BACKEND="null")
+        self.assertNotIn("warning", rj.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

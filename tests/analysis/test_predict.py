@@ -1,0 +1,540 @@
+"""flagcheck-sim and predict/ against closed forms (docs/predict.md), on
+a machine of the loader's interface built here (standin_machine.py): every
+cost a number of the test's own, so each expected figure is the formula.
+
+The measured window starts when the CPUs together have finished
+warmup x N I/Os and ends at (warmup + ios) x N: where the CPUs run in step
+the window holds whole rounds and the closed forms are exact (rel 1e-9);
+where a guard's phase differs per CPU a CPU's count in the window may be
+one off, and the test says so with its tolerance."""
+
+import ast
+import os
+import subprocess
+
+import pytest
+
+from tests.analysis import helpers
+from tests.analysis.standin_machine import Machine
+from flagcheck_analysis.predict import jobspec, simulate
+from flagcheck_analysis.report import prediction
+
+SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
+EXACT = 1e-9
+
+
+@pytest.fixture(autouse=True)
+def sim_binary(monkeypatch):
+    if not os.path.exists(SIM):
+        pytest.fail("%s missing: run make" % SIM)
+    monkeypatch.setenv("FLAGCHECK_SIM", SIM)
+
+
+def spec(words, pattern, fixed="", writers=0):
+    return jobspec.Spec("test.fio", words, pattern, fixed, writers, None,
+                        None, None, None)
+
+
+def run(sp, mach, n, variant="always", rest=0.0, ios=400, warmup=100,
+        seed=0, which="typ"):
+    return simulate.run_sim(sp, variant, mach, mach.cpus(n), which, rest,
+                            seed, ios, warmup)
+
+
+def unit(res, line):
+    return [u for u in res["units"] if u["line"] == line][0]
+
+
+# ----- one CPU: IOPS = 1 / (rest + local op costs) -----
+
+def test_one_cpu_is_rest_plus_local_costs():
+    m = Machine(atomic_local=(7.0,) * 3, load_hit=(1.5,) * 3)
+    sp = spec("a@0,b@0+8,c@2",
+              "READ_ONCE(a),test_and_clear_bit(b,1),atomic_inc(c)*2,"
+              "smp_mb(),smp_mb__before_atomic(),work(300)")
+    r = run(sp, m, 1, rest=200.0)
+    ns = 200 + 300 + 1.5 + 7 + 2 * 7 + 7
+    assert r["iops"] == pytest.approx(1e9 / ns, rel=EXACT)
+    assert r["units"][0]["transfers_per_io"] == 0
+
+
+def test_one_cpu_test_first_pays_the_load_only():
+    # test_first: test_and_clear_bit of a clear bit is a load, no RMW
+    m = Machine(atomic_local=(7.0,) * 3, load_hit=(1.5,) * 3)
+    sp = spec("b@0", "test_and_clear_bit(b,1),work(100)")
+    r = run(sp, m, 1, variant="test_first", rest=50.0)
+    assert r["iops"] == pytest.approx(1e9 / (50 + 100 + 1.5), rel=EXACT)
+    assert r["units"][0]["writes_per_io"] == 0
+
+
+# ----- N CPUs, one shared word, no rest: IOPS = 1 / (ops x transfer) -----
+
+@pytest.mark.parametrize("n,ops", [(2, 1), (8, 3), (64, 2)])
+def test_shared_word_is_ops_times_transfer(n, ops):
+    m = Machine(same_llc=(80.0,) * 3, handover="fifo")
+    r = run(spec("x@0", "atomic_inc(x)*%d" % ops), m, n)
+    assert r["iops"] == pytest.approx(1e9 / (ops * 80.0), rel=EXACT)
+    u = r["units"][0]
+    assert u["transfers_per_io"] == pytest.approx(ops, rel=EXACT)
+    assert u["busy"] == pytest.approx(1.0, rel=EXACT)
+
+
+@pytest.mark.parametrize("n,ops", [(2, 1), (8, 3), (64, 2)])
+def test_nearest_keeps_the_line_for_its_holder(n, ops):
+    # nearest first: the holder's own next request is nearest of all
+    # (no transfer), so one transfer per I/O and the others are hits
+    m = Machine(same_llc=(80.0,) * 3, atomic_local=(5.0,) * 3,
+                handover="nearest")
+    r = run(spec("x@0", "atomic_inc(x)*%d" % ops), m, n)
+    assert r["iops"] == pytest.approx(1e9 / (80.0 + (ops - 1) * 5.0),
+                                      rel=EXACT)
+    assert r["units"][0]["transfers_per_io"] == pytest.approx(1, rel=EXACT)
+
+
+def test_nearest_serves_the_near_socket_first():
+    # two sockets: nearest hands the line within a socket while a CPU
+    # there waits, fifo takes turns across; nearest is faster
+    kw = dict(sockets=2, cores=4, same_llc=(50.0,) * 3,
+              other_socket=(300.0,) * 3)
+    sp = spec("x@0", "atomic_inc(x)")
+    fifo = run(sp, Machine(handover="fifo", **kw), 8)
+    near = run(sp, Machine(handover="nearest", **kw), 8)
+    assert near["iops"] > 2 * fifo["iops"]
+
+
+def test_store_and_rmw_alike_on_a_contended_line():
+    m = Machine(same_llc=(50.0,) * 3)
+    r = run(spec("x@0", "WRITE_ONCE(x,1),set_bit(x,3)"), m, 16)
+    assert r["iops"] == pytest.approx(1e9 / (2 * 50.0), rel=EXACT)
+
+
+# ----- :job words: no transfer, each CPU at its one-CPU rate -----
+
+def test_job_words_never_transfer():
+    m = Machine(atomic_local=(6.0,) * 3, load_hit=(1.0,) * 3)
+    sp = spec("x@0:job,y@0+8:job", "atomic_inc(x),set_bit(y,1),"
+              "READ_ONCE(x),work(100)")
+    r = run(sp, m, 32, rest=20.0)
+    assert r["units"] == []
+    assert r["iops"] == pytest.approx(32e9 / (20 + 100 + 6 + 6 + 1),
+                                      rel=EXACT)
+
+
+# ----- readers only: no transfer after the first load -----
+
+def test_readers_only_no_transfer_after_the_first():
+    m = Machine(load_hit=(2.0,) * 3)
+    r = run(spec("a@0,b@0+8", "READ_ONCE(a),atomic_read(b),work(50)"), m,
+            16, rest=10.0)
+    u = r["units"][0]
+    assert u["transfers_per_io"] == 0
+    assert u["writes_per_io"] == 0
+    assert r["iops"] == pytest.approx(16e9 / (10 + 50 + 2 + 2), rel=EXACT)
+
+
+def test_pattern_writers_readers_load_each_word_once():
+    # two writers, six readers: the readers' loads of the written line
+    m = Machine(same_llc=(100.0,) * 3, load_hit=(1.0,) * 3)
+    r = run(spec("x@0", "atomic_inc(x),work(1000)", writers=2), m, 8,
+            rest=1000.0)
+    u = r["units"][0]
+    assert u["writes_per_io"] > 0
+    assert u["accesses_per_io"] > u["writes_per_io"]
+
+
+# ----- one write every K-th I/O -----
+
+@pytest.mark.parametrize("k", [4, 32])
+def test_one_write_every_kth_io_on_one_cpu(k):
+    m = Machine(atomic_local=(8.0,) * 3)
+    r = run(spec("x@0", "atomic_inc(x)/every=%d,work(100)" % k), m, 1,
+            ios=64 * k, warmup=4 * k)
+    assert r["units"][0]["writes_per_io"] == pytest.approx(1.0 / k,
+                                                           rel=EXACT)
+    assert r["iops"] == pytest.approx(1e9 / (100 + 8.0 / k), rel=EXACT)
+
+
+def test_one_write_every_kth_io_costs_one_transfer_each():
+    # 2 CPUs, writes far apart: each write takes the line from the other
+    # (tolerance: a CPU's count in the window may be one write off)
+    k, ios = 16, 16 * 200
+    m = Machine(same_llc=(100.0,) * 3)
+    r = run(spec("x@0", "atomic_inc(x)/every=%d,work(5000)" % k), m, 2,
+            ios=ios, warmup=4 * k, seed=3)
+    u = r["units"][0]
+    assert u["writes_per_io"] == pytest.approx(1.0 / k, abs=1.0 / ios)
+    assert u["transfers_per_io"] == pytest.approx(1.0 / k, abs=1.0 / ios)
+
+
+# ----- a layout pair: a load of a line written by the others -----
+
+def test_layout_pair_load_pays_one_transfer_per_write_between_loads():
+    # a@0 read every I/O, b@1 written every K-th: with the 128-byte pair
+    # one unit, each write by the other CPU costs this CPU's next load one
+    # transfer; apart (line_pair false) the loads of a never transfer
+    k, ios = 8, 8 * 300
+    sp = spec("a@0,b@1", "READ_ONCE(a),atomic_inc(b)/every=%d,work(2000)"
+              % k)
+    apart = run(sp, Machine(same_llc=(100.0,) * 3, line_pair=False), 2,
+                ios=ios, warmup=4 * k, seed=5)
+    paired = run(sp, Machine(same_llc=(100.0,) * 3, line_pair=True), 2,
+                 ios=ios, warmup=4 * k, seed=5)
+    assert unit(apart, 0)["transfers_per_io"] == 0
+    b_alone = unit(apart, 1)["transfers_per_io"]
+    assert b_alone == pytest.approx(1.0 / k, abs=1.0 / ios)
+    pair = unit(paired, 0)
+    assert pair["lines"] == 2
+    # the writes' own transfers, plus one load per write by the other
+    assert pair["transfers_per_io"] == pytest.approx(b_alone + 1.0 / k,
+                                                     abs=2.0 / ios)
+
+
+# ----- guards with long periods: their rate, not 65534 calls -----
+
+def test_every_65534_is_not_slow():
+    m = Machine(cores=256)
+    r = run(spec("x@0", "atomic_inc(x)/every=65534,work(100)"), m, 256,
+            ios=200, warmup=50)
+    # events: at most one REQ, one FREE, one DONE per access and I/O
+    assert r["events"] <= 3 * 256 * 250 * 2
+    assert r["units"][0]["writes_per_io"] < 0.01
+
+
+def test_every_ns_is_simulated_time():
+    # one RMW per 10 us of each CPU's clock, I/Os of 1 us: 1 in 10
+    m = Machine(atomic_local=(0.0,) * 3, load_hit=(0.0,) * 3)
+    r = run(spec("x@0", "atomic_inc(x)/every_ns=10000,work(1000)"), m, 1,
+            ios=1000, warmup=100)
+    assert r["units"][0]["writes_per_io"] == pytest.approx(0.1, abs=0.002)
+
+
+# ----- values: the tests see what the other CPUs wrote -----
+
+def test_below_stops_at_the_threshold():
+    m = Machine()
+    r = run(spec("n@0", "atomic_add(n,1)/below=100,work(10)"), m, 4,
+            ios=200, warmup=100)
+    assert r["units"][0]["writes_per_io"] == 0
+
+
+def test_flip_every_makes_test_first_write():
+    m = Machine()
+    r = run(spec("f@0", "?set_bit(f,0)/flip_every=10,work(1000)"), m, 1,
+            variant="test_first", ios=1000, warmup=100)
+    # per 10 I/Os: the flip's RMW (clears the bit), then set_bit's RMW
+    assert r["units"][0]["writes_per_io"] == pytest.approx(0.2, rel=EXACT)
+
+
+# ----- one grammar: the engine's parser and its refusals -----
+
+def test_the_engine_parser_refuses_for_the_simulator():
+    with pytest.raises(simulate.PredictError) as e:
+        run(spec("x@0", "foo(x)"), Machine(), 1)
+    assert "pattern: operation 1 'foo(x)': unknown operation 'foo'" \
+        in str(e.value)
+
+
+def test_the_simulator_links_pattern_parse():
+    with open(os.path.join(helpers.REPO, "Makefile")) as f:
+        make = f.read()
+    assert "SIM_PARSER\t:= $(wildcard engine/models/pattern_parse.c" in make
+    assert "SIM_SRCS\t:= $(sort $(wildcard sim/*.c)) $(SIM_PARSER)" in make
+    # no second parser: no number reading, no operation named as text
+    for name in os.listdir(os.path.join(helpers.REPO, "sim")):
+        with open(os.path.join(helpers.REPO, "sim", name)) as f:
+            text = f.read()
+        for word in ("strtoull", '"set_bit"', '"READ_ONCE"', "pattern_opdef"):
+            assert word not in text, (name, word)
+
+
+# ----- the band and the demand check -----
+
+def test_band_from_low_typ_high_costs():
+    m = Machine(same_llc=(50.0, 100.0, 200.0))
+    p = simulate.predict(spec("x@0", "atomic_inc(x)"), m, 8, seeds=1)
+    a = p["modes"]["always"]
+    assert a["iops"] == pytest.approx(1e7, rel=EXACT)
+    assert a["low"] == pytest.approx(5e6, rel=EXACT)
+    assert a["high"] == pytest.approx(2e7, rel=EXACT)
+
+
+def test_demand_is_n_times_rate_over_line_capacity():
+    m = Machine(same_llc=(100.0,) * 3, atomic_local=(5.0,) * 3)
+    p = simulate.predict(spec("x@0", "atomic_inc(x),work(995)"), m, 16,
+                         seeds=1)
+    d = p["demand"][0]
+    assert d["d"] == pytest.approx(16 * 1e9 / 1000.0, rel=EXACT)
+    assert d["c"] == pytest.approx(1e9 / 100.0, rel=EXACT)
+    assert d["ratio"] == pytest.approx(1.6, rel=EXACT)
+
+
+def test_physics_come_only_from_the_profile():
+    # the simulator's physics options are built in one place, from
+    # machine.physics; no module of predict/ or the back-test names them
+    names = ("handover", "shared_readers", "line_pair", "jitter")
+    base = os.path.join(helpers.ANALYSIS, "flagcheck_analysis")
+    files = [os.path.join(base, "predict", f)
+             for f in os.listdir(os.path.join(base, "predict"))
+             if f.endswith(".py")]
+    files += [os.path.join(base, "report", f)
+              for f in ("prediction.py", "backtest.py")
+              if os.path.exists(os.path.join(base, "report", f))]
+    for path in files:
+        with open(path) as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and \
+                    node.name == "physics" and path.endswith("simulate.py"):
+                continue
+            for sub in ast.walk(node) if isinstance(
+                    node, ast.FunctionDef) else ():
+                if isinstance(sub, ast.Constant) and sub.value in names:
+                    pytest.fail("%s: %s outside simulate.physics()"
+                                % (path, sub.value))
+    m = Machine(handover="nearest", shared_readers="serial",
+                line_pair=True, jitter=0.25)
+    assert simulate.physics(m) == ["--handover", "nearest", "--readers",
+                                   "serial", "--pair", "1",
+                                   "--jitter", "0.25"]
+    assert set(jobspec.Spec._fields).isdisjoint(names)
+
+
+# ----- the command -----
+
+def _predict(*args):
+    return subprocess.run(["/usr/bin/python3",
+                           os.path.join(helpers.ANALYSIS,
+                                        "flagcheck-predict")] + list(args),
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, FLAGCHECK_SIM=SIM))
+
+
+def test_command_refuses_a_c_model_job():
+    p = _predict(os.path.join(helpers.REPO, "jobs",
+                              "filemap-odirect-read.fio"),
+                 "--machine", "x", "--cpus", "4")
+    assert p.returncode == 2
+    assert p.stderr.count("\n") == 1
+    assert "model=filemap_check_errors: flagcheck-predict takes " \
+        "model=pattern job files" in p.stderr
+
+
+def test_command_refuses_bad_cpus():
+    with pytest.raises(ValueError) as e:
+        prediction.cpu_counts("4,x")
+    assert str(e.value) == "--cpus '4,x': allowed N[,N...], whole " \
+        "numbers >= 1"
+
+
+def test_jobspec_reads_the_pattern_options():
+    s = jobspec.read(os.path.join(helpers.REPO, "jobs", "catalogue",
+                                  "memcg-adjacent-lines.fio"))
+    assert s.words == "vmstats_percpu@2,vmstats@3,vmstats_percpu_moved@4"
+    assert s.pattern.startswith("READ_ONCE(vmstats_percpu),")
+    assert s.fixed.startswith("READ_ONCE(vmstats_percpu_moved),")
+    assert s.writers == 0
+
+
+def test_published_machine_and_rest_lines():
+    s = jobspec.read(os.path.join(helpers.REPO, "jobs", "pattern",
+                                  "s1-filemap-odirect-read.fio"))
+    assert s.published == jobspec.Published("xeon-4s-2014", 16,
+                                            "nodes=0,1")
+    assert (s.rest, s.rest_ns) == ("work", 3990.0)
+    assert s.rest_rule.startswith("after-fix rate: ")
+
+
+def test_a_bad_published_machine_line_is_one_line(tmp_path):
+    f = tmp_path / "bad.fio"
+    f.write_text("; published-machine: icelake 0\n[global]\nmodel=pattern\n"
+                 "pattern=READ_ONCE(x)\npattern_words=x@0\n")
+    with pytest.raises(jobspec.SpecError) as e:
+        jobspec.read(str(f))
+    assert str(e.value) == "%s:1: published-machine 'icelake 0' is not " \
+        "valid: allowed 'PROFILE N [nodes=A[,B...]]' (N >= 1)" % f
+
+
+def test_header_work_ns_is_the_rest():
+    # "work NS": as if work(NS) ended both sequences
+    m = Machine(atomic_local=(0.0,) * 3, load_hit=(0.0,) * 3)
+    ns, _ = prediction.rest_of("work", None, m, work_ns=3990.0)
+    assert ns == 3990.0
+    r = run(spec("x@0", "atomic_inc(x)"), m, 1, rest=ns)
+    assert r["iops"] == pytest.approx(1e9 / 3990.0, rel=EXACT)
+
+
+def test_predict_imports_no_report():
+    # predict/ sits below report/: the report may use it, not the reverse
+    base = os.path.join(helpers.ANALYSIS, "flagcheck_analysis", "predict")
+    for f in os.listdir(base):
+        if f.endswith(".py"):
+            with open(os.path.join(base, f)) as fh:
+                tree = ast.parse(fh.read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom):
+                    assert "report" not in (node.module or ""), f
+
+
+def test_rest_work_adds_nothing_and_fio_scales_by_the_clocks(monkeypatch):
+    assert prediction.rest_of("work", 300.0, Machine())[0] == 0.0
+    monkeypatch.setattr(prediction, "this_clock_ghz", lambda: (3.0, "t"))
+    ns, how = prediction.rest_of("fio", 300.0, Machine(clock_ghz=2.0))
+    assert ns == pytest.approx(450.0, rel=EXACT)
+    assert how == "fio: work(ns) + fio's 300 ns per I/O (given (--fio-ns)) " \
+        "x 3.00 GHz here (t) / 2.00 GHz"
+
+
+def test_measured_rest_widens_the_band():
+    # (typ, low, high) rest: the low-cost runs take the low rest
+    m = Machine(same_llc=(100.0,) * 3, atomic_local=(0.0,) * 3)
+    sp = spec("x@0:job", "atomic_inc(x)")
+    p = simulate.predict(sp, m, 1, rest_ns=(100.0, 50.0, 200.0), seeds=1)
+    a = p["modes"]["always"]
+    assert (a["iops"], a["low"], a["high"]) == pytest.approx(
+        (1e7, 5e6, 2e7), rel=EXACT)
+
+
+# ----- the report's big-box answer -----
+
+def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
+    import argparse
+    from flagcheck_analysis.report import backtest, bigbox
+    path = os.path.join(helpers.REPO, "jobs", "catalogue",
+                        "memcg-adjacent-lines.fio")
+    mf = [{"matrix": {"jobs": {"memcg-adjacent-lines": path}}}]
+    args = argparse.Namespace(predict=8, machine="icelake-8380-2s",
+                              fio_ns=300.0, inputs=[])
+    warned = []
+    monkeypatch.setattr(prediction, "this_clock_ghz", lambda: (None, "t"))
+    first = bigbox.rows(args, mf, warned.append)
+    assert warned == []
+    assert [r[:4] for r in first] == [
+        ["memcg-adjacent-lines", "icelake-8380-2s", "8",
+         "fio 300 ns (--fio-ns)"],
+        ["memcg-adjacent-lines", "xeon-sp-4s-144", "144", "work"]]
+    # the published row is the back-test's figure for the file
+    from flagcheck_analysis.results import machine
+    bt = backtest.row(path, helpers.REPO, machine.load, None)
+    assert first[1][6] == "x%.2f (%.2f..%.2f)" % (bt.pred, bt.low, bt.high)
+    # two reports of the same results give the same band
+    assert bigbox.rows(args, mf, warned.append) == first
+
+
+def test_report_beside_rows_measured_over_simulated():
+    from flagcheck_analysis.report import bigbox
+    m = Machine(atomic_local=(5.0,) * 3, load_hit=(1.0,) * 3)
+    sp = spec("x@0", "atomic_inc(x),work(95)")
+    # one CPU: 1 / (100 ns) exactly; measured 10% and 20% under it
+    rows = bigbox.beside_rows("S", sp, m, {(1, "always"): 9e6,
+                                           (1, "test_first"): 8e6}, 0.0)
+    assert [r[:4] + r[5:] for r in rows] == [
+        ["S", "1", "always", "9000000", "0.90", "yes"],
+        ["S", "1", "test_first", "8000000", "0.80", "no"]]
+
+
+def test_a_calibration_the_line_probes_contradict_is_not_used():
+    from flagcheck_analysis.report import bigbox
+    m = Machine(name="calibration", same_llc=(29.0,) * 3)
+
+    def entry(before, after):
+        return {"line_probe": {"cpus": [0, 1], "before_ns": before,
+                               "after_ns": after}}
+    assert bigbox.disagreement(m, [entry(40.0, 50.0)]) is None
+    assert bigbox.disagreement(m, [entry(28.9, 106.6), entry(98.3, 106.7),
+                                   {"line_probe": None}]) == (
+        "the calibration (calibration) puts 29 ns between the runs' CPUs, "
+        "their line probes 107 ns (median of 4): more than x2 apart, the "
+        "calibration is not used (simulated beside measured is left out)")
+
+
+# ----- :obj(N,RULE) and :slot words, where the grammar has them -----
+
+def _grammar_has_obj():
+    p = subprocess.run([SIM, "--words", "a@0:obj(2,job)", "--pattern",
+                        "atomic_inc(a)", "--ios", "1"], input="1 0 0\n",
+                       capture_output=True, text=True)
+    return p.returncode == 0
+
+
+needs_obj = pytest.mark.skipif(
+    not os.path.exists(SIM) or not _grammar_has_obj(),
+    reason="the engine's parser has no :obj(N,RULE) or :slot words yet")
+
+
+@needs_obj
+def test_obj_one_per_job_never_transfers():
+    m = Machine(atomic_local=(5.0,) * 3)
+    r = run(spec("a@0:obj(8,job)", "atomic_inc(a),work(100)"), m, 8)
+    u = r["units"][0]
+    assert (u["objects"], u["transfers_per_io"]) == (8, 0)
+    assert r["iops"] == pytest.approx(8e9 / 105.0, rel=EXACT)
+
+
+@needs_obj
+def test_obj_of_one_is_one_shared_word():
+    m = Machine(same_llc=(100.0,) * 3)
+    r = run(spec("a@0:obj(1,random)", "atomic_inc(a)*2"), m, 8)
+    assert r["iops"] == pytest.approx(1e9 / 200.0, rel=EXACT)
+
+
+@needs_obj
+def test_obj_random_over_many_objects():
+    # 400 objects, 8 CPUs, far apart in time: the object's last user is
+    # another CPU 7 times in 8
+    m = Machine(same_llc=(100.0,) * 3)
+    r = run(spec("a@0:obj(400,random)", "atomic_inc(a),work(2000)"), m, 8,
+            ios=2000, warmup=500)
+    assert r["units"][0]["transfers_per_io"] == pytest.approx(7 / 8,
+                                                              abs=0.03)
+
+
+@needs_obj
+def test_slots_share_a_line_eight_jobs_to_it():
+    # 16 jobs: slots 0..7 on line 0, 8..15 on line 1: two lines, each
+    # contended by 8 CPUs, no rest: 2 / transfer
+    m = Machine(same_llc=(100.0,) * 3)
+    r = run(spec("s@0:slot", "atomic_inc(s)"), m, 16)
+    assert [u["line"] for u in r["units"]] == [0, 1]
+    assert r["iops"] == pytest.approx(2e9 / 100.0, rel=EXACT)
+    with pytest.raises(simulate.PredictError) as e:
+        run(spec("s@63+8:slot", "atomic_inc(s)"), m, 8)
+    assert "a slot word past the arena at 8 CPUs" in str(e.value)
+
+
+# ----- a C model's job file and its pattern twin -----
+
+C_MODELS = {"filemap-odirect-read": "s1-filemap-odirect-read",
+            "buffer-new-randwrite": "s2-buffer-new-randwrite",
+            "aim7-creat-clo": "s3-aim7-creat-clo",
+            "fxmark-dwtl-uptodate": "s4-fxmark-dwtl-uptodate"}
+
+
+def test_a_c_model_job_file_is_simulated_as_its_pattern_twin():
+    from flagcheck_analysis.report import bigbox
+    jobs = {c: os.path.join(helpers.REPO, "jobs", c + ".fio")
+            for c in C_MODELS}
+    jobs["bh-lru-lookup"] = os.path.join(helpers.REPO, "jobs",
+                                         "bh-lru-lookup.fio")
+    warned = []
+    got = bigbox.job_files([{"matrix": {"jobs": jobs}}], warned.append)
+    assert warned == []
+    # S5 names no twin (its twin has no LRU): left out
+    assert got == {c: os.path.join(helpers.REPO, "jobs", "pattern",
+                                   t + ".fio") for c, t in C_MODELS.items()}
+
+
+def test_a_pattern_twin_line_naming_no_file_is_one_line(tmp_path):
+    from flagcheck_analysis.results import jobheader
+    from flagcheck_analysis.report import bigbox
+    bad = tmp_path / "c.fio"
+    bad.write_text("; pattern-twin: pattern/nope.fio\n[global]\n")
+    warned = []
+    assert bigbox.job_files([{"matrix": {"jobs": {"c": str(bad)}}}],
+                            warned.append) == {}
+    assert warned == [
+        "%s:1: pattern-twin 'pattern/nope.fio' is not valid: allowed a .fio "
+        "job file relative to %s that exists (the big-box answer leaves it "
+        "out)" % (bad, tmp_path)]
+    plain = tmp_path / "plain.fio"
+    plain.write_text("; no twin\n[global]\n")
+    assert jobheader.pattern_twin(str(plain)) is None
