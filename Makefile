@@ -143,6 +143,13 @@ $(CALIBRATE): calibrate/flagcheck-calibrate.c $(BITOPS_DIR)/bitops.h \
 	@mkdir -p $(BUILD)
 	$(CC) $(CALIBRATE_CFLAGS) -o $@ $<
 
+# The pattern grammar's operation table as JSON (tests, docs check)
+PATTERN_OPS	:= $(BUILD)/flagcheck-pattern-ops
+all: $(PATTERN_OPS)
+$(PATTERN_OPS): engine/tools/pattern-ops.c engine/models/pattern_ops.h
+	@mkdir -p $(BUILD)
+	$(CC) $(BASE_CFLAGS) -Iengine/models -o $@ $<
+
 $(BUILD)/clang-calibrate.ok: calibrate/flagcheck-calibrate.c \
 		$(BITOPS_DIR)/bitops.h engine/counters.h
 	@mkdir -p $(BUILD)

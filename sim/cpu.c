@@ -17,8 +17,8 @@
 
 /*
  * The unit of @op's word for CPU @cpu (job @cpu + 1) on object @obj, -1
- * for its own :job word. A :slot word is job N's 8 bytes at the word's
- * place + 8 x (N - 1) in the shared arena; an :obj word is a field of
+ * for its own :job word. A :slot(STRIDE) word is job N's 8 bytes at the
+ * word's place + STRIDE x (N - 1) in the shared arena; an :obj word is a field of
  * object @obj, the objects after the arena, obj_stride bytes each
  * (pattern_attach(), pattern_pick()).
  */
@@ -35,7 +35,9 @@ int sim_word_unit(const struct sim *s, unsigned int cpu, unsigned int obj,
 				   pair);
 #if SIM_HAS_OBJ
 	case PATTERN_SLOT:
-		return sim_unit_of(PATTERN_ALL, op->offset + 8 * cpu, 0, pair);
+		return sim_unit_of(PATTERN_ALL, op->offset +
+				   s->prog->word[op->word].stride * cpu, 0,
+				   pair);
 	case PATTERN_OBJ: {
 		unsigned int line = obj * s->obj_lines +
 				    op->offset / PATTERN_LINE;

@@ -12,16 +12,25 @@ counters must be what its own pattern says, read from the job file:
   as written, no guard          ran == repeat x total_ios, skipped == 0
   /every=N                      ran == repeat x ceil(ios / N), per job
   '?' form, no flip             1 <= ran <= jobs (the first call of each
-                                job at most: the word then holds the value)
+                                job at most: the word then holds the value);
+                                of an obj(N,RULE) word: <= jobs x N
   /below=T on an add of 1       T <= ran <= T + jobs - 1 (racing reads)
   /every_ns=T                   1 <= ran per job, ran <= runtime / T + 1
   /flip_every=N                 the model's flips == ceil(ios / N) per job
+  /if_test=V                    ran + skipped only (its test_bit decides)
+  in A|B|C, alternative k of n  each count above on the I/Os i with
+                                i % n == k, per job, not on every I/O
+  a CAS loop (the listing's     ran - the record's retries in place of
+  "loop")                       ran (one CAS loop per sequence)
 and the record's rmw and stores are the sums of its paths'.
 """
+import functools
 import glob
+import json
 import math
 import os
 import re
+import subprocess
 
 import pytest
 
@@ -36,15 +45,29 @@ RUNS = [(f, m) for f in FILES for m in MODES]
 RUN_IDS = [f"{os.path.basename(f)}-{m}" for f, m in RUNS]
 NUMJOBS = 2
 
-RMW = {"set_bit", "clear_bit", "change_bit", "test_and_set_bit",
-       "test_and_clear_bit", "atomic_add", "atomic_inc", "atomic_dec",
-       "atomic_xchg", "atomic_cmpxchg"}
-STORE = {"WRITE_ONCE", "atomic_set", "__set_bit", "__clear_bit"}
-HAS_TEST_FIRST = {"set_bit", "clear_bit", "__set_bit", "__clear_bit",
-                  "test_and_set_bit", "test_and_clear_bit", "WRITE_ONCE",
-                  "atomic_set", "atomic_xchg", "atomic_cmpxchg"}
-_OP = re.compile(r"^(\?)?([A-Za-z_]+)\(([^)]*)\)((?:/[a-z_]+=[0-9]+)*)"
-                 r"(?:\*([0-9]+))?$")
+
+
+@functools.lru_cache(maxsize=None)
+def grammar():
+    """The engine's operation table (build/flagcheck-pattern-ops): the
+    names counted as RMWs, as stores, those with a test-first form, and
+    the regular expression of one operation."""
+    out = subprocess.run(
+        [os.path.join(os.environ["FLAGCHECK_TEST_BUILD"],
+                      "flagcheck-pattern-ops")],
+        check=True, capture_output=True, text=True).stdout
+    table = json.loads(out)
+    ops = table["operations"]
+    names = "|".join(re.escape(o["name"]) for o in ops)
+    guards = "|".join(re.escape(g) for g in table["guards"])
+    return {
+        "rmw": {o["name"] for o in ops if o["counts"] == "rmw"},
+        "store": {o["name"] for o in ops if o["counts"] == "store"},
+        "test_first": {o["name"] for o in ops if o["test_first"]},
+        "loop": {o["name"] for o in ops if o["loop"]},
+        "op": re.compile(rf"^(\?)?({names})\(([^)]*)\)"
+                         rf"((?:/(?:{guards})=[0-9]+)*)(?:\*([0-9]+))?$"),
+    }
 
 
 def options(path):
@@ -73,16 +96,30 @@ def items(text):
 
 
 def parse_ops(text):
-    """[(test_first, name, args, {guard: N}, repeat)] of a sequence."""
-    ops = []
-    for token in items(text):
-        m = _OP.match(token.strip())
-        assert m, f"cannot read the operation {token!r}"
-        guards = dict((g.split("=")[0], int(g.split("=")[1]))
-                      for g in m.group(4).split("/")[1:])
-        ops.append((bool(m.group(1)), m.group(2), m.group(3), guards,
-                    int(m.group(5) or 1)))
+    """[(test_first, name, args, {guard: N}, repeat)] of a sequence; in
+    A|B|C the guards also hold "alt": (k, n), alternative k of n."""
+    ops, alts = [], text.split("|")
+    for k, alt in enumerate(alts):
+        for token in items(alt):
+            m = grammar()["op"].match(token.strip())
+            assert m, f"cannot read the operation {token!r}"
+            guards = dict((g.split("=")[0], int(g.split("=")[1]))
+                          for g in m.group(4).split("/")[1:])
+            guards["alt"] = (k, len(alts))
+            ops.append((bool(m.group(1)), m.group(2), m.group(3), guards,
+                        int(m.group(5) or 1)))
     return ops
+
+
+def objects(path):
+    """{word: N} of the job file's obj(N,RULE) words: a word with N copies,
+    each I/O on one of them."""
+    out = {}
+    for item in items(options(path).get("pattern_words", "")):
+        m = re.match(r"^\s*(\w+)@[^:]*:obj\(([0-9]+),\w+\)", item)
+        if m:
+            out[m.group(1)] = int(m.group(2))
+    return out
 
 
 def sequence(path, mode):
@@ -94,7 +131,7 @@ def sequence(path, mode):
         return parse_ops(o["pattern"])
     if "pattern_fixed" in o:
         return parse_ops(o["pattern_fixed"])
-    return [(tf or name in HAS_TEST_FIRST, name, args, g, r)
+    return [(tf or name in grammar()["test_first"], name, args, g, r)
             for tf, name, args, g, r in parse_ops(o["pattern"])]
 
 
@@ -135,17 +172,29 @@ def ran_of(counts):
     return counts["rmw"] + counts["stores"]
 
 
-def check_op(what, op, per_job, total_ios, runtime_ns):
-    """per_job: [(job ios, its counters of this op, its flips)]."""
+def calls_of(ios, guards):
+    """A job's calls of an operation: every I/O, or in A|B|C the I/Os that
+    take its alternative k of n (i % n == k)."""
+    k, n = guards["alt"]
+    return (ios - k + n - 1) // n
+
+
+def check_op(what, op, per_job, total_ios, runtime_ns, copies=1,
+             retries=0):
+    """per_job: [(job ios, its counters of this op, its flips)]; copies:
+    how many copies of its word there are (obj(N,RULE): N); retries: the
+    record's, for the one CAS loop of the sequence (its failed attempts)."""
     tf, name, _, guards, repeat = op
-    ran = sum(ran_of(c) for _, c, _ in per_job)
+    ran = sum(ran_of(c) for _, c, _ in per_job) - retries
     skipped = sum(c["skipped"] + c["stores_skipped"] for _, c, _ in per_job)
-    if name not in RMW | STORE:
+    total_ios = sum(calls_of(ios, guards) for ios, _, _ in per_job)
+    rmw, store = grammar()["rmw"], grammar()["store"]
+    if name not in rmw | store:
         assert ran == skipped == 0, f"{what}: {per_job}"
         return
     assert ran + skipped == repeat * total_ios, \
         f"{what}: {ran} ran + {skipped} skipped != {repeat} x {total_ios}"
-    kind = "rmw" if name in RMW else "stores"
+    kind = "rmw" if name in rmw else "stores"
     assert all(c["stores" if kind == "rmw" else "rmw"] == 0 and
                c["stores_skipped" if kind == "rmw" else "skipped"] == 0
                for _, c, _ in per_job), f"{what}: counted as the other kind"
@@ -167,8 +216,10 @@ def check_op(what, op, per_job, total_ios, runtime_ns):
     elif "below" in guards:
         t = guards["below"]
         assert t <= ran <= t + len(per_job) - 1, f"{what}: {ran}, below {t}"
+    elif "if_test" in guards:
+        pass    # as its test_bit() says: ran + skipped, above, is exact
     elif tf and "flip_every" not in guards:
-        assert 1 <= ran <= len(per_job) * repeat, f"{what}: {ran}"
+        assert 1 <= ran <= len(per_job) * repeat * copies, f"{what}: {ran}"
     elif not tf:
         assert ran == repeat * total_ios and skipped == 0, \
             f"{what}: {ran} of {repeat} x {total_ios}"
@@ -190,8 +241,15 @@ def test_catalogue_job_counts_what_its_pattern_says(ctx, job, mode):
     for s, ps in zip(stats, paths):
         assert s["rmw"] == sum(c["rmw"] for _, c in ps), name
         assert s["stores"] == sum(c["stores"] for _, c in ps), name
+    copies = objects(job)
+    loops = [op for op in ops if op[1] in grammar()["loop"]]
     for i, op in enumerate(ops):
         per_job = [(s["ios"], ps[i][1], s.get("model_stats", {}).get("flips"))
                    for s, ps in zip(stats, paths)]
+        retries = sum(s.get("model_stats", {}).get("retries", 0)
+                      for s in stats) if op in loops else 0
+        assert len(loops) <= 1 or not retries, \
+            f"{name}: retries of several CAS loops cannot be told apart"
         check_op(f"{name} {mode} {paths[0][i][0]}", op, per_job, total,
-                 runtime_ns)
+                 runtime_ns, copies.get(op[2].split(",")[0].strip(), 1),
+                 retries)

@@ -135,7 +135,7 @@ def test_words_after_the_pattern_in_a_job_file(ctx):
     assert s["rmw"] == 2 * fio_ios(job) > 0
 
 
-TOO_LONG = ",".join(["set_bit(flags,1)"] * 17)
+TOO_LONG = ",".join(["set_bit(flags,1)"] * 65)
 # (options, the item named, what is allowed)
 BAD_PATTERNS = [
     ({"pattern": "set_bitx(flags,1)"}, "operation 1 'set_bitx(flags,1)'",
@@ -148,17 +148,37 @@ BAD_PATTERNS = [
      "a rate of 1 or more"),
     ({"pattern_fixed": "atomic_add(flags,1)/every_ns=0"}, "pattern_fixed",
      "a rate of 1 or more"),
-    ({"pattern": TOO_LONG}, "operation 17",
-     "the sequence is longer than the engine holds: at most 16 operations"),
-    ({"pattern": "work(1)," * 200}, "pattern is longer than 1023 bytes", ""),
+    ({"pattern": TOO_LONG}, "operation 65",
+     "the sequence is longer than the engine holds: at most 64 operations"),
+    ({"pattern": "work(1)," * 600}, "pattern is longer than 4095 bytes", ""),
     ({"pattern": "set_bit(flags,1);set_bit(flags,2)"}, "';' at character 17",
      "separate items with ','"),
     ({"pattern": "?change_bit(flags,1)"}, "'?' is not allowed on change_bit",
-     "allowed on set_bit"),
+     "allowed on WRITE_ONCE, atomic_set, __set_bit"),
     ({"pattern_words": "flags@0,other@0"}, "word 2 'other@0'",
      "two words may not overlap"),
     ({"pattern_words": "flags@64"}, "word 1 'flags@64'",
      "allowed are lines 0 to 63"),
+    ({"pattern": "set_bit(flags,18446744073709551616)"},
+     "argument 2, 18446744073709551616, is out of range",
+     "allowed are bits 0 to 63"),
+    ({"pattern_words": "flags@18446744073709551616"},
+     "line 18446744073709551616 is out of range", "lines 0 to 63"),
+    ({"pattern": "atomic_inc(flags)/every_ns=18446744073709551616"},
+     "/every_ns=18446744073709551616 is out of range", "1 to "),
+    ({"pattern": "work(1000000000000)"}, "work(1000000000000) is too long",
+     "0 to 1000000 ns"),
+    ({"pattern": "set_bit(flags,\t1)"}, "control character 0x09",
+     "only printable characters and spaces"),
+    ({"pattern_words": "flags@0\v"}, "pattern_words: control character 0x0b",
+     "only printable characters and spaces"),
+    ({"pattern_words": "flags@0:obj(0,turn)"}, "word 1 'flags@0:obj(0,turn)'",
+     "N objects from 1 to 4096, RULE turn"),
+    ({"pattern_words": "flags@0:obj(4,sideways)"}, "obj needs (N,RULE)",
+     "random, cpu (the job's CPU) or job"),
+    ({"pattern_words": "flags@0:obj(4,turn),b@1:obj(5,turn)"},
+     "obj(5,turn) differs from the first obj word's obj(4,turn)",
+     "every obj word is a field of the same objects"),
 ]
 
 
@@ -201,3 +221,16 @@ def test_the_engine_line_says_stores_skipped(ctx):
     assert (" ios=1024 checks=1024 rmw=0 (0.00/io) rmw_skipped=0 "
             "errors_set=0 errors_reported=0 stores=0 stores_skipped=3072;"
             ) in p.stdout, p.stdout
+
+
+def test_blank_pattern_fixed_is_named_at_job_start(ctx):
+    """test_first runs pattern_fixed: a blank one is refused by its name."""
+    r = ctx.fio_run(ctx.base_args(model="pattern", variant="test_first",
+                                  pattern_words=S1_WORDS, pattern=S1,
+                                  pattern_fixed=" "), stats=False)
+    assert r.rc != 0
+    assert "flagcheck: pattern_fixed is empty: model=pattern needs a " \
+        "sequence of operations (docs/pattern.md); leave it out to run " \
+        "pattern in its test-first form" in r.err, r.err
+    for job in (r.json()["jobs"] if '"jobs"' in r.out else []):
+        assert fio_ios(job) == 0, "the job did I/O"

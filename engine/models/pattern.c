@@ -27,377 +27,14 @@
  * touches, counted in the model's stats (reader_calls, reader_loads).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "atomic.h"
 #include "bitops.h"
-#include "pattern.h"
+#include "pattern_job.h"
 
-/* The state: the once word on a line pair of its own, then the arenas */
-#define PATTERN_HEADER		128
-#define PATTERN_STATE		(PATTERN_HEADER + \
-				 (1 + PATTERN_MAX_NODES) * PATTERN_ARENA)
-enum { ONCE_UNSET = 0, ONCE_WRITING, ONCE_DONE };
-
-enum { STAT_READER_CALLS = 0, STAT_READER_LOADS, STAT_FLIPS };
-
-struct pattern_job;
-
-/*
- * One operation of the sequence, run @n times (its *N): its step holds what
- * it needs (word, argument, path). Chosen per operation at job start
- * (pattern_fns[]), so that an I/O costs one call per operation and no
- * decoding: between two operations on a contended line the model adds
- * little more than the kernel's straight-line code, and the other CPUs'
- * chances to take the line in between stay near the kernel's.
- */
-struct pattern_step;
-typedef void pattern_fn(struct pattern_job *j, const struct pattern_step *s,
-			struct fc_counters *c, unsigned int n);
-
-/* An operation as this job runs it, its word placed in the state */
-struct pattern_step {
-	pattern_fn *fn;
-	unsigned long *w;		/* in the state attached last */
-	unsigned long arg;		/* the operation's bit, value, old or n */
-	unsigned int i;			/* its path, the operation's index */
-	unsigned int repeat;
-	bool test_first;
-	bool guarded;			/* /flip_every, /every, /every_ns, /below */
-	const struct pattern_op *op;	/* the rest: arg2, loops, guards */
-};
-
-struct pattern_job {
-	struct pattern_prog prog;
-	struct pattern_step step[PATTERN_MAX_OPS + 1];	/* then fn NULL */
-	unsigned int nr_steps;
-	/* where each sharing's words are, for the state attached last */
-	unsigned char *base[PATTERN_SHARINGS];
-	void *state;
-	unsigned int node;
-	bool writer;
-	uint64_t calls;				/* this job's I/Os */
-	uint64_t op_calls[PATTERN_MAX_OPS];	/* /every */
-	uint64_t op_last_ns[PATTERN_MAX_OPS];	/* /every_ns */
-	unsigned long sink;			/* what the loads read */
-	unsigned int nr_read;			/* a reader's loads ... */
-	unsigned int read_op[PATTERN_MAX_OPS];	/* ... one per word */
-	const char *paths[PATTERN_MAX_OPS + 1];
-	/* the job words, at a 128-byte boundary inside */
-	unsigned char arena[PATTERN_ARENA + PATTERN_HEADER];
-};
-
-/* ----- work(ns): a loop calibrated once per process ----- */
-
-static pthread_once_t work_once = PTHREAD_ONCE_INIT;
-static uint64_t work_loops_per_us;	/* set once, read-only afterwards */
-
-static void __attribute__((noinline)) work_loop(uint64_t n)
-{
-	uint64_t i;
-
-	for (i = 0; i < n; i++)
-		__asm__ __volatile__("" : "+r"(i));	/* not folded away */
-}
-
-/* The fastest of a few 1M-iteration runs: the loop's own speed */
-static void work_calibrate(void)
-{
-	uint64_t best = UINT64_MAX, t0, dt;
-	int i;
-
-	for (i = 0; i < 5; i++) {
-		t0 = fc_now_ns();
-		work_loop(1 << 20);
-		dt = fc_now_ns() - t0;
-		if (dt && dt < best)
-			best = dt;
-	}
-	work_loops_per_us = ((uint64_t)1000 << 20) / best ?: 1;
-}
-
-static uint64_t work_loops(uint64_t ns)
-{
-	pthread_once(&work_once, work_calibrate);
-	return ns * work_loops_per_us / 1000;
-}
-
-/* ----- the operations: one function each ----- */
-
-/* Whether the operation runs: always, or in its test-first form only when
- * the bit is not already as it leaves it (no load in the always form) */
-static inline bool bit_runs(const struct pattern_step *s, bool leaves_set)
-{
-	return !s->test_first || test_bit(s->arg, s->w) != leaves_set;
-}
-
-/*
- * The bit operations (bitops.h): the atomic ones counted as RMWs,
- * __set_bit() and __clear_bit() as plain stores.
- */
-#define PATTERN_BITOP(name, leaves_set, count, call)			\
-static void op_##name(struct pattern_job *j,				\
-		      const struct pattern_step *s,			\
-		      struct fc_counters *c, unsigned int n)		\
-{									\
-	bool run;							\
-									\
-	(void)j;							\
-	while (n--) {							\
-		run = bit_runs(s, leaves_set);				\
-		if (run)						\
-			call;						\
-		count(c, s->i, run);					\
-	}								\
-}
-
-PATTERN_BITOP(__set_bit, true, fc_count_store, __set_bit(s->arg, s->w))
-PATTERN_BITOP(__clear_bit, false, fc_count_store, __clear_bit(s->arg, s->w))
-PATTERN_BITOP(set_bit, true, fc_count_rmw, set_bit(s->arg, s->w))
-PATTERN_BITOP(clear_bit, false, fc_count_rmw, clear_bit(s->arg, s->w))
-/* test_bit || test_and_set_bit, test_bit && test_and_clear_bit */
-PATTERN_BITOP(test_and_set_bit, true, fc_count_rmw,
-	      j->sink += test_and_set_bit(s->arg, s->w))
-PATTERN_BITOP(test_and_clear_bit, false, fc_count_rmw,
-	      j->sink += test_and_clear_bit(s->arg, s->w))
-
-static void op_change_bit(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	(void)j;
-	while (n--) {
-		change_bit(s->arg, s->w);
-		fc_count_rmw(c, s->i, true);
-	}
-}
-
-/* READ_ONCE(), atomic_read(): what they read summed in a register, not
- * in memory that the next load would wait for */
-static void op_read_once(struct pattern_job *j, const struct pattern_step *s,
-			 struct fc_counters *c, unsigned int n)
-{
-	unsigned long *w = s->w, sum = 0;
-
-	(void)c;
-	while (n--)
-		sum += read_once(w);
-	j->sink += sum;
-}
-
-/* WRITE_ONCE(), atomic_set(): if (READ_ONCE(w) != v) WRITE_ONCE(w, v) */
-static void op_write_once(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	bool run;
-
-	(void)j;
-	while (n--) {
-		run = !s->test_first || read_once(s->w) != s->arg;
-		if (run)
-			write_once(s->w, s->arg);
-		fc_count_store(c, s->i, run);
-	}
-}
-
-static inline void atomic_add_n(unsigned long d, const struct pattern_step *s,
-				struct fc_counters *c, unsigned int n)
-{
-	while (n--) {
-		atomic_long_add(d, s->w);
-		fc_count_rmw(c, s->i, true);
-	}
-}
-
-static void op_atomic_add(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	(void)j;
-	atomic_add_n(s->arg, s, c, n);
-}
-
-static void op_atomic_inc(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	(void)j;
-	atomic_add_n(1, s, c, n);
-}
-
-static void op_atomic_dec(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	(void)j;
-	atomic_add_n(-1UL, s, c, n);
-}
-
-/* test first: if (atomic_read(w) != v) */
-static void op_atomic_xchg(struct pattern_job *j, const struct pattern_step *s,
-			   struct fc_counters *c, unsigned int n)
-{
-	bool run;
-
-	while (n--) {
-		run = !s->test_first || read_once(s->w) != s->arg;
-		if (run)
-			j->sink += atomic_long_xchg(s->w, s->arg);
-		fc_count_rmw(c, s->i, run);
-	}
-}
-
-/* test first: if (atomic_read(w) == old) */
-static void op_atomic_cmpxchg(struct pattern_job *j,
-			      const struct pattern_step *s,
-			      struct fc_counters *c, unsigned int n)
-{
-	bool run;
-
-	while (n--) {
-		run = !s->test_first || read_once(s->w) == s->arg;
-		if (run)
-			j->sink += atomic_long_cmpxchg(s->w, s->arg,
-						       s->op->arg2);
-		fc_count_rmw(c, s->i, run);
-	}
-}
-
-static void op_smp_mb(struct pattern_job *j, const struct pattern_step *s,
-		      struct fc_counters *c, unsigned int n)
-{
-	(void)j, (void)s, (void)c;
-	while (n--)
-		smp_mb();
-}
-
-#ifndef SMP_MB__BEFORE_ATOMIC_IS_BARRIER
-static void op_smp_mb__before_atomic(struct pattern_job *j,
-				     const struct pattern_step *s,
-				     struct fc_counters *c, unsigned int n)
-{
-	(void)j, (void)s, (void)c;
-	while (n--)
-		smp_mb__before_atomic();
-}
-#endif
-
-static void op_work(struct pattern_job *j, const struct pattern_step *s,
-		    struct fc_counters *c, unsigned int n)
-{
-	(void)j, (void)c;
-	while (n--)
-		work_loop(s->op->loops);
-}
-
-/*
- * Each opcode's function. smp_mb__before_atomic() has none where the
- * kernel emits only a compiler barrier (x86): the job leaves it out of its
- * steps, and the call of the next step is a compiler barrier already.
- */
-static pattern_fn *const pattern_fns[] = {
-	[OP_READ_ONCE]		= op_read_once,
-	[OP_WRITE_ONCE]		= op_write_once,
-	[OP_ATOMIC_READ]	= op_read_once,
-	[OP_ATOMIC_SET]		= op_write_once,
-	[OP___SET_BIT]		= op___set_bit,
-	[OP___CLEAR_BIT]	= op___clear_bit,
-	[OP_SET_BIT]		= op_set_bit,
-	[OP_CLEAR_BIT]		= op_clear_bit,
-	[OP_CHANGE_BIT]		= op_change_bit,
-	[OP_TEST_AND_SET_BIT]	= op_test_and_set_bit,
-	[OP_TEST_AND_CLEAR_BIT]	= op_test_and_clear_bit,
-	[OP_ATOMIC_ADD]		= op_atomic_add,
-	[OP_ATOMIC_INC]		= op_atomic_inc,
-	[OP_ATOMIC_DEC]		= op_atomic_dec,
-	[OP_ATOMIC_XCHG]	= op_atomic_xchg,
-	[OP_ATOMIC_CMPXCHG]	= op_atomic_cmpxchg,
-	[OP_SMP_MB]		= op_smp_mb,
-#ifndef SMP_MB__BEFORE_ATOMIC_IS_BARRIER
-	[OP_SMP_MB__BEFORE_ATOMIC] = op_smp_mb__before_atomic,
-#endif
-	[OP_WORK]		= op_work,
-};
-
-/* ----- the guards ----- */
-
-static inline void pattern_skip(const struct pattern_op *op, unsigned int i,
-				unsigned int n, struct fc_counters *c)
-{
-	if (op->kind == KIND_RMW)
-		c->skipped[i] += n;
-	else if (op->kind == KIND_STORE)
-		c->stores_skipped[i] += n;
-}
-
-/*
- * /flip_every: another path of the kernel puts the word in the state the
- * operation undoes, with an RMW of its own (counted in flips, not rmw).
- */
-static void pattern_flip(const struct pattern_op *op, unsigned long *w,
-			 struct fc_counters *c)
-{
-	switch (op->code) {
-	case OP___SET_BIT: case OP_SET_BIT: case OP_TEST_AND_SET_BIT:
-		clear_bit(op->arg, w);
-		break;
-	case OP___CLEAR_BIT: case OP_CLEAR_BIT: case OP_TEST_AND_CLEAR_BIT:
-		set_bit(op->arg, w);
-		break;
-	case OP_ATOMIC_CMPXCHG:		/* back to the value it expects */
-		atomic_long_xchg(w, op->arg);
-		break;
-	default:			/* WRITE_ONCE, atomic_set, xchg: ~v */
-		atomic_long_xchg(w, ~op->arg);
-		break;
-	}
-	c->stat[STAT_FLIPS]++;
-}
-
-/* The per-I/O guards (flip, /every, /every_ns): true if it is skipped */
-static bool __attribute__((noinline))
-pattern_guard(struct pattern_job *j, const struct pattern_op *op,
-	      unsigned int i, unsigned long *w, struct fc_counters *c)
-{
-	uint64_t now;
-
-	if (op->flip_every && j->calls % op->flip_every == 0)
-		pattern_flip(op, w, c);
-	if (op->every && j->op_calls[i]++ % op->every)
-		goto skip;
-	if (op->every_ns) {
-		now = fc_now_ns();
-		if (j->op_last_ns[i] && now - j->op_last_ns[i] < op->every_ns)
-			goto skip;
-		j->op_last_ns[i] = now;
-	}
-	return false;
-skip:
-	pattern_skip(op, i, op->repeat, c);
-	return true;
-}
-
-/* A step with a guard: the guards first, then /below=T per run */
-static void __attribute__((noinline))
-pattern_guarded(struct pattern_job *j, const struct pattern_step *s,
-		struct fc_counters *c)
-{
-	const struct pattern_op *op = s->op;
-	unsigned int r;
-
-	if (pattern_guard(j, op, s->i, s->w, c))
-		return;
-	if (!op->below) {
-		s->fn(j, s, c, s->repeat);
-		return;
-	}
-	for (r = 0; r < s->repeat; r++) {
-		/* /below=T: if (atomic_read(w) < T) */
-		if (read_once(s->w) >= op->below)
-			pattern_skip(op, s->i, 1, c);
-		else
-			s->fn(j, s, c, 1);
-	}
-}
 
 /* ----- the state, the job ----- */
 
@@ -419,8 +56,21 @@ static void pattern_place_steps(struct pattern_job *j)
 	struct pattern_step *s;
 
 	for (s = j->step; s < j->step + j->nr_steps; s++)
-		s->w = (unsigned long *)(j->base[s->op->sharing] +
-					 s->op->offset);
+		if (s->fn)	/* not an alternative's end */
+			s->w = (unsigned long *)(j->base[s->op->sharing] +
+						 s->op->offset);
+}
+
+/* The job's own slots of the slot words: their initial values */
+static void pattern_init_slots(struct pattern_job *j, unsigned char *arena)
+{
+	const struct pattern_word *w;
+
+	for (w = j->prog.word; w < j->prog.word + j->prog.nr_words; w++)
+		if (w->sharing == PATTERN_SLOT)
+			write_once((unsigned long *)(arena + w->offset +
+						     w->stride * j->slot),
+				   w->init);
 }
 
 /*
@@ -443,6 +93,10 @@ pattern_attach(struct pattern_job *j, void *state)
 		for (n = 0; n < PATTERN_MAX_NODES; n++)
 			pattern_init_words(&j->prog, PATTERN_NODE,
 					   arena + (1 + n) * PATTERN_ARENA);
+		for (n = 0; n < j->prog.nr_objects; n++)
+			pattern_init_words(&j->prog, PATTERN_OBJ,
+					   (unsigned char *)state + PATTERN_STATE +
+					   (size_t)n * j->prog.obj_stride);
 		__atomic_store_n(once, ONCE_DONE, __ATOMIC_RELEASE);
 	} else {
 		while (__atomic_load_n(once, __ATOMIC_ACQUIRE) != ONCE_DONE)
@@ -450,8 +104,42 @@ pattern_attach(struct pattern_job *j, void *state)
 	}
 	j->base[PATTERN_ALL] = arena;
 	j->base[PATTERN_NODE] = arena + (1 + j->node) * PATTERN_ARENA;
+	j->base[PATTERN_SLOT] = arena;
+	pattern_init_slots(j, arena);
+	j->objects = (unsigned char *)state + PATTERN_STATE;
+	j->base[PATTERN_OBJ] = j->objects;
 	j->state = state;
 	pattern_place_steps(j);
+}
+
+/* 64-bit xorshift: pick=random's generator, one per job */
+static inline uint64_t pattern_rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * pattern_objects: the object of this I/O by the job's rule, and the
+ * words of its obj steps in it (no division: random scales 32 bits by N)
+ */
+static void pattern_pick(struct pattern_job *j)
+{
+	const struct pattern_prog *p = &j->prog;
+	struct pattern_step *s;
+	unsigned int k = j->obj_next, i;
+
+	if (p->pick == PICK_TURN)
+		j->obj_next = k + 1 == p->nr_objects ? 0 : k + 1;
+	else if (p->pick == PICK_RANDOM)
+		k = ((pattern_rnd(&j->rnd) >> 32) * p->nr_objects) >> 32;
+	j->base[PATTERN_OBJ] = j->objects + (size_t)k * p->obj_stride;
+	for (i = 0; i < j->nr_obj_steps; i++) {
+		s = &j->step[j->obj_step[i]];
+		s->w = (unsigned long *)(j->base[PATTERN_OBJ] + s->op->offset);
+	}
 }
 
 /* A reader: one READ_ONCE of each word the sequence touches */
@@ -470,6 +158,15 @@ static int pattern_read(struct pattern_job *j, struct fc_counters *c)
 	return 0;
 }
 
+/* A|B|C: the first step of this I/O's alternative, taken in turn */
+static unsigned int pattern_alt(struct pattern_job *j)
+{
+	unsigned int k = j->alt_next;
+
+	j->alt_next = k + 1 == j->prog.nr_alts ? 0 : k + 1;
+	return j->alt_first[k];
+}
+
 static int pattern_io(void *state, const void *params,
 		      const struct fc_io *io, struct fc_counters *c)
 {
@@ -481,9 +178,14 @@ static int pattern_io(void *state, const void *params,
 		pattern_attach(j, state);
 	j->calls++;
 	c->checks++;
+	if (j->prog.nr_objects)
+		pattern_pick(j);
 	if (__builtin_expect(!j->writer, 0))
 		return pattern_read(j, c);
-	for (s = j->step; s->fn; s++) {
+	s = j->step;
+	if (j->prog.nr_alts > 1)
+		s += pattern_alt(j);
+	for (; s->fn; s++) {
 		if (__builtin_expect(s->guarded, 0))
 			pattern_guarded(j, s, c);
 		else
@@ -495,9 +197,14 @@ static int pattern_io(void *state, const void *params,
 static size_t pattern_state_size(const void *params,
 				 unsigned long long file_size)
 {
-	(void)params;
+	struct pattern_prog prog;
+	char msg[256];
+
 	(void)file_size;
-	return PATTERN_STATE;
+	/* a bad pattern is refused at job start: its size does not matter */
+	if (pattern_compile(params, true, &prog, msg, sizeof(msg)))
+		return PATTERN_STATE;
+	return PATTERN_STATE + (size_t)prog.nr_objects * prog.obj_stride;
 }
 
 /* The NUMA node of the CPU this job runs on now (fio pinned it already) */
@@ -519,28 +226,118 @@ static int pattern_node(struct pattern_job *j)
 	return 0;
 }
 
-/* The operations this job runs, in order, with their functions */
-static void pattern_steps(struct pattern_job *j)
+/* Whether byte @at is where another word is, for jobs 1..@slot + 1 */
+static bool pattern_taken(const struct pattern_prog *p,
+			  const struct pattern_word *a, unsigned int at,
+			  unsigned int slot)
 {
-	const struct pattern_op *op;
-	struct pattern_step *s;
-	unsigned int i;
+	const struct pattern_word *b;
+	unsigned int m;
+
+	for (b = p->word; b < p->word + p->nr_words; b++) {
+		if (b == a || (b->sharing != PATTERN_ALL &&
+			       b->sharing != PATTERN_SLOT))
+			continue;
+		for (m = 0; m <= (b->sharing == PATTERN_SLOT ? slot : 0); m++)
+			if (b->offset + b->stride * m == at)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * slot words: job N's copy, STRIDE x (N - 1) bytes past the word, must be
+ * in the arena and on no other word; the job's operations on it then use
+ * that place in the shared arena
+ */
+static int pattern_slots(struct pattern_job *j)
+{
+	struct pattern_prog *p = &j->prog;
+	const struct pattern_word *a;
+	unsigned int mine, i;
+
+	for (a = p->word; a < p->word + p->nr_words; a++) {
+		if (a->sharing != PATTERN_SLOT)
+			continue;
+		mine = a->offset + a->stride * j->slot;
+		if (mine < PATTERN_ARENA && !pattern_taken(p, a, mine, j->slot))
+			continue;
+		fprintf(stderr, "flagcheck: pattern_words: job %u's slot of "
+			"word %s is at byte %u, %s: place the slot word where "
+			"every job's slot fits\n", j->slot + 1, a->name, mine,
+			mine < PATTERN_ARENA ? "on another word's place" :
+			"past the arena (4096 bytes)");
+		return -ERANGE;
+	}
+	for (i = 0; i < p->nr_ops; i++)
+		if (p->op[i].has_word && p->op[i].sharing == PATTERN_SLOT)
+			p->op[i].offset += p->word[p->op[i].word].stride *
+					   j->slot;
+	return 0;
+}
+
+/* Values written as cpu or job: this job's CPU at its start, its number */
+static void pattern_values(struct pattern_job *j, unsigned int job_number)
+{
+	unsigned int i, cpu = 0, node;
+	struct pattern_op *op;
 
 	for (i = 0; i < j->prog.nr_ops; i++) {
 		op = &j->prog.op[i];
-		if (!pattern_fns[op->code])
-			continue;	/* a compiler barrier only */
-		s = &j->step[j->nr_steps++];
-		s->fn = pattern_fns[op->code];
-		s->op = op;
-		s->arg = op->arg;
-		s->i = i;
-		s->repeat = op->repeat;
-		s->test_first = op->test_first;
-		s->guarded = op->flip_every || op->every || op->every_ns ||
-			     op->below;
+		if (op->value_of == PATTERN_VALUE_CPU && !getcpu(&cpu, &node))
+			op->arg = cpu;
+		else if (op->value_of == PATTERN_VALUE_JOB)
+			op->arg = job_number;
 	}
-	j->step[j->nr_steps].fn = NULL;	/* the end */
+}
+
+/* obj(N,RULE): where the job's rule starts (or stays) */
+static void pattern_objects_start(struct pattern_job *j,
+				  unsigned int job_number)
+{
+	unsigned int cpu = 0, node, n = j->prog.nr_objects ?: 1;
+
+	j->obj_next = (job_number ? job_number - 1 : 0) % n;
+	if (j->prog.pick == PICK_CPU && !getcpu(&cpu, &node))
+		j->obj_next = cpu % n;
+	j->rnd = 0x9e3779b97f4a7c15ULL * (job_number + 1);
+}
+
+/* One operation's step */
+static void pattern_step(struct pattern_job *j, unsigned int i)
+{
+	const struct pattern_op *op = &j->prog.op[i];
+	struct pattern_step *s;
+
+	if (!pattern_fns[op->code])
+		return;		/* a compiler barrier only */
+	s = &j->step[j->nr_steps++];
+	s->fn = pattern_fns[op->code];
+	s->op = op;
+	s->arg = op->arg;
+	s->i = i;
+	s->repeat = op->repeat;
+	s->test_first = op->test_first;
+	s->guarded = op->flip_every || op->every || op->every_ns ||
+		     op->below || op->if_test;
+	if (op->sharing == PATTERN_OBJ && op->has_word)
+		j->obj_step[j->nr_obj_steps++] = j->nr_steps - 1;
+}
+
+/*
+ * The operations this job runs, in order, with their functions: each
+ * alternative's (A|B|C), each ended by a step with fn NULL
+ */
+static void pattern_steps(struct pattern_job *j)
+{
+	unsigned int i = 0, k;
+
+	for (k = 0; k < j->prog.nr_alts; k++) {
+		j->alt_first[k] = j->nr_steps;
+		for (; i < j->prog.alt_end[k]; i++)
+			pattern_step(j, i);
+		j->step[j->nr_steps++].fn = NULL;	/* the end */
+	}
 }
 
 /* The words a reader loads: each distinct one the sequence touches */
@@ -570,23 +367,26 @@ static int pattern_job_init(void *job, const void *params,
 	unsigned int i;
 	int err;
 
-	if (pattern_compile(pp, true, &j->prog, msg, sizeof(msg)) ||
-	    (!j->prog.nr_ops && snprintf(msg, sizeof(msg), "pattern is empty: "
-					 "model=pattern needs a sequence of "
-					 "operations (docs/pattern.md)"))) {
+	if (pattern_compile(pp, true, &j->prog, msg, sizeof(msg))) {
 		fprintf(stderr, "flagcheck: %s\n", msg);
 		return -EINVAL;
 	}
 	err = pattern_node(j);
 	if (err)
 		return err;
+	j->slot = job_number ? job_number - 1 : 0;
+	err = pattern_slots(j);
+	if (err)
+		return err;
+	pattern_objects_start(j, job_number);
 	j->writer = !pp->writers || job_number <= pp->writers;
 	j->base[PATTERN_JOB] = (unsigned char *)((a + PATTERN_HEADER - 1) &
 						 ~(uintptr_t)(PATTERN_HEADER - 1));
 	pattern_init_words(&j->prog, PATTERN_JOB, j->base[PATTERN_JOB]);
+	pattern_values(j, job_number);
 	for (i = 0; i < j->prog.nr_ops; i++) {
 		if (j->prog.op[i].code == OP_WORK)
-			j->prog.op[i].loops = work_loops(j->prog.op[i].arg);
+			j->prog.op[i].loops = pattern_work_loops(j->prog.op[i].arg);
 		j->paths[i] = j->prog.op[i].path;
 	}
 	pattern_steps(j);
@@ -613,6 +413,7 @@ static const char *const pattern_stats[] = {
 	[STAT_READER_CALLS]	= "reader_calls",
 	[STAT_READER_LOADS]	= "reader_loads",
 	[STAT_FLIPS]		= "flips",
+	[STAT_RETRIES]		= "retries",
 	NULL,
 };
 
@@ -629,8 +430,8 @@ static const struct fc_model_option pattern_options[] = {
 	},
 	{
 		.name	= "pattern_words",
-		.help	= "The shared words: NAME@LINE[+OFFSET][:all|job|node]"
-			  "[=INIT],... (docs/pattern.md)",
+		.help	= "The shared words: NAME@LINE[+OFFSET][:all|job|node|slot|"
+			  "obj(N,RULE)][=INIT],... (docs/pattern.md)",
 		.offset	= offsetof(struct pattern_params, words),
 		.is_string = 1,
 	},
@@ -638,7 +439,8 @@ static const struct fc_model_option pattern_options[] = {
 		.name	= "pattern",
 		.help	= "Per I/O, the code before the patch: [?]OP(ARGS)"
 			  "[/below=T][/every=N][/every_ns=T][/flip_every=N]"
-			  "[*N],... with the kernel's names (docs/pattern.md)",
+			  "[/if_test=V][*N],... with the kernel's names; A|B: "
+			  "the I/Os take A and B in turn (docs/pattern.md)",
 		.offset	= offsetof(struct pattern_params, pattern),
 		.is_string = 1,
 	},

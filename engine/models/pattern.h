@@ -21,6 +21,7 @@
 
 #include "counters.h"
 #include "model.h"
+#include "pattern_ops.h"
 
 #define PATTERN_LINE		64	/* bytes of a cache line */
 #define PATTERN_LINES		64	/* lines of the arena: 0..63 */
@@ -31,13 +32,31 @@
 #define PATTERN_NAME_LEN	32	/* a word's name, NUL included */
 #define PATTERN_PATH_LEN	64	/* "2:test_and_clear_bit(flags,1)" */
 #define PATTERN_MAX_REPEAT	65536	/* *N */
+#define PATTERN_MAX_OBJECTS	4096	/* :obj(N,RULE) */
+#define PATTERN_MAX_ALTS	16	/* A|B|...: sequences taken in turn */
+#define PATTERN_MAX_WORK_NS	1000000	/* work(ns): 1 ms, fio cannot stop it */
 
-/* Who shares a word: the run, each job alone, the jobs of a NUMA node */
+/*
+ * Who shares a word: the run, each job alone, the jobs of a NUMA node, the
+ * jobs that picked the same one of N objects for this I/O (:obj(N,RULE)),
+ * or each job its own slot of an array in shared lines (slot(STRIDE))
+ */
 enum pattern_sharing {
 	PATTERN_ALL = 0,
 	PATTERN_JOB,
 	PATTERN_NODE,
+	PATTERN_OBJ,
+	PATTERN_SLOT,		/* job N: the word + STRIDE x (N - 1) */
 	PATTERN_SHARINGS,
+};
+
+/* :obj(N,RULE), how a job picks its object for an I/O */
+enum pattern_pick {
+	PICK_TURN = 0,		/* objects job-1, job, job+1, ... mod N */
+	PICK_RANDOM,		/* uniform, a generator seeded by the job */
+	PICK_CPU,		/* the job's CPU at job start, mod N */
+	PICK_JOB,		/* the job's number - 1, mod N */
+	PATTERN_PICKS,
 };
 
 struct pattern_word {
@@ -45,15 +64,16 @@ struct pattern_word {
 	unsigned int offset;		/* bytes into the arena: line * 64 + off */
 	enum pattern_sharing sharing;
 	unsigned long init;
+	unsigned int stride;		/* slot(STRIDE): job N at + STRIDE x (N-1) */
 };
 
-enum pattern_opcode {
-	OP_READ_ONCE, OP_WRITE_ONCE, OP_ATOMIC_READ, OP_ATOMIC_SET,
-	OP___SET_BIT, OP___CLEAR_BIT, OP_SET_BIT, OP_CLEAR_BIT, OP_CHANGE_BIT,
-	OP_TEST_AND_SET_BIT, OP_TEST_AND_CLEAR_BIT, OP_ATOMIC_ADD,
-	OP_ATOMIC_INC, OP_ATOMIC_DEC, OP_ATOMIC_XCHG, OP_ATOMIC_CMPXCHG,
-	OP_SMP_MB, OP_SMP_MB__BEFORE_ATOMIC, OP_WORK,
-};
+#define PATTERN_OPCODE(code, name, kind, args, tf, flip, loop, fn) code,
+enum pattern_opcode { PATTERN_OPS(PATTERN_OPCODE) PATTERN_NR_OPCODES };
+#undef PATTERN_OPCODE
+
+#define PATTERN_GUARD_CODE(code, name) code,
+enum pattern_guard { PATTERN_GUARDS(PATTERN_GUARD_CODE) PATTERN_NR_GUARDS };
+#undef PATTERN_GUARD_CODE
 
 /* What an operation costs the line, as counted */
 enum pattern_kind { KIND_LOAD, KIND_STORE, KIND_RMW, KIND_OTHER };
@@ -76,13 +96,26 @@ struct pattern_op {
 	uint64_t loops;			/* work(ns): set at job start */
 	unsigned int repeat;
 	char path[PATTERN_PATH_LEN];	/* "1:test_and_clear_bit(flags,1)" */
+	uint64_t if_test;		/* /if_test=V: V + 1, 0 if not given */
+	unsigned int value_of;		/* arg is the job's: PATTERN_VALUE_* */
 };
+
+/* A value argument written as cpu or job: the job's own, at job start */
+enum { PATTERN_VALUE_CONST = 0, PATTERN_VALUE_CPU, PATTERN_VALUE_JOB };
 
 struct pattern_prog {
 	unsigned int nr_words, nr_ops;
 	bool uses_node;
 	struct pattern_word word[PATTERN_MAX_WORDS];
 	struct pattern_op op[PATTERN_MAX_OPS];
+	/* :obj(N,RULE) words: N objects (0: none) of obj_stride bytes */
+	unsigned int nr_objects;
+	enum pattern_pick pick;
+	unsigned int obj_stride;
+	/* A|B|C: the I/Os take the sequences in turn; alternative k is the
+	 * operations from alt_end[k - 1] (0 for k = 0) to alt_end[k] */
+	unsigned int nr_alts;
+	unsigned char alt_end[PATTERN_MAX_ALTS];
 };
 
 /* The model's params, as options.c builds them from the job's options */
@@ -105,7 +138,8 @@ struct pattern_params {
  * pattern_compile: the sequence a job of @pp runs: pattern, or in
  * test_first pattern_fixed if given, else pattern with every operation
  * that has one in its test-first form. @final: every option is parsed (at
- * job start), an unknown word is refused even without pattern_words.
+ * job start), an unknown word is refused even without pattern_words, and
+ * an empty sequence is refused naming the option it would come from.
  */
 int pattern_parse_words(const char *s, struct pattern_prog *p, char *msg,
 			size_t len);

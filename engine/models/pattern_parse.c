@@ -1,289 +1,49 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * model=pattern: the parser of pattern_words, pattern and pattern_fixed
- * (pattern.h, docs/pattern.md). Runs while fio parses the job (the model's
- * ->check) and once more at job start, never per I/O. Every refusal is one
- * line: the option, the position or token, and what is allowed.
+ * model=pattern: the parser of pattern and pattern_fixed (pattern.h,
+ * docs/pattern.md), and pattern_compile(). Runs while fio parses the job
+ * (the model's ->check) and once more at job start, never per I/O. Every
+ * refusal is one line: the option, the position or token, and what is
+ * allowed.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "pattern_lex.h"
 
-#include "pattern.h"
-
-/* One operation of the grammar: its name, arguments and forms */
+/* One operation of the grammar: a row of PATTERN_OPS (pattern_ops.h) */
 struct pattern_opdef {
 	const char *name;
 	enum pattern_opcode code;
 	enum pattern_kind kind;
-	unsigned int nargs;	/* the word included */
-	bool word, bit;		/* first argument a word; second a bit */
-	bool test_first;	/* has a test-first form ('?') */
+	const char *args;	/* "word,bit": the word included */
+	const char *test_first;	/* its test-first form, NULL if none */
 	bool flip;		/* has a state it undoes (flip_every) */
 };
 
+#define PATTERN_OPDEF(c, n, k, a, tf, f, l, fn) { n, c, KIND_##k, a, tf, f },
 static const struct pattern_opdef opdefs[] = {
-	{ "READ_ONCE", OP_READ_ONCE, KIND_LOAD, 1, true, false, false, false },
-	{ "WRITE_ONCE", OP_WRITE_ONCE, KIND_STORE, 2, true, false, true, true },
-	{ "atomic_read", OP_ATOMIC_READ, KIND_LOAD, 1, true, false, false, false },
-	{ "atomic_set", OP_ATOMIC_SET, KIND_STORE, 2, true, false, true, true },
-	{ "__set_bit", OP___SET_BIT, KIND_STORE, 2, true, true, true, true },
-	{ "__clear_bit", OP___CLEAR_BIT, KIND_STORE, 2, true, true, true, true },
-	{ "set_bit", OP_SET_BIT, KIND_RMW, 2, true, true, true, true },
-	{ "clear_bit", OP_CLEAR_BIT, KIND_RMW, 2, true, true, true, true },
-	{ "change_bit", OP_CHANGE_BIT, KIND_RMW, 2, true, true, false, false },
-	{ "test_and_set_bit", OP_TEST_AND_SET_BIT, KIND_RMW, 2, true, true,
-	  true, true },
-	{ "test_and_clear_bit", OP_TEST_AND_CLEAR_BIT, KIND_RMW, 2, true, true,
-	  true, true },
-	{ "atomic_add", OP_ATOMIC_ADD, KIND_RMW, 2, true, false, false, false },
-	{ "atomic_inc", OP_ATOMIC_INC, KIND_RMW, 1, true, false, false, false },
-	{ "atomic_dec", OP_ATOMIC_DEC, KIND_RMW, 1, true, false, false, false },
-	{ "atomic_xchg", OP_ATOMIC_XCHG, KIND_RMW, 2, true, false, true, true },
-	{ "atomic_cmpxchg", OP_ATOMIC_CMPXCHG, KIND_RMW, 3, true, false, true,
-	  true },
-	{ "smp_mb", OP_SMP_MB, KIND_OTHER, 0, false, false, false, false },
-	{ "smp_mb__before_atomic", OP_SMP_MB__BEFORE_ATOMIC, KIND_OTHER, 0,
-	  false, false, false, false },
-	{ "work", OP_WORK, KIND_OTHER, 1, false, false, false, false },
+	PATTERN_OPS(PATTERN_OPDEF)
 	{ .name = NULL },
 };
+#undef PATTERN_OPDEF
 
-static const char *const sharing_names[] = {
-	[PATTERN_ALL] = "all", [PATTERN_JOB] = "job", [PATTERN_NODE] = "node",
-	NULL,
-};
-
-/* Where the parser is, for the messages */
-struct pctx {
-	const char *opt;	/* the option's name */
-	const char *item;	/* the current item's text, up to ',' */
-	int item_len;
-	unsigned int pos;	/* its number, 1 up */
-	const char *what;	/* "word" or "operation" */
-	char *msg;
-	size_t len;
-};
-
-static int __attribute__((format(printf, 2, 3)))
-refuse(const struct pctx *x, const char *fmt, ...)
+/* Its number of arguments, the word included */
+static unsigned int opdef_nargs(const struct pattern_opdef *d)
 {
-	size_t n;
-	va_list ap;
+	unsigned int n = d->args[0] ? 1 : 0;
+	const char *p;
 
-	n = snprintf(x->msg, x->len, "%s: %s %u '%.*s': ", x->opt, x->what,
-		     x->pos, x->item_len > 80 ? 80 : x->item_len, x->item);
-	if (n >= x->len)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(x->msg + n, x->len - n, fmt, ap);
-	va_end(ap);
-	return -1;
+	for (p = d->args; *p; p++)
+		n += *p == ',';
+	return n;
 }
 
-static const char *skip_blanks(const char *s, const char *end)
+static bool opdef_word(const struct pattern_opdef *d)
 {
-	while (s < end && isspace((unsigned char)*s))
-		s++;
-	return s;
+	return !strncmp(d->args, "word", 4);
 }
 
-/* A name: [A-Za-z_][A-Za-z0-9_]*; its length, 0 if none */
-static int name_len(const char *s, const char *end)
+static bool opdef_bit(const struct pattern_opdef *d)
 {
-	const char *p = s;
-
-	if (p < end && (isalpha((unsigned char)*p) || *p == '_'))
-		for (p++; p < end && (isalnum((unsigned char)*p) || *p == '_');)
-			p++;
-	return p - s;
-}
-
-/* An unsigned 64-bit number, decimal or 0x hex; *s moves past it */
-static int parse_u64(const char **s, const char *end, uint64_t *out)
-{
-	char buf[32], *e;
-	int n = 0;
-
-	while (*s + n < end && isalnum((unsigned char)(*s)[n]) &&
-	       n < (int)sizeof(buf) - 1)
-		n++;
-	if (!n || **s == '-')
-		return -1;
-	memcpy(buf, *s, n);
-	buf[n] = '\0';
-	errno = 0;
-	*out = strtoull(buf, &e, 0);
-	if (errno || *e || (buf[0] == '0' && n > 1 && buf[1] != 'x' &&
-			    buf[1] != 'X'))
-		return -1;
-	*s += n;
-	return 0;
-}
-
-static int find_word(const struct pattern_prog *p, const char *name, int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < p->nr_words; i++)
-		if ((int)strlen(p->word[i].name) == n &&
-		    !strncmp(p->word[i].name, name, n))
-			return i;
-	return -1;
-}
-
-/* ----- pattern_words: NAME@LINE[+OFFSET][:SHARING][=INIT],... ----- */
-
-static int word_sharing(const struct pctx *x, const char **s, const char *end,
-			struct pattern_word *w)
-{
-	int n = name_len(*s, end), i;
-
-	for (i = 0; sharing_names[i]; i++)
-		if (n == (int)strlen(sharing_names[i]) &&
-		    !strncmp(*s, sharing_names[i], n)) {
-			w->sharing = i;
-			*s += n;
-			return 0;
-		}
-	return refuse(x, "sharing '%.*s' is not known: allowed are all (every "
-		      "job, the default), job (each job its own), node (the "
-		      "jobs of one NUMA node)", n, *s);
-}
-
-/* Two words of 8 bytes overlap when their offsets are equal */
-static int word_place(const struct pctx *x, const struct pattern_prog *p,
-		      uint64_t line, uint64_t off, struct pattern_word *w)
-{
-	unsigned int i;
-
-	if (line >= PATTERN_LINES)
-		return refuse(x, "line %llu is past the arena: allowed are "
-			      "lines 0 to %d", (unsigned long long)line,
-			      PATTERN_LINES - 1);
-	if (off >= PATTERN_LINE || off % 8)
-		return refuse(x, "offset %llu is not allowed: a multiple of 8 "
-			      "from 0 to %d", (unsigned long long)off,
-			      PATTERN_LINE - 8);
-	w->offset = line * PATTERN_LINE + off;
-	for (i = 0; i < p->nr_words; i++)
-		if (p->word[i].offset == w->offset &&
-		    p->word[i].sharing == w->sharing)
-			return refuse(x, "overlaps word %s (line %llu offset "
-				      "%llu): two words may not overlap",
-				      p->word[i].name, (unsigned long long)line,
-				      (unsigned long long)off);
-	return 0;
-}
-
-static int parse_word(const struct pctx *x, const char *s, const char *end,
-		      struct pattern_prog *p)
-{
-	struct pattern_word w = { .sharing = PATTERN_ALL };
-	uint64_t line, off = 0, init = 0;
-	int n = name_len(s, end);
-
-	if (!n)
-		return refuse(x, "a word is NAME@LINE[+OFFSET][:SHARING][=INIT], "
-			      "NAME a C identifier");
-	if (n >= PATTERN_NAME_LEN)
-		return refuse(x, "the name is longer than %d characters",
-			      PATTERN_NAME_LEN - 1);
-	if (find_word(p, s, n) >= 0)
-		return refuse(x, "word %.*s is declared twice", n, s);
-	memcpy(w.name, s, n);
-	s = skip_blanks(s + n, end);
-	if (s >= end || *s != '@' || (s++, parse_u64(&s, end, &line)))
-		return refuse(x, "@LINE is missing: a line number from 0 to %d",
-			      PATTERN_LINES - 1);
-	if (s < end && *s == '+' && (s++, parse_u64(&s, end, &off)))
-		return refuse(x, "+OFFSET is not a number: a multiple of 8 from "
-			      "0 to %d", PATTERN_LINE - 8);
-	if (s < end && *s == ':' && (s++, word_sharing(x, &s, end, &w)))
-		return -1;
-	if (s < end && *s == '=' && (s++, parse_u64(&s, end, &init)))
-		return refuse(x, "=INIT is not a number: decimal or 0x hex, "
-			      "unsigned 64-bit");
-	if (skip_blanks(s, end) != end)
-		return refuse(x, "unexpected '%.*s': a word is "
-			      "NAME@LINE[+OFFSET][:SHARING][=INIT]",
-			      (int)(end - s), s);
-	w.init = init;
-	if (word_place(x, p, line, off, &w))
-		return -1;
-	p->uses_node |= w.sharing == PATTERN_NODE;
-	p->word[p->nr_words++] = w;
-	return 0;
-}
-
-/* The end of the item at @s: the next ',' outside parentheses, or the end */
-static const char *item_end(const char *s)
-{
-	int depth = 0;
-
-	for (; *s && (*s != ',' || depth > 0); s++)
-		depth += *s == '(' ? 1 : *s == ')' ? -1 : 0;
-	return s;
-}
-
-/*
- * Calls @fn on each item of @s, separated by ',' outside parentheses (blank
- * items skipped), with @x telling where it is; stops at the first refusal.
- * Not ';': fio's job-file reader cuts a line at its first ';' or '#'.
- */
-static int for_each_item(struct pctx *x, const char *s, void *p,
-			 int (*fn)(struct pctx *, const char *, const char *,
-				   void *))
-{
-	const char *next, *end, *bad = strpbrk(s, ";#");
-
-	x->pos = 0;
-	if (bad) {
-		snprintf(x->msg, x->len, "%s=%.80s: '%c' at character %d: "
-			 "separate items with ',' (in a job file fio ends the "
-			 "line at ';' or '#')", x->opt, s, *bad,
-			 (int)(bad - s) + 1);
-		return -1;
-	}
-	for (; *s; s = next) {
-		end = item_end(s);
-		next = *end ? end + 1 : end;
-		s = skip_blanks(s, end);
-		while (end > s && isspace((unsigned char)end[-1]))
-			end--;
-		if (s == end)
-			continue;
-		x->item = s;
-		x->item_len = end - s;
-		x->pos++;
-		if (fn(x, s, end, p))
-			return -1;
-	}
-	return 0;
-}
-
-static int word_item(struct pctx *x, const char *s, const char *end, void *p)
-{
-	struct pattern_prog *prog = p;
-
-	if (prog->nr_words == PATTERN_MAX_WORDS)
-		return refuse(x, "more than %d words: the engine holds %d",
-			      PATTERN_MAX_WORDS, PATTERN_MAX_WORDS);
-	return parse_word(x, s, end, prog);
-}
-
-int pattern_parse_words(const char *s, struct pattern_prog *p, char *msg,
-			size_t len)
-{
-	struct pctx x = { .opt = "pattern_words", .what = "word", .msg = msg,
-			  .len = len };
-
-	p->nr_words = 0;
-	p->uses_node = false;
-	return for_each_item(&x, s ? s : "", p, word_item);
+	return !strcmp(d->args, "word,bit");
 }
 
 /* ----- pattern, pattern_fixed: [?]OP(ARGS)[/GUARD=N]...[*N],... ----- */
@@ -298,16 +58,28 @@ static const struct pattern_opdef *find_op(const char *s, int n)
 	return NULL;
 }
 
+/* The names of the operations (with a test-first form, with a state to
+ * undo, or all), separated by @sep */
+static const char *op_names(char *list, size_t len, bool tf, bool flip,
+			    const char *sep)
+{
+	const struct pattern_opdef *d;
+	size_t n = 0;
+
+	list[0] = '\0';
+	for (d = opdefs; d->name && n < len; d++)
+		if ((!tf || d->test_first) && (!flip || d->flip))
+			n += snprintf(list + n, len - n, "%s%s",
+				      n ? sep : "", d->name);
+	return list;
+}
+
 static int unknown_op(const struct pctx *x, const char *s, int n)
 {
-	char list[400] = "";
-	const struct pattern_opdef *d;
+	char list[400];
 
-	for (d = opdefs; d->name; d++)
-		snprintf(list + strlen(list), sizeof(list) - strlen(list),
-			 "%s%s", d == opdefs ? "" : " ", d->name);
 	return refuse(x, "unknown operation '%.*s': allowed are %s", n, s,
-		      list);
+		      op_names(list, sizeof(list), false, false, " "));
 }
 
 /* The word argument: NAME of a declared word */
@@ -332,13 +104,44 @@ static int op_word(struct pctx *x, const char **s, const char *end,
 	return 0;
 }
 
-/* The arguments after the word (or all, for work): numbers */
-static int op_args(struct pctx *x, const char **s, const char *end,
-		   const struct pattern_opdef *d, uint64_t *v)
+/* What an operation's numbers may be */
+static const char *arg_range(const struct pattern_opdef *d)
 {
-	unsigned int i, first = d->word ? 1 : 0;
+	if (opdef_bit(d))
+		return "allowed are bits 0 to 63";
+	if (d->code == OP_WORK)
+		return WORK_ALLOWED;
+	return U64_ALLOWED;
+}
 
-	for (i = first; i < d->nargs; i++) {
+/*
+ * The value after the word written as cpu or job: this job's CPU (at its
+ * start) or fio's number of the job, set at job start
+ */
+static int op_value_of(const char **s, const char *end, unsigned int *value_of)
+{
+	int n = name_len(*s, end);
+
+	if (n == 3 && !strncmp(*s, "cpu", 3))
+		*value_of = PATTERN_VALUE_CPU;
+	else if (n == 3 && !strncmp(*s, "job", 3))
+		*value_of = PATTERN_VALUE_JOB;
+	else
+		return NOT_A_NUMBER;
+	*s += n;
+	return 0;
+}
+
+/* The arguments after the word (or all, for work): numbers; the first
+ * after a word, if not a bit, may be cpu or job */
+static int op_args(struct pctx *x, const char **s, const char *end,
+		   const struct pattern_opdef *d, uint64_t *v,
+		   unsigned int *value_of)
+{
+	unsigned int i, first = opdef_word(d), nargs = opdef_nargs(d);
+	int err;
+
+	for (i = first; i < nargs; i++) {
 		if (i) {
 			*s = skip_blanks(*s, end);
 			if (*s >= end || **s != ',')
@@ -346,18 +149,23 @@ static int op_args(struct pctx *x, const char **s, const char *end,
 			(*s)++;
 		}
 		*s = skip_blanks(*s, end);
-		if (parse_u64(s, end, &v[i - first]))
+		err = parse_u64(s, end, &v[i - first]);
+		if (err == NOT_A_NUMBER && i == 1 && first && !opdef_bit(d))
+			err = op_value_of(s, end, value_of);
+		if (err == OUT_OF_RANGE)
+			return refuse(x, "%s: argument %u, %.*s, is out of range: "
+				      "%s", d->name, i + 1, num_len(*s, end), *s,
+				      arg_range(d));
+		if (err)
 			goto bad;
 	}
 	return 0;
 bad:
-	return refuse(x, "%s takes %u argument%s%s: (%s%s)", d->name, d->nargs,
-		      d->nargs == 1 ? "" : "s", d->word ?
-		      ", a word then numbers (decimal or 0x hex)" :
-		      " (decimal or 0x hex)", d->word ? "word" : "",
-		      d->nargs == 0 ? "" : d->bit ? ",bit" :
-		      d->code == OP_ATOMIC_CMPXCHG ? ",old,new" :
-		      d->code == OP_WORK ? "ns" : d->nargs == 2 ? ",value" : "");
+	return refuse(x, "%s takes %u argument%s%s: (%s)", d->name, nargs,
+		      nargs == 1 ? "" : "s", first ?
+		      ", a word then numbers (decimal or 0x hex; the first "
+		      "may be cpu or job)" :
+		      " (decimal or 0x hex)", d->args);
 }
 
 /* OP(ARGS): the operation's name, word and numbers into @op */
@@ -371,16 +179,20 @@ static int op_call(struct pctx *x, const char **s, const char *end,
 	if (*s >= end || **s != '(')
 		return refuse(x, "'(' expected after %s", d->name);
 	*s = skip_blanks(*s + 1, end);
-	if (d->word && op_word(x, s, end, p, known, op))
+	if (opdef_word(d) && op_word(x, s, end, p, known, op))
 		return -1;
-	if (op_args(x, s, end, d, v))
+	if (op_args(x, s, end, d, v, &op->value_of))
 		return -1;
 	*s = skip_blanks(*s, end);
 	if (*s >= end || **s != ')')
 		return refuse(x, "')' expected: %s takes %u argument%s",
-			      d->name, d->nargs, d->nargs == 1 ? "" : "s");
+			      d->name, opdef_nargs(d),
+			      opdef_nargs(d) == 1 ? "" : "s");
 	(*s)++;
-	if (d->bit && v[0] > 63)
+	if (d->code == OP_WORK && v[0] > PATTERN_MAX_WORK_NS)
+		return refuse(x, "work(%llu) is too long: " WORK_ALLOWED,
+			      (unsigned long long)v[0]);
+	if (opdef_bit(d) && v[0] > 63)
 		return refuse(x, "bit %llu is past the word: allowed are bits "
 			      "0 to 63", (unsigned long long)v[0]);
 	op->arg = v[0];		/* the bit number, value, old, n or ns */
@@ -388,15 +200,32 @@ static int op_call(struct pctx *x, const char **s, const char *end,
 	return 0;
 }
 
+/* /if_test=V: run only if this I/O's last test of a bit (test_bit(),
+ * test_and_set_bit(), test_and_clear_bit()) found it V */
+static int op_if_test(struct pctx *x, struct pattern_op *op, uint64_t v)
+{
+	if (v > 1)
+		return refuse(x, "/if_test=%llu is not allowed: 0 (the bit was "
+			      "clear) or 1 (set)", (unsigned long long)v);
+	if (!x->tested)
+		return refuse(x, "/if_test needs a test_bit(), test_and_set_bit() "
+			      "or test_and_clear_bit() earlier in the sequence");
+	op->if_test = v + 1;
+	return 0;
+}
+
 /* One /GUARD=N suffix */
 static int op_guard(struct pctx *x, const char **s, const char *end,
 		    const struct pattern_opdef *d, struct pattern_op *op)
 {
-	static const char *const names[] = { "below", "every", "every_ns",
-					     "flip_every", NULL };
+#define PATTERN_GUARD_NAME(code, name) [code] = name,
+	static const char *const names[] = { PATTERN_GUARDS(PATTERN_GUARD_NAME)
+					     NULL };
+#undef PATTERN_GUARD_NAME
+	char list[400];
 	uint64_t *slot[] = { &op->below, &op->every, &op->every_ns,
-			     &op->flip_every };
-	int n = name_len(*s, end), i;
+			     &op->flip_every, &op->if_test };
+	int n = name_len(*s, end), i, err;
 	uint64_t v;
 
 	for (i = 0; names[i]; i++)
@@ -404,23 +233,33 @@ static int op_guard(struct pctx *x, const char **s, const char *end,
 			break;
 	if (!names[i])
 		return refuse(x, "unknown suffix '/%.*s': allowed are /below=T, "
-			      "/every=N, /every_ns=T, /flip_every=N", n, *s);
+			      "/every=N, /every_ns=T, /flip_every=N, "
+			      "/if_test=0|1", n, *s);
 	*s += n;
-	if (*s >= end || **s != '=' || (++*s, parse_u64(s, end, &v)))
+	if (*s >= end || **s != '=')
+		return refuse(x, "/%s needs =N, a whole number", names[i]);
+	++*s;
+	err = parse_u64(s, end, &v);
+	if (err == OUT_OF_RANGE)
+		return refuse(x, "/%s=%.*s is out of range: 1 to "
+			      "18446744073709551615", names[i],
+			      num_len(*s, end), *s);
+	if (err)
 		return refuse(x, "/%s needs =N, a whole number", names[i]);
 	if (*slot[i])
 		return refuse(x, "/%s is given twice", names[i]);
+	if (i == GUARD_IF_TEST)
+		return op_if_test(x, op, v);
 	if (!v)
 		return refuse(x, "/%s=0 is not allowed: %s", names[i],
-			      i == 0 ? "a threshold of 1 or more" :
+			      i == GUARD_BELOW ? "a threshold of 1 or more" :
 			      "a rate of 1 or more (1: every call)");
-	if (i == 0 && !d->word)
+	if (i == GUARD_BELOW && !opdef_word(d))
 		return refuse(x, "/below needs an operation on a word");
-	if (i == 3 && !d->flip)
+	if (i == GUARD_FLIP_EVERY && !d->flip)
 		return refuse(x, "/flip_every is not allowed on %s: it has no "
-			      "state to undo (allowed on set/clear/test_and "
-			      "bit operations, WRITE_ONCE, atomic_set, "
-			      "atomic_xchg, atomic_cmpxchg)", d->name);
+			      "state to undo (allowed on %s)", d->name,
+			      op_names(list, sizeof(list), false, true, ", "));
 	*slot[i] = v;
 	return 0;
 }
@@ -465,6 +304,7 @@ static int op_item(struct pctx *x, const char *s, const char *end, void *arg)
 	struct pattern_op *op = &p->op[p->nr_ops];
 	const struct pattern_opdef *d;
 	bool test_first = *s == '?';
+	char list[400];
 	int n;
 
 	if (p->nr_ops == PATTERN_MAX_OPS)
@@ -479,14 +319,14 @@ static int op_item(struct pctx *x, const char *s, const char *end, void *arg)
 		return unknown_op(x, s, n);
 	if (test_first && !d->test_first)
 		return refuse(x, "'?' is not allowed on %s: it has no test-first "
-			      "form (allowed on set_bit, clear_bit, __set_bit, "
-			      "__clear_bit, test_and_set_bit, test_and_clear_bit, "
-			      "WRITE_ONCE, atomic_set, atomic_xchg, "
-			      "atomic_cmpxchg)", d->name);
+			      "form (allowed on %s)", d->name,
+			      op_names(list, sizeof(list), true, false, ", "));
 	s += n;
 	if (op_call(x, &s, end, p, sc->known, d, op) ||
 	    op_suffixes(x, s, end, d, op))
 		return -1;
+	x->tested |= d->code == OP_TEST_BIT || d->code == OP_TEST_AND_SET_BIT ||
+		     d->code == OP_TEST_AND_CLEAR_BIT;
 	op->code = d->code;
 	op->kind = d->kind;
 	op->test_first = test_first;
@@ -496,15 +336,48 @@ static int op_item(struct pctx *x, const char *s, const char *end, void *arg)
 	return 0;
 }
 
+/*
+ * The end of one of A|B|C: not empty when there are several, at most
+ * PATTERN_MAX_ALTS of them
+ */
+static int alt_end(struct pctx *x, struct pattern_prog *p, bool several)
+{
+	if (several && p->nr_ops == x->first_pos)
+		snprintf(x->msg, x->len, "%s: alternative %u is empty: "
+			 "A|B|... takes a sequence on each side of '|'",
+			 x->opt, p->nr_alts + 1);
+	else if (p->nr_alts == PATTERN_MAX_ALTS)
+		snprintf(x->msg, x->len, "%s: more than %d alternatives "
+			 "A|B|...", x->opt, PATTERN_MAX_ALTS);
+	else {
+		p->alt_end[p->nr_alts++] = p->nr_ops;
+		return 0;
+	}
+	return -1;
+}
+
 int pattern_parse_seq(const char *opt, const char *s, struct pattern_prog *p,
 		      bool words_known, char *msg, size_t len)
 {
 	struct pctx x = { .opt = opt, .what = "operation", .msg = msg,
 			  .len = len };
 	struct seq_ctx sc = { .p = p, .known = words_known };
+	char part[FC_MODEL_STR_LEN];
+	const char *bar;
 
-	p->nr_ops = 0;
-	return for_each_item(&x, s ? s : "", &sc, op_item);
+	p->nr_ops = p->nr_alts = 0;
+	for (s = s ? s : ""; ; s = bar + 1) {
+		bar = strchr(s, '|');
+		snprintf(part, sizeof(part), "%.*s",
+			 (int)(bar ? bar - s : (int)strlen(s)), s);
+		x.first_pos = p->nr_ops;
+		x.tested = false;
+		if (for_each_item(&x, part, &sc, op_item) ||
+		    alt_end(&x, p, bar || p->nr_alts))
+			return -1;
+		if (!bar)
+			return 0;
+	}
 }
 
 /* test_first without pattern_fixed: each operation in its test-first form */
@@ -534,10 +407,19 @@ int pattern_compile(const struct pattern_params *pp, bool final,
 		return -1;
 	if (pattern_parse_seq("pattern", pp->pattern, p, known, msg, len))
 		return -1;
-	if (pp->variant == FC_TEST_FIRST && fixed)
-		return pattern_parse_seq("pattern_fixed", pp->fixed, p, known,
-					 msg, len);
-	if (pp->variant == FC_TEST_FIRST)
+	if (pp->variant == FC_TEST_FIRST && fixed &&
+	    pattern_parse_seq("pattern_fixed", pp->fixed, p, known, msg, len))
+		return -1;
+	else if (pp->variant == FC_TEST_FIRST && !fixed)
 		pattern_auto_test_first(p);
+	if (final && !p->nr_ops) {
+		snprintf(msg, len, "%s is empty: model=pattern needs a sequence "
+			 "of operations (docs/pattern.md)%s",
+			 pp->variant == FC_TEST_FIRST && fixed ? "pattern_fixed" :
+			 "pattern", pp->variant == FC_TEST_FIRST && fixed ?
+			 "; leave it out to run pattern in its test-first form" :
+			 "");
+		return -1;
+	}
 	return 0;
 }

@@ -178,7 +178,7 @@ static void refuses_each_bad_form(void)
 		  "a word" },
 		{ "f@0", "set_bit(f)", "", "set_bit takes 2 arguments" },
 		{ "f@0", "set_bit(f,1,2)", "", "')' expected" },
-		{ "f@0", "set_bit(f,-1)", "", "set_bit takes 2 arguments" },
+		{ "f@0", "set_bit(f,-1)", "", "argument 2, -1, is out of range" },
 		{ "f@0", "set_bit(f,1)*0", "", "*N: a repeat count from 1 to "
 		  "65536" },
 		{ "f@0", "set_bit(f,1)/often=2", "", "unknown suffix '/often'" },
@@ -219,8 +219,8 @@ static void refuses_each_bad_form(void)
 	for (i = 0; i <= PATTERN_MAX_OPS; i++)
 		strcat(seq, "set_bit(f,1),");
 	CHECK(check_of("f@0", seq, "", msg, sizeof(msg)) == -1);
-	CHECK(strstr(msg, "operation 17 'set_bit(f,1)': the sequence is longer "
-		     "than the engine holds: at most 16 operations"));
+	CHECK(strstr(msg, "operation 65 'set_bit(f,1)': the sequence is longer "
+		     "than the engine holds: at most 64 operations"));
 }
 
 /* fio parses options in its own order: an unknown word waits for

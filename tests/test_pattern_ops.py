@@ -1,0 +1,60 @@
+"""model=pattern's operation table, one table for all who read it.
+
+build/flagcheck-pattern-ops prints the engine's table
+(engine/models/pattern_ops.h) as JSON; docs/pattern.md's operation table
+must say the same, row for row: the operation and its arguments, what it
+counts, its test-first form, whether /flip_every may undo it, whether it
+is a compare-and-swap loop. The parser
+must accept each operation with its arguments, and refuse '?' exactly on
+those without a test-first form.
+"""
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOC = os.path.join(ROOT, "docs", "pattern.md")
+_ROW = re.compile(r"^\| `([A-Za-z_]+)\(([a-z,]*)\)` \| (\w+) \| (.+?) \| "
+                  r"(yes|no) \| (yes|no) \|$")
+
+
+@pytest.fixture(scope="module")
+def table(build):
+    out = subprocess.run([os.path.join(build, "flagcheck-pattern-ops")],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def doc_rows():
+    """docs/pattern.md's operation table:
+    [(name, args, counts, tf, flip, loop)]."""
+    with open(DOC) as f:
+        rows = [_ROW.match(line.rstrip()) for line in f]
+    return [(m[1], m[2], m[3],
+             None if m[4] == "none" else m[4].strip("`").replace("\\|", "|"),
+             m[5] == "yes", m[6] == "yes") for m in rows if m]
+
+
+def test_docs_table_is_the_engines(table):
+    engine = [(o["name"], o["args"], o["counts"], o["test_first"], o["flip"],
+               o["loop"]) for o in table["operations"]]
+    assert doc_rows() == engine
+
+
+def test_every_operation_parses_and_question_mark_follows_the_table(
+        ctx, table):
+    for o in table["operations"]:
+        args = {"word": "w", "bit": "3", "value": "1", "n": "2", "old": "0",
+                "new": "1", "ns": "10", "u": "0"}
+        call = o["name"] + "(" + ",".join(
+            args[a] for a in o["args"].split(",") if a) + ")"
+        for prefix in ("", "?"):
+            r = ctx.fio_run(ctx.base_args(
+                model="pattern", pattern_words="w@0",
+                pattern=prefix + call, time_based=0, number_ios=4),
+                stats=False)
+            ok = not prefix or o["test_first"] is not None
+            assert (r.rc == 0) == ok, (call, prefix, r.err)
