@@ -308,7 +308,8 @@ def test_each_published_file_names_its_machine_and_rest(path):
     # "work NS" exactly where the pattern has no work(): the S1-S4 twins,
     # which stay the C models' (make bench-pattern)
     assert (rest.ns is None) == has_work
-    assert (rest.ns is not None) == (os.path.basename(os.path.dirname(path)) == "pattern")
+    twin = os.path.basename(os.path.dirname(path)) == "pattern"
+    assert (rest.ns is not None) == twin
     rule = jobheader.rest_rule(path)
     assert rule and ("assumed:" in rule)
     assert rule.startswith(("after-fix rate:", "profile share",

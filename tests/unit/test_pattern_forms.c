@@ -346,14 +346,16 @@ static void values_of_the_job(void)
 	run_ios(&r, 0, 3);
 	CHECK_EQ(r.c[0].stores[0], 2);
 	CHECK_EQ(r.c[1].stores[0], 1);
-	CHECK_EQ(r.c[0].skipped[0] + r.c[1].skipped[0], 9 - 3);
+	CHECK_EQ(r.c[0].stores_skipped[0] + r.c[1].stores_skipped[0], 9 - 3);
+	CHECK_EQ(r.c[0].skipped[0] + r.c[1].skipped[0], 0);
 	CHECK_EQ(arena_word(&r, 0), 1);
 	run_end(&r);
 	CHECK(!run_start(&r, "test_first", "last@0", "WRITE_ONCE(last,cpu)",
 			 1));
 	run_ios(&r, 0, 5);
 	CHECK_EQ(r.c[0].stores[0], arena_word(&r, 0) ? 1 : 0);
-	CHECK_EQ(r.c[0].stores[0] + r.c[0].skipped[0], 5);
+	CHECK_EQ(r.c[0].stores[0] + r.c[0].stores_skipped[0], 5);
+	CHECK_EQ(r.c[0].skipped[0], 0);
 	run_end(&r);
 }
 
