@@ -3,6 +3,7 @@
 #   make                  the engine, against the source of the fio on PATH
 #   make FIO_SRC=DIR      ... against your own (configured) fio tree instead
 #   make fio              an fio binary from that same tree, in $(BUILD)/fio
+#   make reproduce        install what is missing, build, run S1 and S2, report
 #   make check            install what is missing, build, run every test
 #   make check-fio-versions   build fio 3.36, 3.39, 3.41, 3.42 and the engine
 #                         against each, run the version tests under each
@@ -10,6 +11,8 @@
 #   make bench            the engine's overhead against fio's null engine
 #   make bench-pattern    model=pattern against the C models it mirrors
 #   make calibrate        this machine's cache-line costs, in $(BUILD)/calibration
+#   make reproduce-family, reproduce-catalogue   S3-S5; the catalogue's files
+#   make install PREFIX=DIR   the engine, the analysis and the job files
 #
 # The analysis runs with Debian's python3 (it has python3-matplotlib), not
 # whatever python3 comes first on PATH.
@@ -141,7 +144,7 @@ fio: $(BUILD)/fio-version
 	$(MAKE) -C $(FIO_TREE) fio
 	cp $(FIO_TREE)/fio $(BUILD)/fio
 
-# What a machine without fio needs (the 16-core device machine): this
+# What a machine without fio needs (a bigger box to test on): this
 # tree's fio, the engine and the libraries they load, in $(BUILD)/device;
 # scripts/device-sweep.sh runs the S1 sweep from it.
 device-bundle: fio $(ENGINE) $(CALIBRATE)
@@ -178,10 +181,11 @@ bench: all
 # The fio version matrix (docs/fio-versions.md): each fio built once from
 # its source in $(BUILD)/fio-versions/VERSION, the engine against it, the
 # version-sensitive tests under it, a table at the end. FIO_VERSIONS picks
-# some; FIO_TARBALLS is where the release tarballs are (../shared/fio);
+# some; FIO_TARBALLS is a directory of fio's release tarballs (git archive
+# of fio's tags, with a SHA256SUMS; default none: those versions skip);
 # FIO_OPT is the optimisation fio is built with (empty: fio's own -O3).
 FIO_VERSIONS	?=
-FIO_TARBALLS	?= $(abspath ../shared/fio)
+FIO_TARBALLS	?=
 FIO_OPT		?= -O1
 
 .PHONY: check-fio-versions
@@ -286,6 +290,10 @@ install: all
 	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) "$(DESTDIR)$(JOBDIR)/")
 	$(if $(CATALOGUE_JOBS),install -d "$(DESTDIR)$(JOBDIR)/catalogue")
 	$(if $(CATALOGUE_JOBS),install -m 0644 $(CATALOGUE_JOBS) "$(DESTDIR)$(JOBDIR)/catalogue/")
+	install -d "$(DESTDIR)$(JOBDIR)/pattern"
+	install -m 0644 jobs/pattern/*.fio "$(DESTDIR)$(JOBDIR)/pattern/"
+	install -d "$(DESTDIR)$(LIBDIR)/machines"
+	install -m 0644 machines/*.toml "$(DESTDIR)$(LIBDIR)/machines/"
 	for t in $(TOOLS); do \
 		ln -sf "../lib/flagcheck/analysis/$$t" \
 			"$(DESTDIR)$(PREFIX)/bin/$$t" || exit 1; \

@@ -5,7 +5,7 @@
  * "always RMW" form or its "test first" form, and then does the I/O through
  * a backend.
  *
- *   fio --ioengine=external:fio-flagcheck.so --flag_check=always ...
+ *   fio --ioengine=external:fio-flagcheck.so --variant=always ...
  *
  * Data flows one way: fio hook -> model (model.h) -> backend (backend.h) ->
  * completion. This file is the fio glue, laid out as fio's own engines

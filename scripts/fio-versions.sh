@@ -17,7 +17,8 @@
 # nothing but what changed in the engine.
 #
 # usage: scripts/fio-versions.sh BUILD [VERSION...]
-#   TARBALLS  (default: ../shared/fio beside the repository)
+#   TARBALLS  a directory of release tarballs fio-VERSION.tar.gz and their
+#             SHA256SUMS (default: none; the versions that need one skip)
 #   PYTHON    (default: /usr/bin/python3)   JOBS (make -j, default: 2)
 #   FIO_OPT   fio's optimisation (default: -O1, which builds faster than
 #             fio's own -O3; empty: fio's own; no layout depends on it)
@@ -28,7 +29,7 @@ build=${1:?usage: fio-versions.sh BUILD [VERSION...]}
 shift
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
-tarballs=${TARBALLS:-$top/../shared/fio}
+tarballs=${TARBALLS:-}
 python=${PYTHON:-/usr/bin/python3}
 jobs=${JOBS:-2}
 fio_opt=${FIO_OPT--O1}
@@ -63,6 +64,10 @@ say() { echo "fio-versions: $*" >&2; }
 tarball_of() {
 	local tgz="$tarballs/fio-$1.tar.gz"
 
+	if [ -z "$tarballs" ]; then
+		say "fio $1: no tarball directory given (TARBALLS=DIR, make FIO_TARBALLS=DIR)"
+		return 1
+	fi
 	if [ ! -f "$tgz" ]; then
 		say "fio $1: no $tgz"
 		return 1

@@ -9,8 +9,8 @@ matrix: every backend x iodepth 1, 8, 32, 64 x rw read, write, randrw x
 thread and process mode x every model, one fio run per (backend, mode,
 model) with one job per (iodepth, rw).
 
-Before the fix the model ran twice for every I/O the null backend answered
-FIO_Q_BUSY for (iodepth > 1): ios was twice fio's total_ios.
+The model runs once per I/O fio counts, also for an I/O the null backend
+answers FIO_Q_BUSY for (iodepth > 1): ios == fio's total_ios, never twice it.
 """
 import json
 import os
@@ -142,7 +142,7 @@ def test_private_state_is_freed_and_kept_across_reopen(ctx):
     """mapping=private block_commit_write: 26 MiB of heads per 1 GiB file.
     Six jobs one after another in one thread-mode run peak at what one
     job needs, not six times it (fio frees a job's files before the
-    engine's cleanup, so the state used to leak); and many open/close
+    engine's cleanup: the engine frees a job's state itself); and many open/close
     cycles of a job's files (nrfiles, openfiles=1) do not grow it."""
     state_kib = 4 * (1 << 30) // 4096 * 104 // 1024   # 4 files of 1 GiB
     base = ["--thread", "--ioengine=external:" + ctx.engine,

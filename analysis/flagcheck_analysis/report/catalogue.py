@@ -17,84 +17,20 @@ WHAT (the benchmark, the machine) must not be empty.  The gain is what a
 run's test_first/always IOPS ratio is compared with.
 """
 
-import math
-import re
 from collections import namedtuple
 
+from ..results.jobheader import (KEY, USAGE, Figure, FigureError, parse,
+                                 read)
 from ..stats import significance as stats
 from . import render
 
-KEY = "published-figure:"
-Figure = namedtuple("Figure", "gain form what")
+# the header reader lives in the results layer (results/published.py reads
+# S1-S4's figures with it); its names stay importable from here
+__all__ = ["KEY", "USAGE", "Figure", "FigureError", "parse", "read", "Row",
+           "rows", "table", "text", "markdown"]
+
 Row = namedtuple("Row", "scenario numjobs always test_first runs ratio "
                  "published")
-
-_NUM = r"([0-9]+(?:\.[0-9]+)?)"
-_FORMS = (
-    ("before -> after", re.compile(r"^%s\s*->\s*%s\s+(higher|lower)\s+(\S.*)$"
-                                   % (_NUM, _NUM))),
-    ("xR", re.compile(r"^x%s\s+(\S.*)$" % _NUM)),
-    ("-P%", re.compile(r"^-%s%%\s+(\S.*)$" % _NUM)),
-)
-USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT' or '-P% WHAT' "
-         "(numbers > 0, P < 100)")
-
-
-class FigureError(Exception):
-    pass
-
-
-def parse(value, where):
-    """The Figure of one published-figure value; FigureError names
-    `where` (file:line), the value and the forms allowed."""
-    value = value.strip()
-    for form, rx in _FORMS:
-        m = rx.match(value)
-        if not m:
-            continue
-        n = 2 if form == "before -> after" else 1
-        nums = [float(g) for g in m.groups()[:n]]
-        if any(not math.isfinite(n) or n <= 0 for n in nums):
-            break
-        if form == "before -> after":
-            a, b = nums
-            gain = b / a if m.group(3) == "higher" else a / b
-        elif form == "xR":
-            gain = nums[0]
-        else:
-            if nums[0] >= 100:
-                break
-            gain = 1.0 / (1.0 - nums[0] / 100.0)
-        return Figure(gain, form, m.groups()[-1])
-    raise FigureError("%s: published-figure %r is not valid: allowed %s"
-                      % (where, value, USAGE))
-
-
-def read(path):
-    """The job file's Figure, None when it has no published-figure line;
-    FigureError for a bad one, a second one, or one below the first
-    section (the header is the comments before [global])."""
-    found = None
-    try:
-        with open(path) as f:
-            lines = f.read().splitlines()
-    except OSError as e:
-        raise FigureError("%s: cannot read: %s" % (path, e.strerror or e))
-    for n, line in enumerate(lines, 1):
-        text = line.strip()
-        if text.startswith("["):
-            break
-        if not text.startswith(";"):
-            continue
-        body = text[1:].strip()
-        if not body.startswith(KEY):
-            continue
-        where = "%s:%d" % (path, n)
-        if found is not None:
-            raise FigureError("%s: a second published-figure line (one "
-                              "per job file)" % where)
-        found = parse(body[len(KEY):], where)
-    return found
 
 
 def rows(records, figures):

@@ -8,11 +8,62 @@ mailing-list message and the commits for each.
 A scenario with a published figure is one entry in SCENARIOS; a results
 directory whose job file stem is "s<N>-..." or one of an entry's aliases is
 that scenario.  A job file that carries its own published figure (the
-catalogue's "; published-figure:" header line, report/catalogue.py) adds an
-entry for its runs through from_job_file(); find() takes those too."""
+catalogue's "; published-figure:" header line, results/jobheader.py) adds an
+entry for its runs through from_job_file(); find() takes those too.
 
+S1-S4's figures are written once, in their pattern twins' headers
+(jobs/pattern/sN-*.fio: published-figure, and S1's published-share), and
+read from there when this module is imported."""
+
+import os
 import re
 from collections import namedtuple
+
+from . import jobheader
+
+# the source tree's jobs/, or $(PREFIX)/share/flagcheck/jobs installed
+# beside $(PREFIX)/lib/flagcheck
+_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__)))))
+JOB_DIRS = (os.path.join(_REPO, "jobs"),
+            os.path.normpath(os.path.join(_REPO, "..", "..", "share",
+                                          "flagcheck", "jobs")))
+TWINS = {"S1": "s1-filemap-odirect-read.fio",
+         "S2": "s2-buffer-new-randwrite.fio",
+         "S3": "s3-aim7-creat-clo.fio",
+         "S4": "s4-fxmark-dwtl-uptodate.fio"}
+
+
+def twin_path(number):
+    """The pattern twin of scenario S1..S4 (its header holds the figure)."""
+    for d in JOB_DIRS:
+        path = os.path.join(d, "pattern", TWINS[number])
+        if os.path.exists(path):
+            return path
+    raise jobheader.FigureError("%s: no %s in %s: its published figure is "
+                                "read from there" % (number, TWINS[number],
+                                                     " or ".join(JOB_DIRS)))
+
+
+def _fmt(v):
+    """1700000 -> "1.7M", 930 -> "930" (as the tables have always shown
+    them)."""
+    if v >= 1e6 and v % 1e5 == 0:
+        return "%.1fM" % (v / 1e6)
+    return "%d" % v if v == int(v) else "%g" % v
+
+
+def twin_figure(number):
+    """(gain, "A -> B UNIT", (A, B)) of a twin's before -> after line."""
+    path = twin_path(number)
+    fig = jobheader.read(path)
+    if fig is None or fig.form != "before -> after":
+        raise jobheader.FigureError("%s: want one 'published-figure: A -> B "
+                                    "higher|lower WHAT' line" % path)
+    unit = fig.what.split(",")[0].strip()
+    return (fig.gain, "%s -> %s %s" % (_fmt(fig.values[0]),
+                                       _fmt(fig.values[1]), unit),
+            fig.values)
 
 # number    "S1"; name: short name ("S1 filemap-odirect-read" in tables)
 # aliases   job file stems, fio job names and engine models of its runs
@@ -27,10 +78,12 @@ from collections import namedtuple
 Scenario = namedtuple("Scenario", "number name aliases base mode ratio figure "
                       "machine sharers sharers_text source")
 
-# S1, 7fcbbaf18392 (Jens Axboe, linux-mm, May 2014)
-S1_BEFORE = 1.7e6           # IOPS before the fix
-S1_AFTER = 4.0e6            # and after
-S1_SHARE = 40.0             # % of the time in filemap_check_errors() before
+_FIG = {n: twin_figure(n) for n in TWINS}
+
+# S1, 7fcbbaf18392 (Jens Axboe, linux-mm, May 2014): IOPS before and after
+# the fix, and the % of the time in filemap_check_errors() before it
+S1_BEFORE, S1_AFTER = _FIG["S1"][2]
+S1_SHARE = jobheader.published_share(twin_path("S1")).percent
 S1_RMW_PER_IO = 2           # two test_and_clear_bit() per I/O before it
 
 # S5, Marcelo Tosatti, 27 Jun 2023: ns per __find_get_block() with the
@@ -47,24 +100,24 @@ SCENARIOS = (
     Scenario("S1", "filemap-odirect-read",
              ("filemap-odirect-read", "odirect-randread",
               "filemap_check_errors"),
-             "always", "test_first", S1_AFTER / S1_BEFORE,
-             "1.7M -> 4.0M IOPS", "4-socket box", None, "4 sockets",
+             "always", "test_first", _FIG["S1"][0], _FIG["S1"][1],
+             "4-socket box", None, "4 sockets",
              "7fcbbaf18392"),
     Scenario("S2", "buffer-new-randwrite",
              ("buffer-new-randwrite", "randwrite", "block_commit_write"),
-             "always", "test_first", 958.0 / 930.0, "930 -> 958 MiB/s",
+             "always", "test_first", _FIG["S2"][0], _FIG["S2"][1],
              "arm64 Kunpeng 920, 16 jobs", 16, "16 jobs",
              "fs/buffer.c, Feb 2021"),
     Scenario("S3", "aim7-creat-clo",
              ("aim7-creat-clo", "creat-clo", "set_buffer_verified"),
-             "always", "test_first", 15936.0 / 15431.0,
-             "15431 -> 15936 jobs/min", "2-socket Broadwell, 3000 processes",
+             "always", "test_first", _FIG["S3"][0], _FIG["S3"][1],
+             "2-socket Broadwell, 3000 processes",
              3000, "3000 processes", "60f91826ca62"),
     # the fixed kernel against the regressed one at 54 processes
     Scenario("S4", "fxmark-dwtl-uptodate",
              ("fxmark-dwtl-uptodate", "dwtl", "set_buffer_uptodate"),
-             "always", "test_first", 5099506.0 / 4049295.0,
-             "4049295 -> 5099506 works/s at 54", "LKP, 54 processes", 54,
+             "always", "test_first", _FIG["S4"][0], _FIG["S4"][1],
+             "LKP, 54 processes", 54,
              "54 processes", "2f79cdfe58c1"),
     # ns per lookup against mod, not one ratio: the job's IOPS sum every
     # mod, so its figures are set beside the per-mod table (lru.py)

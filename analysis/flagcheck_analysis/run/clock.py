@@ -13,7 +13,7 @@ auto (the default) follows the kernel: when its current clocksource is the
 cycle counter (x86 "tsc", arm64 "arch_sys_counter"), the kernel has checked
 that counter's rate and its agreement across CPUs, and fio gets
 clocksource=cpu; else clock_gettime. "fio" leaves fio its own choice at each
-start (the old behaviour)."""
+start."""
 
 CHOICES = ("auto", "cpu", "clock_gettime", "gettimeofday", "fio")
 SYSFS = "/sys/devices/system/clocksource/clocksource0/current_clocksource"

@@ -1,0 +1,83 @@
+"""calibration.json, the file flagcheck-calibrate writes: what it may hold
+(SCHEMA), and reading and validating one (load, validate).  The
+calibration itself (running the program, the topology it adds) is
+calibrate/calibration.py; this reader sits in the results layer so that
+results/machine.py can take a calibration as a machine profile."""
+
+import json
+
+from . import schema
+from .schema import COUNT, INT, POSITIVE, STR, List, Map, Obj, Opt, number
+
+# the two bit patterns the program measures at 1..N threads
+PATTERNS = ("always", "test_first")
+
+
+class CalibrationError(Exception):
+    """str() is one line naming the file or program and what is wrong."""
+
+
+# A transfer, or one operation: more than 0 ns, at most 1 ms (the bound
+# of why's --transfer-ns); a rate: more than 0 per second.
+_NS = number(above=0, high=1e6)
+_RATE = number(above=0)
+_POINT = Obj({"threads": POSITIVE, "cpus": List(INT), "ns_per_op": _NS,
+              "ops_per_s": _RATE, "rmw": COUNT},
+             required=("threads", "ns_per_op", "ops_per_s"))
+SCHEMA = Obj({
+    "flagcheck_calibrate": INT, "seconds": number(above=0),
+    "batch": POSITIVE, "clock": STR, "cpus": List(INT),
+    "transfer_ns": List(List(Opt(_NS))),
+    "patterns": Map(List(_POINT)),
+    "host": Obj({"cpu_model": STR, "nodes": Map(List(INT)),
+                 "packages": List(INT), "smt_groups": List(List(INT)),
+                 "relation": Map(STR)}),
+    "summary": Map(Obj({"pairs": POSITIVE, "median_ns": _NS,
+                        "min_ns": _NS, "max_ns": _NS},
+                       required=("median_ns",)))})
+
+
+def validate(doc, where):
+    """Raise CalibrationError unless doc has what the analysis reads,
+    every field within what it may be (SCHEMA)."""
+    def bad(what):
+        raise CalibrationError("%s: not a flagcheck calibration: %s"
+                               % (where, what))
+    if not isinstance(doc, dict) or doc.get("flagcheck_calibrate") != 1:
+        bad('no "flagcheck_calibrate": 1')
+    cpus = doc.get("cpus")
+    if not isinstance(cpus, list) or not cpus or \
+            not all(isinstance(c, int) for c in cpus):
+        bad('"cpus" is not a list of CPU numbers')
+    m = doc.get("transfer_ns")
+    if not isinstance(m, list) or len(m) != len(cpus) or \
+            not all(isinstance(r, list) and len(r) == len(cpus) for r in m):
+        bad('"transfer_ns" is not a %d x %d matrix' % (len(cpus), len(cpus)))
+    pats = doc.get("patterns")
+    for name in PATTERNS:
+        pts = (pats or {}).get(name) if isinstance(pats, dict) else None
+        if not isinstance(pts, list) or not pts or not all(
+                isinstance(p, dict) and isinstance(p.get("threads"), int)
+                and isinstance(p.get("ns_per_op"), (int, float))
+                and isinstance(p.get("ops_per_s"), (int, float))
+                for p in pts):
+            bad('no "%s" pattern points (threads, ns_per_op, ops_per_s)'
+                % name)
+    try:
+        schema.check(doc, SCHEMA)
+    except schema.Invalid as e:
+        raise CalibrationError("%s: %s" % (where, e))
+
+
+def load(path):
+    """A calibration.json (or the program's own output); raises
+    CalibrationError."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise CalibrationError("%s: cannot read: %s" % (path, e.strerror))
+    except ValueError as e:
+        raise CalibrationError("%s: malformed JSON (%s)" % (path, e))
+    validate(doc, path)
+    return doc

@@ -1,0 +1,193 @@
+"""A job file's header lines that other tools read: the comments before
+its first section ([global]), each `; KEY: VALUE` on one line.
+
+  ; published-figure: A -> B higher|lower WHAT
+        before -> after the fix, and which way is better (IOPS, jobs/min:
+        higher; seconds, us: lower); the gain is B/A (higher), A/B (lower)
+  ; published-figure: xR WHAT
+        the gain as the source gives it ("score x1.95")
+  ; published-figure: -P% WHAT
+        LKP's %change of the bad code against the fixed one; the gain is
+        1 / (1 - P/100)
+  ; published-machine: PROFILE N [PLACEMENT]
+        the machine profile (machines/PROFILE.toml) and the CPU count the
+        published workload ran on; PLACEMENT "nodes=A[,B...]" where the
+        source pinned it
+  ; published-rest: work | work NS | fio
+        what stands for the rest of the published call: the pattern's own
+        work(ns) ("work"), NS ns where the pattern must stay as it is
+        ("work NS": the S1-S4 twins, which make bench-pattern compares with
+        the C models), or this fio job itself ("fio": work(ns) and fio's
+        own per-I/O cost)
+  ; rest-rule: TEXT
+        how the rest, N and placement were derived, and what was assumed
+  ; published-share: P% FUNCTION
+        the share of the cycles the published profile gave the fixed
+        function before the fix
+
+WHAT (the benchmark, the machine) must not be empty.  Each reader raises
+FigureError naming file:line, the value and the forms allowed.
+"""
+
+import math
+import re
+from collections import namedtuple
+
+KEY = "published-figure:"
+# values: the numbers of the line as read (A, B), (R,) or (P,)
+Figure = namedtuple("Figure", "gain form what values")
+
+_NUM = r"([0-9]+(?:\.[0-9]+)?)"
+_FORMS = (
+    ("before -> after", re.compile(r"^%s\s*->\s*%s\s+(higher|lower)\s+(\S.*)$"
+                                   % (_NUM, _NUM))),
+    ("xR", re.compile(r"^x%s\s+(\S.*)$" % _NUM)),
+    ("-P%", re.compile(r"^-%s%%\s+(\S.*)$" % _NUM)),
+)
+USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT' or '-P% WHAT' "
+         "(numbers > 0, P < 100)")
+
+
+class FigureError(Exception):
+    pass
+
+
+def parse(value, where):
+    """The Figure of one published-figure value; FigureError names
+    `where` (file:line), the value and the forms allowed."""
+    value = value.strip()
+    for form, rx in _FORMS:
+        m = rx.match(value)
+        if not m:
+            continue
+        n = 2 if form == "before -> after" else 1
+        nums = [float(g) for g in m.groups()[:n]]
+        if any(not math.isfinite(n) or n <= 0 for n in nums):
+            break
+        if form == "before -> after":
+            a, b = nums
+            gain = b / a if m.group(3) == "higher" else a / b
+        elif form == "xR":
+            gain = nums[0]
+        else:
+            if nums[0] >= 100:
+                break
+            gain = 1.0 / (1.0 - nums[0] / 100.0)
+        return Figure(gain, form, m.groups()[-1], tuple(nums))
+    raise FigureError("%s: published-figure %r is not valid: allowed %s"
+                      % (where, value, USAGE))
+
+
+def read(path):
+    """The job file's Figure, None when it has no published-figure line;
+    FigureError for a bad one, a second one, or one below the first
+    section (the header is the comments before [global])."""
+    found = None
+    try:
+        with open(path) as f:
+            text_lines = f.read().splitlines()
+    except OSError as e:
+        raise FigureError("%s: cannot read: %s" % (path, e.strerror or e))
+    for n, line in enumerate(text_lines, 1):
+        text = line.strip()
+        if text.startswith("["):
+            break
+        if not text.startswith(";"):
+            continue
+        body = text[1:].strip()
+        if not body.startswith(KEY):
+            continue
+        where = "%s:%d" % (path, n)
+        if found is not None:
+            raise FigureError("%s: a second published-figure line (one "
+                              "per job file)" % where)
+        found = parse(body[len(KEY):], where)
+    return found
+
+
+# ---- the lines of the big-box answer (docs/machines.md) ----
+
+Machine = namedtuple("Machine", "profile cpus placement")
+Rest = namedtuple("Rest", "kind ns")
+Share = namedtuple("Share", "percent function")
+_PLACEMENT = re.compile(r"^nodes=\d+(?:,\d+)*$")
+_PROFILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def lines(path, key):
+    """[(where "path:line", value)] of a header key, in order."""
+    try:
+        with open(path) as f:
+            text = f.read().splitlines()
+    except OSError as e:
+        raise FigureError("%s: cannot read: %s" % (path, e.strerror or e))
+    out = []
+    for n, line in enumerate(text, 1):
+        t = line.strip()
+        if t.startswith("["):
+            break
+        if t.startswith(";") and t[1:].strip().startswith(key + ":"):
+            out.append(("%s:%d" % (path, n),
+                        t[1:].strip()[len(key) + 1:].strip()))
+    return out
+
+
+def _one(path, key):
+    found = lines(path, key)
+    if len(found) > 1:
+        raise FigureError("%s: a second %s line (one per job file)"
+                          % (found[1][0], key))
+    return found[0] if found else (None, None)
+
+
+def published_machine(path):
+    """The Machine of a published-machine line, None without one."""
+    where, value = _one(path, "published-machine")
+    if where is None:
+        return None
+    parts = value.split()
+    ok = 2 <= len(parts) <= 3 and _PROFILE.match(parts[0]) and \
+        parts[1].isdigit() and int(parts[1]) >= 1 and \
+        (len(parts) == 2 or _PLACEMENT.match(parts[2]))
+    if not ok:
+        raise FigureError("%s: published-machine %r is not valid: allowed "
+                          "'PROFILE N [nodes=A[,B...]]' (N >= 1)"
+                          % (where, value))
+    return Machine(parts[0], int(parts[1]),
+                   parts[2] if len(parts) == 3 else None)
+
+
+def published_rest(path):
+    """The Rest of a published-rest line: kind "work" (ns None: the
+    pattern's work(ns); ns given: that rest) or "fio"; None without one."""
+    where, value = _one(path, "published-rest")
+    if where is None:
+        return None
+    m = re.match(r"^(work|fio)(?:\s+([0-9]+(?:\.[0-9]+)?))?$", value)
+    if not m or (m.group(1) == "fio" and m.group(2)) or \
+            (m.group(2) and not 0 < float(m.group(2)) <= 1e9):
+        raise FigureError("%s: published-rest %r is not valid: allowed "
+                          "'work', 'work NS' (0 < NS <= 1e9) or 'fio'"
+                          % (where, value))
+    return Rest(m.group(1), float(m.group(2)) if m.group(2) else None)
+
+
+def rest_rule(path):
+    """The text of the rest-rule line, None without one."""
+    where, value = _one(path, "rest-rule")
+    if where is not None and not value:
+        raise FigureError("%s: rest-rule is empty: say how the rest was "
+                          "derived" % where)
+    return value
+
+
+def published_share(path):
+    """The Share of a published-share line, None without one."""
+    where, value = _one(path, "published-share")
+    if where is None:
+        return None
+    m = re.match(r"^%s%%\s+(\S.*)$" % _NUM, value)
+    if not m or not 0 < float(m.group(1)) < 100:
+        raise FigureError("%s: published-share %r is not valid: allowed "
+                          "'P%% FUNCTION' (0 < P < 100)" % (where, value))
+    return Share(float(m.group(1)), m.group(2))
