@@ -14,7 +14,7 @@
 /* The kernel functions a model runs per I/O, counted apart: each model
  * names its paths (model.h), index 0 up; model=pattern has one per
  * operation of its sequence, so this is also its longest sequence. */
-#define FC_MAX_PATHS	16
+#define FC_MAX_PATHS	64
 /* A model's own counters (hits, misses, ...), named by the model */
 #define FC_MAX_STATS	24
 /* log2 buckets of the timed calls' ns: the last from 2^30 ns (1.07 s) up */

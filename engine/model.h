@@ -48,7 +48,7 @@ struct fc_io {
  * accepted for that model alone.
  */
 #define FC_VARIANT_OPTION	"variant"
-#define FC_MODEL_STR_LEN	1024
+#define FC_MODEL_STR_LEN	4096
 
 struct fc_model_option {
 	const char *name;

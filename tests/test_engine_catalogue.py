@@ -17,6 +17,7 @@ counters must be what its own pattern says, read from the job file:
   /below=T on an add of 1       T <= ran <= T + jobs - 1 (racing reads)
   /every_ns=T                   1 <= ran per job, ran <= runtime / T + 1
   /flip_every=N                 the model's flips == ceil(ios / N) per job
+  /if_test=V                    ran + skipped only (its test_bit decides)
 and the record's rmw and stores are the sums of its paths'.
 """
 import functools
@@ -196,6 +197,8 @@ def check_op(what, op, per_job, total_ios, runtime_ns, copies=1):
     elif "below" in guards:
         t = guards["below"]
         assert t <= ran <= t + len(per_job) - 1, f"{what}: {ran}, below {t}"
+    elif "if_test" in guards:
+        pass    # as its test_bit() says: ran + skipped, above, is exact
     elif tf and "flip_every" not in guards:
         assert 1 <= ran <= len(per_job) * repeat * copies, f"{what}: {ran}"
     elif not tf:

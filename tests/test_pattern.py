@@ -127,7 +127,7 @@ def test_words_after_the_pattern_in_a_job_file(ctx):
     assert s["rmw"] == 2 * fio_ios(job) > 0
 
 
-TOO_LONG = ",".join(["set_bit(flags,1)"] * 17)
+TOO_LONG = ",".join(["set_bit(flags,1)"] * 65)
 # (options, the item named, what is allowed)
 BAD_PATTERNS = [
     ({"pattern": "set_bitx(flags,1)"}, "operation 1 'set_bitx(flags,1)'",
@@ -140,9 +140,9 @@ BAD_PATTERNS = [
      "a rate of 1 or more"),
     ({"pattern_fixed": "atomic_add(flags,1)/every_ns=0"}, "pattern_fixed",
      "a rate of 1 or more"),
-    ({"pattern": TOO_LONG}, "operation 17",
-     "the sequence is longer than the engine holds: at most 16 operations"),
-    ({"pattern": "work(1)," * 200}, "pattern is longer than 1023 bytes", ""),
+    ({"pattern": TOO_LONG}, "operation 65",
+     "the sequence is longer than the engine holds: at most 64 operations"),
+    ({"pattern": "work(1)," * 600}, "pattern is longer than 4095 bytes", ""),
     ({"pattern": "set_bit(flags,1);set_bit(flags,2)"}, "';' at character 17",
      "separate items with ','"),
     ({"pattern": "?change_bit(flags,1)"}, "'?' is not allowed on change_bit",

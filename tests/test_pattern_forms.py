@@ -13,6 +13,13 @@ its counters must be exactly what the form says of fio's total_ios:
                 obj(8,job); and 4 jobs on one file: test_first sets each
                 job's slot once, exactly 4 RMWs (one word shared by all
                 would take 1)
+  if-test       test_bit() of one word guarding the RMWs on it and on
+                another (/if_test=0): each runs once, the rest skipped
+  cas           atomic_inc_not_zero(), atomic_add_unless(): one RMW per
+                call alone on a word; 4 jobs on one word: every attempt
+                an RMW, rmw - retries == the calls exactly
+  value-job     WRITE_ONCE(last,job): test_first stores once per job
+  64-ops        64 operations a call, each its own path
 """
 import pytest
 
@@ -20,19 +27,39 @@ import fiorun
 from test_engine_invariants import datadir, jobfile  # noqa: F401
 from test_pattern import BACKENDS, DEPTHS, by_job, fio_ios
 
-# name: (pattern_words, pattern, {variant: RMWs per path of a job's ios})
+def every(ios):
+    return ios
+
+
+def once(ios):
+    return min(1, ios)
+
+
+# name: (pattern_words, pattern, pattern_fixed,
+#        {variant: per path, the RMWs or stores a job's ios run; None: a load})
 FORMS = {
     "obj-turn": ("m@0:obj(8,turn),n@1+8:obj(8,turn)",
-                 "set_bit(m,1),set_bit(n,2)",
-                 {"always": lambda ios: ios,
-                  "test_first": lambda ios: min(8, ios)}),
+                 "set_bit(m,1),set_bit(n,2)", "",
+                 {"always": [every, every],
+                  "test_first": [lambda ios: min(8, ios)] * 2}),
     "obj-job": ("m@0:obj(8,job),n@1+8:obj(8,job)",
-                "set_bit(m,1),set_bit(n,2)",
-                {"always": lambda ios: ios,
-                 "test_first": lambda ios: min(1, ios)}),
-    "slot": ("c@1+8:slot", "set_bit(c,1),set_bit(c,2)",
-             {"always": lambda ios: ios,
-              "test_first": lambda ios: min(1, ios)}),
+                "set_bit(m,1),set_bit(n,2)", "",
+                {"always": [every, every], "test_first": [once, once]}),
+    "slot": ("c@1+8:slot", "set_bit(c,1),set_bit(c,2)", "",
+             {"always": [every, every], "test_first": [once, once]}),
+    # if (!test_bit(3, &state)) { set_bit(3, &state); atomic_inc(&count); }
+    "if-test": ("state@0,count@2", "set_bit(state,3),atomic_inc(count)",
+                "test_bit(state,3),set_bit(state,3)/if_test=0,"
+                "atomic_inc(count)/if_test=0",
+                {"always": [every, every], "test_first": [None, once, once]}),
+    # a CAS loop alone on its word: one attempt per call, no retry
+    "cas": ("ref@0=1", "atomic_inc_not_zero(ref),atomic_add_unless(ref,1,0)",
+            "", {"always": [every, every], "test_first": [every, every]}),
+    # the job's own number as the value: test_first stores it once
+    "value-job": ("last@0", "WRITE_ONCE(last,job)", "",
+                  {"always": [every], "test_first": [once]}),
+    "64-ops": ("c@0", ",".join(["atomic_inc(c)"] * 64), "",
+               {"always": [every] * 64, "test_first": [every] * 64}),
 }
 
 
@@ -40,11 +67,13 @@ FORMS = {
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("form", sorted(FORMS))
 def test_form_counts_equal_fios(ctx, datadir, form, backend, variant):
-    words, pattern, want = FORMS[form]
+    words, pattern, fixed, want = FORMS[form]
     opts = [("model", "pattern"), ("backend", backend), ("variant", variant),
             ("pattern_words", words), ("pattern", pattern),
             ("directory", datadir), ("size", "4m"), ("bs", "4k"),
             ("number_ios", 3000), ("rw", "randrw"), ("randrepeat", 0)]
+    if fixed:
+        opts.append(("pattern_fixed", fixed))
     jobs = [(f"d{d}", [("iodepth", d), ("filename", f"{form}-{d}")])
             for d in DEPTHS]
     r = ctx.fio_run([jobfile(ctx, opts, jobs)], timeout=300)
@@ -53,11 +82,19 @@ def test_form_counts_equal_fios(ctx, datadir, form, backend, variant):
     for name, job in jobs.items():
         s, ios = stats[name], fio_ios(job)
         assert ios > 0 and s["ios"] == ios, f"{name}: engine vs fio total_ios"
-        assert s["checks"] == ios and s["stores"] == 0, name
-        for path, c in s["paths"].items():
-            assert c["rmw"] == want[variant](ios), (name, path, c, ios)
-            assert c["rmw"] + c["skipped"] == ios, (name, path, c, ios)
-        assert s["rmw"] == sum(c["rmw"] for c in s["paths"].values())
+        assert s["checks"] == ios, name
+        paths = sorted(s["paths"].items(),
+                       key=lambda kv: int(kv[0].split(":", 1)[0]))
+        assert len(paths) == len(want[variant]), paths
+        for (path, c), ran in zip(paths, want[variant]):
+            got = c["rmw"] + c["stores"]
+            if ran is None:
+                assert got == c["skipped"] == 0, (name, path, c)
+                continue
+            assert got == ran(ios), (name, path, c, ios)
+            assert got + c["skipped"] == ios, (name, path, c, ios)
+        assert s["rmw"] == sum(c["rmw"] for _, c in paths)
+        assert s["model_stats"]["retries"] == 0, s["model_stats"]
 
 
 @pytest.mark.parametrize("variant", ["always", "test_first"])
@@ -74,3 +111,19 @@ def test_slots_are_each_jobs_own(ctx, variant):
     rmw = sum(s["rmw"] for s in r.stats)
     assert rmw == (ios if variant == "always" else 4), (rmw, ios)
     assert rmw + sum(s["rmw_skipped"] for s in r.stats) == ios
+
+
+def test_cas_retries_are_exact_under_contention(ctx):
+    """4 jobs on one word: rmw - retries == ios for each job, however
+    many attempts failed."""
+    r = ctx.fio_run(ctx.base_args(
+        model="pattern", variant="always", numjobs=4, thread=1,
+        pattern_words="ref@0=1", pattern="atomic_inc_not_zero(ref)",
+        runtime="500ms"))
+    fiorun.ok(r)
+    assert len(r.stats) == 4
+    for s in r.stats:
+        assert s["ios"] > 0 and s["rmw_skipped"] == 0, s
+        assert s["rmw"] - s["model_stats"]["retries"] == s["ios"], s
+    assert sum(fio_ios(j) for j in r.json()["jobs"]) == \
+        sum(s["ios"] for s in r.stats)

@@ -46,7 +46,7 @@ def test_every_operation_parses_and_question_mark_follows_the_table(
         ctx, table):
     for o in table["operations"]:
         args = {"word": "w", "bit": "3", "value": "1", "n": "2", "old": "0",
-                "new": "1", "ns": "10"}
+                "new": "1", "ns": "10", "u": "0"}
         call = o["name"] + "(" + ",".join(
             args[a] for a in o["args"].split(",") if a) + ")"
         for prefix in ("", "?"):

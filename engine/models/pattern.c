@@ -35,7 +35,6 @@
 #include "bitops.h"
 #include "pattern_job.h"
 
-enum { STAT_READER_CALLS = 0, STAT_READER_LOADS, STAT_FLIPS };
 
 /* ----- the guards ----- */
 
@@ -77,6 +76,8 @@ pattern_guard(struct pattern_job *j, const struct pattern_op *op,
 {
 	uint64_t now;
 
+	if (op->if_test && j->tested != op->if_test - 1)
+		goto skip;
 	if (op->flip_every && j->calls % op->flip_every == 0)
 		pattern_flip(op, w, c);
 	if (op->every && j->op_calls[i]++ % op->every)
@@ -313,6 +314,21 @@ static int pattern_slots(struct pattern_job *j)
 	return 0;
 }
 
+/* Values written as cpu or job: this job's CPU at its start, its number */
+static void pattern_values(struct pattern_job *j, unsigned int job_number)
+{
+	unsigned int i, cpu = 0, node;
+	struct pattern_op *op;
+
+	for (i = 0; i < j->prog.nr_ops; i++) {
+		op = &j->prog.op[i];
+		if (op->value_of == PATTERN_VALUE_CPU && !getcpu(&cpu, &node))
+			op->arg = cpu;
+		else if (op->value_of == PATTERN_VALUE_JOB)
+			op->arg = job_number;
+	}
+}
+
 /* obj(N,RULE): where the job's rule starts (or stays) */
 static void pattern_objects_start(struct pattern_job *j,
 				  unsigned int job_number)
@@ -344,7 +360,7 @@ static void pattern_steps(struct pattern_job *j)
 		s->repeat = op->repeat;
 		s->test_first = op->test_first;
 		s->guarded = op->flip_every || op->every || op->every_ns ||
-			     op->below;
+			     op->below || op->if_test;
 		if (op->sharing == PATTERN_OBJ && op->has_word)
 			j->obj_step[j->nr_obj_steps++] = j->nr_steps - 1;
 	}
@@ -394,6 +410,7 @@ static int pattern_job_init(void *job, const void *params,
 	j->base[PATTERN_JOB] = (unsigned char *)((a + PATTERN_HEADER - 1) &
 						 ~(uintptr_t)(PATTERN_HEADER - 1));
 	pattern_init_words(&j->prog, PATTERN_JOB, j->base[PATTERN_JOB]);
+	pattern_values(j, job_number);
 	for (i = 0; i < j->prog.nr_ops; i++) {
 		if (j->prog.op[i].code == OP_WORK)
 			j->prog.op[i].loops = pattern_work_loops(j->prog.op[i].arg);
@@ -423,6 +440,7 @@ static const char *const pattern_stats[] = {
 	[STAT_READER_CALLS]	= "reader_calls",
 	[STAT_READER_LOADS]	= "reader_loads",
 	[STAT_FLIPS]		= "flips",
+	[STAT_RETRIES]		= "retries",
 	NULL,
 };
 

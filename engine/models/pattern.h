@@ -94,7 +94,12 @@ struct pattern_op {
 	uint64_t loops;			/* work(ns): set at job start */
 	unsigned int repeat;
 	char path[PATTERN_PATH_LEN];	/* "1:test_and_clear_bit(flags,1)" */
+	uint64_t if_test;		/* /if_test=V: V + 1, 0 if not given */
+	unsigned int value_of;		/* arg is the job's: PATTERN_VALUE_* */
 };
+
+/* A value argument written as cpu or job: the job's own, at job start */
+enum { PATTERN_VALUE_CONST = 0, PATTERN_VALUE_CPU, PATTERN_VALUE_JOB };
 
 struct pattern_prog {
 	unsigned int nr_words, nr_ops;

@@ -14,6 +14,9 @@
 				 (1 + PATTERN_MAX_NODES) * PATTERN_ARENA)
 enum { ONCE_UNSET = 0, ONCE_WRITING, ONCE_DONE };
 
+/* The model's stats (pattern_stats[] names them) */
+enum { STAT_READER_CALLS = 0, STAT_READER_LOADS, STAT_FLIPS, STAT_RETRIES };
+
 struct pattern_job;
 
 /*
@@ -59,6 +62,7 @@ struct pattern_job {
 	uint64_t op_calls[PATTERN_MAX_OPS];	/* /every */
 	uint64_t op_last_ns[PATTERN_MAX_OPS];	/* /every_ns */
 	unsigned long sink;			/* what the loads read */
+	bool tested;				/* the last test_bit() */
 	unsigned int nr_read;			/* a reader's loads ... */
 	unsigned int read_op[PATTERN_MAX_OPS];	/* ... one per word */
 	const char *paths[PATTERN_MAX_OPS + 1];

@@ -23,6 +23,7 @@ struct pctx {
 	int item_len;
 	unsigned int pos;	/* its number, 1 up */
 	const char *what;	/* "word" or "operation" */
+	bool tested;		/* a test_bit() came before (/if_test) */
 	char *msg;
 	size_t len;
 };

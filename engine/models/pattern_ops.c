@@ -82,11 +82,28 @@ PATTERN_BITOP(__set_bit, true, fc_count_store, __set_bit(s->arg, s->w))
 PATTERN_BITOP(__clear_bit, false, fc_count_store, __clear_bit(s->arg, s->w))
 PATTERN_BITOP(set_bit, true, fc_count_rmw, set_bit(s->arg, s->w))
 PATTERN_BITOP(clear_bit, false, fc_count_rmw, clear_bit(s->arg, s->w))
-/* test_bit || test_and_set_bit, test_bit && test_and_clear_bit */
-PATTERN_BITOP(test_and_set_bit, true, fc_count_rmw,
-	      j->sink += test_and_set_bit(s->arg, s->w))
-PATTERN_BITOP(test_and_clear_bit, false, fc_count_rmw,
-	      j->sink += test_and_clear_bit(s->arg, s->w))
+
+/*
+ * test_bit || test_and_set_bit, test_bit && test_and_clear_bit: the bit
+ * as it was (the test's, when the test-first form skips) is kept for the
+ * /if_test guards after it
+ */
+#define PATTERN_TESTOP(name, leaves_set)				\
+static void op_##name(struct pattern_job *j,				\
+		      const struct pattern_step *s,			\
+		      struct fc_counters *c, unsigned int n)		\
+{									\
+	bool run;							\
+									\
+	while (n--) {							\
+		run = bit_runs(s, leaves_set);				\
+		j->tested = run ? name(s->arg, s->w) : leaves_set;	\
+		fc_count_rmw(c, s->i, run);				\
+	}								\
+}
+
+PATTERN_TESTOP(test_and_set_bit, true)
+PATTERN_TESTOP(test_and_clear_bit, false)
 
 static void op_change_bit(struct pattern_job *j, const struct pattern_step *s,
 			  struct fc_counters *c, unsigned int n)
@@ -184,6 +201,59 @@ static void op_atomic_cmpxchg(struct pattern_job *j,
 						       s->op->arg2);
 		fc_count_rmw(c, s->i, run);
 	}
+}
+
+/* test_bit(): a load, its result kept for the /if_test guards after it */
+static void op_test_bit(struct pattern_job *j, const struct pattern_step *s,
+			struct fc_counters *c, unsigned int n)
+{
+	(void)c;
+	while (n--)
+		j->tested = test_bit(s->arg, s->w);
+}
+
+/*
+ * atomic_add_unless(v, a, u), as atomic_fetch_add_unless() loops on
+ * try_cmpxchg(): no RMW if the word holds u (counted skipped), else one
+ * cmpxchg per attempt, each an RMW, each failed one a retry.
+ */
+static inline void add_unless(struct pattern_job *j,
+			      const struct pattern_step *s,
+			      struct fc_counters *c, unsigned long a,
+			      unsigned long u)
+{
+	unsigned long old = read_once(s->w), prev;
+
+	for (;;) {
+		if (old == u) {
+			fc_count_rmw(c, s->i, false);
+			return;
+		}
+		fc_count_rmw(c, s->i, true);
+		prev = atomic_long_cmpxchg(s->w, old, old + a);
+		if (prev == old)
+			break;
+		old = prev;
+		c->stat[STAT_RETRIES]++;
+	}
+	j->sink += old;
+}
+
+static void op_atomic_add_unless(struct pattern_job *j,
+				 const struct pattern_step *s,
+				 struct fc_counters *c, unsigned int n)
+{
+	while (n--)
+		add_unless(j, s, c, s->arg, s->op->arg2);
+}
+
+/* atomic_inc_not_zero(v): atomic_add_unless(v, 1, 0) */
+static void op_atomic_inc_not_zero(struct pattern_job *j,
+				   const struct pattern_step *s,
+				   struct fc_counters *c, unsigned int n)
+{
+	while (n--)
+		add_unless(j, s, c, 1, 0);
 }
 
 static void op_smp_mb(struct pattern_job *j, const struct pattern_step *s,

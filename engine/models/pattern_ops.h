@@ -45,6 +45,11 @@ X(OP_ATOMIC_XCHG, "atomic_xchg", RMW, "word,value",			\
   "if (atomic_read(w) != v)", 1, op_atomic_xchg)			\
 X(OP_ATOMIC_CMPXCHG, "atomic_cmpxchg", RMW, "word,old,new",		\
   "if (atomic_read(w) == old)", 1, op_atomic_cmpxchg)			\
+X(OP_TEST_BIT, "test_bit", LOAD, "word,bit", NULL, 0, op_test_bit)	\
+X(OP_ATOMIC_INC_NOT_ZERO, "atomic_inc_not_zero", RMW, "word", NULL, 0,	\
+  op_atomic_inc_not_zero)						\
+X(OP_ATOMIC_ADD_UNLESS, "atomic_add_unless", RMW, "word,n,u", NULL, 0,	\
+  op_atomic_add_unless)							\
 X(OP_SMP_MB, "smp_mb", OTHER, "", NULL, 0, op_smp_mb)			\
 X(OP_SMP_MB__BEFORE_ATOMIC, "smp_mb__before_atomic", OTHER, "", NULL, 0,\
   op_smp_mb__before_atomic)						\
@@ -55,6 +60,7 @@ X(OP_WORK, "work", OTHER, "ns", NULL, 0, op_work)
 X(GUARD_BELOW, "below")							\
 X(GUARD_EVERY, "every")							\
 X(GUARD_EVERY_NS, "every_ns")						\
-X(GUARD_FLIP_EVERY, "flip_every")
+X(GUARD_FLIP_EVERY, "flip_every")					\
+X(GUARD_IF_TEST, "if_test")
 
 #endif

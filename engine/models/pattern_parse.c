@@ -114,9 +114,29 @@ static const char *arg_range(const struct pattern_opdef *d)
 	return U64_ALLOWED;
 }
 
-/* The arguments after the word (or all, for work): numbers */
+/*
+ * The value after the word written as cpu or job: this job's CPU (at its
+ * start) or fio's number of the job, set at job start
+ */
+static int op_value_of(const char **s, const char *end, unsigned int *value_of)
+{
+	int n = name_len(*s, end);
+
+	if (n == 3 && !strncmp(*s, "cpu", 3))
+		*value_of = PATTERN_VALUE_CPU;
+	else if (n == 3 && !strncmp(*s, "job", 3))
+		*value_of = PATTERN_VALUE_JOB;
+	else
+		return NOT_A_NUMBER;
+	*s += n;
+	return 0;
+}
+
+/* The arguments after the word (or all, for work): numbers; the first
+ * after a word, if not a bit, may be cpu or job */
 static int op_args(struct pctx *x, const char **s, const char *end,
-		   const struct pattern_opdef *d, uint64_t *v)
+		   const struct pattern_opdef *d, uint64_t *v,
+		   unsigned int *value_of)
 {
 	unsigned int i, first = opdef_word(d), nargs = opdef_nargs(d);
 	int err;
@@ -130,6 +150,8 @@ static int op_args(struct pctx *x, const char **s, const char *end,
 		}
 		*s = skip_blanks(*s, end);
 		err = parse_u64(s, end, &v[i - first]);
+		if (err == NOT_A_NUMBER && i == 1 && first && !opdef_bit(d))
+			err = op_value_of(s, end, value_of);
 		if (err == OUT_OF_RANGE)
 			return refuse(x, "%s: argument %u, %.*s, is out of range: "
 				      "%s", d->name, i + 1, num_len(*s, end), *s,
@@ -141,7 +163,8 @@ static int op_args(struct pctx *x, const char **s, const char *end,
 bad:
 	return refuse(x, "%s takes %u argument%s%s: (%s)", d->name, nargs,
 		      nargs == 1 ? "" : "s", first ?
-		      ", a word then numbers (decimal or 0x hex)" :
+		      ", a word then numbers (decimal or 0x hex; the first "
+		      "may be cpu or job)" :
 		      " (decimal or 0x hex)", d->args);
 }
 
@@ -158,7 +181,7 @@ static int op_call(struct pctx *x, const char **s, const char *end,
 	*s = skip_blanks(*s + 1, end);
 	if (opdef_word(d) && op_word(x, s, end, p, known, op))
 		return -1;
-	if (op_args(x, s, end, d, v))
+	if (op_args(x, s, end, d, v, &op->value_of))
 		return -1;
 	*s = skip_blanks(*s, end);
 	if (*s >= end || **s != ')')
@@ -177,6 +200,20 @@ static int op_call(struct pctx *x, const char **s, const char *end,
 	return 0;
 }
 
+/* /if_test=V: run only if this I/O's last test of a bit (test_bit(),
+ * test_and_set_bit(), test_and_clear_bit()) found it V */
+static int op_if_test(struct pctx *x, struct pattern_op *op, uint64_t v)
+{
+	if (v > 1)
+		return refuse(x, "/if_test=%llu is not allowed: 0 (the bit was "
+			      "clear) or 1 (set)", (unsigned long long)v);
+	if (!x->tested)
+		return refuse(x, "/if_test needs a test_bit(), test_and_set_bit() "
+			      "or test_and_clear_bit() earlier in the sequence");
+	op->if_test = v + 1;
+	return 0;
+}
+
 /* One /GUARD=N suffix */
 static int op_guard(struct pctx *x, const char **s, const char *end,
 		    const struct pattern_opdef *d, struct pattern_op *op)
@@ -187,7 +224,7 @@ static int op_guard(struct pctx *x, const char **s, const char *end,
 #undef PATTERN_GUARD_NAME
 	char list[400];
 	uint64_t *slot[] = { &op->below, &op->every, &op->every_ns,
-			     &op->flip_every };
+			     &op->flip_every, &op->if_test };
 	int n = name_len(*s, end), i, err;
 	uint64_t v;
 
@@ -196,7 +233,8 @@ static int op_guard(struct pctx *x, const char **s, const char *end,
 			break;
 	if (!names[i])
 		return refuse(x, "unknown suffix '/%.*s': allowed are /below=T, "
-			      "/every=N, /every_ns=T, /flip_every=N", n, *s);
+			      "/every=N, /every_ns=T, /flip_every=N, "
+			      "/if_test=0|1", n, *s);
 	*s += n;
 	if (*s >= end || **s != '=')
 		return refuse(x, "/%s needs =N, a whole number", names[i]);
@@ -210,6 +248,8 @@ static int op_guard(struct pctx *x, const char **s, const char *end,
 		return refuse(x, "/%s needs =N, a whole number", names[i]);
 	if (*slot[i])
 		return refuse(x, "/%s is given twice", names[i]);
+	if (i == GUARD_IF_TEST)
+		return op_if_test(x, op, v);
 	if (!v)
 		return refuse(x, "/%s=0 is not allowed: %s", names[i],
 			      i == GUARD_BELOW ? "a threshold of 1 or more" :
@@ -285,6 +325,8 @@ static int op_item(struct pctx *x, const char *s, const char *end, void *arg)
 	if (op_call(x, &s, end, p, sc->known, d, op) ||
 	    op_suffixes(x, s, end, d, op))
 		return -1;
+	x->tested |= d->code == OP_TEST_BIT || d->code == OP_TEST_AND_SET_BIT ||
+		     d->code == OP_TEST_AND_CLEAR_BIT;
 	op->code = d->code;
 	op->kind = d->kind;
 	op->test_first = test_first;

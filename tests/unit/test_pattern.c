@@ -219,8 +219,8 @@ static void refuses_each_bad_form(void)
 	for (i = 0; i <= PATTERN_MAX_OPS; i++)
 		strcat(seq, "set_bit(f,1),");
 	CHECK(check_of("f@0", seq, "", msg, sizeof(msg)) == -1);
-	CHECK(strstr(msg, "operation 17 'set_bit(f,1)': the sequence is longer "
-		     "than the engine holds: at most 16 operations"));
+	CHECK(strstr(msg, "operation 65 'set_bit(f,1)': the sequence is longer "
+		     "than the engine holds: at most 64 operations"));
 }
 
 /* fio parses options in its own order: an unknown word waits for

@@ -6,6 +6,7 @@
  * words, job N's 8 bytes at 8 x (N - 1) past the word, packed into shared
  * lines.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,8 +26,9 @@ struct run {
 	struct fc_counters c[4];
 };
 
-static int run_start(struct run *r, const char *variant, const char *words,
-		     const char *pattern, unsigned int jobs)
+static int run_start_fixed(struct run *r, const char *variant,
+			   const char *words, const char *pattern,
+			   const char *fixed, unsigned int jobs)
 {
 	unsigned int i;
 	int err = 0;
@@ -36,7 +38,7 @@ static int run_start(struct run *r, const char *variant, const char *words,
 	model_set(m, r->params, "variant", variant);
 	model_set(m, r->params, "pattern_words", words);
 	model_set(m, r->params, "pattern", pattern);
-	model_set(m, r->params, "pattern_fixed", "");
+	model_set(m, r->params, "pattern_fixed", fixed);
 	model_set(m, r->params, "pattern_writers", "0");
 	r->size = m->state_size(r->params, 0);
 	r->state = aligned_alloc(128, (r->size + 127) & ~(size_t)127);
@@ -50,6 +52,12 @@ static int run_start(struct run *r, const char *variant, const char *words,
 		err |= m->job_init(r->job[i], r->params, i + 1);
 	}
 	return err;
+}
+
+static int run_start(struct run *r, const char *variant, const char *words,
+		     const char *pattern, unsigned int jobs)
+{
+	return run_start_fixed(r, variant, words, pattern, "", jobs);
 }
 
 static void run_ios(struct run *r, unsigned int job, unsigned int n)
@@ -213,8 +221,141 @@ static void slots_must_fit(void)
 	run_end(&r);
 }
 
+/* A test of one word guarding operations on another: the bit of state
+ * and the shared count, as in if (!test_bit()) { set_bit(); atomic_inc(); } */
+static void a_test_guards_another_word(void)
+{
+	struct run r;
+
+	CHECK(!run_start_fixed(&r, "test_first", "state@0,count@2",
+			       "set_bit(state,3),atomic_inc(count)",
+			       "test_bit(state,3),set_bit(state,3)/if_test=0,"
+			       "atomic_inc(count)/if_test=0", 1));
+	run_ios(&r, 0, 10);
+	CHECK_EQ(r.c[0].rmw[0] + r.c[0].skipped[0], 0);	/* a load */
+	CHECK_EQ(r.c[0].rmw[1], 1);
+	CHECK_EQ(r.c[0].skipped[1], 9);
+	CHECK_EQ(r.c[0].rmw[2], 1);
+	CHECK_EQ(r.c[0].skipped[2], 9);
+	CHECK_EQ(arena_word(&r, 128), 1);
+	run_end(&r);
+	/* /if_test=1 runs when the bit is set: here never */
+	CHECK(!run_start(&r, "always", "state@0,count@2",
+			 "test_bit(state,3),atomic_inc(count)/if_test=1", 1));
+	run_ios(&r, 0, 4);
+	CHECK_EQ(r.c[0].skipped[1], 4);
+	run_end(&r);
+}
+
+/* atomic_inc_not_zero: no RMW on 0 (skipped), one per call otherwise */
+static void cas_loops_skip_and_count(void)
+{
+	struct run r;
+	int retries = name_index(m->stats, "retries");
+
+	CHECK(!run_start(&r, "always", "ref@0,live@1=5",
+			 "atomic_inc_not_zero(ref),atomic_inc_not_zero(live),"
+			 "atomic_add_unless(live,2,9)", 1));
+	run_ios(&r, 0, 6);
+	CHECK_EQ(r.c[0].skipped[0], 6);
+	CHECK_EQ(r.c[0].rmw[0], 0);
+	CHECK_EQ(r.c[0].rmw[1], 6);
+	/* live: 5, then +1 and +2 unless 9: 6 8, 9 (skipped), 10 12, ... */
+	CHECK_EQ(r.c[0].rmw[2], 5);
+	CHECK_EQ(r.c[0].skipped[2], 1);
+	CHECK_EQ(r.c[0].stat[retries], 0);
+	CHECK_EQ(arena_word(&r, 64), 5 + 6 + 2 * 5);
+	run_end(&r);
+}
+
+struct racer {
+	struct run *r;
+	unsigned int job;
+};
+
+static void *race(void *arg)
+{
+	struct racer *x = arg;
+
+	run_ios(x->r, x->job, 200000);
+	return NULL;
+}
+
+/* Two jobs racing on one word: every attempt an RMW, every failed one a
+ * retry, so rmw - retries == calls exactly, and the word counts them */
+static void cas_retries_are_exact_under_contention(void)
+{
+	struct run r;
+	struct racer x[2] = { { &r, 0 }, { &r, 1 } };
+	pthread_t t[2];
+	int retries = name_index(m->stats, "retries"), i;
+
+	CHECK(!run_start(&r, "always", "ref@0=1", "atomic_inc_not_zero(ref)",
+			 2));
+	/* attach both first, so that neither writes the init over the other */
+	run_ios(&r, 0, 1);
+	run_ios(&r, 1, 1);
+	for (i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, race, &x[i]);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	for (i = 0; i < 2; i++)
+		CHECK_EQ(r.c[i].rmw[0] - r.c[i].stat[retries], 200001);
+	CHECK_EQ(arena_word(&r, 0), 1 + 2 * 200001);
+	run_end(&r);
+}
+
+/* Values that are the job's own: WRITE_ONCE(last, job) in its test-first
+ * form stores only when another job wrote last */
+static void values_of_the_job(void)
+{
+	struct run r;
+
+	CHECK(!run_start(&r, "test_first", "last@0", "WRITE_ONCE(last,job)",
+			 2));
+	run_ios(&r, 0, 3);
+	run_ios(&r, 1, 3);
+	run_ios(&r, 0, 3);
+	CHECK_EQ(r.c[0].stores[0], 2);
+	CHECK_EQ(r.c[1].stores[0], 1);
+	CHECK_EQ(r.c[0].skipped[0] + r.c[1].skipped[0], 9 - 3);
+	CHECK_EQ(arena_word(&r, 0), 1);
+	run_end(&r);
+	CHECK(!run_start(&r, "test_first", "last@0", "WRITE_ONCE(last,cpu)",
+			 1));
+	run_ios(&r, 0, 5);
+	CHECK_EQ(r.c[0].stores[0], arena_word(&r, 0) ? 1 : 0);
+	CHECK_EQ(r.c[0].stores[0] + r.c[0].skipped[0], 5);
+	run_end(&r);
+}
+
+/* 64 operations a call, each its own path */
+static void sixty_four_operations(void)
+{
+	static char seq[64 * 16 + 1];
+	struct run r;
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		sprintf(seq + strlen(seq), "%satomic_inc(c)", i ? "," : "");
+	CHECK(!run_start(&r, "always", "c@0", seq, 1));
+	run_ios(&r, 0, 3);
+	for (i = 0; i < 64; i++)
+		CHECK_EQ(r.c[0].rmw[i], 3);
+	CHECK_EQ(arena_word(&r, 0), 3 * 64);
+	run_end(&r);
+	strcat(seq, ",atomic_inc(c)");
+	CHECK(run_start(&r, "always", "c@0", seq, 1));
+	run_end(&r);
+}
+
 int main(void)
 {
+	RUN(a_test_guards_another_word);
+	RUN(cas_loops_skip_and_count);
+	RUN(cas_retries_are_exact_under_contention);
+	RUN(values_of_the_job);
+	RUN(sixty_four_operations);
 	RUN(slots_pack_the_jobs_words);
 	RUN(slots_must_fit);
 	RUN(objects_are_laid_out_and_initialised);
