@@ -285,6 +285,16 @@ mapping=bogus
     assert '"jobs"' not in r.out, "the good job ran I/O"
 
 
+def test_a_refusal_at_job_init_is_printed_once(ctx):
+    """A model's refusal when the job starts (a pattern word never
+    declared): its reason once, not again as the engine's "model: errno"."""
+    r = ctx.fio_run(ctx.base_args(model="pattern", pattern="set_bit(a,1)"),
+                    stats=False)
+    assert r.rc != 0, r.out[:2000]
+    lines = [ln for ln in r.err.splitlines() if ln.startswith("flagcheck:")]
+    assert len(lines) == 1 and "unknown word 'a'" in lines[0], r.err
+
+
 # --- shared memory and its lifetime -----------------------------------------
 
 def test_two_runs_at_once_share_nothing(ctx):
