@@ -7,6 +7,7 @@ each scenario's are). The wrapper's defaults, its backend switch,
 its NUMA spreading and its refusal to write a block device are checked with
 a stand-in fio that only records what it was given.
 """
+import json
 import os
 import re
 import shutil
@@ -308,5 +309,66 @@ def test_job_file_runs_on_a_small_real_file(ctx, job, mode):
                 FILENAME=target), section_args(job))
             want = "libaio" if engine_has_backend(ctx, "libaio") else "psync"
             check_run(p, stats, job, mode, 1, want)
+    finally:
+        shutil.rmtree(d)
+
+
+# --- make install: a PREFIX fio or a shell would misread, run-job installed --
+
+def make_install(dest, prefix):
+    # -o: install what is built, never rebuild here
+    return subprocess.run(
+        ["make", "-s", "-C", TOP, "-o", "build/fio-flagcheck.so", "-o",
+         "build/flagcheck-calibrate", "install", "DESTDIR=" + dest,
+         "PREFIX=" + prefix], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("prefix", (
+    "/opt/a;b", "/opt/a#b", "/opt/a`touch {mark}`", "/opt/$(shell touch {mark})",
+    "/opt/a$$HOME", "/opt/a\tb", "/opt/a\nb", "/opt/a\"b", "opt/relative", ""),
+    ids=("semicolon", "hash", "backtick", "make-shell", "dollar", "tab",
+         "newline", "quote", "relative", "empty"))
+def test_make_install_refuses_a_prefix_fio_or_a_shell_misreads(ctx, prefix):
+    if not shutil.which("make"):
+        pytest.skip("no make")
+    d = tempfile.mkdtemp(prefix="install-", dir=ctx.tmp)
+    mark = os.path.join(d, "ran")
+    prefix = prefix.replace("{mark}", mark)
+    try:
+        p = make_install(os.path.join(d, "dest"), prefix)
+        assert p.returncode != 0, p.stdout + p.stderr
+        lines = p.stderr.strip().splitlines()
+        assert len(lines) == (prefix.count("\n") + 1) and \
+            f"PREFIX={prefix}: refused, nothing installed: want an absolute " \
+            "path of letters, digits, spaces and / . _ - + , : @ ~ =" \
+            in p.stderr, p.stderr
+        assert os.listdir(d) == [], f"made or ran: {os.listdir(d)}"
+    finally:
+        shutil.rmtree(d)
+
+
+def test_installed_run_job_runs_the_installed_engine(ctx):
+    if not shutil.which("make"):
+        pytest.skip("no make")
+    d = tempfile.mkdtemp(prefix="install-", dir=ctx.tmp)
+    try:
+        p = make_install(d, "/opt/my fc")
+        assert p.returncode == 0, p.stdout + p.stderr
+        prefix = os.path.join(d, "opt", "my fc")
+        share = os.path.join(prefix, "share", "flagcheck", "jobs")
+        assert sorted(os.listdir(os.path.join(share, "pattern"))) == \
+            sorted(os.listdir(os.path.join(TOP, "jobs", "pattern")))
+        stats = os.path.join(d, "s1.jsonl")
+        env = clean_env(FIO=ctx.fio, RUNTIME=1, NUMJOBS=1,
+                        FLAGCHECK_STATS=stats)
+        p = subprocess.run([os.path.join(share, "run-job"),
+                            os.path.join(share, os.path.basename(S1)),
+                            "--output-format=json"], cwd=d, env=env,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        engine = os.path.join(prefix, "lib", "flagcheck", "fio-flagcheck.so")
+        assert f'"ioengine" : "external:{engine}"' in p.stdout, p.stdout
+        with open(stats) as f:
+            assert [json.loads(line)["ios"] > 0 for line in f] == [True]
     finally:
         shutil.rmtree(d)
