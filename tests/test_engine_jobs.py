@@ -11,10 +11,12 @@ import json
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -178,6 +180,123 @@ def test_run_job_stops_a_fio_that_runs_past_run_timeout(ctx, kind):
     assert p.stderr.strip().splitlines()[-1] == (
         "run-job: fio ran past RUN_TIMEOUT=1s (RUNTIME=30): stopped (set "
         "RUN_TIMEOUT for a longer run)"), p.stderr
+
+
+# one job process (fio forks it; it calls setsid()), runs for RUNTIME
+PROCESS_JOB = """
+[global]
+ioengine=external:${FLAGCHECK_ENGINE}
+backend=${BACKEND}
+filename=${FILENAME}
+size=${SIZE}
+numjobs=${NUMJOBS}
+variant=${FLAG_CHECK}
+flagcheck_stats=${FLAGCHECK_STATS}
+rw=randread
+time_based=1
+runtime=${RUNTIME}
+[spin]
+"""
+
+
+def _comm(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _gone_within(pid, seconds):
+    deadline = time.monotonic() + seconds
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+def _fio_job_process(pid, timeout=60):
+    """The job process fio (under pid) forked: a fio whose parent is fio."""
+    from fiorun import proctree
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for p in proctree.descendants(pid):
+            if _comm(p) == "fio" and _comm(proctree._parent(p)) == "fio":
+                return p
+        time.sleep(0.05)
+    raise AssertionError("fio started no job process")
+
+
+def test_run_job_stops_fios_job_processes_past_run_timeout(ctx):
+    """A job process that does not stop when fio tells it to (stopped here
+    with SIGSTOP, as one spinning in a long work() does not look): past
+    RUN_TIMEOUT fio gets SIGINT, then fio and its job processes SIGKILL;
+    none is left behind."""
+    job = ctx.jobfile(PROCESS_JOB)
+    d = tempfile.mkdtemp(prefix="spin-", dir=ctx.tmp)
+    env = clean_env(FIO=ctx.fio, FLAGCHECK_ENGINE=ctx.engine, RUNTIME=60,
+                    RUN_TIMEOUT=2, NUMJOBS=1,
+                    FLAGCHECK_STATS=os.path.join(d, "s.jsonl"))
+    out = open(os.path.join(d, "out"), "w+")
+    p = subprocess.Popen([RUN_JOB, job], cwd=d, env=env, stdout=out,
+                         stderr=subprocess.STDOUT)
+    spin = None
+    try:
+        spin = _fio_job_process(p.pid)
+        os.kill(spin, signal.SIGSTOP)
+        rc = p.wait(timeout=60)
+        out.seek(0)
+        text = out.read()
+        assert rc == 124, (rc, text)
+        assert _gone_within(spin, 5), f"fio's job process {spin} was left:\n{text}"
+    finally:
+        for pid in (spin, p.pid):
+            if pid and _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        p.wait()
+        out.close()
+        shutil.rmtree(d)
+
+
+def test_run_job_second_ctrl_c_stops_fios_job_processes(ctx):
+    """Ctrl-C (SIGINT to run-job's process group, as a terminal sends it)
+    reaches fio; a second one kills fio and a job process that would not
+    stop, at once: run-job exits 130, nothing left."""
+    job = ctx.jobfile(PROCESS_JOB)
+    d = tempfile.mkdtemp(prefix="spin-", dir=ctx.tmp)
+    env = clean_env(FIO=ctx.fio, FLAGCHECK_ENGINE=ctx.engine, RUNTIME=60,
+                    NUMJOBS=1, FLAGCHECK_STATS=os.path.join(d, "s.jsonl"))
+    out = open(os.path.join(d, "out"), "w+")
+    p = subprocess.Popen([RUN_JOB, job], cwd=d, env=env, stdout=out,
+                         stderr=subprocess.STDOUT, start_new_session=True)
+    spin = None
+    try:
+        spin = _fio_job_process(p.pid)
+        os.kill(spin, signal.SIGSTOP)
+        t0 = time.monotonic()
+        for _ in range(2):
+            os.killpg(p.pid, signal.SIGINT)
+            time.sleep(0.5)
+        rc = p.wait(timeout=60)
+        took = time.monotonic() - t0
+        out.seek(0)
+        text = out.read()
+        assert rc == 130 and took < 5, (rc, took, text)
+        assert _gone_within(spin, 5), f"fio's job process {spin} was left:\n{text}"
+    finally:
+        for pid in (spin, p.pid):
+            if pid and _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        p.wait()
+        out.close()
+        shutil.rmtree(d)
 
 
 @pytest.mark.parametrize("bad", ("0", "-5", "1.5", "10s", "abc"))
