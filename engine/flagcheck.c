@@ -59,8 +59,8 @@ struct flagcheck_data {
 	bool ready;		/* init completed: the job has counters to report */
 	bool ramp_pending;	/* ramp_time set, counters not zeroed yet */
 	bool ask_busy;		/* iodepth > 1 and the backend has ->busy */
-	bool slow;		/* ask_busy, ramp_pending or uncounted */
-	bool uncounted;		/* a sync fio does not count went by */
+	bool slow;		/* ask_busy or ramp_pending: fc_queue_slow() */
+	bool uncounted;		/* a sync fio does not count is queued */
 	uint64_t issued_before;	/* c.issued before that sync */
 	unsigned int timed_left;	/* calls until the next timed one */
 	uint64_t clock_ns;	/* what two back-to-back clock reads cost */
@@ -92,7 +92,7 @@ static void fc_ramp_check(struct thread_data *td, struct flagcheck_data *jd)
 	memset(&jd->c, 0, sizeof(jd->c));
 	jd->ramp_pending = false;
 	jd->timed_left = 1;
-	jd->slow = jd->ask_busy || jd->uncounted;
+	jd->slow = jd->ask_busy;
 }
 
 /*
@@ -106,32 +106,34 @@ static bool fc_fio_counts(struct thread_data *td, struct io_u *io_u)
 	return io_u->ddir != DDIR_SYNC || td->runstate != TD_FSYNCING;
 }
 
+static void fc_uncounted_done(struct flagcheck_data *jd)
+{
+	jd->c.issued = jd->issued_before;
+	jd->uncounted = false;
+}
+
 /*
  * A sync of the job's end: not counted, no model, but done by the backend.
  * fio issues it alone, every other I/O of the job complete, and waits for
  * it (backend.c fio_io_sync()): the backend's count of issued I/Os is put
- * back as it was at the next counted I/O or at the job's end
- * (fc_uncounted_done()), so that issued + errors_reported == ios holds.
+ * back as it was once the sync has been issued, here or in ->commit, so
+ * that issued + errors_reported == ios holds (before an offload worker's
+ * counters are added to the job's).
  */
 static enum fio_q_status __attribute__((noinline))
 fc_queue_uncounted(struct thread_data *td, struct flagcheck_data *jd,
 		   struct io_u *io_u)
 {
+	enum fio_q_status ret;
+
 	if (!jd->uncounted) {
 		jd->uncounted = true;
 		jd->issued_before = jd->c.issued;
-		jd->slow = true;
 	}
-	return jd->backend->queue(td, jd->backend_data, io_u);
-}
-
-static void fc_uncounted_done(struct flagcheck_data *jd)
-{
-	if (!jd->uncounted)
-		return;
-	jd->c.issued = jd->issued_before;
-	jd->uncounted = false;
-	jd->slow = jd->ask_busy || jd->ramp_pending;
+	ret = jd->backend->queue(td, jd->backend_data, io_u);
+	if (ret == FIO_Q_COMPLETED)
+		fc_uncounted_done(jd);
+	return ret;
 }
 
 /*
@@ -143,7 +145,6 @@ fc_queue_slow(struct thread_data *td, struct flagcheck_data *jd)
 {
 	if (jd->ask_busy && jd->backend->busy(jd->backend_data))
 		return true;
-	fc_uncounted_done(jd);
 	fc_ramp_check(td, jd);
 	return false;
 }
@@ -224,8 +225,11 @@ static enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 static int fio_flagcheck_commit(struct thread_data *td)
 {
 	struct flagcheck_data *jd = td->io_ops_data;
+	int ret = jd->backend->commit(td, jd->backend_data);
 
-	return jd->backend->commit(td, jd->backend_data);
+	if (fio_unlikely(jd->uncounted))
+		fc_uncounted_done(jd);
+	return ret;
 }
 
 static int fio_flagcheck_getevents(struct thread_data *td, unsigned int min,
@@ -619,7 +623,8 @@ static void fc_job_end(struct thread_data *td, struct flagcheck_data *jd)
 		.c		= &jd->c,
 	};
 
-	fc_uncounted_done(jd);
+	if (jd->uncounted)
+		fc_uncounted_done(jd);
 	fc_ramp_check(td, jd);
 	if (jd->offload_job)
 		fc_counters_add(&jd->offload_job->c, &jd->c);
