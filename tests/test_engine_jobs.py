@@ -299,6 +299,37 @@ def test_run_job_second_ctrl_c_stops_fios_job_processes(ctx):
         shutil.rmtree(d)
 
 
+def test_run_job_sigkilled_takes_fio_with_it(ctx):
+    """run-job's fio runner SIGKILLed (fio is in a session of its own, so
+    nothing else would stop it): fio gets SIGTERM and ends, its job
+    processes with it."""
+    from fiorun import proctree
+    job = ctx.jobfile(PROCESS_JOB)
+    d = tempfile.mkdtemp(prefix="spin-", dir=ctx.tmp)
+    env = clean_env(FIO=ctx.fio, FLAGCHECK_ENGINE=ctx.engine, RUNTIME=60,
+                    NUMJOBS=1, FLAGCHECK_STATS=os.path.join(d, "s.jsonl"))
+    out = open(os.path.join(d, "out"), "w+")
+    p = subprocess.Popen([RUN_JOB, job], cwd=d, env=env, stdout=out,
+                         stderr=subprocess.STDOUT)
+    spin = fio = None
+    try:
+        spin = _fio_job_process(p.pid)
+        fio = proctree._parent(spin)
+        runner = proctree._parent(fio)
+        assert _comm(runner) != "bash", "fio runs straight under run-job"
+        os.kill(runner, signal.SIGKILL)
+        p.wait(timeout=60)
+        assert _gone_within(fio, 15) and _gone_within(spin, 5), \
+            f"fio ({fio}) or its job ({spin}) outlived their runner"
+    finally:
+        for pid in (spin, fio, p.pid):
+            if pid and _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        p.wait()
+        out.close()
+        shutil.rmtree(d)
+
+
 @pytest.mark.parametrize("bad", ("0", "-5", "1.5", "10s", "abc"))
 def test_run_job_refuses_a_bad_run_timeout(ctx, bad):
     env, err = fake_run(ctx, S1, {"RUN_TIMEOUT": bad})

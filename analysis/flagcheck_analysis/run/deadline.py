@@ -8,9 +8,11 @@ spinning in a long work()) running, holding fio's output open. Here, as in
 flagcheck-run: at the deadline fio gets SIGINT (it stops its jobs and
 prints its report), and GRACE seconds later SIGKILL goes to fio's job
 processes and to fio; Ctrl-C (SIGINT or SIGTERM to this process) is passed
-on to fio as SIGINT, and a second one kills fio's tree at once."""
+on to fio as SIGINT, and a second one kills fio's tree at once; fio gets
+SIGTERM when this process dies, SIGKILLed too (parent-death signal)."""
 
 import argparse
+import os
 import signal
 import subprocess
 import sys
@@ -48,7 +50,8 @@ def run(argv, seconds, grace=GRACE):
     """Run argv (fio) until it ends: its exit status (128 + N when killed
     by signal N), TIMED_OUT when it ran past @seconds, 128 + N when signal
     N (Ctrl-C: SIGINT) stopped it."""
-    proc = subprocess.Popen(argv, start_new_session=True)
+    proc = subprocess.Popen(argv, start_new_session=True,
+                            preexec_fn=proctree.die_with(os.getpid()))
     stopper = _Stopper(proc)
     old = {s: signal.signal(s, stopper.on_signal)
            for s in (signal.SIGINT, signal.SIGTERM)}
