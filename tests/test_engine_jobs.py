@@ -238,11 +238,12 @@ def test_run_job_stops_fios_job_processes_past_run_timeout(ctx):
     """A job process that does not stop when fio tells it to (stopped here
     with SIGSTOP, as one spinning in a long work() does not look): past
     RUN_TIMEOUT fio gets SIGINT, then fio and its job processes SIGKILL;
-    none is left behind."""
+    none is left behind. (RUN_TIMEOUT 5 s: time for a loaded machine to
+    start fio's job process before the deadline.)"""
     job = ctx.jobfile(PROCESS_JOB)
     d = tempfile.mkdtemp(prefix="spin-", dir=ctx.tmp)
     env = clean_env(FIO=ctx.fio, FLAGCHECK_ENGINE=ctx.engine, RUNTIME=60,
-                    RUN_TIMEOUT=2, NUMJOBS=1,
+                    RUN_TIMEOUT=5, NUMJOBS=1,
                     FLAGCHECK_STATS=os.path.join(d, "s.jsonl"))
     out = open(os.path.join(d, "out"), "w+")
     p = subprocess.Popen([RUN_JOB, job], cwd=d, env=env, stdout=out,
