@@ -60,6 +60,8 @@ struct flagcheck_data {
 	bool ramp_pending;	/* ramp_time set, counters not zeroed yet */
 	bool ask_busy;		/* iodepth > 1 and the backend has ->busy */
 	bool slow;		/* ask_busy or ramp_pending: fc_queue_slow() */
+	bool uncounted;		/* a sync fio does not count is queued */
+	uint64_t issued_before;	/* c.issued before that sync */
 	unsigned int timed_left;	/* calls until the next timed one */
 	uint64_t clock_ns;	/* what two back-to-back clock reads cost */
 	struct fc_counters c;
@@ -91,6 +93,47 @@ static void fc_ramp_check(struct thread_data *td, struct flagcheck_data *jd)
 	jd->ramp_pending = false;
 	jd->timed_left = 1;
 	jd->slow = jd->ask_busy;
+}
+
+/*
+ * fio counts in its total_ios every read, write and trim, and every sync
+ * but the ones of its end (end_fsync=1, fsync_on_close=1: runstate
+ * TD_FSYNCING, ioengines.c td_io_queue()); fdatasync= and
+ * sync_file_range= are refused (fc_refuse_syncs()).
+ */
+static bool fc_fio_counts(struct thread_data *td, struct io_u *io_u)
+{
+	return io_u->ddir != DDIR_SYNC || td->runstate != TD_FSYNCING;
+}
+
+static void fc_uncounted_done(struct flagcheck_data *jd)
+{
+	jd->c.issued = jd->issued_before;
+	jd->uncounted = false;
+}
+
+/*
+ * A sync of the job's end: not counted, no model, but done by the backend.
+ * fio issues it alone, every other I/O of the job complete, and waits for
+ * it (backend.c fio_io_sync()): the backend's count of issued I/Os is put
+ * back as it was once the sync has been issued, here or in ->commit, so
+ * that issued + errors_reported == ios holds (before an offload worker's
+ * counters are added to the job's).
+ */
+static enum fio_q_status __attribute__((noinline))
+fc_queue_uncounted(struct thread_data *td, struct flagcheck_data *jd,
+		   struct io_u *io_u)
+{
+	enum fio_q_status ret;
+
+	if (!jd->uncounted) {
+		jd->uncounted = true;
+		jd->issued_before = jd->c.issued;
+	}
+	ret = jd->backend->queue(td, jd->backend_data, io_u);
+	if (ret == FIO_Q_COMPLETED)
+		fc_uncounted_done(jd);
+	return ret;
 }
 
 /*
@@ -151,6 +194,8 @@ static enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 
 	if (fio_unlikely(jd->slow) && fc_queue_slow(td, jd))
 		return FIO_Q_BUSY;
+	if (fio_unlikely(io.ddir == FC_OTHER) && !fc_fio_counts(td, io_u))
+		return fc_queue_uncounted(td, jd, io_u);
 
 	jd->c.ios[io.ddir]++;
 	/* calls 1, 1 + FC_TIMED_EVERY, ... of the job are timed */
@@ -180,8 +225,11 @@ static enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 static int fio_flagcheck_commit(struct thread_data *td)
 {
 	struct flagcheck_data *jd = td->io_ops_data;
+	int ret = jd->backend->commit(td, jd->backend_data);
 
-	return jd->backend->commit(td, jd->backend_data);
+	if (fio_unlikely(jd->uncounted))
+		fc_uncounted_done(jd);
+	return ret;
 }
 
 static int fio_flagcheck_getevents(struct thread_data *td, unsigned int min,
@@ -227,6 +275,28 @@ static int fc_refuse_variant(struct thread_data *td)
 }
 
 /*
+ * fio counts fdatasyncs and sync_file_range calls in none of the total_ios
+ * it prints (3.33: ts->total_io_u[] holds read, write, trim and sync only),
+ * so the engine's count of them could never be checked against fio's:
+ * refused before any I/O. fsync=N is counted (sync total_ios).
+ */
+static int fc_refuse_syncs(struct thread_data *td)
+{
+	const char *opt = td->o.fdatasync_blocks ? "fdatasync" :
+			  td->sync_file_range_nr ? "sync_file_range" : NULL;
+	unsigned int every = td->o.fdatasync_blocks ?: td->sync_file_range_nr;
+
+	if (!opt)
+		return 0;
+	log_err("flagcheck: %s (every %u writes) is not supported: fio counts "
+		"it in none of its total_ios, so the engine's I/O count could "
+		"not be checked against fio's; fsync=%u is counted\n", opt, every,
+		every);
+	td_verror(td, EINVAL, opt);
+	return 1;
+}
+
+/*
  * A backend given in a job file's [global] section reaches each job in the
  * copied options, without str_backend_cb: fio has since set the job's
  * engine flags back to the ops table's (the null backend's) and marked its
@@ -241,7 +311,7 @@ static int fio_flagcheck_setup(struct thread_data *td)
 	struct fio_file *f;
 	unsigned int i;
 
-	if (fc_refuse_variant(td))
+	if (fc_refuse_variant(td) || fc_refuse_syncs(td))
 		return 1;
 	fc_td_engine_flags(td, b->fio_flags, FC_BACKEND_FIO_FLAGS);
 	for_each_file(td, f, i) {
@@ -427,7 +497,8 @@ static int fc_init_refusals(struct thread_data *td)
 			FLAGCHECK_FIO_VERSION);
 		return 1;
 	}
-	if (fc_refuse_variant(td) || fc_refuse_offload(td))
+	if (fc_refuse_variant(td) || fc_refuse_syncs(td) ||
+	    fc_refuse_offload(td))
 		return 1;
 	if (o->mapping == FC_MAPPING_SHARED && fc_shm_error()) {
 		log_err("flagcheck: mapping=shared needs the run's shared memory, "
@@ -461,7 +532,7 @@ static int fc_model_init(struct thread_data *td, struct flagcheck_data *jd)
 	err = m->job_init ? m->job_init(jd->job, jd->params,
 					td->thread_number) : 0;
 	if (err) {
-		log_err("flagcheck: %s: %s\n", m->name, strerror(-err));
+		/* the model printed its reason; fio prints the errno */
 		td_verror(td, -err, m->name);
 		free(jd->job);
 		jd->job = NULL;
@@ -552,6 +623,8 @@ static void fc_job_end(struct thread_data *td, struct flagcheck_data *jd)
 		.c		= &jd->c,
 	};
 
+	if (jd->uncounted)
+		fc_uncounted_done(jd);
 	fc_ramp_check(td, jd);
 	if (jd->offload_job)
 		fc_counters_add(&jd->offload_job->c, &jd->c);

@@ -91,7 +91,9 @@ struct fc_model {
 	 * directory of its own): job_size bytes, zero-filled, handed to ->io as
 	 * io->job. job_init (optional) runs once before the first I/O, with
 	 * fio's job number (1 up, as thread_number in the counters): 0 or a
-	 * negative errno that fails the job; job_exit (optional) at job end.
+	 * negative errno that fails the job, its reason printed by job_init in
+	 * one "flagcheck: " line (the engine adds none: fio prints the errno);
+	 * job_exit (optional) at job end.
 	 */
 	size_t job_size;
 	int (*job_init)(void *job, const void *params, unsigned int job_number);

@@ -26,6 +26,52 @@ static char *fc_closed(FILE *out, char **buf)
 	return *buf;
 }
 
+/* The length of the valid UTF-8 sequence @s starts with, or 0 */
+static int fc_utf8_len(const unsigned char *s)
+{
+	int n, i;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;	/* a continuation byte, overlong or too high */
+	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;	/* the NUL ends it here too */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;	/* overlong, a surrogate, past U+10FFFF */
+	return n;
+}
+
+/*
+ * @s as a JSON string, quotes included (RFC 8259): '"', '\\' and control
+ * characters escaped, a byte that is not UTF-8 written as U+FFFD, so that
+ * any JSON reader takes the line whatever a job or a pattern names.
+ */
+static void fc_json_put(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	int n;
+
+	fputc('"', out);
+	while (*s) {
+		if (*s == '"' || *s == '\\') {
+			fprintf(out, "\\%c", *s++);
+		} else if (*s < 0x20) {
+			fprintf(out, "\\u%04x", *s++);
+		} else if (*s < 0x80) {
+			fputc(*s++, out);
+		} else if ((n = fc_utf8_len(s))) {
+			fwrite(s, 1, n, out);
+			s += n;
+		} else {
+			fputs("\\ufffd", out);
+			s++;
+		}
+	}
+	fputc('"', out);
+}
+
 /* @s as a JSON string, quotes included: malloc'd, NULL without memory */
 char *fc_json_str(const char *s)
 {
@@ -35,18 +81,7 @@ char *fc_json_str(const char *s)
 
 	if (!out)
 		return NULL;
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
+	fc_json_put(out, s);
 	return fc_closed(out, &buf);
 }
 
@@ -105,20 +140,24 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 	fc_json_u64s(out, "timed_log2", c->timed_hist, FC_TIMED_BUCKETS);
 	fc_json_u64s(out, "timed_log2_ns", c->timed_hist_ns, FC_TIMED_BUCKETS);
 	fputs(", \"paths\": {", out);
-	for (i = 0; j->paths && j->paths[i] && i < FC_MAX_PATHS; i++)
-		fprintf(out, "%s\"%s\": {\"rmw\": %llu, \"skipped\": %llu, "
+	for (i = 0; j->paths && j->paths[i] && i < FC_MAX_PATHS; i++) {
+		fputs(i ? ", " : "", out);
+		fc_json_put(out, j->paths[i]);	/* a pattern's own text */
+		fprintf(out, ": {\"rmw\": %llu, \"skipped\": %llu, "
 			"\"stores\": %llu, \"stores_skipped\": %llu}",
-			i ? ", " : "", j->paths[i],
 			(unsigned long long)c->rmw[i],
 			(unsigned long long)c->skipped[i],
 			(unsigned long long)c->stores[i],
 			(unsigned long long)c->stores_skipped[i]);
+	}
 	fputc('}', out);
 	if (j->stats) {
 		fputs(", \"model_stats\": {", out);
-		for (i = 0; j->stats[i] && i < FC_MAX_STATS; i++)
-			fprintf(out, "%s\"%s\": %llu", i ? ", " : "",
-				j->stats[i], (unsigned long long)c->stat[i]);
+		for (i = 0; j->stats[i] && i < FC_MAX_STATS; i++) {
+			fputs(i ? ", " : "", out);
+			fc_json_put(out, j->stats[i]);
+			fprintf(out, ": %llu", (unsigned long long)c->stat[i]);
+		}
 		fputc('}', out);
 	}
 	fputc('}', out);

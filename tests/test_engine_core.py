@@ -285,6 +285,35 @@ mapping=bogus
     assert '"jobs"' not in r.out, "the good job ran I/O"
 
 
+def test_counters_line_is_json_whatever_the_job_is_named(ctx):
+    """A job name with a tab, a quote and a Latin-1 byte (fio takes any):
+    the counters line is still UTF-8 JSON, the byte as U+FFFD."""
+    cwd = ctx.scratch()
+    stats = os.path.join(cwd, "s.jsonl")
+    args = [a for a in ctx.base_args() if not a.startswith("--name=")]
+    p = subprocess.run([os.fsencode(ctx.fio), b"--name=t\t\"x\xe9"] +
+                       [os.fsencode(a) for a in args] +
+                       [os.fsencode("--flagcheck_stats=" + stats)],
+                       cwd=cwd, capture_output=True, timeout=120)
+    try:
+        assert p.returncode == 0, p.stderr
+        with open(stats, "rb") as f:
+            lines = [json.loads(line) for line in f]  # strict UTF-8
+    finally:
+        shutil.rmtree(cwd)
+    assert [s["job"] for s in lines] == ["t\t\"x\ufffd"], lines
+
+
+def test_a_refusal_at_job_init_is_printed_once(ctx):
+    """A model's refusal when the job starts (a pattern word never
+    declared): its reason once, not again as the engine's "model: errno"."""
+    r = ctx.fio_run(ctx.base_args(model="pattern", pattern="set_bit(a,1)"),
+                    stats=False)
+    assert r.rc != 0, r.out[:2000]
+    lines = [ln for ln in r.err.splitlines() if ln.startswith("flagcheck:")]
+    assert len(lines) == 1 and "unknown word 'a'" in lines[0], r.err
+
+
 # --- shared memory and its lifetime -----------------------------------------
 
 def test_two_runs_at_once_share_nothing(ctx):

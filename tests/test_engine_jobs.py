@@ -7,13 +7,16 @@ each scenario's are). The wrapper's defaults, its backend switch,
 its NUMA spreading and its refusal to write a block device are checked with
 a stand-in fio that only records what it was given.
 """
+import json
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -179,6 +182,155 @@ def test_run_job_stops_a_fio_that_runs_past_run_timeout(ctx, kind):
         "RUN_TIMEOUT for a longer run)"), p.stderr
 
 
+# one job process (fio forks it; it calls setsid()), runs for RUNTIME
+PROCESS_JOB = """
+[global]
+ioengine=external:${FLAGCHECK_ENGINE}
+backend=${BACKEND}
+filename=${FILENAME}
+size=${SIZE}
+numjobs=${NUMJOBS}
+variant=${FLAG_CHECK}
+flagcheck_stats=${FLAGCHECK_STATS}
+rw=randread
+time_based=1
+runtime=${RUNTIME}
+[spin]
+"""
+
+
+def _comm(pid):
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _gone_within(pid, seconds):
+    deadline = time.monotonic() + seconds
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(pid)
+
+
+def _fio_job_process(pid, timeout=60):
+    """The job process fio (under pid) forked: a fio whose parent is fio."""
+    from fiorun import proctree
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for p in proctree.descendants(pid):
+            if _comm(p) == "fio" and _comm(proctree._parent(p)) == "fio":
+                return p
+        time.sleep(0.05)
+    raise AssertionError("fio started no job process")
+
+
+def test_run_job_stops_fios_job_processes_past_run_timeout(ctx):
+    """A job process that does not stop when fio tells it to (stopped here
+    with SIGSTOP, as one spinning in a long work() does not look): past
+    RUN_TIMEOUT fio gets SIGINT, then fio and its job processes SIGKILL;
+    none is left behind. (RUN_TIMEOUT 5 s: time for a loaded machine to
+    start fio's job process before the deadline.)"""
+    job = ctx.jobfile(PROCESS_JOB)
+    d = tempfile.mkdtemp(prefix="spin-", dir=ctx.tmp)
+    env = clean_env(FIO=ctx.fio, FLAGCHECK_ENGINE=ctx.engine, RUNTIME=60,
+                    RUN_TIMEOUT=5, NUMJOBS=1,
+                    FLAGCHECK_STATS=os.path.join(d, "s.jsonl"))
+    out = open(os.path.join(d, "out"), "w+")
+    p = subprocess.Popen([RUN_JOB, job], cwd=d, env=env, stdout=out,
+                         stderr=subprocess.STDOUT)
+    spin = None
+    try:
+        spin = _fio_job_process(p.pid)
+        os.kill(spin, signal.SIGSTOP)
+        rc = p.wait(timeout=60)
+        out.seek(0)
+        text = out.read()
+        assert rc == 124, (rc, text)
+        assert _gone_within(spin, 5), f"fio's job process {spin} was left:\n{text}"
+    finally:
+        for pid in (spin, p.pid):
+            if pid and _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        p.wait()
+        out.close()
+        shutil.rmtree(d)
+
+
+def test_run_job_second_ctrl_c_stops_fios_job_processes(ctx):
+    """Ctrl-C (SIGINT to run-job's process group, as a terminal sends it)
+    reaches fio; a second one kills fio and a job process that would not
+    stop, at once: run-job exits 130, nothing left."""
+    job = ctx.jobfile(PROCESS_JOB)
+    d = tempfile.mkdtemp(prefix="spin-", dir=ctx.tmp)
+    env = clean_env(FIO=ctx.fio, FLAGCHECK_ENGINE=ctx.engine, RUNTIME=60,
+                    NUMJOBS=1, FLAGCHECK_STATS=os.path.join(d, "s.jsonl"))
+    out = open(os.path.join(d, "out"), "w+")
+    p = subprocess.Popen([RUN_JOB, job], cwd=d, env=env, stdout=out,
+                         stderr=subprocess.STDOUT, start_new_session=True)
+    spin = None
+    try:
+        spin = _fio_job_process(p.pid)
+        os.kill(spin, signal.SIGSTOP)
+        t0 = time.monotonic()
+        for _ in range(2):
+            os.killpg(p.pid, signal.SIGINT)
+            time.sleep(0.5)
+        rc = p.wait(timeout=60)
+        took = time.monotonic() - t0
+        out.seek(0)
+        text = out.read()
+        assert rc == 130 and took < 5, (rc, took, text)
+        assert _gone_within(spin, 5), f"fio's job process {spin} was left:\n{text}"
+    finally:
+        for pid in (spin, p.pid):
+            if pid and _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        p.wait()
+        out.close()
+        shutil.rmtree(d)
+
+
+def test_run_job_sigkilled_takes_fio_with_it(ctx):
+    """run-job's fio runner SIGKILLed (fio is in a session of its own, so
+    nothing else would stop it): fio gets SIGTERM and ends, its job
+    processes with it."""
+    from fiorun import proctree
+    job = ctx.jobfile(PROCESS_JOB)
+    d = tempfile.mkdtemp(prefix="spin-", dir=ctx.tmp)
+    env = clean_env(FIO=ctx.fio, FLAGCHECK_ENGINE=ctx.engine, RUNTIME=60,
+                    NUMJOBS=1, FLAGCHECK_STATS=os.path.join(d, "s.jsonl"))
+    out = open(os.path.join(d, "out"), "w+")
+    p = subprocess.Popen([RUN_JOB, job], cwd=d, env=env, stdout=out,
+                         stderr=subprocess.STDOUT)
+    spin = fio = None
+    try:
+        spin = _fio_job_process(p.pid)
+        fio = proctree._parent(spin)
+        runner = proctree._parent(fio)
+        assert _comm(runner) != "bash", "fio runs straight under run-job"
+        os.kill(runner, signal.SIGKILL)
+        p.wait(timeout=60)
+        assert _gone_within(fio, 15) and _gone_within(spin, 5), \
+            f"fio ({fio}) or its job ({spin}) outlived their runner"
+    finally:
+        for pid in (spin, fio, p.pid):
+            if pid and _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        p.wait()
+        out.close()
+        shutil.rmtree(d)
+
+
 @pytest.mark.parametrize("bad", ("0", "-5", "1.5", "10s", "abc"))
 def test_run_job_refuses_a_bad_run_timeout(ctx, bad):
     env, err = fake_run(ctx, S1, {"RUN_TIMEOUT": bad})
@@ -308,5 +460,66 @@ def test_job_file_runs_on_a_small_real_file(ctx, job, mode):
                 FILENAME=target), section_args(job))
             want = "libaio" if engine_has_backend(ctx, "libaio") else "psync"
             check_run(p, stats, job, mode, 1, want)
+    finally:
+        shutil.rmtree(d)
+
+
+# --- make install: a PREFIX fio or a shell would misread, run-job installed --
+
+def make_install(dest, prefix):
+    # -o: install what is built, never rebuild here
+    return subprocess.run(
+        ["make", "-s", "-C", TOP, "-o", "build/fio-flagcheck.so", "-o",
+         "build/flagcheck-calibrate", "install", "DESTDIR=" + dest,
+         "PREFIX=" + prefix], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("prefix", (
+    "/opt/a;b", "/opt/a#b", "/opt/a`touch {mark}`", "/opt/$(shell touch {mark})",
+    "/opt/a$$HOME", "/opt/a\tb", "/opt/a\nb", "/opt/a\"b", "opt/relative", ""),
+    ids=("semicolon", "hash", "backtick", "make-shell", "dollar", "tab",
+         "newline", "quote", "relative", "empty"))
+def test_make_install_refuses_a_prefix_fio_or_a_shell_misreads(ctx, prefix):
+    if not shutil.which("make"):
+        pytest.skip("no make")
+    d = tempfile.mkdtemp(prefix="install-", dir=ctx.tmp)
+    mark = os.path.join(d, "ran")
+    prefix = prefix.replace("{mark}", mark)
+    try:
+        p = make_install(os.path.join(d, "dest"), prefix)
+        assert p.returncode != 0, p.stdout + p.stderr
+        lines = p.stderr.strip().splitlines()
+        assert len(lines) == (prefix.count("\n") + 1) and \
+            f"PREFIX={prefix}: refused, nothing installed: want an absolute " \
+            "path of letters, digits, spaces and / . _ - + , : @ ~ =" \
+            in p.stderr, p.stderr
+        assert os.listdir(d) == [], f"made or ran: {os.listdir(d)}"
+    finally:
+        shutil.rmtree(d)
+
+
+def test_installed_run_job_runs_the_installed_engine(ctx):
+    if not shutil.which("make"):
+        pytest.skip("no make")
+    d = tempfile.mkdtemp(prefix="install-", dir=ctx.tmp)
+    try:
+        p = make_install(d, "/opt/my fc")
+        assert p.returncode == 0, p.stdout + p.stderr
+        prefix = os.path.join(d, "opt", "my fc")
+        share = os.path.join(prefix, "share", "flagcheck", "jobs")
+        assert sorted(os.listdir(os.path.join(share, "pattern"))) == \
+            sorted(os.listdir(os.path.join(TOP, "jobs", "pattern")))
+        stats = os.path.join(d, "s1.jsonl")
+        env = clean_env(FIO=ctx.fio, RUNTIME=1, NUMJOBS=1,
+                        FLAGCHECK_STATS=stats)
+        p = subprocess.run([os.path.join(share, "run-job"),
+                            os.path.join(share, os.path.basename(S1)),
+                            "--output-format=json"], cwd=d, env=env,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        engine = os.path.join(prefix, "lib", "flagcheck", "fio-flagcheck.so")
+        assert f'"ioengine" : "external:{engine}"' in p.stdout, p.stdout
+        with open(stats) as f:
+            assert [json.loads(line)["ios"] > 0 for line in f] == [True]
     finally:
         shutil.rmtree(d)

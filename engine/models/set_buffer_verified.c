@@ -111,19 +111,22 @@ static int verified_job_init(void *job, const void *params,
 {
 	const struct verified_params *p = params;
 	struct verified_job *j = job;
+	int err = ENAMETOOLONG;
 
 	(void)job_number;
 
 	if (!p->creat_dir[0])
 		return 0;
 	if (snprintf(j->dir, sizeof(j->dir), "%s/flagcheck-creat-XXXXXX",
-		     p->creat_dir) >= (int)sizeof(j->dir))
-		return -ENAMETOOLONG;
-	if (!mkdtemp(j->dir)) {
-		j->dir[0] = '\0';
-		return -errno;
+		     p->creat_dir) < (int)sizeof(j->dir)) {
+		if (mkdtemp(j->dir))
+			return 0;
+		err = errno;
 	}
-	return 0;
+	j->dir[0] = '\0';
+	fprintf(stderr, "flagcheck: creat_dir=%s: cannot make this job's "
+		"directory there: %s\n", p->creat_dir, strerror(err));
+	return -err;
 }
 
 static void verified_job_exit(void *job, const void *params)

@@ -291,7 +291,7 @@ class Install(unittest.TestCase):
             share = os.path.join(usr, "share", "flagcheck", "jobs")
             self.assertEqual(sorted(os.listdir(share)),
                              sorted([os.path.basename(j) for j in jobs] +
-                                    ["catalogue"]))
+                                    ["catalogue", "pattern", "run-job"]))
             catalogue = glob.glob(os.path.join(REPO, "jobs", "catalogue",
                                                "*.fio"))
             self.assertEqual(

@@ -10,6 +10,7 @@ threads; adds the CPU model and the topology (NUMA nodes, SMT siblings) from
 writes calibration.json; reads and validates one."""
 
 import argparse
+import ctypes
 import datetime
 import glob
 import json
@@ -43,6 +44,77 @@ RELATIONS = (("smt", "SMT sibling"), ("same_node", "same node"),
              ("other_node", "other node"))
 # the two bit patterns it measures (the file's reader, results/calibfile.py)
 PATTERNS = calibfile.PATTERNS
+
+
+class Interrupted(CalibrationError):
+    """The measurement was stopped by a signal (Ctrl-C: SIGINT)."""
+
+    def __init__(self, program, signum):
+        self.signum = signum
+        super().__init__("%s stopped: interrupted by %s" % (
+            program, signal.Signals(signum).name))
+
+
+PR_SET_PDEATHSIG = 1        # <linux/prctl.h>
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _child_setup(parent, cpus):
+    """For the program, between fork and exec: SIGKILL when this process
+    dies (SIGKILLed included; at once when it already has), so that it
+    never measures on for its budget with nobody to read it; its CPUs."""
+    def preexec():
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) or \
+                os.getppid() != parent:
+            os._exit(127)
+        if cpus is not None:
+            os.sched_setaffinity(0, cpus)
+    return preexec
+
+
+def _kill_group(proc):
+    """SIGKILL to @proc's process group (the program and its threads)."""
+    if proc is not None and proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+class _StopOnSignal:
+    """While the program runs (main thread only): SIGINT or SIGTERM kills
+    it at once (it runs in a session of its own, so Ctrl-C does not reach
+    it), then the handler that was there runs (flagcheck-run's records
+    the stop); Python's default for SIGINT is left out, Interrupted says it.
+    A signal that was ignored stays ignored."""
+
+    def __init__(self):
+        self.proc, self.signum, self.old = None, None, {}
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for s in STOP_SIGNALS:
+                if signal.getsignal(s) != signal.SIG_IGN:
+                    self.old[s] = signal.signal(s, self._on_signal)
+        return self
+
+    def _on_signal(self, signum, frame):
+        self.signum = self.signum or signum
+        _kill_group(self.proc)
+        prev = self.old.get(signum)
+        if callable(prev) and prev is not signal.default_int_handler:
+            prev(signum, frame)
+
+    def __exit__(self, *exc):
+        _kill_group(self.proc)
+        for s, handler in self.old.items():
+            if self.signum and handler is signal.default_int_handler:
+                # Interrupted ends the command: a second Ctrl-C meanwhile
+                # has nothing left to stop (no KeyboardInterrupt on exit)
+                handler = signal.SIG_IGN
+            signal.signal(s, handler)
+        return False
 
 
 def default_program():
@@ -83,13 +155,15 @@ def run_program(program, seconds=DEFAULT_SECONDS, max_threads=None,
 
     def stop():
         stopped.append(True)
-        os.killpg(p.pid, signal.SIGKILL)
+        _kill_group(p)
     try:
-        with tempfile.TemporaryFile("w+") as out:
+        with tempfile.TemporaryFile("w+") as out, _StopOnSignal() as guard:
             p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE,
                                  text=True, start_new_session=True,
-                                 preexec_fn=None if cpus is None else
-                                 lambda: os.sched_setaffinity(0, cpus))
+                                 preexec_fn=_child_setup(os.getpid(), cpus))
+            guard.proc = p
+            if guard.signum:        # a signal before it started
+                _kill_group(p)
             timer = threading.Timer(timeout, stop)
             timer.start()
             try:
@@ -104,6 +178,8 @@ def run_program(program, seconds=DEFAULT_SECONDS, max_threads=None,
                                "--program)" % program)
     except OSError as e:
         raise CalibrationError("%s: %s" % (program, e))
+    if guard.signum:
+        raise Interrupted(program, guard.signum)
     if stopped:
         raise CalibrationError("%s did not finish within %g s (a %g s "
                                "measurement): stopped" % (program, timeout,

@@ -6,7 +6,7 @@ import os
 import sys
 
 from .calibration import (CalibrationError, DEFAULT_SECONDS, JSON_NAME,
-                          seconds_arg,
+                          Interrupted, seconds_arg,
                           PNG_NAME, PROG, Progress, calibrate,
                           default_program)
 from ..report import plot
@@ -82,6 +82,9 @@ def main(argv=None):
     try:
         doc = calibrate(args.outdir, args.seconds, args.program,
                         args.max_threads, progress=progress)
+    except Interrupted as e:
+        print("%s: %s; nothing written" % (PROG, e), file=sys.stderr)
+        return 128 + e.signum
     except CalibrationError as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 1

@@ -7,8 +7,11 @@ SIGKILLed fio keeps fio's stdout open (a reader waits for ever). Its
 parent is fio until fio dies: its processes are found through the parent
 links in /proc while fio lives."""
 
+import ctypes
 import os
 import signal
+
+PR_SET_PDEATHSIG = 1        # <linux/prctl.h>
 
 
 def _parent(pid):
@@ -45,3 +48,15 @@ def kill_tree(pid, sig=signal.SIGKILL):
             os.kill(p, sig)
         except ProcessLookupError:
             pass
+
+
+def die_with(parent, sig=signal.SIGTERM):
+    """A preexec_fn for fio, between fork and exec: @sig (SIGTERM: fio
+    stops its jobs) when @parent dies, SIGKILLed included; exit at once
+    when it already has."""
+    def preexec():
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) or \
+                os.getppid() != parent:
+            os._exit(127)
+    return preexec

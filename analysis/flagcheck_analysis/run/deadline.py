@@ -1,0 +1,113 @@
+"""fio under a deadline, stopped as flagcheck-run stops it: jobs/run-job's
+way to run fio (python3 -m flagcheck_analysis.run.deadline --help).
+
+fio runs in a session of its own, and so does each of its job processes
+(proctree.py): a signal to fio's process group, or timeout(1)'s SIGKILL to
+fio alone, leaves a job process that does not stop by itself (a job
+spinning in a long work()) running, holding fio's output open. Here, as in
+flagcheck-run: at the deadline fio gets SIGINT (it stops its jobs and
+prints its report), and GRACE seconds later SIGKILL goes to fio's job
+processes and to fio; Ctrl-C (SIGINT or SIGTERM to this process) is passed
+on to fio as SIGINT, and a second one kills fio's tree at once; fio gets
+SIGTERM when this process dies, SIGKILLed too (parent-death signal)."""
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from . import proctree
+
+PROG = "run-job"
+GRACE = 10              # seconds from SIGINT to SIGKILL (flagcheck-run's)
+TIMED_OUT = 124         # the exit status past the deadline, as timeout(1)
+
+
+class _Stopper:
+    """SIGINT to fio at the first signal or the deadline, SIGKILL to fio's
+    tree at the next."""
+
+    def __init__(self, proc):
+        self.proc, self.stops, self.signum = proc, 0, None
+
+    def stop(self):
+        self.stops += 1
+        if self.proc.poll() is not None:
+            return
+        if self.stops == 1:
+            self.proc.send_signal(signal.SIGINT)
+        else:
+            proctree.kill_tree(self.proc.pid)
+
+    def on_signal(self, signum, frame):
+        self.signum = self.signum or signum
+        self.stop()
+
+
+def run(argv, seconds, grace=GRACE):
+    """Run argv (fio) until it ends: its exit status (128 + N when killed
+    by signal N), TIMED_OUT when it ran past @seconds, 128 + N when signal
+    N (Ctrl-C: SIGINT) stopped it."""
+    proc = subprocess.Popen(argv, start_new_session=True,
+                            preexec_fn=proctree.die_with(os.getpid()))
+    stopper = _Stopper(proc)
+    old = {s: signal.signal(s, stopper.on_signal)
+           for s in (signal.SIGINT, signal.SIGTERM)}
+    deadline, timed_out = time.monotonic() + seconds, False
+    try:
+        while True:
+            try:
+                rc = proc.wait(timeout=max(deadline - time.monotonic(), 0.01))
+                break
+            except subprocess.TimeoutExpired:
+                if not timed_out:
+                    stopper.stops = 0
+                timed_out = True
+                stopper.stop()
+                deadline = time.monotonic() + grace
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+    if timed_out:
+        return TIMED_OUT
+    if stopper.signum:
+        return 128 + stopper.signum
+    return 128 - rc if rc < 0 else rc
+
+
+def seconds_arg(text):
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    if v < 1:
+        raise argparse.ArgumentTypeError(
+            "%r: want a whole number of seconds, 1 or more" % text)
+    return v
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        prog="python3 -m flagcheck_analysis.run.deadline",
+        description="Run fio until SECONDS have passed, then stop it and its "
+        "job processes as flagcheck-run does; exit 124 past the deadline.")
+    p.add_argument("seconds", metavar="SECONDS", type=seconds_arg,
+                   help="the deadline: SIGINT to fio, SIGKILL %d s later"
+                   % GRACE)
+    p.add_argument("argv", metavar="FIO", nargs=argparse.REMAINDER,
+                   help="fio (or numactl ... fio) and its arguments")
+    args = p.parse_args(argv)
+    if not args.argv:
+        p.error("no command to run")
+    try:
+        return run(args.argv, args.seconds)
+    except OSError as e:
+        print("%s: %s: %s" % (PROG, args.argv[0], e.strerror or e),
+              file=sys.stderr)
+        return 127
+
+
+if __name__ == "__main__":
+    sys.exit(main())
