@@ -12,7 +12,7 @@ before the simulator, kept only here, formula_gain(): 1/IOPS(N) =
 1/(N x IOPS(1)) + line ops per I/O x
 transfer, IOPS(1) the mode's one-CPU figure with the same rest, line ops
 the RMWs and stores per I/O as the engine counts them, transfer the mean
-one-way cost between the N CPUs), against issue 26's targets:
+one-way cost between the N CPUs), against the targets docs/predict.md states:
 
   target   within x1.5 of the published gain AND the effect within x2
   x2       within x2 of the published gain
