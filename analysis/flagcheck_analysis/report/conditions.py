@@ -166,8 +166,11 @@ def _stopped(cell, precision):
         return "fixed --repeats"
     if stopped == "max_repeats":
         return "undecided at --max-repeats"
+    # a cell of a manifest without --precision (edited): not said
     why = {"excludes_1": "CI excludes 1",
-           "narrow": "CI narrower than ±%g%%" % precision}
+           "narrow": "CI narrower than ±%g%%" % precision
+           if isinstance(precision, (int, float)) else
+           "CI narrower than the precision (not in the manifest)"}
     return "decided: " + " and ".join(
         why.get(r, str(r)) for r in sorted({d.get("reason") for d in
                                             cell.get("decisions", ())}))

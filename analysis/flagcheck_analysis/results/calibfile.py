@@ -6,7 +6,7 @@ results/machine.py can take a calibration as a machine profile."""
 
 import json
 
-from . import schema
+from . import readfile, schema
 from .schema import COUNT, INT, POSITIVE, STR, List, Map, Obj, Opt, number
 
 # the two bit patterns the program measures at 1..N threads
@@ -22,6 +22,7 @@ class CalibrationError(Exception):
 _NS = number(above=0, high=1e6)
 _RATE = number(above=0)
 _POINT = Obj({"threads": POSITIVE, "cpus": List(INT), "ns_per_op": _NS,
+              "ns_per_op_min": _NS, "ns_per_op_max": _NS,
               "ops_per_s": _RATE, "rmw": COUNT},
              required=("threads", "ns_per_op", "ops_per_s"))
 SCHEMA = Obj({
@@ -65,18 +66,50 @@ def validate(doc, where):
                 % name)
     try:
         schema.check(doc, SCHEMA)
+        _check_points(doc)
     except schema.Invalid as e:
         raise CalibrationError("%s: %s" % (where, e))
+
+
+# flagcheck-calibrate.c sums each thread's ops / its seconds into
+# ops_per_s (1e9 / its ns per op) and averages the threads' ns per op
+# into ns_per_op, their least into ns_per_op_min: so threads x 1e9 /
+# ns_per_op <= ops_per_s <= threads x 1e9 / ns_per_op_min (the mean of
+# the threads' rates is at least the rate of their mean ns, and at most
+# the fastest's).  RATE_SLACK allows the rounding of the printed figures
+# (ns to 0.0001, ops/s to 0.1).
+RATE_SLACK = 1.01
+
+
+def _check_points(doc):
+    """schema.Invalid unless each point's rate agrees with its ns per op.
+    (test_first may cost more than always where a busy machine preempted
+    its threads: the report leaves such a thread count's calibrated
+    columns out, naming it, report/rmwcost.py.)"""
+    for name in PATTERNS:
+        for i, p in enumerate(doc["patterns"][name]):
+            low = p["threads"] * 1e9 / p["ns_per_op"] / RATE_SLACK
+            fastest = p.get("ns_per_op_min")
+            high = p["threads"] * 1e9 / fastest * RATE_SLACK \
+                if isinstance(fastest, (int, float)) and fastest > 0 \
+                else float("inf")
+            if not low <= p["ops_per_s"] <= high:
+                raise schema.Invalid(
+                    "patterns.%s[%d].ops_per_s" % (name, i), p["ops_per_s"],
+                    "from threads x 1e9 / ns_per_op (%.6g) to threads x "
+                    "1e9 / ns_per_op_min (%.6g): the threads' rates summed"
+                    % (low * RATE_SLACK, high / RATE_SLACK))
 
 
 def load(path):
     """A calibration.json (or the program's own output); raises
     CalibrationError."""
     try:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = json.loads(readfile.read_text(path))
     except OSError as e:
-        raise CalibrationError("%s: cannot read: %s" % (path, e.strerror))
+        raise CalibrationError("%s: %s" % (path, readfile.why(e)))
+    except RecursionError:
+        raise CalibrationError("%s: JSON nested too deeply to read" % path)
     except ValueError as e:
         raise CalibrationError("%s: malformed JSON (%s)" % (path, e))
     validate(doc, path)

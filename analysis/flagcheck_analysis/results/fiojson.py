@@ -5,6 +5,8 @@ import json
 import math
 import sys
 
+from . import readfile, schema
+
 # (key, row name in the tables); the order is the order of the rows.
 METRICS = (
     ("iops", "iops"),
@@ -56,10 +58,9 @@ def load_fio_json(path):
     warnings) may print text lines before the JSON: skip to the first line
     that starts with '{'.  Raises InputError with a one-line reason."""
     try:
-        with open(path, "rb") as f:
-            text = f.read().decode("utf-8", errors="replace")
+        text = readfile.read_text(path)
     except OSError as e:
-        raise InputError(path, "cannot read: %s" % e.strerror)
+        raise InputError(path, readfile.why(e))
     lines = text.splitlines(keepends=True)
     skipped = 0
     for line in lines:
@@ -108,11 +109,35 @@ def _get(d, dotted):
     return d
 
 
-def _impossible(value):
-    """Neither absent nor a finite number of 0 or more."""
+# The most a field of fio's JSON can hold (fio's stat.h keeps its counts,
+# ns and ms in uint64_t): a count, a latency in ns, a runtime in ms at
+# most 2^64 - 1; a rate (IOPS, KiB/s) at most such a count per ms of
+# runtime (fio divides by the runtime in ms, which is at least 1); a CPU
+# share of one job at most 100% of each CPU that Linux can have
+# (CONFIG_NR_CPUS is at most 8192, MAXSMP): beyond these a value is an
+# edit, and no sum or product of a run's values overflows a float.
+U64_MAX = 2 ** 64 - 1
+NR_CPUS_MAX = 8192
+_HIGH = {"iops": U64_MAX * 1000.0, "bw": U64_MAX * 1000.0,
+         "usr_cpu": 100.0 * NR_CPUS_MAX, "sys_cpu": 100.0 * NR_CPUS_MAX}
+
+
+def _impossible(value, high=math.inf):
+    """Neither absent nor a finite number of 0 to @high."""
     return value is not _ABSENT and (
         isinstance(value, bool) or not isinstance(value, (int, float))
-        or not math.isfinite(value) or value < 0)
+        or not math.isfinite(value) or value < 0 or value > high)
+
+
+# the strings and option tables of fio's JSON that the report reads
+_OPTIONS = schema.Map(schema.OneOf(schema.STR, schema.NUM, schema.BOOL))
+_JOB = schema.Obj({"jobname": schema.STR, "job options": _OPTIONS,
+                   "hostname": schema.STR})
+_DOC_SCHEMA = schema.Obj({
+    "fio version": schema.STR,
+    "global options": schema.OneOf(_OPTIONS, schema.List(_OPTIONS)),
+    "jobs": schema.List(_JOB),
+    "client_stats": schema.List(_JOB)})
 
 
 def check_values(path, doc):
@@ -131,10 +156,19 @@ def check_values(path, doc):
                 fields += [("%s.clat_ns.percentile.%s" % (d, p), v)
                            for p, v in pct.items()]
         for field, value in fields:
+            high = _HIGH.get(field.split(".")[-1], U64_MAX)
             if _impossible(value):
                 raise InputError(path, "%s[%d].%s is %r: not a finite "
                                  "number of 0 or more" % (name, i, field,
                                                           value))
+            if _impossible(value, high):
+                raise InputError(path, "%s[%d].%s is %r: more than %.6g, "
+                                 "the most fio can write there" % (
+                                     name, i, field, value, high))
+    try:
+        schema.check(doc, _DOC_SCHEMA)
+    except schema.Invalid as e:
+        raise InputError(path, str(e))
     if not any(_get(e, d + ".iops") not in (_ABSENT, 0)
                for e in fio_jobs(doc) for d in _DIRECTIONS):
         raise InputError(path, "%s[*].{read,write,trim}.iops are all 0: "
@@ -199,36 +233,68 @@ def normalise_stats(rec):
     return rec
 
 
+_U64 = schema.whole(0, U64_MAX)
+_U64S = schema.List(_U64)
+# what the report reads of a counters line (engine/stats.c writes it):
+# strings where the engine writes strings, its counts unsigned 64-bit
+STATS_SCHEMA = schema.Obj(dict(
+    {k: _U64 for k in COUNTERS + ("ios_read", "ios_write", "ios_other",
+                                  "issued", "timed_calls", "timed_checks",
+                                  "timed_ns", "stores_skipped",
+                                  "inject_every")},
+    job=schema.STR, thread_number=schema.whole(1, U64_MAX),
+    pid=schema.INT, model=schema.STR, variant=schema.STR,
+    flag_check=schema.STR, mapping=schema.STR, backend=schema.STR,
+    inject=schema.STR, timed_every=schema.whole(1, U64_MAX),
+    options=_OPTIONS, timed_log2=_U64S, timed_log2_ns=_U64S,
+    paths=schema.Map(schema.Map(_U64))))
+# (model_stats: read by the bh_lru table alone, which checks its own)
+
+
+def _check_record(rec):
+    """schema.Invalid unless the record is one the engine can write: its
+    fields (STATS_SCHEMA), its timed calls some of its model calls."""
+    schema.check(rec, STATS_SCHEMA)
+    calls = rec.get("ios") if "timed_calls" in rec else rec.get("checks")
+    timed = rec.get("timed_calls", rec.get("timed_checks"))
+    if isinstance(calls, int) and isinstance(timed, int) and timed > calls:
+        raise schema.Invalid("timed_calls", timed, "at most the model "
+                             "calls (%d): a sample of them" % calls)
+
+
 def load_stats(path):
     """The engine's per-job records (JSON Lines), or None if there is no
     stats file.  Raises InputError naming the first bad line."""
     try:
-        f = open(path)
+        text = readfile.read_text(path)
     except FileNotFoundError:
         return None
     except OSError as e:
-        raise InputError(path, "cannot read: %s" % e.strerror)
+        raise InputError(path, readfile.why(e))
     records = []
-    with f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                rec = decode(path, line, "line %d: " % number)
-            except ValueError as e:
-                raise InputError(path, "line %d: malformed JSON (%s)"
-                                 % (number, e.msg))
-            if not isinstance(rec, dict) or rec.get("flagcheck") not in (1, 2):
-                raise InputError(path, "line %d: not a flagcheck stats "
-                                 "record (no \"flagcheck\": 1 or 2)" % number)
-            for key in COUNTERS:
-                value = rec.get(key, _ABSENT)
-                if _impossible(value) or (value is not _ABSENT
-                                          and not isinstance(value, int)):
-                    raise InputError(path, "line %d: %s is %r: not a whole "
-                                     "number of 0 or more"
-                                     % (number, key, value))
-            records.append(normalise_stats(rec))
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = decode(path, line, "line %d: " % number)
+        except ValueError as e:
+            raise InputError(path, "line %d: malformed JSON (%s)"
+                             % (number, getattr(e, "msg", e)))
+        if not isinstance(rec, dict) or rec.get("flagcheck") not in (1, 2) \
+                or isinstance(rec.get("flagcheck"), bool):
+            raise InputError(path, "line %d: not a flagcheck stats "
+                             "record (no \"flagcheck\": 1 or 2)" % number)
+        for key in COUNTERS:
+            value = rec.get(key, _ABSENT)
+            if _impossible(value, math.inf) or (
+                    value is not _ABSENT and not isinstance(value, int)):
+                raise InputError(path, "line %d: %s is %r: not a whole "
+                                 "number of 0 or more" % (number, key, value))
+        try:
+            _check_record(rec)
+        except schema.Invalid as e:
+            raise InputError(path, "line %d: %s" % (number, e))
+        records.append(normalise_stats(rec))
     return records
 
 
@@ -370,14 +436,15 @@ def run_metrics(doc, stats):
                            for e in entries)
     errs = [_num(e.get("total_err")) for e in entries]
     errs = [v for v in errs if v is not None]
-    m["fio_errors"] = sum(errs) if errs else None
+    m["fio_errors"] = float(sum(errs)) if errs else None
 
     m["rmw_per_io"] = m["stores_per_io"] = None
     m["errors_set"] = m["errors_reported"] = None
     if stats:
         def total(field):
             vals = [_num(r.get(field)) for r in stats]
-            return None if None in vals else sum(vals)
+            # a float: a sum of u64 counts may pass 2^64, numpy's ints
+            return None if None in vals else float(sum(vals))
         # per fio I/O: divided by fio's own count, never the engine's
         ios, rmw, stores = fio_total_ios(doc), total("rmw"), total("stores")
         if ios and rmw is not None:

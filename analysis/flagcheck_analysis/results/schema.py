@@ -146,3 +146,36 @@ class Obj:
 def check(doc, spec):
     """Raises Invalid at the first field of doc that spec does not allow."""
     spec.check(doc, "")
+
+
+class Tuple:
+    """A list of len(specs) items, item i as specs[i]: ["kworker/0:1",
+    0.25]."""
+
+    def __init__(self, *specs):
+        self.specs = specs
+        self.want = "a list of %d" % len(specs)
+
+    def check(self, value, field):
+        if not isinstance(value, list) or len(value) != len(self.specs):
+            raise Invalid(field, value, self.want)
+        for i, (spec, v) in enumerate(zip(self.specs, value)):
+            spec.check(v, "%s[%d]" % (field, i))
+
+
+class AtMost:
+    """An object as `spec`, and in it each `part` key's number at most its
+    `whole` key's, where both are numbers: (part, whole) in `pairs`."""
+
+    def __init__(self, spec, pairs):
+        self.spec, self.pairs = spec, pairs
+        self.want = getattr(spec, "want", "an object")
+
+    def check(self, value, field):
+        self.spec.check(value, field)
+        for part, whole_ in self.pairs:
+            a, b = value.get(part), value.get(whole_)
+            if _number(a) and _number(b) and a > b:
+                raise Invalid("%s.%s" % (field, part) if field else part, a,
+                              "at most %s (%s): a part of it" % (
+                                  whole_, show(b)))
