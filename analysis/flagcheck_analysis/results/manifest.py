@@ -6,12 +6,14 @@ import datetime
 import json
 import os
 import platform
+import re
 import shlex
 import subprocess
 
-from . import safewrite as atomic, fiojson, matrix, runsetup as setups, schema
-from .schema import (BOOL, COUNT, INT, NUM, POSITIVE, STR, List, Map, Obj,
-                     OneOf, Opt)
+from . import (safewrite as atomic, fiojson, matrix, readfile, runrecord,
+               runsetup as setups, schema)
+from .schema import (BOOL, COUNT, INT, POSITIVE, STR, AtMost, List, Map, Obj,
+                     OneOf, Opt, Tuple, number, whole)
 
 NAME = "manifest.json"
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
@@ -20,54 +22,62 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 # what a finished run keeps from the previous manifest when resumed
 KEPT = ("command", "cwd", "env", "rc", "started", "seconds", "hosts",
         "job_files", "placement", "interference", "line_probe", "settings",
-        "job_sha256")
+        "job_sha256", "engine_sha256", "job_env")
 
 
 # What the runner and the report read of a manifest (schema.check): a
 # hand-edited one is refused with one line, never a traceback.
-_SHARES = Obj(dict(
-    {k: Opt(NUM) for k in ("cpu_s", "busy_s", "not_ours_s", "others_s",
-                           "steal_s", "irq_s", "kthreads_s",
-                           "others_share", "steal_share")},
-    kthreads=List(List(OneOf(STR, NUM), 2))))
+# fio runs at most REAL_MAX_JOBS (4096, fio.h) jobs: numjobs beyond it
+# is an edit
+NUMJOBS = whole(1, 4096)
+SECONDS = number(low=0)
+# the CPU time of the run's CPUs (cpu_s) and its parts (run/interference)
+_PARTS = ("busy_s", "not_ours_s", "others_s", "steal_s", "irq_s",
+          "kthreads_s")
+_SHARES = AtMost(Obj(dict(
+    {k: Opt(SECONDS) for k in ("cpu_s",) + _PARTS},
+    others_share=Opt(number(0, 1)), steal_share=Opt(number(0, 1)),
+    kthreads=List(Tuple(STR, SECONDS)))), [(k, "cpu_s") for k in _PARTS])
+_FREQ = Opt(Obj({"governor": Map(STR), "cur_khz": Map(Opt(SECONDS))}))
 _INTERFERENCE = Obj({
-    "busy": BOOL, "reasons": List(STR), "threshold": NUM,
-    "cpus": List(INT), "wall_s": NUM, "ours_s": NUM,
+    "busy": BOOL, "reasons": List(STR), "threshold": number(0, 1),
+    "cpus": List(COUNT), "wall_s": SECONDS, "ours_s": SECONDS,
     "run_cpus": _SHARES, "machine": _SHARES,
-    "loadavg_before": Opt(List(NUM)), "loadavg_after": Opt(List(NUM)),
-    "cpufreq_before": Opt(Obj({"governor": Map(STR),
-                               "cur_khz": Map(Opt(NUM))})),
-    "cpufreq_after": Opt(Obj({"governor": Map(STR),
-                              "cur_khz": Map(Opt(NUM))}))})
+    "loadavg_before": Opt(List(SECONDS)),
+    "loadavg_after": Opt(List(SECONDS)),
+    "cpufreq_before": _FREQ, "cpufreq_after": _FREQ})
+# a probe's one-way transfer: more than 0 ns, at most 1 ms (calibration's)
+_PROBE_NS = Opt(number(above=0, high=1e6))
 _PLACEMENT = Obj({"pinned": BOOL, "policy": STR, "cpus_allowed": STR,
-                  "cpus": List(INT), "jobs": List(INT), "nodes": List(INT),
+                  "cpus": List(COUNT), "jobs": List(COUNT),
+                  "nodes": List(COUNT),
                   "smt_siblings": COUNT, "oversubscribed": BOOL,
                   "rule": STR})
 _HOST_RUN = Obj({"spec": STR, "key": STR, "status": STR, "stats": STR,
                  "counters": STR,
                  "reason": OneOf(STR, List(STR))})
-_SETTINGS = Obj({"pinned": BOOL, "ramp_s": COUNT,
-                 "clocksource": Opt(STR), "vars": Map(STR),
-                 "output_format": STR})
 RUN_SCHEMA = Obj({
-    "name": STR, "scenario": STR, "mode": STR, "numjobs": POSITIVE,
+    "name": STR, "scenario": STR, "mode": STR, "numjobs": NUMJOBS,
     "repeat": POSITIVE, "json": STR, "stats": STR, "status": STR,
     "command": List(STR), "cwd": STR, "env": Map(STR), "rc": Opt(INT),
-    "started": STR, "seconds": NUM, "resumed": BOOL,
+    "started": STR, "seconds": SECONDS, "resumed": BOOL,
     "outside_matrix": BOOL, "failure": STR, "failed_output": STR,
     "stderr_tail": List(STR), "hosts": Map(_HOST_RUN),
     "job_files": Map(STR), "placement": _PLACEMENT,
     "interference": _INTERFERENCE,
-    "line_probe": Obj({"cpus": List(INT), "before_ns": Opt(NUM),
-                       "after_ns": Opt(NUM)}),
-    "settings": _SETTINGS, "job_sha256": Opt(STR)},
+    "line_probe": Obj({"cpus": List(COUNT), "before_ns": _PROBE_NS,
+                       "after_ns": _PROBE_NS}),
+    "settings": runrecord.SETTINGS_SCHEMA, "job_sha256": Opt(STR),
+    "engine_sha256": Opt(STR), "job_env": Map(Opt(STR))},
     required=("name", "scenario", "mode", "numjobs", "repeat", "json",
               "status"))
 CELL_SCHEMA = Obj({
-    "scenario": STR, "numjobs": POSITIVE, "repeats": POSITIVE,
+    "scenario": STR, "numjobs": NUMJOBS, "repeats": POSITIVE,
     "stopped": Opt(STR), "text": STR,
-    "decisions": List(Obj({"mode": STR, "reason": STR, "ratio": Opt(NUM),
-                           "ci": Opt(List(NUM, 2)), "by": Opt(STR)}))})
+    "decisions": List(Obj({"mode": STR, "reason": STR,
+                           "ratio": Opt(number(above=0)),
+                           "ci": Opt(List(number(above=0), 2)),
+                           "by": Opt(STR)}))})
 SCHEMA = Obj({
     "flagcheck_manifest": INT, "complete": BOOL, "started": STR,
     "updated": STR, "stopped": STR, "fio": STR, "fio_version": STR,
@@ -75,15 +85,16 @@ SCHEMA = Obj({
     "host": Obj({"hostname": STR, "cpu_model": STR, "cores": Opt(INT),
                  "usable_cpus": INT, "kernel": STR, "machine": STR}),
     "matrix": Obj({"jobs": Map(STR), "job_sha256": Map(Opt(STR)),
-                   "modes": List(STR), "numjobs": List(POSITIVE),
+                   "modes": List(STR), "numjobs": List(NUMJOBS),
                    "repeats": POSITIVE, "order": STR,
                    "output_format": STR}),
     "vars": Map(STR),
     "conditions": Obj({
         "pinned": BOOL, "ramp_s": COUNT, "clocksource": Opt(STR),
-        "clocksource_why": Opt(STR), "line_probe_s": Opt(NUM),
-        "busy_threshold_pct": NUM, "until_decided": BOOL,
-        "max_repeats": Opt(POSITIVE), "precision_pct": Opt(NUM),
+        "clocksource_why": Opt(STR), "line_probe_s": Opt(SECONDS),
+        "busy_threshold_pct": number(0, 100), "until_decided": BOOL,
+        "max_repeats": Opt(POSITIVE),
+        "precision_pct": Opt(number(above=0, high=100)),
         "topology": List(Map(INT)), "numa_policies": Map(STR)}),
     "hosts": List(STR), "calibration": Opt(STR),
     "runs": List(RUN_SCHEMA), "cells": List(CELL_SCHEMA)},
@@ -158,12 +169,11 @@ def load(path):
         raise fiojson.InputError(path, "a symbolic link (refused: nothing "
                                  "outside the results directory is read)")
     try:
-        with open(path, "rb") as f:
-            text = f.read().decode("utf-8", "replace")
+        text = readfile.read_text(path)
     except FileNotFoundError:
         return None
     except OSError as e:
-        raise fiojson.InputError(path, "cannot read: %s" % e.strerror)
+        raise fiojson.InputError(path, readfile.why(e))
     try:
         doc = fiojson.decode(path, text)
     except ValueError as e:
@@ -213,7 +223,8 @@ def run_entries(outdir, runs, old):
                  "mode": run.mode, "numjobs": run.numjobs,
                  "repeat": run.repeat, "json": name + ".json",
                  "stats": name + ".flagcheck.jsonl"}
-        prev = old_runs.get(name, {})
+        prev = old_runs.get(name) or runrecord.read_setup(outdir, name) \
+            or {}
         # a partial run (a host was down) is run again on all hosts
         if matrix.is_done(outdir, run) and prev.get("status") != "partial":
             entry.update({k: prev[k] for k in KEPT if k in prev})
@@ -256,93 +267,6 @@ def conditions(args):
             "numa_policies": args.policies}
 
 
-def settings(args):
-    """What a run was made with that changes what it measures, beside its
-    job file (job_sha256): recorded per run; resuming with other ones is
-    refused (resume_error)."""
-    return {"pinned": not args.no_pin and not args.hosts,
-            "ramp_s": 0 if args.hosts else args.ramp,
-            "clocksource": args.clock[0], "vars": dict(args.vars),
-            "output_format": "json+" if args.json_plus else "json"}
-
-
-def _old_settings(old, entry):
-    """The settings of a finished run of the previous manifest; a run from
-    before they were recorded per run has the manifest's own."""
-    if isinstance(entry.get("settings"), dict):
-        return entry["settings"]
-    cond = old.get("conditions") if isinstance(old.get("conditions"),
-                                               dict) else {}
-    mat = old.get("matrix") if isinstance(old.get("matrix"), dict) else {}
-    got = {"pinned": cond.get("pinned"), "ramp_s": cond.get("ramp_s"),
-           "clocksource": cond.get("clocksource", _UNKNOWN),
-           "vars": old.get("vars"), "output_format": mat.get("output_format")}
-    return {k: v for k, v in got.items() if v is not None}
-
-
-_UNKNOWN = object()
-
-
-def _var_difference(var, was, now):
-    option = "--runtime" if var == "RUNTIME" else "--set"
-    if was is None:
-        return (option, "%s unset" % var, "%s=%s" % (var, now),
-                "leave out --set %s=%s" % (var, shlex.quote(now)))
-    return (option, "%s=%s" % (var, was), "%s=%s" % (var, now) if now
-            is not None else "%s unset" % var,
-            "give --runtime %s" % was if var == "RUNTIME"
-            else "give --set %s=%s" % (var, shlex.quote(was)))
-
-
-def _differences(was, now):
-    """[(option, then, now, what gives the same again)] of a finished
-    run's settings and this command's."""
-    def fio(cs):
-        return cs or "fio"
-    out = []
-    if "pinned" in was and was["pinned"] != now["pinned"]:
-        out.append(("--no-pin", "pinned jobs" if was["pinned"]
-                    else "floating jobs", "pinned" if now["pinned"]
-                    else "floating jobs", "leave out --no-pin"
-                    if was["pinned"] else "give --no-pin"))
-    if "ramp_s" in was and was["ramp_s"] != now["ramp_s"]:
-        out.append(("--ramp", "a warm-up of %s s" % was["ramp_s"],
-                    "%s s" % now["ramp_s"], "give --ramp %s" % was["ramp_s"]))
-    if was.get("clocksource", _UNKNOWN) not in (_UNKNOWN,
-                                                now["clocksource"]):
-        out.append(("--clocksource", "clocksource=%s" % fio(
-            was["clocksource"]), fio(now["clocksource"]),
-            "give --clocksource %s" % fio(was["clocksource"])))
-    if "output_format" in was and was["output_format"] != now["output_format"]:
-        out.append(("--json-plus", "--output-format=%s" % was["output_format"],
-                    now["output_format"], "give --json-plus"
-                    if was["output_format"] == "json+"
-                    else "leave out --json-plus"))
-    old_vars = was.get("vars")
-    if isinstance(old_vars, dict):
-        for var in sorted(set(old_vars) | set(now["vars"])):
-            if old_vars.get(var) != now["vars"].get(var):
-                out.append(_var_difference(var, old_vars.get(var),
-                                           now["vars"].get(var)))
-    return out
-
-
-def resume_error(old, args):
-    """Why resuming the results directory with this command is refused
-    (its finished runs were made with other settings: they would be
-    averaged with runs that measure something else), or None."""
-    now = settings(args)
-    for entry in old.get("runs", []):
-        if not isinstance(entry, dict) or entry.get("status") != "ok":
-            continue
-        diff = _differences(_old_settings(old, entry), now)
-        if diff:
-            return ("%s: %s has runs made with %s, this command would use "
-                    "%s: %s to resume it, or another --outdir"
-                    % ((diff[0][0], args.outdir) + diff[0][1:]))
-    return None
-
-
 def build(args, runs):
     """A new manifest for this command over `runs`, resuming what the
     results directory already holds."""
@@ -378,3 +302,65 @@ def write(path, manifest):
     """Replace the manifest at `path` in one step; raises OSError naming
     `path`, and leaves the old manifest as it was."""
     atomic.write(path, json.dumps(manifest, indent=2) + "\n")
+
+
+def names_error(entry):
+    """Why a finished run's entry does not name its own files, or None:
+    its name ends in _<mode>_nj<numjobs>_r<repeat> of the entry
+    (matrix.run_name; the scenario before it is the job file's stem, which
+    the entry may call otherwise), its fio JSON is <name>.json, its
+    counters <name>.flagcheck.jsonl or, per host,
+    <name>.<host>.flagcheck.jsonl."""
+    name = entry.get("name")
+    if not isinstance(name, str):
+        return "name is missing"
+    if not re.match(r"^.+_%s_nj%s_r%s$" % (
+            re.escape(str(entry.get("mode"))), entry.get("numjobs"),
+            entry.get("repeat")), name):
+        return ("name %r is not a run of mode %s, numjobs %s, repeat %s "
+                "as the entry says" % (name, entry.get("mode"),
+                                       entry.get("numjobs"),
+                                       entry.get("repeat")))
+    if entry.get("json") != name + ".json":
+        return "json %r is not %s.json, the run's own" % (entry.get("json"),
+                                                         name)
+    if "stats" in entry and entry["stats"] != name + ".flagcheck.jsonl":
+        return "stats %r is not %s.flagcheck.jsonl, the run's own" % (
+            entry["stats"], name)
+    for key, host in sorted((entry.get("hosts") or {}).items()):
+        stats = host.get("stats")
+        if stats is not None and not (stats.startswith(name + ".") and
+                                      stats.endswith(".flagcheck.jsonl")):
+            return ("hosts.%s.stats %r is not %s.HOST.flagcheck.jsonl, the "
+                    "run's own" % (key, stats, name))
+    return None
+
+
+def files_error(entry, doc, stats, modes=()):
+    """Why a finished run's fio JSON `doc` and counters `stats` (records,
+    or None) are not the run its manifest entry describes, or None (its
+    entry names its own files: names_error()): fio's flagcheck_stats option
+    (the runner sets it to the run's counters file) names the entry's;
+    fio's variant option is no other mode of the matrix (`modes`), nor
+    its numjobs another numjobs; the counters' variant is fio's."""
+    opts = fiojson.job_options(doc)
+    own = [entry.get("stats")] + [h.get("stats") for h in (
+        entry.get("hosts") or {}).values()]
+    path = opts.get("flagcheck_stats")
+    if isinstance(path, str) and os.path.basename(path) not in own:
+        return ("its fio JSON wrote counters to %s, not to the entry's %s"
+                % (os.path.basename(path), entry.get("stats")))
+    mode = opts.get("variant", opts.get("flag_check"))
+    if mode is not None and str(mode) != entry.get("mode") and \
+            str(mode) in modes:
+        return ("its fio JSON ran variant=%s, the entry says mode %s"
+                % (mode, entry.get("mode")))
+    nj = opts.get("numjobs")
+    if nj is not None and str(nj) != str(entry.get("numjobs")):
+        return ("its fio JSON ran numjobs=%s, the entry says %s"
+                % (nj, entry.get("numjobs")))
+    for r in stats or ():
+        if mode is not None and r.get("variant") not in (None, str(mode)):
+            return ("its counters are of variant %s, its fio JSON ran "
+                    "variant=%s" % (r.get("variant"), mode))
+    return None

@@ -8,8 +8,10 @@ with runs where the field is known."""
 
 import hashlib
 
+from . import readfile
+
 FIELDS = ("fio version", "engine", "host", "kernel", "job file", "backend",
-          "engine options")
+          "engine options", "variables")
 # what a manifest writes where it could not tell
 _UNKNOWN = ("", "?", "unknown", None)
 # the engine's options in a stats record besides the model's own
@@ -22,8 +24,7 @@ def job_file_id(path):
     """What the manifest records of a job file: its SHA-256, or None when
     it can not be read."""
     try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
+        return hashlib.sha256(readfile.read_bytes(path)).hexdigest()
     except OSError:
         return None
 
@@ -57,12 +58,27 @@ def of_run(doc, job_options, stats, entry, manifest):
         (matrix.get("jobs") or {}).get(scenario)
     backend = _one(r.get("backend") for r in stats or ()) \
         or job_options.get("backend")
-    engine = _one(_engine_options(r) for r in stats) if stats else None
+    options = _one(_engine_options(r) for r in stats) if stats else None
+    engine = (entry or {}).get("engine_sha256")
     out = {"fio version": doc.get("fio version"),
-           "engine": mf.get("engine_version"), "host": host,
+           "engine": "sha256 %s" % engine[:12] if engine
+           else mf.get("engine_version"), "host": host,
            "kernel": (mf.get("host") or {}).get("kernel"), "job file": job,
-           "backend": backend, "engine options": engine}
+           "backend": backend, "engine options": options,
+           "variables": _variables(entry, mf)}
     return {k: None if v in _UNKNOWN else v for k, v in out.items()}
+
+
+def _variables(entry, mf):
+    """The job file's variables a run was made with: --set's and the
+    environment's it reads (the run's settings and job_env), or the
+    manifest's --set ones for a run from before they were recorded."""
+    settings = (entry or {}).get("settings") or {}
+    values = dict(settings.get("vars") or mf.get("vars") or {})
+    values.pop("FLAGCHECK_ENGINE", None)        # the engine: its own field
+    values.update({k: "(unset)" if v is None else v for k, v in
+                   ((entry or {}).get("job_env") or {}).items()})
+    return " ".join("%s=%s" % kv for kv in sorted(values.items())) or None
 
 
 def _short(field, value):

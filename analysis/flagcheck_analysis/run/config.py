@@ -9,7 +9,7 @@ import os
 import re
 import sys
 
-from ..results import fiojson, manifest, matrix, safewrite as atomic
+from ..results import fiojson, manifest, matrix, runrecord, safewrite as atomic
 from ..stats import decide
 from . import clock, hosts, jobfile, jobguard, lineprobe, placement
 
@@ -158,7 +158,7 @@ def _clock(p, args):
         old = manifest.load_previous(manifest.path_in(args.outdir))
     except fiojson.InputError:
         old = {}                # said where the manifest is built
-    err = manifest.resume_error(old, args)
+    err = runrecord.resume_error(old, args)
     if err:
         p.error(err)
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from ..results import fiojson, manifest, matrix
+from ..results import fiojson, manifest, matrix, runrecord
 from ..stats import decide
 from . import (clock, clientserver as hostrun, interference, jobfile,
                lineprobe, placement, proctree)
@@ -129,6 +129,7 @@ class Runner:
         self.tty = sys.stderr.isatty() and not args.quiet
         self.manifest_path = manifest.path_in(args.outdir)
         self.line_probe = bool(args.line_probe_s)
+        self.records = {}           # runrecord.run_record per scenario
 
     # -- signals: Ctrl-C reaches only us (fio runs in its own session); we
     # pass one SIGINT on to fio, and SIGKILL (fio and its job processes) on
@@ -280,11 +281,12 @@ class Runner:
             _unlink(path)
         cmd = fio_command(self.args, run, partial, live)
         env = run_env(self.args, run)
+        record = runrecord.run_record(self.args, run.scenario,
+                                      self.records)
+        # beside the run's files, for a resume without this manifest
+        runrecord.write_setup(self.args.outdir, run, record)
         entry.update(command=cmd, cwd=os.getcwd(), env=env,
-                     started=manifest.now(),
-                     settings=manifest.settings(self.args),
-                     job_sha256=self.manifest["matrix"]["job_sha256"].get(
-                         run.scenario))
+                     started=manifest.now(), **record)
         before = line_before = None
         if live is None:
             place = self.args.placements[(run.scenario, run.numjobs)]
