@@ -55,8 +55,16 @@ class TestParse(unittest.TestCase):
             self.assertIn("j.fio:2: a second published-figure line",
                           str(e.exception))
             with open(path, "w") as f:
-                f.write("; none here\n[global]\n; published-figure: x2 a\n")
+                f.write("; none here\n[global]\n")
             self.assertIsNone(catalogue.read(path))
+            # below the first section: refused, as the docstring says
+            with open(path, "w") as f:
+                f.write("; none here\n[global]\n; published-figure: x2 a\n")
+            with self.assertRaises(catalogue.FigureError) as e:
+                catalogue.read(path)
+            self.assertEqual(str(e.exception), "%s:3: a published-figure "
+                             "line below [global]: it belongs in the header, "
+                             "the comments before the first section" % path)
         finally:
             shutil.rmtree(d)
 

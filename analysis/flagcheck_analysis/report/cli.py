@@ -109,7 +109,8 @@ def parse_args(argv):
                    "scenario, mode and numjobs (IOPS, %%change, verdict), "
                    "labelled with what differs between them; A and B are "
                    "each a results directory or several joined by commas "
-                   "(dir1,dir2); writes sidebyside.md to --outdir")
+                   "(dir1,dir2; a directory whose name holds a comma is "
+                   "taken whole); writes sidebyside.md to --outdir")
     p.add_argument("--base", default="always", metavar="MODE",
                    help="the mode the others are compared against "
                    "(default: %(default)s)")
@@ -203,11 +204,38 @@ def inputs_to_files(inputs):
         for entry in mf["runs"]:
             if isinstance(entry, dict) and entry.get("status") == "ok":
                 try:
-                    files.append((manifest.file_in(
-                        item, entry.get("json"), where, "json"), entry, mf))
+                    path = manifest.file_in(item, entry.get("json"), where,
+                                            "json")
+                    bad = manifest.names_error(entry)
+                    if bad:
+                        raise fiojson.InputError(where, "%s: %s" % (
+                            entry.get("name"), bad))
+                    files.append((path, entry, mf))
                 except fiojson.InputError as e:
                     warn("%s (run left out)" % e)
-    return files, manifests
+    return _once(files), manifests
+
+
+def _once(files):
+    """@files with each fio JSON file once: a second entry (or input)
+    naming a file already taken is left out, said in one line."""
+    seen, out = {}, []
+    for item in files:
+        key = os.path.realpath(item[0])
+        if key in seen:
+            warn("%s: named again (%s) after %s: each run's file is read "
+                 "once (run left out)" % (item[0], _run_of(item),
+                                          seen[key]))
+            continue
+        seen[key] = _run_of(item)
+        out.append(item)
+    return out
+
+
+def _run_of(item):
+    entry = item[1]
+    return "run %s of %s" % (entry.get("name"), os.path.join(os.path.dirname(
+        item[0]), manifest.NAME)) if entry else "an input"
 
 
 def identify(path, doc, stats_records, entry, group_by, modes):
@@ -245,11 +273,14 @@ def identify(path, doc, stats_records, entry, group_by, modes):
 
 
 def _stats(path):
+    """The run's counters (fiojson.load_stats); a bad file leaves the run
+    out (InputError): its setup, its counts and its time share would be
+    unknown, and it would stand apart from its scenario's other runs."""
     try:
         return fiojson.load_stats(path)
     except fiojson.InputError as e:
-        warn("%s (engine counters left out for this run)" % e)
-        return None
+        e.args = ("%s (run left out)" % e,)
+        raise
 
 
 def _entry_file(path, name, field):
@@ -260,16 +291,44 @@ def _entry_file(path, name, field):
         directory, manifest.NAME), field)
 
 
-def host_stats(path, entry):
+def host_stats(path, entry, used=None):
     """{'host:port': engine records or None} of a client/server run from
     its manifest entry (flagcheck-run --hosts)."""
     out = {}
     for info in ((entry or {}).get("hosts") or {}).values():
         if info.get("status") == "ok":
-            out[info["key"]] = _stats(_entry_file(
-                path, info["stats"], "hosts stats")) \
+            out[info["key"]] = _stats(_use(used, _entry_file(
+                path, info["stats"], "hosts stats"))) \
                 if info.get("stats") else None
     return out
+
+
+def _use(used, path):
+    """@path, once: InputError where another run read it already (@used:
+    {real path: that run's fio JSON})."""
+    if used is None:
+        return path
+    key = os.path.realpath(path)
+    if key in used:
+        raise fiojson.InputError(path, "the counters of %s already: each "
+                                 "counters file is one run's (run left out)"
+                                 % used[key])
+    used[key] = path
+    return path
+
+
+def _stats_path(path, entry):
+    """The counters file of the run whose fio JSON is at @path: its
+    manifest entry's, else the one beside it; never a link (nothing
+    outside the results directory is read)."""
+    if entry is not None and entry.get("stats"):
+        return _entry_file(path, entry["stats"], "stats")
+    stats_path = matrix.stats_path_for_json(path)
+    if os.path.islink(stats_path):
+        raise fiojson.InputError(stats_path, "a symbolic link (refused: "
+                                 "nothing outside the results directory is "
+                                 "read; run left out)")
+    return stats_path
 
 
 def host_records(doc, per_host, path):
@@ -291,12 +350,18 @@ def host_records(doc, per_host, path):
         together
 
 
-def load_records(files, group_by, modes, left_out=None, setups_out=None):
+def load_records(files, group_by, modes, left_out=None, setups_out=None,
+                 stats_out=None):
     """(records, docs, host records, All clients checks, lines naming the
     scenarios whose runs differ in setup, reported apart); the runs left
     out because their counters disagree with fio's go to @left_out as
-    (path, why), each record's setup (setups.of_run) to @setups_out."""
+    (path, why), each record's setup (setups.of_run) to @setups_out, its
+    counters to @stats_out ({fio JSON path: records or None}; its key
+    None: the real paths of every counters file tried, named if bad)."""
     records, docs, hrecords, checks, setup = [], [], [], [], []
+    used = {}
+    if stats_out is not None:
+        stats_out[None] = used
     for path, entry, mf in files:
         try:
             doc = fiojson.load_fio_json(path)
@@ -304,17 +369,19 @@ def load_records(files, group_by, modes, left_out=None, setups_out=None):
             if clients.is_client_output(doc) and entry is not None and \
                     entry.get("hosts"):
                 per_host, checked, stats_records = host_records(
-                    doc, host_stats(path, entry), path)
+                    doc, host_stats(path, entry, used), path)
             else:
-                stats_path = matrix.stats_path_for_json(path)
-                if entry is not None and entry.get("stats"):
-                    stats_path = _entry_file(path, entry["stats"], "stats")
-                elif entry is not None and os.path.islink(stats_path):
-                    stats_path = _entry_file(path, os.path.basename(
-                        stats_path), "stats")
-                stats_records = _stats(stats_path)
+                stats_records = _stats(_use(used, _stats_path(path, entry)))
                 if clients.is_client_output(doc):
                     per_host, checked, _ = host_records(doc, {}, path)
+            if entry is not None:
+                why = manifest.files_error(
+                    entry, doc, stats_records,
+                    ((mf or {}).get("matrix") or {}).get("modes") or ())
+                if why:
+                    raise fiojson.InputError(path, "%s (manifest entry %s; "
+                                             "run left out)" % (
+                                                 why, entry.get("name")))
             scenario, mode, numjobs, repeat = identify(
                 path, doc, stats_records, entry, group_by, modes)
             scenario = published.label(scenario)
@@ -334,6 +401,8 @@ def load_records(files, group_by, modes, left_out=None, setups_out=None):
         records.append(compare.Record(scenario, mode, numjobs, repeat,
                                       metrics, path))
         docs.append(doc)
+        if stats_out is not None:
+            stats_out[path] = stats_records
         setup.append(setups.of_run(doc, fiojson.job_options(doc),
                                    stats_records, entry, mf))
         if checked is not None:
@@ -434,9 +503,17 @@ def _modes(base, manifests):
     return modes
 
 
+def _group(group):
+    """The inputs of one side of --compare: the one path `group` where it
+    exists (a directory's name may hold a comma), else its comma-joined
+    parts."""
+    return [group] if os.path.exists(group) else \
+        [g for g in group.split(",") if g]
+
+
 def _side(args, group):
     """sidebyside.Side of one side of --compare (comma-joined inputs)."""
-    files, manifests = inputs_to_files([g for g in group.split(",") if g])
+    files, manifests = inputs_to_files(_group(group))
     counts = conditions.cell_counts(conditions.ok_entries(manifests))
     if args.exclude_busy:
         files, _ = conditions.exclude_busy(files)
@@ -478,7 +555,7 @@ def compare_main(args):
     result = sidebyside.side_by_side(a, b, args.base)
     sys.stdout.write(sidebyside.markdown(result) if args.format == "markdown"
                      else render.wrap(sidebyside.text(result)))
-    outdir = args.outdir or os.path.join(args.compare[1].split(",")[0],
+    outdir = args.outdir or os.path.join(_group(args.compare[1])[0],
                                          "report")
     try:
         if not _report_dir(outdir, args.outdir is None):
@@ -495,18 +572,24 @@ def compare_main(args):
     return 0
 
 
-def _lru_points(inputs):
-    try:
-        # engine stats files only: directories, or .jsonl files named
-        return lru.points(lru.load(lru.stats_files(
-            [i for i in inputs if os.path.isdir(i) or i.endswith(".jsonl")])))
-    except fiojson.InputError as e:
-        warn("%s (the bh_lru table is left out)" % e)
-        return []
+def _lru_points(inputs, tried=()):
+    """The bh_lru table's points; a bad counters file is left out of it
+    (named, unless the report named it already: in @tried)."""
+    runs = []
+    # engine stats files only: directories, or .jsonl files named
+    for path in lru.stats_files([i for i in inputs if os.path.isdir(i)
+                                 or i.endswith(".jsonl")]):
+        try:
+            runs += lru.load([path])
+        except fiojson.InputError as e:
+            if os.path.realpath(path) not in tried:
+                warn("%s (left out of the bh_lru table)" % e)
+    return lru.points(runs)
 
 
 def build_sections(args, runs, order, files, manifests, ok_runs, counts):
-    """Every section of the report, in order; runs: load_records()."""
+    """Every section of the report, in order; runs: load_records() and
+    the counters it read ({fio JSON path: records})."""
     records, docs, hrecords = runs[:3]
     fits = usl.fits(records, args.base)
     figures = job_file_figures(manifests)
@@ -523,10 +606,10 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
            section.Tables(usl.tables(fits, args.predict))]
     if len(order) == 3:
         out.append(section.FixTable(records, order))
-    pts = _lru_points(args.inputs)
+    pts = _lru_points(args.inputs, runs[5].get(None) or ())
     if pts:
         out.append(section.Lru(pts))
-    why_section = why.build(args, records, docs, warn)
+    why_section = why.build(args, records, docs, warn, runs[5])
     if why_section is not None:
         out.append(why_section)
     simulated = {}
@@ -611,9 +694,10 @@ def main(argv=None):
     busy = []
     if args.exclude_busy:
         files, busy = conditions.exclude_busy(files)
-    left_out = []
+    left_out, stats_read = [], {}
     runs = load_records(files, args.group_by,
-                        _modes(args.base, manifests), left_out)
+                        _modes(args.base, manifests), left_out,
+                        stats_out=stats_read)
     records = runs[0]
     if not records:
         warn("nothing to report: %s" % (
@@ -627,6 +711,6 @@ def main(argv=None):
         return 2
     order = compare.mode_order(records, args.base)
     head = report_header(args, runs + (left_out,), manifests, ok_runs)
-    secs = build_sections(args, runs, order, files, manifests, ok_runs,
-                          counts)
+    secs = build_sections(args, runs + (stats_read,), order, files,
+                          manifests, ok_runs, counts)
     return write(args, head, secs)

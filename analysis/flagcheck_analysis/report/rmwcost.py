@@ -167,19 +167,27 @@ def run_figures(doc, stats_records, iops, source=None):
     return Run(iops, ios, rmw_io, share, ns_check, model, source, stores_io)
 
 
-def _stats_of(record):
+def _stats_of(record, stats):
+    """The run's counters: the ones the report read for it (@stats,
+    {fio JSON path: records}: its manifest entry's file), else the file
+    beside its fio JSON, never through a link."""
+    if stats is not None:
+        return stats.get(record.source)
+    path = matrix.stats_path_for_json(record.source)
+    if os.path.islink(path):
+        return None
     try:
-        return fiojson.load_stats(matrix.stats_path_for_json(record.source))
+        return fiojson.load_stats(path)
     except fiojson.InputError:
         return None                     # the report has named it already
 
 
-def runs(records, docs):
-    """{(scenario, numjobs, mode): [Run]}"""
+def runs(records, docs, stats=None):
+    """{(scenario, numjobs, mode): [Run]}; @stats: see _stats_of()."""
     out = {}
     for rec, doc in zip(records, docs):
         out.setdefault((rec.scenario, rec.numjobs, rec.mode), []).append(
-            run_figures(doc, _stats_of(rec), rec.metrics.get("iops"),
+            run_figures(doc, _stats_of(rec, stats), rec.metrics.get("iops"),
                         rec.source))
     return out
 
@@ -399,10 +407,11 @@ def share_warning(r):
             "weigh in full there" % (r.source, r.share))
 
 
-def build(args, records, docs, warn):
-    """The Section, or None when there is nothing to show."""
+def build(args, records, docs, warn, stats=None):
+    """The Section, or None when there is nothing to show; @stats: the
+    counters the report read, {fio JSON path: records}."""
     cal = _results_calibration(args.inputs, warn)
-    groups = runs(records, docs)
+    groups = runs(records, docs, stats)
     for r in (r for rs in groups.values() for r in rs):
         text = share_warning(r)
         if text:

@@ -93,7 +93,7 @@ def read(path):
     """The job file's Figure, None when it has no published-figure line;
     FigureError for a bad one, a second one, or one below the first
     section (the header is the comments before [global])."""
-    found = None
+    found, section = None, None
     try:
         text_lines = textfile.read_text(path).split("\n")
     except textfile.TextFileError as e:
@@ -101,13 +101,18 @@ def read(path):
     for n, line in enumerate(text_lines, 1):
         text = line.strip()
         if text.startswith("["):
-            break
+            section = section or text
+            continue
         if not text.startswith(";"):
             continue
         body = text[1:].strip()
         if not body.startswith(KEY):
             continue
         where = "%s:%d" % (path, n)
+        if section is not None:
+            raise FigureError("%s: a published-figure line below %s: it "
+                              "belongs in the header, the comments before "
+                              "the first section" % (where, section))
         if found is not None:
             raise FigureError("%s: a second published-figure line (one "
                               "per job file)" % where)
