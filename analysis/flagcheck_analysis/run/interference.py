@@ -189,8 +189,12 @@ def _shares(ticks, ours_s, hz, procs=None):
     if procs is not None:
         user, kthreads = procs
         named = sorted(kthreads.items(), key=lambda kv: (-kv[1], kv[0]))
+        # a kernel thread that last ran here is counted whole, though it
+        # may have run on other CPUs too: at most these CPUs' own time
+        # (the manifest's schema holds kthreads_s to cpu_s)
         out.update(not_ours_s=round(others, 3),
-                   kthreads_s=round(sum(kthreads.values()), 3),
+                   kthreads_s=round(min(sum(kthreads.values()),
+                                        capacity), 3),
                    kthreads=[[n, round(v, 3)]
                              for n, v in named[:KTHREADS_NAMED]])
         others = min(others, user)
