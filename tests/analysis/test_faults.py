@@ -467,9 +467,11 @@ class FullDisk(Scratch):
                  in l]
         self.assertEqual(len(lines), 1, err)
         self.assertIn(os.path.join(out, "manifest.json"), lines[0])
+        # the first run's files (its .setup: what it was made with)
         self.assertEqual(read("left").split(), [
             ".", "..", "flagcheck-run.lock", "manifest.json",
-            "null-engine_always_nj1_r1.json"])
+            "null-engine_always_nj1_r1.json",
+            "null-engine_always_nj1_r1.setup"])
         self.assertEqual(read("manifest.after"), read("manifest.before"))
 
 
