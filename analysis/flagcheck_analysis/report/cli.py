@@ -42,9 +42,11 @@ flags word is per host: numjobs is per host, and jobs on two hosts never
 share a cache line.  Runs where a host was down or returned no job results
 ("partial") are left out.
 
-runs of one scenario that differ in fio version, the engine's commit, host,
-kernel, job file (its SHA-256 in the manifest), the engine's backend or its
-other options are never averaged together: they are reported apart, the
+runs of one scenario that differ in fio version, the engine's commit (or
+build: its SHA-256, per run), host, kernel, job file (its SHA-256 in the
+manifest), the engine's backend or its other options, or the job file's
+variables (--set, and the environment's it reads: "variables") are never
+averaged together: they are reported apart, the
 scenario then named with what differs, e.g. "S1 filemap-odirect-read
 (backend psync)", and a WARNING line says so.  A run that does not tell one
 of these ("unknown") is a setup of its own, never averaged with runs that

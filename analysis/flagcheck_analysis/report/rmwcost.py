@@ -227,8 +227,10 @@ def gaps(groups, cal):
         pa = calibrate.point(cal, ALWAYS, nj) if cal else None
         pt = calibrate.point(cal, TEST_FIRST, nj) if cal else None
         if pa and pt:
-            cal_ns = pa["ns_per_op"] - pt["ns_per_op"]
-            if ns_rmw and ns_rmw > 0:
+            # test_first dearer: no cost per RMW (dearer_test_first)
+            if pt["ns_per_op"] < pa["ns_per_op"]:
+                cal_ns = pa["ns_per_op"] - pt["ns_per_op"]
+            if cal_ns and ns_rmw and ns_rmw > 0:
                 accounted = cal_ns / ns_rmw
             if writes[ALWAYS]:
                 ceiling = pa["ops_per_s"] / writes[ALWAYS]
@@ -384,10 +386,30 @@ def _results_calibration(inputs, warn):
                     raise calibrate.CalibrationError(
                         "%s: a symbolic link (refused: nothing outside the "
                         "results directory is read)" % path)
-                return calibrate.load(path)
+                cal = calibrate.load(path)
+                for line in dearer_test_first(cal, path):
+                    warn(line)
+                return cal
             except calibrate.CalibrationError as e:
                 warn("%s (the calibrated columns are left out)" % e)
     return None
+
+
+def dearer_test_first(cal, path):
+    """A line per thread count where the calibration's test_first (a
+    read) costs no less than always (two RMWs): no cost per RMW there
+    (gaps() leaves it out), as when a busy machine preempted the
+    threads."""
+    out = []
+    for i, t in enumerate(cal["patterns"][TEST_FIRST]):
+        a = calibrate.point(cal, ALWAYS, t["threads"])
+        if a is not None and t["ns_per_op"] >= a["ns_per_op"]:
+            out.append("%s: patterns.test_first[%d].ns_per_op is %g, not "
+                       "below always's %g at %d threads: no calibrated cost "
+                       "per RMW at %d jobs (measured on a busy machine?)"
+                       % (path, i, t["ns_per_op"], a["ns_per_op"],
+                          t["threads"], t["threads"]))
+    return out
 
 
 def share_warning(r):
