@@ -282,6 +282,8 @@ FIO_RANGES = [
     (("jobs", 0, "read", "clat_ns", "mean"), 1e308,
      "jobs[0].read.clat_ns.mean is 1e+308: more than 1.84467e+19, the most "
      "fio can write there"),
+    (("jobs", 0, "read", "iops"), 1e-300, "jobs[0].read.iops is 1e-300: not "
+     "0 and less than 1 / (2^64 - 1), the least fio can write there"),
     (("fio version",), ["fio-3.33"],
      'fio version is ["fio-3.33"]: want a string'),
 ]

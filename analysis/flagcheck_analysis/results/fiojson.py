@@ -115,7 +115,9 @@ def _get(d, dotted):
 # runtime (fio divides by the runtime in ms, which is at least 1); a CPU
 # share of one job at most 100% of each CPU that Linux can have
 # (CONFIG_NR_CPUS is at most 8192, MAXSMP): beyond these a value is an
-# edit, and no sum or product of a run's values overflows a float.
+# edit, and no sum or product of a run's values overflows a float.  A
+# value that is not 0 is a count, or a count over a time, both at most
+# 2^64 - 1: at least 1 / (2^64 - 1), so no ratio of two overflows either.
 U64_MAX = 2 ** 64 - 1
 NR_CPUS_MAX = 8192
 _HIGH = {"iops": U64_MAX * 1000.0, "bw": U64_MAX * 1000.0,
@@ -165,6 +167,10 @@ def check_values(path, doc):
                 raise InputError(path, "%s[%d].%s is %r: more than %.6g, "
                                  "the most fio can write there" % (
                                      name, i, field, value, high))
+            if value is not _ABSENT and 0 < value < 1.0 / U64_MAX:
+                raise InputError(path, "%s[%d].%s is %r: not 0 and less "
+                                 "than 1 / (2^64 - 1), the least fio can "
+                                 "write there" % (name, i, field, value))
     try:
         schema.check(doc, _DOC_SCHEMA)
     except schema.Invalid as e:
