@@ -147,6 +147,20 @@ def test_a_file_swapped_in_under_another_runs_name(tmp_path):
     assert "runs: 7 (always n=4, test_first n=3)" in stdout
 
 
+def test_counters_of_another_job_file_under_the_runs_name(tmp_path):
+    out = results(tmp_path)
+    stats = os.path.join(out, A1 + ".flagcheck.jsonl")
+    with open(stats) as f:
+        text = f.read()
+    with open(stats, "w") as f:
+        f.write(text.replace('"job": "fixture"', '"job": "other"'))
+    rc, stdout, err = report_of(out, tmp_path)
+    assert "flagcheck-report: %s/%s.json: its counters are of job(s) other, " \
+        "its fio JSON ran fixture (manifest entry %s; run left out)" % (
+            out, A1, A1) in err.splitlines(), err
+    assert "runs: 7 (always n=3, test_first n=4)" in stdout
+
+
 # ---- item 10: nothing read outside the results directory ----
 
 def test_a_counters_link_without_a_manifest_is_not_followed(tmp_path):
@@ -334,7 +348,8 @@ def test_a_latin1_byte_in_a_counters_line(tmp_path):
     with open(stats, "rb") as f:
         data = f.read()
     with open(stats, "wb") as f:
-        f.write(data.replace(b'"job": "fixture"', b'"job": "fixt\xe9re"', 1))
+        f.write(data.replace(b'"mapping": "shared"', b'"mapping": "sh\xe9red"',
+                             1))
     rc, stdout, err = report_of(out, tmp_path)
     assert rc == 0, err
     assert "runs: 8 (always n=4, test_first n=4)" in stdout

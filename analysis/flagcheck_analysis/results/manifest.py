@@ -342,7 +342,8 @@ def files_error(entry, doc, stats, modes=()):
     entry names its own files: names_error()): fio's flagcheck_stats option
     (the runner sets it to the run's counters file) names the entry's;
     fio's variant option is no other mode of the matrix (`modes`), nor
-    its numjobs another numjobs; the counters' variant is fio's."""
+    its numjobs another numjobs; the counters' variant is fio's, and some
+    of their jobs are fio's."""
     opts = fiojson.job_options(doc)
     own = [entry.get("stats")] + [h.get("stats") for h in (
         entry.get("hosts") or {}).values()]
@@ -363,4 +364,10 @@ def files_error(entry, doc, stats, modes=()):
         if mode is not None and r.get("variant") not in (None, str(mode)):
             return ("its counters are of variant %s, its fio JSON ran "
                     "variant=%s" % (r.get("variant"), mode))
+    # the engine writes fio's job name; a group's entry has its first's
+    theirs = {e.get("jobname") for e in fiojson.fio_jobs(doc)} - {None}
+    mine = {r.get("job") for r in stats or ()} - {None}
+    if theirs and mine and not theirs & mine:
+        return ("its counters are of job(s) %s, its fio JSON ran %s" % (
+            ", ".join(sorted(mine)), ", ".join(sorted(theirs))))
     return None
