@@ -232,7 +232,9 @@ def calibration(tmp_path):
                         [8.0, 115.0, None, None],
                         [120.0, 9.0, None, None]],
         "patterns": {
-            "always": [{"threads": 1, "ns_per_op": 7.5, "ops_per_s": 1e8}],
+            # one thread: ops_per_s is 1e9 / ns_per_op (calibfile checks)
+            "always": [{"threads": 1, "ns_per_op": 7.5,
+                        "ops_per_s": 1e9 / 7.5}],
             "test_first": [{"threads": 1, "ns_per_op": 0.5,
                             "ops_per_s": 2e9}]},
         "host": {"cpu_model": "Intel(R) Xeon(R) CPU E5-2630 v4 @ 2.20GHz",

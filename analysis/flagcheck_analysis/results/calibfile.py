@@ -6,7 +6,7 @@ results/machine.py can take a calibration as a machine profile."""
 
 import json
 
-from . import readfile, schema
+from . import fiojson, schema
 from .schema import COUNT, INT, POSITIVE, STR, List, Map, Obj, Opt, number
 
 # the two bit patterns the program measures at 1..N threads
@@ -105,9 +105,13 @@ def load(path):
     """A calibration.json (or the program's own output); raises
     CalibrationError."""
     try:
-        doc = json.loads(readfile.read_text(path))
-    except OSError as e:
-        raise CalibrationError("%s: %s" % (path, readfile.why(e)))
+        text = fiojson.read_text(path, "calibration")
+        if text is None:
+            raise CalibrationError("%s: cannot read: No such file or "
+                                   "directory" % path)
+        doc = json.loads(text)
+    except fiojson.InputError as e:
+        raise CalibrationError(str(e))
     except RecursionError:
         raise CalibrationError("%s: JSON nested too deeply to read" % path)
     except ValueError as e:

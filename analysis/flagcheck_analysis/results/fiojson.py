@@ -3,9 +3,15 @@ stats JSON Lines, and reducing one run to one number per metric."""
 
 import json
 import math
+import os
 import sys
 
-from . import readfile, schema
+from . import schema, textfile
+
+# fio's JSON output of one run, a manifest, a calibration and an engine's
+# counters file are each far below this: a manifest of 10000 runs is
+# about 30 MiB (about 3 KiB per run, tests/analysis/fixtures)
+MAX_BYTES = 256 << 20
 
 # (key, row name in the tables); the order is the order of the rows.
 METRICS = (
@@ -37,6 +43,22 @@ class InputError(Exception):
         super().__init__("%s: %s" % (path, what))
 
 
+def read_text(path, what, max_bytes=MAX_BYTES):
+    """The text of the file at @path, a regular file of at most
+    @max_bytes (textfile: a FIFO or /dev/zero is never read), a byte that
+    is not UTF-8 replaced (no reader here needs it); None where there is
+    no file; InputError naming the file otherwise."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        text = textfile.read_text(path, what, max_bytes)
+    except textfile.TextFileError as e:
+        err = InputError(path, "")
+        err.args = (str(e),)
+        raise err
+    return textfile.to_bytes(text).decode("utf-8", "replace")
+
+
 def decode(path, text, where="", raw=False):
     """json.loads(text) (raw: the first document and where it ends) of text
     read from `path`; a document nested deeper than Python's parser can
@@ -57,10 +79,9 @@ def load_fio_json(path):
     """The fio output document.  fio (3.33, client mode and with some
     warnings) may print text lines before the JSON: skip to the first line
     that starts with '{'.  Raises InputError with a one-line reason."""
-    try:
-        text = readfile.read_text(path)
-    except OSError as e:
-        raise InputError(path, readfile.why(e))
+    text = read_text(path, "fio JSON file")
+    if text is None:
+        raise InputError(path, "cannot read: No such file or directory")
     lines = text.splitlines(keepends=True)
     skipped = 0
     for line in lines:
@@ -271,12 +292,9 @@ def _check_record(rec):
 def load_stats(path):
     """The engine's per-job records (JSON Lines), or None if there is no
     stats file.  Raises InputError naming the first bad line."""
-    try:
-        text = readfile.read_text(path)
-    except FileNotFoundError:
+    text = read_text(path, "counters file")
+    if text is None:
         return None
-    except OSError as e:
-        raise InputError(path, readfile.why(e))
     records = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():

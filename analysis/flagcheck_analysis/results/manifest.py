@@ -10,7 +10,7 @@ import re
 import shlex
 import subprocess
 
-from . import (safewrite as atomic, fiojson, matrix, readfile, runrecord,
+from . import (safewrite as atomic, fiojson, matrix, runrecord,
                runsetup as setups, schema)
 from .schema import (BOOL, COUNT, INT, POSITIVE, STR, AtMost, List, Map, Obj,
                      OneOf, Opt, Tuple, number, whole)
@@ -168,12 +168,9 @@ def load(path):
     if os.path.islink(path):
         raise fiojson.InputError(path, "a symbolic link (refused: nothing "
                                  "outside the results directory is read)")
-    try:
-        text = readfile.read_text(path)
-    except FileNotFoundError:
+    text = fiojson.read_text(path, "manifest")
+    if text is None:
         return None
-    except OSError as e:
-        raise fiojson.InputError(path, readfile.why(e))
     try:
         doc = fiojson.decode(path, text)
     except ValueError as e:

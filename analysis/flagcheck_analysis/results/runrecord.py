@@ -11,7 +11,7 @@ import os
 import re
 import shlex
 
-from . import (safewrite as atomic, fiojson, matrix, readfile,
+from . import (safewrite as atomic, fiojson, matrix, textfile,
                runsetup as setups, schema)
 from .schema import BOOL, COUNT, STR, Map, Obj, Opt
 
@@ -111,8 +111,8 @@ def job_variables(path):
             continue
         seen.add(p)
         try:
-            text = readfile.read_text(p)
-        except OSError:
+            text = textfile.read_text(p)
+        except textfile.TextFileError:
             continue
         names.update(_JOB_VAR.findall(text))
         todo += [os.path.join(os.path.dirname(p), m)
@@ -162,17 +162,15 @@ def read_setup(outdir, name):
     path = setup_path(outdir, name)
     if not os.path.lexists(path):
         return None
+    if os.path.islink(path):
+        raise fiojson.InputError(path, "a symbolic link (refused: nothing "
+                                 "outside the results directory is read)")
     try:
-        if os.path.islink(path):
-            raise OSError(0, "a symbolic link (refused: nothing outside the "
-                          "results directory is read)")
-        doc = fiojson.decode(path, readfile.read_text(path, 1 << 20))
+        doc = fiojson.decode(path, fiojson.read_text(path, "run record",
+                                                     1 << 20))
         schema.check(doc, SETUP_SCHEMA)
         if doc["name"] != name:
             raise schema.Invalid("name", doc["name"], name)
-    except OSError as e:
-        raise fiojson.InputError(path, readfile.why(e) if e.errno else
-                                 e.strerror)
     except ValueError as e:
         raise fiojson.InputError(path, "%s; remove it with the run's files "
                                  "(%s.*) to run it again" % (

@@ -8,7 +8,7 @@ with runs where the field is known."""
 
 import hashlib
 
-from . import readfile
+from . import textfile
 
 FIELDS = ("fio version", "engine", "host", "kernel", "job file", "backend",
           "engine options", "variables")
@@ -24,8 +24,9 @@ def job_file_id(path):
     """What the manifest records of a job file: its SHA-256, or None when
     it can not be read."""
     try:
-        return hashlib.sha256(readfile.read_bytes(path)).hexdigest()
-    except OSError:
+        return hashlib.sha256(textfile.to_bytes(textfile.read_text(
+            path, "file", 256 << 20))).hexdigest()
+    except textfile.TextFileError:
         return None
 
 
