@@ -55,10 +55,10 @@ def test_every_job_var_has_a_default_in_run_job_and_the_runner(ctx, path):
     sys.path.insert(0, os.path.join(TOP, "analysis"))
     try:
         from flagcheck_analysis.results import matrix
-        from flagcheck_analysis.run import cli as runcli
+        from flagcheck_analysis.run import cli
     finally:
         sys.path.pop(0)
-    runner_vars = set(runcli.DEFAULT_VARS) | set(matrix.MATRIX_VARS)
+    runner_vars = set(cli.DEFAULT_VARS) | set(matrix.MATRIX_VARS)
     used = job_vars(path) - OPTIONAL_VARS
     assert used <= runner_vars, \
         f"{os.path.basename(path)}: flagcheck-run leaves " \

@@ -13,7 +13,7 @@ import unittest
 
 from tests.analysis.helpers import BUILD, REPO, run_cli
 
-from flagcheck_analysis.calibrate import calibration as calibrate
+from flagcheck_analysis.calibrate import calibration
 
 PROGRAM = os.path.join(BUILD, "flagcheck-calibrate")
 USABLE = sorted(os.sched_getaffinity(0))
@@ -36,7 +36,7 @@ class TestProgram(unittest.TestCase):
             self.fail("%s is missing: run make" % PROGRAM)
 
     def check_points(self, doc, cpus):
-        for name in calibrate.PATTERNS:
+        for name in calibration.PATTERNS:
             pts = doc["patterns"][name]
             self.assertEqual([p["threads"] for p in pts],
                              list(range(1, len(cpus) + 1)))
@@ -58,7 +58,7 @@ class TestProgram(unittest.TestCase):
                                    1.0, places=3)
             self.assertAlmostEqual(one["ops"] / one["seconds"] /
                                    one["ops_per_s"], 1.0, places=3)
-        calibrate.validate(doc, "program")
+        calibration.validate(doc, "program")
 
     def test_one_cpu(self):
         cpu = USABLE[-1]
@@ -155,13 +155,13 @@ class TestTopology(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def test_cpulist(self):
-        self.assertEqual(calibrate.cpulist("0-3,8,10-11\n"),
+        self.assertEqual(calibration.cpulist("0-3,8,10-11\n"),
                          {0, 1, 2, 3, 8, 10, 11})
-        self.assertEqual(calibrate.cpulist(""), set())
+        self.assertEqual(calibration.cpulist(""), set())
 
     def test_relations_and_summary(self):
         # transfer = 10 * (a + b) + 1: every pair has its own figure
-        doc = calibrate.describe(
+        doc = calibration.describe(
             fake_doc(list(range(6)), lambda a, b: 10.0 * (a + b) + 1),
             sysfs=os.path.join(self.tmp, "sys"), cpuinfo=self.cpuinfo)
         host = doc["host"]
@@ -187,7 +187,7 @@ class TestTopology(unittest.TestCase):
 
     def test_subset_of_cpus(self):
         # taskset to 1 and 4: one pair, on two nodes; no SMT pair among them
-        doc = calibrate.describe(fake_doc([1, 4], lambda a, b: 77.0),
+        doc = calibration.describe(fake_doc([1, 4], lambda a, b: 77.0),
                                  sysfs=os.path.join(self.tmp, "sys"),
                                  cpuinfo=self.cpuinfo)
         self.assertEqual(doc["host"]["smt_groups"], [])
@@ -195,7 +195,7 @@ class TestTopology(unittest.TestCase):
         self.assertEqual(set(doc["summary"]), {"other_node", "all"})
 
     def test_no_numa_no_smt_information(self):
-        doc = calibrate.describe(fake_doc([0, 1], lambda a, b: 5.0),
+        doc = calibration.describe(fake_doc([0, 1], lambda a, b: 5.0),
                                  sysfs=os.path.join(self.tmp, "none"),
                                  cpuinfo=os.path.join(self.tmp, "none"))
         self.assertEqual(doc["host"]["cpu_model"], "unknown")
@@ -229,25 +229,25 @@ class TestFiles(unittest.TestCase):
              'no "always" pattern points'),
         )
         for path, what in cases:
-            with self.assertRaises(calibrate.CalibrationError) as cm:
-                calibrate.load(path)
+            with self.assertRaises(calibration.CalibrationError) as cm:
+                calibration.load(path)
             self.assertIn(path + ": ", str(cm.exception))
             self.assertIn(what, str(cm.exception))
             self.assertNotIn("\n", str(cm.exception))
 
     def test_ensure_keeps_a_valid_calibration(self):
         doc = fake_doc([0], None)
-        calibrate.write(doc, self.tmp)
+        calibration.write(doc, self.tmp)
         said = []
-        kept = calibrate.ensure(self.tmp, program="/nonexistent/prog",
+        kept = calibration.ensure(self.tmp, program="/nonexistent/prog",
                                 warn=said.append)
         self.assertEqual(kept, doc)
         self.assertEqual(said, [])
 
     def test_ensure_replaces_a_bad_one_and_survives_failure(self):
-        self.write(calibrate.JSON_NAME, "{")
+        self.write(calibration.JSON_NAME, "{")
         said = []
-        self.assertIsNone(calibrate.ensure(self.tmp,
+        self.assertIsNone(calibration.ensure(self.tmp,
                                            program="/nonexistent/prog",
                                            warn=said.append))
         self.assertEqual(len(said), 2)
@@ -261,7 +261,7 @@ class TestFiles(unittest.TestCase):
         p = run_cli("flagcheck-calibrate", "--outdir", out, "--seconds",
                     "0.1", "--max-threads", "2")
         self.assertEqual(p.returncode, 0, p.stderr)
-        doc = calibrate.load(os.path.join(out, "calibration.json"))
+        doc = calibration.load(os.path.join(out, "calibration.json"))
         self.assertEqual(doc["cpus"], USABLE)
         self.assertEqual(doc["seconds"], 0.1)
         if len(USABLE) > 1:
@@ -320,7 +320,7 @@ class TestFiles(unittest.TestCase):
                             "--no-plot"], capture_output=True, text=True,
                            timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(calibrate.load(os.path.join(
+        self.assertEqual(calibration.load(os.path.join(
             out, "calibration.json"))["cpus"], USABLE)
 
     def test_cli_bad_input(self):
@@ -343,7 +343,7 @@ if __name__ == "__main__":
 
 class TestRunnerCalibrates(unittest.TestCase):
     """flagcheck-run measures the calibration once per results directory,
-    before its runs, keeps it on resume, and not with --no-calibrate."""
+    before its runs, keeps it on resume, and not with --no-calibration."""
 
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
@@ -367,13 +367,13 @@ class TestRunnerCalibrates(unittest.TestCase):
         if not os.access(PROGRAM, os.X_OK):
             self.skipTest("%s not built (make)" % PROGRAM)
         m = self.run_matrix()
-        path = os.path.join(self.out, calibrate.JSON_NAME)
-        self.assertEqual(m["calibration"], calibrate.JSON_NAME)
-        doc = calibrate.load(path)
+        path = os.path.join(self.out, calibration.JSON_NAME)
+        self.assertEqual(m["calibration"], calibration.JSON_NAME)
+        doc = calibration.load(path)
         self.assertEqual(sorted(doc["cpus"]), USABLE)
         # the heatmap is the report's: running draws nothing
         self.assertFalse(os.path.exists(os.path.join(self.out,
-                                                     calibrate.PNG_NAME)))
+                                                     calibration.PNG_NAME)))
         before = os.stat(path).st_mtime_ns
         self.run_matrix()                       # resumed: kept as it was
         self.assertEqual(os.stat(path).st_mtime_ns, before)
@@ -382,4 +382,4 @@ class TestRunnerCalibrates(unittest.TestCase):
         m = self.run_matrix("--no-calibrate")
         self.assertNotIn("calibration", m)
         self.assertFalse(os.path.exists(os.path.join(self.out,
-                                                     calibrate.JSON_NAME)))
+                                                     calibration.JSON_NAME)))

@@ -16,7 +16,7 @@ import unittest
 from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, HERE, REPO, \
     run_cli
 from flagcheck_analysis.results import clients
-from flagcheck_analysis.run import clientserver as hostrun, hosts, jobfile
+from flagcheck_analysis.run import clientserver, hosts, jobfile
 
 JOB = os.path.join(HERE, "clientserver.fio")
 LOOPBACK = "127.0.0.1"
@@ -123,15 +123,15 @@ class Units(unittest.TestCase):
         self.assertEqual(found["node2.lab"][0]["rmw_skipped"], 14)
         live = [hosts.parse("node1,1"), hosts.parse("node2,1"),
                 hosts.parse("127.0.0.1,2")]
-        got = hostrun.text_counters(live, text)
+        got = clientserver.text_counters(live, text)
         self.assertEqual(sorted(got), ["node1_1", "node2_1"])
         # two servers that report one host name: cannot be told apart
         twins = [hosts.parse("127.0.0.1,1"), hosts.parse("127.0.0.1,2")]
-        self.assertEqual(hostrun.text_counters(
+        self.assertEqual(clientserver.text_counters(
             twins, text.replace("node1", "vm").replace("node2.lab", "vm")),
             {})
-        self.assertEqual(list(hostrun.text_counters(twins[:1], text.replace(
-            "node2.lab", "node1"))), ["127.0.0.1_1"])
+        self.assertEqual(list(clientserver.text_counters(
+            twins[:1], text.replace("node2.lab", "node1"))), ["127.0.0.1_1"])
 
     def test_all_clients_check(self):
         def entry(name, ios, port=1):

@@ -6,7 +6,7 @@ import unittest
 
 from tests.analysis.helpers import RESULTS
 from flagcheck_analysis.results import matrix
-from flagcheck_analysis.stats import decide, significance as stats
+from flagcheck_analysis.stats import decide, significance
 
 
 class TestDecide(unittest.TestCase):
@@ -28,7 +28,7 @@ class TestDecide(unittest.TestCase):
 
     def test_no_effect_but_narrow(self):
         base, other = [1000, 1001, 999], [1000.5, 999.5, 1000]
-        self.assertEqual(stats.verdict(base, other).kind, "noise")
+        self.assertEqual(significance.verdict(base, other).kind, "noise")
         d = decide.decide(base, other, "b")
         self.assertEqual(d.reason, "narrow")
         self.assertTrue(d.ci[0] <= 1.0 <= d.ci[1])
@@ -45,7 +45,7 @@ class TestDecide(unittest.TestCase):
     def test_ci_excludes_1_but_welch_disagrees(self):
         # the bootstrap of 3 values is narrow; Welch is not convinced
         base, other = [100, 100, 130], [131, 132, 133]
-        v = stats.verdict(base, other)
+        v = significance.verdict(base, other)
         self.assertEqual(v.kind, "noise")
         self.assertGreater(v.ci[0], 1.0)
         self.assertNotEqual(decide.decide(base, other).reason, "excludes_1")

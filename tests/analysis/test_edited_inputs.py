@@ -14,8 +14,8 @@ import shutil
 import pytest
 
 from tests.analysis.helpers import FIO, FIXTURES, RESULTS, run_cli
-from flagcheck_analysis.calibrate import calibration as calibrate
-from flagcheck_analysis.report import cli as report
+from flagcheck_analysis.calibrate import calibration
+from flagcheck_analysis.report import cli
 from flagcheck_analysis.results import fiojson, manifest
 
 S2 = os.path.join(FIXTURES, "summary", "s2")
@@ -64,7 +64,7 @@ def in_process(*argv):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            rc = report.main(list(argv))
+            rc = cli.main(list(argv))
         except SystemExit as e:
             rc = e.code
     return rc, out.getvalue(), err.getvalue()
@@ -252,8 +252,8 @@ def test_calibration_ranges(tmp_path, field, value, said):
     point[field[2]] = value
     path = str(tmp_path / "calibration.json")
     dump(path, doc)
-    with pytest.raises(calibrate.CalibrationError) as e:
-        calibrate.load(path)
+    with pytest.raises(calibration.CalibrationError) as e:
+        calibration.load(path)
     assert str(e.value) == "%s: %s" % (path, said)
 
 
@@ -509,7 +509,7 @@ def _fuzz_dir(d):
 
 
 def _ranged_figures(markdown):
-    """(header, text) of every cell of report.md's tables in RANGED."""
+    """(header, text) of every cell of cli.md's tables in RANGED."""
     header = None
     for line in markdown.splitlines():
         if not line.startswith("|"):
@@ -557,7 +557,7 @@ def test_generated_edits(tmp_path):
         assert rc in (0, 1, 2), (case, err)     # 2: no --base runs left
         assert not re.search(r"(?<![\w.])(inf|nan)(?!\w)", stdout), \
             (case, stdout)
-        md = os.path.join(str(tmp_path / "o"), "report.md")
+        md = os.path.join(str(tmp_path / "o"), "cli.md")
         if rc == 0:
             with open(md) as f:
                 for header, text in _ranged_figures(f.read()):
@@ -581,11 +581,11 @@ def test_one_bad_counters_file_leaves_the_bh_lru_table(tmp_path, capsys):
     bad = os.path.join(d, "s_on_nj1_r2.flagcheck.jsonl")
     with open(bad, "w") as f:
         f.write('{"flagcheck": 1, "ios": -1}\n')
-    points = report._lru_points([d])
+    points = cli._lru_points([d])
     assert sorted((p.mode, p.mod, p.n) for p in points) == \
         [("off", 1, 1), ("on", 1, 1)]
     assert capsys.readouterr().err == (
         "flagcheck-report: %s: line 1: ios is -1: not a whole number of 0 "
         "or more (left out of the bh_lru table)\n" % bad)
-    report._lru_points([d], {os.path.realpath(bad)})  # named already
+    cli._lru_points([d], {os.path.realpath(bad)})  # named already
     assert capsys.readouterr().err == ""

@@ -111,6 +111,28 @@ class TestLayers(unittest.TestCase):
                       closure([NAME + ".report.cli"], self.graph))
 
 
+def renamed_imports(path):
+    """[(line, module, alias)] of the package's modules imported under
+    another name in @path: a grep for a module's name must find its uses."""
+    with open(path) as f:
+        tree = ast.parse(f.read(), path)
+    out = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        ours = node.level or (node.module or "").startswith(NAME)
+        out += [(node.lineno, a.name, a.asname) for a in node.names
+                if ours and a.asname and a.asname != a.name]
+    return out
+
+
+class TestNames(unittest.TestCase):
+    def test_modules_are_imported_by_their_names(self):
+        bad = {p: r for p in module_files().values()
+               for r in [renamed_imports(p)] if r}
+        self.assertEqual(bad, {})
+
+
 class TestRunLoads(unittest.TestCase):
     def test_help_loads_no_report_and_no_matplotlib(self):
         p = subprocess.run(

@@ -9,7 +9,7 @@ from tests.analysis.helpers import HERE, NULL_JOB, ResultsDirCase, run_cli
 from flagcheck_analysis.results import fiojson
 from flagcheck_analysis.stats import compare
 from flagcheck_analysis.run import lineprobe
-from flagcheck_analysis.calibrate import calibration as calibrate
+from flagcheck_analysis.calibrate import calibration
 
 USABLE = sorted(os.sched_getaffinity(0))
 FIXTURE = os.path.join(HERE, "fixtures", "results",
@@ -76,7 +76,7 @@ class TestPure(unittest.TestCase):
                       lineprobe.header_line([{"line_probe_s": 0.1}]))
 
     def test_a_failing_program_says_why(self):
-        with self.assertRaises(calibrate.CalibrationError) as e:
+        with self.assertRaises(calibration.CalibrationError) as e:
             lineprobe.probe([0, 1], program="/nonexistent/calibrate")
         self.assertIn("/nonexistent/calibrate: no such program",
                       str(e.exception))

@@ -13,7 +13,7 @@ import unittest
 
 from tests.analysis.helpers import ANALYSIS, NULL_JOB, REPO, run_cli
 from tests.analysis.test_faults import Scratch
-from flagcheck_analysis.calibrate import calibration as calibrate
+from flagcheck_analysis.calibrate import calibration
 from flagcheck_analysis.results import fiojson, manifest
 from flagcheck_analysis.run import lineprobe
 
@@ -419,9 +419,9 @@ class HandEditedFiles(Scratch):
         for where, value, needle in self.CALIBRATION:
             with open(path, "w") as f:
                 json.dump(edited(doc, where, value), f)
-            with self.assertRaises(calibrate.CalibrationError,
+            with self.assertRaises(calibration.CalibrationError,
                                    msg=needle) as cm:
-                calibrate.load(path)
+                calibration.load(path)
             self.assertIn(path + ": " + needle, str(cm.exception))
 
     def test_a_bad_calibration_program_leaves_no_file(self):
@@ -433,7 +433,7 @@ class HandEditedFiles(Scratch):
         os.chmod(prog, 0o755)
         os.makedirs(self.out)
         said = []
-        self.assertIsNone(calibrate.ensure(self.out, 0.1, prog, said.append))
+        self.assertIsNone(calibration.ensure(self.out, 0.1, prog, said.append))
         self.assertEqual(len(said), 1, said)
         self.assertIn('%s: transfer_ns[0][1] is "fast"' % prog, said[0])
         self.assertEqual(os.listdir(self.out), [])
@@ -600,8 +600,8 @@ class Messages(Scratch):
 
     def test_a_calibration_program_killed_by_a_signal(self):
         prog = self.program("kill -SEGV $$\n")
-        with self.assertRaises(calibrate.CalibrationError) as cm:
-            calibrate.run_program(prog, 0.1)
+        with self.assertRaises(calibration.CalibrationError) as cm:
+            calibration.run_program(prog, 0.1)
         self.assertEqual(str(cm.exception), "%s was killed by SIGSEGV: no "
                          "message" % prog)
 
@@ -609,7 +609,7 @@ class Messages(Scratch):
         # the program starts a child that holds its output open too
         prog = self.program("sleep 300 &\nsleep 300\n")
         t0 = time.monotonic()
-        with self.assertRaises(calibrate.CalibrationError) as cm:
+        with self.assertRaises(calibration.CalibrationError) as cm:
             lineprobe.probe([0, 0], prog, seconds=0.1)
         self.assertLess(time.monotonic() - t0, 10)
         self.assertEqual(str(cm.exception), "%s did not finish within 2 s "

@@ -5,21 +5,21 @@ import warnings
 import scipy.stats
 
 from tests.analysis import helpers  # noqa: F401  (sys.path)
-from flagcheck_analysis.stats import significance as stats
+from flagcheck_analysis.stats import significance
 
 
 class TestBasics(unittest.TestCase):
     def test_mean_stddev(self):
-        self.assertEqual(stats.mean([2, 4, 6]), 4)
-        self.assertAlmostEqual(stats.stddev([2, 4, 6]), 2.0)
-        self.assertEqual(stats.stddev([5]), 0.0)
-        self.assertIsNone(stats.mean([]))
+        self.assertEqual(significance.mean([2, 4, 6]), 4)
+        self.assertAlmostEqual(significance.stddev([2, 4, 6]), 2.0)
+        self.assertEqual(significance.stddev([5]), 0.0)
+        self.assertIsNone(significance.mean([]))
 
     def test_pct_change_zero_or_missing_base(self):
-        self.assertAlmostEqual(stats.pct_change(4.0, 5.0), 25.0)
-        self.assertIsNone(stats.pct_change(0, 5.0))
-        self.assertIsNone(stats.pct_change(None, 5.0))
-        self.assertIsNone(stats.pct_stddev([0, 0]))
+        self.assertAlmostEqual(significance.pct_change(4.0, 5.0), 25.0)
+        self.assertIsNone(significance.pct_change(0, 5.0))
+        self.assertIsNone(significance.pct_change(None, 5.0))
+        self.assertIsNone(significance.pct_stddev([0, 0]))
 
 
 class TestWelch(unittest.TestCase):
@@ -27,7 +27,7 @@ class TestWelch(unittest.TestCase):
         # x = 1,3 and y = 5,7: both variances 2, se^2 = 1 + 1, t = 4/sqrt 2,
         # df = 2.  For df=2, P(|T| >= t) = 1 - t / sqrt(2 + t^2)
         #                                = 1 - sqrt(8/10) = 0.105572809...
-        w = stats.welch([1, 3], [5, 7])
+        w = significance.welch([1, 3], [5, 7])
         self.assertAlmostEqual(w.t, 4 / math.sqrt(2), places=12)
         self.assertAlmostEqual(w.df, 2.0, places=12)
         self.assertAlmostEqual(w.p, 1 - math.sqrt(0.8), places=12)
@@ -36,21 +36,21 @@ class TestWelch(unittest.TestCase):
     def test_df4_hand_computed(self):
         # x = 1,2,3 and y = 4,5,6: t = 3/sqrt(2/3), df = 4.  For df=4,
         # with u = t / sqrt(4 + t^2): P(|T| < t) = u (3 - u^2) / 2
-        w = stats.welch([1, 2, 3], [4, 5, 6])
+        w = significance.welch([1, 2, 3], [4, 5, 6])
         self.assertAlmostEqual(w.df, 4.0, places=12)
         u = w.t / math.sqrt(4 + w.t ** 2)
         self.assertAlmostEqual(w.p, 1 - u * (3 - u * u) / 2, places=12)
 
     def test_unequal_counts_and_variances(self):
-        w = stats.welch([10, 11, 12, 13, 14, 15], [20, 26])
+        w = significance.welch([10, 11, 12, 13, 14, 15], [20, 26])
         va, vb = 3.5 / 6, 18 / 2
         self.assertAlmostEqual(w.df, (va + vb) ** 2 /
                                (va ** 2 / 5 + vb ** 2 / 1), places=12)
         self.assertTrue(0 < w.p < 1)
 
     def test_undefined(self):
-        self.assertIsNone(stats.welch([1], [2, 3]))
-        self.assertIsNone(stats.welch([2, 2], [3, 3]))
+        self.assertIsNone(significance.welch([1], [2, 3]))
+        self.assertIsNone(significance.welch([2, 2], [3, 3]))
 
 
 class TestAgainstScipy(unittest.TestCase):
@@ -58,10 +58,10 @@ class TestAgainstScipy(unittest.TestCase):
     verdict must agree with them and with scipy's own test run directly."""
 
     def assert_matches_scipy(self, a, b):
-        w = stats.welch(a, b)
+        w = significance.welch(a, b)
         with warnings.catch_warnings():
             # scipy's own warning for a side with no spread, as in
-            # stats.welch: the reference must not print it either
+            # significance.welch: the reference must not print it either
             warnings.filterwarnings("ignore", "Precision loss occurred",
                                     RuntimeWarning)
             ref = scipy.stats.ttest_ind(b, a, equal_var=False)
@@ -82,7 +82,7 @@ class TestAgainstScipy(unittest.TestCase):
                                places=12)
         # the bootstrap ratio is 2, 3 or 4 (a's mean is always 1): its
         # interval 2..4 leaves out 1, and the verdict says they disagree
-        v = stats.verdict([1, 1], [2, 4])
+        v = significance.verdict([1, 1], [2, 4])
         self.assertEqual(v.kind, "noise")
         self.assertEqual(v.ci, (2.0, 4.0))
         self.assertEqual(v.text, "within noise: Welch p=0.3, n=2 vs 2; "
@@ -93,13 +93,13 @@ class TestAgainstScipy(unittest.TestCase):
         # t = 10 / sqrt 2, p = 1 - sqrt(50/52) = 0.0194 < 0.05
         w = self.assert_matches_scipy([1, 3], [11, 13])
         self.assertAlmostEqual(w.p, 1 - math.sqrt(50 / 52), places=12)
-        v = stats.verdict([1, 3], [11, 13])
+        v = significance.verdict([1, 3], [11, 13])
         self.assertEqual((v.kind, v.text),
                          ("beyond", "beyond noise: Welch p=0.019, n=2 vs 2"))
         # 1,3 vs 5,7: t = 4 / sqrt 2, p = 1 - sqrt(8/10) = 0.106 > 0.05
         w = self.assert_matches_scipy([1, 3], [5, 7])
         self.assertAlmostEqual(w.p, 1 - math.sqrt(0.8), places=12)
-        self.assertEqual(stats.verdict([1, 3], [5, 7]).kind, "noise")
+        self.assertEqual(significance.verdict([1, 3], [5, 7]).kind, "noise")
 
     def test_df4_and_unequal_counts(self):
         # 1,2,3 vs 4,5,6: df = 4, P(|T| < t) = u (3 - u^2) / 2 with
@@ -107,80 +107,81 @@ class TestAgainstScipy(unittest.TestCase):
         w = self.assert_matches_scipy([1, 2, 3], [4, 5, 6])
         u = w.t / math.sqrt(4 + w.t ** 2)
         self.assertAlmostEqual(w.p, 1 - u * (3 - u * u) / 2, places=12)
-        self.assertEqual(stats.verdict([1, 2, 3], [4, 5, 6]).text,
+        self.assertEqual(significance.verdict([1, 2, 3], [4, 5, 6]).text,
                          "beyond noise: Welch p=0.021, n=3 vs 3")
         self.assert_matches_scipy([10, 11, 12, 13, 14, 15], [20, 26])
 
     def test_sign_follows_the_other_mode(self):
-        self.assertLess(stats.welch([4, 5, 6], [1, 2, 3]).t, 0)
-        self.assertGreater(stats.welch([1, 2, 3], [4, 5, 6]).t, 0)
+        self.assertLess(significance.welch([4, 5, 6], [1, 2, 3]).t, 0)
+        self.assertGreater(significance.welch([1, 2, 3], [4, 5, 6]).t, 0)
 
 
 
 class TestVerdict(unittest.TestCase):
     def test_one_run_per_side(self):
-        v = stats.verdict([100.0], [200.0])
+        v = significance.verdict([100.0], [200.0])
         self.assertEqual(v.kind, "cannot_tell")
         self.assertEqual(v.text, "n=1: cannot tell")
         self.assertIn("n=1 vs 3: cannot tell",
-                      stats.verdict([1.0], [1.0, 2.0, 3.0]).text)
+                      significance.verdict([1.0], [1.0, 2.0, 3.0]).text)
 
     def test_missing_side(self):
-        self.assertEqual(stats.verdict([], [1.0, 2.0]).kind, "missing")
+        self.assertEqual(significance.verdict([], [1.0, 2.0]).kind, "missing")
 
     def test_zero_stddev_both_sides(self):
-        self.assertEqual(stats.verdict([3, 3, 3], [3, 3]).kind, "same")
-        v = stats.verdict([2, 2, 2], [0, 0, 0])
+        self.assertEqual(significance.verdict([3, 3, 3], [3, 3]).kind, "same")
+        v = significance.verdict([2, 2, 2], [0, 0, 0])
         self.assertEqual(v.kind, "differs")
         self.assertIn("n=3 vs 3", v.text)
 
     def test_zero_base_has_no_ratio(self):
-        v = stats.verdict([0, 0, 0], [1, 2, 1])
+        v = significance.verdict([0, 0, 0], [1, 2, 1])
         self.assertIsNone(v.ci)
         self.assertIn("Welch p=", v.text)
 
     def test_names_method_and_runs(self):
-        v = stats.verdict([10, 10.2, 9.9, 10.1, 10], [16, 16.1, 15.8, 16.2])
+        v = significance.verdict([10, 10.2, 9.9, 10.1, 10],
+                                 [16, 16.1, 15.8, 16.2])
         self.assertEqual(v.kind, "beyond")
         self.assertIn("Welch p=", v.text)
         self.assertIn("n=5 vs 4 (unequal)", v.text)
-        v = stats.verdict([10, 11, 9, 10.5], [10.2, 9.5, 10.8, 10.1])
+        v = significance.verdict([10, 11, 9, 10.5], [10.2, 9.5, 10.8, 10.1])
         self.assertEqual(v.kind, "noise")
 
 
 class TestBootstrap(unittest.TestCase):
     def test_fixed_seed_reproducible(self):
         a, b = [10, 12, 11, 13, 9], [15, 16, 14, 17, 15]
-        self.assertEqual(stats.bootstrap_ratio_ci(a, b),
-                         stats.bootstrap_ratio_ci(a, b))
+        self.assertEqual(significance.bootstrap_ratio_ci(a, b),
+                         significance.bootstrap_ratio_ci(a, b))
 
     def test_two_runs_a_side_known_interval(self):
         # two runs a side: a resample's mean is a, (a+b)/2 or b, and each
         # extreme ratio, min(b)/max(a) and max(b)/min(a), has probability
         # 1/16 > 2.5%: the 95% percentile interval is exactly those two
-        self.assertEqual(stats.bootstrap_ratio_ci([10, 12], [15, 17]),
+        self.assertEqual(significance.bootstrap_ratio_ci([10, 12], [15, 17]),
                          (15 / 12, 17 / 10))
 
     def test_interval_brackets_the_ratio(self):
         a, b = [10, 12, 11, 13, 9], [15, 16, 14, 17, 15]
-        lo, hi = stats.bootstrap_ratio_ci(a, b)
-        self.assertLess(lo, stats.mean(b) / stats.mean(a))
-        self.assertGreater(hi, stats.mean(b) / stats.mean(a))
+        lo, hi = significance.bootstrap_ratio_ci(a, b)
+        self.assertLess(lo, significance.mean(b) / significance.mean(a))
+        self.assertGreater(hi, significance.mean(b) / significance.mean(a))
         self.assertGreater(lo, 1.0)
         # inside the extremes a resample can reach
         self.assertGreaterEqual(lo, min(b) / max(a))
         self.assertLessEqual(hi, max(b) / min(a))
 
     def test_undefined(self):
-        self.assertEqual(stats.bootstrap_ratio_ci([2, 2], [3, 3]),
+        self.assertEqual(significance.bootstrap_ratio_ci([2, 2], [3, 3]),
                          (1.5, 1.5))
-        self.assertIsNone(stats.bootstrap_ratio_ci([0, 0], [1, 1]))
-        self.assertIsNone(stats.bootstrap_ratio_ci([], [1, 1]))
+        self.assertIsNone(significance.bootstrap_ratio_ci([0, 0], [1, 1]))
+        self.assertIsNone(significance.bootstrap_ratio_ci([], [1, 1]))
         # one run: nothing to resample (scipy refuses it)
-        self.assertIsNone(stats.bootstrap_ratio_ci([2], [3]))
-        self.assertIsNone(stats.bootstrap_ratio_ci([2, 3], [3]))
+        self.assertIsNone(significance.bootstrap_ratio_ci([2], [3]))
+        self.assertIsNone(significance.bootstrap_ratio_ci([2, 3], [3]))
         # a base that a resample can average to 0: the ratio has no value
-        self.assertIsNone(stats.bootstrap_ratio_ci([0, 4], [1, 2]))
+        self.assertIsNone(significance.bootstrap_ratio_ci([0, 4], [1, 2]))
 
 if __name__ == "__main__":
     unittest.main()

@@ -4,7 +4,7 @@ import unittest
 
 from tests.analysis import helpers  # noqa: F401  (sys.path)
 from flagcheck_analysis.stats import compare
-from flagcheck_analysis.report import fixtable as threeway
+from flagcheck_analysis.report import fixtable
 
 
 def rec(mode, nj, iops, rep=1, rmw=None):
@@ -25,7 +25,7 @@ MODES = ("before", "always", "test_first")
 class ThreeWay(unittest.TestCase):
     def test_rows_follow_the_given_order_whatever_the_input_order(self):
         for runs in (RUNS, list(reversed(RUNS))):
-            rows = threeway.rows(runs, MODES, ("iops",))
+            rows = fixtable.rows(runs, MODES, ("iops",))
             self.assertEqual(len(rows), 1)
             row = rows[0]
             self.assertEqual(row.name, "dwtl_54.iops")
@@ -37,7 +37,7 @@ class ThreeWay(unittest.TestCase):
             self.assertAlmostEqual(row.others[1].pct_change, 1.3, 1)
 
     def test_text_has_lkp_columns_and_verdicts(self):
-        out = threeway.text(RUNS, MODES, ("iops", "rmw_per_io"))
+        out = fixtable.text(RUNS, MODES, ("iops", "rmw_per_io"))
         lines = out.splitlines()
         self.assertIn("before -> always -> test_first", lines[0])
         head = [l for l in lines if "%change" in l and "metric" in l][0]
@@ -60,16 +60,16 @@ class ThreeWay(unittest.TestCase):
 
     def test_a_mode_without_runs_keeps_its_column(self):
         runs = [r for r in RUNS if r.mode != "always"]
-        row = threeway.rows(runs, MODES, ("iops",))[0]
+        row = fixtable.rows(runs, MODES, ("iops",))[0]
         self.assertIsNone(row.others[0])
         self.assertEqual(row.others[1].cell.mode, "test_first")
-        self.assertIn("no runs", threeway.markdown(runs, MODES))
+        self.assertIn("no runs", fixtable.markdown(runs, MODES))
 
     def test_three_modes_are_needed(self):
-        with self.assertRaises(threeway.ThreeWayError):
-            threeway.rows(RUNS, ("before", "always"))
-        with self.assertRaises(threeway.ThreeWayError):
-            threeway.rows(RUNS, ("before", "before", "always"))
+        with self.assertRaises(fixtable.ThreeWayError):
+            fixtable.rows(RUNS, ("before", "always"))
+        with self.assertRaises(fixtable.ThreeWayError):
+            fixtable.rows(RUNS, ("before", "before", "always"))
 
 
 if __name__ == "__main__":

@@ -35,8 +35,8 @@ import unittest
 
 from tests.analysis.helpers import FIXTURES, RESULTS, run_cli
 
-from flagcheck_analysis.calibrate import calibration as calibrate
-from flagcheck_analysis.report import rmwcost as why
+from flagcheck_analysis.calibrate import calibration
+from flagcheck_analysis.report import rmwcost
 from flagcheck_analysis.report.cli import inputs_to_files, load_records
 
 WHY = os.path.join(FIXTURES, "why")
@@ -51,8 +51,8 @@ def load(directory, modes=("always", "test_first")):
 class TestArithmetic(unittest.TestCase):
     def setUp(self):
         self.records, self.docs = load(WHY)
-        self.groups = why.runs(self.records, self.docs)
-        self.cal = calibrate.load(os.path.join(WHY, "calibration.json"))
+        self.groups = rmwcost.runs(self.records, self.docs)
+        self.cal = calibration.load(os.path.join(WHY, "calibration.json"))
 
     def test_runs(self):
         a1, a2 = sorted(self.groups[("s1", 2, "always")],
@@ -70,7 +70,7 @@ class TestArithmetic(unittest.TestCase):
         self.assertIsNone(idle.ns_per_check)
 
     def test_gap(self):
-        g, = why.gaps(self.groups, self.cal)
+        g, = rmwcost.gaps(self.groups, self.cal)
         self.assertEqual((g.scenario, g.numjobs), ("s1", 2))
         self.assertEqual(g.ns_io, {"always": 1000.0, "test_first": 500.0})
         self.assertEqual(g.rmw_io, {"always": 2.0, "test_first": 0.0})
@@ -81,9 +81,9 @@ class TestArithmetic(unittest.TestCase):
         self.assertAlmostEqual(g.of_ceiling, 0.10, places=12)
 
     def test_gap_that_cannot_be_read_says_why(self):
-        g, = why.gaps(self.groups, self.cal)
-        cells = lambda g: why.gap_table([g], self.cal)[2][0]  # noqa: E731
-        header = why.gap_table([g], self.cal)[1]
+        g, = rmwcost.gaps(self.groups, self.cal)
+        cells = lambda g: rmwcost.gap_table([g], self.cal)[2][0]  # noqa: E731
+        header = rmwcost.gap_table([g], self.cal)[1]
         col = {h: i for i, h in enumerate(header)}
         # test_first slower than always: no cost per RMW, nothing accounted
         slower = g._replace(gap=-30.7, ns_rmw=-15.35, accounted=None)
@@ -104,18 +104,18 @@ class TestArithmetic(unittest.TestCase):
         """A fix that only stores (no RMW): the stores per I/O are the
         line writes the gap is divided by, and the ceiling's too."""
         def run(iops, stores):
-            return why.Run(iops, 1000, 0.0, None, None, "pattern", "x",
+            return rmwcost.Run(iops, 1000, 0.0, None, None, "pattern", "x",
                            stores)
         groups = {("p", 2, "always"): [run(2.0e6, 3.0)],
                   ("p", 2, "test_first"): [run(4.0e6, 0.0)]}
-        g, = why.gaps(groups, self.cal)
+        g, = rmwcost.gaps(groups, self.cal)
         self.assertEqual(g.rmw_io, {"always": 0.0, "test_first": 0.0})
         self.assertEqual(g.stores_io, {"always": 3.0, "test_first": 0.0})
         # ns/io 1000 and 500: a gap of 500 ns over 3 extra stores per I/O
         self.assertEqual(g.gap, 500.0)
         self.assertAlmostEqual(g.ns_rmw, 500.0 / 3, places=9)
         self.assertAlmostEqual(g.ceiling, 40e6 / 3, places=3)
-        title, header, rows, _ = why.gap_table([g], self.cal)
+        title, header, rows, _ = rmwcost.gap_table([g], self.cal)
         col = {h: i for i, h in enumerate(header)}
         self.assertEqual([rows[0][col[h]] for h in (
             "RMW/io always", "RMW/io test_first", "stores/io always",
@@ -124,21 +124,21 @@ class TestArithmetic(unittest.TestCase):
         self.assertIn("per line write, an RMW or a plain store", title)
 
     def test_gap_without_calibration(self):
-        g, = why.gaps(self.groups, None)
+        g, = rmwcost.gaps(self.groups, None)
         self.assertEqual(g.ns_rmw, 250.0)
         self.assertEqual((g.cal_ns_rmw, g.accounted, g.ceiling,
                           g.of_ceiling), (None, None, None, None))
 
     def test_gap_beyond_the_calibrated_threads(self):
         cal = json.loads(json.dumps(self.cal))
-        for name in calibrate.PATTERNS:
+        for name in calibration.PATTERNS:
             cal["patterns"][name] = cal["patterns"][name][:1]
-        g, = why.gaps(self.groups, cal)
+        g, = rmwcost.gaps(self.groups, cal)
         self.assertEqual((g.cal_ns_rmw, g.ceiling), (None, None))
 
     def test_shares(self):
         got = {(s.scenario, s.numjobs, s.mode): s
-               for s in why.shares(self.groups)}
+               for s in rmwcost.shares(self.groups)}
         a = got[("s1", 2, "always")]
         self.assertEqual((a.n, a.ns_per_check, a.published), (2, 250.0, 40.0))
         self.assertAlmostEqual(a.share, 25.5, places=9)
@@ -150,15 +150,16 @@ class TestArithmetic(unittest.TestCase):
 
     def test_time_share_edges(self):
         # no model ran: 0, whatever the timing keys
-        self.assertEqual(why.time_share([{"checks": 0}], 1000), (0.0, None))
+        self.assertEqual(rmwcost.time_share([{"checks": 0}], 1000),
+                         (0.0, None))
         # checks ran but nothing timed (an engine without timing): unknown
-        self.assertEqual(why.time_share([{"checks": 10}], 1000),
+        self.assertEqual(rmwcost.time_share([{"checks": 10}], 1000),
                          (None, None))
-        self.assertEqual(why.time_share(
+        self.assertEqual(rmwcost.time_share(
             [{"checks": 10, "timed_checks": 0, "timed_ns": 0}], 1000),
             (None, None))
         # one job whose path took all of its 1 ms: exactly 100%
-        self.assertEqual(why.time_share(
+        self.assertEqual(rmwcost.time_share(
             [{"checks": 1000, "timed_checks": 16, "timed_ns": 16000}], 1),
             (100.0, 1000.0))
 
@@ -168,11 +169,11 @@ class TestArithmetic(unittest.TestCase):
         # in 1 s of runtime each (2000 ms summed) = 50%
         recs = [{"ios": 1000000, "ios_read": 1000000, "checks": 1000000,
                  "timed_calls": 15625, "timed_ns": 15625 * 500}] * 2
-        self.assertEqual(why.time_share(recs, 2000), (50.0, 500.0))
+        self.assertEqual(rmwcost.time_share(recs, 2000), (50.0, 500.0))
         # a model that ran no check for these I/Os still ran per call
         recs = [{"ios": 1000, "ios_read": 1000, "checks": 0,
                  "timed_calls": 16, "timed_ns": 16 * 100}]
-        self.assertEqual(why.time_share(recs, 1), (10.0, 100.0))
+        self.assertEqual(rmwcost.time_share(recs, 1), (10.0, 100.0))
 
     def test_time_share_without_the_preempted_calls(self):
         # 1e6 calls of 40 ns in 1 s; of the 3907 timed, 30 preempted for
@@ -184,30 +185,30 @@ class TestArithmetic(unittest.TestCase):
         rec = {"ios": 1000000, "checks": 1000000, "timed_calls": 3907,
                "timed_ns": 3877 * 40 + 30 * 2000000, "timed_log2": hist,
                "timed_log2_ns": hist_ns}
-        share, ns, robust = why.time_share_of([rec], 1000)
+        share, ns, robust = rmwcost.time_share_of([rec], 1000)
         self.assertTrue(robust)
         self.assertEqual((share, ns), (4.0, 40.0))
         plain = dict(rec)
         del plain["timed_log2"], plain["timed_log2_ns"]
-        share, ns, robust = why.time_share_of([plain], 1000)
+        share, ns, robust = rmwcost.time_share_of([plain], 1000)
         self.assertFalse(robust)
         self.assertGreater(share, 1000)
         # within TRIM_BUCKETS of the median: a genuine slow call, kept
         hist[8], hist_ns[8] = 100, 100 * 200
         rec.update(timed_calls=4007, timed_ns=rec["timed_ns"] + 20000)
-        self.assertAlmostEqual(why.trimmed_ns_per_call(hist, hist_ns),
+        self.assertAlmostEqual(rmwcost.trimmed_ns_per_call(hist, hist_ns),
                                (3877 * 40 + 20000) / 3977, places=9)
         # buckets that do not add up to the line's totals: not used
         rec["timed_calls"] += 1
-        self.assertFalse(why.time_share_of([rec], 1000)[2])
+        self.assertFalse(rmwcost.time_share_of([rec], 1000)[2])
 
     def test_share_warning_only_for_what_cannot_be_genuine(self):
-        run = why.Run(1.0, 10, 2.0, 150.0, 40.0, "m", "x.json", None, True)
-        self.assertIn("are wrong", why.share_warning(run))
+        run = rmwcost.Run(1.0, 10, 2.0, 150.0, 40.0, "m", "x.json", None, True)
+        self.assertIn("are wrong", rmwcost.share_warning(run))
         old = run._replace(robust=False)
-        self.assertNotIn("are wrong", why.share_warning(old))
-        self.assertIn("lack timed_log2", why.share_warning(old))
-        self.assertIsNone(why.share_warning(run._replace(share=100.0)))
+        self.assertNotIn("are wrong", rmwcost.share_warning(old))
+        self.assertIn("lack timed_log2", rmwcost.share_warning(old))
+        self.assertIsNone(rmwcost.share_warning(run._replace(share=100.0)))
 
 
 class TestReport(unittest.TestCase):

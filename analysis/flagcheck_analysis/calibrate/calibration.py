@@ -24,7 +24,7 @@ import tempfile
 import threading
 import time
 
-from ..results import safewrite as atomic
+from ..results import safewrite
 from ..results import calibfile
 from ..results.calibfile import CalibrationError, load, validate
 from ..results.cpulist import parse_cpulist, read_text
@@ -348,7 +348,7 @@ def write(doc, outdir):
     """calibration.json in outdir (replaced whole); returns its path."""
     os.makedirs(outdir, exist_ok=True)
     path = os.path.join(outdir, JSON_NAME)
-    atomic.write(path, json.dumps(doc, indent=1) + "\n")
+    safewrite.write(path, json.dumps(doc, indent=1) + "\n")
     return path
 
 

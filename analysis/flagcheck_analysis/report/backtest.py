@@ -209,12 +209,12 @@ def main(argv=None):
     here = os.path.dirname(os.path.realpath(__file__))
     top = args.top or os.path.dirname(os.path.dirname(os.path.dirname(
         here)))
-    from ..results import machine as machines
+    from ..results import machine
     rows = []
     try:
         for path in job_files(top):
             if jobspec.is_pattern(path):
-                rows.append(row(path, top, lambda n: machines.load(
+                rows.append(row(path, top, lambda n: machine.load(
                     n, args.machines_dir or os.path.join(top, "machines")),
                     args.fio_ns))
     except (ValueError, jobspec.SpecError, catalogue.FigureError,

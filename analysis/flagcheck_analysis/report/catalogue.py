@@ -25,7 +25,7 @@ from collections import namedtuple
 
 from ..results.jobheader import (KEY, USAGE, Figure, FigureError, parse,
                                  read)
-from ..stats import significance as stats
+from ..stats import significance
 from . import render
 
 # the header reader lives in the results layer (results/published.py reads
@@ -52,7 +52,7 @@ def rows(records, figures):
         t = cells.get((scenario, nj, "test_first"))
         if not a or not t:
             continue
-        ma, mt = stats.mean(a), stats.mean(t)
+        ma, mt = significance.mean(a), significance.mean(t)
         out.append(Row(scenario, nj, ma, mt, (len(a), len(t)),
                        mt / ma if ma else None, figures[scenario]))
     return out

@@ -7,11 +7,11 @@ import os
 import sys
 
 from ..results import (clients, fiojson, manifest, matrix, published,
-                       runsetup as setups, safewrite as atomic)
-from ..stats import compare, scaling, significance as stats, usl
+                       runsetup, safewrite)
+from ..stats import compare, scaling, significance, usl
 from ..run import lineprobe
-from . import (bigbox, catalogue, conditions, lru, perhost as hosttable,
-               plot, render, rmwcost as why, sections as section,
+from . import (bigbox, catalogue, conditions, lru, perhost,
+               plot, render, rmwcost, sections,
                sidebyside, summary)
 
 PROG = "flagcheck-report"
@@ -145,7 +145,7 @@ def parse_args(argv):
         p.error("give the results to report (DIR_OR_FILE ...) or "
                 "--compare A B, not %s" % ("both" if args.inputs
                                            else "neither"))
-    err = args.outdir is not None and atomic.dir_error("--outdir",
+    err = args.outdir is not None and safewrite.dir_error("--outdir",
                                                        args.outdir)
     if err:
         p.error(err)
@@ -195,7 +195,7 @@ def inputs_to_files(inputs):
         if mf is None:
             found = sorted(p for p in glob.glob(os.path.join(item, "*.json"))
                            if os.path.basename(p) not in (
-                               manifest.NAME, why.calibrate.JSON_NAME)
+                               manifest.NAME, rmwcost.calibrate.JSON_NAME)
                            and not os.path.islink(p))
             if not found:
                 warn("%s: no fio JSON files in this directory" % item)
@@ -343,12 +343,12 @@ def host_records(doc, per_host, path):
                                                per_host.get(host))))
     agg = clients.all_clients(doc)
     if agg is not None:
-        recs.append((hosttable.FIO_ROW, fiojson.run_metrics({"jobs": [agg]},
+        recs.append((perhost.FIO_ROW, fiojson.run_metrics({"jobs": [agg]},
                                                             None)))
     counters = [per_host.get(h) for h in clients.by_host(doc)]
     together = (None if not counters or None in counters
                 else [r for c in counters for r in c])
-    return recs, hosttable.Check(path, clients.check_all_clients(doc)), \
+    return recs, perhost.Check(path, clients.check_all_clients(doc)), \
         together
 
 
@@ -357,7 +357,7 @@ def load_records(files, group_by, modes, left_out=None, setups_out=None,
     """(records, docs, host records, All clients checks, lines naming the
     scenarios whose runs differ in setup, reported apart); the runs left
     out because their counters disagree with fio's go to @left_out as
-    (path, why), each record's setup (setups.of_run) to @setups_out, its
+    (path, why), each record's setup (runsetup.of_run) to @setups_out, its
     counters to @stats_out ({fio JSON path: records or None}; its key
     None: the real paths of every counters file tried, named if bad)."""
     records, docs, hrecords, checks, setup = [], [], [], [], []
@@ -405,15 +405,15 @@ def load_records(files, group_by, modes, left_out=None, setups_out=None,
         docs.append(doc)
         if stats_out is not None:
             stats_out[path] = stats_records
-        setup.append(setups.of_run(doc, fiojson.job_options(doc),
+        setup.append(runsetup.of_run(doc, fiojson.job_options(doc),
                                    stats_records, entry, mf))
         if checked is not None:
             checks.append(checked)
-            hrecords += [(len(records) - 1, hosttable.HostRecord(
+            hrecords += [(len(records) - 1, perhost.HostRecord(
                 scenario, mode, numjobs, host, m)) for host, m in per_host]
-            hrecords.append((len(records) - 1, hosttable.HostRecord(
-                scenario, mode, numjobs, hosttable.SUM_ROW, metrics)))
-    labels, apart = setups.split([r.scenario for r in records], setup)
+            hrecords.append((len(records) - 1, perhost.HostRecord(
+                scenario, mode, numjobs, perhost.SUM_ROW, metrics)))
+    labels, apart = runsetup.split([r.scenario for r in records], setup)
     records = [r._replace(scenario=label)
                for r, label in zip(records, labels)]
     hrecords = [h._replace(scenario=labels[i]) for i, h in hrecords]
@@ -427,14 +427,14 @@ def host_header_lines(hrecords, checks, manifests):
     partial = [e for m in manifests for e in m.get("runs", ())
                if isinstance(e, dict) and e.get("status") == "partial"]
     if hrecords:
-        names = sorted({r.host for r in hrecords} - {hosttable.SUM_ROW,
-                                                     hosttable.FIO_ROW})
+        names = sorted({r.host for r in hrecords} - {perhost.SUM_ROW,
+                                                     perhost.FIO_ROW})
         out.append("hosts: %d (%s), fio client/server; the tables above the "
                    "per-host ones sum the hosts" % (len(names),
                                                     ", ".join(names)))
         out.append("the flags word is per host: numjobs is per host, and "
                    "only jobs on the same host share its cache line")
-        out += hosttable.check_lines(checks)
+        out += perhost.check_lines(checks)
     for e in partial:
         down = ["%s (%s)" % (h.get("spec", "?"), h["status"])
                 for h in (e.get("hosts") or {}).values()
@@ -467,8 +467,8 @@ def header_lines(records, docs, manifests, base):
                "the mean); %%change against %s; ratio 95%% CI: percentile "
                "bootstrap of mean(mode)/mean(%s), %d resamples, seed %d; "
                "verdict: Welch's two-sided t-test at alpha %g"
-               % (base, base, stats.BOOTSTRAP_ITERATIONS,
-                  stats.BOOTSTRAP_SEED, stats.ALPHA))
+               % (base, base, significance.BOOTSTRAP_ITERATIONS,
+                  significance.BOOTSTRAP_SEED, significance.ALPHA))
     return out
 
 
@@ -562,7 +562,7 @@ def compare_main(args):
     try:
         if not _report_dir(outdir, args.outdir is None):
             return 1
-        atomic.write(os.path.join(outdir, "sidebyside.md"),
+        safewrite.write(os.path.join(outdir, "sidebyside.md"),
                      sidebyside.markdown(result))
     except OSError as e:
         warn("cannot write to %s: %s" % (outdir, e.strerror or e))
@@ -595,31 +595,31 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     records, docs, hrecords = runs[:3]
     fits = usl.fits(records, args.base)
     figures = job_file_figures(manifests)
-    out = [section.Compare(conditions.annotate(
+    out = [sections.Compare(conditions.annotate(
                compare.compare(records, args.base), counts,
                args.exclude_busy, lineprobe.cell_spans(ok_runs))),
-           section.Scaling(scaling.scaling(records, args.base), order, fits,
+           sections.Scaling(scaling.scaling(records, args.base), order, fits,
                            args.predict, summary.marks(records, counts,
                                                        args.base), figures),
-           section.Tables(hosttable.tables(hrecords, order)),
-           section.Tables(conditions.tables(manifests, ok_runs, counts)),
-           section.Tables([t for t in [lineprobe.table(files, records)]
+           sections.Tables(perhost.tables(hrecords, order)),
+           sections.Tables(conditions.tables(manifests, ok_runs, counts)),
+           sections.Tables([t for t in [lineprobe.table(files, records)]
                            if t]),
-           section.Tables(usl.tables(fits, args.predict))]
+           sections.Tables(usl.tables(fits, args.predict))]
     if len(order) == 3:
-        out.append(section.FixTable(records, order))
+        out.append(sections.FixTable(records, order))
     pts = _lru_points(args.inputs, runs[5].get(None) or ())
     if pts:
-        out.append(section.Lru(pts))
-    why_section = why.build(args, records, docs, warn, runs[5])
+        out.append(sections.Lru(pts))
+    why_section = rmwcost.build(args, records, docs, warn, runs[5])
     if why_section is not None:
         out.append(why_section)
     simulated = {}
-    out.append(section.Tables(bigbox.table(args, manifests, warn, records,
+    out.append(sections.Tables(bigbox.table(args, manifests, warn, records,
                                            ok_runs, simulated) +
                               bigbox.beside(args, manifests, records, warn,
                                             ok_runs)))
-    out.append(section.Summary(summary.rows(records, counts, args.base,
+    out.append(sections.Summary(summary.rows(records, counts, args.base,
                                             figures),
                                bigbox.summary_lines(
                                    simulated, {r.scenario for r in records})))
@@ -669,14 +669,14 @@ def write(args, head, secs):
     except OSError as e:
         unwritable = e
     plotted = False if args.no_plot or unwritable else _draw(secs, outdir)
-    sys.stdout.write(section.stdout(args.format, head, secs))
-    report_md = section.report_md(head, secs)
+    sys.stdout.write(sections.stdout(args.format, head, secs))
+    report_md = sections.report_md(head, secs)
     try:
         if unwritable is not None:
             raise unwritable
         for name, body in [("report.md", report_md)] + \
                 [f for s in secs for f in s.files()]:
-            atomic.write(os.path.join(outdir, name), body)
+            safewrite.write(os.path.join(outdir, name), body)
     except OSError as e:
         warn("cannot write to %s: %s" % (outdir, e.strerror or e))
         return 1

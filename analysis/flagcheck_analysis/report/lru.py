@@ -13,7 +13,7 @@ import io
 import os
 from collections import namedtuple
 
-from ..stats import significance as stats
+from ..stats import significance
 from ..results import published
 from . import plot, render
 from ..results import schema
@@ -124,8 +124,8 @@ def points(runs):
         for mod in sorted(m for (md, m) in per_run if md == mode):
             vals = per_run[(mode, mod)]
             hits, misses, depth = totals[(mode, mod)]
-            out.append(Point(mode, mod, len(vals), stats.mean(vals),
-                             stats.stddev(vals), hits, misses, depth))
+            out.append(Point(mode, mod, len(vals), significance.mean(vals),
+                             significance.stddev(vals), hits, misses, depth))
     return out
 
 

@@ -4,7 +4,7 @@ and what the check of 'All clients' against the sum found."""
 
 from collections import namedtuple
 
-from ..stats import significance as stats
+from ..stats import significance
 from .render import fmt_mean_sd, fmt_value
 from ..stats.compare import cell
 
@@ -46,9 +46,10 @@ def tables(records, modes):
             cells = {m: cell(m, runs.get(m, []), "iops") for m in modes}
             row = [host] + [fmt_mean_sd(cells[m]) for m in modes]
             for mode in modes[1:]:
-                change = stats.pct_change(cells[base].mean, cells[mode].mean)
+                change = significance.pct_change(cells[base].mean,
+                                                 cells[mode].mean)
                 row += ["-" if change is None else "%+.1f%%" % change,
-                        stats.verdict(cells[base].values,
+                        significance.verdict(cells[base].values,
                                       cells[mode].values).text]
             for key in ("rmw_per_io", "stores_per_io"):
                 for mode in modes:

@@ -8,7 +8,7 @@ had busy runs are ringed in red; on the ratio plot an undecided ratio
 
 import io
 
-from ..results import published, safewrite as atomic
+from ..results import published, safewrite
 from ..stats import decide, usl
 
 BUSY_STYLE = dict(marker="o", markersize=13, markerfacecolor="none",
@@ -32,10 +32,10 @@ def _pyplot():
 
 def save_figure(fig, path, **kw):
     """fig into path, whole or not at all, following no link
-    (atomic.write)."""
+    (safewrite.write)."""
     buf = io.BytesIO()
     fig.savefig(buf, format=path.rsplit(".", 1)[-1], **kw)
-    atomic.write(path, buf.getvalue())
+    safewrite.write(path, buf.getvalue())
 
 
 def _save(plt, fig, outdir, stem):

@@ -242,8 +242,8 @@ def main(argv=None):
         preds = []
         for name, n, placement in targets:
             if name not in loaded:
-                from ..results import machine as machines
-                loaded[name] = machines.load(name, args.machines_dir)
+                from ..results import machine
+                loaded[name] = machine.load(name, args.machines_dir)
             mach = loaded[name]
             rest = rest_of(rest_mode, args.fio_ns, mach,
                            spec.rest_ns if rest_mode == spec.rest else None)

@@ -38,8 +38,8 @@ import os
 from collections import namedtuple
 
 from ..results import fiojson, matrix, published
-from ..stats import significance as stats
-from ..calibrate import calibration as calibrate
+from ..stats import significance
+from ..calibrate import calibration
 from . import linecosts, render, sections
 
 # S1, 7fcbbaf18392 (Jens Axboe, linux-mm, May 2014): "40% of the time in
@@ -172,7 +172,7 @@ def _stats_of(record, stats):
     {fio JSON path: records}: its manifest entry's file), else the file
     beside its fio JSON, never through a link."""
     if stats is not None:
-        return stats.get(record.source)
+        return significance.get(record.source)
     path = matrix.stats_path_for_json(record.source)
     if os.path.islink(path):
         return None
@@ -194,7 +194,7 @@ def runs(records, docs, stats=None):
 
 def _mean(values):
     values = [v for v in values if v is not None]
-    return stats.mean(values) if values else None
+    return significance.mean(values) if values else None
 
 
 # ---- the tables' figures ----
@@ -224,8 +224,8 @@ def gaps(groups, cal):
                 else writes[ALWAYS] - writes[TEST_FIRST]
             ns_rmw = gap / extra if extra else None
         cal_ns = accounted = ceiling = of_ceiling = None
-        pa = calibrate.point(cal, ALWAYS, nj) if cal else None
-        pt = calibrate.point(cal, TEST_FIRST, nj) if cal else None
+        pa = calibration.point(cal, ALWAYS, nj) if cal else None
+        pt = calibration.point(cal, TEST_FIRST, nj) if cal else None
         if pa and pt:
             # test_first dearer: no cost per RMW (dearer_test_first)
             if pt["ns_per_op"] < pa["ns_per_op"]:
@@ -367,8 +367,8 @@ class Section(sections.Section):
         one of the report's "plots"."""
         if self.cal is not None:
             linecosts.heatmap(self.cal, os.path.join(outdir,
-                                                     calibrate.PNG_NAME))
-            self.heatmap = calibrate.PNG_NAME
+                                                     calibration.PNG_NAME))
+            self.heatmap = calibration.PNG_NAME
         return False
 
     def appendix(self):
@@ -379,18 +379,18 @@ class Section(sections.Section):
 
 def _results_calibration(inputs, warn):
     for item in inputs:
-        path = os.path.join(item, calibrate.JSON_NAME)
+        path = os.path.join(item, calibration.JSON_NAME)
         if os.path.isdir(item) and os.path.lexists(path):
             try:
                 if os.path.islink(path):
-                    raise calibrate.CalibrationError(
+                    raise calibration.CalibrationError(
                         "%s: a symbolic link (refused: nothing outside the "
                         "results directory is read)" % path)
-                cal = calibrate.load(path)
+                cal = calibration.load(path)
                 for line in dearer_test_first(cal, path):
                     warn(line)
                 return cal
-            except calibrate.CalibrationError as e:
+            except calibration.CalibrationError as e:
                 warn("%s (the calibrated columns are left out)" % e)
     return None
 
@@ -402,7 +402,7 @@ def dearer_test_first(cal, path):
     threads."""
     out = []
     for i, t in enumerate(cal["patterns"][TEST_FIRST]):
-        a = calibrate.point(cal, ALWAYS, t["threads"])
+        a = calibration.point(cal, ALWAYS, t["threads"])
         if a is not None and t["ns_per_op"] >= a["ns_per_op"]:
             out.append("%s: patterns.test_first[%d].ns_per_op is %g, not "
                        "below always's %g at %d threads: no calibrated cost "

@@ -1,8 +1,8 @@
 """flagcheck-report --compare A B: two sets of results side by side (two
 days, before and after a patch, two machines): per scenario, mode and
 numjobs, B's IOPS against A's with %change and the report's verdict
-(stats.verdict: Welch's test and the bootstrap CI of mean(B)/mean(A)),
-labelled with what differs between the two setups (setups.FIELDS), and
+(significance.verdict: Welch's test and the bootstrap CI of mean(B)/mean(A)),
+labelled with what differs between the two setups (runsetup.FIELDS), and
 refused, with the reason, where the runs cannot be compared: a scenario,
 mode or numjobs on one side only, or a different job shape (SHAPE).
 
@@ -17,8 +17,8 @@ noise"."""
 
 from collections import namedtuple
 
-from ..results import fiojson, published, runsetup as setups
-from ..stats import compare, decide, paired, significance as stats
+from ..results import fiojson, published, runsetup
+from ..stats import compare, decide, paired, significance
 from . import render
 
 MIN_PAIRS = decide.MIN_REPEATS     # quiet pairs per side that may decide
@@ -47,7 +47,7 @@ def _values(side, field):
 def differences(a, b):
     """["fio version (A fio-3.33, B fio-3.36)", ...]"""
     out = []
-    for f in setups.FIELDS:
+    for f in runsetup.FIELDS:
         va, vb = _values(a, f), _values(b, f)
         if va != vb:
             out.append("%s (A %s, B %s)" % (f, " + ".join(va),
@@ -100,7 +100,7 @@ def _pairs(side, scenario, numjobs, base, mode, quiet=False):
 
 def _differs(g):
     return g.ci is not None and not g.ci[0] <= 1.0 <= g.ci[1] and \
-        g.p is not None and g.p < stats.ALPHA
+        g.p is not None and g.p < significance.ALPHA
 
 
 def gain_verdict(a, b, scenario, numjobs, base, mode):
@@ -113,7 +113,7 @@ def gain_verdict(a, b, scenario, numjobs, base, mode):
     busy = ["%s busy in %s runs" % (n, t) for n, t in (
         ("A", _busy(a, scenario, numjobs)), ("B", _busy(b, scenario,
                                                        numjobs))) if t]
-    stat = "Welch p=%s, %d vs %d pairs" % (stats.fmt_p(g.p), g.na, g.nb)
+    stat = "Welch p=%s, %d vs %d pairs" % (significance.fmt_p(g.p), g.na, g.nb)
     if not busy:
         return g, ("gain differs: %s" % stat if _differs(g) else
                    "same gain: no difference beyond the spread of the "
@@ -126,7 +126,7 @@ def gain_verdict(a, b, scenario, numjobs, base, mode):
                    "%.3f..%.3f, Welch p=%s): %s; %s"
                    % ("gain differs" if _differs(q) else "same gain",
                       q.na, q.nb, q.ratio, q.ci[0], q.ci[1],
-                      stats.fmt_p(q.p), "the busy runs left out" if
+                      significance.fmt_p(q.p), "the busy runs left out" if
                       _differs(q) else "no difference beyond the spread "
                       "of the pairs", "; ".join(busy)))
     return g, "cannot tell: %s (all pairs: %s; quiet pairs: %d vs %d, %d " \
@@ -181,7 +181,7 @@ def scenario_table(a, b, scenario, refused):
     for mode, nj in sorted(ca & cb, key=lambda c: (c[1], c[0])):
         ra, rb = _iops(a, scenario, mode, nj), _iops(b, scenario, mode, nj)
         x, y = compare.cell(mode, ra, "iops"), compare.cell(mode, rb, "iops")
-        v = stats.verdict(x.values, y.values)
+        v = significance.verdict(x.values, y.values)
         busy_of = [(s, t) for s, t in (("A", _busy(a, scenario, nj)),
                                         ("B", _busy(b, scenario, nj))) if t]
         notes = ["busy: %s %s" % st for st in busy_of]
@@ -191,12 +191,12 @@ def scenario_table(a, b, scenario, refused):
                            % ("; ".join("%s busy in %s runs" % (n, t)
                                         for n, t in busy_of),
                               "Welch p=%s, n=%d vs %d" % (
-                                  stats.fmt_p(v.welch.p), x.n, y.n)
+                                  significance.fmt_p(v.welch.p), x.n, y.n)
                               if v.welch else "n=%d vs %d" % (x.n, y.n)))
             notes = []
         rows.append([mode, str(nj), render.fmt_mean_sd(x),
                      render.fmt_change(compare.Comparison(
-                         y, stats.pct_change(x.mean, y.mean), v), x),
+                         y, significance.pct_change(x.mean, y.mean), v), x),
                      render.fmt_mean_sd(y), render.fmt_ci(v.ci),
                      "; ".join([v.text] + notes)])
     if not rows:
@@ -216,7 +216,7 @@ def side_by_side(a, b, base="always"):
     diff = differences(a, b)
     head.append("B differs from A in: %s" % "; ".join(diff) if diff else
                 "A and B: the same setup in every field the runs record "
-                "(%s)" % ", ".join(setups.FIELDS))
+                "(%s)" % ", ".join(runsetup.FIELDS))
     refused, tables = [], []
     names = {r.scenario for r in a.records} | {r.scenario for r in b.records}
     for scenario in sorted(names, key=published.order_key):

@@ -17,7 +17,7 @@ import tomllib
 
 from . import schema
 from .calibfile import CalibrationError
-from .calibfile import load as load_calibration
+from . import calibfile
 from .schema import BOOL, Leaf, List, Map, Obj, number, whole
 
 # machines/ of the source tree, or of $(PREFIX)/lib/flagcheck installed
@@ -443,7 +443,7 @@ def load(name_or_path, machines_dir=None):
                            "digits, '.', '_', '-') or a file" % text)
     if path.endswith(".json"):
         try:
-            return CalibratedMachine(load_calibration(path), path)
+            return CalibratedMachine(calibfile.load(path), path)
         except CalibrationError as e:
             raise MachineError(str(e))
     doc = _read_toml(path)

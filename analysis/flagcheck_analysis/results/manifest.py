@@ -10,8 +10,8 @@ import re
 import shlex
 import subprocess
 
-from . import (safewrite as atomic, fiojson, matrix, runrecord,
-               runsetup as setups, schema)
+from . import (safewrite, fiojson, matrix, runrecord,
+               runsetup, schema)
 from .schema import (BOOL, COUNT, INT, POSITIVE, STR, AtMost, List, Map, Obj,
                      OneOf, Opt, Tuple, number, whole)
 
@@ -278,7 +278,7 @@ def build(args, runs):
         "engine_version": engine_version(),
         "host": host_info(),
         "matrix": {"jobs": args.scenarios,
-                   "job_sha256": {s: setups.job_file_id(path)
+                   "job_sha256": {s: runsetup.job_file_id(path)
                                   for s, path in args.scenarios.items()},
                    "modes": args.modes,
                    "numjobs": args.numjobs,
@@ -298,7 +298,7 @@ def build(args, runs):
 def write(path, manifest):
     """Replace the manifest at `path` in one step; raises OSError naming
     `path`, and leaves the old manifest as it was."""
-    atomic.write(path, json.dumps(manifest, indent=2) + "\n")
+    safewrite.write(path, json.dumps(manifest, indent=2) + "\n")
 
 
 def names_error(entry):

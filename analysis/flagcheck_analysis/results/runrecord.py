@@ -11,8 +11,8 @@ import os
 import re
 import shlex
 
-from . import (safewrite as atomic, fiojson, matrix, textfile,
-               runsetup as setups, schema)
+from . import (safewrite, fiojson, matrix, textfile,
+               runsetup, schema)
 from .schema import BOOL, COUNT, STR, Map, Obj, Opt
 
 # beside each run's fio JSON: what it was made with
@@ -134,9 +134,9 @@ def run_record(args, scenario, cache=None):
         engine = args.vars.get("FLAGCHECK_ENGINE")
         cache[scenario] = {
             "settings": settings(args),
-            "engine_sha256": setups.job_file_id(engine)
+            "engine_sha256": runsetup.job_file_id(engine)
             if engine and "FLAGCHECK_ENGINE" in names else None,
-            "job_sha256": setups.job_file_id(path) if path else None,
+            "job_sha256": runsetup.job_file_id(path) if path else None,
             "job_env": {v: os.environ.get(v) for v in names
                         if v not in args.vars and v not in
                         matrix.MATRIX_VARS}}
@@ -151,7 +151,7 @@ def write_setup(outdir, run, record):
     """The record of `run` (matrix.Run) beside its fio JSON, written
     before fio runs; raises OSError."""
     name = matrix.run_name(run)
-    atomic.write(setup_path(outdir, name), json.dumps(dict(
+    safewrite.write(setup_path(outdir, name), json.dumps(dict(
         record, name=name, scenario=run.scenario), indent=1) + "\n")
 
 

@@ -11,7 +11,7 @@ import sys
 from ..results import fiojson, matrix
 from ..stats import decide
 from . import clock, interference
-from ..calibrate import calibration as calibrate
+from ..calibrate import calibration
 from .config import DEFAULT_VARS, RUN_TIMEOUT_MARGIN, RunConfig, validate
 from .runner import PROG, Runner, fio_command, run_env
 
@@ -260,8 +260,8 @@ def _condition_options(p):
                    "default: once per results directory, kept on resume, "
                    "never with --hosts (it would measure this machine, not "
                    "the fio servers)")
-    p.add_argument("--calibrate-seconds", type=calibrate.seconds_arg,
-                   default=calibrate.DEFAULT_SECONDS, metavar="SECONDS",
+    p.add_argument("--calibrate-seconds", type=calibration.seconds_arg,
+                   default=calibration.DEFAULT_SECONDS, metavar="SECONDS",
                    help="how long the calibration measures, 0.01 to 3600 "
                    "(default: %(default)g)")
     p.add_argument("--busy-threshold", type=_percent,

@@ -5,7 +5,7 @@ where each host's engine counters come from afterwards."""
 import json
 import os
 
-from ..results import safewrite as atomic, clients, fiojson, matrix
+from ..results import safewrite, clients, fiojson, matrix
 from . import hosts, jobfile
 
 REASON_LINES = 10      # lines a failed host's server said, kept
@@ -128,7 +128,7 @@ def write_job_files(args, run, live):
                               dict(os.environ, **matrix.run_env(
                                   args.vars, args.outdir, run, h.label)))
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        atomic.write(path, jobfile.to_bytes(text))
+        safewrite.write(path, jobfile.to_bytes(text))
         paths[h.label] = os.path.relpath(path, args.outdir)
     return paths
 
@@ -146,7 +146,7 @@ def collect_counters(args, run, entry, live, out):
         if os.path.exists(path):
             info["counters"] = "engine stats file"
         elif h.label in from_text:
-            atomic.write(path, "".join(json.dumps(rec) + "\n"
+            safewrite.write(path, "".join(json.dumps(rec) + "\n"
                                        for rec in from_text[h.label]))
             info["counters"] = "fio client text"
         else:

@@ -9,7 +9,7 @@ import os
 import re
 import sys
 
-from ..results import fiojson, manifest, matrix, runrecord, safewrite as atomic
+from ..results import fiojson, manifest, matrix, runrecord, safewrite
 from ..stats import decide
 from . import clock, hosts, jobfile, jobguard, lineprobe, placement
 
@@ -74,7 +74,7 @@ class RunConfig:
 
 def _jobs_and_repeats(p, args):
     args.jobs = args.jobs + args.job
-    err = atomic.dir_error("--outdir", args.outdir)
+    err = safewrite.dir_error("--outdir", args.outdir)
     if err:
         p.error(err)
     if not args.jobs:

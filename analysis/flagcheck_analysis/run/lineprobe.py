@@ -11,7 +11,7 @@ cache line that changes hands costs, which is the very thing the scenario
 measures. The probe puts that beside every run of 2 or more pinned jobs,
 and the report says when it moved within a cell."""
 
-from ..calibrate import calibration as calibrate
+from ..calibrate import calibration
 
 SECONDS = 0.1
 # a probe that does not end is stopped after 20 times its length, 2 s at
@@ -34,18 +34,18 @@ def cpus_of(place):
 
 def probe(cpus, program=None, seconds=SECONDS):
     """One-way transfer ns between the two @cpus; raises
-    calibrate.CalibrationError."""
-    doc = calibrate.run_program(program or calibrate.default_program(),
+    calibration.CalibrationError."""
+    doc = calibration.run_program(program or calibration.default_program(),
                                 seconds=seconds, max_threads=1, cpus=cpus,
                                 timeout=max(TIMEOUT_MIN, 20 * seconds))
     index = {c: i for i, c in enumerate(doc["cpus"])}
     if not all(c in index for c in cpus):
-        raise calibrate.CalibrationError(
+        raise calibration.CalibrationError(
             "flagcheck-calibrate measured CPUs %s, not %s"
             % (doc["cpus"], cpus))
     ns = doc["transfer_ns"][index[cpus[0]]][index[cpus[1]]]
     if not isinstance(ns, (int, float)) or ns <= 0:
-        raise calibrate.CalibrationError(
+        raise calibration.CalibrationError(
             "flagcheck-calibrate gave no transfer time for CPUs %s" % cpus)
     return float(ns)
 

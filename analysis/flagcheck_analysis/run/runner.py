@@ -14,9 +14,9 @@ import time
 
 from ..results import fiojson, manifest, matrix, runrecord
 from ..stats import decide
-from . import (clock, clientserver as hostrun, interference, jobfile,
+from . import (clock, clientserver, interference, jobfile,
                lineprobe, placement, proctree)
-from ..calibrate import calibration as calibrate
+from ..calibrate import calibration
 
 PROG = "flagcheck-run"
 STDERR_TAIL = 20            # lines of fio's stderr kept for a failed run
@@ -90,7 +90,7 @@ def fio_command(args, run, output, live=None):
             + placement.fio_args(args.placements.get((run.scenario,
                                                       run.numjobs))) \
             + [args.scenarios[run.scenario]]
-    return hostrun.client_command(args, run, output, live, fmt)
+    return clientserver.client_command(args, run, output, live, fmt)
 
 
 def run_env(args, run, host=None):
@@ -170,7 +170,7 @@ class Runner:
 
     def _probe(self, run, entry):
         """(live hosts, [(down host, reason)]); names each down host."""
-        live, down = hostrun.probe(self.args)
+        live, down = clientserver.probe(self.args)
         for h, reason in down:
             self._say("%s: host %s is down: %s; %s" % (
                 PROG, h.spec, reason,
@@ -178,7 +178,7 @@ class Runner:
                 % (matrix.run_name(run), len(live)) if live
                 else "no host left to run %s" % matrix.run_name(run)),
                 error=True)
-        entry["hosts"] = hostrun.host_entries(live, down)
+        entry["hosts"] = clientserver.host_entries(live, down)
         return live, down
 
     def _hosts_ready(self, run, entry, name):
@@ -192,11 +192,11 @@ class Runner:
                          "answered" % name, stderr_tail=["%s: %s" % (h.spec, r)
                                                   for h, r in down])
             return "failed"
-        for path in hostrun.stats_paths(self.args, run):
+        for path in clientserver.stats_paths(self.args, run):
             if os.path.exists(path):
                 os.unlink(path)
         try:
-            entry["job_files"] = hostrun.write_job_files(self.args, run,
+            entry["job_files"] = clientserver.write_job_files(self.args, run,
                                                          live)
         except jobfile.JobFileError as e:
             entry.update(rc=None, failure="%s did not run: no job "
@@ -226,10 +226,10 @@ class Runner:
 
     def _hosts_done(self, run, entry, live, down, out, kept, name):
         """The status of a run on several hosts that fio finished."""
-        failed = hostrun.hosts_without_results(live, entry, out)
+        failed = clientserver.hosts_without_results(live, entry, out)
         live = [h for h in live if h not in failed]
         if live:
-            hostrun.collect_counters(self.args, run, entry, live, out)
+            clientserver.collect_counters(self.args, run, entry, live, out)
             return "partial" if down or failed else "ok"
         # nothing a resume or the report could take for a result
         os.replace(out, kept)
@@ -323,7 +323,7 @@ class Runner:
                 return self._counted(run, entry, out, kept)
             return self._hosts_done(run, entry, live, down, out, kept, name)
         for path in [matrix.stats_path(self.args.outdir, run)] + \
-                hostrun.stats_paths(self.args, run):
+                clientserver.stats_paths(self.args, run):
             _unlink(path)
         if self.stop_reason is not None:
             _unlink(partial)
@@ -481,7 +481,7 @@ class Runner:
         try:
             return round(lineprobe.probe(
                 cpus, seconds=self.args.line_probe_s), 1)
-        except calibrate.CalibrationError as e:
+        except calibration.CalibrationError as e:
             self.line_probe = False
             self._say("line probe: %s; no more probes in this matrix "
                       "(--no-line-probe leaves them out)" % e, error=True)
@@ -497,8 +497,8 @@ class Runner:
             print("%s: calibrating this machine's cache-line costs "
                   "(%g s; --no-calibrate skips it)"
                   % (PROG, self.args.calibrate_seconds), file=sys.stderr)
-        progress = None if self.args.quiet else calibrate.Progress(PROG)
-        doc = calibrate.ensure(self.args.outdir,
+        progress = None if self.args.quiet else calibration.Progress(PROG)
+        doc = calibration.ensure(self.args.outdir,
                                seconds=self.args.calibrate_seconds,
                                warn=lambda m: self._say(m, error=True),
                                progress=progress)
@@ -506,7 +506,7 @@ class Runner:
             progress.done()
         if self.stop_reason:
             return
-        self.manifest["calibration"] = calibrate.JSON_NAME if doc else None
+        self.manifest["calibration"] = calibration.JSON_NAME if doc else None
         self._write_manifest()
 
     def run(self):

@@ -5,7 +5,7 @@ metric name at the end of the row."""
 
 from collections import namedtuple
 
-from . import significance as stats
+from . import significance
 from ..results import published
 from ..results.fiojson import BUCKETED, METRICS, plat_bucket, \
     plat_bucket_range
@@ -39,16 +39,16 @@ def mode_order(records, base):
 
 def cell(mode, runs, key):
     values = [m[key] for m in runs if m.get(key) is not None]
-    return Cell(mode, values, len(values), stats.mean(values),
-                stats.stddev(values) if values else None,
-                stats.pct_stddev(values) if values else None)
+    return Cell(mode, values, len(values), significance.mean(values),
+                significance.stddev(values) if values else None,
+                significance.pct_stddev(values) if values else None)
 
 
 def verdict(key, base, other):
-    """stats.verdict, but "same bucket" for latency percentiles that differ
-    only inside one bucket of fio's latency histogram: fio cannot tell
+    """significance.verdict, but "same bucket" for latency percentiles that
+    differ only inside one bucket of fio's latency histogram: fio cannot tell
     them apart."""
-    v = stats.verdict(base, other)
+    v = significance.verdict(base, other)
     if key not in BUCKETED or v.kind in ("missing", "cannot_tell", "same"):
         return v
     buckets = {plat_bucket(x) for x in list(base) + list(other)}
@@ -84,7 +84,7 @@ def compare(records, base):
                     c = cell(mode, groups.get((scenario, numjobs, mode), []),
                              key)
                     others.append(Comparison(
-                        c, stats.pct_change(base_cell.mean, c.mean),
+                        c, significance.pct_change(base_cell.mean, c.mean),
                         verdict(key, base_cell.values, c.values)))
                 if base_cell.n or any(o.cell.n for o in others):
                     rows.append(Row(key, name, base_cell, others))

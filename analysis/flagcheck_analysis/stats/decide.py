@@ -7,7 +7,7 @@ per-repeat ratios mode/base and its 95% t-interval (paired.py); decided
 when that CI excludes 1, or is narrower than +-precision of the gain.
 Without pairs (runs that carry no repeat number, or no repeat run in both
 modes) the unpaired runs decide: the ratio of the means, decided when its
-95% bootstrap CI (stats.verdict) excludes 1 and Welch's test agrees, or
+95% bootstrap CI (significance.verdict) excludes 1 and Welch's test agrees, or
 when the CI is narrower than +-precision; with pairs, that unpaired
 verdict is kept as the second opinion (Decision.second).  With several
 modes, every mode against the base.  No cell is decided on fewer than
@@ -18,7 +18,7 @@ interval."""
 from collections import namedtuple
 
 from ..results import fiojson, matrix
-from . import paired, significance as stats
+from . import paired, significance
 
 MIN_REPEATS = 3
 DEFAULT_PRECISION = 0.02
@@ -41,9 +41,9 @@ def decide(base, other, mode="", precision=DEFAULT_PRECISION, pairs=None):
     the ratios mode/base of the runs paired by repeat (paired.ratios), or
     None."""
     n = min(len(base), len(other))
-    m = stats.mean(base)
-    ratio = stats.mean(other) / m if other and m else None
-    v = stats.verdict(base, other)
+    m = significance.mean(base)
+    ratio = significance.mean(other) / m if other and m else None
+    v = significance.verdict(base, other)
     ci, p = v.ci, (v.welch.p if v.welch else None)
     if pairs:
         return _decide_pairs(pairs, mode, precision, (ratio, ci, p))
@@ -117,7 +117,7 @@ def why_text(d):
     figures: 'holds 1', or 'excludes 1 but Welch p=0.095 does not agree'."""
     if d.why == "welch":
         return ("excludes 1 but Welch's test does not agree (p=%s)"
-                % stats.fmt_p(d.p) if d.p is not None else
+                % significance.fmt_p(d.p) if d.p is not None else
                 "excludes 1 but Welch's test does not agree")
     if d.why == "holds_1":
         return "holds 1"

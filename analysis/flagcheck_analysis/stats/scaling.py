@@ -5,7 +5,7 @@ ratio to the base mode."""
 from collections import namedtuple
 
 from ..results import published
-from . import significance as stats
+from . import significance
 from .compare import group, mode_order
 
 Point = namedtuple("Point", "mode n iops stddev speedup efficiency ratio "
@@ -27,17 +27,17 @@ def scaling(records, base):
                           if r.scenario == scenario}):
             points = {}
             for mode in modes:
-                vals, one = iops(nj, mode), stats.mean(iops(1, mode))
+                vals, one = iops(nj, mode), significance.mean(iops(1, mode))
                 if not vals:
                     continue
-                m = stats.mean(vals)
+                m = significance.mean(vals)
                 speedup = m / one if one else None
                 basevals = iops(nj, base)
                 points[mode] = Point(
-                    mode, len(vals), m, stats.stddev(vals), speedup,
+                    mode, len(vals), m, significance.stddev(vals), speedup,
                     speedup / nj if speedup is not None else None,
-                    m / stats.mean(basevals) if basevals and
-                    stats.mean(basevals) else None,
-                    stats.bootstrap_ratio_ci(basevals, vals))
+                    m / significance.mean(basevals) if basevals and
+                    significance.mean(basevals) else None,
+                    significance.bootstrap_ratio_ci(basevals, vals))
             lines.append(Line(scenario, nj, points))
     return lines
