@@ -638,6 +638,15 @@ def test_cas_loop_under_contention_retries_each_attempt_an_rmw():
     assert r["iops"] < plain["iops"]
 
 
+def test_the_prediction_carries_the_retries():
+    m = Machine(same_llc=(100.0,) * 3, handover="fifo")
+    sp = spec("r@0=1", "atomic_inc_not_zero(r),atomic_dec(r)")
+    p = simulate.predict(sp, m, 8, seeds=1)
+    assert p["modes"]["always"]["retries_per_io"] > 0
+    one = simulate.predict(sp, m, 1, seeds=1)
+    assert one["modes"]["always"]["retries_per_io"] == 0
+
+
 def _call(op):
     """One call of a table row, its arguments numbers (1)."""
     args = [a for a in op["args"].split(",") if a]
