@@ -196,6 +196,38 @@ static bool sim_reader(struct sim *s, struct sim_cpu *c)
 	return false;
 }
 
+/* One stage of @op: true with a REQ set up for a shared unit */
+static bool sim_stage(struct sim *s, struct sim_cpu *c,
+		      const struct pattern_op *op)
+{
+	switch (c->stage) {
+	case ST_GUARD:
+		c->stage = ST_EVERY;
+		return op->flip_every && (c->calls + c->flip_phase[c->op]) %
+		       op->flip_every == 0 &&
+		       sim_access(s, c, op, SIM_RMW, ACT_FLIP);
+	case ST_EVERY:
+		if (sim_guards_pass(c, op))
+			c->stage = ST_BELOW;
+		else
+			sim_next_op(c);
+		return false;
+	case ST_BELOW:
+		c->stage = ST_TEST;
+		return op->below && sim_access(s, c, op, SIM_LOAD, ACT_BELOW);
+	case ST_TEST:
+		c->stage = ST_MAIN;
+		return op->test_first &&
+		       sim_access(s, c, op, SIM_LOAD, ACT_TEST);
+	case ST_MAIN:
+		return sim_loop[op->code] ?
+		       sim_access(s, c, op, SIM_LOAD, ACT_CAS_LOAD) :
+		       sim_access(s, c, op, sim_kind(op), ACT_MAIN);
+	default:	/* ST_CAS: one more cmpxchg */
+		return sim_access(s, c, op, SIM_RMW, ACT_CAS);
+	}
+}
+
 /* Walk @c's program up to its next shared access (true) or its I/O's end */
 bool sim_advance(struct sim *s, struct sim_cpu *c)
 {
@@ -206,50 +238,12 @@ bool sim_advance(struct sim *s, struct sim_cpu *c)
 	while (c->op < c->op_end) {
 		op = &s->prog->op[c->op];
 		if (c->stage == ST_GUARD && op->if_test &&
-		    c->tested != op->if_test - 1) {
+		    c->tested != op->if_test - 1)
 			sim_next_op(c);		/* /if_test: the bit is not V */
-			continue;
-		}
-		if (!op->has_word) {
+		else if (!op->has_word)
 			sim_no_word(s, c, op);
-			continue;
-		}
-		switch (c->stage) {
-		case ST_GUARD:
-			c->stage = ST_EVERY;
-			if (op->flip_every && (c->calls + c->flip_phase[c->op]) %
-			    op->flip_every == 0 &&
-			    sim_access(s, c, op, SIM_RMW, ACT_FLIP))
-				return true;
-			break;
-		case ST_EVERY:
-			if (sim_guards_pass(c, op))
-				c->stage = ST_BELOW;
-			else
-				sim_next_op(c);
-			break;
-		case ST_BELOW:
-			c->stage = ST_TEST;
-			if (op->below && sim_access(s, c, op, SIM_LOAD, ACT_BELOW))
-				return true;
-			break;
-		case ST_TEST:
-			c->stage = ST_MAIN;
-			if (op->test_first &&
-			    sim_access(s, c, op, SIM_LOAD, ACT_TEST))
-				return true;
-			break;
-		case ST_MAIN:
-			if (sim_loop[op->code] ?
-			    sim_access(s, c, op, SIM_LOAD, ACT_CAS_LOAD) :
-			    sim_access(s, c, op, sim_kind(op), ACT_MAIN))
-				return true;
-			break;
-		case ST_CAS:
-			if (sim_access(s, c, op, SIM_RMW, ACT_CAS))
-				return true;
-			break;
-		}
+		else if (sim_stage(s, c, op))
+			return true;
 	}
 	return false;
 }
