@@ -10,6 +10,17 @@
  * I/O, rather than all on their first I/O. /every_ns=T likewise starts
  * each CPU at a random point of its period; the clock is the CPU's own
  * simulated time.
+ *
+ * A|B|C: each CPU takes the alternatives in turn from A, as a job does
+ * (pattern_alt()). A value written as cpu or job is the simulated CPU's
+ * own: CPU i is job i + 1 on CPU i. /if_test=V runs the operation only
+ * when the CPU's last test of a bit (test_bit(), test_and_set_bit(),
+ * test_and_clear_bit(), as pattern_ops.c keeps it) gave V. A CAS loop
+ * (the table's loop column: atomic_inc_not_zero(), atomic_add_unless())
+ * loads the word, then tries a cmpxchg from the value it saw: an RMW that
+ * takes the line, which fails when another CPU wrote the word since, and
+ * then tries again from the value it found (a retry), as add_unless() of
+ * pattern_ops.c does.
  */
 #include <string.h>
 
@@ -73,6 +84,26 @@ static unsigned long *sim_word(struct sim *s, struct sim_cpu *c,
 	}
 }
 
+/* An operation's value: its constant, or this job's CPU or number */
+static unsigned long sim_value(const struct sim *s, const struct sim_cpu *c,
+			       const struct pattern_op *op)
+{
+	unsigned int cpu = c - s->cpu;
+
+	switch (op->value_of) {
+	case PATTERN_VALUE_CPU:
+		return cpu;
+	case PATTERN_VALUE_JOB:
+		return cpu + 1;
+	default:
+		return op->arg;
+	}
+}
+
+#define SIM_LOOP(code, name, kind, args, tf, flip, loop, fn) [code] = loop,
+static const bool sim_loop[PATTERN_NR_OPCODES] = { PATTERN_OPS(SIM_LOOP) };
+#undef SIM_LOOP
+
 static double sim_hit_ns(const struct sim *s, enum sim_access acc)
 {
 	return acc == SIM_RMW ? s->conf->atomic_local_ns :
@@ -122,10 +153,16 @@ static void sim_next_rep(struct sim *s, struct sim_cpu *c)
 		sim_next_op(c);
 }
 
+static bool sim_guards_pass(struct sim_cpu *c, const struct pattern_op *op);
+
 /* smp_mb(), smp_mb__before_atomic() (x86: a compiler barrier), work(ns) */
 static void sim_no_word(struct sim *s, struct sim_cpu *c,
 			const struct pattern_op *op)
 {
+	if (!sim_guards_pass(c, op)) {
+		sim_next_op(c);
+		return;
+	}
 	if (op->code == OP_SMP_MB)
 		c->t += op->repeat * s->conf->atomic_local_ns;
 	else if (op->code == OP_WORK)
@@ -159,6 +196,38 @@ static bool sim_reader(struct sim *s, struct sim_cpu *c)
 	return false;
 }
 
+/* One stage of @op: true with a REQ set up for a shared unit */
+static bool sim_stage(struct sim *s, struct sim_cpu *c,
+		      const struct pattern_op *op)
+{
+	switch (c->stage) {
+	case ST_GUARD:
+		c->stage = ST_EVERY;
+		return op->flip_every && (c->calls + c->flip_phase[c->op]) %
+		       op->flip_every == 0 &&
+		       sim_access(s, c, op, SIM_RMW, ACT_FLIP);
+	case ST_EVERY:
+		if (sim_guards_pass(c, op))
+			c->stage = ST_BELOW;
+		else
+			sim_next_op(c);
+		return false;
+	case ST_BELOW:
+		c->stage = ST_TEST;
+		return op->below && sim_access(s, c, op, SIM_LOAD, ACT_BELOW);
+	case ST_TEST:
+		c->stage = ST_MAIN;
+		return op->test_first &&
+		       sim_access(s, c, op, SIM_LOAD, ACT_TEST);
+	case ST_MAIN:
+		return sim_loop[op->code] ?
+		       sim_access(s, c, op, SIM_LOAD, ACT_CAS_LOAD) :
+		       sim_access(s, c, op, sim_kind(op), ACT_MAIN);
+	default:	/* ST_CAS: one more cmpxchg */
+		return sim_access(s, c, op, SIM_RMW, ACT_CAS);
+	}
+}
+
 /* Walk @c's program up to its next shared access (true) or its I/O's end */
 bool sim_advance(struct sim *s, struct sim_cpu *c)
 {
@@ -166,118 +235,82 @@ bool sim_advance(struct sim *s, struct sim_cpu *c)
 
 	if (!c->writer)
 		return sim_reader(s, c);
-	while (c->op < s->prog->nr_ops) {
+	while (c->op < c->op_end) {
 		op = &s->prog->op[c->op];
-		if (!op->has_word) {
+		if (c->stage == ST_GUARD && op->if_test &&
+		    c->tested != op->if_test - 1)
+			sim_next_op(c);		/* /if_test: the bit is not V */
+		else if (!op->has_word)
 			sim_no_word(s, c, op);
-			continue;
-		}
-		switch (c->stage) {
-		case ST_GUARD:
-			c->stage = ST_EVERY;
-			if (op->flip_every && (c->calls + c->flip_phase[c->op]) %
-			    op->flip_every == 0 &&
-			    sim_access(s, c, op, SIM_RMW, ACT_FLIP))
-				return true;
-			break;
-		case ST_EVERY:
-			if (sim_guards_pass(c, op))
-				c->stage = ST_BELOW;
-			else
-				sim_next_op(c);
-			break;
-		case ST_BELOW:
-			c->stage = ST_TEST;
-			if (op->below && sim_access(s, c, op, SIM_LOAD, ACT_BELOW))
-				return true;
-			break;
-		case ST_TEST:
-			c->stage = ST_MAIN;
-			if (op->test_first &&
-			    sim_access(s, c, op, SIM_LOAD, ACT_TEST))
-				return true;
-			break;
-		case ST_MAIN:
-			if (sim_access(s, c, op, sim_kind(op), ACT_MAIN))
-				return true;
-			break;
-		}
+		else if (sim_stage(s, c, op))
+			return true;
 	}
 	return false;
 }
 
-/* Whether the test-first form runs the operation on value @v */
-static bool sim_test_runs(const struct pattern_op *op, unsigned long v)
+/*
+ * A test of a bit, as pattern_ops.c keeps it for /if_test: the bit as it
+ * was, or (@skipped by the test-first form) as the operation leaves it
+ */
+static void sim_tested(struct sim_cpu *c, const struct pattern_op *op,
+		       bool skipped)
 {
-	bool set = (v >> (op->arg & 63)) & 1;
-
-	switch (op->code) {
-	case OP___SET_BIT: case OP_SET_BIT: case OP_TEST_AND_SET_BIT:
-		return !set;
-	case OP___CLEAR_BIT: case OP_CLEAR_BIT: case OP_TEST_AND_CLEAR_BIT:
-		return set;
-	case OP_ATOMIC_CMPXCHG:
-		return v == op->arg;
-	default:		/* WRITE_ONCE, atomic_set, atomic_xchg */
-		return v != op->arg;
-	}
+	if (op->code == OP_TEST_AND_SET_BIT && skipped)
+		c->tested = true;
+	else if (op->code == OP_TEST_AND_CLEAR_BIT && skipped)
+		c->tested = false;
+	else if (op->code == OP_TEST_BIT || op->code == OP_TEST_AND_SET_BIT ||
+		 op->code == OP_TEST_AND_CLEAR_BIT)
+		c->tested = (*c->w >> (op->arg & 63)) & 1;
 }
 
-/* What the operation writes (op_*() of pattern.c) */
-static void sim_effect(const struct pattern_op *op, unsigned long *w)
+/* A CAS loop's stop value u (atomic_inc_not_zero(): 0) and addend */
+static unsigned long sim_cas_unless(const struct pattern_op *op)
 {
-	unsigned long bit = 1UL << (op->arg & 63);
-
-	switch (op->code) {
-	case OP_WRITE_ONCE: case OP_ATOMIC_SET: case OP_ATOMIC_XCHG:
-		*w = op->arg;
-		break;
-	case OP___SET_BIT: case OP_SET_BIT: case OP_TEST_AND_SET_BIT:
-		*w |= bit;
-		break;
-	case OP___CLEAR_BIT: case OP_CLEAR_BIT: case OP_TEST_AND_CLEAR_BIT:
-		*w &= ~bit;
-		break;
-	case OP_CHANGE_BIT:
-		*w ^= bit;
-		break;
-	case OP_ATOMIC_ADD:
-		*w += op->arg;
-		break;
-	case OP_ATOMIC_INC:
-		(*w)++;
-		break;
-	case OP_ATOMIC_DEC:
-		(*w)--;
-		break;
-	case OP_ATOMIC_CMPXCHG:
-		if (*w == op->arg)
-			*w = op->arg2;
-		break;
-	default:		/* the loads */
-		break;
-	}
+	return op->code == OP_ATOMIC_ADD_UNLESS ? op->arg2 : 0;
 }
 
-/* /flip_every: the state the operation undoes (pattern_flip()) */
-static void sim_flip(const struct pattern_op *op, unsigned long *w)
+/* A CAS loop saw c->old: done if it is u, else a cmpxchg from it */
+static void sim_cas_next(struct sim *s, struct sim_cpu *c,
+			 const struct pattern_op *op)
 {
-	unsigned long bit = 1UL << (op->arg & 63);
+	if (c->old == sim_cas_unless(op))
+		sim_next_rep(s, c);
+	else
+		c->stage = ST_CAS;
+}
 
-	switch (op->code) {
-	case OP___SET_BIT: case OP_SET_BIT: case OP_TEST_AND_SET_BIT:
-		*w &= ~bit;
-		break;
-	case OP___CLEAR_BIT: case OP_CLEAR_BIT: case OP_TEST_AND_CLEAR_BIT:
-		*w |= bit;
-		break;
-	case OP_ATOMIC_CMPXCHG:
-		*w = op->arg;
-		break;
-	default:
-		*w = ~op->arg;
-		break;
+/* One cmpxchg attempt: an RMW; failed (the word moved on), a retry */
+static void sim_cas(struct sim *s, struct sim_cpu *c,
+		    const struct pattern_op *op)
+{
+	bool ok = *c->w == c->old;
+	unsigned long add = op->code == OP_ATOMIC_ADD_UNLESS ?
+			    sim_value(s, c, op) : 1;
+
+	if (s->measuring) {
+		s->rmw++;
+		s->retries += !ok;
 	}
+	if (ok) {
+		*c->w = c->old + add;
+		sim_next_rep(s, c);
+		return;
+	}
+	c->old = *c->w;
+	sim_cas_next(s, c, op);
+}
+
+static void sim_main(struct sim *s, struct sim_cpu *c,
+		     const struct pattern_op *op)
+{
+	if (s->measuring) {
+		s->rmw += c->acc == SIM_RMW;
+		s->stores += c->acc == SIM_STORE;
+	}
+	sim_tested(c, op, false);
+	sim_effect(op, sim_value(s, c, op), c->w);
+	sim_next_rep(s, c);
 }
 
 /* The access @c waited for is done: its effect and its next stage */
@@ -292,23 +325,27 @@ void sim_apply(struct sim *s, struct sim_cpu *c)
 	op = &s->prog->op[c->op];
 	switch (c->act) {
 	case ACT_FLIP:
-		sim_flip(op, c->w);
+		sim_flip(op, sim_value(s, c, op), c->w);
 		break;
 	case ACT_BELOW:
 		if (*c->w >= op->below)
 			sim_next_rep(s, c);
 		break;
 	case ACT_TEST:
-		if (!sim_test_runs(op, *c->w))
+		if (!sim_test_runs(op, sim_value(s, c, op), *c->w)) {
+			sim_tested(c, op, true);
 			sim_next_rep(s, c);
+		}
+		break;
+	case ACT_CAS_LOAD:
+		c->old = *c->w;
+		sim_cas_next(s, c, op);
+		break;
+	case ACT_CAS:
+		sim_cas(s, c, op);
 		break;
 	default:
-		if (s->measuring) {
-			s->rmw += c->acc == SIM_RMW;
-			s->stores += c->acc == SIM_STORE;
-		}
-		sim_effect(op, c->w);
-		sim_next_rep(s, c);
+		sim_main(s, c, op);
 		break;
 	}
 }
@@ -336,11 +373,26 @@ static void sim_pick(struct sim *s, struct sim_cpu *c)
 #endif
 }
 
+/* A|B|C: this I/O's alternative, taken in turn (pattern_alt()) */
+static void sim_alt(struct sim *s, struct sim_cpu *c)
+{
+	const struct pattern_prog *p = s->prog;
+	unsigned int k = c->alt_next;
+
+	c->op = 0;
+	c->op_end = p->nr_ops;
+	if (!c->writer || p->nr_alts < 2)
+		return;
+	c->alt_next = k + 1 == p->nr_alts ? 0 : k + 1;
+	c->op = k ? p->alt_end[k - 1] : 0;
+	c->op_end = p->alt_end[k];
+}
+
 void sim_new_io(struct sim *s, struct sim_cpu *c)
 {
 	sim_pick(s, c);
 	c->calls++;
-	c->op = 0;
+	sim_alt(s, c);
 	c->rep = 0;
 	c->stage = ST_GUARD;
 }

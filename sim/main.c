@@ -237,9 +237,11 @@ static void print_result(const struct sim_result *r,
 	printf("{\"cpus\": %u, \"ios\": %llu, \"seconds\": %.17g, "
 	       "\"iops\": %.17g, \"ns_per_io\": %.17g, \"events\": %llu, "
 	       "\"rmw_per_io\": %.17g, \"stores_per_io\": %.17g, "
-	       "\"units\": [", a->conf.cpus, (unsigned long long)r->ios,
-	       r->seconds, r->iops, r->iops ? a->conf.cpus * 1e9 / r->iops : 0,
-	       (unsigned long long)r->events, r->rmw / ios, r->stores / ios);
+	       "\"retries_per_io\": %.17g, \"units\": [", a->conf.cpus,
+	       (unsigned long long)r->ios, r->seconds, r->iops,
+	       r->iops ? a->conf.cpus * 1e9 / r->iops : 0,
+	       (unsigned long long)r->events, r->rmw / ios, r->stores / ios,
+	       r->retries / ios);
 	for (i = 0; i < SIM_UNITS; i++)
 		if (r->used[i])
 			print_unit(r, &r->unit[i], i % PATTERN_LINES,
@@ -263,7 +265,8 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i += 2)
 		if (option(&a, argv[i], i + 1 < argc ? argv[i + 1] : NULL))
 			return 2;
-	if (pattern_compile(&a.pp, true, &prog, msg, sizeof(msg))) {
+	if (pattern_compile(&a.pp, true, &prog, msg, sizeof(msg)) ||
+	    sim_check(&prog, msg, sizeof(msg))) {
 		fprintf(stderr, "flagcheck-sim: %s\n", msg);
 		return 2;
 	}

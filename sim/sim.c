@@ -283,6 +283,7 @@ static int sim_results(const struct sim *s, struct sim_result *res)
 	res->events = s->events;
 	res->rmw = s->rmw;
 	res->stores = s->stores;
+	res->retries = s->retries;
 	for (i = 0; i < s->nr_units; i++) {
 		res->used[i] = s->unit[i].q != NULL;
 		res->unit[i] = s->unit[i].stats;

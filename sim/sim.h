@@ -23,6 +23,7 @@
 #define FLAGCHECK_SIM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pattern.h"
@@ -74,6 +75,7 @@ struct sim_result {
 	double iops;
 	uint64_t events;
 	uint64_t rmw, stores;		/* the engine's counters, flips not */
+	uint64_t retries;		/* a CAS loop's failed attempts */
 	unsigned int nr_units;		/* SIM_UNITS + the objects' */
 	unsigned int objects, obj_lines;	/* :obj: N, lines of each */
 	bool *used;
@@ -88,6 +90,11 @@ struct sim_result {
 int sim_run(const struct pattern_prog *prog, const struct sim_conf *conf,
 	    struct sim_result *res);
 void sim_result_free(struct sim_result *res);
+/*
+ * cpu.c: 0 if the simulator runs every operation of @prog as the engine
+ * does, else -1 with one line in @msg naming the one it does not model
+ */
+int sim_check(const struct pattern_prog *prog, char *msg, size_t len);
 /* the unit a word of @sharing at @offset is in, for @node */
 unsigned int sim_unit_of(unsigned int sharing, unsigned int offset,
 			 unsigned int node, bool line_pair);

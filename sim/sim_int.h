@@ -32,14 +32,19 @@ struct sim_unit {
 };
 
 /* Where a CPU is in its I/O: the operation's stage */
-enum sim_stage { ST_GUARD = 0, ST_EVERY, ST_BELOW, ST_TEST, ST_MAIN };
+enum sim_stage { ST_GUARD = 0, ST_EVERY, ST_BELOW, ST_TEST, ST_MAIN, ST_CAS };
 
-/* What a granted access does */
-enum sim_act { ACT_FLIP = 0, ACT_BELOW, ACT_TEST, ACT_MAIN, ACT_READ };
+/* What a granted access does (a CAS loop: its load, then each cmpxchg) */
+enum sim_act { ACT_FLIP = 0, ACT_BELOW, ACT_TEST, ACT_MAIN, ACT_READ,
+	       ACT_CAS_LOAD, ACT_CAS };
 
 struct sim_cpu {
 	double t;			/* its clock */
 	unsigned int op, rep;		/* operation (or reader's word), repeat */
+	unsigned int op_end;		/* the end of this I/O's alternative */
+	unsigned int alt_next;		/* A|B|C: the next I/O's, in turn */
+	bool tested;			/* the last test of a bit (/if_test) */
+	unsigned long old;		/* a CAS loop: the value it expects */
 	enum sim_stage stage;
 	bool writer;
 	unsigned int node;
@@ -72,7 +77,7 @@ struct sim {
 	struct sim_ev *ev;
 	unsigned int nev;
 	uint64_t seq, events, done;
-	uint64_t rmw, stores;		/* as the engine counts them */
+	uint64_t rmw, stores, retries;	/* as the engine counts them */
 	struct sim_waiter *batch;
 	double *bend;
 	bool measuring, finished;
@@ -92,6 +97,14 @@ int sim_word_unit(const struct sim *s, unsigned int cpu, unsigned int obj,
 bool sim_advance(struct sim *s, struct sim_cpu *c);
 void sim_apply(struct sim *s, struct sim_cpu *c);
 void sim_new_io(struct sim *s, struct sim_cpu *c);
+
+/* ops.c */
+bool sim_test_runs(const struct pattern_op *op, unsigned long arg,
+		   unsigned long v);
+void sim_effect(const struct pattern_op *op, unsigned long arg,
+		unsigned long *w);
+void sim_flip(const struct pattern_op *op, unsigned long arg,
+	      unsigned long *w);
 
 /* unit.c */
 int sim_new(const struct pattern_prog *prog, const struct sim_conf *conf,

@@ -9,6 +9,7 @@ where a guard's phase differs per CPU a CPU's count in the window may be
 one off, and the test says so with its tolerance."""
 
 import ast
+import json
 import os
 import subprocess
 
@@ -538,3 +539,130 @@ def test_a_pattern_twin_line_naming_no_file_is_one_line(tmp_path):
     plain = tmp_path / "plain.fio"
     plain.write_text("; no twin\n[global]\n")
     assert jobheader.pattern_twin(str(plain)) is None
+
+
+# ----- A|B alternatives, cpu/job values, /if_test, CAS loops -----
+
+def test_alternatives_in_turn_halve_the_transfers():
+    # A an RMW on the shared word, B a local one: the line moves on every
+    # other I/O of each CPU, so the saturated line serves twice the I/Os
+    m = Machine(same_llc=(80.0,) * 3, handover="fifo")
+    both = run(spec("x@0,y@1:job", "atomic_inc(x),atomic_inc(y)"), m, 8)
+    alts = run(spec("x@0,y@1:job", "atomic_inc(x)|atomic_inc(y)"), m, 8)
+    assert both["units"][0]["transfers_per_io"] == pytest.approx(
+        1, rel=EXACT)
+    assert alts["units"][0]["transfers_per_io"] == pytest.approx(
+        0.5, rel=EXACT)
+    assert alts["rmw_per_io"] == pytest.approx(1, rel=EXACT)
+    assert alts["iops"] == pytest.approx(2e9 / 80.0, rel=EXACT)
+
+
+def test_a_job_value_on_one_cpu_test_first_stores_only_the_first():
+    m = Machine(load_hit=(1.0,) * 3)
+    for value in ("job", "cpu"):
+        sp = spec("x@0=7", "WRITE_ONCE(x,%s),work(100)" % value)
+        tf = run(sp, m, 1, variant="test_first", warmup=1)
+        assert tf["stores_per_io"] == 0
+        assert tf["iops"] == pytest.approx(1e9 / 101.0, rel=EXACT)
+        assert run(sp, m, 1, warmup=1)["stores_per_io"] == 1
+
+
+def test_a_cpu_value_skips_only_when_the_same_cpu_wrote_last():
+    # two CPUs in step: each finds the other's value, every call stores;
+    # a constant is stored once and then skipped by both
+    m = Machine(same_llc=(100.0,) * 3)
+    mine = run(spec("x@0", "WRITE_ONCE(x,cpu),work(100)"), m, 2,
+               variant="test_first")
+    const = run(spec("x@0", "WRITE_ONCE(x,5),work(100)"), m, 2,
+                variant="test_first")
+    assert mine["stores_per_io"] == 1
+    assert const["stores_per_io"] == 0
+
+
+def test_if_test_on_a_bit_never_set_never_runs():
+    m = Machine(same_llc=(100.0,) * 3, load_hit=(1.0,) * 3)
+    never = run(spec("f@0:job,x@1", "test_bit(f,3),atomic_inc(x)/if_test=1,"
+                     "work(100)"), m, 8)
+    assert never["rmw_per_io"] == 0
+    assert never["units"][0]["accesses_per_io"] == 0
+    assert never["iops"] == pytest.approx(8e9 / 101.0, rel=EXACT)
+    always = run(spec("f@0:job,x@1", "test_bit(f,3),"
+                      "atomic_inc(x)/if_test=0,work(100)"), m, 8)
+    assert always["rmw_per_io"] == pytest.approx(1, rel=EXACT)
+
+
+@pytest.mark.parametrize("variant", ["always", "test_first"])
+def test_if_test_after_test_and_set_bit_runs_once(variant):
+    # if (!test_and_set_bit(3, f)) atomic_inc(x): the bit stays set after
+    # the first I/O (in test_first the skipped test leaves it as set), so
+    # the guarded RMW on the shared word never runs in the window
+    m = Machine(same_llc=(100.0,) * 3)
+    r = run(spec("f@0:job,x@1", "test_and_set_bit(f,3),"
+                 "atomic_inc(x)/if_test=0,work(100)"), m, 8, variant=variant)
+    assert r["rmw_per_io"] == (1 if variant == "always" else 0)
+    assert [u["accesses_per_io"] for u in r["units"]] == [0]
+
+
+def test_cas_loop_on_one_cpu_no_retry_rest_plus_local_costs():
+    # atomic_inc_not_zero(): a load, then one cmpxchg that succeeds
+    m = Machine(atomic_local=(7.0,) * 3, load_hit=(1.5,) * 3)
+    r = run(spec("r@0=1", "atomic_inc_not_zero(r),atomic_dec(r)"), m, 1,
+            rest=100.0)
+    assert (r["rmw_per_io"], r["retries_per_io"]) == (2, 0)
+    assert r["iops"] == pytest.approx(1e9 / (100 + 1.5 + 7 + 7), rel=EXACT)
+    # on 0: the load only, no RMW
+    z = run(spec("r@0", "atomic_inc_not_zero(r)"), m, 1, rest=100.0)
+    assert (z["rmw_per_io"], z["retries_per_io"]) == (0, 0)
+    assert z["iops"] == pytest.approx(1e9 / 101.5, rel=EXACT)
+    u = run(spec("r@0=5", "atomic_add_unless(r,3,5),work(10)"), m, 1,
+            rest=100.0)
+    assert u["rmw_per_io"] == 0
+
+
+def test_cas_loop_under_contention_retries_each_attempt_an_rmw():
+    # each attempt an RMW that takes the line, each failed one a retry:
+    # rmw - retries is the calls (two per I/O: the inc and the dec), to
+    # within the I/Os that straddle the window's ends (one per CPU)
+    m = Machine(same_llc=(100.0,) * 3, handover="fifo")
+    n, ios = 8, 400
+    r = run(spec("r@0=1", "atomic_inc_not_zero(r),atomic_dec(r)"), m, n,
+            ios=ios)
+    assert r["retries_per_io"] > 0.5
+    assert r["rmw_per_io"] - r["retries_per_io"] == pytest.approx(
+        2, abs=2.0 * n / (n * ios))
+    # a failed attempt took the line too: more transfers than the plain
+    # inc's one per call
+    plain = run(spec("r@0=1", "atomic_inc(r),atomic_dec(r)"), m, n, ios=ios)
+    assert r["units"][0]["transfers_per_io"] > plain["units"][0][
+        "transfers_per_io"] + r["retries_per_io"] - 1e-9
+    assert r["iops"] < plain["iops"]
+
+
+def test_the_prediction_carries_the_retries():
+    m = Machine(same_llc=(100.0,) * 3, handover="fifo")
+    sp = spec("r@0=1", "atomic_inc_not_zero(r),atomic_dec(r)")
+    p = simulate.predict(sp, m, 8, seeds=1)
+    assert p["modes"]["always"]["retries_per_io"] > 0
+    one = simulate.predict(sp, m, 1, seeds=1)
+    assert one["modes"]["always"]["retries_per_io"] == 0
+
+
+def _call(op):
+    """One call of a table row, its arguments numbers (1)."""
+    args = [a for a in op["args"].split(",") if a]
+    vals = ["a" if a == "word" else "1" for a in args]
+    return "%s(%s)" % (op["name"], ",".join(vals))
+
+
+def test_every_operation_of_the_table_is_simulated():
+    # the one table (build/flagcheck-pattern-ops): none is refused as
+    # not modelled
+    ops = json.loads(subprocess.run(
+        [os.path.join(helpers.BUILD, "flagcheck-pattern-ops")],
+        capture_output=True, text=True, check=True).stdout)["operations"]
+    assert len(ops) >= 22
+    for op in ops:
+        p = subprocess.run([SIM, "--words", "a@0", "--pattern",
+                            _call(op), "--ios", "2"], input="1 0 0\n",
+                           capture_output=True, text=True)
+        assert "not modelled" not in p.stderr, p.stderr

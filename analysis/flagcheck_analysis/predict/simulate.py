@@ -176,7 +176,8 @@ def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
                            one_cpu_line_ops=one[mode]["rmw_per_io"] +
                            one[mode]["stores_per_io"],
                            rmw_per_io=typ0["rmw_per_io"],
-                           stores_per_io=typ0["stores_per_io"])
+                           stores_per_io=typ0["stores_per_io"],
+                           retries_per_io=typ0["retries_per_io"])
     lines = {mode: runs[(mode, "typ", 0)]["units"] for mode in MODES}
     return {"machine": machine.name, "cpus": n, "placement": placement,
             "rest_ns": rest["typ"], "modes": modes, "gain": gain,
