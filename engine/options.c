@@ -19,13 +19,6 @@
 const char *const fc_mapping_names[] = {
 	[FC_MAPPING_SHARED] = "shared", [FC_MAPPING_PRIVATE] = "private", NULL };
 
-const struct fc_backend *const fc_backends[] = {
-	&fc_backend_null, &fc_backend_psync, &fc_backend_libaio,
-	&fc_backend_io_uring, NULL,
-};
-
-#define FC_MAX_BACKENDS	8
-
 /*
  * The slot table is made once, at load, from the models' option tables,
  * before fio parses a job or forks one: read-only afterwards, the same in
@@ -145,7 +138,7 @@ static int str_model_cb(void *data, const char *str)
 	const char *names[FC_MAX_MODELS + 1];
 	int i;
 
-	for (i = 0; fc_models[i] && i < FC_MAX_MODELS; i++)
+	for (i = 0; fc_models[i]; i++)
 		names[i] = fc_models[i]->name;
 	names[i] = NULL;
 	if (fc_parse_choice("model", str, names, &o->model))
@@ -169,7 +162,7 @@ static int str_backend_cb(void *data, const char *str)
 	const char *names[FC_MAX_BACKENDS + 1];
 	int i;
 
-	for (i = 0; fc_backends[i] && i < FC_MAX_BACKENDS; i++)
+	for (i = 0; fc_backends[i]; i++)
 		names[i] = fc_backends[i]->name;
 	names[i] = NULL;
 	if (fc_parse_choice("backend", str, names, &o->backend))
@@ -578,13 +571,12 @@ static int fc_check_models(void)
 	char msg[512];
 	int i;
 
+	if (fc_models_refused()) {
+		log_err("flagcheck: more than %d models (FC_MAX_MODELS): the "
+			"engine cannot be loaded\n", FC_MAX_MODELS);
+		return 1;
+	}
 	for (i = 0; fc_models[i]; i++) {
-		if (i == FC_MAX_MODELS) {
-			log_err("flagcheck: more than %d models "
-				"(FC_MAX_MODELS): the engine cannot be "
-				"loaded\n", FC_MAX_MODELS);
-			return 1;
-		}
 		if (fc_models[i]->params_size > FC_MAX_PARAMS) {
 			log_err("flagcheck: model %s has %zu bytes of params, "
 				"more than FC_MAX_PARAMS (%d): the engine "
@@ -593,13 +585,11 @@ static int fc_check_models(void)
 			return 1;
 		}
 	}
-	for (i = 0; fc_backends[i]; i++)
-		if (i == FC_MAX_BACKENDS) {
-			log_err("flagcheck: more than %d backends "
-				"(FC_MAX_BACKENDS): the engine cannot be "
-				"loaded\n", FC_MAX_BACKENDS);
-			return 1;
-		}
+	if (fc_backends_refused()) {
+		log_err("flagcheck: more than %d backends (FC_MAX_BACKENDS): "
+			"the engine cannot be loaded\n", FC_MAX_BACKENDS);
+		return 1;
+	}
 	if (fc_models_agree(fc_models, msg, sizeof(msg))) {
 		log_err("flagcheck: %s: the engine cannot be loaded\n", msg);
 		return 1;

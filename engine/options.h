@@ -19,16 +19,12 @@
 #define FC_MAX_MODEL_OPTS	24
 /* ... of which strings (their values live in the job's options) */
 #define FC_MAX_MODEL_STRS	4
-/* Models, and the bytes of one model's params (checked at load) */
-#define FC_MAX_MODELS		16
+/* The bytes of one model's params (checked at load) */
 #define FC_MAX_PARAMS		256
 
 enum { FC_MAPPING_SHARED = 0, FC_MAPPING_PRIVATE };
 
 extern const char *const fc_mapping_names[];
-/* Indexed by the backend option's value; NULL-terminated. A new backend
- * is one file in backends/ and one line here (options.c). */
-extern const struct fc_backend *const fc_backends[];
 
 /* fio's option_struct: fio copies it whole to every job (td->eo). */
 struct flagcheck_options {
