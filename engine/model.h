@@ -4,10 +4,10 @@
  * its model= value (models/filemap_check_errors.c, ...), that fills one
  * struct fc_model from the kernel's functions in kernel/ and registers it
  * with FC_REGISTER_MODEL (found by the Makefile's glob, listed by the
- * registry in models/models.c: no list to edit); flagcheck.c runs the chosen model's ->io() for every I/O
- * before the backend issues it, and options.c turns the model's option
- * table into fio engine options. Models know nothing of fio, so the unit
- * tests drive them directly.
+ * registry in models/models.c: no list to edit); flagcheck.c runs the
+ * chosen model's ->io() for every I/O before the backend issues it, and
+ * model_options.c turns the model's option table into fio engine options.
+ * Models know nothing of fio, so the unit tests drive them directly.
  */
 #ifndef FLAGCHECK_MODEL_H
 #define FLAGCHECK_MODEL_H

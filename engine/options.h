@@ -2,8 +2,8 @@
 /*
  * The engine's options: its own (model, mapping, backend, flagcheck_stats)
  * and every model's, each model option name one fio option, made at load
- * from the models' option tables (model.h). Parsed here with one-line
- * errors naming the option, the bad value and what is allowed.
+ * from the models' option tables (model.h, model_options.c). Parsed with
+ * one-line errors naming the option, the bad value and what is allowed.
  */
 #ifndef FLAGCHECK_OPTIONS_H
 #define FLAGCHECK_OPTIONS_H
