@@ -36,7 +36,8 @@ FIO_VERSION_OF	= $(shell cat $(BUILD)/fio-version)
 
 # engine/: the fio glue, the options, the arena and the counters;
 # kernel/: the kernel's own functions; models/: one file per model=;
-# backends/: one file per backend=. A new model or backend is one new file.
+# backends/: one file per backend=. A new model or backend is one new file
+# that registers itself (FC_REGISTER_MODEL, FC_REGISTER_BACKEND).
 KERNEL_SRCS	:= $(sort $(wildcard engine/kernel/*.c))
 MODEL_SRCS	:= $(sort $(wildcard engine/models/*.c))
 BACKEND_SRCS	:= $(sort $(wildcard engine/backends/*.c))

@@ -2,8 +2,9 @@
 /*
  * What the engine does with an I/O once the model let it through. Each
  * backend is one file in backends/, named as its backend= value (null.c,
- * psync.c, ...), behind this table; flagcheck.c calls it from the matching
- * fio hook, with the backend's own per-job data.
+ * psync.c, ...), behind this table, that registers itself with
+ * FC_REGISTER_BACKEND; flagcheck.c calls it from the matching fio hook,
+ * with the backend's own per-job data.
  */
 #ifndef FLAGCHECK_BACKEND_H
 #define FLAGCHECK_BACKEND_H
@@ -14,6 +15,9 @@
 
 struct fc_backend {
 	const char *name;
+	/* where it is listed (backend='s help and allowed values): the first
+	 * backends by this number; 0, a new one: after them, by name */
+	unsigned int order;
 	const char *help;	/* a few words for backend='s help */
 	/* fio engine flags (FIO_DISKLESSIO, FIO_SYNCIO, ...) for jobs using it;
 	 * FIO_NO_OFFLOAD: refused with io_submit_mode=offload, as fio refuses
@@ -89,9 +93,27 @@ static inline void fc_stamp_issued(struct thread_data *td,
 		td->last_issue = now;
 }
 
-extern const struct fc_backend fc_backend_null;
-extern const struct fc_backend fc_backend_psync;
-extern const struct fc_backend fc_backend_libaio;
-extern const struct fc_backend fc_backend_io_uring;
+/* Backends the registry holds; one more is refused at load (options.c) */
+#define FC_MAX_BACKENDS	8
+
+/*
+ * backend.c: every registered backend, in listing order, NULL-terminated,
+ * indexed by the backend option's value. Filled at load by the backends'
+ * constructors, before fio parses a job or forks one: read-only afterwards.
+ */
+extern const struct fc_backend *fc_backends[FC_MAX_BACKENDS + 1];
+
+/* Add @b to fc_backends[], in its place; past FC_MAX_BACKENDS, counted only */
+void fc_register_backend(const struct fc_backend *b);
+
+/* How many backends did not fit in fc_backends[] (0: all registered) */
+unsigned int fc_backends_refused(void);
+
+/* In the backend's file, after its struct fc_backend (priority: model.h) */
+#define FC_REGISTER_BACKEND(backend)					\
+static void __attribute__((constructor(101))) fc_register_##backend(void) \
+{									\
+	fc_register_backend(&backend);					\
+}
 
 #endif

@@ -11,7 +11,7 @@
  * completion. This file is the fio glue, laid out as fio's own engines
  * are: the job's data, the I/O hooks, setup and init, cleanup, the file
  * hooks, the ops table, and what runs at load. The options are in
- * options.c, the report at job end in report.c.
+ * options.c and model_options.c, the report at job end in report.c.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -2,11 +2,12 @@
 /*
  * A modelled kernel hot path. Each model is one file in models/, named as
  * its model= value (models/filemap_check_errors.c, ...), that fills one
- * struct fc_model from the kernel's functions in kernel/, listed once in
- * models/models.c; flagcheck.c runs the chosen model's ->io() for every I/O
- * before the backend issues it, and options.c turns the model's option
- * table into fio engine options. Models know nothing of fio, so the unit
- * tests drive them directly.
+ * struct fc_model from the kernel's functions in kernel/ and registers it
+ * with FC_REGISTER_MODEL (found by the Makefile's glob, listed by the
+ * registry in models/models.c: no list to edit); flagcheck.c runs the
+ * chosen model's ->io() for every I/O before the backend issues it, and
+ * model_options.c turns the model's option table into fio engine options.
+ * Models know nothing of fio, so the unit tests drive them directly.
  */
 #ifndef FLAGCHECK_MODEL_H
 #define FLAGCHECK_MODEL_H
@@ -65,6 +66,13 @@ struct fc_model_option {
 
 struct fc_model {
 	const char *name;
+	/*
+	 * Where the model is listed (model='s help and allowed values; the
+	 * first is the default): the models of the published scenarios by
+	 * this number, in the order they came; 0, a new model: after them, by
+	 * name.
+	 */
+	unsigned int order;
 	/* paths counted apart (counters.h), at most FC_MAX_PATHS */
 	const char *const *paths;
 	/* the model's own counters (c->stat[]), NULL-terminated, at most
@@ -106,8 +114,33 @@ struct fc_model {
 	const char *const *(*job_paths)(const void *job);
 };
 
-/* models/models.c: every model, NULL-terminated */
-extern const struct fc_model *const fc_models[];
+/* Models the registry holds; one more is refused at load (options.c) */
+#define FC_MAX_MODELS		16
+
+/*
+ * models/models.c: every registered model, in listing order (.order, then
+ * name), NULL-terminated. Filled by the models' constructors as the engine
+ * (or a unit test) is loaded, before fio parses a job or forks one:
+ * read-only afterwards, the same in every job process and thread.
+ */
+extern const struct fc_model *fc_models[FC_MAX_MODELS + 1];
+
+/* Add @m to fc_models[], in its place; past FC_MAX_MODELS, counted only */
+void fc_register_model(const struct fc_model *m);
+
+/* How many models did not fit in fc_models[] (0: all registered) */
+unsigned int fc_models_refused(void);
+
+/*
+ * In the model's file, after its struct fc_model: the model registers
+ * itself at load (priority 101: before any constructor of default priority,
+ * such as the engine's, that reads fc_models[]).
+ */
+#define FC_REGISTER_MODEL(model)					\
+static void __attribute__((constructor(101))) fc_register_##model(void) \
+{									\
+	fc_register_model(&model);					\
+}
 
 /*
  * Options of the same name in two of @models (NULL-terminated) are one fio

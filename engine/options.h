@@ -2,8 +2,8 @@
 /*
  * The engine's options: its own (model, mapping, backend, flagcheck_stats)
  * and every model's, each model option name one fio option, made at load
- * from the models' option tables (model.h). Parsed here with one-line
- * errors naming the option, the bad value and what is allowed.
+ * from the models' option tables (model.h, model_options.c). Parsed with
+ * one-line errors naming the option, the bad value and what is allowed.
  */
 #ifndef FLAGCHECK_OPTIONS_H
 #define FLAGCHECK_OPTIONS_H
@@ -19,16 +19,12 @@
 #define FC_MAX_MODEL_OPTS	24
 /* ... of which strings (their values live in the job's options) */
 #define FC_MAX_MODEL_STRS	4
-/* Models, and the bytes of one model's params (checked at load) */
-#define FC_MAX_MODELS		16
+/* The bytes of one model's params (checked at load) */
 #define FC_MAX_PARAMS		256
 
 enum { FC_MAPPING_SHARED = 0, FC_MAPPING_PRIVATE };
 
 extern const char *const fc_mapping_names[];
-/* Indexed by the backend option's value; NULL-terminated. A new backend
- * is one file in backends/ and one line here (options.c). */
-extern const struct fc_backend *const fc_backends[];
 
 /* fio's option_struct: fio copies it whole to every job (td->eo). */
 struct flagcheck_options {
@@ -44,9 +40,10 @@ struct flagcheck_options {
 	unsigned int check_failed;
 	unsigned int model_set;		/* model= was given */
 	/* the variant as given (variant= or an older name), checked against
-	 * the job's model by fc_variant_check(); variant_by: its slot + 1,
-	 * 0 when not given (the model's default) */
-	unsigned int variant_by;
+	 * the job's model by fc_variant_check(); variant_given 0: not given
+	 * (the model's default), else variant_slot is the option it came by */
+	unsigned int variant_given;
+	unsigned int variant_slot;
 	char variant[32];
 	/* io_submit_mode=offload: the job's data, set at the job's init, for
 	 * the copies fio makes of these options for its submit workers */
@@ -54,8 +51,24 @@ struct flagcheck_options {
 };
 
 /* The table for the ops table's .options: complete once fc_options_load()
- * has run. */
+ * has run. The engine's own options first, by these places; the models'
+ * follow (model_options.c). */
 extern struct fio_option fc_options[];
+enum { FC_OPT_MODEL, FC_OPT_MAPPING, FC_OPT_BACKEND, FC_OPT_STATS,
+       FC_GLUE_OPTS };
+
+/* options.c, for the models' options too: "a, b, c" of @names in @buf;
+ * @val among @allowed or a whole number in [min, max] into *out, else 1
+ * after one log_err() line naming @opt, @val and what is allowed. */
+void fc_list(char *buf, size_t len, const char *const *names);
+int fc_parse_choice(const char *opt, const char *val,
+		    const char *const *allowed, unsigned int *out);
+int fc_parse_number(const char *opt, const char *val, unsigned int min,
+		    unsigned int max, unsigned int *out);
+
+/* model_options.c: the models' options become fio options (at load, once
+ * the models are checked): 0, or 1 after a log_err() saying why not */
+int fc_add_model_options(void);
 
 /*
  * At load, before fio parses a job: check the models against the tables'

@@ -1,6 +1,6 @@
 """Each model's expectations, in one table, for the tests that run every
 model the engine lists (fio --enghelp, built from fc_models[]): a new model
-(one file in engine/models/, one line in models.c) without its line here
+(one file in engine/models/, registered by itself) without its line here
 fails test_every_model_has_its_expectations in test_engine_invariants.py.
 
 A line: the model's always-form options, its exact RMWs of one job's fio

@@ -298,6 +298,7 @@ static struct io_u *uring_event(struct thread_data fio_unused *td, void *priv,
 
 const struct fc_backend fc_backend_io_uring = {
 	.name		= "io_uring",
+	.order		= 4,
 	.help		= "liburing",
 	/* as fio's own io_uring engine */
 	.fio_flags	= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME |
@@ -313,3 +314,4 @@ const struct fc_backend fc_backend_io_uring = {
 	.close_file	= fc_file_close,
 	.get_file_size	= fc_file_size,
 };
+FC_REGISTER_BACKEND(fc_backend_io_uring)

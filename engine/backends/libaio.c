@@ -292,6 +292,7 @@ static struct io_u *libaio_event(struct thread_data fio_unused *td,
 
 const struct fc_backend fc_backend_libaio = {
 	.name		= "libaio",
+	.order		= 3,
 	.help		= "io_submit",
 	.fio_flags	= FIO_ASYNCIO_SYNC_TRIM | FIO_ASYNCIO_SETS_ISSUE_TIME,
 	.init		= libaio_init,
@@ -305,3 +306,4 @@ const struct fc_backend fc_backend_libaio = {
 	.close_file	= fc_file_close,
 	.get_file_size	= fc_file_size,
 };
+FC_REGISTER_BACKEND(fc_backend_libaio)

@@ -112,6 +112,7 @@ static int null_open_file(struct thread_data fio_unused *td,
 
 const struct fc_backend fc_backend_null = {
 	.name		= "null",
+	.order		= 1,
 	.help		= "no data transfer, like fio's null engine",
 	.fio_flags	= FIO_DISKLESSIO | FIO_FAKEIO,
 	.init		= null_init,
@@ -124,3 +125,4 @@ const struct fc_backend fc_backend_null = {
 	.open_file	= null_open_file,
 	.close_file	= null_open_file,
 };
+FC_REGISTER_BACKEND(fc_backend_null)

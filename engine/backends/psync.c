@@ -91,6 +91,7 @@ static struct io_u *psync_event(struct thread_data fio_unused *td,
 
 const struct fc_backend fc_backend_psync = {
 	.name		= "psync",
+	.order		= 2,
 	.help		= "pread/pwrite",
 	.fio_flags	= FIO_SYNCIO,
 	.init		= psync_init,
@@ -103,3 +104,4 @@ const struct fc_backend fc_backend_psync = {
 	.close_file	= fc_file_close,
 	.get_file_size	= fc_file_size,
 };
+FC_REGISTER_BACKEND(fc_backend_psync)

@@ -340,6 +340,7 @@ static const struct fc_model_option bh_lru_options[] = {
 
 const struct fc_model fc_model_bh_lru = {
 	.name		= "bh_lru",
+	.order		= 5,
 	.paths		= bh_lru_paths,
 	.stats		= bh_lru_stats,
 	.options	= bh_lru_options,
@@ -349,3 +350,4 @@ const struct fc_model fc_model_bh_lru = {
 	.job_size	= sizeof(struct bh_lru),
 	.job_exit	= bh_lru_job_exit,
 };
+FC_REGISTER_MODEL(fc_model_bh_lru)

@@ -119,9 +119,11 @@ static const struct fc_model_option block_commit_options[] = {
 
 const struct fc_model fc_model_block_commit_write = {
 	.name		= "block_commit_write",
+	.order		= 2,
 	.paths		= block_commit_paths,
 	.options	= block_commit_options,
 	.params_size	= sizeof(struct block_commit_params),
 	.state_size	= block_commit_state_size,
 	.io		= block_commit_write_io,
 };
+FC_REGISTER_MODEL(fc_model_block_commit_write)

@@ -101,6 +101,7 @@ static const struct fc_model_option filemap_options[] = {
 
 const struct fc_model fc_model_filemap_check_errors = {
 	.name		= "filemap_check_errors",
+	.order		= 1,
 	.paths		= filemap_paths,
 	.options	= filemap_options,
 	.params_size	= sizeof(struct filemap_params),
@@ -108,3 +109,4 @@ const struct fc_model fc_model_filemap_check_errors = {
 	.state_size	= filemap_state_size,
 	.io		= filemap_io,
 };
+FC_REGISTER_MODEL(fc_model_filemap_check_errors)

@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The list of modelled kernel paths: a new model is one file and one line
- * here. */
+/* The registry of modelled kernel paths: a new model is one file in
+ * models/ that ends with FC_REGISTER_MODEL (model.h), nothing here. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "model.h"
-
-/* one file each in models/, named as the model= value */
-extern const struct fc_model fc_model_filemap_check_errors,
-	fc_model_block_commit_write, fc_model_set_buffer_verified,
-	fc_model_set_buffer_uptodate, fc_model_bh_lru, fc_model_pattern;
 
 const char *const fc_variant_names[] = {
 	[FC_ALWAYS] = "always",
@@ -18,15 +13,35 @@ const char *const fc_variant_names[] = {
 	NULL,
 };
 
-const struct fc_model *const fc_models[] = {
-	&fc_model_filemap_check_errors,
-	&fc_model_block_commit_write,
-	&fc_model_set_buffer_verified,
-	&fc_model_set_buffer_uptodate,
-	&fc_model_bh_lru,
-	&fc_model_pattern,
-	NULL,
-};
+const struct fc_model *fc_models[FC_MAX_MODELS + 1];
+static unsigned int nr_models, nr_refused;
+
+/* Numbered models first, by number; then the others, by name */
+static bool listed_before(const struct fc_model *a, const struct fc_model *b)
+{
+	if (a->order != b->order)
+		return a->order && (!b->order || a->order < b->order);
+	return strcmp(a->name, b->name) < 0;
+}
+
+/* Constructors run in link order, which -flto does not keep: sort here */
+void fc_register_model(const struct fc_model *m)
+{
+	unsigned int i;
+
+	if (nr_models == FC_MAX_MODELS) {
+		nr_refused++;
+		return;
+	}
+	for (i = nr_models++; i && listed_before(m, fc_models[i - 1]); i--)
+		fc_models[i] = fc_models[i - 1];
+	fc_models[i] = m;
+}
+
+unsigned int fc_models_refused(void)
+{
+	return nr_refused;
+}
 
 static bool is_variant_name(const char *name)
 {

@@ -467,6 +467,7 @@ static const struct fc_model_option pattern_options[] = {
 
 const struct fc_model fc_model_pattern = {
 	.name		= "pattern",
+	.order		= 6,
 	.stats		= pattern_stats,
 	.options	= pattern_options,
 	.params_size	= sizeof(struct pattern_params),
@@ -477,3 +478,4 @@ const struct fc_model fc_model_pattern = {
 	.job_init	= pattern_job_init,
 	.job_paths	= pattern_job_paths,
 };
+FC_REGISTER_MODEL(fc_model_pattern)

@@ -118,7 +118,7 @@ struct pattern_prog {
 	unsigned char alt_end[PATTERN_MAX_ALTS];
 };
 
-/* The model's params, as options.c builds them from the job's options */
+/* The model's params, as model_options.c builds them from the options */
 struct pattern_params {
 	unsigned int variant;		/* enum fc_variant */
 	unsigned int writers;		/* 0: every job */

@@ -174,6 +174,7 @@ static const struct fc_model_option uptodate_options[] = {
 
 const struct fc_model fc_model_set_buffer_uptodate = {
 	.name		= "set_buffer_uptodate",
+	.order		= 4,
 	.paths		= uptodate_paths,
 	.stats		= uptodate_stats,
 	.options	= uptodate_options,
@@ -181,3 +182,4 @@ const struct fc_model fc_model_set_buffer_uptodate = {
 	.state_size	= uptodate_state_size,
 	.io		= uptodate_io,
 };
+FC_REGISTER_MODEL(fc_model_set_buffer_uptodate)

@@ -197,6 +197,7 @@ static const struct fc_model_option verified_options[] = {
 
 const struct fc_model fc_model_set_buffer_verified = {
 	.name		= "set_buffer_verified",
+	.order		= 3,
 	.paths		= verified_paths,
 	.stats		= verified_stats,
 	.options	= verified_options,
@@ -208,3 +209,4 @@ const struct fc_model fc_model_set_buffer_verified = {
 	.job_init	= verified_job_init,
 	.job_exit	= verified_job_exit,
 };
+FC_REGISTER_MODEL(fc_model_set_buffer_verified)
