@@ -579,7 +579,7 @@ static void print_point(FILE *f, const struct calibration *c,
 	print_ints(f, c->cpus, threads);
 	fprintf(f, ", \"ns_per_op\": %.4f, \"ns_per_op_min\": %.4f, "
 		"\"ns_per_op_max\": %.4f, \"ops_per_s\": %.1f, \"ops\": %llu, "
-		"\"rmw\": %llu, \"seconds\": %.6f, \"migrated\": %d}",
+		"\"rmw\": %llu, \"seconds\": %.9g, \"migrated\": %d}",
 		pt->ns_per_op, pt->ns_min, pt->ns_max, pt->ops_per_s,
 		(unsigned long long)pt->ops, (unsigned long long)pt->rmw,
 		pt->seconds, pt->migrated);

@@ -40,7 +40,7 @@ def fio_parse(ctx, *args):
 BAD_OPTIONS = (
     (["--model=set_buffer_verified", "--creat_dir=/nonexistent/x"],
      "creat_dir=/nonexistent/x: cannot create files there"),
-    (["--creat_dir=" + "a" * 1100], "creat_dir is longer than 1023"),
+    (["--creat_dir=" + "a" * 4200], "creat_dir is longer than 4095"),
     (["--model=set_buffer_uptodate", "--uptodate=sometimes"],
      "uptodate=sometimes is not valid: allowed values are always, "
      "test_first, before"),

@@ -62,7 +62,7 @@ def test_a_job_file_with_none_runs_and_reports(tmp_path):
                 "--no-calibrate", "--outdir", out, "--quiet", timeout=180)
     assert p.returncode == 0, p.stderr
     p = run_cli("flagcheck-report", "--no-plot", "--width", "0",
-                "--transfer-ns", "100", out)
+                "--machine", "skylake-sp-2s", "--predict", "64", out)
     assert p.returncode == 0, p.stderr
     block = p.stdout.rstrip("\n").split("\n\n")[-1].splitlines()
     assert block[0].startswith("summary: ")
