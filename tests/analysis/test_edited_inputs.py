@@ -557,7 +557,7 @@ def test_generated_edits(tmp_path):
         assert rc in (0, 1, 2), (case, err)     # 2: no --base runs left
         assert not re.search(r"(?<![\w.])(inf|nan)(?!\w)", stdout), \
             (case, stdout)
-        md = os.path.join(str(tmp_path / "o"), "cli.md")
+        md = os.path.join(str(tmp_path / "o"), "report.md")
         if rc == 0:
             with open(md) as f:
                 for header, text in _ranged_figures(f.read()):

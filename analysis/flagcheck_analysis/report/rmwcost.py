@@ -172,7 +172,7 @@ def _stats_of(record, stats):
     {fio JSON path: records}: its manifest entry's file), else the file
     beside its fio JSON, never through a link."""
     if stats is not None:
-        return significance.get(record.source)
+        return stats.get(record.source)
     path = matrix.stats_path_for_json(record.source)
     if os.path.islink(path):
         return None
