@@ -267,6 +267,11 @@ COUNTER_RANGES = [
     ("options", "x", 'line 1: options is "x": want an object'),
     ("errors_set", 2 ** 64, "line 1: errors_set is 18446744073709551616: "
      "want a whole number >= 0 <= 18446744073709551615"),
+    ("paths", {"p": {"rmw": 3, "retries": -1}}, "line 1: paths.p.retries "
+     "is -1: want a whole number >= 0 <= 18446744073709551615"),
+    ("paths", {"p": {"rmw": 3, "retries": 4}}, "line 1: paths.p.retries "
+     "is 4: want at most the path's rmw (3): each retry is one of its "
+     "attempts"),
 ]
 
 
