@@ -39,6 +39,8 @@ struct fc_counters {
 					 * but they take the line all the same */
 	uint64_t stores_skipped[FC_MAX_PATHS];	/* plain stores a test or a
 						 * guard made unnecessary */
+	uint64_t retries[FC_MAX_PATHS];	/* failed attempts of a compare-and-
+					 * swap loop, each also in rmw[] */
 	uint64_t errors_set;	/* 0 -> 1 transitions of an error bit (injected) */
 	uint64_t errors_reported; /* I/Os failed with the error the model returned */
 	uint64_t issued;		/* I/Os the backend handed to the kernel */
@@ -146,6 +148,17 @@ static inline void fc_count_store(struct fc_counters *c, int path, bool ran)
 		c->stores[path]++;
 	else
 		c->stores_skipped[path]++;
+}
+
+/* A compare-and-swap attempt of @path that failed: its loop runs again */
+static inline void fc_count_retry(struct fc_counters *c, int path)
+{
+	c->retries[path]++;
+}
+
+static inline uint64_t fc_counters_retries(const struct fc_counters *c)
+{
+	return fc_sum(c->retries, FC_MAX_PATHS);
 }
 
 static inline uint64_t fc_counters_stores(const struct fc_counters *c)

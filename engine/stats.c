@@ -144,11 +144,13 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 		fputs(i ? ", " : "", out);
 		fc_json_put(out, j->paths[i]);	/* a pattern's own text */
 		fprintf(out, ": {\"rmw\": %llu, \"skipped\": %llu, "
-			"\"stores\": %llu, \"stores_skipped\": %llu}",
+			"\"stores\": %llu, \"stores_skipped\": %llu, "
+			"\"retries\": %llu}",
 			(unsigned long long)c->rmw[i],
 			(unsigned long long)c->skipped[i],
 			(unsigned long long)c->stores[i],
-			(unsigned long long)c->stores_skipped[i]);
+			(unsigned long long)c->stores_skipped[i],
+			(unsigned long long)c->retries[i]);
 	}
 	fputc('}', out);
 	if (j->stats) {

@@ -20,10 +20,11 @@ counters must be what its own pattern says, read from the job file:
   /if_test=V                    ran + skipped only (its test_bit decides)
   in A|B|C, alternative k of n  each count above on the I/Os i with
                                 i % n == k, per job, not on every I/O
-  the CAS loops (the listing's  per job, the loops' attempts (rmw +
-  "loop")                       skipped) - the record's retries == their
-                                calls, however many loops there are
-and the record's rmw and stores are the sums of its paths'.
+  the CAS loops (the listing's  per job and per path, the loop's attempts
+  "loop")                       (rmw + skipped) - its retries == its calls;
+                                every other path's retries == 0
+and the record's rmw and stores (and model_stats' retries) are the sums of
+its paths'.
 """
 import functools
 import glob
@@ -181,15 +182,22 @@ def calls_of(ios, guards):
 
 
 def check_cas_loops(what, ops, stats, paths):
-    """Per job: the CAS loops' attempts (each an rmw, or a skip where the
-    loop found its bar) less the record's retries are exactly its calls."""
-    loops = [i for i, op in enumerate(ops) if op[1] in grammar()["loop"]]
+    """Per job and per path: a CAS loop's attempts (each an rmw, or a skip
+    where the loop found its bar) less its own retries are exactly its
+    calls; a path of no loop retries never; the record's retries are the
+    sum of its paths'."""
+    loops = grammar()["loop"]
     for s, ps in zip(stats, paths):
-        attempts = sum(ps[i][1]["rmw"] + ps[i][1]["skipped"] for i in loops)
-        calls = sum(ops[i][4] * calls_of(s["ios"], ops[i][3]) for i in loops)
-        retries = s.get("model_stats", {}).get("retries", 0)
-        assert attempts - retries == calls, \
-            f"{what}: {attempts} attempts - {retries} retries != {calls}"
+        for op, (path, c) in zip(ops, ps):
+            calls = op[4] * calls_of(s["ios"], op[3])
+            if op[1] not in loops:
+                assert c["retries"] == 0, f"{what} {path}: {c}"
+                continue
+            assert c["rmw"] + c["skipped"] - c["retries"] == calls, \
+                f"{what} {path}: {c['rmw']} rmw + {c['skipped']} skipped " \
+                f"- {c['retries']} retries != {calls} calls"
+        assert s.get("model_stats", {}).get("retries", 0) == \
+            sum(c["retries"] for _, c in ps), f"{what}: {s}"
 
 
 def check_op(what, op, per_job, total_ios, runtime_ns, copies=1):
@@ -204,10 +212,11 @@ def check_op(what, op, per_job, total_ios, runtime_ns, copies=1):
         assert ran == skipped == 0, f"{what}: {per_job}"
         return
     if name in grammar()["loop"]:
-        # each attempt is an rmw and the retries are the record's, not the
-        # path's: check_cas_loops() checks the calls exactly
-        assert ran + skipped >= repeat * total_ios, \
-            f"{what}: {ran} attempts + {skipped} skipped < {repeat} x {total_ios}"
+        # each attempt is an rmw, each failed one also a retry of the path
+        retries = sum(c["retries"] for _, c, _ in per_job)
+        assert ran + skipped - retries == repeat * total_ios, \
+            f"{what}: {ran} attempts + {skipped} skipped - {retries} " \
+            f"retries != {repeat} x {total_ios}"
         return
     assert ran + skipped == repeat * total_ios, \
         f"{what}: {ran} ran + {skipped} skipped != {repeat} x {total_ios}"

@@ -16,8 +16,9 @@ its counters must be exactly what the form says of fio's total_ios:
   if-test       test_bit() of one word guarding the RMWs on it and on
                 another (/if_test=0): each runs once, the rest skipped
   cas           atomic_inc_not_zero(), atomic_add_unless(): one RMW per
-                call alone on a word; 4 jobs on one word: every attempt
-                an RMW, rmw - retries == the calls exactly
+                call alone on a word, no retries; 4 jobs on one word:
+                every attempt an RMW, per path rmw - retries == the
+                calls exactly
   value-job     WRITE_ONCE(last,job): test_first stores once per job
   64-ops        64 operations a call, each its own path
   alternatives  A|A|B: the I/Os take the sequences in turn (weight 2:1),
@@ -113,6 +114,8 @@ def test_form_counts_equal_fios(ctx, datadir, form, backend, variant):
             ran, calls = ran if isinstance(ran, tuple) else (ran, every)
             assert got == ran(ios), (name, path, c, ios)
             assert got + skipped == calls(ios), (name, path, c, ios)
+        # one job alone on its words: no CAS attempt fails, on any path
+        assert all(c["retries"] == 0 for _, c in paths), paths
         assert s["rmw"] == sum(c["rmw"] for _, c in paths)
         assert s["model_stats"]["retries"] == 0, s["model_stats"]
 
@@ -134,16 +137,24 @@ def test_slots_are_each_jobs_own(ctx, variant):
 
 
 def test_cas_retries_are_exact_under_contention(ctx):
-    """4 jobs on one word: rmw - retries == ios for each job, however
-    many attempts failed."""
+    """4 jobs on one word, two CAS loops a call: for each job and each
+    path, rmw - retries == ios, however many attempts failed; the
+    record's retries are the sum of its paths'."""
     r = ctx.fio_run(ctx.base_args(
         model="pattern", variant="always", numjobs=4, thread=1,
-        pattern_words="ref@0=1", pattern="atomic_inc_not_zero(ref)",
+        pattern_words="ref@0=1",
+        pattern="atomic_inc_not_zero(ref),atomic_add_unless(ref,1,0)",
         runtime="500ms"))
     fiorun.ok(r)
     assert len(r.stats) == 4
     for s in r.stats:
         assert s["ios"] > 0 and s["rmw_skipped"] == 0, s
-        assert s["rmw"] - s["model_stats"]["retries"] == s["ios"], s
+        assert len(s["paths"]) == 2, s["paths"]
+        for path, c in s["paths"].items():
+            assert c["skipped"] == 0, (path, c)
+            assert c["rmw"] - c["retries"] == s["ios"], (path, c, s["ios"])
+        assert s["model_stats"]["retries"] == \
+            sum(c["retries"] for c in s["paths"].values()), s
+        assert s["rmw"] - s["model_stats"]["retries"] == 2 * s["ios"], s
     assert sum(fio_ios(j) for j in r.json()["jobs"]) == \
         sum(s["ios"] for s in r.stats)

@@ -235,7 +235,8 @@ static inline void add_unless(struct pattern_job *j,
 		if (prev == old)
 			break;
 		old = prev;
-		c->stat[STAT_RETRIES]++;
+		fc_count_retry(c, s->i);
+		c->stat[STAT_RETRIES]++;	/* the record's: the paths' sum */
 	}
 	j->sink += old;
 }

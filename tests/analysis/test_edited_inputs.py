@@ -267,6 +267,11 @@ COUNTER_RANGES = [
     ("options", "x", 'line 1: options is "x": want an object'),
     ("errors_set", 2 ** 64, "line 1: errors_set is 18446744073709551616: "
      "want a whole number >= 0 <= 18446744073709551615"),
+    ("paths", {"p": {"rmw": 3, "retries": -1}}, "line 1: paths.p.retries "
+     "is -1: want a whole number >= 0 <= 18446744073709551615"),
+    ("paths", {"p": {"rmw": 3, "retries": 4}}, "line 1: paths.p.retries "
+     "is 4: want at most the path's rmw (3): each retry is one of its "
+     "attempts"),
 ]
 
 
@@ -509,7 +514,7 @@ def _fuzz_dir(d):
 
 
 def _ranged_figures(markdown):
-    """(header, text) of every cell of cli.md's tables in RANGED."""
+    """(header, text) of every cell of report.md's tables in RANGED."""
     header = None
     for line in markdown.splitlines():
         if not line.startswith("|"):
@@ -557,7 +562,7 @@ def test_generated_edits(tmp_path):
         assert rc in (0, 1, 2), (case, err)     # 2: no --base runs left
         assert not re.search(r"(?<![\w.])(inf|nan)(?!\w)", stdout), \
             (case, stdout)
-        md = os.path.join(str(tmp_path / "o"), "cli.md")
+        md = os.path.join(str(tmp_path / "o"), "report.md")
         if rc == 0:
             with open(md) as f:
                 for header, text in _ranged_figures(f.read()):

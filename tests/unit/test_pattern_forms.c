@@ -279,7 +279,7 @@ static void a_test_guards_another_word(void)
 static void cas_loops_skip_and_count(void)
 {
 	struct run r;
-	int retries = name_index(m->stats, "retries");
+	int retries = name_index(m->stats, "retries"), i;
 
 	CHECK(!run_start(&r, "always", "ref@0,live@1=5",
 			 "atomic_inc_not_zero(ref),atomic_inc_not_zero(live),"
@@ -292,6 +292,8 @@ static void cas_loops_skip_and_count(void)
 	CHECK_EQ(r.c[0].rmw[2], 5);
 	CHECK_EQ(r.c[0].skipped[2], 1);
 	CHECK_EQ(r.c[0].stat[retries], 0);
+	for (i = 0; i < 3; i++)		/* alone: no attempt fails */
+		CHECK_EQ(r.c[0].retries[i], 0);
 	CHECK_EQ(arena_word(&r, 64), 5 + 6 + 2 * 5);
 	run_end(&r);
 }
@@ -309,27 +311,40 @@ static void *race(void *arg)
 	return NULL;
 }
 
-/* Two jobs racing on one word: every attempt an RMW, every failed one a
- * retry, so rmw - retries == calls exactly, and the word counts them */
+#define RACERS	4
+
+/* Four jobs racing on one word, two CAS loops a call: every attempt an
+ * RMW, every failed one a retry of its own path, so per path rmw - retries
+ * == calls exactly, the record's retries are the paths' sum, and the word
+ * counts every call */
 static void cas_retries_are_exact_under_contention(void)
 {
 	struct run r;
-	struct racer x[2] = { { &r, 0 }, { &r, 1 } };
-	pthread_t t[2];
-	int retries = name_index(m->stats, "retries"), i;
+	struct racer x[RACERS];
+	pthread_t t[RACERS];
+	int retries = name_index(m->stats, "retries"), i, p;
 
-	CHECK(!run_start(&r, "always", "ref@0=1", "atomic_inc_not_zero(ref)",
-			 2));
-	/* attach both first, so that neither writes the init over the other */
-	run_ios(&r, 0, 1);
-	run_ios(&r, 1, 1);
-	for (i = 0; i < 2; i++)
+	CHECK(!run_start(&r, "always", "ref@0=1",
+			 "atomic_inc_not_zero(ref),atomic_add_unless(ref,1,0)",
+			 RACERS));
+	/* attach all first, so that none writes the init over another */
+	for (i = 0; i < RACERS; i++) {
+		x[i] = (struct racer){ &r, i };
+		run_ios(&r, i, 1);
+	}
+	for (i = 0; i < RACERS; i++)
 		pthread_create(&t[i], NULL, race, &x[i]);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < RACERS; i++)
 		pthread_join(t[i], NULL);
-	for (i = 0; i < 2; i++)
-		CHECK_EQ(r.c[i].rmw[0] - r.c[i].stat[retries], 200001);
-	CHECK_EQ(arena_word(&r, 0), 1 + 2 * 200001);
+	for (i = 0; i < RACERS; i++) {
+		for (p = 0; p < 2; p++) {
+			CHECK_EQ(r.c[i].skipped[p], 0);
+			CHECK_EQ(r.c[i].rmw[p] - r.c[i].retries[p], 200001);
+		}
+		CHECK_EQ(r.c[i].stat[retries],
+			 r.c[i].retries[0] + r.c[i].retries[1]);
+	}
+	CHECK_EQ(arena_word(&r, 0), 1 + 2 * RACERS * 200001);
 	run_end(&r);
 }
 

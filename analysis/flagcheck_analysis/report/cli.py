@@ -195,7 +195,7 @@ def inputs_to_files(inputs):
         if mf is None:
             found = sorted(p for p in glob.glob(os.path.join(item, "*.json"))
                            if os.path.basename(p) not in (
-                               manifest.NAME, rmwcost.calibrate.JSON_NAME)
+                               manifest.NAME, rmwcost.calibration.JSON_NAME)
                            and not os.path.islink(p))
             if not found:
                 warn("%s: no fio JSON files in this directory" % item)

@@ -276,12 +276,25 @@ STATS_SCHEMA = schema.Obj(dict(
     options=_OPTIONS, timed_log2=_U64S, timed_log2_ns=_U64S,
     paths=schema.Map(schema.Map(_U64))))
 # (model_stats: read by the bh_lru table alone, which checks its own)
+# Each path's counts (rmw, skipped, stores, stores_skipped, retries) are
+# unsigned 64-bit; a retry (a failed compare-and-swap attempt) is also one
+# of the path's rmw, so a path has at most as many retries as rmw.
+
+
+def _check_retries(rec):
+    for name, counts in (rec.get("paths") or {}).items():
+        retries, rmw = counts.get("retries", 0), counts.get("rmw", 0)
+        if retries > rmw:
+            raise schema.Invalid("paths.%s.retries" % name, retries,
+                                 "at most the path's rmw (%d): each retry "
+                                 "is one of its attempts" % rmw)
 
 
 def _check_record(rec):
     """schema.Invalid unless the record is one the engine can write: its
     fields (STATS_SCHEMA), its timed calls some of its model calls."""
     schema.check(rec, STATS_SCHEMA)
+    _check_retries(rec)
     calls = rec.get("ios") if "timed_calls" in rec else rec.get("checks")
     timed = rec.get("timed_calls", rec.get("timed_checks"))
     if isinstance(calls, int) and isinstance(timed, int) and timed > calls:
