@@ -5,6 +5,8 @@ import json
 import math
 import sys
 
+from . import corun, schema
+
 # (key, row name in the tables); the order is the order of the rows.
 METRICS = (
     ("iops", "iops"),
@@ -228,6 +230,10 @@ def load_stats(path):
                     raise InputError(path, "line %d: %s is %r: not a whole "
                                      "number of 0 or more"
                                      % (number, key, value))
+            try:
+                corun.check(rec)
+            except schema.Invalid as e:
+                raise InputError(path, "line %d: %s" % (number, e))
             records.append(normalise_stats(rec))
     return records
 
