@@ -66,6 +66,11 @@ def test_verdict_names_jobs_that_seldom_ran_together():
         "undecided: the 95% CI over 5 pairs still holds 1; " + words + \
         "; stop the other load: more runs like these measure little " \
         "contention"
+    assert summary.verdict(_d(1.0, 0.8, 1.3, "undecided"), None, 2, 4, 10,
+                           corun_pct=31.0) == \
+        "undecided: the 95% CI over 5 pairs still holds 1; the machine " \
+        "was busy in 4 of 10 runs; " + words + "; stop the other load: " \
+        "more runs like these measure little contention"
     # together at least half the time, or one job: nothing said
     assert summary.verdict(_d(1.2, 1.1, 1.3), None, 2, 0, 10,
                            corun_pct=50.0) == "decided: test_first faster"

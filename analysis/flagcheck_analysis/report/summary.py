@@ -200,6 +200,8 @@ def _why(d):
 def _undecided(d, busy, runs, name=REPEATS_FLAG, apart=None):
     text = "undecided: " + _why(d)
     if apart:       # more runs of the same would not run them together
+        if busy:
+            text += "; the machine was busy in %d of %d runs" % (busy, runs)
         return text + "; %s; stop the other load: more runs like these " \
             "measure little contention" % apart
     if busy:
