@@ -43,27 +43,46 @@ static void fc_corun_open(struct fc_corun *r, uint64_t now)
 	r->n++;
 }
 
+/* After a long window: away for longer than FC_CORUN_AWAY_NS since the
+ * thread's CPU time was last read? */
+static int fc_corun_away(struct fc_corun *r, uint64_t wall)
+{
+	uint64_t cpu = fc_corun_clock(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t dw = wall - r->cpu_wall;
+	uint64_t dc = cpu > r->cpu ? cpu - r->cpu : 0;
+
+	r->on_ns += dc < dw ? dc : dw;
+	r->cpu = cpu;
+	r->cpu_wall = wall;
+	return dw > dc + FC_CORUN_AWAY_NS;
+}
+
 void fc_corun_sample(struct fc_corun *r)
 {
 	uint64_t wall = fc_corun_clock(CLOCK_MONOTONIC);
-	uint64_t cpu = fc_corun_clock(CLOCK_THREAD_CPUTIME_ID);
-	uint64_t dw, dc;
+	uint64_t dw = wall - r->wall;
 
 	r->left = FC_CORUN_EVERY;
 	if (!r->n) {
+		r->cpu = fc_corun_clock(CLOCK_THREAD_CPUTIME_ID);
+		r->cpu_wall = wall;
+		r->min_dw = UINT64_MAX;
 		fc_corun_open(r, wall);
-		goto out;
+	} else {
+		if (dw < r->min_dw)
+			r->min_dw = dw;
+		if (dw > r->min_dw + FC_CORUN_AWAY_NS && fc_corun_away(r, wall))
+			fc_corun_open(r, wall);	/* a new stretch */
+		else
+			r->iv[2 * r->n - 1] = wall;
 	}
-	dw = wall - r->wall;
-	dc = cpu > r->cpu ? cpu - r->cpu : 0;
-	r->on_ns += dc < dw ? dc : dw;
-	if (dw > dc + FC_CORUN_AWAY_NS)
-		fc_corun_open(r, wall);	/* away in between: a new stretch */
-	else
-		r->iv[2 * r->n - 1] = wall;
-out:
 	r->wall = wall;
-	r->cpu = cpu;
+}
+
+void fc_corun_end(struct fc_corun *r)
+{
+	if (r->n)	/* the CPU time up to the last sample */
+		fc_corun_away(r, r->wall);
 }
 
 char *fc_corun_json(const struct fc_corun *r)

@@ -634,6 +634,7 @@ static void fc_job_end(struct thread_data *td, struct flagcheck_data *jd)
 	if (jd->uncounted)
 		fc_uncounted_done(jd);
 	fc_ramp_check(td, jd);
+	fc_corun_end(&jd->corun);
 	if (jd->offload_job)
 		fc_counters_add(&jd->offload_job->c, &jd->c);
 	else
