@@ -5,6 +5,7 @@
  * the flagcheck_stats file, merged across the jobs by the analysis.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -61,6 +62,7 @@ void fc_corun_sample(struct fc_corun *r)
 {
 	uint64_t wall = fc_corun_clock(CLOCK_MONOTONIC);
 	uint64_t dw = wall - r->wall;
+	bool long_window;
 
 	r->left = FC_CORUN_EVERY;
 	if (!r->n) {
@@ -69,9 +71,12 @@ void fc_corun_sample(struct fc_corun *r)
 		r->min_dw = UINT64_MAX;
 		fc_corun_open(r, wall);
 	} else {
+		/* the first window is asked too: no shortest one is known */
+		long_window = r->min_dw == UINT64_MAX ||
+			      dw > r->min_dw + FC_CORUN_AWAY_NS;
 		if (dw < r->min_dw)
 			r->min_dw = dw;
-		if (dw > r->min_dw + FC_CORUN_AWAY_NS && fc_corun_away(r, wall))
+		if (long_window && fc_corun_away(r, wall))
 			fc_corun_open(r, wall);	/* a new stretch */
 		else
 			r->iv[2 * r->n - 1] = wall;
