@@ -20,6 +20,7 @@
 #include "fio.h"
 
 #include "backend.h"
+#include "corun.h"
 #include "fio_compat.h"
 #include "model.h"
 #include "options.h"
@@ -65,6 +66,7 @@ struct flagcheck_data {
 	unsigned int timed_left;	/* calls until the next timed one */
 	uint64_t clock_ns;	/* what two back-to-back clock reads cost */
 	struct fc_counters c;
+	struct fc_corun corun;	/* when the job ran: corun.h */
 };
 
 FC_EXPORT struct ioengine_ops ioengine;
@@ -198,6 +200,7 @@ static enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 		return fc_queue_uncounted(td, jd, io_u);
 
 	jd->c.ios[io.ddir]++;
+	fc_corun_io(&jd->corun);
 	/* calls 1, 1 + FC_TIMED_EVERY, ... of the job are timed */
 	if (fio_unlikely(--jd->timed_left == 0))
 		err = fc_model_io_timed(jd, ff, &io);
@@ -599,6 +602,10 @@ static int fio_flagcheck_init(struct thread_data *td)
 		td_verror(td, err, jd->backend->name);
 		return 1;
 	}
+	if (fc_corun_init(&jd->corun)) {
+		td_verror(td, ENOMEM, "calloc");
+		return 1;
+	}
 	jd->clock_ns = fc_clock_cost_ns();
 	jd->timed_left = 1;
 	jd->ramp_pending = fc_fio_ramp_set(td);
@@ -621,11 +628,13 @@ static void fc_job_end(struct thread_data *td, struct flagcheck_data *jd)
 		.job		= jd->job,
 		.backend	= jd->backend,
 		.c		= &jd->c,
+		.corun		= &jd->corun,
 	};
 
 	if (jd->uncounted)
 		fc_uncounted_done(jd);
 	fc_ramp_check(td, jd);
+	fc_corun_end(&jd->corun);
 	if (jd->offload_job)
 		fc_counters_add(&jd->offload_job->c, &jd->c);
 	else
@@ -659,6 +668,7 @@ static void fio_flagcheck_cleanup(struct thread_data *td)
 		jd->backend->cleanup(td, jd->backend_data);
 	if (jd->job && jd->model->job_exit)
 		jd->model->job_exit(jd->job, jd->params);
+	fc_corun_free(&jd->corun);
 	free(jd->job);
 	free(jd->params);
 	free(jd);

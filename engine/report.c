@@ -120,11 +120,14 @@ void fc_report(struct thread_data *td, const struct flagcheck_options *o,
 	       const struct fc_report_job *rj)
 {
 	struct fc_stats_job j;
-	char *opts, *line;
+	char *opts, *line, *corun = NULL;
 	int err;
 
 	opts = fc_options_json(rj->model, o);
 	fc_stats_job_of(td, o, rj, &j, opts);
+	if (rj->corun)
+		corun = fc_corun_json(rj->corun);
+	j.corun = corun;
 	/* only beside fio's text output: never inside its JSON or terse */
 	if (output_format & FIO_OUTPUT_NORMAL) {
 		line = fc_stats_text(&j, rj->c);
@@ -138,8 +141,8 @@ void fc_report(struct thread_data *td, const struct flagcheck_options *o,
 				"no counters to %s\n", (int)fc_run_pid,
 				td->o.name, o->stats);
 		} else {
-			err = opts ? fc_stats_append(o->stats, &j, rj->c) :
-				     -ENOMEM;
+			err = opts && (corun || !rj->corun) ?
+				fc_stats_append(o->stats, &j, rj->c) : -ENOMEM;
 			if (err) {
 				/* the job fails: fio exits non-zero */
 				log_err("flagcheck: writing the counters of job "
@@ -151,4 +154,5 @@ void fc_report(struct thread_data *td, const struct flagcheck_options *o,
 		}
 	}
 	free(opts);
+	free(corun);
 }

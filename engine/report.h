@@ -8,6 +8,7 @@
 
 #include "fio.h"
 
+#include "corun.h"
 #include "counters.h"
 #include "model.h"
 #include "options.h"
@@ -20,6 +21,7 @@ struct fc_report_job {
 	const void *job;
 	const struct fc_backend *backend;
 	const struct fc_counters *c;
+	const struct fc_corun *corun;	/* when it ran, or NULL */
 };
 
 /* At load, in fio's own process: the run whose end the jobs report to */

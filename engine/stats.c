@@ -162,6 +162,8 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 		}
 		fputc('}', out);
 	}
+	if (j->corun)
+		fprintf(out, ", \"corun\": %s", j->corun);
 	fputc('}', out);
 	return fc_closed(out, &buf);
 }

@@ -23,6 +23,7 @@ struct fc_stats_job {
 	const char *options;	/* the model's options, a JSON object */
 	const char *const *paths; /* the model's counted paths */
 	const char *const *stats; /* the model's own counters (c->stat[]) */
+	const char *corun;	/* when the job ran (corun.h), JSON, or NULL */
 };
 
 /* One JSON object, no newline: malloc'd, NULL without memory */

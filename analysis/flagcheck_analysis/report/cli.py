@@ -6,7 +6,7 @@ import glob
 import os
 import sys
 
-from ..results import (clients, fiojson, manifest, matrix, published,
+from ..results import (clients, corun, fiojson, manifest, matrix, published,
                        runsetup, safewrite)
 from ..stats import compare, scaling, significance, usl
 from ..run import lineprobe
@@ -393,6 +393,8 @@ def load_records(files, group_by, modes, left_out=None, setups_out=None,
                     left_out.append((path, why))
                 raise fiojson.InputError(path, why + " (left out)")
             metrics = fiojson.run_metrics(doc, stats_records)
+            metrics["corun_pct"] = corun.share(stats_records)
+            metrics["corun_jobs"] = corun.jobs(stats_records)
         except fiojson.InputError as e:
             warn(str(e))
             continue

@@ -15,18 +15,22 @@ The verdict:
                   the line than the published machine had)
   not reproduced  decided, but no difference (a CI narrower than the
                   precision around 1) or the opposite direction
-A scenario without a published ratio gets the direction alone."""
+A scenario without a published ratio gets the direction alone. Where the
+jobs ran together less than corun.SELDOM_PCT of the time (the median over
+the cell's runs, results/corun.py), the verdict says so: such runs measure
+little contention, and more of them do not help."""
 
 import math
 import os
 from collections import namedtuple
 
-from ..results import published
+from ..results import corun, published
 from ..stats import decide, paired, significance
 from . import render
 
+# corun: (median co-running percent or None, jobs that recorded it)
 Row = namedtuple("Row", "scenario numjobs base mode decision busy runs "
-                 "entry verdict")
+                 "entry verdict corun", defaults=(None,))
 
 # what to name in the advice: flagcheck-run's flag, or the make variable
 # that `make reproduce` passes it as (it says so in REPEATS_NAME_ENV)
@@ -100,10 +104,28 @@ def rows(records, counts, base, extra=None):
         nj = max(both)
         d = decision(records, scenario, nj, b, m)
         busy, n = counts.get((scenario, nj), ([], 0))
+        together = _corun(records, scenario, nj)
         out.append(Row(scenario, nj, b, m, d, len(busy), n, entry,
                        verdict(d, entry, nj, len(busy), n,
-                               repeats_name())))
+                               repeats_name(), together[0]), together))
     return out
+
+
+def _corun(records, scenario, numjobs):
+    """(the median over the cell's runs of the share of each run the jobs
+    ran together, or None; the most jobs a run recorded it for)."""
+    cell = [r.metrics for r in records
+            if (r.scenario, r.numjobs) == (scenario, numjobs)]
+    return (corun.cell_share(m.get("corun_pct") for m in cell),
+            max([m.get("corun_jobs") or 0 for m in cell] or [0]))
+
+
+def seldom(numjobs, pct):
+    """The words for a run whose jobs seldom ran together, or None."""
+    if numjobs < 2 or pct is None or pct >= corun.SELDOM_PCT:
+        return None
+    return ("the %d jobs ran together %.0f%% of the time: the line was "
+            "seldom contended" % (numjobs, pct))
 
 
 def marks(records, counts, base):
@@ -175,8 +197,13 @@ def _why(d):
                else "", d.n))
 
 
-def _undecided(d, busy, runs, name=REPEATS_FLAG):
+def _undecided(d, busy, runs, name=REPEATS_FLAG, apart=None):
     text = "undecided: " + _why(d)
+    if apart:       # more runs of the same would not run them together
+        if busy:
+            text += "; the machine was busy in %d of %d runs" % (busy, runs)
+        return text + "; %s; stop the other load: more runs like these " \
+            "measure little contention" % apart
     if busy:
         return text + ("; the machine was busy in %d of %d runs: rerun idle "
                        "or with more repeats (%s)"
@@ -213,10 +240,13 @@ def repeats_name():
     return os.environ.get(REPEATS_NAME_ENV) or REPEATS_FLAG
 
 
-def verdict(d, entry, numjobs, busy, runs, name=REPEATS_FLAG):
-    """The verdict in words (see the module's text)."""
+def verdict(d, entry, numjobs, busy, runs, name=REPEATS_FLAG,
+            corun_pct=None):
+    """The verdict in words (see the module's text); @corun_pct: the
+    share of the runs the jobs ran together (results/corun.py)."""
+    apart = seldom(numjobs, corun_pct)
     if d.reason == "undecided" or d.ci is None:
-        return _undecided(d, busy, runs, name)
+        return _undecided(d, busy, runs, name, apart)
     way = _direction(d)
     if entry is None or entry.ratio is None:
         text = ("decided: %s %s" % (d.mode, "faster" if way > 0 else
@@ -233,6 +263,8 @@ def verdict(d, entry, numjobs, busy, runs, name=REPEATS_FLAG):
         text = _size(d, entry, numjobs)
     if busy:
         text += "; the machine was busy in %d of %d runs" % (busy, runs)
+    if apart:
+        text += "; " + apart
     return text
 
 
@@ -284,13 +316,33 @@ def simulated_lines(summary_rows, simulated):
             for r in summary_rows if r.scenario in (simulated or {})]
 
 
+def corun_lines(summary_rows):
+    """Per row whose runs recorded when their jobs ran: "co-running, LABEL
+    at N jobs: the jobs ran together P% of the run (median over its
+    runs)", or "not applicable (one job)" at 1 job."""
+    out = []
+    for r in summary_rows:
+        pct, jobs = r.corun or (None, 0)
+        if r.numjobs is None or not jobs:
+            continue
+        out.append("co-running, %s at %d job%s: %s" % (
+            r.scenario, r.numjobs, "" if r.numjobs == 1 else "s",
+            "not applicable (one job)" if r.numjobs == 1
+            else "not measured" if pct is None else
+            "the jobs ran together %.0f%% of the run (median over its "
+            "runs)" % pct))
+    return out
+
+
 def text(summary_rows, simulated=None):
-    lines = simulated_lines(summary_rows, simulated)
+    lines = simulated_lines(summary_rows, simulated) + \
+        corun_lines(summary_rows)
     return render.text_table(*table(summary_rows)) + "\n" + \
         "".join(l + "\n" for l in lines)
 
 
 def markdown(summary_rows, simulated=None):
-    lines = simulated_lines(summary_rows, simulated)
+    lines = simulated_lines(summary_rows, simulated) + \
+        corun_lines(summary_rows)
     return render.markdown_table(*table(summary_rows)) + "\n" + \
         ("\n" + "".join("- " + l + "\n" for l in lines) if lines else "")

@@ -6,7 +6,7 @@ import math
 import os
 import sys
 
-from . import schema, textfile
+from . import corun, schema, textfile
 
 # fio's JSON output of one run, a manifest, a calibration and an engine's
 # counters file are each far below this: a manifest of 10000 runs is
@@ -329,6 +329,7 @@ def load_stats(path):
                                  "number of 0 or more" % (number, key, value))
         try:
             _check_record(rec)
+            corun.check(rec)
         except schema.Invalid as e:
             raise InputError(path, "line %d: %s" % (number, e))
         records.append(normalise_stats(rec))

@@ -1,0 +1,82 @@
+"""How much of a run the jobs were on their CPUs at the same time.
+
+Each job of the engine records, off its hot path, the stretches of
+CLOCK_MONOTONIC time it ran (engine/corun.h: every 128 I/Os it compares its
+thread's CPU time with the wall time; more than 100 us away between two
+samples ends a stretch) and writes them as the "corun" object of its line
+in the counters file. Nothing is shared between the jobs while they run:
+the jobs' records are merged here, after the run.
+
+share(): the percent of the run, from the first job's first stretch to the
+last job's last, during which at least two jobs ran at once. None where
+fewer than two jobs recorded stretches (numjobs=1: not applicable; an
+engine older than the record; offloaded submission, whose workers keep
+none)."""
+
+from . import schema
+
+# the "corun" object of a counters line: every field with its range
+SCHEMA = schema.Obj({
+    "every": schema.POSITIVE,
+    "away_ns": schema.COUNT,
+    "on_cpu_ns": schema.COUNT,
+    "merged": schema.COUNT,
+    "intervals": schema.List(schema.List(schema.COUNT, 2)),
+}, required=("intervals",))
+
+# below this share the jobs ran apart more than together: the run says
+# little about the line's contention (the verdict names it)
+SELDOM_PCT = 50.0
+
+
+def check(record):
+    """Raise schema.Invalid at the first bad field of a record's "corun"
+    (absent: nothing to check); a stretch must not end before it starts."""
+    if "corun" not in record:
+        return
+    SCHEMA.check(record["corun"], "corun")
+    for i, (start, end) in enumerate(record["corun"]["intervals"]):
+        if end < start:
+            raise schema.Invalid("corun.intervals[%d]" % i, [start, end],
+                                 "[start, end] with end >= start")
+
+
+def jobs(stats):
+    """How many of the run's jobs wrote a record of their stretches."""
+    return sum(1 for r in stats or ()
+               if isinstance(r.get("corun"), dict)
+               and r["corun"].get("intervals"))
+
+
+def share(stats):
+    """The percent (0..100) of the run during which two or more jobs ran
+    at once, or None (see the module's text)."""
+    jobs = [r["corun"]["intervals"] for r in stats or ()
+            if isinstance(r.get("corun"), dict)
+            and r["corun"].get("intervals")]
+    if len(jobs) < 2:
+        return None
+    events = []
+    for intervals in jobs:
+        for start, end in intervals:
+            events += [(start, 1), (end, -1)]
+    events.sort()
+    span = events[-1][0] - events[0][0]
+    if span <= 0:
+        return None
+    together, running, last = 0, 0, events[0][0]
+    for t, step in events:
+        if running >= 2:
+            together += t - last
+        running += step
+        last = t
+    return 100.0 * together / span
+
+
+def cell_share(values):
+    """The median of a cell's runs' shares (None left out), or None."""
+    vals = sorted(v for v in values if v is not None)
+    if not vals:
+        return None
+    mid = len(vals) // 2
+    return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2

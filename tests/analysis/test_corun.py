@@ -1,0 +1,172 @@
+"""When the jobs ran together (engine/corun.c, results/corun.py): the
+engine's per-job stretches, their merge, and the verdict and co-running
+line of a short S1 run at 2 jobs beside busy loops on every CPU."""
+
+import contextlib
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, REPO, run_cli
+from flagcheck_analysis.results import corun, fiojson
+from flagcheck_analysis.report import summary
+from flagcheck_analysis.stats import decide
+
+S1_JOB = os.path.join(REPO, "jobs", "filemap-odirect-read.fio")
+needs_fio = pytest.mark.skipif(not FIO or not os.path.exists(ENGINE),
+                               reason="fio or the engine not built")
+
+
+def _rec(*intervals):
+    return {"corun": {"every": 128, "intervals": [list(i) for i in
+                                                  intervals]}}
+
+
+def test_share_is_the_time_two_jobs_ran_over_the_span():
+    # together 50..100 of the span 0..150
+    assert corun.share([_rec((0, 100)), _rec((50, 150))]) == \
+        100.0 * 50 / 150
+    # apart: touching ends are not together
+    assert corun.share([_rec((0, 10), (20, 30)), _rec((10, 20))]) == 0.0
+    assert corun.share([_rec((0, 10)), _rec((0, 10))]) == 100.0
+    # one job, or none recorded: not applicable
+    assert corun.share([_rec((0, 10))]) is None
+    assert corun.share([{}, {}]) is None
+    assert corun.jobs([_rec((0, 10)), {}]) == 1
+
+
+def test_a_stretch_that_ends_before_it_starts_is_refused(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps(dict(_rec((5, 4)), flagcheck=2)) + "\n")
+    with pytest.raises(fiojson.InputError) as e:
+        fiojson.load_stats(str(path))
+    assert str(e.value) == "%s: line 1: corun.intervals[0] is [5, 4]: " \
+        "want [start, end] with end >= start" % path
+
+
+def _d(ratio, lo, hi, reason="excludes_1"):
+    return decide.Decision("test_first", reason, ratio, (lo, hi), 5,
+                           by="pairs")
+
+
+def test_verdict_names_jobs_that_seldom_ran_together():
+    words = "the 2 jobs ran together 31% of the time: the line was " \
+        "seldom contended"
+    assert summary.verdict(_d(1.2, 1.1, 1.3), None, 2, 0, 10,
+                           corun_pct=31.0) == \
+        "decided: test_first faster; " + words
+    assert summary.verdict(_d(1.0, 0.8, 1.3, "undecided"), None, 2, 0, 10,
+                           corun_pct=31.0) == \
+        "undecided: the 95% CI over 5 pairs still holds 1; " + words + \
+        "; stop the other load: more runs like these measure little " \
+        "contention"
+    assert summary.verdict(_d(1.0, 0.8, 1.3, "undecided"), None, 2, 4, 10,
+                           corun_pct=31.0) == \
+        "undecided: the 95% CI over 5 pairs still holds 1; the machine " \
+        "was busy in 4 of 10 runs; " + words + "; stop the other load: " \
+        "more runs like these measure little contention"
+    # together at least half the time, or one job: nothing said
+    assert summary.verdict(_d(1.2, 1.1, 1.3), None, 2, 0, 10,
+                           corun_pct=50.0) == "decided: test_first faster"
+    assert summary.verdict(_d(1.2, 1.1, 1.3), None, 1, 0, 10,
+                           corun_pct=0.0) == "decided: test_first faster"
+
+
+def _fio_s1(tmp_path, numjobs, *args):
+    stats = tmp_path / "s1.jsonl"
+    env = dict(os.environ, FLAGCHECK_ENGINE=ENGINE, FLAG_CHECK="always",
+               NUMJOBS=str(numjobs), RUNTIME="1", SIZE="1g",
+               FILENAME="flagcheck-null-target", BACKEND="null",
+               FLAGCHECK_STATS=str(stats))
+    t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    p = subprocess.run([FIO, "--output-format=json"] + list(args) +
+                       [S1_JOB], env=env,
+                       cwd=str(tmp_path), capture_output=True, text=True,
+                       timeout=60)
+    t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    assert p.returncode == 0, p.stderr
+    return fiojson.load_stats(str(stats)), t0, t1
+
+
+@needs_fio
+def test_each_job_records_its_stretches_inside_the_run(tmp_path):
+    records, t0, t1 = _fio_s1(tmp_path, 1)
+    rec, = records
+    c = rec["corun"]
+    assert (c["every"], c["away_ns"]) == (128, 100000)
+    flat = [t for iv in c["intervals"] for t in iv]
+    assert flat == sorted(flat) and t0 <= flat[0] and flat[-1] <= t1
+    # the thread's CPU time between samples: never more than the wall
+    assert c["on_cpu_ns"] <= flat[-1] - flat[0]
+    # one job: the share is not applicable
+    assert corun.share(records) is None and corun.jobs(records) == 1
+
+
+@needs_fio
+def test_two_jobs_on_one_cpu_never_run_together(tmp_path):
+    cpu = min(os.sched_getaffinity(0))
+    records, _, _ = _fio_s1(tmp_path, 2, "--cpus_allowed=%d" % cpu)
+    assert corun.jobs(records) == 2
+    # they take turns: a stretch ends at the job's last sample before it
+    # left the CPU and starts at its first after it came back, so only a
+    # turn shorter than away_ns (100 us, never a CFS slice between two
+    # busy jobs) could show as overlap: 0 on every run so far
+    assert 0 <= corun.share(records) < 1.0
+
+
+@contextlib.contextmanager
+def busy_loops(seconds):
+    """A busy loop on every CPU: bursts of 10-200 ms, pauses of 10-100 ms
+    (about 70% of each CPU), each ending by itself after @seconds."""
+    code = ("import os, random, time\n"
+            "os.sched_setaffinity(0, {%d})\n"
+            "end = time.monotonic() + %d\n"
+            "while time.monotonic() < end:\n"
+            "    t = time.monotonic() + random.uniform(0.01, 0.2)\n"
+            "    while time.monotonic() < t:\n"
+            "        pass\n"
+            "    time.sleep(random.uniform(0.01, 0.1))\n")
+    loops = [subprocess.Popen([sys.executable, "-c", code % (cpu, seconds)])
+             for cpu in sorted(os.sched_getaffinity(0))]
+    try:
+        yield loops
+    finally:
+        for p in loops:
+            p.kill()
+            p.wait()
+
+
+@needs_fio
+def test_s1_beside_busy_loops_names_how_much_the_jobs_ran_together(
+        tmp_path):
+    out = str(tmp_path / "results")
+    random.seed()
+    with busy_loops(90):
+        p = run_cli("flagcheck-run", S1_JOB, "--numjobs", "2", "--repeats",
+                    "3", "--runtime", "1", "--ramp", "0", "--outdir", out,
+                    "--quiet", timeout=120)
+    assert p.returncode == 0, p.stderr
+    r = run_cli("flagcheck-report", out, timeout=120)
+    assert r.returncode == 0, r.stderr
+    # the merge, from the counters files the runs left
+    with open(os.path.join(out, "manifest.json")) as f:
+        runs = json.load(f)["runs"]
+    shares = [corun.share(fiojson.load_stats(os.path.join(out, e["stats"])))
+              for e in runs if e["status"] == "ok"]
+    assert len(shares) == 6 and all(0 <= s <= 100 for s in shares)
+    median = corun.cell_share(shares)
+    line, = [l for l in r.stdout.splitlines()
+             if l.startswith("co-running, S1 ")]
+    assert line == "co-running, S1 filemap-odirect-read at 2 jobs: the " \
+        "jobs ran together %.0f%% of the run (median over its runs)" % median
+    # the verdict names it exactly when the jobs seldom ran together
+    seldom = "the 2 jobs ran together %.0f%% of the time: the line was " \
+        "seldom contended" % median
+    text = re.sub(r"\s+", " ", r.stdout)
+    assert (seldom in text) == (median < corun.SELDOM_PCT)
