@@ -54,6 +54,9 @@ def test_a_job_file_with_none_runs_and_reports(tmp_path):
     text, n = re.subn(r"(?m)^; published-figure: .*$",
                       "; published-figure: none: my own patch", text)
     assert n == 1
+    # a patch of one's own names no published machine either
+    text, n = re.subn(r"(?m)^; published-(machine|rest): .*\n", "", text)
+    assert n == 2
     job = tmp_path / "my-patch.fio"
     job.write_text(text)
     out = str(tmp_path / "res")
@@ -72,6 +75,8 @@ def test_a_job_file_with_none_runs_and_reports(tmp_path):
     assert line[pub:].split()[0] == "-", line
     assert "7fcbbaf18392" not in p.stdout
     assert "filemap_check_errors" not in p.stdout
-    # the estimate for a bigger box still comes
+    # the estimate for a bigger box still comes, in the summary too
+    assert re.search(r"(?m)^my-patch: on skylake-sp-2s at 64 CPUs: x[0-9.]+ "
+                     r"\([0-9.]+\.\.[0-9.]+\)$", "\n".join(block)), block
     assert re.search(r"(?m)^my-patch +2 ", p.stdout.split("ESTIMATE")[1]) \
         if "ESTIMATE" in p.stdout else False, p.stdout

@@ -277,8 +277,9 @@ def rows(args, manifests, warn, records=(), entries=(), simulated=None,
     """The table's rows: per scenario --predict's and the published one;
     @records: the runs (their one-job IOPS give --predict's rest);
     @entries: the manifests' run entries (their line probes check the
-    calibration); @simulated: {label: the published row} filled in for
-    the summary (summary_lines()); @notes: the machine's note appended."""
+    calibration); @simulated: {label: the published row, else --predict's}
+    filled in for the summary (summary_lines()); @notes: the machine's
+    note appended."""
     loaded = {}
 
     def load(name):
@@ -296,7 +297,12 @@ def rows(args, manifests, warn, records=(), entries=(), simulated=None,
         try:
             spec = jobspec.read(path)
             gain_pub = prediction.published_gain(path)
-            out += _predicted(args, load, label, spec, gain_pub, ctx)
+            asked = _predicted(args, load, label, spec, gain_pub, ctx)
+            out += asked
+            if asked and simulated is not None:
+                # the summary's estimate where no published machine is
+                # named (published-figure: none, a patch of one's own)
+                simulated[label] = asked[-1]
             pub = spec.published
             if pub and spec.rest == "work":
                 mach = load(pub.profile)
