@@ -92,7 +92,8 @@ class TestRunner(ResultsDirCase):
         self.assertEqual(p.returncode, 2)
         self.assertEqual(p.stderr.splitlines()[-1],
                          "flagcheck-run: error: --clocksource: %s has runs "
-                         "made with clocksource=clock_gettime, this command "
+                         "made with clocksource=clock_gettime "
+                         "(null-engine_always_nj1_r1), this command "
                          "would use cpu: give --clocksource clock_gettime to "
                          "resume it, or another --outdir" % self.out)
         p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
