@@ -81,7 +81,7 @@ def matrix_job(ctx, backend, model, thread, datadir):
             ("size", "4m"), ("bs", "4k"), ("number_ios", 3000),
             ("randrepeat", 0), ("thread", thread)]
     assert model in EXPECT, f"model {model}: no line in tests/expectations.py"
-    opts += [tuple(o[2:].split("=")) for o in EXPECT[model].always]
+    opts += [tuple(o[2:].split("=", 1)) for o in EXPECT[model].always]
     jobs = [(f"d{depth}-{rw}", [("iodepth", depth), ("rw", rw),
                                 ("filename", f"f-{depth}-{rw}")])
             for depth in DEPTHS for rw in RWS]
