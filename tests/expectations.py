@@ -38,19 +38,24 @@ EXPECT = {
         lambda s, r, w: (s["checks"], 4 * (r + w)),
         lambda r, w: 4 * (r + w)),
     # a pattern written in the job file: S1's two test_and_clear_bit(),
-    # then one of each shape of docs/pattern.md's new forms, each one RMW
-    # a call: an add on one of 4 objects in turn, an add on the job's own
-    # slot of a shared line, a set_bit guarded by a test of another bit
-    # (never set: it always runs), a CAS loop on a word that is never 0
-    # (its calls are its attempts less its retries)
+    # then one of each of docs/pattern.md's new shapes: an add on one of 4
+    # objects in turn, an add on the job's own slot of a shared line, a
+    # set_bit guarded by a test of another bit (never set: it always
+    # runs), a CAS loop on a word that is never 0 (its calls are its
+    # attempts less its retries) and ten loads: 17 operations, past the
+    # 16 a sequence once held, 6 RMWs; every other I/O (from the second)
+    # takes the alternative after '|' instead: an add on the slot and a
+    # store of the job's CPU
     "pattern": Expect(
         ["--variant=always",
-         "--pattern_words=flags@0,o@1:obj(4,turn),s@20:slot,c@3=1",
+         "--pattern_words=flags@0,o@1:obj(4,turn),s@20:slot,c@3=1,v@4",
          "--pattern=test_and_clear_bit(flags,0),test_and_clear_bit(flags,1),"
          "atomic_inc(o),atomic_inc(s),test_bit(flags,0),"
-         "set_bit(flags,2)/if_test=0,atomic_inc_not_zero(c)"],
-        lambda s, r, w: (s["rmw"] - s.get("model_stats", {}).get("retries",
-                                                                 0),
-                         6 * (r + w)),
+         "set_bit(flags,2)/if_test=0,atomic_inc_not_zero(c)," +
+         ",".join(["READ_ONCE(flags)"] * 10) +
+         "|atomic_inc(s),WRITE_ONCE(v,cpu)"],
+        lambda s, r, w: ((s["rmw"] - s.get("model_stats", {}).get(
+            "retries", 0), s["stores"]),
+            (6 * ((r + w + 1) // 2) + (r + w) // 2, (r + w) // 2)),
         lambda r, w: r + w),
 }
