@@ -1,24 +1,11 @@
 """The catalogue (jobs/catalogue/): each job file's published figure, read
 from its header, and each run's test_first/always ratio beside it.
 
-A catalogue job file names the figure its source published in one header
-line of a fixed form (the job file is the one place it is written):
-
-  ; published-figure: A -> B higher|lower WHAT
-        before -> after the fix, and which way is better (IOPS, jobs/min:
-        higher; seconds, us: lower); the gain is B/A (higher), A/B (lower)
-  ; published-figure: xR WHAT
-        the gain as the source gives it ("score x1.95")
-  ; published-figure: -P% WHAT
-        LKP's %change of the bad code against the fixed one; the gain is
-        1 / (1 - P/100)
-  ; published-figure: none [WHY]
-        no figure was published (a patch of your own, one not yet
-        measured): the gain is None, the tables show "-" where it would
-        be, the run's own ratio and the estimate stand alone
-
-WHAT (the benchmark, the machine) must not be empty.  The gain is what a
-run's test_first/always IOPS ratio is compared with.
+A catalogue job file names the figure its source published in one
+`; published-figure:` header line (the job file is the one place it is
+written); its forms and their gains are results/jobheader.py's, read from
+there. The gain is what a run's test_first/always IOPS ratio is compared
+with.
 """
 
 from collections import namedtuple
