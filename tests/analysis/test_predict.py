@@ -8,6 +8,7 @@ the window holds whole rounds and the closed forms are exact (rel 1e-9);
 where a guard's phase differs per CPU a CPU's count in the window may be
 one off, and the test says so with its tolerance."""
 
+import argparse
 import ast
 import json
 import os
@@ -398,7 +399,6 @@ def test_measured_rest_widens_the_band():
 # ----- the report's big-box answer -----
 
 def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
-    import argparse
     from flagcheck_analysis.report import backtest, bigbox
     path = os.path.join(helpers.REPO, "jobs", "catalogue",
                         "memcg-adjacent-lines.fio")
@@ -427,10 +427,47 @@ def test_report_beside_rows_measured_over_simulated():
     sp = spec("x@0", "atomic_inc(x),work(95)")
     # one CPU: 1 / (100 ns) exactly; measured 10% and 20% under it
     rows = bigbox.beside_rows("S", sp, m, {(1, "always"): 9e6,
-                                           (1, "test_first"): 8e6}, 0.0)
-    assert [r[:4] + r[5:] for r in rows] == [
-        ["S", "1", "always", "9000000", "0.90", "yes"],
-        ["S", "1", "test_first", "8000000", "0.80", "no"]]
+                                           (1, "test_first"): 8e6},
+                              (0.0, "0 null", False))
+    assert [r[:5] + r[6:] for r in rows] == [
+        ["S", "1", "always", "0 null", "9000000", "0.90", "yes"],
+        ["S", "1", "test_first", "0 null", "8000000", "0.80", "no"]]
+
+
+def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
+    # the one-job runs give the rest: 1e9 / 4e6 - (5 + 95) = 150 ns a
+    # run; their rows say so, the two-job rows are judged with it
+    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.stats.compare import Record
+    m = Machine(same_llc=(50.0,) * 3, atomic_local=(5.0,) * 3,
+                load_hit=(1.0,) * 3)
+    sp = spec("x@0", "atomic_inc(x),work(95)")
+    recs = [Record("S", mode, 1, 0, {"iops": 4e6}, "r.json")
+            for mode in ("always", "test_first")]
+    args = argparse.Namespace(fio_ns=None)
+    rest = bigbox.beside_rest(args, sp, m, recs, "S")
+    assert rest == ((150.0, 150.0, 150.0), "150", True)
+    rows = bigbox.beside_rows("S", sp, m, {(1, "always"): 4e6,
+                                           (2, "always"): 7e6}, rest)
+    assert [r[1] for r in rows] == ["1", "2"]
+    assert rows[0][7] == "its rest"
+    assert rows[1][7] in ("yes", "no")
+
+
+def test_line_probes_stand_in_for_a_contradicted_calibration():
+    from flagcheck_analysis.results import machine
+    m = Machine(same_llc=(108.0,) * 3)
+    p = machine.Probed(m, [40.0, 29.0, 106.0, 31.0])
+    assert [p.transfer_ns(0, 1, w) for w in ("low", "typ", "high")] == \
+        [29.0, 40.0, 106.0]
+    assert p.transfer_ns(1, 1) == 0.0
+    assert (p.physics, p.local_ns("atomic_local")) == \
+        (m.physics, m.local_ns("atomic_local"))
+    # the closed form of one shared word with no rest, at the probes' cost
+    r = run(spec("x@0", "atomic_inc(x)"), p, 2)
+    assert r["iops"] == pytest.approx(1e9 / 40.0, rel=EXACT)
+    with pytest.raises(machine.MachineError):
+        machine.Probed(m, [])
 
 
 def test_a_calibration_the_line_probes_contradict_is_not_used():

@@ -342,10 +342,14 @@ def table(args, manifests, warn, records=(), entries=(), simulated=None):
 
 BESIDE_TITLE = ("checked on this box: each pattern job simulated on this "
                 "box's calibration at the numjobs it ran, beside the "
-                "measured (mean over the repeats); within %d%% or not"
+                "measured (mean over the repeats); within %d%% or not; "
+                "rest ns: the rest of each I/O, from the scenario's one-job "
+                "runs (each less the pattern's own ns; those rows are then "
+                "its rest, not a check), else fio's null engine here "
+                "(null) or --fio-ns (given)"
                 % round(100 * WITHIN))
-BESIDE_HEADER = ["scenario", "numjobs", "mode", "measured IOPS",
-                 "simulated IOPS (band)", "measured/simulated", "within"]
+BESIDE_HEADER = ["scenario", "numjobs", "mode", "rest ns", "measured IOPS",
+                 "simulated IOPS (band)", "meas./sim.", "within"]
 
 
 def measured_iops(records):
@@ -365,42 +369,65 @@ def of_scenario(label, labels):
     return {x for x in labels if x == label or x.startswith(label + " (")}
 
 
-def beside_rows(scenario, spec, mach, measured, rest_ns):
-    """Rows for one job: @measured {(numjobs, mode): IOPS}."""
+def beside_rest(args, spec, mach, records, label):
+    """(rest ns, its words, whether the one-job runs gave it) of scenario
+    @label simulated beside measured on @mach: --fio-ns, else this
+    results' one-job runs (run_rest()), else fio's null engine here."""
+    if args.fio_ns is None:
+        got = run_rest(spec, mach, mach, one_job_iops(records, label))
+        if got is not None:
+            return got[0], "%.0f" % got[0][0], True
+    rest = prediction.rest_of("fio", args.fio_ns, mach)
+    typ = rest[0] if isinstance(rest[0], (int, float)) else rest[0][0]
+    return rest[0], "%.0f %s" % (typ, "given" if args.fio_ns is not None
+                                  else "null"), False
+
+
+def beside_rows(scenario, spec, mach, measured, rest):
+    """Rows for one job: @measured {(numjobs, mode): IOPS}; @rest as
+    beside_rest() gives it (a 1-job row that gave the rest is marked so,
+    not judged)."""
+    ns, how, from_runs = rest
     out = []
     for nj in sorted({n for n, _ in measured}):
         if nj > mach.total_cpus:
             continue
-        p = simulate.predict(spec, mach, nj, None, rest_ns)
+        p = simulate.predict(spec, mach, nj, None, ns)
         for mode in simulate.MODES:
             x = measured.get((nj, mode))
             if x is None:
                 continue
             s = p["modes"][mode]
             ratio = x / s["iops"]
-            out.append([scenario, str(nj), mode, "%.0f" % x,
+            within = "yes" if abs(ratio - 1) <= WITHIN else "no"
+            out.append([scenario, str(nj), mode, how, "%.0f" % x,
                         "%.0f (%.0f..%.0f)" % (s["iops"], s["low"],
                                                s["high"]),
                         "%.2f" % ratio,
-                        "yes" if abs(ratio - 1) <= WITHIN else "no"])
+                        "its rest" if from_runs and nj == 1 else within])
     return out
+
+
+def probes(entries):
+    """(the runs' line probe values in ns, sorted; the CPU pairs they
+    measured) of the manifest run @entries."""
+    vs, pairs = [], set()
+    for e in entries:
+        v = lineprobe.values(e)
+        if v:
+            vs += v
+            pairs.add(tuple(e["line_probe"].get("cpus") or ()))
+    return sorted(vs), [p for p in pairs if len(p) == 2]
 
 
 def disagreement(mach, entries, what="simulated beside measured is left "
                  "out"):
     """A line naming how the calibration @mach and the runs' line probes
     (manifest @entries) disagree by more than DISAGREE, or None."""
-    probes, pairs = [], set()
-    for e in entries:
-        vs = lineprobe.values(e)
-        if vs:
-            probes += vs
-            pairs.add(tuple(e["line_probe"].get("cpus") or ()))
-    pairs = [p for p in pairs if len(p) == 2]
-    if not probes or not pairs:
+    vs, pairs = probes(entries)
+    if not vs or not pairs:
         return None
-    probes.sort()
-    probe = probes[len(probes) // 2]
+    probe = vs[len(vs) // 2]
     try:
         cal = sorted(mach.transfer_ns(a, b) for a, b in pairs)
     except (KeyError, IndexError, ValueError):
@@ -411,12 +438,13 @@ def disagreement(mach, entries, what="simulated beside measured is left "
     return ("the calibration (%s) puts %.0f ns between the runs' CPUs, "
             "their line probes %.0f ns (median of %d): more than x%g "
             "apart, the calibration is not used (%s)"
-            % (mach.name, cal_ns, probe, len(probes), DISAGREE, what))
+            % (mach.name, cal_ns, probe, len(vs), DISAGREE, what))
 
 
 def beside(args, manifests, records, warn, entries=()):
-    """[the table] or []: needs calibration.json in the results that the
-    runs' line probes (@entries: manifest run entries) do not contradict."""
+    """[the table] or []: needs calibration.json in the results; where
+    the runs' line probes (@entries: manifest run entries) contradict its
+    transfers, they stand in for them (machine.Probed)."""
     cal = _calibration(args.inputs)
     jobs = job_files(manifests)
     if cal is None or not jobs:
@@ -425,11 +453,11 @@ def beside(args, manifests, records, warn, entries=()):
     body = []
     try:
         mach = machine.load(cal)
-        why = disagreement(mach, entries)
+        why = disagreement(mach, entries, "its transfers are the runs' "
+                           "line probes in simulated beside measured")
         if why:
             warn(why)
-            return []
-        rest = prediction.rest_of("fio", args.fio_ns, mach)
+            mach = machine.Probed(mach, probes(entries)[0])
     except ValueError as e:
         warn("%s (simulated beside measured is left out)" % e)
         return []
@@ -441,10 +469,11 @@ def beside(args, manifests, records, warn, entries=()):
             mine = {(nj, mode): v for (s, nj, mode), v in iops.items()
                     if s == label}
             try:
-                body += beside_rows(label, jobspec.read(path), mach, mine,
-                                    rest[0])
+                spec = jobspec.read(path)
+                rest = beside_rest(args, spec, mach, records, label)
+                body += beside_rows(label, spec, mach, mine, rest)
             except (ValueError, jobspec.SpecError,
                     simulate.PredictError) as e:
                 warn("%s (simulated beside measured leaves it out)" % e)
-    return [(BESIDE_TITLE + "; rest " + rest[1], BESIDE_HEADER, body,
-             {1, 3, 4, 5})] if body else []
+    return [(BESIDE_TITLE, BESIDE_HEADER, body, {1, 3, 4, 5, 6})] \
+        if body else []

@@ -307,6 +307,32 @@ class CalibratedMachine(Machine):
         return super().local_ns(what, which)
 
 
+class Probed:
+    """A calibration @mach whose one-way transfer between any two of its
+    CPUs is the runs' own line probes (@ns: each probe, in ns) in place of
+    its measured matrix: their lowest, median and highest as the low, typ
+    and high costs; everything else (CPUs, nodes, local costs, physics)
+    is @mach's.  For a calibration the runs' probes contradict: they
+    measured the line while the runs ran, it before them."""
+
+    def __init__(self, mach, ns):
+        s = sorted(float(x) for x in ns)
+        if not s or s[0] <= 0:
+            raise MachineError("%s: line probes %r: want one or more "
+                               "figures > 0 ns" % (mach.name, ns))
+        self._mach = mach
+        self.probes = (s[0], s[len(s) // 2], s[-1])
+        self.name = "%s, transfers from the runs' line probes" % mach.name
+
+    def __getattr__(self, name):
+        return getattr(self._mach, name)
+
+    def transfer_ns(self, a, b, which="typ"):
+        if self._mach.relation(a, b) == "self":
+            return 0.0
+        return self.probes[_which(which)]
+
+
 def _which(which):
     if which not in WHICH:
         raise MachineError("which %r: want low, typ or high" % (which,))
