@@ -98,3 +98,25 @@ def test_a_table_too_wide_for_notes_is_split_with_its_keys():
     # every value once, in order
     values = [v for l in data for v in l.split()[3:]]
     assert values == ["%d.000000" % i for i in range(12)]
+
+
+def test_prose_in_a_figures_column_becomes_a_footnote_not_a_wrapped_row():
+    # the why table's "accounted" column: figures, right-aligned, but a
+    # cell of prose where there is no figure; a figure with its spread
+    # ("±" and a blank) stays whole
+    prose = ("beyond 100% (x16.8): the runs' RMWs cost less than the "
+             "calibration's, as when the jobs seldom ran at once")
+    header = ["scenario", "numjobs", "always", "accounted", "ceiling IOPS"]
+    rows = [["S2 buffer-new-randwrite", "2", "10188908 ±  7%", prose,
+             "13570198"],
+            ["S1 filemap-odirect-read", "1", "2547227 ± 10%", "28.1%",
+             "226557107"]]
+    out = render.text_table("why", header, rows, {1, 2, 3, 4}, width=80)
+    lines = out.splitlines()
+    assert max(len(l) for l in lines) <= 80
+    assert " ".join(l.strip() for l in lines[-2:]) == "[1] " + prose
+    body = lines[3:5]
+    assert body[0].split() == ["S2", "buffer-new-randwrite", "2", "10188908",
+                               "±", "7%", "beyond", "100%", "[1]",
+                               "13570198"]
+    assert body[1].split()[-2:] == ["28.1%", "226557107"]

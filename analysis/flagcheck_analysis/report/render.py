@@ -4,6 +4,7 @@ strings."""
 
 import csv
 import io
+import re
 import textwrap
 
 from ..results import published
@@ -105,6 +106,7 @@ WIDTH = 120
 _width = [WIDTH]        # flagcheck-report --width sets it (set_width)
 NOTE_MIN = 16           # a column is not cut narrower than this for a note
 _CUTS = (": ", "; ", " (", ", ")
+_PROSE = re.compile(r"[A-Za-z]{2,}[ ,:;]+[A-Za-z]{2,}")
 
 
 def set_width(cols):
@@ -141,9 +143,13 @@ def _note(cell, cap, notes):
     return (head.rstrip(" ,;:(") + " " + mark) if head else mark
 
 
-def _is_note(cell, cap):
+def _is_note(cell, cap, right=False):
     """Prose (it has a space) longer than @cap: a footnote's text; names
-    and numbers stay whole."""
+    and numbers stay whole.  In a right-aligned (figures) column, only
+    prose of words ("beyond 100% (x16.8): the runs' ..."), never a
+    figure with its spread ("2547227 ±  7%")."""
+    if right and not _PROSE.search(cell):
+        return False
     return len(cell) > cap and " " in cell.strip()
 
 
@@ -152,8 +158,8 @@ def _word(h):
 
 
 def _footnote(cells, right, width, notes):
-    """Long prose in left-aligned columns becomes footnotes, the widest
-    column first, until the table fits (its headers may break later)."""
+    """Long prose becomes footnotes, the widest such column first, until
+    the table fits (its headers may break later)."""
     header, rows = cells[0], cells[1:]
     while True:
         widths = [max([_word(header[i])] + [len(r[i]) for r in rows])
@@ -162,16 +168,16 @@ def _footnote(cells, right, width, notes):
         if over <= 0:
             return
         free = [i for i in range(len(header))
-                if i not in right and i not in _keys(header) and
-                any(_is_note(r[i], max(NOTE_MIN, _word(header[i])))
-                    for r in rows)]
+                if i not in _keys(header) and
+                any(_is_note(r[i], max(NOTE_MIN, _word(header[i])),
+                             i in right) for r in rows)]
         if not free:
             return
         i = max(free, key=lambda k: widths[k])
         cap = max(NOTE_MIN, _word(header[i]), widths[i] - over)
         changed = False
         for r in rows:
-            if _is_note(r[i], cap):
+            if _is_note(r[i], cap, i in right):
                 r[i] = _note(r[i], cap, notes)
                 changed = True
         if not changed:
