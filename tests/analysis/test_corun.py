@@ -50,6 +50,25 @@ def test_a_stretch_that_ends_before_it_starts_is_refused(tmp_path):
         "want [start, end] with end >= start" % path
 
 
+def test_a_cells_share_is_the_median_of_its_runs_counters(tmp_path):
+    from flagcheck_analysis.results import matrix
+    runs = [matrix.Run("s", mode, 2, rep) for rep in (1, 2)
+            for mode in ("always", "test_first")]
+    # shares 100, 50, 0 (touching ends), and one run with no counters
+    stretches = [((0, 10), (0, 10)), ((0, 100), (50, 150)),
+                 ((0, 10), (10, 20))]
+    for run, (a, b) in zip(runs, stretches):
+        with open(matrix.stats_path(str(tmp_path), run), "w") as f:
+            for rec in (_rec(a), _rec(b)):
+                f.write(json.dumps(dict(rec, flagcheck=2)) + "\n")
+    assert decide.cell_corun(str(tmp_path), runs) == 100.0 * 50 / 150
+    assert decide.cell_corun(str(tmp_path), runs[3:]) is None
+    assert decide.seldom_together(2, 49.9) is True
+    assert decide.seldom_together(2, corun.SELDOM_PCT) is False
+    assert decide.seldom_together(1, 0.0) is False
+    assert decide.seldom_together(2, None) is False
+
+
 def _d(ratio, lo, hi, reason="excludes_1"):
     return decide.Decision("test_first", reason, ratio, (lo, hi), 5,
                            by="pairs")

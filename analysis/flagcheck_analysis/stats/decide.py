@@ -17,7 +17,7 @@ interval."""
 
 from collections import namedtuple
 
-from ..results import fiojson, matrix
+from ..results import corun, fiojson, matrix
 from . import paired, significance
 
 MIN_REPEATS = 3
@@ -151,3 +151,24 @@ def cell_values_by_repeat(outdir, runs, metric=METRIC):
         if value is not None:
             out.setdefault(run.mode, {})[run.repeat] = value
     return out
+
+
+def cell_corun(outdir, runs):
+    """How much of the run the jobs ran together, the median over the
+    finished @runs of one cell (results/corun.py), or None where none
+    recorded it (one job, offloaded submission, an older engine); a run
+    whose counters are missing or unreadable counts as not recorded."""
+    shares = []
+    for run in runs:
+        try:
+            shares.append(corun.share(fiojson.load_stats(
+                matrix.stats_path(outdir, run))))
+        except fiojson.InputError:
+            continue
+    return corun.cell_share(shares)
+
+
+def seldom_together(numjobs, share):
+    """True where a cell's jobs ran together less than corun.SELDOM_PCT of
+    the run: more repeats of the same would not contend the line either."""
+    return numjobs >= 2 and share is not None and share < corun.SELDOM_PCT
