@@ -6,6 +6,7 @@ import tempfile
 import unittest
 
 from tests.analysis.helpers import FIO, NULL_JOB, ResultsDirCase, run_cli
+from flagcheck_analysis.results import clocksource
 from flagcheck_analysis.run import clock
 
 
@@ -44,12 +45,13 @@ class TestChoose(unittest.TestCase):
         self.assertIsNone(clock.kernel_clocksource("/nonexistent/cs"))
 
     def test_report_line(self):
-        self.assertIsNone(clock.describe({"ramp_s": 1}))
+        self.assertIsNone(clocksource.describe({"ramp_s": 1}))
         self.assertEqual(
-            clock.describe({"clocksource": "cpu", "clocksource_why": "x"}),
+            clocksource.describe({"clocksource": "cpu",
+                                  "clocksource_why": "x"}),
             "clock: fio clocksource=cpu for every run (x)")
-        self.assertEqual(clock.describe({"clocksource": None,
-                                         "clocksource_why": "y"}),
+        self.assertEqual(clocksource.describe({"clocksource": None,
+                                               "clocksource_why": "y"}),
                          "clock: y")
 
 

@@ -7,6 +7,7 @@ import tempfile
 import unittest
 
 from tests.analysis import helpers  # noqa: F401  (sys.path)
+from flagcheck_analysis.results import busymark
 from flagcheck_analysis.run import interference
 
 STAT = """\
@@ -137,12 +138,11 @@ class TestMeasure(unittest.TestCase):
         self.assertEqual(m["reasons"], ["steal 12% of CPUs 0"])
 
     def test_is_busy(self):
-        self.assertTrue(interference.is_busy({"interference":
-                                              {"busy": True}}))
-        self.assertFalse(interference.is_busy({"interference":
-                                               {"busy": False}}))
-        self.assertFalse(interference.is_busy({}))
-        self.assertFalse(interference.is_busy(None))
+        self.assertTrue(busymark.is_busy({"interference": {"busy": True}}))
+        self.assertFalse(busymark.is_busy({"interference":
+                                           {"busy": False}}))
+        self.assertFalse(busymark.is_busy({}))
+        self.assertFalse(busymark.is_busy(None))
 
 
 def proc_stat_line(pid, comm, ppid, kthread, utime, stime, cpu,

@@ -1,12 +1,14 @@
-"""The analysis in layers: results/ and stats/ import no layer above them,
-calibrate/ does not import run/ (run/ calibrates through it), and nothing
-flagcheck-run loads is part of report/ (the report's modules
+"""The analysis in layers, bottom to top: results/, stats/, calibrate/ run/
+predict/, report/; no module imports one of a layer above its own, with no
+exemption. calibrate/ does not import run/ (run/ calibrates through it),
+and nothing flagcheck-run loads is part of report/ (the report's modules
 and matplotlib stay out of a run)."""
 
 import ast
 import os
 import subprocess
-import unittest
+
+import pytest
 
 from tests.analysis.helpers import REPO
 
@@ -64,51 +66,63 @@ def closure(start, graph):
     return seen
 
 
-class TestLayers(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        files = module_files()
-        cls.graph = {m: imports(m, p, files) for m, p in files.items()}
+# bottom to top: a module reaches (imports, directly or through others) no
+# module of a layer above its own; predict/ reads job files through
+# run/jobfile.py and is read by the report
+LAYERS = (("results",), ("stats",), ("calibrate", "run", "predict"),
+          ("report",))
 
-    def of(self, layer):
-        prefix = "%s.%s." % (NAME, layer)
-        mods = [m for m in self.graph if m.startswith(prefix)]
-        self.assertTrue(mods, "no modules under %s" % prefix)
-        return mods
 
-    def reached(self, layer, forbidden):
-        out = {}
-        for m in self.of(layer):
-            bad = sorted(x for x in closure([m], self.graph)
-                         if any(x.startswith("%s.%s" % (NAME, f))
-                                for f in forbidden))
-            if bad:
-                out[m] = bad
-        return out
+@pytest.fixture(scope="module")
+def graph():
+    files = module_files()
+    return {m: imports(m, p, files) for m, p in files.items()}
 
-    def test_run_never_imports_report(self):
-        self.assertEqual(self.reached("run", ["report"]), {})
 
-    def test_calibrate_measurement_never_imports_report(self):
-        # the runner measures through calibrate.calibration
-        self.assertEqual({m: b for m, b in self.reached(
-            "calibrate", ["report"]).items()
-            if m != NAME + ".calibrate.cli"}, {})
+def of(graph, layer):
+    prefix = "%s.%s." % (NAME, layer)
+    mods = [m for m in graph if m.startswith(prefix)]
+    assert mods, "no modules under %s" % prefix
+    return mods
 
-    def test_calibrate_never_imports_run(self):
-        # the runner calibrates through calibrate/, never the other way
-        self.assertEqual(self.reached("calibrate", ["run"]), {})
 
-    def test_results_and_stats_import_no_layer_above(self):
-        above = ["run", "calibrate", "report"]
-        self.assertEqual(self.reached("results", above + ["stats"]), {})
-        self.assertEqual(self.reached("stats", above), {})
+def reached(graph, layer, forbidden):
+    out = {}
+    bases = ["%s.%s" % (NAME, f) for f in forbidden]
+    for m in of(graph, layer):
+        bad = sorted(x for x in closure([m], graph)
+                     if any(x == b or x.startswith(b + ".") for b in bases))
+        if bad:
+            out[m] = bad
+    return out
 
-    def test_the_walk_sees_imports(self):
-        # the report does import the run package's lineprobe: the walk
-        # would see run importing report the same way
-        self.assertIn(NAME + ".run.lineprobe",
-                      closure([NAME + ".report.cli"], self.graph))
+
+def above(layer):
+    at = [i for i, names in enumerate(LAYERS) if layer in names][0]
+    return [n for names in LAYERS[at + 1:] for n in names]
+
+
+def test_every_module_is_in_a_layer(graph):
+    layers = {n for names in LAYERS for n in names}
+    assert sorted(m for m in graph if m != NAME
+                  and m.split(".")[1] not in layers) == []
+
+
+@pytest.mark.parametrize("layer", [n for names in LAYERS for n in names])
+def test_no_layer_reaches_a_layer_above(graph, layer):
+    assert reached(graph, layer, above(layer)) == {}
+
+
+def test_calibrate_never_imports_run(graph):
+    # the runner calibrates through calibrate/, never the other way
+    assert reached(graph, "calibrate", ["run"]) == {}
+
+
+def test_the_walk_sees_imports(graph):
+    # the report reads the line probes through results/: the walk would
+    # see a layer importing one above it the same way
+    assert NAME + ".results.lineprobes" in \
+        closure([NAME + ".report.cli"], graph)
 
 
 def renamed_imports(path):
@@ -126,28 +140,22 @@ def renamed_imports(path):
     return out
 
 
-class TestNames(unittest.TestCase):
-    def test_modules_are_imported_by_their_names(self):
-        bad = {p: r for p in module_files().values()
-               for r in [renamed_imports(p)] if r}
-        self.assertEqual(bad, {})
+def test_modules_are_imported_by_their_names():
+    bad = {p: r for p in module_files().values()
+           for r in [renamed_imports(p)] if r}
+    assert bad == {}
 
 
-class TestRunLoads(unittest.TestCase):
-    def test_help_loads_no_report_and_no_matplotlib(self):
-        p = subprocess.run(
-            ["/usr/bin/python3", "-X", "importtime",
-             os.path.join(REPO, "analysis", "flagcheck-run"), "--help"],
-            capture_output=True, text=True, timeout=60)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        loaded = [line.rsplit("|", 1)[-1].strip()
-                  for line in p.stderr.splitlines()
-                  if line.startswith("import time:")]
-        self.assertIn(NAME + ".run.cli", loaded)
-        self.assertEqual([m for m in loaded if m == "matplotlib"
-                          or m.startswith("matplotlib.")
-                          or m.startswith(NAME + ".report")], [])
-
-
-if __name__ == "__main__":
-    unittest.main()
+def test_run_help_loads_no_report_and_no_matplotlib():
+    p = subprocess.run(
+        ["/usr/bin/python3", "-X", "importtime",
+         os.path.join(REPO, "analysis", "flagcheck-run"), "--help"],
+        capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    loaded = [line.rsplit("|", 1)[-1].strip()
+              for line in p.stderr.splitlines()
+              if line.startswith("import time:")]
+    assert NAME + ".run.cli" in loaded
+    assert [m for m in loaded if m == "matplotlib"
+            or m.startswith("matplotlib.")
+            or m.startswith(NAME + ".report")] == []

@@ -1,12 +1,12 @@
 """The line probe: the cache line between job 1's and job 2's CPUs,
 measured before and after each run (flagcheck_analysis.run.lineprobe and
-flagcheck-run)."""
+flagcheck-run; results.lineprobes reads what it recorded)."""
 
 import os
 import unittest
 
 from tests.analysis.helpers import HERE, NULL_JOB, ResultsDirCase, run_cli
-from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.results import fiojson, lineprobes
 from flagcheck_analysis.stats import compare
 from flagcheck_analysis.run import lineprobe
 from flagcheck_analysis.calibrate import calibration
@@ -37,17 +37,17 @@ class TestPure(unittest.TestCase):
                                                         125.7, 124.2),
                 entry("always", 1, 30.0, None, numjobs=4),
                 {"scenario": "s", "numjobs": 1, "mode": "always"}]
-        spans = lineprobe.cell_spans(runs)
+        spans = lineprobes.cell_spans(runs)
         self.assertEqual(spans, {("s", 2): (26.4, 125.7),
                                  ("s", 4): (30.0, 30.0)})
-        self.assertEqual(lineprobe.moved_text(spans, ("s", 2)),
+        self.assertEqual(lineprobes.moved_text(spans, ("s", 2)),
                          "the line between the jobs' CPUs took 26..126 ns "
                          "over its runs (see the line probe table)")
-        self.assertIsNone(lineprobe.moved_text(spans, ("s", 4)))
-        self.assertIsNone(lineprobe.moved_text(spans, ("s", 1)))
+        self.assertIsNone(lineprobes.moved_text(spans, ("s", 4)))
+        self.assertIsNone(lineprobes.moved_text(spans, ("s", 1)))
         # just under a factor of 2: not "moved"
-        spans = lineprobe.cell_spans([entry("always", 1, 60.0, 119.9)])
-        self.assertIsNone(lineprobe.moved_text(spans, ("s", 2)))
+        spans = lineprobes.cell_spans([entry("always", 1, 60.0, 119.9)])
+        self.assertIsNone(lineprobes.moved_text(spans, ("s", 2)))
 
     def test_table_reads_each_runs_iops_from_its_json(self):
         files = [(FIXTURE, entry("always", 1, 26.4, 125.1)),
@@ -58,7 +58,7 @@ class TestPure(unittest.TestCase):
         # one), each run's metrics from its own fio JSON
         records = [compare.Record("s", "always", 2, 1, fiojson.run_metrics(
             fiojson.load_fio_json(FIXTURE), None), FIXTURE)]
-        title, header, rows, right = lineprobe.table(files, records)
+        title, header, rows, right = lineprobes.table(files, records)
         self.assertEqual(header, ["scenario", "numjobs", "repeat", "mode",
                                   "CPUs", "IOPS", "before ns", "after ns"])
         iops = fiojson.run_metrics(fiojson.load_fio_json(FIXTURE),
@@ -67,13 +67,13 @@ class TestPure(unittest.TestCase):
             ["s", "2", "r1", "always", "0,1", "%.0f" % iops, "26.4",
              "125.1"],
             ["s", "2", "r1", "test_first", "0,1", "-", "25.0", "27.5"]])
-        self.assertIsNone(lineprobe.table([(FIXTURE, None)], records))
+        self.assertIsNone(lineprobes.table([(FIXTURE, None)], records))
 
     def test_header_line(self):
-        self.assertIsNone(lineprobe.header_line([{"line_probe_s": None},
-                                                 {}]))
+        self.assertIsNone(lineprobes.header_line([{"line_probe_s": None},
+                                                  {}]))
         self.assertIn("0.1 s of flagcheck-calibrate's CAS ping-pong",
-                      lineprobe.header_line([{"line_probe_s": 0.1}]))
+                      lineprobes.header_line([{"line_probe_s": 0.1}]))
 
     def test_a_failing_program_says_why(self):
         with self.assertRaises(calibration.CalibrationError) as e:

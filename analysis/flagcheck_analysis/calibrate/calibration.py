@@ -1,5 +1,5 @@
 """This machine's cache-line costs, measured: what flagcheck-calibrate and
-flagcheck-run's calibration share (the command is calibrate/cli.py, the
+flagcheck-run's calibration share (the command is flagcheck-calibrate, the
 tables and the heatmap report/linecosts.py).
 
 Runs the C program flagcheck-calibrate (calibrate/flagcheck-calibrate.c,

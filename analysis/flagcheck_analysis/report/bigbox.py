@@ -32,8 +32,7 @@ import os
 import re
 
 from ..predict import jobspec, simulate
-from ..results import jobheader, machine, published
-from ..run import lineprobe
+from ..results import jobheader, lineprobes, machine, published
 from . import prediction
 
 WITHIN = 0.15
@@ -413,7 +412,7 @@ def probes(entries):
     measured) of the manifest run @entries."""
     vs, pairs = [], set()
     for e in entries:
-        v = lineprobe.values(e)
+        v = lineprobes.values(e)
         if v:
             vs += v
             pairs.add(tuple(e["line_probe"].get("cpus") or ()))

@@ -6,10 +6,9 @@ import glob
 import os
 import sys
 
-from ..results import (clients, corun, fiojson, manifest, matrix, published,
-                       runsetup, safewrite)
+from ..results import (clients, corun, fiojson, lineprobes, manifest, matrix,
+                       published, runsetup, safewrite)
 from ..stats import compare, scaling, significance, usl
-from ..run import lineprobe
 from . import (bigbox, catalogue, conditions, lru, perhost,
                plot, render, rmwcost, sections,
                sidebyside, summary)
@@ -599,13 +598,13 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     figures = job_file_figures(manifests)
     out = [sections.Compare(conditions.annotate(
                compare.compare(records, args.base), counts,
-               args.exclude_busy, lineprobe.cell_spans(ok_runs))),
+               args.exclude_busy, lineprobes.cell_spans(ok_runs))),
            sections.Scaling(scaling.scaling(records, args.base), order, fits,
                            args.predict, summary.marks(records, counts,
                                                        args.base), figures),
            sections.Tables(perhost.tables(hrecords, order)),
            sections.Tables(conditions.tables(manifests, ok_runs, counts)),
-           sections.Tables([t for t in [lineprobe.table(files, records)]
+           sections.Tables([t for t in [lineprobes.table(files, records)]
                            if t]),
            sections.Tables(usl.tables(fits, args.predict))]
     if len(order) == 3:

@@ -2,7 +2,7 @@
 manifest): where the jobs ran, the warm-up, which runs the machine was
 busy for, and why each cell stopped adding repeats."""
 
-from ..run import clock, interference, lineprobe, placement
+from ..results import busymark, clocksource, jobcpus, lineprobes
 
 
 def _key(entry):
@@ -25,7 +25,7 @@ def exclude_busy(files):
     kept, dropped = [], []
     for item in files:
         entry = item[1]
-        if entry is not None and interference.is_busy(entry):
+        if entry is not None and busymark.is_busy(entry):
             dropped.append(entry)
         else:
             kept.append(item)
@@ -40,7 +40,7 @@ def cell_counts(entries):
         if not _measured(e):
             continue
         busy, n = out.get(_key(e), ([], 0))
-        out[_key(e)] = (busy + [e] if interference.is_busy(e) else busy, n + 1)
+        out[_key(e)] = (busy + [e] if busymark.is_busy(e) else busy, n + 1)
     return out
 
 
@@ -56,12 +56,12 @@ def annotate(sections, counts, excluded, spans=None):
     """The comparison sections with "machine busy in k of n runs" added to
     every verdict of a cell that had busy runs, and what the line probe saw
     in a cell where the line's cost moved between runs (@spans:
-    lineprobe.cell_spans)."""
+    lineprobes.cell_spans)."""
     out = []
     for s in sections:
         key = (s.scenario, s.numjobs)
         notes = [t for t in (busy_text(counts, key, excluded),
-                             lineprobe.moved_text(spans or {}, key)) if t]
+                             lineprobes.moved_text(spans or {}, key)) if t]
         extra = "; ".join(notes) or None
         if extra is None:
             out.append(s)
@@ -94,7 +94,7 @@ def _placement_lines(entries):
                        "(fio cpus_allowed_policy=split), cores before SMT "
                        "siblings, NUMA %s: %s" % (
                            scenario, first.get("policy", "?"), "; ".join(
-                               "nj%d %s" % (n, placement.describe(per[n]))
+                               "nj%d %s" % (n, jobcpus.describe(per[n]))
                                for n in sorted(per))))
         else:
             out.append("placement: %s, not pinned (--no-pin): jobs float "
@@ -109,7 +109,7 @@ def _interference_line(cond, entries, excluded):
     measured = [e for e in entries if _measured(e)]
     if not measured:
         return None
-    busy = [e for e in measured if interference.is_busy(e)]
+    busy = [e for e in measured if busymark.is_busy(e)]
     thresholds = sorted({c.get("busy_threshold_pct") for c in cond},
                         key=str)
     loads = [x for e in measured for x in (
@@ -140,8 +140,8 @@ def header_lines(manifests, entries, excluded):
     if not cond:
         return []
     out = _placement_lines(entries)
-    for line in sorted({clock.describe(c) for c in cond} - {None}) + \
-            [lineprobe.header_line(cond)]:
+    for line in sorted({clocksource.describe(c) for c in cond} - {None}) + \
+            [lineprobes.header_line(cond)]:
         if line:
             out.append(line)
     ramps = sorted({c.get("ramp_s") for c in cond}, key=str)
@@ -213,7 +213,7 @@ def tables(manifests, entries, counts):
                     ["scenario", "numjobs", "job CPUs", "repeats per mode",
                      "stopped", "ratio at the stop", "busy runs"],
                     rows, {1, 3}))
-    busy = sorted((e for e in entries if interference.is_busy(e)),
+    busy = sorted((e for e in entries if busymark.is_busy(e)),
                   key=lambda e: (str(e.get("scenario")), e.get("numjobs", 0),
                                  e.get("repeat", 0)))
     if busy:

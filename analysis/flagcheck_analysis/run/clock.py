@@ -50,19 +50,6 @@ def fio_args(clocksource):
     return ["--clocksource=%s" % clocksource] if clocksource else []
 
 
-def describe(conditions):
-    """The report header's line for one manifest's conditions, or None
-    where it recorded no clock (older manifests, runs on fio servers)."""
-    if "clocksource" not in conditions:
-        return None
-    cs = conditions.get("clocksource")
-    why = conditions.get("clocksource_why") or ""
-    if not cs:
-        return "clock: %s" % (why or "fio's own choice at each start")
-    return "clock: fio clocksource=%s for every run (%s)" % (cs, why)
-
-
 def default_for_here():
     """What auto picks on this machine (for --help)."""
     return choose("auto", kernel_clocksource())[0]
-

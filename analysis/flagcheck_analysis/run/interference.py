@@ -235,8 +235,3 @@ def measure(before, after, cpus, threshold=DEFAULT_THRESHOLD, hz=None):
             "loadavg_after": after["loadavg"],
             "cpufreq_before": before["cpufreq"],
             "cpufreq_after": after["cpufreq"]}
-
-
-def is_busy(entry):
-    """Whether a manifest run entry was marked busy."""
-    return bool(((entry or {}).get("interference") or {}).get("busy"))
