@@ -10,14 +10,9 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 
-ANALYSIS = os.path.join(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))), "analysis")
-if ANALYSIS not in sys.path:
-    sys.path.insert(0, ANALYSIS)
-from flagcheck_analysis.run import proctree  # noqa: E402
+from flagcheck_analysis.run import proctree
 
 
 def run_program(argv, timeout=120):

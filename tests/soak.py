@@ -20,7 +20,9 @@ import sys
 import tempfile
 import time
 
-import fiorun
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "analysis"))
+import fiorun  # noqa: E402
 
 
 def job_argv(a, d):

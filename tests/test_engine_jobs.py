@@ -14,12 +14,13 @@ import shutil
 import signal
 import stat
 import subprocess
-import sys
 import tempfile
 import time
 
 import pytest
 
+from flagcheck_analysis.results import matrix
+from flagcheck_analysis.run import cli, proctree
 from jobrun import (JOB_VARS, OPTIONAL_VARS, RUN_JOB, RUN_VARS, S1, S2, S4,
                     TOP, check_run, clean_env, job_files, job_modes, job_vars,
                     run_job, section_args)
@@ -52,12 +53,6 @@ def test_job_file_names_its_source_and_takes_every_var(path):
 
 @pytest.mark.parametrize("path", JOB_FILES, ids=JOB_IDS)
 def test_every_job_var_has_a_default_in_run_job_and_the_runner(ctx, path):
-    sys.path.insert(0, os.path.join(TOP, "analysis"))
-    try:
-        from flagcheck_analysis.results import matrix
-        from flagcheck_analysis.run import cli
-    finally:
-        sys.path.pop(0)
     runner_vars = set(cli.DEFAULT_VARS) | set(matrix.MATRIX_VARS)
     used = job_vars(path) - OPTIONAL_VARS
     assert used <= runner_vars, \
@@ -224,7 +219,6 @@ def _gone_within(pid, seconds):
 
 def _fio_job_process(pid, timeout=60):
     """The job process fio (under pid) forked: a fio whose parent is fio."""
-    from fiorun import proctree
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for p in proctree.descendants(pid):
@@ -304,7 +298,6 @@ def test_run_job_sigkilled_takes_fio_with_it(ctx):
     """run-job's fio runner SIGKILLed (fio is in a session of its own, so
     nothing else would stop it): fio gets SIGTERM and ends, its job
     processes with it."""
-    from fiorun import proctree
     job = ctx.jobfile(PROCESS_JOB)
     d = tempfile.mkdtemp(prefix="spin-", dir=ctx.tmp)
     env = clean_env(FIO=ctx.fio, FLAGCHECK_ENGINE=ctx.engine, RUNTIME=60,

@@ -24,9 +24,6 @@ FIO = os.environ.get("FLAGCHECK_TEST_FIO") or shutil.which("fio")
 BUILD = os.environ.get("FLAGCHECK_TEST_BUILD") or os.path.join(REPO, "build")
 ENGINE = os.path.join(BUILD, "fio-flagcheck.so")
 
-if ANALYSIS not in sys.path:
-    sys.path.insert(0, ANALYSIS)
-
 
 @contextlib.contextmanager
 def cpu_hog(cpu):

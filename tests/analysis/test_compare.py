@@ -3,7 +3,6 @@ missing base, zero base."""
 
 import unittest
 
-from tests.analysis import helpers  # noqa: F401  (sys.path)
 from flagcheck_analysis.stats import compare, scaling
 from flagcheck_analysis.report import render
 

@@ -3,7 +3,6 @@ the verdict note and --exclude-busy, from a made-up manifest."""
 
 import unittest
 
-from tests.analysis import helpers  # noqa: F401  (sys.path)
 from flagcheck_analysis.stats import compare, significance
 from flagcheck_analysis.report import conditions
 

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, REPO, run_cli
+from tests.analysis.helpers import ENGINE, FIO, REPO, run_cli
 from flagcheck_analysis.results import corun, fiojson
 from flagcheck_analysis.report import summary
 from flagcheck_analysis.stats import decide

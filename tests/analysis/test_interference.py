@@ -6,7 +6,6 @@ import shutil
 import tempfile
 import unittest
 
-from tests.analysis import helpers  # noqa: F401  (sys.path)
 from flagcheck_analysis.results import busymark
 from flagcheck_analysis.run import interference
 

@@ -1,6 +1,5 @@
 import unittest
 
-from tests.analysis import helpers  # noqa: F401  (sys.path)
 from flagcheck_analysis.results import matrix
 
 

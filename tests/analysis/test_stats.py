@@ -4,7 +4,6 @@ import warnings
 
 import scipy.stats
 
-from tests.analysis import helpers  # noqa: F401  (sys.path)
 from flagcheck_analysis.stats import significance
 
 

@@ -2,7 +2,6 @@
 
 import unittest
 
-from tests.analysis import helpers  # noqa: F401  (sys.path)
 from flagcheck_analysis.stats import compare
 from flagcheck_analysis.report import fixtable
 
