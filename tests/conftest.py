@@ -8,10 +8,10 @@ $(BUILD).
 --fio PATH (default: the fio on PATH) names the fio binary every test
 runs: fio itself, fio servers, run-job (its FIO) and flagcheck-run (its
 --fio). The engine in the build directory must be built against that
-fio's source (make check-fio-versions does both). The analysis tests,
-plain unittest cases, read both from the environment (FLAGCHECK_TEST_FIO,
-FLAGCHECK_TEST_BUILD, set here; tests/analysis/helpers.py). The import
-path is pytest.ini's pythonpath, set once for every test module.
+fio's source (make check-fio-versions does both). The analysis tests
+read both from the environment (FLAGCHECK_TEST_FIO, FLAGCHECK_TEST_BUILD,
+set here; tests/analysis/helpers.py). The import path is pytest.ini's
+pythonpath, set once for every test module.
 """
 import os
 import shutil

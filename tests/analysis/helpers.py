@@ -4,10 +4,12 @@ import contextlib
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
-import unittest
+
+import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -23,6 +25,24 @@ NULL_JOB = os.path.join(HERE, "null-engine.fio")
 FIO = os.environ.get("FLAGCHECK_TEST_FIO") or shutil.which("fio")
 BUILD = os.environ.get("FLAGCHECK_TEST_BUILD") or os.path.join(REPO, "build")
 ENGINE = os.path.join(BUILD, "fio-flagcheck.so")
+LOSETUP = shutil.which("losetup")
+LOOPBACK = "127.0.0.1"
+
+
+def alive(pid):
+    """pid is a live process (a zombie, or a pid gone, is not)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def free_port():
+    """A TCP port on LOOPBACK that nothing listens on just now."""
+    with socket.socket() as s:
+        s.bind((LOOPBACK, 0))
+        return s.getsockname()[1]
 
 
 @contextlib.contextmanager
@@ -35,6 +55,25 @@ def cpu_hog(cpu):
     finally:
         hog.kill()
         hog.wait()
+
+
+@contextlib.contextmanager
+def loop_device(image, size):
+    """A loop device over @image, a new file of @size bytes, for the time
+    of the with block; the test is skipped, with the reason, where losetup
+    is not permitted."""
+    with open(image, "wb") as f:
+        f.truncate(size)
+    p = subprocess.run([LOSETUP, "--find", "--show", image],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        pytest.skip("losetup not permitted here: %s"
+                    % (p.stderr.strip() or "exit %d" % p.returncode))
+    dev = p.stdout.strip()
+    try:
+        yield dev
+    finally:
+        subprocess.run([LOSETUP, "--detach", dev])
 
 
 def cli_argv(name, *args, calibrate=False):
@@ -55,15 +94,16 @@ def run_cli(name, *args, **kw):
                           timeout=kw.pop("timeout", 60), **kw)
 
 
-class ResultsDirCase(unittest.TestCase):
-    """A test with a scratch directory and, in it, a results directory
-    (self.out) whose manifest.json self.manifest() reads."""
+class ResultsDirCase:
+    """A test class whose tests each get a scratch directory (self.tmp)
+    and, in it, a results directory (self.out) whose manifest.json
+    self.manifest() reads."""
 
-    def setUp(self):
+    def setup_method(self):
         self.tmp = tempfile.mkdtemp()
         self.out = os.path.join(self.tmp, "results")
 
-    def tearDown(self):
+    def teardown_method(self):
         shutil.rmtree(self.tmp)
 
     def manifest(self):

@@ -8,7 +8,8 @@ import os
 import subprocess
 import sys
 import time
-import unittest
+
+import pytest
 
 from tests.analysis.helpers import ANALYSIS, FIO, NULL_JOB, \
     ResultsDirCase, cpu_hog, run_cli
@@ -62,7 +63,7 @@ def _tasks(pid):
     return out
 
 
-@unittest.skipUnless(FIO, "fio not installed")
+@pytest.mark.skipif(not FIO, reason="fio not installed")
 class TestBusyAndPlacement(ResultsDirCase):
     def test_hog_marks_runs_busy_and_the_report_names_them(self):
         hog_cpu = USABLE[-1]
@@ -74,32 +75,31 @@ class TestBusyAndPlacement(ResultsDirCase):
                         str(len(USABLE)), "--repeats", "2", "--runtime",
                         "1", "--ramp", "0", "--outdir", self.out, "--quiet",
                         timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         runs = self.manifest()["runs"]
-        self.assertEqual(len(runs), 4)
+        assert len(runs) == 4
         for e in runs:
             i = e["interference"]
-            self.assertTrue(i["busy"], (e["name"], i))
-            self.assertIn(hog_cpu, e["placement"]["jobs"])
-            self.assertGreater(i["run_cpus"]["others_share"], 0.10)
+            assert i["busy"], (e["name"], i)
+            assert hog_cpu in e["placement"]["jobs"]
+            assert i["run_cpus"]["others_share"] > 0.10
         p = run_cli("flagcheck-report", self.out, "--no-plot", "--width",
                     "0")
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         lines = p.stdout.splitlines()
         for e in runs:
-            self.assertEqual(len([l for l in lines
-                                  if l.startswith(e["name"] + " ")]), 1,
-                             e["name"])
-        self.assertIn("machine busy in 4 of 4 runs", p.stdout)
+            assert len([l for l in lines
+                        if l.startswith(e["name"] + " ")]) == 1, e["name"]
+        assert "machine busy in 4 of 4 runs" in p.stdout
         iops = [l for l in lines if l.endswith(" iops") and "Welch" in l]
-        self.assertEqual(len(iops), 1)
-        self.assertIn("; machine busy in 4 of 4 runs", iops[0])
+        assert len(iops) == 1
+        assert "; machine busy in 4 of 4 runs" in iops[0]
 
         # --exclude-busy leaves them all out: nothing left to report
         p = run_cli("flagcheck-report", self.out, "--no-plot",
                     "--exclude-busy")
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("nothing to report", p.stderr)
+        assert p.returncode == 1
+        assert "nothing to report" in p.stderr
 
     def _run_and_watch(self, *extra):
         """Run a 1-repeat, 1-mode matrix at numjobs = the usable CPUs and
@@ -125,40 +125,32 @@ class TestBusyAndPlacement(ResultsDirCase):
                 count[tid] = count.get(tid, 0) + 1
             time.sleep(0.05)
         _, err = proc.communicate(timeout=60)
-        self.assertEqual(proc.returncode, 0, err)
+        assert proc.returncode == 0, err
         pinned = [seen[t] for t in seen if count[t] >= LONG_LIVED
                   and "," not in seen[t][0] and "-" not in seen[t][0]]
         return self.manifest()["runs"][0], pinned, seen
 
-    @unittest.skipUnless(len(USABLE) > 1, "needs 2 usable CPUs: on one, "
-                         "every thread is allowed only that CPU")
+    @pytest.mark.skipif(len(USABLE) < 2, reason="needs 2 usable CPUs: on "
+                        "one, every thread is allowed only that CPU")
     def test_placement_is_where_the_jobs_ran(self):
         entry, pinned, _ = self._run_and_watch()
         place = entry["placement"]
-        self.assertTrue(place["pinned"])
-        self.assertEqual(sorted(place["jobs"]), USABLE)
+        assert place["pinned"]
+        assert sorted(place["jobs"]) == USABLE
         # one pinned thread per job, each on the manifest's CPU, and the
         # kernel last ran each on that CPU
-        self.assertEqual(sorted(int(a) for a, _ in pinned),
-                         sorted(place["jobs"]))
-        self.assertEqual(sorted(cpu for _, cpu in pinned),
-                         sorted(place["jobs"]))
+        assert sorted(int(a) for a, _ in pinned) == sorted(place["jobs"])
+        assert sorted(cpu for _, cpu in pinned) == sorted(place["jobs"])
         with open(os.path.join(self.out, entry["json"])) as f:
             opts = json.load(f)["global options"]
-        self.assertEqual((opts["cpus_allowed"], opts["cpus_allowed_policy"],
-                          opts["ramp_time"]),
-                         (place["cpus_allowed"], "split", "1"))
+        assert (opts["cpus_allowed"], opts["cpus_allowed_policy"],
+                opts["ramp_time"]) == (place["cpus_allowed"], "split", "1")
 
-    @unittest.skipUnless(len(USABLE) > 1, "needs 2 usable CPUs")
+    @pytest.mark.skipif(not (len(USABLE) > 1), reason="needs 2 usable CPUs")
     def test_no_pin_floats(self):
         entry, pinned, seen = self._run_and_watch("--no-pin")
-        self.assertFalse(entry["placement"]["pinned"])
-        self.assertEqual(pinned, [])
-        self.assertTrue(seen)
+        assert not entry["placement"]["pinned"]
+        assert pinned == []
+        assert seen
         with open(os.path.join(self.out, entry["json"])) as f:
-            self.assertNotIn("cpus_allowed",
-                             json.load(f).get("global options", {}))
-
-
-if __name__ == "__main__":
-    unittest.main()
+            assert "cpus_allowed" not in json.load(f).get("global options", {})

@@ -12,22 +12,13 @@ import time
 
 import pytest
 
-from tests.analysis.helpers import BUILD, FIO, NULL_JOB, cli_argv
+from tests.analysis.helpers import BUILD, FIO, NULL_JOB, alive, cli_argv
 
 from flagcheck_analysis.run import proctree
 
 PROGRAM = os.path.join(BUILD, "flagcheck-calibrate")
 BUDGET = "60"           # seconds: the calibration's, never waited for
 PROMPT = 5.0            # seconds a stop may take on a loaded machine
-
-
-def alive(pid):
-    """pid runs (a zombie, or a pid gone, does not)."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def program_of(pid):

@@ -7,7 +7,8 @@ import glob
 import os
 import shutil
 import tempfile
-import unittest
+
+import pytest
 
 from tests.analysis.helpers import FIXTURES, REPO, run_cli
 
@@ -17,31 +18,28 @@ CATALOGUE = sorted(glob.glob(os.path.join(REPO, "jobs", "catalogue",
                                           "*.fio")))
 
 
-class TestParse(unittest.TestCase):
+class TestParse:
     def test_forms(self):
         f = catalogue.parse("25617 -> 1194790 higher pin_fast, 256 CPUs", "w")
-        self.assertEqual((f.form, f.what), ("before -> after",
-                                            "pin_fast, 256 CPUs"))
-        self.assertAlmostEqual(f.gain, 1194790 / 25617, places=12)
-        self.assertEqual(catalogue.parse("4.5 -> 4.2 lower s", "w").gain,
-                         4.5 / 4.2)
-        self.assertEqual(catalogue.parse("x1.95 hackbench", "w").gain, 1.95)
-        self.assertAlmostEqual(catalogue.parse("-22.7% page_fault2",
-                                               "w").gain, 1 / 0.773,
-                               places=12)
+        assert (f.form, f.what) == ("before -> after",
+                                    "pin_fast, 256 CPUs")
+        assert round(f.gain - 1194790 / 25617, 12) == 0
+        assert catalogue.parse("4.5 -> 4.2 lower s", "w").gain == 4.5 / 4.2
+        assert catalogue.parse("x1.95 hackbench", "w").gain == 1.95
+        assert round(catalogue.parse("-22.7% page_fault2",
+                                     "w").gain - 1 / 0.773, 12) == 0
 
     def test_refusals_name_the_place_value_and_forms(self):
         for bad in ("1.7M -> 4.0M higher IOPS", "1 -> 2 better x",
                     "0 -> 2 higher x", "2 -> 0 lower x", "x0 gain",
                     "-100% all", "-150% x", "x1.95", "1 -> 2 higher",
                     "+3% x", ""):
-            with self.assertRaises(catalogue.FigureError) as e:
+            with pytest.raises(catalogue.FigureError) as e:
                 catalogue.parse(bad, "f.fio:7")
-            msg = str(e.exception)
-            self.assertTrue(msg.startswith("f.fio:7: published-figure "),
-                            msg)
-            self.assertIn(repr(bad.strip()), msg)
-            self.assertIn("'A -> B higher|lower WHAT'", msg)
+            msg = str(e.value)
+            assert msg.startswith("f.fio:7: published-figure "), msg
+            assert repr(bad.strip()) in msg
+            assert "'A -> B higher|lower WHAT'" in msg
 
     def test_one_line_in_the_header(self):
         d = tempfile.mkdtemp()
@@ -50,34 +48,35 @@ class TestParse(unittest.TestCase):
             with open(path, "w") as f:
                 f.write("; published-figure: x2 a\n; published-figure: x3 b"
                         "\n[global]\n")
-            with self.assertRaises(catalogue.FigureError) as e:
+            with pytest.raises(catalogue.FigureError) as e:
                 catalogue.read(path)
-            self.assertIn("j.fio:2: a second published-figure line",
-                          str(e.exception))
+            assert "j.fio:2: a second published-figure line" in \
+                str(e.value)
             with open(path, "w") as f:
                 f.write("; none here\n[global]\n")
-            self.assertIsNone(catalogue.read(path))
+            assert catalogue.read(path) is None
             # below the first section: refused, as the docstring says
             with open(path, "w") as f:
                 f.write("; none here\n[global]\n; published-figure: x2 a\n")
-            with self.assertRaises(catalogue.FigureError) as e:
+            with pytest.raises(catalogue.FigureError) as e:
                 catalogue.read(path)
-            self.assertEqual(str(e.exception), "%s:3: a published-figure "
-                             "line below [global]: it belongs in the header, "
-                             "the comments before the first section" % path)
+            assert str(e.value) == (
+                "%s:3: a published-figure line below [global]: it belongs "
+                "in the header, the comments before the first section"
+                % path)
         finally:
             shutil.rmtree(d)
 
     def test_every_catalogue_file_has_a_valid_figure(self):
-        self.assertGreaterEqual(len(CATALOGUE), 6)
+        assert len(CATALOGUE) >= 6
         for path in CATALOGUE:
             fig = catalogue.read(path)
-            self.assertIsNotNone(fig, path)
-            self.assertGreater(fig.gain, 1.0, path)   # each fix gained
+            assert fig is not None, path
+            assert fig.gain > 1.0, path   # each fix gained
 
 
-class TestCli(unittest.TestCase):
-    def setUp(self):
+class TestCli:
+    def setup_method(self):
         self.tmp = tempfile.mkdtemp()
         self.res = os.path.join(self.tmp, "res")
         shutil.copytree(os.path.join(FIXTURES, "why"), self.res)
@@ -86,31 +85,27 @@ class TestCli(unittest.TestCase):
             f.write("; published-figure: 1.7 -> 4.0 higher IOPS, 4 sockets\n"
                     "[global]\n")
 
-    def tearDown(self):
+    def teardown_method(self):
         shutil.rmtree(self.tmp)
 
     def test_ratio_beside_the_published(self):
         p = run_cli("flagcheck-catalogue", "--job", self.job, self.res)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         row, = [l.split() for l in p.stdout.splitlines()
                 if l.startswith("s1 ")]
-        self.assertEqual(row[:7], ["s1", "2", "2000000", "4000000", "2+1",
-                                   "x2.00", "x2.35"])
+        assert row[:7] == ["s1", "2", "2000000", "4000000", "2+1",
+                           "x2.00", "x2.35"]
 
     def test_nothing_to_report(self):
         p = run_cli("flagcheck-catalogue", self.res)     # no job file named
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("no runs of both modes", p.stderr)
+        assert p.returncode == 1
+        assert "no runs of both modes" in p.stderr
 
     def test_bad_figure_is_one_line(self):
         with open(self.job, "w") as f:
             f.write("; published-figure: lots faster\n[global]\n")
         p = run_cli("flagcheck-catalogue", "--job", self.job, self.res)
-        self.assertEqual(p.returncode, 1)
-        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
-        self.assertIn("s1.fio:1: published-figure 'lots faster' is not "
-                      "valid", p.stderr)
-
-
-if __name__ == "__main__":
-    unittest.main()
+        assert p.returncode == 1
+        assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+        assert ("s1.fio:1: published-figure 'lots faster' is not "
+                "valid") in p.stderr

@@ -5,27 +5,22 @@ on free ports, stopped by their process ids whatever the outcome."""
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import tempfile
 import time
-import unittest
 
-from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, HERE, REPO, \
-    run_cli
+import pytest
+
+from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, HERE, LOOPBACK, \
+    REPO, free_port, run_cli
 from flagcheck_analysis.results import clients
 from flagcheck_analysis.run import clientserver, hosts, jobfile
 
 JOB = os.path.join(HERE, "clientserver.fio")
-LOOPBACK = "127.0.0.1"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
-        return s.getsockname()[1]
 
 
 class Servers:
@@ -67,41 +62,41 @@ class Servers:
                 proc.wait()
 
 
-class Units(unittest.TestCase):
+class TestUnits:
     def test_host_specs(self):
         h = hosts.parse("127.0.0.1,9000")
-        self.assertEqual((h.host, h.port, h.label),
-                         ("127.0.0.1", 9000, "127.0.0.1_9000"))
-        self.assertEqual(hosts.parse("ip6:::1,9001")[1:3], ("::1", 9001))
-        self.assertEqual(hosts.parse("node1").port, hosts.FIO_DEFAULT_PORT)
+        assert (h.host, h.port, h.label) == \
+            ("127.0.0.1", 9000, "127.0.0.1_9000")
+        assert hosts.parse("ip6:::1,9001")[1:3] == ("::1", 9001)
+        assert hosts.parse("node1").port == hosts.FIO_DEFAULT_PORT
         for bad in ("h,0", "h,x", ",5", "::1,5", "sock:"):
-            with self.assertRaises(ValueError, msg=bad):
+            with pytest.raises(ValueError):
                 hosts.parse(bad)
         with tempfile.NamedTemporaryFile("w", suffix=".hosts") as f:
             f.write("# two servers\n\n127.0.0.1,1\n127.0.0.1,x\n")
             f.flush()
-            with self.assertRaises(hosts.HostError) as cm:
+            with pytest.raises(hosts.HostError) as cm:
                 hosts.read_list(f.name)
-            self.assertIn("line 4", str(cm.exception))
-        with self.assertRaises(hosts.HostError):
+            assert "line 4" in str(cm.value)
+        with pytest.raises(hosts.HostError):
             hosts.check_unique([hosts.parse("a,1"), hosts.parse("ip:a,1")])
 
     def test_job_file_expanded_and_included(self):
         text = jobfile.render(JOB, {"FLAG_CHECK": "always", "NUMJOBS": "3"})
-        self.assertNotIn("${", text)
-        self.assertIn("variant=always\n", text)
-        self.assertIn("numjobs=3\n", text)
-        self.assertIn("backend=\n", text)       # unset: empty, as fio does
-        self.assertIn("time_based\n", text)     # inlined
-        self.assertFalse([l for l in text.splitlines()
-                          if l.strip().startswith("include")])
+        assert "${" not in text
+        assert "variant=always\n" in text
+        assert "numjobs=3\n" in text
+        assert "backend=\n" in text       # unset: empty, as fio does
+        assert "time_based\n" in text     # inlined
+        assert not [l for l in text.splitlines()
+                    if l.strip().startswith("include")]
         with tempfile.TemporaryDirectory() as d:
             bad = os.path.join(d, "bad.fio")
             with open(bad, "w") as f:
                 f.write("[a]\ninclude other.fio\n")
             with open(os.path.join(d, "other.fio"), "w") as f:
                 f.write("[b]\n")
-            with self.assertRaises(jobfile.JobFileError):
+            with pytest.raises(jobfile.JobFileError):
                 jobfile.render(bad, {})
 
     def test_counter_lines(self):
@@ -115,23 +110,23 @@ class Units(unittest.TestCase):
                 "filemap_check_errors rmw=0 skipped=14\n"
                 "<node2.lab> flagcheck: not a counter line\n")
         found = clients.counter_lines(text)
-        self.assertEqual(sorted(found), ["node1", "node2.lab"])
+        assert sorted(found) == ["node1", "node2.lab"]
         r = found["node1"][0]
-        self.assertEqual((r["job"], r["thread_number"], r["flag_check"],
-                          r["ios"], r["rmw"], r["errors_set"]),
-                         ("s1", 2, "always", 10, 20, 1))
-        self.assertEqual(found["node2.lab"][0]["rmw_skipped"], 14)
+        assert (r["job"], r["thread_number"], r["flag_check"],
+                r["ios"], r["rmw"], r["errors_set"]) == \
+            ("s1", 2, "always", 10, 20, 1)
+        assert found["node2.lab"][0]["rmw_skipped"] == 14
         live = [hosts.parse("node1,1"), hosts.parse("node2,1"),
                 hosts.parse("127.0.0.1,2")]
         got = clientserver.text_counters(live, text)
-        self.assertEqual(sorted(got), ["node1_1", "node2_1"])
+        assert sorted(got) == ["node1_1", "node2_1"]
         # two servers that report one host name: cannot be told apart
         twins = [hosts.parse("127.0.0.1,1"), hosts.parse("127.0.0.1,2")]
-        self.assertEqual(clientserver.text_counters(
-            twins, text.replace("node1", "vm").replace("node2.lab", "vm")),
-            {})
-        self.assertEqual(list(clientserver.text_counters(
-            twins[:1], text.replace("node2.lab", "node1"))), ["127.0.0.1_1"])
+        assert clientserver.text_counters(
+            twins, text.replace("node1", "vm").replace("node2.lab", "vm")) == \
+            {}
+        assert list(clientserver.text_counters(
+            twins[:1], text.replace("node2.lab", "node1"))) == ["127.0.0.1_1"]
 
     def test_all_clients_check(self):
         def entry(name, ios, port=1):
@@ -140,25 +135,29 @@ class Units(unittest.TestCase):
                              "iops": ios / 2.0}}
         doc = {"client_stats": [entry("s", 10), entry("s", 20, 2),
                                 entry("All clients", 30, 2)]}
-        self.assertEqual(clients.check_all_clients(doc)["status"], "equal")
+        assert clients.check_all_clients(doc)["status"] == "equal"
         doc["client_stats"][2] = entry("All clients", 25, 2)
         r = clients.check_all_clients(doc)
-        self.assertEqual(r["status"], "differs")
-        self.assertEqual(r["fields"]["total_ios"], (25, 30))
-        self.assertEqual(sorted(clients.by_host(doc)), ["h:1", "h:2"])
+        assert r["status"] == "differs"
+        assert r["fields"]["total_ios"] == (25, 30)
+        assert sorted(clients.by_host(doc)) == ["h:1", "h:2"]
         del doc["client_stats"][2]
-        self.assertEqual(clients.check_all_clients(doc)["status"], "absent")
+        assert clients.check_all_clients(doc)["status"] == "absent"
 
 
-@unittest.skipUnless(FIO and os.path.exists(ENGINE),
-                     "needs fio and the built engine (make)")
-class TwoServers(unittest.TestCase):
-    def setUp(self):
+@pytest.mark.skipif(not (FIO and os.path.exists(ENGINE)),
+                    reason="needs fio and the built engine (make)")
+class TestTwoServers:
+    @pytest.fixture(autouse=True)
+    def scratch(self):
         self.tmp = tempfile.mkdtemp()
         self.out = os.path.join(self.tmp, "results")
         self.servers = Servers(self.tmp)
-        self.addCleanup(shutil.rmtree, self.tmp)
-        self.addCleanup(self.servers.stop)     # runs first
+        yield
+        try:
+            self.servers.stop()
+        finally:
+            shutil.rmtree(self.tmp)
 
     def manifest(self):
         with open(os.path.join(self.out, "manifest.json")) as f:
@@ -177,64 +176,64 @@ class TwoServers(unittest.TestCase):
             f.write("# fio's host-list format\n%s\n" % a)
         p = self.run_runner("--hosts", hostfile, "--client", b,
                             "--numjobs", "2")
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         m = self.manifest()
-        self.assertTrue(m["complete"])
-        self.assertEqual(m["hosts"], [a, b])
+        assert m["complete"]
+        assert m["hosts"] == [a, b]
         keys = {a.replace(",", ":"), b.replace(",", ":")}
         for run in m["runs"]:
-            self.assertEqual(run["status"], "ok")
-            self.assertEqual({h["key"] for h in run["hosts"].values()}, keys)
+            assert run["status"] == "ok"
+            assert {h["key"] for h in run["hosts"].values()} == keys
             with open(os.path.join(self.out, run["json"])) as f:
                 text = f.read()
             doc = json.loads(text[text.index("\n{") + 1:])
             per_host = clients.by_host(doc)
-            self.assertEqual(set(per_host), keys)
+            assert set(per_host) == keys
             text_records = [r for recs in clients.counter_lines(text)
                             .values() for r in recs]
-            self.assertEqual(len(text_records), 4)
+            assert len(text_records) == 4
             stats_ios = 0
             for label, info in run["hosts"].items():
-                self.assertEqual(info["counters"], "engine stats file")
+                assert info["counters"] == "engine stats file"
                 entries = per_host[info["key"]]
-                self.assertEqual(len(entries), 2)       # numjobs per host
+                assert len(entries) == 2       # numjobs per host
                 with open(os.path.join(self.out, info["stats"])) as f:
                     recs = [json.loads(l) for l in f]
-                self.assertEqual(len(recs), 2)
+                assert len(recs) == 2
                 ios = sum(e["read"]["total_ios"] for e in entries)
-                self.assertEqual(sum(r["ios"] for r in recs), ios)
+                assert sum(r["ios"] for r in recs) == ios
                 stats_ios += ios
                 rmw = sum(r["rmw"] for r in recs) / ios
-                self.assertEqual(rmw, 2.0 if run["mode"] == "always" else 0)
-                self.assertTrue(all(r["variant"] == run["mode"]
-                                    for r in recs))
+                assert rmw == (2.0 if run["mode"] == "always" else 0)
+                assert all(r["variant"] == run["mode"]
+                           for r in recs)
                 with open(os.path.join(self.out, run["job_files"][label])) \
                         as f:
                     sent = f.read()
-                self.assertNotIn("${", sent)
-                self.assertNotIn("\ninclude", sent)
-                self.assertIn(os.path.join(self.out, info["stats"]), sent)
+                assert "${" not in sent
+                assert "\ninclude" not in sent
+                assert os.path.join(self.out, info["stats"]) in sent
             # the counters that reach the client as text agree
-            self.assertEqual(sum(r["ios"] for r in text_records), stats_ios)
+            assert sum(r["ios"] for r in text_records) == stats_ios
             check = clients.check_all_clients(doc)
-            self.assertEqual(check["status"], "equal", check)
+            assert check["status"] == "equal", check
         p = run_cli("flagcheck-report", self.out, "--no-plot")
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         for key in keys:
-            self.assertRegex(p.stdout, r"\n%s +\d+ +\d+ " % key)
-        self.assertIn("hosts: 2 (", p.stdout)
-        self.assertIn("sum of hosts ", p.stdout)
-        self.assertIn("fio 'All clients' ", p.stdout)
-        self.assertIn("equal in 2, differ in 0", p.stdout)
-        self.assertIn("the flags word is per host", p.stdout)
-        self.assertIn("clientserver, numjobs=2", p.stdout)
+            assert re.search(r"\n%s +\d+ +\d+ " % key, p.stdout)
+        assert "hosts: 2 (" in p.stdout
+        assert "sum of hosts " in p.stdout
+        assert "fio 'All clients' " in p.stdout
+        assert "equal in 2, differ in 0" in p.stdout
+        assert "the flags word is per host" in p.stdout
+        assert "clientserver, numjobs=2" in p.stdout
 
-    def test_down_hosts_named_in_bounded_time(self):
+    def test_down_hosts_named_in_bounded_time(self, request):
         live = self.servers.start()
         refused = "%s,%d" % (LOOPBACK, free_port())     # nothing listens
         # accepts connections (the kernel's backlog) but never answers
         silent = socket.socket()
-        self.addCleanup(silent.close)
+        request.addfinalizer(silent.close)
         silent.bind((LOOPBACK, 0))
         silent.listen(4)
         silent = "%s,%d" % (LOOPBACK, silent.getsockname()[1])
@@ -244,32 +243,32 @@ class TwoServers(unittest.TestCase):
                             "--modes", "always", "--numjobs", "1",
                             timeout=60)
         took = time.monotonic() - t0
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertLess(took, 30)
-        self.assertNotIn("Traceback", p.stderr)
-        self.assertRegex(p.stderr, r"host %s is down: .*refused" % refused)
-        self.assertRegex(p.stderr, r"host %s is down: no answer from fio's "
-                         "server within 3 s" % silent)
-        self.assertIn("ran on 1 of 3 hosts, results kept", p.stderr)
+        assert p.returncode == 1, p.stderr
+        assert took < 30
+        assert "Traceback" not in p.stderr
+        assert re.search(r"host %s is down: .*refused" % refused, p.stderr)
+        assert re.search(r"host %s is down: no answer from fio's "
+                         "server within 3 s" % silent, p.stderr)
+        assert "ran on 1 of 3 hosts, results kept" in p.stderr
         run = self.manifest()["runs"][0]
-        self.assertEqual(run["status"], "partial")
-        self.assertEqual({h["spec"]: h["status"]
-                          for h in run["hosts"].values()},
-                         {live: "ok", refused: "down", silent: "down"})
+        assert run["status"] == "partial"
+        assert {h["spec"]: h["status"]
+                for h in run["hosts"].values()} == \
+            {live: "ok", refused: "down", silent: "down"}
         path = os.path.join(self.out, run["json"])
         p = run_cli("flagcheck-report", path, "--no-plot", "--outdir",
                     os.path.join(self.tmp, "report"))
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn(live.replace(",", ":"), p.stdout)
+        assert p.returncode == 0, p.stderr
+        assert live.replace(",", ":") in p.stdout
         # the results directory: the partial run is named, not reported
         p = run_cli("flagcheck-report", self.out, "--no-plot")
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("nothing to report", p.stderr)
+        assert p.returncode == 1
+        assert "nothing to report" in p.stderr
 
 
-@unittest.skipUnless(shutil.which("make") and os.path.exists(ENGINE),
-                     "needs make and the built engine")
-class Install(unittest.TestCase):
+@pytest.mark.skipif(not (shutil.which("make") and os.path.exists(ENGINE)),
+                    reason="needs make and the built engine")
+class TestInstall:
     def test_make_install_layout_works(self):
         with tempfile.TemporaryDirectory() as dest:
             # -o: install what is built, never rebuild here
@@ -277,45 +276,40 @@ class Install(unittest.TestCase):
                 ["make", "-s", "-C", REPO, "-o", "build/fio-flagcheck.so",
                  "install", "DESTDIR=" + dest, "PREFIX=/usr"],
                 capture_output=True, text=True, timeout=120)
-            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            assert p.returncode == 0, p.stdout + p.stderr
             usr = os.path.join(dest, "usr")
             lib = os.path.join(usr, "lib", "flagcheck")
-            self.assertTrue(os.path.isfile(os.path.join(
-                lib, "fio-flagcheck.so")))
+            assert os.path.isfile(os.path.join(
+                lib, "fio-flagcheck.so"))
             for cmd in ("flagcheck-run", "flagcheck-report"):
                 link = os.path.join(usr, "bin", cmd)
-                self.assertTrue(os.path.islink(link))
-                self.assertEqual(os.path.realpath(link), os.path.join(
-                    lib, "analysis", cmd))
+                assert os.path.islink(link)
+                assert os.path.realpath(link) == os.path.join(
+                    lib, "analysis", cmd)
             jobs = glob.glob(os.path.join(REPO, "jobs", "*.fio"))
             share = os.path.join(usr, "share", "flagcheck", "jobs")
-            self.assertEqual(sorted(os.listdir(share)),
-                             sorted([os.path.basename(j) for j in jobs] +
-                                    ["catalogue", "pattern", "run-job"]))
+            assert sorted(os.listdir(share)) == \
+                sorted([os.path.basename(j) for j in jobs] +
+                       ["catalogue", "pattern", "run-job"])
             catalogue = glob.glob(os.path.join(REPO, "jobs", "catalogue",
                                                "*.fio"))
-            self.assertEqual(
-                sorted(os.listdir(os.path.join(share, "catalogue"))),
-                sorted(os.path.basename(j) for j in catalogue))
+            assert sorted(os.listdir(os.path.join(share, "catalogue"))) == \
+                sorted(os.path.basename(j) for j in catalogue)
             link = os.path.join(usr, "bin", "flagcheck-catalogue")
-            self.assertEqual(os.path.realpath(link), os.path.join(
-                lib, "analysis", "flagcheck-catalogue"))
+            assert os.path.realpath(link) == os.path.join(
+                lib, "analysis", "flagcheck-catalogue")
             p = subprocess.run(
                 [os.path.join(usr, "bin", "flagcheck-run"), JOB, "--dry-run",
                  "--numjobs", "1", "--repeats", "1", "--modes", "always"],
                 capture_output=True, text=True, timeout=60, cwd=dest)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertIn("FLAGCHECK_ENGINE=%s " % os.path.join(
-                lib, "fio-flagcheck.so"), p.stdout)
+            assert p.returncode == 0, p.stderr
+            assert "FLAGCHECK_ENGINE=%s " % os.path.join(
+                lib, "fio-flagcheck.so") in p.stdout
             p = subprocess.run(
                 [os.path.join(usr, "bin", "flagcheck-report"),
                  os.path.join(HERE, "fixtures", "results"), "--no-plot",
                  "--outdir", os.path.join(dest, "report")],
                 capture_output=True, text=True, timeout=60, cwd=dest)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertIn("runs: 8 (always n=4, test_first n=4)", p.stdout)
-            self.assertNotIn(ANALYSIS, p.stdout + p.stderr)
-
-
-if __name__ == "__main__":
-    unittest.main()
+            assert p.returncode == 0, p.stderr
+            assert "runs: 8 (always n=4, test_first n=4)" in p.stdout
+            assert ANALYSIS not in p.stdout + p.stderr

@@ -3,7 +3,6 @@ flagcheck-run --clocksource)."""
 
 import subprocess
 import tempfile
-import unittest
 
 from tests.analysis.helpers import FIO, NULL_JOB, ResultsDirCase, run_cli
 from flagcheck_analysis.results import clocksource
@@ -20,39 +19,36 @@ def kernel_says():
         return None
 
 
-class TestChoose(unittest.TestCase):
+class TestChoose:
     def test_auto_follows_the_kernel(self):
-        self.assertEqual(clock.choose("auto", "tsc")[0], "cpu")
-        self.assertEqual(clock.choose("auto", "arch_sys_counter")[0], "cpu")
+        assert clock.choose("auto", "tsc")[0] == "cpu"
+        assert clock.choose("auto", "arch_sys_counter")[0] == "cpu"
         for other in ("kvm-clock", "hpet", "acpi_pm", "xen", None):
             cs, why = clock.choose("auto", other)
-            self.assertEqual(cs, "clock_gettime", other)
-            self.assertIn(other or "unknown", why)
+            assert cs == "clock_gettime", other
+            assert (other or "unknown") in why
 
     def test_explicit_and_fio(self):
         for cs in ("cpu", "clock_gettime", "gettimeofday"):
-            self.assertEqual(clock.choose(cs, "hpet"),
-                             (cs, "--clocksource %s" % cs))
-        self.assertIsNone(clock.choose("fio", "tsc")[0])
-        self.assertEqual(clock.fio_args(None), [])
-        self.assertEqual(clock.fio_args("cpu"), ["--clocksource=cpu"])
+            assert clock.choose(cs, "hpet") == (cs, "--clocksource %s" % cs)
+        assert clock.choose("fio", "tsc")[0] is None
+        assert clock.fio_args(None) == []
+        assert clock.fio_args("cpu") == ["--clocksource=cpu"]
 
     def test_kernel_clocksource_reads_sysfs(self):
         with tempfile.NamedTemporaryFile("w") as f:
             f.write("tsc\n")
             f.flush()
-            self.assertEqual(clock.kernel_clocksource(f.name), "tsc")
-        self.assertIsNone(clock.kernel_clocksource("/nonexistent/cs"))
+            assert clock.kernel_clocksource(f.name) == "tsc"
+        assert clock.kernel_clocksource("/nonexistent/cs") is None
 
     def test_report_line(self):
-        self.assertIsNone(clocksource.describe({"ramp_s": 1}))
-        self.assertEqual(
-            clocksource.describe({"clocksource": "cpu",
-                                  "clocksource_why": "x"}),
-            "clock: fio clocksource=cpu for every run (x)")
-        self.assertEqual(clocksource.describe({"clocksource": None,
-                                               "clocksource_why": "y"}),
-                         "clock: y")
+        assert clocksource.describe({"ramp_s": 1}) is None
+        assert clocksource.describe({"clocksource": "cpu",
+                                     "clocksource_why": "x"}) == \
+            "clock: fio clocksource=cpu for every run (x)"
+        assert clocksource.describe({"clocksource": None,
+                                     "clocksource_why": "y"}) == "clock: y"
 
 
 class TestRunner(ResultsDirCase):
@@ -61,51 +57,51 @@ class TestRunner(ResultsDirCase):
             else "clock_gettime"
         p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "2", "--dry-run", "--outdir", self.out)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         cmds = [l for l in p.stdout.splitlines() if not l.startswith("#")]
-        self.assertEqual(len(cmds), 4, p.stdout)
+        assert len(cmds) == 4, p.stdout
         for c in cmds:
-            self.assertEqual(c.split().count("--clocksource=%s" % want), 1, c)
+            assert c.split().count("--clocksource=%s" % want) == 1, c
         p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "1", "--clocksource", "fio", "--dry-run",
                     "--outdir", self.out)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertNotIn("clocksource", p.stdout)
+        assert p.returncode == 0, p.stderr
+        assert "clocksource" not in p.stdout
 
     def test_real_runs_record_the_clock_and_resume_refuses_another(self):
         p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "1", "--runtime", "1", "--ramp", "0",
                     "--clocksource", "clock_gettime", "--outdir", self.out,
                     "--quiet", timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         m = self.manifest()
-        self.assertEqual(m["conditions"]["clocksource"], "clock_gettime")
+        assert m["conditions"]["clocksource"] == "clock_gettime"
         for run in m["runs"]:
-            self.assertEqual(run["status"], "ok")
-            self.assertIn("--clocksource=clock_gettime", run["command"])
+            assert run["status"] == "ok"
+            assert "--clocksource=clock_gettime" in run["command"]
         p = run_cli("flagcheck-report", self.out)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("clock: fio clocksource=clock_gettime for every run "
-                      "(--clocksource clock_gettime)", p.stdout)
+        assert p.returncode == 0, p.stderr
+        assert ("clock: fio clocksource=clock_gettime for every run "
+                "(--clocksource clock_gettime)") in p.stdout
         # resuming on another clock would mix two clocks in one cell
         p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "2", "--runtime", "1", "--ramp", "0",
                     "--clocksource", "cpu", "--outdir", self.out)
-        self.assertEqual(p.returncode, 2)
-        self.assertEqual(p.stderr.splitlines()[-1],
-                         "flagcheck-run: error: --clocksource: %s has runs "
-                         "made with clocksource=clock_gettime "
-                         "(null-engine_always_nj1_r1), this command "
-                         "would use cpu: give --clocksource clock_gettime to "
-                         "resume it, or another --outdir" % self.out)
+        assert p.returncode == 2
+        assert p.stderr.splitlines()[-1] == \
+            ("flagcheck-run: error: --clocksource: %s has runs "
+             "made with clocksource=clock_gettime "
+             "(null-engine_always_nj1_r1), this command "
+             "would use cpu: give --clocksource clock_gettime to "
+             "resume it, or another --outdir" % self.out)
         p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "2", "--runtime", "1", "--ramp", "0",
                     "--clocksource", "clock_gettime", "--dry-run",
                     "--outdir", self.out)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
 
 
-class TestFioTakesIt(unittest.TestCase):
+class TestFioTakesIt:
     def test_fio_uses_the_clock_it_is_given(self):
         """fio's own word (--debug=time): the option reaches fio's clock,
         whatever fio would have picked by itself."""
@@ -115,5 +111,5 @@ class TestFioTakesIt(unittest.TestCase):
                  "--ioengine=null", "--size=1m", "--rw=read",
                  "--output-format=json"], capture_output=True, text=True,
                 cwd=tempfile.gettempdir(), timeout=60)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertIn("gettime: clocksource=%d" % num, p.stdout + p.stderr)
+            assert p.returncode == 0, p.stderr
+            assert "gettime: clocksource=%d" % num in p.stdout + p.stderr

@@ -1,7 +1,6 @@
 """conditions: the report's header lines, per-cell and busy-run tables,
 the verdict note and --exclude-busy, from a made-up manifest."""
 
-import unittest
 
 from flagcheck_analysis.stats import compare, significance
 from flagcheck_analysis.report import conditions
@@ -44,17 +43,17 @@ MANIFEST = {
     "runs": RUNS + [dict(entry("always", 2, 3, True), status="failed")]}
 
 
-class TestConditions(unittest.TestCase):
+class TestConditions:
     def test_counts_leave_out_unfinished_runs(self):
         ok = conditions.ok_entries([MANIFEST])
-        self.assertEqual(len(ok), 6)
+        assert len(ok) == 6
         counts = conditions.cell_counts(ok)
-        self.assertEqual({k: (len(b), n) for k, (b, n) in counts.items()},
-                         {("s1", 1): (0, 2), ("s1", 2): (2, 4)})
+        assert {k: (len(b), n) for k, (b, n) in counts.items()} == \
+            {("s1", 1): (0, 2), ("s1", 2): (2, 4)}
 
     def test_header(self):
         ok = conditions.ok_entries([MANIFEST])
-        self.assertEqual(conditions.header_lines([MANIFEST], ok, False), [
+        assert conditions.header_lines([MANIFEST], ok, False) == [
             "placement: s1 pinned, job k on the k-th CPU (fio cpus_allowed_"
             "policy=split), cores before SMT siblings, NUMA spread: nj1 CPU "
             "0 (node 0); nj2 CPUs 0,1 (node 0)",
@@ -64,26 +63,26 @@ class TestConditions(unittest.TestCase):
             "run's CPUs); load average (1 min) "
             "0.50..1.25; CPU frequency governor: not readable",
             "repeats: until decided (the IOPS ratio's 95% CI excludes 1, or "
-            "is narrower than ±2%), at most 5 per mode"])
-        self.assertIn("busy runs left out (--exclude-busy)",
-                      conditions.header_lines([MANIFEST], ok, True)[2])
+            "is narrower than ±2%), at most 5 per mode"]
+        assert "busy runs left out (--exclude-busy)" in \
+            conditions.header_lines([MANIFEST], ok, True)[2]
         # an older manifest: no conditions, no lines
-        self.assertEqual(conditions.header_lines([{"runs": RUNS}], ok,
-                                                 False), [])
+        assert conditions.header_lines([{"runs": RUNS}], ok,
+                                       False) == []
 
     def test_tables(self):
         ok = conditions.ok_entries([MANIFEST])
         cells, busy = conditions.tables([MANIFEST], ok,
                                         conditions.cell_counts(ok))
-        self.assertEqual(cells[2], [
+        assert cells[2] == [
             ["s1", "1", "0", "1", "decided: CI narrower than ±2%",
              "test_first/always x1.000", "0 of 2"],
             ["s1", "2", "0,1", "2", "undecided at --max-repeats",
              "test_first/always x1.100",
-             "2 of 4: always r1, test_first r2"]])
-        self.assertEqual(busy[2], [
+             "2 of 4: always r1, test_first r2"]]
+        assert busy[2] == [
             ["s1_always_nj2_r1", "0,1", "25%", "0%", "0.50 -> 1.25"],
-            ["s1_test_first_nj2_r2", "0,1", "50%", "0%", "0.50 -> 1.25"]])
+            ["s1_test_first_nj2_r2", "0,1", "50%", "0%", "0.50 -> 1.25"]]
 
     def test_verdict_note_and_exclusion(self):
         ok = conditions.ok_entries([MANIFEST])
@@ -95,19 +94,15 @@ class TestConditions(unittest.TestCase):
                                    False)
         v1 = secs[0].rows[0].others[0].verdict.text
         v2 = secs[1].rows[0].others[0].verdict.text
-        self.assertNotIn("machine busy", v1)
+        assert "machine busy" not in v1
         plain = significance.verdict([102.0, 104.0], [103.0, 105.0]).text
-        self.assertEqual(v2, plain + "; machine busy in 2 of 4 runs")
+        assert v2 == plain + "; machine busy in 2 of 4 runs"
         secs = conditions.annotate(compare.compare(recs, "always"), counts,
                                    True)
-        self.assertTrue(secs[1].rows[0].others[0].verdict.text.endswith(
-            "; machine busy in 2 of 4 runs, left out"))
+        assert secs[1].rows[0].others[0].verdict.text.endswith(
+            "; machine busy in 2 of 4 runs, left out")
         files = [(e["json"], e) for e in RUNS] + [("loose.json", None)]
         kept, dropped = conditions.exclude_busy(files)
-        self.assertEqual([e["name"] for e in dropped],
-                         ["s1_always_nj2_r1", "s1_test_first_nj2_r2"])
-        self.assertEqual(len(kept), 5)
-
-
-if __name__ == "__main__":
-    unittest.main()
+        assert [e["name"] for e in dropped] == \
+            ["s1_always_nj2_r1", "s1_test_first_nj2_r2"]
+        assert len(kept) == 5

@@ -2,73 +2,69 @@
 the recorded fixture runs."""
 
 import json
-import unittest
 
 from tests.analysis.helpers import RESULTS
 from flagcheck_analysis.results import matrix
 from flagcheck_analysis.stats import decide, significance
 
 
-class TestDecide(unittest.TestCase):
+class TestDecide:
     def test_clear_effect_excludes_1(self):
         d = decide.decide([100, 101, 99], [150, 151, 149], "test_first")
-        self.assertEqual(d.reason, "excludes_1")
-        self.assertEqual(d.ratio, 1.5)
-        self.assertEqual(d.n, 3)
-        self.assertGreater(d.ci[0], 1.0)
-        self.assertEqual(decide.text(d, "always"),
-                         "test_first/always x1.500, 95%% CI %.3f..%.3f "
-                         "excludes 1" % d.ci)
+        assert d.reason == "excludes_1"
+        assert d.ratio == 1.5
+        assert d.n == 3
+        assert d.ci[0] > 1.0
+        assert decide.text(d, "always") == \
+            ("test_first/always x1.500, 95%% CI %.3f..%.3f "
+             "excludes 1" % d.ci)
 
     def test_too_few_repeats_never_decide(self):
         d = decide.decide([100, 101], [150, 151])
-        self.assertEqual((d.reason, d.n), ("undecided", 2))
+        assert (d.reason, d.n) == ("undecided", 2)
         d = decide.decide([100, 101, 99], [150, 151])
-        self.assertEqual(d.reason, "undecided")
+        assert d.reason == "undecided"
 
     def test_no_effect_but_narrow(self):
         base, other = [1000, 1001, 999], [1000.5, 999.5, 1000]
-        self.assertEqual(significance.verdict(base, other).kind, "noise")
+        assert significance.verdict(base, other).kind == "noise"
         d = decide.decide(base, other, "b")
-        self.assertEqual(d.reason, "narrow")
-        self.assertTrue(d.ci[0] <= 1.0 <= d.ci[1])
-        self.assertTrue(decide.text(d, "a").endswith("narrower than ±2%"))
+        assert d.reason == "narrow"
+        assert (d.ci[0] <= 1.0 <= d.ci[1])
+        assert decide.text(d, "a").endswith("narrower than ±2%")
         # the same data against a precision of 0.01%: not decided
-        self.assertEqual(decide.decide(base, other, "b", 0.0001).reason,
-                         "undecided")
+        assert decide.decide(base, other, "b", 0.0001).reason == "undecided"
 
     def test_noisy_is_undecided(self):
         d = decide.decide([100, 150, 50], [120, 60, 170])
-        self.assertEqual(d.reason, "undecided")
-        self.assertTrue(d.ci[0] < 1.0 < d.ci[1])
+        assert d.reason == "undecided"
+        assert (d.ci[0] < 1.0 < d.ci[1])
 
     def test_ci_excludes_1_but_welch_disagrees(self):
         # the bootstrap of 3 values is narrow; Welch is not convinced
         base, other = [100, 100, 130], [131, 132, 133]
         v = significance.verdict(base, other)
-        self.assertEqual(v.kind, "noise")
-        self.assertGreater(v.ci[0], 1.0)
-        self.assertNotEqual(decide.decide(base, other).reason, "excludes_1")
+        assert v.kind == "noise"
+        assert v.ci[0] > 1.0
+        assert decide.decide(base, other).reason != "excludes_1"
 
     def test_cell_with_three_modes(self):
         values = {"before": [100, 101, 99], "always": [80, 81, 79],
                   "test_first": [100, 150, 50]}
         ds = decide.decide_cell(values, ["before", "always", "test_first"])
-        self.assertEqual([(d.mode, d.reason) for d in ds],
-                         [("always", "excludes_1"),
-                          ("test_first", "undecided")])
-        self.assertFalse(decide.is_decided(ds))
-        self.assertTrue(decide.is_decided(ds[:1]))
+        assert [(d.mode, d.reason) for d in ds] == \
+            [("always", "excludes_1"), ("test_first", "undecided")]
+        assert not decide.is_decided(ds)
+        assert decide.is_decided(ds[:1])
 
     def test_missing_mode(self):
         d = decide.decide_cell({"always": [1, 2, 3]},
                                ["always", "test_first"])[0]
-        self.assertEqual((d.reason, d.ratio), ("undecided", None))
-        self.assertEqual(decide.text(d, "always"),
-                         "test_first/always: no runs")
+        assert (d.reason, d.ratio) == ("undecided", None)
+        assert decide.text(d, "always") == "test_first/always: no runs"
 
 
-class TestCellValues(unittest.TestCase):
+class TestCellValues:
     def test_fixture_iops(self):
         runs = [matrix.Run("flagcheck-fixture", m, 2, r)
                 for r in (1, 2, 3) for m in ("always", "test_first")]
@@ -79,9 +75,5 @@ class TestCellValues(unittest.TestCase):
                 doc = json.load(f)
             want.setdefault(run.mode, []).append(
                 sum(j["read"]["iops"] for j in doc["jobs"]))
-        self.assertEqual(got, want)
-        self.assertEqual(len(got["always"]), 2)
-
-
-if __name__ == "__main__":
-    unittest.main()
+        assert got == want
+        assert len(got["always"]) == 2

@@ -9,14 +9,13 @@ import shutil
 import subprocess
 import signal
 import sys
-import tempfile
 import time
-import unittest
 
-from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, NULL_JOB, \
-    RESULTS, run_cli
-from tests.analysis.test_clientserver import (JOB as CS_JOB, LOOPBACK,
-                                              Servers, free_port)
+import pytest
+
+from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, LOOPBACK, \
+    NULL_JOB, RESULTS, ResultsDirCase, free_port, run_cli
+from tests.analysis.test_clientserver import JOB as CS_JOB, Servers
 from flagcheck_analysis.results import fiojson
 
 DEEP = 100000           # levels of nesting: far past Python's recursion limit
@@ -28,38 +27,34 @@ def deep_json(path, prefix='{"jobs": '):
     return path
 
 
-class Scratch(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.tmp)
-        self.out = os.path.join(self.tmp, "results")
+def assert_one_line(p, *needles, rc):
+    """exit status rc, no traceback, and one stderr line holding every
+    needle."""
+    assert p.returncode == rc, p.stderr
+    assert "Traceback" not in p.stderr
+    lines = [l for l in p.stderr.splitlines()
+             if all(n in l for n in needles)]
+    assert len(lines) == 1, p.stderr
+    return lines[0]
 
+
+class Scratch(ResultsDirCase):
     def path(self, *names):
         return os.path.join(self.tmp, *names)
 
-    def assertOneLine(self, p, *needles, rc):
-        """exit status rc, no traceback, and one stderr line holding every
-        needle."""
-        self.assertEqual(p.returncode, rc, p.stderr)
-        self.assertNotIn("Traceback", p.stderr)
-        lines = [l for l in p.stderr.splitlines()
-                 if all(n in l for n in needles)]
-        self.assertEqual(len(lines), 1, p.stderr)
-        return lines[0]
 
-
-class DeepJson(Scratch):
+class TestDeepJson(Scratch):
     """item 14: a JSON file nested 100000 levels deep"""
 
     def test_loaders_name_the_file(self):
         for load, prefix in ((fiojson.load_fio_json, '{"jobs": '),
                              (fiojson.load_stats, '{"flagcheck": 1, "a": ')):
             path = deep_json(self.path("deep"), prefix)
-            with self.assertRaises(fiojson.InputError) as cm:
+            with pytest.raises(fiojson.InputError) as cm:
                 load(path)
-            msg = str(cm.exception)
-            self.assertTrue(msg.startswith(path + ": "), msg)
-            self.assertIn("nested too deeply", msg)
+            msg = str(cm.value)
+            assert msg.startswith(path + ": "), msg
+            assert "nested too deeply" in msg
 
     def test_report_names_the_file(self):
         deep = deep_json(self.path("deep.json"))
@@ -67,23 +62,23 @@ class DeepJson(Scratch):
             RESULTS, "flagcheck-fixture_always_nj1_r1.json"), self.tmp)
         p = run_cli("flagcheck-report", "--no-plot", "--outdir",
                     self.path("report"), deep, good)
-        self.assertOneLine(p, deep + ": JSON nested too deeply", rc=0)
-        self.assertIn("runs: 1 (always n=1)", p.stdout)
+        assert_one_line(p, deep + ": JSON nested too deeply", rc=0)
+        assert "runs: 1 (always n=1)" in p.stdout
 
-    @unittest.skipUnless(FIO, "fio not installed")
+    @pytest.mark.skipif(not FIO, reason="fio not installed")
     def test_runner_resume_reruns_a_deep_run_file(self):
         os.makedirs(self.out)
         deep_json(os.path.join(self.out, "null-engine_always_nj1_r1.json"))
         p = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
                     "--numjobs", "1", "--repeats", "1", "--runtime", "1",
                     "--outdir", self.out, "--quiet")
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertNotIn("Traceback", p.stderr)
+        assert p.returncode == 0, p.stderr
+        assert "Traceback" not in p.stderr
         fiojson.load_fio_json(os.path.join(
             self.out, "null-engine_always_nj1_r1.json"))
 
 
-class ImpossibleValues(Scratch):
+class TestImpossibleValues(Scratch):
     """item 8: NaN, strings, negative or no IOPS are refused, not averaged"""
 
     GOOD = os.path.join(RESULTS, "flagcheck-fixture_always_nj1_r1.json")
@@ -99,14 +94,14 @@ class ImpossibleValues(Scratch):
 
     def check(self, change, field, said):
         bad = self.bad_copy(change)
-        with self.assertRaises(fiojson.InputError) as cm:
+        with pytest.raises(fiojson.InputError) as cm:
             fiojson.load_fio_json(bad)
-        self.assertEqual(str(cm.exception), "%s: %s %s" % (bad, field, said))
+        assert str(cm.value) == "%s: %s %s" % (bad, field, said)
         p = run_cli("flagcheck-report", "--no-plot", "--outdir",
                     self.path("report"), self.GOOD, bad)
-        self.assertOneLine(p, bad + ": " + field, rc=0)
-        self.assertIn("runs: 1 (always n=1)", p.stdout)
-        self.assertNotIn("nan", p.stdout)
+        assert_one_line(p, bad + ": " + field, rc=0)
+        assert "runs: 1 (always n=1)" in p.stdout
+        assert "nan" not in p.stdout
 
     def set_read(self, key, value):
         return lambda job: job["read"].__setitem__(key, value)
@@ -144,13 +139,13 @@ class ImpossibleValues(Scratch):
         with open(path, "w") as f:
             f.write('{"flagcheck": 1, "ios": 10, "rmw": 20}\n'
                     '{"flagcheck": 1, "ios": 10, "rmw": -20}\n')
-        with self.assertRaises(fiojson.InputError) as cm:
+        with pytest.raises(fiojson.InputError) as cm:
             fiojson.load_stats(path)
-        self.assertEqual(str(cm.exception), "%s: line 2: rmw is -20: not a "
-                         "whole number of 0 or more" % path)
+        assert str(cm.value) == ("%s: line 2: rmw is -20: not a "
+                                 "whole number of 0 or more" % path)
 
 
-class DifferentSetups(Scratch):
+class TestDifferentSetups(Scratch):
     """item 7: runs of one scenario on different setups are not pooled"""
 
     def copy(self, name, change_json=None, change_stats=None,
@@ -182,8 +177,8 @@ class DifferentSetups(Scratch):
         b = self.copy("b", **change)
         p = run_cli("flagcheck-report", "--no-plot", "--format", "csv",
                     "--outdir", self.path("report"), a, b)
-        self.assertOneLine(p, "the runs of flagcheck-fixture differ in %s: "
-                           "not averaged together" % field, rc=0)
+        assert_one_line(p, "the runs of flagcheck-fixture differ in %s: "
+                        "not averaged together" % field, rc=0)
         got = {}
         for row in p.stdout.split("\n\n")[0].splitlines()[1:]:
             cells = row.split(",")
@@ -198,9 +193,9 @@ class DifferentSetups(Scratch):
                     d, "flagcheck-fixture_always_nj1_r%d.json" % r))
                 iops.append(doc["jobs"][0]["read"]["iops"])
             want.append(sum(iops) / 2)
-        self.assertEqual(got, {
+        assert got == {
             "flagcheck-fixture (%s)" % label_a: want[0],
-            "flagcheck-fixture (%s)" % label_b: want[1]})
+            "flagcheck-fixture (%s)" % label_b: want[1]}
 
     def test_backend(self):
         def psync(rec):
@@ -242,14 +237,14 @@ class DifferentSetups(Scratch):
         a, b = self.copy("a"), self.copy("b")
         p = run_cli("flagcheck-report", "--no-plot", "--outdir",
                     self.path("report"), a, b)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertNotIn("differ in", p.stderr + p.stdout)
-        self.assertIn("runs: 16 (always n=8, test_first n=8)", p.stdout)
-        self.assertIn("flagcheck-fixture, numjobs=1\n", p.stdout)
+        assert p.returncode == 0, p.stderr
+        assert "differ in" not in p.stderr + p.stdout
+        assert "runs: 16 (always n=8, test_first n=8)" in p.stdout
+        assert "flagcheck-fixture, numjobs=1\n" in p.stdout
 
 
-@unittest.skipUnless(FIO, "fio not installed")
-class DamagedManifest(Scratch):
+@pytest.mark.skipif(not FIO, reason="fio not installed")
+class TestDamagedManifest(Scratch):
     """item 4 (and 14 for manifest.json): a damaged manifest is refused,
     kept byte for byte, and the message says how to go on"""
 
@@ -262,26 +257,26 @@ class DamagedManifest(Scratch):
         first = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
                         "--numjobs", "1", "--repeats", "1", "--runtime", "1",
                         "--outdir", self.out, "--quiet")
-        self.assertEqual(first.returncode, 0, first.stderr)
+        assert first.returncode == 0, first.stderr
         path = os.path.join(self.out, "manifest.json")
         damage(path)
         with open(path, "rb") as f:
             before = f.read()
         p = self.run_runner()
-        line = self.assertOneLine(p, path + ": " + reason, rc=1)
-        self.assertIn("mv %s %s.damaged" % (path, path), line)
+        line = assert_one_line(p, path + ": " + reason, rc=1)
+        assert "mv %s %s.damaged" % (path, path) in line
         with open(path, "rb") as f:
-            self.assertEqual(f.read(), before)
-        self.assertFalse(os.path.exists(self.out + "/null-engine_always_"
-                                        "nj1_r2.json"), "it ran anyway")
+            assert f.read() == before
+        assert not os.path.exists(self.out + "/null-engine_always_"
+                                  "nj1_r2.json"), "it ran anyway"
         # what the message says to do: the finished run is kept as done
         os.rename(path, path + ".damaged")
         p = self.run_runner()
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         with open(path) as f:
             runs = json.load(f)["runs"]
-        self.assertEqual([(r["status"], r.get("resumed", False))
-                          for r in runs], [("ok", True), ("ok", False)])
+        assert [(r["status"], r.get("resumed", False))
+                for r in runs] == [("ok", True), ("ok", False)]
 
     def test_truncated(self):
         def truncate(path):
@@ -304,20 +299,25 @@ class DamagedManifest(Scratch):
         path = deep_json(os.path.join(self.out, "manifest.json"))
         p = run_cli("flagcheck-report", "--no-plot", "--outdir",
                     self.path("report"), self.out)
-        self.assertOneLine(p, "unusable manifest: %s: JSON nested too "
-                           "deeply" % path, rc=0)
-        self.assertIn("runs: 8 (always n=4, test_first n=4)", p.stdout)
+        assert_one_line(p, "unusable manifest: %s: JSON nested too "
+                        "deeply" % path, rc=0)
+        assert "runs: 8 (always n=4, test_first n=4)" in p.stdout
 
 
-@unittest.skipUnless(FIO and os.path.exists(ENGINE),
-                     "needs fio and the built engine (make)")
-class ClientMode(Scratch):
+@pytest.mark.skipif(not (FIO and os.path.exists(ENGINE)),
+                    reason="needs fio and the built engine (make)")
+class TestClientMode(Scratch):
     """items 6 and 11: runs on fio servers that do nothing, or die"""
 
-    def setUp(self):
-        super().setUp()
+    def setup_method(self):
+        super().setup_method()
         self.servers = Servers(self.tmp)
-        self.addCleanup(self.servers.stop)
+
+    def teardown_method(self):
+        try:
+            self.servers.stop()
+        finally:
+            super().teardown_method()
 
     def run_runner(self, *args, timeout=90):
         return run_cli("flagcheck-run", CS_JOB, "--outdir", self.out,
@@ -325,40 +325,35 @@ class ClientMode(Scratch):
                        "--set", "FLAGCHECK_ENGINE=" + ENGINE, *args,
                        timeout=timeout)
 
-    def manifest(self):
-        with open(os.path.join(self.out, "manifest.json")) as f:
-            return json.load(f)
-
     def test_every_host_down(self):
         refused = "%s,%d" % (LOOPBACK, free_port())     # nothing listens
         p = self.run_runner("--client", refused, "--modes", "always",
                             "--runtime", "1", "--connect-timeout", "3")
-        self.assertOneLine(p, "host %s is down: " % refused, "refused",
-                           rc=1)
-        self.assertOneLine(p, "clientserver_always_nj1_r1 did not run: "
-                           "no host answered", rc=1)
+        assert_one_line(p, "host %s is down: " % refused, "refused",
+                        rc=1)
+        assert_one_line(p, "clientserver_always_nj1_r1 did not run: "
+                        "no host answered", rc=1)
         run = self.manifest()["runs"][0]
-        self.assertEqual(run["status"], "failed")
-        self.assertEqual(run["hosts"][refused.replace(",", "_")]["status"],
-                         "down")
+        assert run["status"] == "failed"
+        assert run["hosts"][refused.replace(",", "_")]["status"] == "down"
 
     def check_no_results(self, args, said):
         server = self.servers.start()
         p = self.run_runner("--client", server, "--runtime", "1", *args)
-        self.assertOneLine(p, "clientserver_%s_nj1_r1: no job results from "
-                           "any host" % args[-1], rc=1)
-        self.assertOneLine(p, server + ": ", said, rc=1)
+        assert_one_line(p, "clientserver_%s_nj1_r1: no job results from "
+                        "any host" % args[-1], rc=1)
+        assert_one_line(p, server + ": ", said, rc=1)
         m = self.manifest()
-        self.assertFalse(m["complete"])
+        assert not m["complete"]
         run = m["runs"][0]
-        self.assertEqual(run["status"], "failed")
+        assert run["status"] == "failed"
         host = run["hosts"][server.replace(",", "_")]
-        self.assertEqual(host["status"], "failed")
-        self.assertTrue(any(said in l for l in host["reason"]), host)
+        assert host["status"] == "failed"
+        assert any(said in l for l in host["reason"]), host
         # nothing that a resume or the report could take for a result
-        self.assertFalse(os.path.exists(os.path.join(self.out, run["json"])))
-        self.assertTrue(os.path.exists(os.path.join(
-            self.out, run["json"] + ".failed")))
+        assert not os.path.exists(os.path.join(self.out, run["json"]))
+        assert os.path.exists(os.path.join(
+            self.out, run["json"] + ".failed"))
 
     def test_engine_the_server_cannot_load(self):
         self.check_no_results(["--set", "FLAGCHECK_ENGINE=/nonexistent/x.so",
@@ -370,7 +365,7 @@ class ClientMode(Scratch):
         self.check_no_results(["--modes", "bogus"],
                               "variant=bogus is not valid")
 
-    def test_killed_server_child_is_quoted(self):
+    def test_killed_server_child_is_quoted(self, request):
         server = self.servers.start()
         pid = self.servers.procs[-1].pid
         proc = subprocess.Popen(
@@ -379,7 +374,7 @@ class ClientMode(Scratch):
              "1", "--quiet", "--set", "FLAGCHECK_ENGINE=" + ENGINE,
              "--client", server, "--modes", "always", "--runtime", "20"],
             stderr=subprocess.PIPE, text=True)
-        self.addCleanup(proc.kill)
+        request.addfinalizer(proc.kill)
         # the server forks a child per connection, which forks the job
         deadline = time.monotonic() + 30
         child = []
@@ -389,7 +384,7 @@ class ClientMode(Scratch):
                     os.path.join(self.out, "jobs")):
                 break
             time.sleep(0.1)
-        self.assertEqual(len(child), 1, "no server child")
+        assert len(child) == 1, "no server child"
         jobs = children(child[0])
         os.kill(child[0], signal.SIGKILL)
         _, err = proc.communicate(timeout=60)
@@ -398,16 +393,15 @@ class ClientMode(Scratch):
                 os.kill(job, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        self.assertEqual(proc.returncode, 1, err)
-        self.assertNotIn("Traceback", err)
-        self.assertIn("client: host=%s disconnected" % LOOPBACK, err)
-        self.assertNotIn("(nothing)", err)
+        assert proc.returncode == 1, err
+        assert "Traceback" not in err
+        assert "client: host=%s disconnected" % LOOPBACK in err
+        assert "(nothing)" not in err
         run = self.manifest()["runs"][0]
-        self.assertEqual(run["status"], "failed")
+        assert run["status"] == "failed"
         kept = os.path.join(self.out, run["json"] + ".failed")
         with open(kept) as f:
-            self.assertIn("client: host=%s disconnected" % LOOPBACK,
-                          f.read())
+            assert "client: host=%s disconnected" % LOOPBACK in f.read()
 
 
 def children(pid):
@@ -427,9 +421,9 @@ def can_mount_privately():
     return p.returncode == 0
 
 
-@unittest.skipUnless(FIO and can_mount_privately(),
-                     "needs fio, root and unshare -m (a private tmpfs)")
-class FullDisk(Scratch):
+@pytest.mark.skipif(not (FIO and can_mount_privately()),
+                    reason="needs fio, root and unshare -m (a private tmpfs)")
+class TestFullDisk(Scratch):
     """item 13: the results directory's file system fills up"""
 
     def test_message_names_the_path_and_nothing_is_lost(self):
@@ -455,25 +449,21 @@ class FullDisk(Scratch):
         p = subprocess.run(["unshare", "-m", "--propagation", "private",
                             "sh", "-c", script], capture_output=True,
                            text=True, timeout=120)
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        assert p.returncode == 0, p.stdout + p.stderr
 
         def read(name):
             with open(self.path(name)) as f:
                 return f.read()
-        self.assertEqual(read("second.rc").strip(), "1")
+        assert read("second.rc").strip() == "1"
         err = read("second.err")
-        self.assertNotIn("Traceback", err)
+        assert "Traceback" not in err
         lines = [l for l in err.splitlines() if "No space left on device"
                  in l]
-        self.assertEqual(len(lines), 1, err)
-        self.assertIn(os.path.join(out, "manifest.json"), lines[0])
+        assert len(lines) == 1, err
+        assert os.path.join(out, "manifest.json") in lines[0]
         # the first run's files (its .setup: what it was made with)
-        self.assertEqual(read("left").split(), [
+        assert read("left").split() == [
             ".", "..", "flagcheck-run.lock", "manifest.json",
             "null-engine_always_nj1_r1.json",
-            "null-engine_always_nj1_r1.setup"])
-        self.assertEqual(read("manifest.after"), read("manifest.before"))
-
-
-if __name__ == "__main__":
-    unittest.main()
+            "null-engine_always_nj1_r1.setup"]
+        assert read("manifest.after") == read("manifest.before")

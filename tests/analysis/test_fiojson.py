@@ -4,7 +4,8 @@ import os
 import shutil
 import subprocess
 import tempfile
-import unittest
+
+import pytest
 
 from tests.analysis.helpers import CLIENTSERVER, CLIENTSERVER_HOSTS, RESULTS
 from flagcheck_analysis.results import clients, fiojson
@@ -13,13 +14,13 @@ from flagcheck_analysis.stats import compare
 ALWAYS_NJ2 = os.path.join(RESULTS, "flagcheck-fixture_always_nj2_r1.json")
 
 
-class BadFiles(unittest.TestCase):
-    def setUp(self):
+class TestBadFiles:
+    def setup_method(self):
         self.tmp = tempfile.TemporaryDirectory()
         with open(ALWAYS_NJ2) as f:
             self.good = f.read()
 
-    def tearDown(self):
+    def teardown_method(self):
         self.tmp.cleanup()
 
     def write(self, name, text):
@@ -29,68 +30,65 @@ class BadFiles(unittest.TestCase):
         return path
 
     def error(self, path):
-        with self.assertRaises(fiojson.InputError) as cm:
+        with pytest.raises(fiojson.InputError) as cm:
             fiojson.load_fio_json(path)
-        msg = str(cm.exception)
-        self.assertTrue(msg.startswith(path + ": "), msg)
-        self.assertNotIn("\n", msg)
+        msg = str(cm.value)
+        assert msg.startswith(path + ": "), msg
+        assert "\n" not in msg
         return msg
 
     def test_truncated(self):
         path = self.write("t.json", self.good[:len(self.good) // 2])
-        self.assertIn("truncated JSON", self.error(path))
+        assert "truncated JSON" in self.error(path)
 
     def test_malformed(self):
         path = self.write("m.json", self.good.replace('"jobs" :', '"jobs" ',
                                                       1))
-        self.assertIn("malformed JSON at line", self.error(path))
+        assert "malformed JSON at line" in self.error(path)
 
     def test_empty_and_text_only(self):
-        self.assertIn("no JSON object", self.error(self.write("e.json", "")))
-        self.assertIn("no JSON object",
-                      self.error(self.write("x.json", "fio: bad job\n")))
+        assert "no JSON object" in self.error(self.write("e.json", ""))
+        assert "no JSON object" in \
+            self.error(self.write("x.json", "fio: bad job\n"))
 
     def test_not_fio(self):
-        self.assertIn("not fio JSON",
-                      self.error(self.write("n.json", '{"a": 1}\n')))
-        self.assertIn("no jobs",
-                      self.error(self.write("j.json", '{"jobs": []}\n')))
+        assert "not fio JSON" in self.error(self.write("n.json", '{"a": 1}\n'))
+        assert "no jobs" in self.error(self.write("j.json", '{"jobs": []}\n'))
 
     def test_missing_file(self):
-        self.assertIn("cannot read", self.error(os.path.join(self.tmp.name,
-                                                             "none.json")))
+        assert "cannot read" in self.error(os.path.join(self.tmp.name,
+                                                        "none.json"))
 
     def test_leading_text_lines(self):
         path = self.write("l.json", "hostname=vm, be=0, 64-bit, os=Linux\n"
                           "<vm> fio: some warning {not json}\n" + self.good)
-        self.assertEqual(fiojson.load_fio_json(path),
-                         fiojson.load_fio_json(ALWAYS_NJ2))
+        assert fiojson.load_fio_json(path) == fiojson.load_fio_json(ALWAYS_NJ2)
 
     def test_bad_stats_line(self):
         path = self.write("s.jsonl", '{"flagcheck": 1, "ios": 1}\n{"ios": \n')
-        with self.assertRaises(fiojson.InputError) as cm:
+        with pytest.raises(fiojson.InputError) as cm:
             fiojson.load_stats(path)
-        self.assertIn("line 2", str(cm.exception))
-        self.assertIsNone(fiojson.load_stats(path + ".absent"))
+        assert "line 2" in str(cm.value)
+        assert fiojson.load_stats(path + ".absent") is None
 
 
-class Metrics(unittest.TestCase):
+class TestMetrics:
     def test_sums_over_jobs(self):
         doc = fiojson.load_fio_json(ALWAYS_NJ2)
         jobs = doc["jobs"]
-        self.assertEqual(len(jobs), 2)          # no group_reporting
+        assert len(jobs) == 2          # no group_reporting
         m = fiojson.run_metrics(doc, None)
-        self.assertAlmostEqual(m["iops"], sum(j["read"]["iops"]
-                                              for j in jobs))
-        self.assertEqual(m["bw_kib"], sum(j["read"]["bw"] for j in jobs))
+        assert round(m["iops"] - sum(j["read"]["iops"]
+                                     for j in jobs), 7) == 0
+        assert m["bw_kib"] == sum(j["read"]["bw"] for j in jobs)
         lo = min(j["read"]["clat_ns"]["mean"] for j in jobs)
         hi = max(j["read"]["clat_ns"]["mean"] for j in jobs)
-        self.assertTrue(lo <= m["clat_mean_ns"] <= hi)
-        self.assertIsNone(m["rmw_per_io"])
+        assert (lo <= m["clat_mean_ns"] <= hi)
+        assert m["rmw_per_io"] is None
 
     def test_engine_counters(self):
         paths = glob.glob(os.path.join(RESULTS, "*.flagcheck.jsonl"))
-        self.assertTrue(paths)
+        assert paths
         for path in paths:
             with open(path) as f:
                 recs = [json.loads(line) for line in f]
@@ -98,61 +96,59 @@ class Metrics(unittest.TestCase):
             m = fiojson.run_metrics(
                 fiojson.load_fio_json(path.replace(".flagcheck.jsonl",
                                                    ".json")), stats)
-            self.assertAlmostEqual(m["rmw_per_io"],
-                                   sum(r["rmw"] for r in recs)
-                                   / sum(r["ios"] for r in recs))
-            self.assertEqual(m["errors_set"],
-                             sum(r["errors_set"] for r in recs))
+            rmw_per_io = sum(r["rmw"] for r in recs) / \
+                sum(r["ios"] for r in recs)
+            assert round(m["rmw_per_io"] - rmw_per_io, 7) == 0
+            assert m["errors_set"] == sum(r["errors_set"] for r in recs)
 
     def test_client_server(self):
         doc = fiojson.load_fio_json(CLIENTSERVER)
         entries = fiojson.fio_jobs(doc)
-        self.assertNotIn("All clients", [e["jobname"] for e in entries])
+        assert "All clients" not in [e["jobname"] for e in entries]
         m = fiojson.run_metrics(doc, None)
-        self.assertAlmostEqual(m["iops"], sum(e["read"]["iops"]
-                                              for e in entries))
+        assert round(m["iops"] - sum(e["read"]["iops"]
+                                     for e in entries), 7) == 0
         opts = fiojson.job_options(doc)
-        self.assertIn(opts["flag_check"], ("always", "test_first"))
+        assert opts["flag_check"] in ("always", "test_first")
 
     def test_client_server_global_options_one_dict(self):
         """fio 3.33, one server: one dict, every host's."""
         doc = fiojson.load_fio_json(CLIENTSERVER)
-        self.assertIsInstance(doc["global options"], dict)
-        self.assertEqual(fiojson.global_options(doc),
-                         {None: doc["global options"]})
+        assert isinstance(doc["global options"], dict)
+        assert fiojson.global_options(doc) == {None: doc["global options"]}
 
     def test_client_server_global_options_per_server(self):
         """fio 3.41, two servers, one job file each (always to the first,
         test_first to the second): one dict per server, each kept with
         its host, the host's own name and port dropped from its options."""
         doc = fiojson.load_fio_json(CLIENTSERVER_HOSTS)
-        self.assertEqual(doc["fio version"], "fio-3.41")
+        assert doc["fio version"] == "fio-3.41"
         raw = doc["global options"]
-        self.assertIsInstance(raw, list)
-        self.assertEqual(len(raw), 2)
+        assert isinstance(raw, list)
+        assert len(raw) == 2
         glob = fiojson.global_options(doc)
         hosts = clients.by_host(doc)
-        self.assertEqual(sorted(glob), sorted(hosts))
-        self.assertEqual(len(hosts), 2)
+        assert sorted(glob) == sorted(hosts)
+        assert len(hosts) == 2
         for d in raw:
             key = "%s:%s" % (d["hostname"], d["port"])
             want = {k: v for k, v in d.items()
                     if k not in ("hostname", "port")}
-            self.assertEqual(glob[key], want)
-            self.assertNotIn("hostname", glob[key])
+            assert glob[key] == want
+            assert "hostname" not in glob[key]
             # each server was sent its own file: its stats path names it
-            self.assertTrue(glob[key]["flagcheck_stats"].endswith(
-                "/%s.jsonl" % glob[key]["flag_check"]), glob[key])
-        self.assertEqual(sorted(g["flag_check"] for g in glob.values()),
-                         ["always", "test_first"])
+            assert glob[key]["flagcheck_stats"].endswith(
+                "/%s.jsonl" % glob[key]["flag_check"]), glob[key]
+        assert sorted(g["flag_check"] for g in glob.values()) == \
+            ["always", "test_first"]
         first = fiojson.fio_jobs(doc)[0]
         opts = fiojson.job_options(doc)
-        self.assertEqual(opts["flag_check"],
-                         glob[fiojson.host_key(first)]["flag_check"])
+        assert opts["flag_check"] == \
+            glob[fiojson.host_key(first)]["flag_check"]
         for key in hosts:
             m = fiojson.run_metrics(clients.host_doc(doc, key), None)
-            self.assertEqual(m["iops"], sum(e["read"]["iops"]
-                                            for e in hosts[key]))
+            assert m["iops"] == sum(e["read"]["iops"]
+                                    for e in hosts[key])
 
     def test_json_plus_bins_give_exact_percentiles(self):
         def entry(bins):
@@ -164,22 +160,22 @@ class Metrics(unittest.TestCase):
                         entry({"30": 50, "40": 50})]}
         m = fiojson.run_metrics(doc, None)
         # merged: 10:60 20:40 30:50 40:50 of 200; 50% -> 100th -> 20
-        self.assertEqual(m["clat_p50_ns"], 20.0)
-        self.assertEqual(m["clat_p99_ns"], 40.0)
+        assert m["clat_p50_ns"] == 20.0
+        assert m["clat_p99_ns"] == 40.0
 
 
-class LatencyBuckets(unittest.TestCase):
+class TestLatencyBuckets:
     """fio's latency histogram buckets (stat.c plat_val_to_idx), checked
     against fio's own json+ output, and the report's "same bucket"."""
 
     def test_buckets_tile_the_ns(self):
         for idx in range(0, fiojson.PLAT_NR - 1):
             lo, hi = fiojson.plat_bucket_range(idx)
-            self.assertEqual((fiojson.plat_bucket(lo),
-                              fiojson.plat_bucket(hi)), (idx, idx))
-            self.assertEqual(fiojson.plat_bucket(hi + 1), idx + 1)
+            assert (fiojson.plat_bucket(lo),
+                    fiojson.plat_bucket(hi)) == (idx, idx)
+            assert fiojson.plat_bucket(hi + 1) == idx + 1
 
-    @unittest.skipUnless(shutil.which("fio"), "fio not installed")
+    @pytest.mark.skipif(not shutil.which("fio"), reason="fio not installed")
     def test_fio_json_plus_bins_are_one_bucket_each(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "out.json")
@@ -188,31 +184,27 @@ class LatencyBuckets(unittest.TestCase):
                  "--size=64m", "--time_based", "--runtime=0.3",
                  "--output-format=json+", "--output=" + out],
                 capture_output=True, text=True, timeout=60)
-            self.assertEqual(p.returncode, 0, p.stderr)
+            assert p.returncode == 0, p.stderr
             clat = fiojson.load_fio_json(out)["jobs"][0]["read"]["clat_ns"]
         values = [int(k) for k in clat["bins"]]
         idx = [fiojson.plat_bucket(v) for v in values]
-        self.assertEqual(len(set(idx)), len(values))
+        assert len(set(idx)) == len(values)
         for v, i in zip(values, idx):
             lo, hi = fiojson.plat_bucket_range(i)
-            self.assertTrue(lo <= v <= hi, (v, lo, hi))
+            assert (lo <= v <= hi), (v, lo, hi)
         for v in clat["percentile"].values():
-            self.assertIn(v, values)
+            assert v in values
 
     def test_same_bucket_verdict(self):
         v = compare.verdict("clat_p50_ns", [1000.0, 1000.0],
                             [1003.0, 1006.0])
-        self.assertEqual((v.kind, v.text), (
+        assert (v.kind, v.text) == (
             "same", "same bucket: fio's latency histogram holds every run's "
-            "value in 1000..1007 ns, n=2 vs 2"))
+            "value in 1000..1007 ns, n=2 vs 2")
         v = compare.verdict("clat_p50_ns", [1000.0, 1000.0],
                             [1008.0, 1008.0])
-        self.assertEqual(v.kind, "differs")
+        assert v.kind == "differs"
         v = compare.verdict("iops", [1000.0, 1000.0], [1003.0, 1003.0])
-        self.assertEqual(v.kind, "differs")
+        assert v.kind == "differs"
         v = compare.verdict("clat_p99_ns", [20.0, 20.0], [20.0, 20.0])
-        self.assertEqual(v.text, "same: no spread on either side, n=2 vs 2")
-
-
-if __name__ == "__main__":
-    unittest.main()
+        assert v.text == "same: no spread on either side, n=2 vs 2"

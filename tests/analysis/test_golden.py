@@ -3,7 +3,6 @@ FLAGCHECK_UPDATE_GOLDEN=1 rewrites the golden files (fixtures/record does)."""
 
 import os
 import tempfile
-import unittest
 
 from tests.analysis.helpers import FIXTURES, RESULTS, run_cli
 
@@ -11,7 +10,7 @@ GOLDEN = os.path.join(FIXTURES, "golden")
 UPDATE = os.environ.get("FLAGCHECK_UPDATE_GOLDEN") == "1"
 
 
-class TestGolden(unittest.TestCase):
+class TestGolden:
     def check(self, name, actual):
         path = os.path.join(GOLDEN, name)
         if UPDATE:
@@ -19,7 +18,7 @@ class TestGolden(unittest.TestCase):
             with open(path, "w") as f:
                 f.write(actual)
         with open(path) as f:
-            self.assertEqual(actual, f.read(), "differs from %s" % path)
+            assert actual == f.read(), "differs from %s" % path
 
     def test_tables(self):
         with tempfile.TemporaryDirectory() as out:
@@ -28,13 +27,9 @@ class TestGolden(unittest.TestCase):
                               ("csv", "report-stdout.csv")):
                 p = run_cli("flagcheck-report", RESULTS, "--no-plot",
                             "--outdir", out, "--format", fmt)
-                self.assertEqual(p.returncode, 0, p.stderr)
-                self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+                assert p.returncode == 0, p.stderr
+                assert p.stderr.count("\n") == 1, p.stderr
                 self.check(name, p.stdout)
             for name in ("report.md", "compare.csv", "scaling.csv"):
                 with open(os.path.join(out, name)) as f:
                     self.check(name, f.read())
-
-
-if __name__ == "__main__":
-    unittest.main()

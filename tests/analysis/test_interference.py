@@ -4,7 +4,6 @@ worked out by hand, the busy mark, and a sample of this machine."""
 import os
 import shutil
 import tempfile
-import unittest
 
 from flagcheck_analysis.results import busymark
 from flagcheck_analysis.run import interference
@@ -25,39 +24,38 @@ def write_proc(root, **ticks):
         f.write("1.50 0.75 0.25 3/120 4242\n")
 
 
-class TestRead(unittest.TestCase):
-    def setUp(self):
+class TestRead:
+    def setup_method(self):
         self.root = tempfile.mkdtemp()
 
-    def tearDown(self):
+    def teardown_method(self):
         shutil.rmtree(self.root)
 
     def test_proc_stat_and_loadavg(self):
         write_proc(self.root, u=30, s=20, i=50, st=4, u0=10, s0=7, i0=30,
                    st0=1, u1=20, s1=13, i1=20, st1=3)
         stat = interference.read_proc_stat(self.root)
-        self.assertEqual(sorted(stat, key=str), [0, 1, "all"])
-        self.assertEqual(stat[0], {"user": 10, "nice": 0, "system": 7,
-                                   "idle": 30, "iowait": 5, "irq": 1,
-                                   "softirq": 2, "steal": 1, "guest": 3,
-                                   "guest_nice": 0})
-        self.assertEqual(stat["all"]["steal"], 4)
-        self.assertEqual(interference.read_loadavg(self.root),
-                         [1.5, 0.75, 0.25])
-        self.assertIsNone(interference.read_loadavg(
-            os.path.join(self.root, "nowhere")))
+        assert sorted(stat, key=str) == [0, 1, "all"]
+        assert stat[0] == {"user": 10, "nice": 0, "system": 7,
+                           "idle": 30, "iowait": 5, "irq": 1,
+                           "softirq": 2, "steal": 1, "guest": 3,
+                           "guest_nice": 0}
+        assert stat["all"]["steal"] == 4
+        assert interference.read_loadavg(self.root) == [1.5, 0.75, 0.25]
+        assert interference.read_loadavg(
+            os.path.join(self.root, "nowhere")) is None
 
     def test_cpufreq_unreadable_and_readable(self):
-        self.assertIsNone(interference.read_cpufreq([0, 1], self.root))
+        assert interference.read_cpufreq([0, 1], self.root) is None
         d = os.path.join(self.root, "cpu1", "cpufreq")
         os.makedirs(d)
         with open(os.path.join(d, "scaling_governor"), "w") as f:
             f.write("performance\n")
         with open(os.path.join(d, "scaling_cur_freq"), "w") as f:
             f.write("2600000\n")
-        self.assertEqual(interference.read_cpufreq([0, 1], self.root),
-                         {"governor": {"1": "performance"},
-                          "cur_khz": {"1": 2600000}})
+        assert interference.read_cpufreq([0, 1], self.root) == \
+            {"governor": {"1": "performance"},
+             "cur_khz": {"1": 2600000}}
 
 
 def stat(**cpus):
@@ -76,7 +74,7 @@ def sample(st, children, me, t, load=None):
             "children_s": children, "self_s": me}
 
 
-class TestMeasure(unittest.TestCase):
+class TestMeasure:
     # 4 s on CPUs 0 and 1 at 100 ticks/s: 800 ticks of CPU in all
     before = stat(cpu0=(0, 0, 0, 0), cpu1=(0, 0, 0, 0), all=(0, 0, 0, 0))
 
@@ -88,14 +86,14 @@ class TestMeasure(unittest.TestCase):
         m = interference.measure(sample(self.before, 10.0, 1.0, 100.0),
                                  sample(after, 17.5, 1.1, 104.0),
                                  [0, 1], 0.10, hz=100)
-        self.assertFalse(m["busy"])
-        self.assertEqual(m["reasons"], [])
-        self.assertEqual(m["wall_s"], 4.0)
-        self.assertEqual(m["ours_s"], 7.6)
+        assert not m["busy"]
+        assert m["reasons"] == []
+        assert m["wall_s"] == 4.0
+        assert m["ours_s"] == 7.6
         r = m["run_cpus"]
-        self.assertEqual((r["cpu_s"], r["busy_s"], r["others_s"],
-                          r["others_share"], r["steal_share"]),
-                         (8.0, 7.6, 0.0, 0.0, 0.0))
+        assert (r["cpu_s"], r["busy_s"], r["others_s"],
+                r["others_share"], r["steal_share"]) == \
+            (8.0, 7.6, 0.0, 0.0, 0.0)
 
     def test_hog_on_one_cpu(self):
         # a hog took half of CPU 1: fio got 6 s of the 8
@@ -104,15 +102,15 @@ class TestMeasure(unittest.TestCase):
         m = interference.measure(sample(self.before, 0.0, 0.0, 0.0),
                                  sample(after, 6.0, 0.0, 4.0),
                                  [0, 1], 0.10, hz=100)
-        self.assertTrue(m["busy"])
-        self.assertEqual(m["run_cpus"]["others_s"], 2.0)
-        self.assertEqual(m["run_cpus"]["others_share"], 0.25)
-        self.assertEqual(m["reasons"], ["others used 25% of CPUs 0,1"])
+        assert m["busy"]
+        assert m["run_cpus"]["others_s"] == 2.0
+        assert m["run_cpus"]["others_share"] == 0.25
+        assert m["reasons"] == ["others used 25% of CPUs 0,1"]
         # the same share at a threshold of 25% is not above it
         m = interference.measure(sample(self.before, 0.0, 0.0, 0.0),
                                  sample(after, 6.0, 0.0, 4.0),
                                  [0, 1], 0.25, hz=100)
-        self.assertFalse(m["busy"])
+        assert not m["busy"]
 
     def test_pinned_to_one_cpu_counts_that_cpu(self):
         # a 1-job run on CPU 0; the other CPU was busy with someone else,
@@ -122,9 +120,9 @@ class TestMeasure(unittest.TestCase):
         m = interference.measure(sample(self.before, 0.0, 0.0, 0.0),
                                  sample(after, 4.0, 0.0, 4.0),
                                  [0], 0.10, hz=100)
-        self.assertFalse(m["busy"])
-        self.assertEqual(m["run_cpus"]["cpu_s"], 4.0)
-        self.assertEqual(m["machine"]["others_share"], 0.5)
+        assert not m["busy"]
+        assert m["run_cpus"]["cpu_s"] == 4.0
+        assert m["machine"]["others_share"] == 0.5
 
     def test_steal(self):
         after = stat(cpu0=(350, 0, 0, 50), cpu1=(400, 0, 0, 0),
@@ -132,16 +130,16 @@ class TestMeasure(unittest.TestCase):
         m = interference.measure(sample(self.before, 0.0, 0.0, 0.0),
                                  sample(after, 7.5, 0.0, 4.0),
                                  [0], 0.10, hz=100)
-        self.assertTrue(m["busy"])
-        self.assertEqual(m["run_cpus"]["steal_share"], 0.125)
-        self.assertEqual(m["reasons"], ["steal 12% of CPUs 0"])
+        assert m["busy"]
+        assert m["run_cpus"]["steal_share"] == 0.125
+        assert m["reasons"] == ["steal 12% of CPUs 0"]
 
     def test_is_busy(self):
-        self.assertTrue(busymark.is_busy({"interference": {"busy": True}}))
-        self.assertFalse(busymark.is_busy({"interference":
-                                           {"busy": False}}))
-        self.assertFalse(busymark.is_busy({}))
-        self.assertFalse(busymark.is_busy(None))
+        assert busymark.is_busy({"interference": {"busy": True}})
+        assert not busymark.is_busy({"interference":
+                                     {"busy": False}})
+        assert not busymark.is_busy({})
+        assert not busymark.is_busy(None)
 
 
 def proc_stat_line(pid, comm, ppid, kthread, utime, stime, cpu,
@@ -157,16 +155,16 @@ def proc_stat_line(pid, comm, ppid, kthread, utime, stime, cpu,
     return " ".join(w) + "\n"
 
 
-class TestProcesses(unittest.TestCase):
+class TestProcesses:
     """others = user-space processes other than fio and the runner; kernel
     threads on the run's CPUs apart, by name."""
 
     RUNNER = 500
 
-    def setUp(self):
+    def setup_method(self):
         self.root = tempfile.mkdtemp()
 
-    def tearDown(self):
+    def teardown_method(self):
         shutil.rmtree(self.root)
 
     def procs(self, rows):
@@ -183,9 +181,9 @@ class TestProcesses(unittest.TestCase):
         got = self.procs([(1, "init", 0, False, 5, 6, 1, 7, 8),
                           (42, "kworker/u4:1-loop0", 2, True, 0, 30, 0),
                           (77, "a (b) c", 1, False, 1, 2, 1)])
-        self.assertEqual(got, {1: ("init", 0, False, 26, 1),
-                               42: ("kworker/u4:1-loop0", 2, True, 30, 0),
-                               77: ("a (b) c", 1, False, 3, 1)})
+        assert got == {1: ("init", 0, False, 26, 1),
+                       42: ("kworker/u4:1-loop0", 2, True, 30, 0),
+                       77: ("a (b) c", 1, False, 3, 1)}
 
     def run_with(self, before_rows, after_rows, cpus=(0, 1)):
         # 4 s on CPUs 0 and 1 at 100 ticks/s; fio used 6 s, the runner 0;
@@ -211,11 +209,11 @@ class TestProcesses(unittest.TestCase):
              (9, "ksoftirqd/0", 2, True, 0, 50, 0),
              (300, "sshd", 1, False, 10, 0, 1)])
         r = m["run_cpus"]
-        self.assertFalse(m["busy"], m)
-        self.assertEqual((r["others_s"], r["not_ours_s"], r["kthreads_s"]),
-                         (0.0, 2.0, 2.0))
-        self.assertEqual(r["kthreads"], [["kworker/u4:1-loop0", 1.5],
-                                         ["ksoftirqd/0", 0.5]])
+        assert not m["busy"], m
+        assert (r["others_s"], r["not_ours_s"], r["kthreads_s"]) == \
+            (0.0, 2.0, 2.0)
+        assert r["kthreads"] == [["kworker/u4:1-loop0", 1.5],
+                                 ["ksoftirqd/0", 0.5]]
 
     def test_user_space_others_are_others(self):
         # a compiler (new during the run) and make reaping its children;
@@ -229,18 +227,18 @@ class TestProcesses(unittest.TestCase):
              (601, "cc1", 600, False, 50, 10, 0),
              (501, "fio", self.RUNNER, False, 300, 100, 0)])
         r = m["run_cpus"]
-        self.assertTrue(m["busy"])
-        self.assertEqual((r["others_s"], r["kthreads_s"], r["kthreads"]),
-                         (1.4, 0.0, []))
-        self.assertEqual(m["reasons"], ["others used 18% of CPUs 0,1"])
+        assert m["busy"]
+        assert (r["others_s"], r["kthreads_s"], r["kthreads"]) == \
+            (1.4, 0.0, [])
+        assert m["reasons"] == ["others used 18% of CPUs 0,1"]
 
     def test_others_elsewhere_are_not_the_runs(self):
         # pinned to CPU 0: a process that ran on CPU 1 only is not counted
         m = self.run_with(
             [(700, "hog", 1, False, 0, 0, 1)],
             [(700, "hog", 1, False, 150, 0, 1)], cpus=(0,))
-        self.assertEqual(m["run_cpus"]["others_s"], 0.0)
-        self.assertEqual(m["machine"]["others_s"], 1.5)
+        assert m["run_cpus"]["others_s"] == 0.0
+        assert m["machine"]["others_s"] == 1.5
 
     def test_at_most_what_proc_stat_saw(self):
         # a process's times can hold more than this window (a child
@@ -248,24 +246,20 @@ class TestProcesses(unittest.TestCase):
         m = self.run_with(
             [(800, "bash", 1, False, 0, 0, 0)],
             [(800, "bash", 1, False, 0, 0, 0, 900, 0)])
-        self.assertEqual(m["run_cpus"]["others_s"], 2.0)
-        self.assertEqual(m["run_cpus"]["not_ours_s"], 2.0)
+        assert m["run_cpus"]["others_s"] == 2.0
+        assert m["run_cpus"]["not_ours_s"] == 2.0
 
 
-class TestThisMachine(unittest.TestCase):
+class TestThisMachine:
     def test_sample_has_every_online_cpu(self):
         cpus = sorted(os.sched_getaffinity(0))
         s = interference.sample(cpus)
         for cpu in cpus:
-            self.assertIn(cpu, s["stat"])
-        self.assertIn("all", s["stat"])
-        self.assertEqual(len(s["loadavg"]), 3)
+            assert cpu in s["stat"]
+        assert "all" in s["stat"]
+        assert len(s["loadavg"]) == 3
         me = s["procs"][os.getpid()]
-        self.assertEqual(me[:3], (open("/proc/self/comm").read().strip(),
-                                  os.getppid(), False))
-        self.assertTrue(any(p[2] for p in s["procs"].values()),
-                        "no kernel thread seen in /proc")
-
-
-if __name__ == "__main__":
-    unittest.main()
+        assert me[:3] == (open("/proc/self/comm").read().strip(),
+                          os.getppid(), False)
+        assert any(p[2] for p in s["procs"].values()), \
+            "no kernel thread seen in /proc"

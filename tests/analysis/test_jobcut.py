@@ -16,16 +16,16 @@ import socket
 import subprocess
 import tempfile
 import time
-import unittest
 
-from tests.analysis.helpers import ENGINE, FIO, REPO, run_cli
+import pytest
+
+from tests.analysis.helpers import ENGINE, FIO, LOOPBACK, LOSETUP, REPO, \
+    free_port, loop_device, run_cli
 from flagcheck_analysis.report.cli import job_file_figures
 from flagcheck_analysis.run import jobfile, jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S2 = os.path.join(REPO, "jobs", "buffer-new-randwrite.fio")     # writes
-LOSETUP = shutil.which("losetup")
-LOOPBACK = "127.0.0.1"
 
 
 def write(path, text, mode="w"):
@@ -56,14 +56,16 @@ def run_job(tmp, job, *args, **env):
                           text=True, errors="replace", timeout=60)
 
 
-class Reader(unittest.TestCase):
+class TestReader:
     """jobfile.read against fio's own rules (parse.c strip_blank_end,
     init.c is_empty_or_comment and its section line, options.c
     fio_option_dup_subs)"""
 
-    def setUp(self):
+    def setup_method(self):
         self.tmp = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def teardown_method(self):
+        shutil.rmtree(self.tmp)
 
     def test_cut_expand_sections(self):
         job = write(os.path.join(self.tmp, "j.fio"),
@@ -72,14 +74,14 @@ class Reader(unittest.TestCase):
                     "  # comment\n\x01;ctl\n[/dev/x] ; a job\n"
                     "[two]\nbs = ${BS}\nsize=${}1m\nname=${NONE}n\f;x\n")
         sections, opts = jobfile.read(job, {"BS": "4k"})
-        self.assertEqual(sections, ["global", "/dev/x", "two"])
-        self.assertEqual([(o.section, o.key, o.value) for o in opts], [
+        assert sections == ["global", "/dev/x", "two"]
+        assert [(o.section, o.key, o.value) for o in opts] == [
             ("global", "filename", "/a"), ("global", "rw", "write"),
             ("global", "directory", "/dev"), ("global", "ioengine", "exec"),
             ("two", "bs", " 4k"), ("two", "size", "1m"),
-            ("two", "name", "n")])
+            ("two", "name", "n")]
 
-    @unittest.skipUnless(FIO, "needs fio")
+    @pytest.mark.skipif(not FIO, reason="needs fio")
     def test_as_fio_reads_it(self):
         """generated lines (seeded): the sections and the option values
         jobfile.read gives are those fio --parse-only --debug=parse
@@ -123,16 +125,16 @@ class Reader(unittest.TestCase):
                          line)
             if m:
                 theirs.append(("description", m.group(1)))
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertGreater(len(theirs), 250)
-        self.assertEqual(theirs, ours)
+        assert p.returncode == 0, p.stderr
+        assert len(theirs) > 250
+        assert theirs == ours
 
     def test_job_name_of_a_section_without_options(self):
         job = write(os.path.join(self.tmp, "j.fio"),
                     "[global]\nrw=write\n[/dev/loop9]\n")
         opts = jobguard.job_options(job, {})
-        self.assertIn("/dev/loop9", [p for p, pat, _ in
-                                     jobguard.candidates(opts) if not pat])
+        assert "/dev/loop9" in [p for p, pat, _ in
+                                jobguard.candidates(opts) if not pat]
 
     def test_latin1_byte(self):
         """item 12: fio reads bytes; one Latin-1 byte is no traceback"""
@@ -140,20 +142,20 @@ class Reader(unittest.TestCase):
                     b"; caf\xe9\n[global]\nioengine=null\nsize=1m\n"
                     b"[j\xe9]\n", "wb")
         sections, _ = jobfile.read(job, {})
-        self.assertEqual(sections, ["global", "j\udce9"])
+        assert sections == ["global", "j\udce9"]
         text = jobfile.render(job, {})
-        self.assertEqual(jobfile.to_bytes(text), open(job, "rb").read())
-        self.assertEqual(jobguard.main([job]), 0)
+        assert jobfile.to_bytes(text) == open(job, "rb").read()
+        assert jobguard.main([job]) == 0
         p = run_job(self.tmp, job, BACKEND="null")
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertNotIn("Traceback", p.stderr)
+        assert p.returncode == 0, p.stderr
+        assert "Traceback" not in p.stderr
         p = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
                     "--numjobs", "1")
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertNotIn("Traceback", p.stderr)
+        assert p.returncode == 0, p.stderr
+        assert "Traceback" not in p.stderr
         p = run_cli("flagcheck-catalogue", self.tmp, "--job", job)
-        self.assertNotIn("Traceback", p.stderr)
-        self.assertEqual(p.returncode, 1, p.stderr)
+        assert "Traceback" not in p.stderr
+        assert p.returncode == 1, p.stderr
 
     def test_only_regular_files(self):
         """item 5: a FIFO or /dev/zero named as a job file is refused
@@ -161,97 +163,92 @@ class Reader(unittest.TestCase):
         fifo = os.path.join(self.tmp, "fifo.fio")
         os.mkfifo(fifo)
         for path in (fifo, "/dev/zero"):
-            with self.assertRaises(jobfile.JobFileError) as cm:
+            with pytest.raises(jobfile.JobFileError) as cm:
                 jobfile.read_text(path)
-            self.assertEqual(str(cm.exception), "%s: not a regular file: "
-                             "a job file must be one" % path)
+            assert str(cm.value) == ("%s: not a regular file: "
+                                     "a job file must be one" % path)
             p = run_cli("flagcheck-catalogue", self.tmp, "--job", path,
                         timeout=30)
-            self.assertEqual(p.stderr.splitlines()[-1], "flagcheck-catalogue:"
-                             " %s: not a regular file: a job file must be "
-                             "one" % path)
-            self.assertEqual(p.returncode, 1)
+            assert p.stderr.splitlines()[-1] == (
+                "flagcheck-catalogue: %s: not a regular file: a job file "
+                "must be one" % path)
+            assert p.returncode == 1
             p = run_cli("flagcheck-run", path, "--dry-run", timeout=30)
-            self.assertEqual(p.stderr.splitlines()[-1], "flagcheck-run: "
-                             "error: %s: not a regular file: a job file must "
-                             "be one" % path)
-            self.assertEqual(p.returncode, 2)
+            assert p.stderr.splitlines()[-1] == (
+                "flagcheck-run: error: %s: not a regular file: a job file "
+                "must be one" % path)
+            assert p.returncode == 2
             # a manifest naming it: flagcheck-report's published figures
-            self.assertEqual(job_file_figures(
-                [{"matrix": {"jobs": {"s9": path}}}]), {})
+            assert job_file_figures(
+                [{"matrix": {"jobs": {"s9": path}}}]) == {}
         big = write(os.path.join(self.tmp, "big.fio"),
                     "; x\n" * (jobfile.MAX_BYTES // 4 + 1))
-        with self.assertRaises(jobfile.JobFileError):
+        with pytest.raises(jobfile.JobFileError):
             jobfile.read_text(big)
 
     def test_values_from_variables_holding_a_cut(self):
         job = write(os.path.join(self.tmp, "j.fio"),
                     "[j]\nrw=write\nfilename=${F}\n")
-        with self.assertRaises(jobguard.Refused) as cm:
+        with pytest.raises(jobguard.Refused) as cm:
             jobguard.check_devices(job, {"F": "/tmp/a ;b/c"})
-        self.assertEqual(str(cm.exception), "filename=/tmp/a ;b/c in %s:3 "
-                         "(from filename=${F}): fio ends a value at ';' or "
-                         "'#' in some places and not in others, so which "
-                         "file or engine it would use is not certain: "
-                         "refused (name it without ';' and '#')" % job)
-        with self.assertRaises(jobguard.Refused):
+        assert str(cm.value) == (
+            "filename=/tmp/a ;b/c in %s:3 (from filename=${F}): fio ends a "
+            "value at ';' or '#' in some places and not in others, so which "
+            "file or engine it would use is not certain: refused (name it "
+            "without ';' and '#')" % job)
+        with pytest.raises(jobguard.Refused):
             jobguard.check_devices(job, {"F": "x"}, ["--directory=/d#x"])
-        with self.assertRaises(jobguard.Refused) as cm:
+        with pytest.raises(jobguard.Refused) as cm:
             jobguard.check_devices(job, {"F": "x\n[/dev/sda]"})
-        self.assertIn("${F} holds a line break", str(cm.exception))
+        assert "${F} holds a line break" in str(cm.value)
 
 
-@unittest.skipUnless(FIO and LOSETUP and os.path.exists(ENGINE),
-                     "needs fio, losetup and the built engine")
-class LoopDevice(unittest.TestCase):
+@pytest.mark.skipif(not (FIO and LOSETUP and os.path.exists(ENGINE)),
+                    reason="needs fio, losetup and the built engine")
+class TestLoopDevice:
     """items 1 and 3 on a real block device: refused, and not written"""
 
-    def setUp(self):
+    @pytest.fixture(autouse=True)
+    def device(self):
         self.tmp = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.tmp)
         self.image = os.path.join(self.tmp, "disk.img")
-        with open(self.image, "wb") as f:
-            f.truncate(4 << 20)
-        p = subprocess.run([LOSETUP, "--find", "--show", self.image],
-                           capture_output=True, text=True)
-        if p.returncode != 0:
-            self.skipTest("losetup not permitted here: %s"
-                          % (p.stderr.strip() or "exit %d" % p.returncode))
-        self.dev = p.stdout.strip()
-        self.addCleanup(subprocess.run, [LOSETUP, "--detach", self.dev])
-        self.before = sha(self.image)
+        try:
+            with loop_device(self.image, 4 << 20) as self.dev:
+                self.before = sha(self.image)
+                yield
+        finally:
+            shutil.rmtree(self.tmp)
 
-    def assertRefused(self, p, text):
-        self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertIn(text, p.stderr)
-        self.assertNotIn("run-job: FLAG_CHECK=", p.stderr)  # fio not run
-        self.assertEqual(sha(self.image), self.before)
+    def assert_refused(self, p, text):
+        assert p.returncode == 2, p.stderr
+        assert text in p.stderr
+        assert "run-job: FLAG_CHECK=" not in p.stderr  # fio not run
+        assert sha(self.image) == self.before
 
     def test_run_job_cut_values(self):
         d = self.dev
         for env, args in (({"FILENAME": d + ";x"}, []),
                           ({"FILENAME": d + " #x"}, []),
                           ({"FILENAME": "f"}, ["--filename=%s;x" % d])):
-            with self.subTest(env=env, args=args):
-                p = run_job(self.tmp, S2, *args, BACKEND="psync", **env)
-                self.assertRefused(p, "fio ends a value at ';' or '#'")
-                self.assertEqual(len(p.stderr.splitlines()), 1, p.stderr)
+            p = run_job(self.tmp, S2, *args, BACKEND="psync", **env)
+            self.assert_refused(p, "fio ends a value at ';' or '#'")
+            assert len(p.stderr.splitlines()) == 1, (env, args, p.stderr)
 
     def test_comment_after_a_device_in_the_job_file(self):
         job = write(os.path.join(self.tmp, "c.fio"),
                     "[global]\nioengine=psync\nrw=write\nsize=1m\n"
                     "[j]\nfilename=%s ;comment\n" % self.dev)
         p = run_job(self.tmp, job)
-        self.assertRefused(p, "%s (from filename=%s in %s) is a block "
-                           "device" % (self.dev, self.dev, job))
+        self.assert_refused(p, "%s (from filename=%s in %s) is a block "
+                            "device" % (self.dev, self.dev, job))
 
     def test_section_named_after_the_device(self):
         job = write(os.path.join(self.tmp, "s.fio"),
                     "[global]\nioengine=psync\nrw=write\nsize=1m\n"
                     "[%s]\n" % self.dev)
         p = run_job(self.tmp, job)
-        self.assertRefused(p, "%s (from the job name %s) is a block "
-                           "device" % (self.dev, self.dev))
+        self.assert_refused(p, "%s (from the job name %s) is a block "
+                            "device" % (self.dev, self.dev))
 
     def test_runner_cut_value(self):
         p = run_cli("flagcheck-run", S2, "--outdir",
@@ -259,27 +256,26 @@ class LoopDevice(unittest.TestCase):
                     "--numjobs", "1", "--runtime", "1", "--no-line-probe",
                     "--set", "FILENAME=%s#x" % self.dev, "--set",
                     "BACKEND=psync", "--set", "SIZE=1m")
-        self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertIn("flagcheck-run: error: filename=%s#x in %s:" % (
-            self.dev, S2), p.stderr)
-        self.assertEqual(sha(self.image), self.before)
+        assert p.returncode == 2, p.stderr
+        assert "flagcheck-run: error: filename=%s#x in %s:" % (
+            self.dev, S2) in p.stderr
+        assert sha(self.image) == self.before
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind((LOOPBACK, 0))
-        return s.getsockname()[1]
-
-
-@unittest.skipUnless(FIO, "needs fio")
-class Server(unittest.TestCase):
+@pytest.mark.skipif(not FIO, reason="needs fio")
+class TestServer:
     """item 2: ioengine=exec with a comment after it is not sent to a fio
     server without --allow-exec; directory=/dev with one is a /dev name"""
 
-    def setUp(self):
+    def setup_method(self):
         self.tmp = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.tmp)
         os.chmod(self.tmp, 0o777)
+        self.stops = []
+
+    def teardown_method(self):
+        for stop in reversed(self.stops):
+            stop()
+        shutil.rmtree(self.tmp)
 
     def server(self):
         """A fio server on a loopback port, as nobody when run as root."""
@@ -303,7 +299,7 @@ class Server(unittest.TestCase):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        self.addCleanup(stop)
+        self.stops.append(stop)
         deadline = time.monotonic() + 10
         while True:
             try:
@@ -324,37 +320,39 @@ class Server(unittest.TestCase):
                     os.path.join(self.tmp, "out"), "--repeats", "1",
                     "--numjobs", "1", "--runtime", "1", "--client",
                     self.server(), timeout=90)
-        self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertEqual(p.stderr.splitlines()[-1],
-                         "flagcheck-run: error: %s: ioengine=exec would have "
-                         "every fio server run the program its program= "
-                         "names, as the server's user; give --allow-exec if "
-                         "you mean it" % job)
-        self.assertFalse(os.path.exists(marker))
+        assert p.returncode == 2, p.stderr
+        assert p.stderr.splitlines()[-1] == \
+            ("flagcheck-run: error: %s: ioengine=exec would have "
+             "every fio server run the program its program= "
+             "names, as the server's user; give --allow-exec if "
+             "you mean it" % job)
+        assert not os.path.exists(marker)
 
     def test_dev_directory_with_a_comment(self):
         p = run_cli("flagcheck-run", S2, "--dry-run", "--repeats", "1",
                     "--numjobs", "1", "--set", "FILENAME=sdz", "--set",
                     "BACKEND=psync", "--client", "127.0.0.1,1")
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         job = write(os.path.join(self.tmp, "dir.fio"),
                     "[global]\nrw=write\nsize=1m\nfilename=sdz\n"
                     "directory=/dev ;c\n[j]\n")
         p = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
                     "--numjobs", "1", "--client", "127.0.0.1,1")
-        self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertIn("/dev/sdz (from filename=sdz in %s under directory="
-                      "/dev in %s) is a name under /dev/ on the hosts"
-                      % (job, job), p.stderr)
+        assert p.returncode == 2, p.stderr
+        assert ("/dev/sdz (from filename=sdz in %s under directory="
+                "/dev in %s) is a name under /dev/ on the hosts"
+                % (job, job)) in p.stderr
 
 
-class Patterns(unittest.TestCase):
+class TestPatterns:
     """item 17: what the engine would get that is not what the job file
     says: run-job and flagcheck-run read the job file and say so"""
 
-    def setUp(self):
+    def setup_method(self):
         self.tmp = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def teardown_method(self):
+        shutil.rmtree(self.tmp)
 
     def job(self, lines):
         return write(os.path.join(self.tmp, "p.fio"),
@@ -379,16 +377,14 @@ class Patterns(unittest.TestCase):
                 "pattern=set_bit(a,0); separate operations with ',' "
                 "(docs/pattern.md), and put a blank before a comment" % job)
         rj, fr = self.both(job)
-        self.assertEqual((rj.returncode, rj.stderr),
-                         (2, "run-job: %s\n" % want))
-        self.assertEqual(fr.returncode, 2, fr.stderr)
-        self.assertEqual(fr.stderr.splitlines()[-1],
-                         "flagcheck-run: error: %s" % want)
+        assert (rj.returncode, rj.stderr) == (2, "run-job: %s\n" % want)
+        assert fr.returncode == 2, fr.stderr
+        assert fr.stderr.splitlines()[-1] == "flagcheck-run: error: %s" % want
         # a comment after a blank is a comment
         job = self.job("pattern_words=a@0\npattern=set_bit(a,0) ;c")
         rj, fr = self.both(job)
-        self.assertEqual(fr.returncode, 0, fr.stderr)
-        self.assertIn("run-job: FLAG_CHECK=", rj.stderr)
+        assert fr.returncode == 0, fr.stderr
+        assert "run-job: FLAG_CHECK=" in rj.stderr
 
     def test_writers_above_numjobs(self):
         job = self.job("pattern_words=a@0\npattern=set_bit(a,0)\n"
@@ -396,13 +392,11 @@ class Patterns(unittest.TestCase):
         want = ("%s:15: pattern_writers=3 is above numjobs=2: every job "
                 "would write, as with 0; want 0..2" % job)
         rj, fr = self.both(job)
-        self.assertEqual((rj.returncode, rj.stderr),
-                         (2, "run-job: %s\n" % want))
-        self.assertEqual(fr.stderr.splitlines()[-1],
-                         "flagcheck-run: error: %s" % want)
+        assert (rj.returncode, rj.stderr) == (2, "run-job: %s\n" % want)
+        assert fr.stderr.splitlines()[-1] == "flagcheck-run: error: %s" % want
         rj, fr = self.both(job, "3")
-        self.assertEqual(fr.returncode, 0, fr.stderr)
-        self.assertIn("run-job: FLAG_CHECK=", rj.stderr)
+        assert fr.returncode == 0, fr.stderr
+        assert "run-job: FLAG_CHECK=" in rj.stderr
 
     def test_node_words_without_cpus_allowed(self):
         job = self.job("pattern_words=a@0:node\npattern=set_bit(a,0)")
@@ -410,13 +404,8 @@ class Patterns(unittest.TestCase):
                 "cpus_allowed pins the jobs: each job uses the copy of the "
                 "node it happens to start on" % job)
         rj, fr = self.both(job)
-        self.assertEqual(rj.stderr.splitlines()[0],
-                         "run-job: warning: %s" % want)
-        self.assertEqual(fr.returncode, 0, fr.stderr)
-        self.assertIn("flagcheck-run: warning: %s\n" % want, fr.stderr)
+        assert rj.stderr.splitlines()[0] == "run-job: warning: %s" % want
+        assert fr.returncode == 0, fr.stderr
+        assert "flagcheck-run: warning: %s\n" % want in fr.stderr
         rj = run_job(self.tmp, job, "--cpus_allowed=0", BACKEND="null")
-        self.assertNotIn("warning", rj.stderr)
-
-
-if __name__ == "__main__":
-    unittest.main()
+        assert "warning" not in rj.stderr

@@ -9,7 +9,8 @@ import shutil
 import stat
 import subprocess
 import tempfile
-import unittest
+
+import pytest
 
 from tests.analysis.helpers import ENGINE, FIO, REPO, run_cli
 from flagcheck_analysis.run import jobguard
@@ -39,20 +40,19 @@ def fio_files(args):
                              re.M))
 
 
-class Names(unittest.TestCase):
+class TestNames:
     def test_lists_and_escapes(self):
-        self.assertEqual(jobguard.split_list("a:b\\:c::d:"),
-                         ["a", "b:c", "d"])
+        assert jobguard.split_list("a:b\\:c::d:") == ["a", "b:c", "d"]
 
     def test_command_line_forms(self):
         opts = jobguard.cmdline_options(
             ["--filename=a", "--filename", "b", "-filename=c", "--bs", "4k",
              "--time_based", "--filename_f=d", "--dir=e"])
-        self.assertEqual([(k, v) for _, k, v, _ in opts], [
+        assert [(k, v) for _, k, v, _ in opts] == [
             ("filename", "a"), ("filename", "b"), ("filename", "c"),
-            ("filename_format", "d"), ("directory", "e")])
+            ("filename_format", "d"), ("directory", "e")]
 
-    @unittest.skipUnless(FIO, "fio not installed")
+    @pytest.mark.skipif(not FIO, reason="fio not installed")
     def test_explicit_names_as_fio_reads_them(self):
         with tempfile.TemporaryDirectory() as d:
             for args in (
@@ -65,22 +65,24 @@ class Names(unittest.TestCase):
                         jobguard.candidates(opts) if not pattern}
                 for f in fio_files(args + ["--ioengine=null",
                                            "--size=1m"]):
-                    self.assertIn(os.path.normpath(f), ours, args)
+                    assert os.path.normpath(f) in ours, args
 
 
-@unittest.skipUnless(FIO and os.path.exists(ENGINE) and os.geteuid() == 0
-                     and free_block_major() is not None,
-                     "needs fio, the built engine, root (mknod) and a free "
-                     "block major number")
-class BlockDevices(unittest.TestCase):
-    def setUp(self):
+@pytest.mark.skipif(not (FIO and os.path.exists(ENGINE) and os.geteuid() == 0
+                         and free_block_major() is not None),
+                    reason="needs fio, the built engine, root (mknod) and a "
+                    "free block major number")
+class TestBlockDevices:
+    def setup_method(self):
         self.tmp = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.tmp)
         self.node = os.path.join(self.tmp, "blk0")
         os.mknod(self.node, 0o600 | stat.S_IFBLK,
                  os.makedev(free_block_major(), 0))
         self.link = os.path.join(self.tmp, "link")
         os.symlink(self.node, self.link)
+
+    def teardown_method(self):
+        shutil.rmtree(self.tmp)
 
     def run_job(self, job, *args, **env):
         base = {k: v for k, v in os.environ.items()
@@ -96,18 +98,18 @@ class BlockDevices(unittest.TestCase):
                               env=base, capture_output=True, text=True,
                               timeout=60)
 
-    def assertRefused(self, p, origin):
-        self.assertEqual(p.returncode, 2, p.stderr)
+    def assert_refused(self, p, origin):
+        assert p.returncode == 2, p.stderr
         lines = p.stderr.splitlines()
-        self.assertEqual(len(lines), 1, p.stderr)
-        self.assertIn(" is a block device: its data would be lost; set "
-                      "FLAGCHECK_DESTROY=yes", lines[0])
-        self.assertIn("(from %s" % origin, lines[0])
-        self.assertNotIn("run-job: FLAG_CHECK=", p.stderr)  # fio not started
+        assert len(lines) == 1, p.stderr
+        assert (" is a block device: its data would be lost; set "
+                "FLAGCHECK_DESTROY=yes") in lines[0]
+        assert "(from %s" % origin in lines[0]
+        assert "run-job: FLAG_CHECK=" not in p.stderr  # fio not started
 
-    def assertStarted(self, p):
-        self.assertIn("run-job: FLAG_CHECK=", p.stderr)
-        self.assertNotIn("block device", p.stderr)
+    def assert_started(self, p):
+        assert "run-job: FLAG_CHECK=" in p.stderr
+        assert "block device" not in p.stderr
 
     def test_every_way_to_name_a_device(self):
         d = self.tmp
@@ -131,9 +133,8 @@ class BlockDevices(unittest.TestCase):
                  "filename=%s in %s" % (self.link, S2)),
                 ({"FILENAME": "x:" + self.node}, [],
                  "filename=x:%s in %s" % (self.node, S2))):
-            with self.subTest(args=args, env=env):
-                p = self.run_job(S2, *args, BACKEND="libaio", **env)
-                self.assertRefused(p, origin)
+            p = self.run_job(S2, *args, BACKEND="libaio", **env)
+            self.assert_refused(p, origin)
 
     def test_allowed(self):
         # FLAGCHECK_DESTROY=yes; a job that only reads; the null backend
@@ -141,13 +142,12 @@ class BlockDevices(unittest.TestCase):
                                "BACKEND": "psync"}),
                          (S1, {"BACKEND": "psync"}),
                          (S2, {"BACKEND": "null"})):
-            with self.subTest(job=job, env=env):
-                self.assertStarted(self.run_job(
-                    job, "--filename=" + self.node, **env))
+            self.assert_started(self.run_job(
+                job, "--filename=" + self.node, **env))
         # the null backend, but another engine given here: refused
         p = self.run_job(S2, "--ioengine=psync", "--filename=" + self.node,
                          BACKEND="null")
-        self.assertRefused(p, "filename=%s on the command line" % self.node)
+        self.assert_refused(p, "filename=%s on the command line" % self.node)
 
     def runner(self, *args, **env):
         return run_cli("flagcheck-run", S2, "--dry-run", "--repeats", "1",
@@ -157,21 +157,20 @@ class BlockDevices(unittest.TestCase):
     def test_runner_refuses_too(self):
         for target in (self.node, self.link, "x:" + self.node):
             p = self.runner("--set", "FILENAME=" + target)
-            self.assertEqual(p.returncode, 2, p.stderr)
-            self.assertIn("flagcheck-run: error: %s writes (rw=randwrite) "
-                          "and %s (from filename=%s in %s) is a block "
-                          "device" % (S2, self.node if target != self.link
-                                      else self.link, target, S2),
-                          p.stderr)
+            assert p.returncode == 2, p.stderr
+            assert ("flagcheck-run: error: %s writes (rw=randwrite) "
+                    "and %s (from filename=%s in %s) is a block "
+                    "device" % (S2, self.node if target != self.link
+                                else self.link, target, S2)) in p.stderr
         for allow in ({"FLAGCHECK_DESTROY": "yes"}, {}):
             args = ["--set", "FILENAME=" + self.node]
             if not allow:
                 args += ["--set", "FLAGCHECK_DESTROY=yes"]
             p = self.runner(*args, **allow)
-            self.assertEqual(p.returncode, 0, p.stderr)
+            assert p.returncode == 0, p.stderr
 
 
-class Hosts(unittest.TestCase):
+class TestHosts:
     """item 16: a job that has the server run a command is not sent to a
     fio server without --allow-exec"""
 
@@ -183,15 +182,15 @@ class Hosts(unittest.TestCase):
                         "exec_postrun=rm -rf ${FILENAME}\n[j]\n")
             base = [job, "--dry-run", "--repeats", "1", "--numjobs", "1"]
             p = run_cli("flagcheck-run", *base, "--client", "127.0.0.1,1")
-            self.assertEqual(p.returncode, 2, p.stderr)
-            self.assertEqual(p.stderr.splitlines()[-1],
-                             "flagcheck-run: error: %s: exec_postrun=rm -rf "
-                             "flagcheck-null would have every fio server run "
-                             "that command, as the server's user; give "
-                             "--allow-exec if you mean it" % job)
+            assert p.returncode == 2, p.stderr
+            assert p.stderr.splitlines()[-1] == \
+                ("flagcheck-run: error: %s: exec_postrun=rm -rf "
+                 "flagcheck-null would have every fio server run "
+                 "that command, as the server's user; give "
+                 "--allow-exec if you mean it" % job)
             for more in (["--client", "127.0.0.1,1", "--allow-exec"], []):
                 p = run_cli("flagcheck-run", *base, *more)
-                self.assertEqual(p.returncode, 0, p.stderr)
+                assert p.returncode == 0, p.stderr
 
     def test_every_option_that_runs_a_program(self):
         """issue 21 item 9: ioengine=exec and any engine library fio would
@@ -213,35 +212,31 @@ class Hosts(unittest.TestCase):
                 base = [job, "--dry-run", "--repeats", "1", "--numjobs", "1",
                         "--client", "127.0.0.1,1"]
                 p = run_cli("flagcheck-run", *base)
-                self.assertEqual(p.returncode, 2, p.stderr)
-                self.assertEqual(p.stderr.splitlines()[-1],
-                                 "flagcheck-run: error: %s: %s would have "
-                                 "every fio server run %s, as the server's "
-                                 "user; give --allow-exec if you mean it"
-                                 % (job, option, what))
+                assert p.returncode == 2, p.stderr
+                assert p.stderr.splitlines()[-1] == \
+                    ("flagcheck-run: error: %s: %s would have "
+                     "every fio server run %s, as the server's "
+                     "user; give --allow-exec if you mean it"
+                     % (job, option, what))
                 p = run_cli("flagcheck-run", *base, "--allow-exec")
-                self.assertEqual(p.returncode, 0, p.stderr)
+                assert p.returncode == 0, p.stderr
             # the flagcheck engine itself is what the job files load
             with open(job, "w") as f:
                 f.write("[j]\nioengine=external:${FLAGCHECK_ENGINE}\n")
             p = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
                         "--numjobs", "1", "--client", "127.0.0.1,1")
-            self.assertEqual(p.returncode, 0, p.stderr)
+            assert p.returncode == 0, p.stderr
 
     def test_device_names_on_hosts(self):
         """item 1 on hosts: their devices can not be looked at from here"""
         base = [S2, "--dry-run", "--repeats", "1", "--numjobs", "1",
                 "--set", "FILENAME=/dev/sdz", "--set", "BACKEND=psync"]
         p = run_cli("flagcheck-run", *base, "--client", "127.0.0.1,1")
-        self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertIn("/dev/sdz (from filename=/dev/sdz in %s) is a name "
-                      "under /dev/ on the hosts, where it may be a block "
-                      "device: its data would be lost; set "
-                      "FLAGCHECK_DESTROY=yes" % S2, p.stderr)
+        assert p.returncode == 2, p.stderr
+        assert ("/dev/sdz (from filename=/dev/sdz in %s) is a name "
+                "under /dev/ on the hosts, where it may be a block "
+                "device: its data would be lost; set "
+                "FLAGCHECK_DESTROY=yes" % S2) in p.stderr
         p = run_cli("flagcheck-run", *base, "--client", "127.0.0.1,1",
                     "--set", "FLAGCHECK_DESTROY=yes")
-        self.assertEqual(p.returncode, 0, p.stderr)
-
-
-if __name__ == "__main__":
-    unittest.main()
+        assert p.returncode == 0, p.stderr

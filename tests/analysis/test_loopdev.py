@@ -7,16 +7,16 @@ permitted, and the quiet half where the machine is not quiet."""
 
 import os
 import shutil
-import subprocess
 import time
-import unittest
 
-from tests.analysis.helpers import REPO, ResultsDirCase, cpu_hog, run_cli
+import pytest
+
+from tests.analysis.helpers import LOSETUP, REPO, ResultsDirCase, cpu_hog, \
+    loop_device, run_cli
 from flagcheck_analysis.results import fiojson
 from flagcheck_analysis.run import interference
 
 FIO = shutil.which("fio")
-LOSETUP = shutil.which("losetup")
 ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
 JOB = os.path.join(REPO, "jobs", "filemap-odirect-read.fio")
 USABLE = sorted(os.sched_getaffinity(0))
@@ -30,24 +30,14 @@ def others_now(seconds=1.0):
     return m["run_cpus"]["others_share"]
 
 
-@unittest.skipUnless(FIO and LOSETUP and os.path.exists(ENGINE),
-                     "needs fio, losetup and the built engine")
+@pytest.mark.skipif(not (FIO and LOSETUP and os.path.exists(ENGINE)),
+                    reason="needs fio, losetup and the built engine")
 class TestLoopDevice(ResultsDirCase):
-    def setUp(self):
-        super().setUp()
-        self.image = os.path.join(self.tmp, "disk.img")
-        with open(self.image, "wb") as f:
-            f.truncate(64 << 20)
-        p = subprocess.run([LOSETUP, "--find", "--show", self.image],
-                           capture_output=True, text=True)
-        if p.returncode != 0:
-            self.skipTest("losetup not permitted here: %s"
-                          % (p.stderr.strip() or "exit %d" % p.returncode))
-        self.dev = p.stdout.strip()
-
-    def tearDown(self):
-        subprocess.run([LOSETUP, "--detach", self.dev])
-        super().tearDown()
+    @pytest.fixture(autouse=True)
+    def device(self):
+        with loop_device(os.path.join(self.tmp, "disk.img"),
+                         64 << 20) as self.dev:
+            yield
 
     def run_s1(self):
         p = run_cli("flagcheck-run", JOB, "--numjobs", str(len(USABLE)),
@@ -55,48 +45,42 @@ class TestLoopDevice(ResultsDirCase):
                     "--no-line-probe", "--outdir", self.out, "--quiet",
                     "--set", "FILENAME=" + self.dev, "--set",
                     "BACKEND=libaio", "--set", "SIZE=32m", timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         runs = self.manifest()["runs"]
-        self.assertEqual(len(runs), 2)
+        assert len(runs) == 2
         for e in runs:
             # real reads from the device, through the engine's libaio
             doc = fiojson.load_fio_json(os.path.join(self.out, e["json"]))
-            self.assertGreater(sum(j["read"]["io_bytes"]
-                                   for j in doc["jobs"]), 0)
+            assert sum(j["read"]["io_bytes"]
+                       for j in doc["jobs"]) > 0
             stats = fiojson.load_stats(os.path.join(self.out, e["stats"]))
-            self.assertEqual({r["backend"] for r in stats}, {"libaio"})
+            assert {r["backend"] for r in stats} == {"libaio"}
             run = e["interference"]["run_cpus"]
-            self.assertIn("kthreads_s", run)
-            self.assertLessEqual(run["others_s"], run["not_ours_s"])
+            assert "kthreads_s" in run
+            assert run["others_s"] <= run["not_ours_s"]
         return runs
 
     def test_quiet_machine_is_not_busy(self):
         share = others_now()
         if share > interference.DEFAULT_THRESHOLD / 2:
-            self.skipTest("this machine is not quiet: others used %.0f%% of "
-                          "CPUs %s just now" % (100 * share, USABLE))
+            pytest.skip("this machine is not quiet: others used %.0f%% of "
+                        "CPUs %s just now" % (100 * share, USABLE))
         for e in self.run_s1():
             i = e["interference"]
             # the hypervisor's steal is interference too, and is named so;
             # the loop device's workers, kworkers and ksoftirqd are not
-            self.assertEqual([r for r in i["reasons"]
-                              if not r.startswith("steal ")], [],
-                             (e["name"], i))
-            self.assertLessEqual(i["run_cpus"]["others_share"],
-                                 interference.DEFAULT_THRESHOLD,
-                                 (e["name"], i))
+            assert [r for r in i["reasons"]
+                    if not r.startswith("steal ")] == [], (e["name"], i)
+            assert i["run_cpus"]["others_share"] <= \
+                interference.DEFAULT_THRESHOLD, (e["name"], i)
             if not i["reasons"]:
-                self.assertFalse(i["busy"], (e["name"], i))
+                assert not i["busy"], (e["name"], i)
 
     def test_cpu_hog_beside_it_is_busy(self):
         with cpu_hog(USABLE[-1]):
             runs = self.run_s1()
         for e in runs:
             i = e["interference"]
-            self.assertTrue(i["busy"], (e["name"], i))
-            self.assertGreater(i["run_cpus"]["others_share"],
-                               interference.DEFAULT_THRESHOLD)
-
-
-if __name__ == "__main__":
-    unittest.main()
+            assert i["busy"], (e["name"], i)
+            assert i["run_cpus"]["others_share"] > \
+                interference.DEFAULT_THRESHOLD

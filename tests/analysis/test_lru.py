@@ -5,7 +5,6 @@ import os
 import re
 import shutil
 import tempfile
-import unittest
 
 from tests.analysis.helpers import REPO, run_cli
 from flagcheck_analysis.report import lru
@@ -24,11 +23,11 @@ def line(mode, mod, lookups, ns, hits=None, job=1):
             "ios": lookups // 1000, "model_stats": st}
 
 
-class Lru(unittest.TestCase):
-    def setUp(self):
+class TestLru:
+    def setup_method(self):
         self.d = tempfile.mkdtemp(prefix="lru-test-")
 
-    def tearDown(self):
+    def teardown_method(self):
         shutil.rmtree(self.d)
 
     def write(self, name, lines):
@@ -54,42 +53,39 @@ class Lru(unittest.TestCase):
         pts = {(p.mode, p.mod): p for p in lru.points(self.runs())}
         on1 = pts[("on", 1)]
         # run 1: (10000 + 30000) / 4000 = 10; run 2: 24000 / 2000 = 12
-        self.assertEqual(on1.n, 2)
-        self.assertAlmostEqual(on1.ns, 11.0)
-        self.assertAlmostEqual(on1.stddev, 2 ** 0.5)
-        self.assertEqual(on1.hits, 999 + 2999 + 1999)
-        self.assertEqual(on1.depth[0], on1.hits)
-        self.assertEqual(sum(on1.depth[1:]), 0)
-        self.assertAlmostEqual(pts[("on", 17)].ns, 42.0)
-        self.assertEqual(pts[("on", 17)].hits, 0)
-        self.assertEqual(pts[("off", 1)].n, 1)
-        self.assertAlmostEqual(pts[("off", 1)].ns, 25.0)
+        assert on1.n == 2
+        assert round(on1.ns - 11.0, 7) == 0
+        assert round(on1.stddev - 2 ** 0.5, 7) == 0
+        assert on1.hits == 999 + 2999 + 1999
+        assert on1.depth[0] == on1.hits
+        assert sum(on1.depth[1:]) == 0
+        assert round(pts[("on", 17)].ns - 42.0, 7) == 0
+        assert pts[("on", 17)].hits == 0
+        assert pts[("off", 1)].n == 1
+        assert round(pts[("off", 1)].ns - 25.0, 7) == 0
 
     def test_table_beside_the_published_figures(self):
         pts = lru.points(self.runs())
         pts.append(lru.Point("on", 20, 1, 41.0, 0.0, 0, 1000, [0] * 16))
         title, header, rows, _ = lru.table(pts)
-        self.assertIn("Tosatti, 27 Jun 2023, docs/scenarios.md", title)
-        self.assertEqual(header[:4], ["mod", "published LRU ns",
-                                      "published slow ns",
-                                      "published on/off"])
+        assert "Tosatti, 27 Jun 2023, docs/scenarios.md" in title
+        assert header[:4] == ["mod", "published LRU ns",
+                              "published slow ns",
+                              "published on/off"]
         got = {r[0]: dict(zip(header, r)) for r in rows}
         # published beside ours, per mod: 41/70 and 138/72 by hand
-        self.assertEqual([got["1"][h] for h in header[1:4]],
-                         ["41", "70", "0.59"])
-        self.assertEqual([got["17"][h] for h in header[1:4]],
-                         ["138", "72", "1.92"])
-        self.assertEqual(got["1"]["on ns/lookup"], "11.0 ± 1.4")
-        self.assertEqual(got["1"]["on hits"], "100%")
-        self.assertEqual(got["1"]["off ns/lookup"], "25.0")
-        self.assertEqual(got["1"]["on/off"], "0.44")       # 11 / 25
-        self.assertEqual(got["17"]["on/off"], "1.62")      # 42 / 26
+        assert [got["1"][h] for h in header[1:4]] == ["41", "70", "0.59"]
+        assert [got["17"][h] for h in header[1:4]] == ["138", "72", "1.92"]
+        assert got["1"]["on ns/lookup"] == "11.0 ± 1.4"
+        assert got["1"]["on hits"] == "100%"
+        assert got["1"]["off ns/lookup"] == "25.0"
+        assert got["1"]["on/off"] == "0.44"       # 11 / 25
+        assert got["17"]["on/off"] == "1.62"      # 42 / 26
         # nothing was published past mod 19
-        self.assertEqual([got["20"][h] for h in header[1:4]],
-                         ["-", "-", "-"])
+        assert [got["20"][h] for h in header[1:4]] == ["-", "-", "-"]
         out = lru.text(lru.points(self.runs()))
-        self.assertTrue(any("published slow ns" in l
-                            for l in out.splitlines()[1:4]), out)
+        assert any("published slow ns" in l
+                   for l in out.splitlines()[1:4]), out
 
     def test_published_figures_are_those_of_docs_scenarios(self):
         # the S5 per-mod table of docs/scenarios.md, read independently
@@ -101,56 +97,52 @@ class Lru(unittest.TestCase):
                              re.M):
             on[int(m.group(1))] = int(m.group(2))
             off[int(m.group(1))] = int(m.group(3))
-        self.assertEqual(sorted(on), list(range(1, 20)))
-        self.assertEqual(lru.PUBLISHED_ON, on)
-        self.assertEqual(lru.PUBLISHED_OFF, off)
+        assert sorted(on) == list(range(1, 20))
+        assert lru.PUBLISHED_ON == on
+        assert lru.PUBLISHED_OFF == off
         # the shape the thread states: rising 41 -> 63 over mod 1..16,
         # 138 past 16, slow path 70..72
-        self.assertEqual((on[1], on[16], on[17]), (41, 63, 138))
-        self.assertEqual(sorted(on.values())[:16], [on[m] for m in
-                                                    range(1, 17)])
-        self.assertEqual({off[m] for m in off}, {70, 71, 72})
+        assert (on[1], on[16], on[17]) == (41, 63, 138)
+        assert sorted(on.values())[:16] == [on[m] for m in
+                                            range(1, 17)]
+        assert {off[m] for m in off} == {70, 71, 72}
 
     def test_cli_writes_table_csv_and_plot(self):
         self.runs()
         out = os.path.join(self.d, "out")
         p = run_cli("flagcheck-lru", self.d, "--outdir", out)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("ns per __find_get_block()", p.stdout)
+        assert p.returncode == 0, p.stderr
+        assert "ns per __find_get_block()" in p.stdout
         names = set(os.listdir(out))
-        self.assertTrue({"lru.md", "lru.csv"} <= names, names)
+        assert ({"lru.md", "lru.csv"} <= names), names
         try:
             import matplotlib  # noqa: F401
-            self.assertIn("bh_lru_ns_per_lookup.png", names)
+            assert "bh_lru_ns_per_lookup.png" in names
         except ImportError:
             pass
         with open(os.path.join(out, "lru.csv")) as f:
             head = f.readline().strip().split(",")
-        self.assertEqual(head[:4], ["mode", "mod", "runs", "ns_per_lookup"])
-        self.assertEqual(head[-2:], ["published_lru_ns", "published_slow_ns"])
+        assert head[:4] == ["mode", "mod", "runs", "ns_per_lookup"]
+        assert head[-2:] == ["published_lru_ns", "published_slow_ns"]
         with open(os.path.join(out, "lru.csv")) as f:
             rows = {(r[0], r[1]): r for r in
                     (l.strip().split(",") for l in f.readlines()[1:])}
-        self.assertEqual(rows[("on", "17")][-2:], ["138", "72"])
-        self.assertEqual(rows[("off", "1")][-2:], ["41", "70"])
+        assert rows[("on", "17")][-2:] == ["138", "72"]
+        assert rows[("off", "1")][-2:] == ["41", "70"]
 
     def test_cli_without_bh_lru_records_or_with_bad_input(self):
         path = self.write("x.flagcheck.jsonl", [
             {"flagcheck": 1, "model": "filemap_check_errors"}])
         p = run_cli("flagcheck-lru", path, "--no-plot",
                     "--outdir", os.path.join(self.d, "o"))
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("no bh_lru records", p.stderr)
+        assert p.returncode == 1
+        assert "no bh_lru records" in p.stderr
         with open(path, "w") as f:
             f.write("{not json\n")
         p = run_cli("flagcheck-lru", path, "--no-plot")
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("line 1: malformed JSON", p.stderr)
+        assert p.returncode == 1
+        assert "line 1: malformed JSON" in p.stderr
         p = run_cli("flagcheck-lru", "--help")
-        self.assertEqual(p.returncode, 0)
+        assert p.returncode == 0
         for opt in ("--outdir", "--format", "--no-plot", "DIR_OR_FILE"):
-            self.assertIn(opt, p.stdout)
-
-
-if __name__ == "__main__":
-    unittest.main()
+            assert opt in p.stdout

@@ -4,17 +4,18 @@ traceback, the rest still reported, exit status 1 only with nothing."""
 import os
 import shutil
 import tempfile
-import unittest
+
+import pytest
 
 from tests.analysis.helpers import CLIENTSERVER, RESULTS, run_cli
 
 
-class TestReportInputs(unittest.TestCase):
-    def setUp(self):
+class TestReportInputs:
+    def setup_method(self):
         self.tmp = tempfile.mkdtemp()
         self.out = os.path.join(self.tmp, "out")
 
-    def tearDown(self):
+    def teardown_method(self):
         shutil.rmtree(self.tmp)
 
     def copy(self, name, new):
@@ -36,84 +37,80 @@ class TestReportInputs(unittest.TestCase):
             g.write("{ this is not json\n")
         p = self.report(trunc, good, garbage,
                         os.path.join(self.tmp, "absent.json"))
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertNotIn("Traceback", p.stderr)
+        assert p.returncode == 0, p.stderr
+        assert "Traceback" not in p.stderr
         errors = [l for l in p.stderr.splitlines() if "wrote" not in l]
-        self.assertEqual(len(errors), 3, p.stderr)
-        self.assertIn(trunc + ": truncated JSON", p.stderr)
-        self.assertIn(garbage + ": malformed JSON", p.stderr)
-        self.assertIn("runs: 1 (always n=1)", p.stdout)
-        self.assertIn("flagcheck-fixture, numjobs=1", p.stdout)
-        self.assertNotIn("test_first", p.stdout)    # only one mode read
+        assert len(errors) == 3, p.stderr
+        assert trunc + ": truncated JSON" in p.stderr
+        assert garbage + ": malformed JSON" in p.stderr
+        assert "runs: 1 (always n=1)" in p.stdout
+        assert "flagcheck-fixture, numjobs=1" in p.stdout
+        assert "test_first" not in p.stdout    # only one mode read
 
     def test_nothing_to_report(self):
         bad = os.path.join(self.tmp, "bad.json")
         with open(bad, "w") as g:
             g.write("[1, 2]\n")
         p = self.report(bad)
-        self.assertEqual(p.returncode, 1)
-        self.assertNotIn("Traceback", p.stderr)
-        self.assertEqual(p.stdout, "")
-        self.assertEqual(run_cli("flagcheck-report", self.tmp + "/none"
-                                 ).returncode, 1)
+        assert p.returncode == 1
+        assert "Traceback" not in p.stderr
+        assert p.stdout == ""
+        assert run_cli("flagcheck-report", self.tmp + "/none"
+                       ).returncode == 1
 
     def test_plain_files_grouped_by_job_options(self):
         # names without the convention: mode from the flag_check job option
         a = self.copy("flagcheck-fixture_always_nj2_r1.json", "a.json")
         b = self.copy("flagcheck-fixture_test_first_nj2_r1.json", "b.json")
         p = self.report(a, b, CLIENTSERVER)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("runs: 3 (always n=1, test_first n=2)", p.stdout)
-        self.assertIn("fixture, numjobs=2", p.stdout)
-        self.assertIn("n=1 vs 2: cannot tell", p.stdout)
+        assert p.returncode == 0, p.stderr
+        assert "runs: 3 (always n=1, test_first n=2)" in p.stdout
+        assert "fixture, numjobs=2" in p.stdout
+        assert "n=1 vs 2: cannot tell" in p.stdout
         # --group-by another option: every run is one mode ("null" backend)
         p = self.report("--group-by", "backend", "--base", "null", a, b)
-        self.assertIn("runs: 2 (null n=2)", p.stdout)
+        assert "runs: 2 (null n=2)" in p.stdout
 
     def test_group_by_missing_option(self):
         a = self.copy("flagcheck-fixture_always_nj2_r1.json", "a.json")
         p = self.report("--group-by", "no_such_option", a)
-        self.assertEqual(p.returncode, 1)
-        self.assertIn("cannot tell the mode", p.stderr)
+        assert p.returncode == 1
+        assert "cannot tell the mode" in p.stderr
 
     def test_plots(self):
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            self.skipTest("matplotlib not installed for this Python")
+            pytest.skip("matplotlib not installed for this Python")
         p = run_cli("flagcheck-report", RESULTS, "--outdir", self.out)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         for kind in ("iops", "ratio"):
             for ext in ("png", "svg"):
                 path = os.path.join(self.out, "flagcheck-fixture_%s.%s"
                                     % (kind, ext))
-                self.assertGreater(os.path.getsize(path), 1000, path)
+                assert os.path.getsize(path) > 1000, path
 
     def test_help(self):
         p = run_cli("flagcheck-report", "--help")
-        self.assertEqual(p.returncode, 0)
+        assert p.returncode == 0
         for opt in ("--base", "--outdir", "--format", "--no-plot",
                     "--group-by", "exit status"):
-            self.assertIn(opt, p.stdout)
+            assert opt in p.stdout
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
-class TestCountsCrossChecked(unittest.TestCase):
+class TestCountsCrossChecked:
     """Every run's counters file is checked against its fio JSON: a run
     whose engine counted other I/Os than fio (the doubled counts of the
     engine before the exactly-once fix) is named and left out; RMWs per
     I/O divide by fio's own count."""
 
-    def setUp(self):
+    def setup_method(self):
         self.tmp = tempfile.mkdtemp()
         for name in os.listdir(RESULTS):
             if "_nj1_" in name:
                 shutil.copy(os.path.join(RESULTS, name), self.tmp)
 
-    def tearDown(self):
+    def teardown_method(self):
         shutil.rmtree(self.tmp)
 
     def report(self):
@@ -125,8 +122,8 @@ class TestCountsCrossChecked(unittest.TestCase):
 
     def test_agreeing_runs_are_all_kept(self):
         p = self.report()
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertNotIn("left out", p.stdout + p.stderr)
+        assert p.returncode == 0, p.stderr
+        assert "left out" not in p.stdout + p.stderr
 
     def test_a_doubled_count_is_named_and_left_out(self):
         import json
@@ -140,12 +137,12 @@ class TestCountsCrossChecked(unittest.TestCase):
         with open(bad, "w") as f:
             f.write("".join(json.dumps(r) + "\n" for r in recs))
         p = self.report()
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         want = "flagcheck-fixture_always_nj1_r2.json: the engine counted " \
                "%d I/Os, fio %d" % (recs[0]["ios"], recs[0]["ios"] // 2)
-        self.assertIn(want, p.stderr)
-        self.assertIn("left out (counters disagree with fio's)", p.stdout)
-        self.assertIn(want, p.stdout)
+        assert want in p.stderr
+        assert "left out (counters disagree with fio's)" in p.stdout
+        assert want in p.stdout
         # the always side keeps its one agreeing run: n=1
         with open(os.path.join(self.tmp, "out", "report.md")) as f:
-            self.assertIn("left out", f.read())
+            assert "left out" in f.read()

@@ -9,10 +9,11 @@ import signal
 import subprocess
 import sys
 import time
-import unittest
 
-from tests.analysis.helpers import ANALYSIS, NULL_JOB, REPO, run_cli
-from tests.analysis.test_faults import Scratch
+import pytest
+
+from tests.analysis.helpers import ANALYSIS, NULL_JOB, REPO, alive, run_cli
+from tests.analysis.test_faults import Scratch, assert_one_line
 from flagcheck_analysis.calibrate import calibration
 from flagcheck_analysis.results import fiojson, manifest
 from flagcheck_analysis.run import lineprobe
@@ -22,15 +23,6 @@ ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
 FIXTURE_JOB = os.path.join(REPO, "tests", "analysis", "flagcheck-fixture.fio")
 QUICK = ("--modes", "always", "--numjobs", "1", "--repeats", "1",
          "--ramp", "0", "--no-line-probe", "--quiet")
-
-
-def alive(pid):
-    """pid is a live process (a zombie is not)."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def wait_for(what, seconds=20):
@@ -73,74 +65,74 @@ def lock_holder(out):
         return {}
 
 
-@unittest.skipUnless(FIO, "fio not installed")
-class FioDiesWithItsRunner(Scratch):
+@pytest.mark.skipif(not FIO, reason="fio not installed")
+class TestFioDiesWithItsRunner(Scratch):
     """item 1: fio never outlives flagcheck-run; a directory in use is
     refused; a run whose counters another fio wrote into is not done"""
 
-    def start(self, runtime="30", job=NULL_JOB, *more):
+    def start(self, request, runtime="30", job=NULL_JOB, *more):
         p = start_runner(job, *QUICK, "--runtime", runtime,
                          "--outdir", self.out, *more)
-        self.addCleanup(lambda: p.poll() is None and p.kill())
+        request.addfinalizer(lambda: p.poll() is None and p.kill())
         fio = wait_for(lambda: fio_of(self.out))
-        self.assertIsNotNone(fio, "fio did not start")
-        self.addCleanup(lambda: alive(fio) and os.kill(fio, signal.SIGKILL))
+        assert fio is not None, "fio did not start"
+        request.addfinalizer(lambda: alive(fio) and
+                             os.kill(fio, signal.SIGKILL))
         return p, fio
 
-    def test_sigkill_of_the_runner_ends_fio(self):
-        p, fio = self.start()
+    def test_sigkill_of_the_runner_ends_fio(self, request):
+        p, fio = self.start(request)
         p.kill()
         p.wait()
         # fio runs 30 s: ended within 5 s, it was stopped
-        self.assertTrue(wait_for(lambda: not alive(fio), 5),
-                        "fio (pid %d) outlived flagcheck-run" % fio)
+        assert wait_for(lambda: not alive(fio), 5), \
+            "fio (pid %d) outlived flagcheck-run" % fio
         again = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--runtime", "1",
                         "--outdir", self.out)
-        self.assertEqual(again.returncode, 0, again.stderr)
+        assert again.returncode == 0, again.stderr
         runs = [e for e in self.manifest()["runs"]]
-        self.assertEqual([e["status"] for e in runs], ["ok"])
+        assert [e["status"] for e in runs] == ["ok"]
 
-    def test_a_directory_in_use_is_refused(self):
-        p, fio = self.start()
-        self.assertEqual(wait_for(lambda: lock_holder(self.out).get("fio")),
-                         fio)
+    def test_a_directory_in_use_is_refused(self, request):
+        p, fio = self.start(request)
+        assert wait_for(lambda: lock_holder(self.out).get("fio")) == fio
         again = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--runtime", "1",
                         "--outdir", self.out)
-        self.assertEqual(again.returncode, 1, again.stderr)
-        self.assertIn("--outdir %s: in use by another flagcheck-run"
-                      % self.out, again.stderr)
-        self.assertIn("kill %d %d" % (p.pid, fio),
-                      again.stderr)
+        assert again.returncode == 1, again.stderr
+        assert ("--outdir %s: in use by another flagcheck-run"
+                % self.out) in again.stderr
+        assert "kill %d %d" % (p.pid, fio) in again.stderr
         p.kill()
         p.wait()
 
-    @unittest.skipUnless(os.path.exists(ENGINE), "engine not built (make)")
-    def test_counters_written_by_two_fio_are_not_done(self):
+    @pytest.mark.skipif(not os.path.exists(ENGINE),
+                        reason="engine not built (make)")
+    def test_counters_written_by_two_fio_are_not_done(self, request):
         env = dict(os.environ, FLAGCHECK_ENGINE=ENGINE, BACKEND="null",
                    FILENAME="flagcheck-null", SIZE="1g", RUNTIME="1",
                    FLAG_CHECK="always", NUMJOBS="1")
-        p, _ = self.start("4", FIXTURE_JOB)
+        p, _ = self.start(request, "4", FIXTURE_JOB)
         env["FLAGCHECK_STATS"] = os.path.join(
             self.out, "flagcheck-fixture_always_nj1_r1.flagcheck.jsonl")
         # a second fio on the same counters file, as an orphan would be
         other = subprocess.run([FIO, "--output-format=json", FIXTURE_JOB],
                                env=env, capture_output=True, timeout=60)
-        self.assertEqual(other.returncode, 0, other.stderr)
+        assert other.returncode == 0, other.stderr
         out, err = p.communicate(timeout=60)
-        self.assertEqual(p.returncode, 1, err)
-        self.assertIn("the engine counted", err)
+        assert p.returncode == 1, err
+        assert "the engine counted" in err
         entry = self.manifest()["runs"][0]
-        self.assertEqual(entry["status"], "failed")
-        self.assertFalse(os.path.exists(os.path.join(
-            self.out, "flagcheck-fixture_always_nj1_r1.json")))
+        assert entry["status"] == "failed"
+        assert not os.path.exists(os.path.join(
+            self.out, "flagcheck-fixture_always_nj1_r1.json"))
 
     def manifest(self):
         with open(os.path.join(self.out, "manifest.json")) as f:
             return json.load(f)
 
 
-@unittest.skipUnless(FIO, "fio not installed")
-class ResumeWithOtherSettings(Scratch):
+@pytest.mark.skipif(not FIO, reason="fio not installed")
+class TestResumeWithOtherSettings(Scratch):
     """item 3: every setting that changes what a run measures is recorded
     per run; resuming with another is refused naming the flag that
     matches; runs of an edited job file are reported apart"""
@@ -148,24 +140,24 @@ class ResumeWithOtherSettings(Scratch):
     def first(self, *more, job=NULL_JOB):
         p = run_cli("flagcheck-run", job, *QUICK, "--runtime", "1",
                     "--outdir", self.out, *more, timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
 
     def refused(self, flag, given, phrase, *more):
         p = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
                     "--numjobs", "1", "--repeats", "2", "--no-line-probe",
                     "--outdir", self.out, "--dry-run", *more)
-        line = self.assertOneLine(p, "has runs made with", rc=2)
-        self.assertIn("%s: %s has runs made with %s" % (flag, self.out,
-                                                        given), line)
-        self.assertIn(": %s to resume it" % phrase, line)
+        line = assert_one_line(p, "has runs made with", rc=2)
+        assert "%s: %s has runs made with %s" % (flag, self.out,
+                                                 given) in line
+        assert ": %s to resume it" % phrase in line
 
     def test_each_setting_is_recorded_per_run(self):
         self.first()
         run = json.load(open(os.path.join(self.out, "manifest.json")))[
             "runs"][0]
-        self.assertEqual(run["settings"]["ramp_s"], 0)
-        self.assertEqual(run["settings"]["vars"]["RUNTIME"], "1")
-        self.assertEqual(len(run["job_sha256"]), 64)
+        assert run["settings"]["ramp_s"] == 0
+        assert run["settings"]["vars"]["RUNTIME"] == "1"
+        assert len(run["job_sha256"]) == 64
 
     def test_no_pin_on_a_pinned_directory(self):
         self.first()
@@ -185,7 +177,7 @@ class ResumeWithOtherSettings(Scratch):
         self.first()
         p = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--runtime", "1",
                     "--outdir", self.out, "--repeats", "2", timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
 
     def test_an_edited_job_file_is_reported_apart(self):
         job = self.path("edited.fio")
@@ -197,15 +189,14 @@ class ResumeWithOtherSettings(Scratch):
             f.write(text.replace("bs=4k", "bs=64k"))
         p = run_cli("flagcheck-run", job, *QUICK, "--runtime", "1",
                     "--outdir", self.out, "--repeats", "2", timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         p = run_cli("flagcheck-report", "--no-plot", self.out)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("WARNING: the runs of edited differ in job file",
-                      p.stdout)
+        assert p.returncode == 0, p.stderr
+        assert "WARNING: the runs of edited differ in job file" in p.stdout
 
 
-@unittest.skipUnless(FIO, "fio not installed")
-class NarrowerResume(Scratch):
+@pytest.mark.skipif(not FIO, reason="fio not installed")
+class TestNarrowerResume(Scratch):
     """item 4: a resume with fewer numjobs keeps the other runs' records"""
 
     def run_nj(self, numjobs):
@@ -213,23 +204,23 @@ class NarrowerResume(Scratch):
                     "--numjobs", numjobs, "--repeats", "1", "--ramp", "0",
                     "--runtime", "1", "--no-line-probe", "--quiet",
                     "--outdir", self.out, timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         with open(os.path.join(self.out, "manifest.json")) as f:
             return {e["name"]: e for e in json.load(f)["runs"]}
 
     def test_the_other_runs_keep_their_record(self):
         first = self.run_nj("1,2")["null-engine_always_nj2_r1"]
-        self.assertIn("placement", first)
+        assert "placement" in first
         narrow = self.run_nj("1")
-        self.assertEqual(sorted(narrow), ["null-engine_always_nj1_r1",
-                                          "null-engine_always_nj2_r1"])
+        assert sorted(narrow) == ["null-engine_always_nj1_r1",
+                                  "null-engine_always_nj2_r1"]
         again = self.run_nj("1,2")["null-engine_always_nj2_r1"]
         for key in ("command", "placement", "interference", "settings",
                     "started", "rc"):
-            self.assertEqual(again[key], first[key], key)
+            assert again[key] == first[key], key
 
 
-class DuplicateValues(Scratch):
+class TestDuplicateValues(Scratch):
     """item 5: a value given twice in --numjobs or --modes is refused"""
 
     def test_refused_with_exit_2(self):
@@ -238,12 +229,18 @@ class DuplicateValues(Scratch):
                                    ("--modes", "always,always", "always")):
             p = run_cli("flagcheck-run", NULL_JOB, option, value,
                         "--outdir", self.out, "--dry-run")
-            self.assertOneLine(p, "argument %s: %r: %s given twice"
-                               % (option, value, dup), rc=2)
-            self.assertFalse(os.path.exists(self.out))
+            assert_one_line(p, "argument %s: %r: %s given twice"
+                            % (option, value, dup), rc=2)
+            assert not os.path.exists(self.out)
 
 
-class NoLinkFollowed(Scratch):
+def assert_untouched(*victims):
+    for v in victims:
+        with open(v) as f:
+            assert f.read() == "victim\n", v
+
+
+class TestNoLinkFollowed(Scratch):
     """item 7: no link in a results directory is followed, no path a
     manifest names outside it is read"""
 
@@ -253,12 +250,8 @@ class NoLinkFollowed(Scratch):
             f.write("victim\n")
         return path
 
-    def assertUntouched(self, *victims):
-        for v in victims:
-            with open(v) as f:
-                self.assertEqual(f.read(), "victim\n", v)
-
-    @unittest.skipUnless(FIO and os.path.exists(ENGINE), "needs fio and make")
+    @pytest.mark.skipif(not (FIO and os.path.exists(ENGINE)),
+                        reason="needs fio and make")
     def test_runner_replaces_planted_links(self):
         os.makedirs(self.out)
         run = "flagcheck-fixture_always_nj1_r1"
@@ -270,10 +263,10 @@ class NoLinkFollowed(Scratch):
         p = run_cli("flagcheck-run", FIXTURE_JOB, *QUICK, "--runtime", "1",
                     "--set", "FLAGCHECK_ENGINE=" + ENGINE,
                     "--outdir", self.out, timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertUntouched(*victims)
-        self.assertFalse(os.path.islink(os.path.join(
-            self.out, run + ".flagcheck.jsonl")))
+        assert p.returncode == 0, p.stderr
+        assert_untouched(*victims)
+        assert not os.path.islink(os.path.join(
+            self.out, run + ".flagcheck.jsonl"))
 
     def results(self):
         shutil.copytree(os.path.join(REPO, "tests", "analysis", "fixtures",
@@ -288,15 +281,15 @@ class NoLinkFollowed(Scratch):
         os.symlink(victim, os.path.join(elsewhere, "report.md"))
         os.symlink(elsewhere, os.path.join(out, "report"))
         p = run_cli("flagcheck-report", "--no-plot", out)
-        self.assertOneLine(p, os.path.join(out, "report"),
-                           "is a symbolic link: refused", rc=1)
-        self.assertUntouched(victim)
+        assert_one_line(p, os.path.join(out, "report"),
+                        "is a symbolic link: refused", rc=1)
+        assert_untouched(victim)
         # a link inside the report directory, given with --outdir
         os.unlink(os.path.join(out, "report"))
         p = run_cli("flagcheck-report", "--no-plot", "--outdir", elsewhere,
                     out)
-        self.assertOneLine(p, "report.md is a symbolic link: refused", rc=1)
-        self.assertUntouched(victim)
+        assert_one_line(p, "report.md is a symbolic link: refused", rc=1)
+        assert_untouched(victim)
 
     def test_manifest_names_no_file_outside(self):
         out = self.results()
@@ -310,17 +303,17 @@ class NoLinkFollowed(Scratch):
         with open(path, "w") as f:
             json.dump(m, f)
         p = run_cli("flagcheck-report", "--no-plot", out)
-        self.assertOneLine(p, "json '../o.json': not a file name in", rc=1)
-        self.assertOneLine(p, "json '/etc/passwd': not a file name in", rc=1)
-        self.assertIn("nothing to report", p.stderr)
-        self.assertTrue(os.path.exists(outside))
+        assert_one_line(p, "json '../o.json': not a file name in", rc=1)
+        assert_one_line(p, "json '/etc/passwd': not a file name in", rc=1)
+        assert "nothing to report" in p.stderr
+        assert os.path.exists(outside)
         # a run file that is a link to one outside: not read either
         m["runs"] = [dict(m["runs"][0], json="planted.json")]
         with open(path, "w") as f:
             json.dump(m, f)
         os.symlink(outside, os.path.join(out, "planted.json"))
         p = run_cli("flagcheck-report", "--no-plot", out)
-        self.assertOneLine(p, "planted.json: a symbolic link (refused", rc=1)
+        assert_one_line(p, "planted.json: a symbolic link (refused", rc=1)
 
 
 FIXTURE_RESULTS = os.path.join(REPO, "tests", "analysis", "fixtures",
@@ -339,7 +332,7 @@ def edited(doc, path, value):
     return doc
 
 
-class HandEditedFiles(Scratch):
+class TestHandEditedFiles(Scratch):
     """item 12: every field read from manifest.json and calibration.json
     is validated: one line naming the file, the field and the value"""
 
@@ -373,16 +366,15 @@ class HandEditedFiles(Scratch):
         for where, value, needle in self.MANIFEST:
             with open(path, "w") as f:
                 json.dump(edited(doc, where, value), f)
-            with self.assertRaises(fiojson.InputError, msg=needle) as cm:
+            with pytest.raises(fiojson.InputError) as cm:
                 manifest.load(path)
-            self.assertIn(path + ": " + needle, str(cm.exception))
+            assert path + ": " + needle in str(cm.value)
         del doc["runs"][0]["mode"]
         with open(path, "w") as f:
             json.dump(doc, f)
-        with self.assertRaises(fiojson.InputError) as cm:
+        with pytest.raises(fiojson.InputError) as cm:
             manifest.load(path)
-        self.assertIn("runs[0].mode is missing: want a string",
-                      str(cm.exception))
+        assert "runs[0].mode is missing: want a string" in str(cm.value)
 
     def test_report_says_it_in_one_line(self):
         shutil.copytree(FIXTURE_RESULTS, self.out)
@@ -391,7 +383,7 @@ class HandEditedFiles(Scratch):
             with open(path, "w") as f:
                 json.dump(edited(self.manifest_doc(), where, value), f)
             p = run_cli("flagcheck-report", "--no-plot", self.out)
-            self.assertOneLine(p, path + ": " + needle, rc=0)
+            assert_one_line(p, path + ": " + needle, rc=0)
 
     CALIBRATION = (
         (("summary", "same_node", "median_ns"), "fast",
@@ -419,10 +411,9 @@ class HandEditedFiles(Scratch):
         for where, value, needle in self.CALIBRATION:
             with open(path, "w") as f:
                 json.dump(edited(doc, where, value), f)
-            with self.assertRaises(calibration.CalibrationError,
-                                   msg=needle) as cm:
+            with pytest.raises(calibration.CalibrationError) as cm:
                 calibration.load(path)
-            self.assertIn(path + ": " + needle, str(cm.exception))
+            assert path + ": " + needle in str(cm.value)
 
     def test_a_bad_calibration_program_leaves_no_file(self):
         with open(WHY_CAL) as f:
@@ -433,13 +424,13 @@ class HandEditedFiles(Scratch):
         os.chmod(prog, 0o755)
         os.makedirs(self.out)
         said = []
-        self.assertIsNone(calibration.ensure(self.out, 0.1, prog, said.append))
-        self.assertEqual(len(said), 1, said)
-        self.assertIn('%s: transfer_ns[0][1] is "fast"' % prog, said[0])
-        self.assertEqual(os.listdir(self.out), [])
+        assert calibration.ensure(self.out, 0.1, prog, said.append) is None
+        assert len(said) == 1, said
+        assert '%s: transfer_ns[0][1] is "fast"' % prog in said[0]
+        assert os.listdir(self.out) == []
 
 
-class RunsEnd(Scratch):
+class TestRunsEnd(Scratch):
     """item 10: no run goes on for ever: RUNTIME is validated, and a local
     run is stopped after --run-timeout as a run on hosts is"""
 
@@ -448,8 +439,8 @@ class RunsEnd(Scratch):
             p = run_cli("flagcheck-run", NULL_JOB, "--set",
                         "RUNTIME=" + value, "--outdir", self.out,
                         "--dry-run")
-            self.assertOneLine(p, "--set RUNTIME=%s: want a whole number "
-                               "of seconds, 1 or more" % value, rc=2)
+            assert_one_line(p, "--set RUNTIME=%s: want a whole number "
+                            "of seconds, 1 or more" % value, rc=2)
 
     def test_run_job_refuses_it_too(self):
         p = subprocess.run([os.path.join(REPO, "jobs", "run-job"),
@@ -457,23 +448,23 @@ class RunsEnd(Scratch):
                                          "filemap-odirect-read.fio")],
                            env=dict(os.environ, RUNTIME="-1"),
                            capture_output=True, text=True, timeout=60)
-        self.assertOneLine(p, "run-job: RUNTIME=-1: want a whole number of "
-                           "seconds, 1 or more", rc=2)
+        assert_one_line(p, "run-job: RUNTIME=-1: want a whole number of "
+                        "seconds, 1 or more", rc=2)
 
-    @unittest.skipUnless(FIO, "fio not installed")
+    @pytest.mark.skipif(not FIO, reason="fio not installed")
     def test_a_local_run_is_stopped_after_run_timeout(self):
         t0 = time.monotonic()
         p = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--runtime", "30",
                     "--run-timeout", "2", "--outdir", self.out, timeout=60)
-        self.assertLess(time.monotonic() - t0, 25)
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("stopped after --run-timeout 2 s: fio did not finish",
-                      p.stderr)
+        assert time.monotonic() - t0 < 25
+        assert p.returncode == 1, p.stderr
+        assert "stopped after --run-timeout 2 s: fio did not finish" in \
+            p.stderr
         with open(os.path.join(self.out, "manifest.json")) as f:
-            self.assertEqual(json.load(f)["runs"][0]["status"], "failed")
+            assert json.load(f)["runs"][0]["status"] == "failed"
 
 
-    def test_a_job_process_that_outlives_fio_is_stopped_too(self):
+    def test_a_job_process_that_outlives_fio_is_stopped_too(self, request):
         """fio's job processes are each in a session of their own: one that
         ignores SIGINT and SIGTERM, left by a SIGKILLed fio, would hold
         fio's stdout open for ever. Killed with fio (a stand-in here: fio
@@ -482,21 +473,22 @@ class RunsEnd(Scratch):
         with open(fio, "w") as f:
             f.write(STUBBORN_FIO % pidfile)
         os.chmod(fio, 0o755)
-        self.addCleanup(subprocess.run, ["pkill", "-KILL", "-f", fio])
+        request.addfinalizer(lambda: subprocess.run(["pkill", "-KILL", "-f",
+                                                     fio]))
         t0 = time.monotonic()
         p = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--fio", fio,
                     "--run-timeout", "1", "--outdir", self.out, timeout=60)
-        self.assertLess(time.monotonic() - t0, 40)
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("stopped after --run-timeout 1 s: fio did not finish",
-                      p.stderr)
+        assert time.monotonic() - t0 < 40
+        assert p.returncode == 1, p.stderr
+        assert "stopped after --run-timeout 1 s: fio did not finish" in \
+            p.stderr
         with open(pidfile) as f:
             job = int(f.read())
         for _ in range(50):
             if not alive(job):
                 break
             time.sleep(0.1)
-        self.assertFalse(alive(job), "the job process is left")
+        assert not alive(job), "the job process is left"
 
 
 # a fio that ignores SIGINT, with a job process in a session of its own
@@ -516,7 +508,7 @@ time.sleep(600)
 """
 
 
-class BoundedMatrix(Scratch):
+class TestBoundedMatrix(Scratch):
     """item 11: a matrix too large to hold is refused at parse time"""
 
     def test_huge_values_refused(self):
@@ -526,12 +518,12 @@ class BoundedMatrix(Scratch):
                 ("--numjobs", "1,4097", 4096)):
             p = run_cli("flagcheck-run", NULL_JOB, option, value,
                         "--outdir", self.out, "--dry-run", timeout=30)
-            self.assertOneLine(p, "argument %s:" % option,
-                               "want a whole number of 1 or more, at most "
-                               "%d" % most, rc=2)
+            assert_one_line(p, "argument %s:" % option,
+                            "want a whole number of 1 or more, at most "
+                            "%d" % most, rc=2)
 
 
-class CalibrateSeconds(Scratch):
+class TestCalibrateSeconds(Scratch):
     """item 15: --calibrate-seconds outside the program's range is refused
     at parse time"""
 
@@ -539,12 +531,12 @@ class CalibrateSeconds(Scratch):
         for value in ("0.0001", "1e308", "nan", "0"):
             p = run_cli("flagcheck-run", NULL_JOB, "--calibrate-seconds",
                         value, "--outdir", self.out, "--dry-run")
-            self.assertOneLine(p, "argument --calibrate-seconds: %r is not "
-                               "valid: a number of seconds from 0.01 to 3600"
-                               % value, rc=2)
+            assert_one_line(p, "argument --calibrate-seconds: %r is not "
+                            "valid: a number of seconds from 0.01 to 3600"
+                            % value, rc=2)
 
 
-class Messages(Scratch):
+class TestMessages(Scratch):
     """item 16: each message names the option, the value and what is
     allowed"""
 
@@ -555,10 +547,10 @@ class Messages(Scratch):
                            ("flagcheck-report", (FIXTURE_RESULTS,
                                                  "--no-plot"))):
             p = run_cli(tool, *more, "--outdir", "")
-            self.assertOneLine(p, "--outdir '': want a directory name", rc=2)
+            assert_one_line(p, "--outdir '': want a directory name", rc=2)
             p = run_cli(tool, *more, "--outdir", afile)
-            self.assertOneLine(p, "--outdir %s: exists and is not a "
-                               "directory" % afile, rc=2)
+            assert_one_line(p, "--outdir %s: exists and is not a "
+                            "directory" % afile, rc=2)
 
     def busy_results(self):
         shutil.copytree(FIXTURE_RESULTS, self.out)
@@ -574,22 +566,22 @@ class Messages(Scratch):
         self.busy_results()
         p = run_cli("flagcheck-report", "--no-plot", "--exclude-busy",
                     self.out)
-        self.assertOneLine(p, "nothing to report: --exclude-busy left out "
-                           "all 8 runs (each is marked busy)", rc=1)
+        assert_one_line(p, "nothing to report: --exclude-busy left out "
+                        "all 8 runs (each is marked busy)", rc=1)
 
     def test_group_by_and_base(self):
         one = os.path.join(FIXTURE_RESULTS,
                            "flagcheck-fixture_always_nj1_r1.json")
         p = run_cli("flagcheck-report", "--no-plot", "--outdir",
                     self.path("r"), "--group-by", "bogus", one)
-        self.assertOneLine(p, one + ": cannot tell the mode: --group-by "
-                           "bogus: no such job option in this run (its "
-                           "options: ", rc=1)
+        assert_one_line(p, one + ": cannot tell the mode: --group-by "
+                        "bogus: no such job option in this run (its "
+                        "options: ", rc=1)
         p = run_cli("flagcheck-report", "--no-plot", "--outdir",
                     self.path("r"), "--base", "bogus", FIXTURE_RESULTS)
-        self.assertOneLine(p, "--base bogus: no runs of that mode; the "
-                           "modes there are: always, test_first", rc=2)
-        self.assertFalse(os.path.exists(self.path("r", "report.md")))
+        assert_one_line(p, "--base bogus: no runs of that mode; the "
+                        "modes there are: always, test_first", rc=2)
+        assert not os.path.exists(self.path("r", "report.md"))
 
     def program(self, body):
         path = self.path("prog")
@@ -600,23 +592,23 @@ class Messages(Scratch):
 
     def test_a_calibration_program_killed_by_a_signal(self):
         prog = self.program("kill -SEGV $$\n")
-        with self.assertRaises(calibration.CalibrationError) as cm:
+        with pytest.raises(calibration.CalibrationError) as cm:
             calibration.run_program(prog, 0.1)
-        self.assertEqual(str(cm.exception), "%s was killed by SIGSEGV: no "
-                         "message" % prog)
+        assert str(cm.value) == ("%s was killed by SIGSEGV: no "
+                                 "message" % prog)
 
     def test_a_hung_line_probe_is_stopped(self):
         # the program starts a child that holds its output open too
         prog = self.program("sleep 300 &\nsleep 300\n")
         t0 = time.monotonic()
-        with self.assertRaises(calibration.CalibrationError) as cm:
+        with pytest.raises(calibration.CalibrationError) as cm:
             lineprobe.probe([0, 0], prog, seconds=0.1)
-        self.assertLess(time.monotonic() - t0, 10)
-        self.assertEqual(str(cm.exception), "%s did not finish within 2 s "
-                         "(a 0.1 s measurement): stopped" % prog)
+        assert time.monotonic() - t0 < 10
+        assert str(cm.value) == ("%s did not finish within 2 s "
+                                 "(a 0.1 s measurement): stopped" % prog)
 
 
-class LruRecords(Scratch):
+class TestLruRecords(Scratch):
     """item 13: flagcheck-lru refuses a bh_lru record the engine would not
     write, in one line"""
 
@@ -655,17 +647,17 @@ class LruRecords(Scratch):
                 f.write(json.dumps(self.record(**change)) + "\n")
             p = run_cli("flagcheck-lru", "--no-plot", "--outdir",
                         self.path("o"), path)
-            self.assertOneLine(p, path + ": " + needle, rc=1)
+            assert_one_line(p, path + ": " + needle, rc=1)
         with open(path, "w") as f:
             f.write(json.dumps(self.record()) + "\n")
         p = run_cli("flagcheck-lru", "--no-plot", "--outdir", self.path("o"),
                     path)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
 
 
-@unittest.skipUnless(shutil.which("make") and os.path.exists(ENGINE),
-                     "needs make and the built engine")
-class InstallQuoted(Scratch):
+@pytest.mark.skipif(not (shutil.which("make") and os.path.exists(ENGINE)),
+                    reason="needs make and the built engine")
+class TestInstallQuoted(Scratch):
     """item 8: make install and uninstall under a PREFIX with a space;
     flagcheck-lru installed and linked like the other commands"""
 
@@ -682,30 +674,29 @@ class InstallQuoted(Scratch):
         os.makedirs(os.path.dirname(neighbour))
         open(neighbour, "w").close()
         p = self.make("install")
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        assert p.returncode == 0, p.stdout + p.stderr
         prefix = self.path("dest", "opt", "my fc")
         lib = os.path.join(prefix, "lib", "flagcheck")
         for tool in ("flagcheck-run", "flagcheck-report",
                      "flagcheck-calibrate", "flagcheck-lru",
                      "flagcheck-catalogue"):
             link = os.path.join(prefix, "bin", tool)
-            self.assertEqual(os.path.realpath(link),
-                             os.path.join(lib, "analysis", tool))
+            assert os.path.realpath(link) == \
+                os.path.join(lib, "analysis", tool)
             p = subprocess.run([link, "--help"], capture_output=True,
                                text=True, timeout=60)
-            self.assertEqual(p.returncode, 0, tool + p.stderr)
+            assert p.returncode == 0, tool + p.stderr
         src = os.path.join(REPO, "analysis", "flagcheck_analysis")
         for d, _, names in os.walk(src):
             for n in names:
                 if n.endswith(".py"):
-                    self.assertTrue(os.path.isfile(os.path.join(
+                    assert os.path.isfile(os.path.join(
                         lib, "analysis", os.path.relpath(
                             os.path.join(d, n), os.path.join(REPO,
-                                                             "analysis")))))
+                                                             "analysis"))))
         p = self.make("uninstall")
-        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        self.assertTrue(os.path.exists(neighbour))
-        self.assertEqual(sorted(os.listdir(self.path("dest", "opt"))),
-                         ["my", "my fc"])
-        self.assertEqual(os.listdir(os.path.join(prefix, "bin")), [])
-        self.assertFalse(os.path.exists(lib))
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert os.path.exists(neighbour)
+        assert sorted(os.listdir(self.path("dest", "opt"))) == ["my", "my fc"]
+        assert os.listdir(os.path.join(prefix, "bin")) == []
+        assert not os.path.exists(lib)

@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import tempfile
-import unittest
 
 from tests.analysis.helpers import RESULTS, run_cli
 from flagcheck_analysis.results import fiojson
@@ -21,11 +20,11 @@ def _edit(path, change):
         json.dump(doc, f)
 
 
-class SideBySide(unittest.TestCase):
-    def setUp(self):
+class TestSideBySide:
+    def setup_method(self):
         self.tmp = tempfile.mkdtemp()
 
-    def tearDown(self):
+    def teardown_method(self):
         shutil.rmtree(self.tmp)
 
     def copy(self, name, change_json=None, change_manifest=None):
@@ -59,9 +58,9 @@ class SideBySide(unittest.TestCase):
     def test_fio_versions_are_never_pooled_without_compare(self):
         a, b = self.copy("a"), self.newer_fio()
         p = self.report("--format", "csv", a, b)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("the runs of flagcheck-fixture differ in fio version: "
-                      "not averaged together", p.stderr)
+        assert p.returncode == 0, p.stderr
+        assert ("the runs of flagcheck-fixture differ in fio version: "
+                "not averaged together") in p.stderr
         got = {}
         for row in p.stdout.split("\n\n")[0].splitlines()[1:]:
             cells = row.split(",")
@@ -73,91 +72,86 @@ class SideBySide(unittest.TestCase):
             for nj in (1, 2):
                 want[("flagcheck-fixture (fio version %s)" % v, nj)] = (
                     self.iops(d, "always", nj), 2)
-        self.assertEqual(got, want)
+        assert got == want
 
     def test_compare_labels_what_differs(self):
         a, b = self.copy("a"), self.newer_fio()
         p = self.report("--compare", a, b)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         lines = p.stdout.splitlines()
-        self.assertEqual(lines[:3], [
+        assert lines[:3] == [
             "A: %s (8 runs)" % a, "B: %s (8 runs)" % b,
-            "B differs from A in: fio version (A fio-3.33, B fio-3.36)"])
+            "B differs from A in: fio version (A fio-3.33, B fio-3.36)"]
         rows = {}
         for line in lines:
             w = line.split()
             if w and w[0] in ("always", "test_first"):
                 rows[(w[0], int(w[1]))] = line
-        self.assertEqual(sorted(rows), [("always", 1), ("always", 2),
-                                        ("test_first", 1),
-                                        ("test_first", 2)])
+        assert sorted(rows) == [("always", 1), ("always", 2),
+                                ("test_first", 1),
+                                ("test_first", 2)]
         for (mode, nj), line in rows.items():
             change = 100 * (self.iops(b, mode, nj) / self.iops(a, mode, nj)
                             - 1)
-            self.assertIn(" %+.1f%% " % change, line)
-            self.assertIn("n=2 vs 2", line)
+            assert " %+.1f%% " % change in line
+            assert "n=2 vs 2" in line
         with open(os.path.join(self.tmp, "report", "sidebyside.md")) as f:
-            self.assertIn("- B differs from A in: fio version", f.read())
+            assert "- B differs from A in: fio version" in f.read()
 
     def test_unknown_setup_is_a_setup_of_its_own(self):
         def unknown(mf):
             mf["engine_version"] = "unknown"
         a, b = self.copy("a"), self.copy("b", change_manifest=unknown)
         p = self.report(a, b)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("reported apart as flagcheck-fixture (engine 4f9ac42);"
-                      " flagcheck-fixture (engine unknown)", p.stdout)
-        self.assertNotIn("runs: 16 (always n=8", p.stdout.split(
-            "flagcheck-fixture (engine 4f9ac42), numjobs=1")[1])
+        assert p.returncode == 0, p.stderr
+        assert ("reported apart as flagcheck-fixture (engine 4f9ac42);"
+                " flagcheck-fixture (engine unknown)") in p.stdout
+        assert "runs: 16 (always n=8" not in p.stdout.split(
+            "flagcheck-fixture (engine 4f9ac42), numjobs=1")[1]
         p = self.report("--compare", a, b)
-        self.assertIn("B differs from A in: engine (A 4f9ac42, B unknown)",
-                      p.stdout)
+        assert "B differs from A in: engine (A 4f9ac42, B unknown)" in p.stdout
 
     def test_same_setup(self):
         a, b = self.copy("a"), self.copy("b")
         p = self.report("--compare", a, b)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("A and B: the same setup in every field", p.stdout)
-        self.assertIn("+0.0%", p.stdout)
+        assert p.returncode == 0, p.stderr
+        assert "A and B: the same setup in every field" in p.stdout
+        assert "+0.0%" in p.stdout
 
     def test_refused_with_the_reason(self):
         def bigger(doc):
             doc["global options"]["bs"] = "8k"
         a, b = self.copy("a"), self.copy("b", change_json=bigger)
         p = self.report("--compare", a, b)
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("flagcheck-fixture: not compared, the job shape "
-                      "differs: A rw=randread bs=4k, B rw=randread bs=8k",
-                      p.stdout)
-        self.assertIn("nothing could be compared", p.stderr)
+        assert p.returncode == 1, p.stderr
+        assert ("flagcheck-fixture: not compared, the job shape "
+                "differs: A rw=randread bs=4k, B rw=randread bs=8k") in \
+            p.stdout
+        assert "nothing could be compared" in p.stderr
 
         def renamed(mf):
             for e in mf["runs"]:
                 e["scenario"] = "other"
         c = self.copy("c", change_manifest=renamed)
         p = self.report("--compare", a, c)
-        self.assertEqual(p.returncode, 1, p.stderr)
-        self.assertIn("flagcheck-fixture: only in A: not compared", p.stdout)
-        self.assertIn("other: only in B: not compared", p.stdout)
+        assert p.returncode == 1, p.stderr
+        assert "flagcheck-fixture: only in A: not compared" in p.stdout
+        assert "other: only in B: not compared" in p.stdout
 
         def one_mode(mf):
             mf["runs"] = [e for e in mf["runs"] if e["mode"] == "always"]
         d = self.copy("d", change_manifest=one_mode)
         p = self.report("--compare", a, d)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         for nj in (1, 2):
-            self.assertIn("flagcheck-fixture: test_first at numjobs=%d only "
-                          "in A: not compared" % nj, p.stdout)
+            assert ("flagcheck-fixture: test_first at numjobs=%d only "
+                    "in A: not compared" % nj) in p.stdout
 
     def test_usage(self):
         p = run_cli("flagcheck-report", "--compare", RESULTS, RESULTS,
                     RESULTS)
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("not both", p.stderr)
+        assert p.returncode == 2
+        assert "not both" in p.stderr
         p = run_cli("flagcheck-report")
-        self.assertEqual(p.returncode, 2)
-        self.assertIn("not neither", p.stderr)
-
-
-if __name__ == "__main__":
-    unittest.main()
+        assert p.returncode == 2
+        assert "not neither" in p.stderr

@@ -7,7 +7,8 @@ import glob
 import json
 import os
 import tempfile
-import unittest
+
+import pytest
 
 from tests.analysis.helpers import FIXTURES, REPO, ResultsDirCase, run_cli
 from flagcheck_analysis.results import fiojson, published
@@ -36,9 +37,9 @@ def busy_runs(directory):
     return sum(1 for e in runs if e["interference"]["busy"]), len(runs)
 
 
-class TestSummaryOfFixture(unittest.TestCase):
+class TestSummaryOfFixture:
     @classmethod
-    def setUpClass(cls):
+    def setup_class(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         p = run_cli("flagcheck-report", "--no-plot", "--width", "0",
                     "--outdir", cls.tmp.name, S2, CAP)
@@ -48,7 +49,7 @@ class TestSummaryOfFixture(unittest.TestCase):
             cls.md = f.read()
 
     @classmethod
-    def tearDownClass(cls):
+    def teardown_class(cls):
         cls.tmp.cleanup()
 
     def block(self):
@@ -59,47 +60,46 @@ class TestSummaryOfFixture(unittest.TestCase):
 
     def test_printed_last_in_s_number_order(self):
         block = self.block()
-        self.assertTrue(block[0].startswith("summary: "), block[0])
-        self.assertEqual(block[1].split(), ["scenario", "numjobs", "ratio",
-                                            "95%", "CI", "decided",
-                                            "published", "verdict"])
-        self.assertEqual(len(block), 6)
-        self.assertTrue(block[3].startswith("S2 buffer-new-randwrite "))
-        self.assertTrue(block[4].startswith("rate-cap "))
+        assert block[0].startswith("summary: "), block[0]
+        assert block[1].split() == ["scenario", "numjobs", "ratio",
+                                    "95%", "CI", "decided",
+                                    "published", "verdict"]
+        assert len(block) == 6
+        assert block[3].startswith("S2 buffer-new-randwrite ")
+        assert block[4].startswith("rate-cap ")
         # the big-box line of the one job file that names its machine
-        self.assertTrue(block[5].startswith(
+        assert block[5].startswith(
             "S2 buffer-new-randwrite: on kunpeng-920-6426 nodes=0 at 16 "
-            "CPUs: x"), block[5])
+            "CPUs: x"), block[5]
 
     def test_decided_cell(self):
         # r1, r2, r3 of each mode: the pairs of the same repeat
         base = raw_iops(CAP, "rate-cap", "20000", 1)
         other = raw_iops(CAP, "rate-cap", "40000", 1)
-        self.assertEqual((len(base), len(other)), (3, 3))
+        assert (len(base), len(other)) == (3, 3)
         pr = paired.paired([o / b for b, o in zip(base, other)])
         busy, n = busy_runs(CAP)
-        self.assertTrue(pr.ci[0] > 1, pr)
+        assert (pr.ci[0] > 1), pr
         line, = self.row("rate-cap ")
-        self.assertEqual(line.split()[:8], [
+        assert line.split()[:8] == [
             "rate-cap", "1", "40000/20000", "x%.3f" % pr.gain,
-            "%.3f..%.3f" % pr.ci, "decided", "(pairs)", "-"])
-        self.assertTrue(line.endswith(
-            "decided: 40000 faster" + ("; the machine was busy in %d of %d "
-                                       "runs" % (busy, n) if busy else "")),
-            line)
+            "%.3f..%.3f" % pr.ci, "decided", "(pairs)", "-"]
+        busy_note = "; the machine was busy in %d of %d runs" % (busy, n) \
+            if busy else ""
+        assert line.endswith("decided: 40000 faster" + busy_note), line
 
     def test_undecided_busy_cell(self):
         base = raw_iops(S2, "buffer-new-randwrite", "always", 2)
         other = raw_iops(S2, "buffer-new-randwrite", "test_first", 2)
         busy, n = busy_runs(S2)
-        self.assertEqual((busy, n), (4, 4))
+        assert (busy, n) == (4, 4)
         pairs = [o / b for b, o in zip(base, other)]
         pr = paired.paired(pairs)
         ratio, ci = pr.gain, pr.ci
         line, = self.row("S2 buffer-new-randwrite ")
         s2 = published.find("buffer-new-randwrite")
-        self.assertEqual(s2.figure, "930 -> 958 MiB/s")
-        self.assertEqual(" ".join(line.split()), " ".join([
+        assert s2.figure == "930 -> 958 MiB/s"
+        assert " ".join(line.split()) == " ".join([
             "S2 buffer-new-randwrite", "2", "test_first/always",
             "x%.3f" % ratio, "%.3f..%.3f" % ci, "undecided",
             "x%.2f (930 -> 958 MiB/s, arm64 Kunpeng 920, 16 jobs)"
@@ -107,25 +107,25 @@ class TestSummaryOfFixture(unittest.TestCase):
             " the machine was busy in 4 of 4 runs: rerun idle or with more"
             " repeats (--max-repeats %d)"
             % summary.repeats_needed(decide.decide(base, other,
-                                                   pairs=pairs))]))
+                                                   pairs=pairs))])
 
     def test_report_md_starts_with_it(self):
         parts = self.md.split("\n\n")
-        self.assertEqual(parts[0], "# flagcheck report")
-        self.assertTrue(parts[1].startswith("### summary: "), parts[1])
+        assert parts[0] == "# flagcheck report"
+        assert parts[1].startswith("### summary: "), parts[1]
         rows = parts[2].splitlines()
-        self.assertEqual(len(rows), 4)
-        self.assertTrue(rows[2].startswith("| S2 buffer-new-randwrite | 2 |"))
-        self.assertTrue(rows[3].startswith("| rate-cap | 1 |"))
+        assert len(rows) == 4
+        assert rows[2].startswith("| S2 buffer-new-randwrite | 2 |")
+        assert rows[3].startswith("| rate-cap | 1 |")
 
     def test_scenario_named_once_in_the_tables(self):
-        self.assertIn("S2 buffer-new-randwrite, numjobs=2\n", self.out)
-        self.assertIn("scaling: S2 buffer-new-randwrite ", self.out)
-        self.assertNotIn("\nbuffer-new-randwrite,", self.out)
-        self.assertNotIn("scaling: buffer-new-randwrite", self.out)
+        assert "S2 buffer-new-randwrite, numjobs=2\n" in self.out
+        assert "scaling: S2 buffer-new-randwrite " in self.out
+        assert "\nbuffer-new-randwrite," not in self.out
+        assert "scaling: buffer-new-randwrite" not in self.out
 
 
-class TestPlots(unittest.TestCase):
+class TestPlots:
     """The plots read right: M IOPS, the published ratio, undecided and
     busy cells marked, every legend line explained (matplotlib's SVG keeps
     each text as a comment)."""
@@ -134,38 +134,38 @@ class TestPlots(unittest.TestCase):
         try:
             import matplotlib  # noqa: F401
         except ImportError:
-            self.skipTest("matplotlib not installed for this Python")
+            pytest.skip("matplotlib not installed for this Python")
         with tempfile.TemporaryDirectory() as out:
             p = run_cli("flagcheck-report", "--outdir", out, directory,
                         *args)
-            self.assertEqual(p.returncode, 0, p.stderr)
+            assert p.returncode == 0, p.stderr
             with open(os.path.join(out, "%s_%s.svg" % (stem, kind))) as f:
                 return f.read()
 
     def test_undecided_busy_with_published(self):
         iops = self.svg(S2, "S2_buffer-new-randwrite", "iops")
-        self.assertIn("M IOPS (sum over the jobs)", iops)
+        assert "M IOPS (sum over the jobs)" in iops
         for mode in ("always", "test_first"):
-            self.assertIn("%s: mean ± stddev of its runs" % mode, iops)
-        self.assertIn("red ring: the machine was busy (4 of 4 runs in these "
-                      "cells)", iops)
+            assert "%s: mean ± stddev of its runs" % mode in iops
+        assert ("red ring: the machine was busy (4 of 4 runs in these "
+                "cells)") in iops
         ratio = self.svg(S2, "S2_buffer-new-randwrite", "ratio")
         for text in ("test_first / always, its 95% bootstrap CI",
                      "hollow: undecided", "published x1.03: 930 -&gt; 958 "
                      "MiB/s, arm64 Kunpeng 920, 16 jobs", "1: no difference",
                      "red ring: the machine was busy (4 of 4 runs"):
-            self.assertIn(text, ratio)
+            assert text in ratio
 
     def test_decided_without_published(self):
         ratio = self.svg(CAP, "rate-cap", "ratio", "--base", "20000")
-        self.assertIn("40000 / 20000, its 95% bootstrap CI", ratio)
-        self.assertNotIn("hollow", ratio)
-        self.assertNotIn("published", ratio)
+        assert "40000 / 20000, its 95% bootstrap CI" in ratio
+        assert "hollow" not in ratio
+        assert "published" not in ratio
 
 
-@unittest.skipUnless(os.path.exists(os.path.join(REPO, "build",
-                                                 "fio-flagcheck.so")),
-                     "needs the built engine")
+@pytest.mark.skipif(not os.path.exists(os.path.join(REPO, "build",
+                                                    "fio-flagcheck.so")),
+                    reason="needs the built engine")
 class TestJobFileFigure(ResultsDirCase):
     """A job file with its own published figure (the catalogue's header
     line) puts it in the summary: the registry takes it from there."""
@@ -175,88 +175,83 @@ class TestJobFileFigure(ResultsDirCase):
         p = run_cli("flagcheck-run", job, "--numjobs", "1", "--repeats", "1",
                     "--runtime", "1", "--ramp", "0", "--no-line-probe",
                     "--outdir", self.out, "--quiet", timeout=120)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         p = run_cli("flagcheck-report", "--no-plot", "--width", "0",
                     self.out)
-        self.assertEqual(p.returncode, 0, p.stderr)
+        assert p.returncode == 0, p.stderr
         fig = catalogue.read(job)
         block = p.stdout.rstrip("\n").split("\n\n")[-1].splitlines()
-        self.assertTrue(block[0].startswith("summary: "), block[0])
+        assert block[0].startswith("summary: "), block[0]
         line, = [l for l in block if l.startswith("gup-pin-fast ")]
-        self.assertIn("  x%.2f (%s)  " % (fig.gain, fig.what), line)
-        self.assertEqual(published.find("gup-pin-fast"), None)
+        assert "  x%.2f (%s)  " % (fig.gain, fig.what) in line
+        assert published.find("gup-pin-fast") == None
 
 
 def _d(ratio, lo, hi, n=5, reason="excludes_1"):
     return decide.Decision("test_first", reason, ratio, (lo, hi), n)
 
 
-class TestVerdict(unittest.TestCase):
+class TestVerdict:
     S1 = published.find("filemap-odirect-read")
     S2 = published.find("s2-buffer-new")
 
     def test_registry(self):
-        self.assertEqual(self.S1.number, "S1")
-        self.assertEqual(self.S1.ratio, 4.0 / 1.7)
-        self.assertEqual(self.S2.number, "S2")
-        self.assertEqual(published.label("odirect-randread"),
-                         "S1 filemap-odirect-read")
-        self.assertEqual(published.label("elsewhere"), "elsewhere")
+        assert self.S1.number == "S1"
+        assert self.S1.ratio == 4.0 / 1.7
+        assert self.S2.number == "S2"
+        assert published.label("odirect-randread") == "S1 filemap-odirect-read"
+        assert published.label("elsewhere") == "elsewhere"
         names = ["elsewhere", "S5 bh-lru-lookup", "S1 filemap-odirect-read",
                  "S2 buffer-new-randwrite"]
-        self.assertEqual(sorted(names, key=published.order_key),
-                         names[2:] + names[1:2] + names[:1])
+        assert sorted(names, key=published.order_key) == \
+            names[2:] + names[1:2] + names[:1]
 
     def test_reproduced(self):
         v = summary.verdict(_d(1.68, 1.62, 1.75), self.S1, 2, 0, 10)
-        self.assertEqual(v, "reproduced: same direction; smaller, as "
-                         "expected with 2 jobs sharing the line instead of "
-                         "4 sockets")
+        assert v == ("reproduced: same direction; smaller, as "
+                     "expected with 2 jobs sharing the line instead of "
+                     "4 sockets")
         v = summary.verdict(_d(2.3, 2.2, 2.4), self.S1, 2, 0, 10)
-        self.assertEqual(v, "reproduced: same direction and size (published "
-                         "inside the CI)")
+        assert v == ("reproduced: same direction and size (published "
+                     "inside the CI)")
         v = summary.verdict(_d(1.5, 1.4, 1.6), self.S2, 2, 3, 10)
-        self.assertEqual(v, "reproduced: same direction; larger than "
-                         "published; the machine was busy in 3 of 10 runs")
+        assert v == ("reproduced: same direction; larger than "
+                     "published; the machine was busy in 3 of 10 runs")
         v = summary.verdict(_d(1.01, 1.005, 1.015, reason="narrow"),
                             self.S2, 16, 0, 10)
-        self.assertEqual(v, "reproduced: same direction; smaller than "
-                         "published")
+        assert v == ("reproduced: same direction; smaller than "
+                     "published")
 
     def test_not_reproduced(self):
         v = summary.verdict(_d(0.9, 0.85, 0.95), self.S1, 2, 0, 10)
-        self.assertEqual(v, "not reproduced: the opposite direction")
+        assert v == "not reproduced: the opposite direction"
         v = summary.verdict(_d(1.0, 0.99, 1.01, reason="narrow"), self.S2,
                             2, 0, 10)
-        self.assertEqual(v, "not reproduced: no difference beyond ±2% "
-                         "(published +3.0%)")
+        assert v == ("not reproduced: no difference beyond ±2% "
+                     "(published +3.0%)")
 
     def test_undecided(self):
         # half-width 0.2 against a distance of 0.1 to 1: 5 * 2^2 runs
         d = _d(1.1, 0.9, 1.3, n=5, reason="undecided")
-        self.assertEqual(summary.verdict(d, self.S1, 2, 0, 10),
-                         "undecided: the 95% CI still holds 1 after 5 runs "
-                         "per mode: rerun with more repeats "
-                         "(--max-repeats 20)")
-        self.assertEqual(summary.verdict(d, self.S1, 2, 10, 10),
-                         "undecided: the 95% CI still holds 1 after 5 runs "
-                         "per mode; the machine was busy in 10 of 10 runs: "
-                         "rerun idle or with more repeats "
-                         "(--max-repeats 20)")
+        assert summary.verdict(d, self.S1, 2, 0, 10) == \
+            ("undecided: the 95% CI still holds 1 after 5 runs "
+             "per mode: rerun with more repeats "
+             "(--max-repeats 20)")
+        assert summary.verdict(d, self.S1, 2, 10, 10) == \
+            ("undecided: the 95% CI still holds 1 after 5 runs "
+             "per mode; the machine was busy in 10 of 10 runs: "
+             "rerun idle or with more repeats "
+             "(--max-repeats 20)")
         d = _d(1.1, 0.9, 1.3, n=2, reason="undecided")
-        self.assertEqual(summary.verdict(d, None, 2, 0, 4, "REPRO_REPEATS"),
-                         "undecided: 2 runs per mode, at least 3 needed: "
-                         "rerun with more repeats (REPRO_REPEATS=8)")
+        assert summary.verdict(d, None, 2, 0, 4, "REPRO_REPEATS") == \
+            ("undecided: 2 runs per mode, at least 3 needed: "
+             "rerun with more repeats (REPRO_REPEATS=8)")
 
     def test_without_a_published_ratio(self):
         s5 = published.find("bh-lru-lookup")
-        self.assertIsNone(s5.ratio)
+        assert s5.ratio is None
         d = decide.Decision("on", "excludes_1", 1.3, (1.2, 1.4), 3)
-        self.assertEqual(summary.verdict(d, s5, 1, 0, 6), "decided: on "
-                         "faster")
-        self.assertEqual(summary.verdict(d, None, 1, 0, 6), "decided: on "
-                         "faster")
-
-
-if __name__ == "__main__":
-    unittest.main()
+        assert summary.verdict(d, s5, 1, 0, 6) == ("decided: on "
+                                                   "faster")
+        assert summary.verdict(d, None, 1, 0, 6) == ("decided: on "
+                                                     "faster")

@@ -8,7 +8,6 @@ import os
 import re
 import shutil
 import tempfile
-import unittest
 
 import numpy as np
 
@@ -38,12 +37,12 @@ def records(scenario, mode, ns, xs):
             for n, x in zip(ns, xs)]
 
 
-class TestFit(unittest.TestCase):
+class TestFit:
     def test_exact_curve_recovered(self):
         for truth in KNOWN:
             f = usl.fit_points(*curve(*truth))
             for got, want in zip(f.values, truth):
-                self.assertAlmostEqual(got / want, 1.0, places=6)
+                assert round(got / want - 1.0, 6) == 0
 
     def test_noisy_curve_recovered_within_10_percent(self):
         # 0.1% noise per run, 3 runs per numjobs, 1..16.  The smallest
@@ -52,14 +51,14 @@ class TestFit(unittest.TestCase):
         # where the intervals widen to say so (next test)
         for truth in KNOWN:
             f = usl.fit_points(*curve(*truth, noise=0.001))
-            self.assertEqual(f.runs, 48)
+            assert f.runs == 48
             for name, got, want, (lo, hi) in zip(usl.PARAMS, f.values,
                                                  truth, f.ci):
-                self.assertLess(abs(got / want - 1), 0.10,
-                                "%s %g vs %g" % (name, got, want))
-                self.assertTrue(lo <= want <= hi,
-                                "%s: %g not in %g..%g" % (name, want, lo,
-                                                          hi))
+                assert abs(got / want - 1) < 0.10, \
+                    "%s %g vs %g" % (name, got, want)
+                assert (lo <= want <= hi), \
+                    "%s: %g not in %g..%g" % (name, want, lo,
+                                              hi)
 
     def test_intervals_cover_the_truth(self):
         # at 1% noise, over 200 seeds, each 95% interval must hold the true
@@ -71,55 +70,55 @@ class TestFit(unittest.TestCase):
                 for i, (lo, hi) in enumerate(f.ci):
                     held[i] += lo <= truth[i] <= hi
             for name, h in zip(usl.PARAMS, held):
-                self.assertGreaterEqual(h, 180, (truth, name, h))
+                assert h >= 180, (truth, name, h)
 
     def test_peak(self):
         f = usl.fit_points(*curve(*KNOWN[0]))
         # sqrt((1 - 0.05) / 0.002) = sqrt(475)
-        self.assertAlmostEqual(usl.peak(f), math.sqrt(475), places=4)
+        assert round(usl.peak(f) - math.sqrt(475), 4) == 0
         # and it is where the curve is highest, found by brute force
         grid = np.arange(1, 100, 0.001)
         best = grid[np.argmax(usl.throughput(grid, *KNOWN[0]))]
-        self.assertAlmostEqual(usl.peak(f), best, places=2)
+        assert round(usl.peak(f) - best, 2) == 0
         flat = f._replace(values=(1e6, 0.1, 0.0))
-        self.assertIsNone(usl.peak(flat))
-        self.assertEqual(usl._fmt_peak(flat), "no peak")
+        assert usl.peak(flat) is None
+        assert usl._fmt_peak(flat) == "no peak"
 
     def test_no_coherency_cost_says_so(self):
         # kappa = 0: the data show no peak; the fit's kappa is 0 or its
         # interval reaches 0, and the table says which
         f = usl.fit_points(*curve(3e6, 0.1, 0.0, noise=0.01))
-        self.assertEqual(f.ci[2][0], 0.0)
-        self.assertLess(abs(f.values[1] / 0.1 - 1), 0.10)
+        assert f.ci[2][0] == 0.0
+        assert abs(f.values[1] / 0.1 - 1) < 0.10
         text = usl._fmt_peak(f)
-        self.assertTrue(text == "no peak" or
-                        text.endswith("(kappa's CI reaches 0)"), text)
+        assert (text == "no peak" or
+                text.endswith("(kappa's CI reaches 0)")), text
 
     def test_fewer_than_four_numjobs_values_no_fit(self):
         for numjobs in ([1], [1, 2], [1, 2, 4], [8, 16]):
             ns, xs = curve(*KNOWN[1], numjobs=numjobs, repeats=5,
                            noise=0.01)
             f = usl.fit_points(ns, xs)
-            self.assertIsNone(f.values)
-            self.assertIsNone(f.ci)
-            self.assertEqual(f.reason, "no fit possible: %d numjobs value%s "
-                             "(%s); the law's 3 parameters need at least 4"
-                             % (len(numjobs), "" if len(numjobs) == 1
-                                else "s", ", ".join(map(str, numjobs))))
+            assert f.values is None
+            assert f.ci is None
+            assert f.reason == ("no fit possible: %d numjobs value%s "
+                                "(%s); the law's 3 parameters need at least 4"
+                                % (len(numjobs), "" if len(numjobs) == 1
+                                   else "s", ", ".join(map(str, numjobs))))
         f = usl.fit_points(*curve(*KNOWN[1], numjobs=[1, 2, 4, 8],
                                   repeats=2, noise=0.01))
-        self.assertIsNotNone(f.values)
+        assert f.values is not None
 
     def test_four_points_one_run_each(self):
         # 4 runs, 3 parameters: one degree of freedom left for the CI
         f = usl.fit_points(*curve(*KNOWN[1], numjobs=[1, 2, 4, 8],
                                   repeats=1))
-        self.assertIsNotNone(f.ci)
+        assert f.ci is not None
         for got, want in zip(f.values, KNOWN[1]):
-            self.assertAlmostEqual(got / want, 1.0, places=5)
+            assert round(got / want - 1.0, 5) == 0
 
 
-class TestSixteenCoreFigures(unittest.TestCase):
+class TestSixteenCoreFigures:
     """The 16-core orientation figures of docs/scenarios.md: numjobs 8 and
     16 only, so no fit."""
 
@@ -135,28 +134,28 @@ class TestSixteenCoreFigures(unittest.TestCase):
 
     def test_no_fit_possible(self):
         fig = self.figures()
-        self.assertEqual(sorted(fig), [8, 16])
+        assert sorted(fig) == [8, 16]
         recs = []
         for i, mode in enumerate(("always", "test_first")):
             recs += records("S1 16-core", mode, sorted(fig),
                             [fig[n][i] for n in sorted(fig)])
         fits = usl.fits(recs, "always")
-        self.assertEqual([(f.mode, f.values) for f in fits],
-                         [("always", None), ("test_first", None)])
+        assert [(f.mode, f.values) for f in fits] == \
+            [("always", None), ("test_first", None)]
         out = render.text_table(*usl.tables(fits, predict=64)[0])
-        self.assertEqual(out.count("no fit possible: 2 numjobs values "
-                                   "(8, 16)"), 2, out)
-        self.assertNotIn("lambda", out)
-        self.assertNotIn("IOPS at 64", out)
+        assert out.count("no fit possible: 2 numjobs values "
+                         "(8, 16)") == 2, out
+        assert "lambda" not in out
+        assert "IOPS at 64" not in out
 
 
-class TestReport(unittest.TestCase):
+class TestReport:
     """flagcheck-report on synthetic fio results: always-dirty with a
     strong coherency cost, test-first nearly linear, numjobs 1..16."""
 
     MODES = {"always": KNOWN[1], "test_first": KNOWN[2]}
 
-    def setUp(self):
+    def setup_method(self):
         self.d = tempfile.mkdtemp(prefix="usl-test-")
         with open(os.path.join(RESULTS,
                                "flagcheck-fixture_always_nj1_r1.json")) as f:
@@ -172,66 +171,61 @@ class TestReport(unittest.TestCase):
                                        % (mode, n, i % 2 + 1)), "w") as f:
                     json.dump(doc, f)
 
-    def tearDown(self):
+    def teardown_method(self):
         shutil.rmtree(self.d)
 
     def test_table_and_prediction(self):
         out = os.path.join(self.d, "out")
         p = run_cli("flagcheck-report", self.d, "--outdir", out,
                     "--predict", "32", "--width", "0")
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertNotIn("Traceback", p.stderr)
+        assert p.returncode == 0, p.stderr
+        assert "Traceback" not in p.stderr
         text = p.stdout[p.stdout.index("scaling law (USL): syn"):]
         rows = {l.split()[0]: l for l in text.splitlines()[3:5]}
-        self.assertEqual(sorted(rows), ["always", "test_first"])
+        assert sorted(rows) == ["always", "test_first"]
         for mode, (lam, sigma, kappa) in self.MODES.items():
             cells = re.split(r"\s{2,}", rows[mode].strip())
-            self.assertEqual(cells[1:3], ["1..16", "32"])
+            assert cells[1:3] == ["1..16", "32"]
             for cell, want in zip(cells[3:6], (lam, sigma, kappa)):
                 got = float(cell.split()[0])
-                self.assertLess(abs(got / want - 1), 0.10, (mode, cell))
+                assert abs(got / want - 1) < 0.10, (mode, cell)
             # issue 26: beyond the measured numjobs the fit gives no
             # number (a description of the measured curve, not a second
             # big-box estimate); issue 21 item 14: said in the text
-            self.assertEqual(cells[-1], "- (beyond the measured 1..16: see "
-                             "the big-box answer)")
+            assert cells[-1] == ("- (beyond the measured 1..16: see "
+                                 "the big-box answer)")
         # always: N* = sqrt(0.7 / 0.02) = 5.92 by hand
         n_star = float(re.split(r"\s{2,}", rows["always"].strip())[6])
-        self.assertLess(abs(n_star / math.sqrt(0.7 / 0.02) - 1), 0.10)
-        self.assertIn("IOPS at 32 jobs", text)
+        assert abs(n_star / math.sqrt(0.7 / 0.02) - 1) < 0.10
+        assert "IOPS at 32 jobs" in text
         with open(os.path.join(out, "report.md")) as f:
             md = f.read()
-        self.assertIn("### scaling law (USL): syn", md)
-        self.assertIn("(beyond the measured 1..16: see the big-box answer)",
-                      md)
+        assert "### scaling law (USL): syn" in md
+        assert "(beyond the measured 1..16: see the big-box answer)" in md
         try:
             import matplotlib  # noqa: F401
         except ImportError:
             return
-        self.assertIn("syn_iops.svg", os.listdir(out))
+        assert "syn_iops.svg" in os.listdir(out)
         with open(os.path.join(out, "syn_iops.svg")) as f:
             svg = f.read()
-        self.assertIn("always USL extrapolated to 32", svg)
-        self.assertIn("test_first USL fit", svg)
+        assert "always USL extrapolated to 32" in svg
+        assert "test_first USL fit" in svg
 
     def test_bad_predict(self):
         for bad in ("1", "0", "x", "2.5", "-4", "4097",
                     "99999999999999999999"):
             p = run_cli("flagcheck-report", self.d, "--no-plot",
                         "--predict", bad)
-            self.assertEqual(p.returncode, 2, bad)
-            self.assertNotIn("Traceback", p.stderr)
-            self.assertIn("argument --predict: %r is not valid: give a "
-                          "whole number of jobs, 2 to 4096 (fio's limit on "
-                          "jobs)" % bad, p.stderr.splitlines()[-1])
+            assert p.returncode == 2, bad
+            assert "Traceback" not in p.stderr
+            assert ("argument --predict: %r is not valid: give a "
+                    "whole number of jobs, 2 to 4096 (fio's limit on "
+                    "jobs)" % bad) in p.stderr.splitlines()[-1]
 
     def test_help_explains_the_fit(self):
         p = run_cli("flagcheck-report", "--help")
-        self.assertEqual(p.returncode, 0)
+        assert p.returncode == 0
         for word in ("--predict N", "no fit possible", "sigma", "kappa",
                      "no peak"):
-            self.assertIn(word, p.stdout)
-
-
-if __name__ == "__main__":
-    unittest.main()
+            assert word in p.stdout
