@@ -7,6 +7,7 @@ each scenario's are). The wrapper's defaults, its backend switch,
 its NUMA spreading and its refusal to write a block device are checked with
 a stand-in fio that only records what it was given.
 """
+import contextlib
 import json
 import os
 import re
@@ -16,11 +17,13 @@ import stat
 import subprocess
 import tempfile
 import time
+import types
 
 import pytest
 
 from flagcheck_analysis.results import matrix
 from flagcheck_analysis.run import cli, proctree
+from tests.analysis.helpers import alive
 from jobrun import (JOB_VARS, OPTIONAL_VARS, RUN_JOB, RUN_VARS, S1, S2, S4,
                     TOP, check_run, clean_env, job_files, job_modes, job_vars,
                     run_job, section_args)
@@ -202,19 +205,11 @@ def _comm(pid):
         return None
 
 
-def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def _gone_within(pid, seconds):
     deadline = time.monotonic() + seconds
-    while _alive(pid) and time.monotonic() < deadline:
+    while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return not _alive(pid)
+    return not alive(pid)
 
 
 def _fio_job_process(pid, timeout=60):
@@ -228,100 +223,85 @@ def _fio_job_process(pid, timeout=60):
     raise AssertionError("fio started no job process")
 
 
+@contextlib.contextmanager
+def _run_job_with_a_job_process(ctx, new_session=False, **env):
+    """run-job on PROCESS_JOB (RUNTIME 60 s, one job) until fio has forked
+    its job process: a namespace with p (run-job), spin (the job process),
+    text() (run-job's output so far) and pids (p's and spin's; a test adds
+    others), every one of them still alive at the end SIGKILLed."""
+    job = ctx.jobfile(PROCESS_JOB)
+    d = tempfile.mkdtemp(prefix="spin-", dir=ctx.tmp)
+    env = clean_env(FIO=ctx.fio, FLAGCHECK_ENGINE=ctx.engine, RUNTIME=60,
+                    NUMJOBS=1, FLAGCHECK_STATS=os.path.join(d, "s.jsonl"),
+                    **env)
+    out = open(os.path.join(d, "out"), "w+")
+    p = subprocess.Popen([RUN_JOB, job], cwd=d, env=env, stdout=out,
+                         stderr=subprocess.STDOUT,
+                         start_new_session=new_session)
+
+    def text():
+        out.seek(0)
+        return out.read()
+    run = types.SimpleNamespace(p=p, spin=None, text=text, pids=[p.pid])
+    try:
+        run.spin = _fio_job_process(p.pid)
+        run.pids.insert(0, run.spin)
+        yield run
+    finally:
+        for pid in run.pids:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        p.wait()
+        out.close()
+        shutil.rmtree(d)
+
+
 def test_run_job_stops_fios_job_processes_past_run_timeout(ctx):
     """A job process that does not stop when fio tells it to (stopped here
     with SIGSTOP, as one spinning in a long work() does not look): past
     RUN_TIMEOUT fio gets SIGINT, then fio and its job processes SIGKILL;
     none is left behind. (RUN_TIMEOUT 5 s: time for a loaded machine to
     start fio's job process before the deadline.)"""
-    job = ctx.jobfile(PROCESS_JOB)
-    d = tempfile.mkdtemp(prefix="spin-", dir=ctx.tmp)
-    env = clean_env(FIO=ctx.fio, FLAGCHECK_ENGINE=ctx.engine, RUNTIME=60,
-                    RUN_TIMEOUT=5, NUMJOBS=1,
-                    FLAGCHECK_STATS=os.path.join(d, "s.jsonl"))
-    out = open(os.path.join(d, "out"), "w+")
-    p = subprocess.Popen([RUN_JOB, job], cwd=d, env=env, stdout=out,
-                         stderr=subprocess.STDOUT)
-    spin = None
-    try:
-        spin = _fio_job_process(p.pid)
-        os.kill(spin, signal.SIGSTOP)
-        rc = p.wait(timeout=60)
-        out.seek(0)
-        text = out.read()
+    with _run_job_with_a_job_process(ctx, RUN_TIMEOUT=5) as run:
+        os.kill(run.spin, signal.SIGSTOP)
+        rc = run.p.wait(timeout=60)
+        text = run.text()
         assert rc == 124, (rc, text)
-        assert _gone_within(spin, 5), f"fio's job process {spin} was left:\n{text}"
-    finally:
-        for pid in (spin, p.pid):
-            if pid and _alive(pid):
-                os.kill(pid, signal.SIGKILL)
-        p.wait()
-        out.close()
-        shutil.rmtree(d)
+        assert _gone_within(run.spin, 5), \
+            f"fio's job process {run.spin} was left:\n{text}"
 
 
 def test_run_job_second_ctrl_c_stops_fios_job_processes(ctx):
     """Ctrl-C (SIGINT to run-job's process group, as a terminal sends it)
     reaches fio; a second one kills fio and a job process that would not
     stop, at once: run-job exits 130, nothing left."""
-    job = ctx.jobfile(PROCESS_JOB)
-    d = tempfile.mkdtemp(prefix="spin-", dir=ctx.tmp)
-    env = clean_env(FIO=ctx.fio, FLAGCHECK_ENGINE=ctx.engine, RUNTIME=60,
-                    NUMJOBS=1, FLAGCHECK_STATS=os.path.join(d, "s.jsonl"))
-    out = open(os.path.join(d, "out"), "w+")
-    p = subprocess.Popen([RUN_JOB, job], cwd=d, env=env, stdout=out,
-                         stderr=subprocess.STDOUT, start_new_session=True)
-    spin = None
-    try:
-        spin = _fio_job_process(p.pid)
-        os.kill(spin, signal.SIGSTOP)
+    with _run_job_with_a_job_process(ctx, new_session=True) as run:
+        os.kill(run.spin, signal.SIGSTOP)
         t0 = time.monotonic()
         for _ in range(2):
-            os.killpg(p.pid, signal.SIGINT)
+            os.killpg(run.p.pid, signal.SIGINT)
             time.sleep(0.5)
-        rc = p.wait(timeout=60)
+        rc = run.p.wait(timeout=60)
         took = time.monotonic() - t0
-        out.seek(0)
-        text = out.read()
+        text = run.text()
         assert rc == 130 and took < 5, (rc, took, text)
-        assert _gone_within(spin, 5), f"fio's job process {spin} was left:\n{text}"
-    finally:
-        for pid in (spin, p.pid):
-            if pid and _alive(pid):
-                os.kill(pid, signal.SIGKILL)
-        p.wait()
-        out.close()
-        shutil.rmtree(d)
+        assert _gone_within(run.spin, 5), \
+            f"fio's job process {run.spin} was left:\n{text}"
 
 
 def test_run_job_sigkilled_takes_fio_with_it(ctx):
     """run-job's fio runner SIGKILLed (fio is in a session of its own, so
     nothing else would stop it): fio gets SIGTERM and ends, its job
     processes with it."""
-    job = ctx.jobfile(PROCESS_JOB)
-    d = tempfile.mkdtemp(prefix="spin-", dir=ctx.tmp)
-    env = clean_env(FIO=ctx.fio, FLAGCHECK_ENGINE=ctx.engine, RUNTIME=60,
-                    NUMJOBS=1, FLAGCHECK_STATS=os.path.join(d, "s.jsonl"))
-    out = open(os.path.join(d, "out"), "w+")
-    p = subprocess.Popen([RUN_JOB, job], cwd=d, env=env, stdout=out,
-                         stderr=subprocess.STDOUT)
-    spin = fio = None
-    try:
-        spin = _fio_job_process(p.pid)
-        fio = proctree._parent(spin)
+    with _run_job_with_a_job_process(ctx) as run:
+        fio = proctree._parent(run.spin)
+        run.pids.insert(1, fio)
         runner = proctree._parent(fio)
         assert _comm(runner) != "bash", "fio runs straight under run-job"
         os.kill(runner, signal.SIGKILL)
-        p.wait(timeout=60)
-        assert _gone_within(fio, 15) and _gone_within(spin, 5), \
-            f"fio ({fio}) or its job ({spin}) outlived their runner"
-    finally:
-        for pid in (spin, fio, p.pid):
-            if pid and _alive(pid):
-                os.kill(pid, signal.SIGKILL)
-        p.wait()
-        out.close()
-        shutil.rmtree(d)
+        run.p.wait(timeout=60)
+        assert _gone_within(fio, 15) and _gone_within(run.spin, 5), \
+            f"fio ({fio}) or its job ({run.spin}) outlived their runner"
 
 
 @pytest.mark.parametrize("bad", ("0", "-5", "1.5", "10s", "abc"))
