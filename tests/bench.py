@@ -27,6 +27,7 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "analysis"))
 from flagcheck_analysis.run import clock  # noqa: E402
+from fiorun import fio_version  # noqa: E402
 
 
 def iops(fio, args, cwd, env=None):
@@ -38,12 +39,6 @@ def iops(fio, args, cwd, env=None):
     text = p.stdout[p.stdout.find("{"):]
     return sum(j[d]["iops"] for j in json.loads(text)["jobs"]
                for d in ("read", "write"))
-
-
-def fio_version(fio):
-    """What `fio --version` prints, e.g. fio-3.33."""
-    return subprocess.run([fio, "--version"], capture_output=True,
-                          text=True).stdout.strip()
 
 
 def print_runs(res, width):

@@ -166,6 +166,12 @@ class Context:
         return [f"--{k}={v}" for k, v in o.items()]
 
 
+def fio_version(fio):
+    """What `fio --version` prints, e.g. fio-3.33."""
+    return subprocess.run([fio, "--version"], capture_output=True,
+                          text=True).stdout.strip()
+
+
 def shm_entries():
     try:
         return set(os.listdir("/dev/shm"))

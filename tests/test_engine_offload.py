@@ -20,8 +20,7 @@ import tempfile
 
 import pytest
 
-from bench import fio_version
-from fiorun import engine_backends, stop_hung
+from fiorun import engine_backends, fio_version, stop_hung
 
 # Every backend of the engine, and whether fio's offload mode runs on it:
 # a new backend says so here, or test_every_backend_is_listed fails.
