@@ -196,7 +196,7 @@ check: deps
 	$(PYTHON) -m pytest --build=$(BUILD) $(PYTEST_ARGS)
 
 bench: all
-	$(PYTHON) tests/bench.py --engine $(ENGINE)
+	$(PYTHON) benchmarks/bench.py --engine $(ENGINE)
 
 # The fio version matrix (docs/fio-versions.md): each fio built once from
 # its source in $(BUILD)/fio-versions/VERSION, the engine against it, the
@@ -216,11 +216,11 @@ check-fio-versions: deps
 
 # model=pattern against each C model it mirrors (jobs/pattern/ vs jobs/),
 # side by side, and a one-test pattern against fio's null engine;
-# BENCH_PATTERN_ARGS reaches tests/bench_pattern.py (--repeats, --runtime,
+# BENCH_PATTERN_ARGS reaches benchmarks/bench_pattern.py (--repeats, --runtime,
 # --scenarios S1,S2, ...).
 BENCH_PATTERN_ARGS ?=
 bench-pattern: all
-	$(PYTHON) tests/bench_pattern.py --engine $(ENGINE) $(BENCH_PATTERN_ARGS)
+	$(PYTHON) benchmarks/bench_pattern.py --engine $(ENGINE) $(BENCH_PATTERN_ARGS)
 
 # The headline reproduction on the embedded default (null backend, nothing
 # written): both scenarios, both modes, numjobs 1..nproc, interleaved
@@ -367,4 +367,4 @@ distclean:
 # (4k random reads from page cache): the median ratio per backend
 .PHONY: bench-backends
 bench-backends: all
-	$(PYTHON) tests/bench_backends.py --engine $(ENGINE) --dir $(BUILD)
+	$(PYTHON) benchmarks/bench_backends.py --engine $(ENGINE) --dir $(BUILD)

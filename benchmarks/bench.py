@@ -24,8 +24,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "analysis"))
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(TOP, "tests"), os.path.join(TOP, "analysis")]
 from flagcheck_analysis.run import clock  # noqa: E402
 from fiorun import fio_version  # noqa: E402
 

@@ -11,7 +11,7 @@ run is on one fio clock (flagcheck-run's --clocksource auto), which fio
 would otherwise choose anew at each start.
 
     make bench-backends
-    tests/bench_backends.py --engine build/fio-flagcheck.so --repeats 9
+    benchmarks/bench_backends.py --engine build/fio-flagcheck.so --repeats 9
 
 --csv FILE writes every run, one line each, for plotting elsewhere.
 """
