@@ -3,8 +3,8 @@
  * What the engine does with an I/O once the model let it through. Each
  * backend is one file in backends/, named as its backend= value (null.c,
  * psync.c, ...), behind this table, that registers itself with
- * FC_REGISTER_BACKEND; flagcheck.c calls it from the matching fio hook,
- * with the backend's own per-job data.
+ * FC_REGISTER_BACKEND; the engine's hooks (job.h) call it from the
+ * matching fio hook, with the backend's own per-job data.
  */
 #ifndef FLAGCHECK_BACKEND_H
 #define FLAGCHECK_BACKEND_H

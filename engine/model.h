@@ -4,7 +4,7 @@
  * its model= value (models/filemap_check_errors.c, ...), that fills one
  * struct fc_model from the kernel's functions in kernel/ and registers it
  * with FC_REGISTER_MODEL (found by the Makefile's glob, listed by the
- * registry in models/models.c: no list to edit); flagcheck.c runs the
+ * registry in models/models.c: no list to edit); queue.c runs the
  * chosen model's ->io() for every I/O before the backend issues it, and
  * model_options.c turns the model's option table into fio engine options.
  * Models know nothing of fio, so the unit tests drive them directly.
