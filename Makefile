@@ -75,6 +75,9 @@ UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/models -pthread
 # engine's own bit operations (the directory that holds bitops.h)
 BITOPS_DIR	:= engine/kernel
 CALIBRATE	:= $(BUILD)/flagcheck-calibrate
+CALIBRATE_SRCS	:= $(sort $(wildcard calibrate/*.c))
+CALIBRATE_DEPS	:= $(CALIBRATE_SRCS) $(wildcard calibrate/*.h) \
+		   $(BITOPS_DIR)/bitops.h engine/counters.h
 CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -Iengine -pthread
 
 # flagcheck-sim: a pattern job on N simulated CPUs of a machine profile
@@ -139,10 +142,9 @@ $(BUILD)/clang.ok: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
 	clang $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $(BUILD)/fio-flagcheck-clang.so $(ENGINE_SRCS) $(ENGINE_LIBS)
 	@touch $@
 
-$(CALIBRATE): calibrate/flagcheck-calibrate.c $(BITOPS_DIR)/bitops.h \
-		engine/counters.h
+$(CALIBRATE): $(CALIBRATE_DEPS)
 	@mkdir -p $(BUILD)
-	$(CC) $(CALIBRATE_CFLAGS) -o $@ $<
+	$(CC) $(CALIBRATE_CFLAGS) -o $@ $(CALIBRATE_SRCS)
 
 # The pattern grammar's operation table as JSON (tests, docs check)
 PATTERN_OPS	:= $(BUILD)/flagcheck-pattern-ops
@@ -151,10 +153,10 @@ $(PATTERN_OPS): engine/tools/pattern-ops.c engine/models/pattern_ops.h
 	@mkdir -p $(BUILD)
 	$(CC) $(BASE_CFLAGS) -Iengine/models -o $@ $<
 
-$(BUILD)/clang-calibrate.ok: calibrate/flagcheck-calibrate.c \
-		$(BITOPS_DIR)/bitops.h engine/counters.h
+$(BUILD)/clang-calibrate.ok: $(CALIBRATE_DEPS)
 	@mkdir -p $(BUILD)
-	clang $(CALIBRATE_CFLAGS) -o $(BUILD)/flagcheck-calibrate-clang $<
+	clang $(CALIBRATE_CFLAGS) -o $(BUILD)/flagcheck-calibrate-clang \
+		$(CALIBRATE_SRCS)
 	@touch $@
 
 calibrate: $(CALIBRATE)
