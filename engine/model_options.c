@@ -239,6 +239,10 @@ static int fc_model_option_cb(unsigned int slot, void *data, const char *str)
  * fio calls an option's callback with the job's options and the value only,
  * not the option: one trampoline per slot says which slot it is, made from
  * the one list of slot numbers, FC_SLOTS, as many as FC_MAX_MODEL_OPTS.
+ * fio's .off1 (fio parses, into the options struct) would word the
+ * refusals itself, refuse an empty string, and leave a model's check to
+ * the job's init; .verify, given the option, adds fio's help to a refusal
+ * (docs/engine.md, "One table per model, one callback per option").
  */
 #define FC_SLOTS(X)							\
 	X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)	\
