@@ -167,6 +167,16 @@ static int str_stats_cb(void *data, const char *str)
 	return ret;
 }
 
+/*
+ * model='s and backend='s help: their lists are the registries', which are
+ * complete at load (fc_options_load() appends them)
+ */
+static char model_help[512] = "The kernel hot path run before each I/O "
+			      "(default: the first):";
+static char backend_help[512] = "What does the I/O after the modelled check "
+				"(default: the first; all but null on real "
+				"files or devices):";
+
 /* The glue's own options; the models' follow, added at load. */
 struct fio_option fc_options[FC_GLUE_OPTS + FC_MAX_MODEL_OPTS + 1] = {
 	[FC_OPT_MODEL] = {
@@ -174,8 +184,7 @@ struct fio_option fc_options[FC_GLUE_OPTS + FC_MAX_MODEL_OPTS + 1] = {
 		.lname	= "Modelled kernel path",
 		.type	= FIO_OPT_STR,
 		.cb	= str_model_cb,
-		.help	= "The kernel hot path run before each I/O (the list is "
-			  "filled in at load)",
+		.help	= model_help,
 		/* no .def: not given, the first model (o->model 0); and
 		 * parsed first in a section, before the model's options */
 		.prio	= 1,
@@ -199,8 +208,7 @@ struct fio_option fc_options[FC_GLUE_OPTS + FC_MAX_MODEL_OPTS + 1] = {
 		.lname	= "I/O backend",
 		.type	= FIO_OPT_STR,
 		.cb	= str_backend_cb,
-		.help	= "What does the I/O after the modelled check (the "
-			  "list is filled in at load)",
+		.help	= backend_help,
 		.def	= "null",
 		.category = FIO_OPT_C_ENGINE,
 		.group	= FIO_OPT_G_INVALID,
@@ -217,32 +225,25 @@ struct fio_option fc_options[FC_GLUE_OPTS + FC_MAX_MODEL_OPTS + 1] = {
 	},
 };
 
-/* backend='s help, from fc_backends[] */
-static const char *fc_backend_help(void)
+/* backend='s help: each of fc_backends[] with its own */
+static void fc_backend_help(char *help, size_t len)
 {
-	static char help[512] = "What does the I/O after the modelled check "
-				"(default: the first; all but null on real files "
-				"or devices):";
 	int i;
 
 	for (i = 0; fc_backends[i]; i++)
-		snprintf(help + strlen(help), sizeof(help) - strlen(help),
+		snprintf(help + strlen(help), len - strlen(help),
 			 "%s %s: %s", i ? ";" : "", fc_backends[i]->name,
 			 fc_backends[i]->help);
-	return help;
 }
 
-/* model='s help, from fc_models[] */
-static const char *fc_model_help(void)
+/* model='s help: the names of fc_models[] */
+static void fc_model_help(char *help, size_t len)
 {
-	static char help[512] = "The kernel hot path run before each I/O "
-				"(default: the first):";
 	int i;
 
 	for (i = 0; fc_models[i]; i++)
-		snprintf(help + strlen(help), sizeof(help) - strlen(help),
+		snprintf(help + strlen(help), len - strlen(help),
 			 "%s %s", i ? ";" : "", fc_models[i]->name);
-	return help;
 }
 
 /*
@@ -284,7 +285,7 @@ int fc_options_load(void)
 {
 	if (fc_check_models())
 		return 1;
-	fc_options[FC_OPT_MODEL].help = fc_model_help();
-	fc_options[FC_OPT_BACKEND].help = fc_backend_help();
+	fc_model_help(model_help, sizeof(model_help));
+	fc_backend_help(backend_help, sizeof(backend_help));
 	return fc_add_model_options();
 }
