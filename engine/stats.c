@@ -97,19 +97,11 @@ static void fc_json_u64s(FILE *out, const char *name, const uint64_t *v,
 	fputc(']', out);
 }
 
-char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
+/* The record's scalars, up to the log2 buckets: @name is the job's, quoted */
+static void fc_json_head(FILE *out, const char *name,
+			 const struct fc_stats_job *j,
+			 const struct fc_counters *c)
 {
-	char *buf = NULL, *name;
-	size_t len = 0;
-	FILE *out;
-	int i;
-
-	name = fc_json_str(j->job ? j->job : "");
-	out = name ? open_memstream(&buf, &len) : NULL;
-	if (!out) {
-		free(name);
-		return NULL;
-	}
 	fprintf(out,
 		"{\"flagcheck\": 2, \"job\": %s, \"thread_number\": %u, "
 		"\"pid\": %d, \"model\": \"%s\", \"variant\": \"%s\", "
@@ -136,9 +128,14 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 		(unsigned long long)c->timed_calls,
 		(unsigned long long)c->timed_ns,
 		(unsigned long long)fc_counters_stores_skipped(c));
-	free(name);
-	fc_json_u64s(out, "timed_log2", c->timed_hist, FC_TIMED_BUCKETS);
-	fc_json_u64s(out, "timed_log2_ns", c->timed_hist_ns, FC_TIMED_BUCKETS);
+}
+
+/* "paths": each path's counts, by its name */
+static void fc_json_paths(FILE *out, const struct fc_stats_job *j,
+			  const struct fc_counters *c)
+{
+	int i;
+
 	fputs(", \"paths\": {", out);
 	for (i = 0; j->paths && j->paths[i] && i < FC_MAX_PATHS; i++) {
 		fputs(i ? ", " : "", out);
@@ -153,15 +150,43 @@ char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
 			(unsigned long long)c->retries[i]);
 	}
 	fputc('}', out);
-	if (j->stats) {
-		fputs(", \"model_stats\": {", out);
-		for (i = 0; j->stats[i] && i < FC_MAX_STATS; i++) {
-			fputs(i ? ", " : "", out);
-			fc_json_put(out, j->stats[i]);
-			fprintf(out, ": %llu", (unsigned long long)c->stat[i]);
-		}
-		fputc('}', out);
+}
+
+/* "model_stats": the model's own counters, where it has any */
+static void fc_json_model_stats(FILE *out, const struct fc_stats_job *j,
+				const struct fc_counters *c)
+{
+	int i;
+
+	if (!j->stats)
+		return;
+	fputs(", \"model_stats\": {", out);
+	for (i = 0; j->stats[i] && i < FC_MAX_STATS; i++) {
+		fputs(i ? ", " : "", out);
+		fc_json_put(out, j->stats[i]);
+		fprintf(out, ": %llu", (unsigned long long)c->stat[i]);
 	}
+	fputc('}', out);
+}
+
+char *fc_stats_json(const struct fc_stats_job *j, const struct fc_counters *c)
+{
+	char *buf = NULL, *name;
+	size_t len = 0;
+	FILE *out;
+
+	name = fc_json_str(j->job ? j->job : "");
+	out = name ? open_memstream(&buf, &len) : NULL;
+	if (!out) {
+		free(name);
+		return NULL;
+	}
+	fc_json_head(out, name, j, c);
+	free(name);
+	fc_json_u64s(out, "timed_log2", c->timed_hist, FC_TIMED_BUCKETS);
+	fc_json_u64s(out, "timed_log2_ns", c->timed_hist_ns, FC_TIMED_BUCKETS);
+	fc_json_paths(out, j, c);
+	fc_json_model_stats(out, j, c);
 	if (j->corun)
 		fprintf(out, ", \"corun\": %s", j->corun);
 	fputc('}', out);
