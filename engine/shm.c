@@ -136,6 +136,45 @@ static void *fc_shm_fill(struct fc_shm_slot *s, const char *key,
 	return obj;
 }
 
+/*
+ * Claim the empty @s for this job (SLOT_BUSY): true, or false with
+ * *state what another job made of it first.
+ */
+static bool fc_shm_claim(struct fc_shm_slot *s, uint32_t *state)
+{
+	uint32_t expect = SLOT_EMPTY;
+
+	if (__atomic_compare_exchange_n(&s->state, &expect, SLOT_BUSY, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return true;
+	*state = expect;
+	return false;
+}
+
+/* Another job is creating @s: wait until it is named (or freed again) */
+static uint32_t fc_shm_wait(struct fc_shm_slot *s, uint32_t state)
+{
+	while (state == SLOT_BUSY) {
+		sched_yield();
+		state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+	}
+	return state;
+}
+
+/* A key the arena can take: 0, or -1 with errno set */
+static int fc_shm_usable(size_t keylen)
+{
+	if (!arena) {
+		errno = arena_errno;
+		return -1;
+	}
+	if (keylen >= FC_SHM_KEY_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
 void *fc_shm_get(const char *key, size_t size, bool *created)
 {
 	size_t keylen = strlen(key);
@@ -143,39 +182,20 @@ void *fc_shm_get(const char *key, size_t size, bool *created)
 	unsigned int i;
 
 	*created = false;
-	if (!arena) {
-		errno = arena_errno;
+	if (fc_shm_usable(keylen))
 		return NULL;
-	}
-	if (keylen >= FC_SHM_KEY_MAX) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
-
 	h = fc_hash(key);
 	for (i = 0; i < FC_SHM_SLOTS; i++) {
 		struct fc_shm_slot *s = &arena->slots[(h + i) % FC_SHM_SLOTS];
 		uint32_t state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
 
-		if (state == SLOT_EMPTY) {
-			uint32_t expect = SLOT_EMPTY;
-			void *obj;
+		if (state == SLOT_EMPTY && fc_shm_claim(s, &state)) {
+			void *obj = fc_shm_fill(s, key, keylen, size);
 
-			if (__atomic_compare_exchange_n(&s->state, &expect,
-							SLOT_BUSY, false,
-							__ATOMIC_ACQ_REL,
-							__ATOMIC_ACQUIRE)) {
-				obj = fc_shm_fill(s, key, keylen, size);
-				*created = obj != NULL;
-				return obj;
-			}
-			state = expect;
+			*created = obj != NULL;
+			return obj;
 		}
-		/* another job is creating this slot: wait until it is named */
-		while (state == SLOT_BUSY) {
-			sched_yield();
-			state = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
-		}
+		state = fc_shm_wait(s, state);
 		if (state == SLOT_EMPTY) {	/* its maker failed: try again */
 			i--;
 			continue;
