@@ -118,6 +118,43 @@ static int str_backend_cb(void *data, const char *str)
 }
 
 /*
+ * The counters file can be @path: not a link, not a directory, in a
+ * directory this job can create files in. 0, or 1 after saying why not.
+ */
+static int fc_stats_path_refused(const char *path)
+{
+	char *copy, *slash;
+	const char *dir = ".";
+	struct stat st;
+	int ret = 0;
+
+	copy = strdup(path);
+	if (!copy)
+		return 1;
+	slash = strrchr(copy, '/');
+	if (slash) {
+		*slash = '\0';
+		dir = slash == copy ? "/" : copy;
+	}
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode)) {
+		log_err("flagcheck: flagcheck_stats=%s is a symbolic link: a "
+			"regular file path is allowed (the counters file is never "
+			"written through a link)\n", path);
+		ret = 1;
+	} else if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		log_err("flagcheck: flagcheck_stats=%s is a directory: a file "
+			"path is allowed (one JSON line per job)\n", path);
+		ret = 1;
+	} else if (access(dir, W_OK | X_OK)) {
+		log_err("flagcheck: flagcheck_stats=%s: cannot create files in "
+			"%s: %s\n", path, dir, strerror(errno));
+		ret = 1;
+	}
+	free(copy);
+	return ret;
+}
+
+/*
  * Kept in the options, which fio copies whole to every job. Checked while
  * parsing, before any job starts, rather than at job end. An empty value
  * (a job file's ${FLAGCHECK_STATS} left unset) means no counters file.
@@ -125,10 +162,6 @@ static int str_backend_cb(void *data, const char *str)
 static int str_stats_cb(void *data, const char *str)
 {
 	struct flagcheck_options *o = data;
-	char *copy, *slash;
-	const char *dir = ".";
-	struct stat st;
-	int ret = 0;
 
 	if (!str || !*str) {
 		o->stats[0] = '\0';
@@ -139,32 +172,10 @@ static int str_stats_cb(void *data, const char *str)
 			"than %zu bytes\n", str, sizeof(o->stats) - 1);
 		return 1;
 	}
-	copy = strdup(str);
-	if (!copy)
+	if (fc_stats_path_refused(str))
 		return 1;
-	slash = strrchr(copy, '/');
-	if (slash) {
-		*slash = '\0';
-		dir = slash == copy ? "/" : copy;
-	}
-	if (!lstat(str, &st) && S_ISLNK(st.st_mode)) {
-		log_err("flagcheck: flagcheck_stats=%s is a symbolic link: a "
-			"regular file path is allowed (the counters file is never "
-			"written through a link)\n", str);
-		ret = 1;
-	} else if (!stat(str, &st) && S_ISDIR(st.st_mode)) {
-		log_err("flagcheck: flagcheck_stats=%s is a directory: a file "
-			"path is allowed (one JSON line per job)\n", str);
-		ret = 1;
-	} else if (access(dir, W_OK | X_OK)) {
-		log_err("flagcheck: flagcheck_stats=%s: cannot create files in "
-			"%s: %s\n", str, dir, strerror(errno));
-		ret = 1;
-	} else {
-		strcpy(o->stats, str);
-	}
-	free(copy);
-	return ret;
+	strcpy(o->stats, str);
+	return 0;
 }
 
 /*

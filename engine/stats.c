@@ -255,12 +255,29 @@ int fc_stats_prepare(const char *path, int truncate)
  * run, threads or processes, take turns), written at the end; a short write
  * (a full disk) is cut off again, so no reader ever sees half a line.
  */
+/* @n bytes of @buf at offset @at of @fd, all of them: 0 or -errno */
+static int fc_write_at(int fd, const char *buf, size_t n, off_t at)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = pwrite(fd, buf + done, n - done, at + done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		done += w;
+	}
+	return 0;
+}
+
 int fc_stats_append(const char *path, const struct fc_stats_job *j,
 		    const struct fc_counters *c)
 {
 	char *line = fc_stats_json(j, c);
-	size_t n, done = 0;
 	struct stat st;
+	size_t n;
 	int fd, ret = 0;
 
 	if (!line)
@@ -277,18 +294,7 @@ int fc_stats_append(const char *path, const struct fc_stats_job *j,
 		ret = -errno;
 		goto close;
 	}
-	while (done < n) {
-		ssize_t w = pwrite(fd, line + done, n - done,
-				   st.st_size + done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			ret = w < 0 ? -errno : -EIO;
-			break;
-		}
-		done += w;
-	}
+	ret = fc_write_at(fd, line, n, st.st_size);
 	if (!ret && fsync(fd) && errno != EINVAL && errno != EROFS)
 		ret = -errno;
 	if (ret && S_ISREG(st.st_mode) && ftruncate(fd, st.st_size))
