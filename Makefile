@@ -217,9 +217,10 @@ check-fio-versions: deps
 		scripts/fio-versions.sh $(BUILD) $(FIO_VERSIONS)
 
 # model=pattern against each C model it mirrors (jobs/pattern/ vs jobs/),
-# side by side, and a one-test pattern against fio's null engine;
+# side by side, and a one-test pattern against fio's null engine, then one
+# pattern per operation and per form against null and its base;
 # BENCH_PATTERN_ARGS reaches benchmarks/bench_pattern.py (--repeats, --runtime,
-# --scenarios S1,S2, ...).
+# --scenarios S1,S2, ..., --forms REGEX).
 BENCH_PATTERN_ARGS ?=
 bench-pattern: all
 	$(PYTHON) benchmarks/bench_pattern.py --engine $(ENGINE) $(BENCH_PATTERN_ARGS)
