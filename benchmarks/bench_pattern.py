@@ -156,20 +156,29 @@ def ops_table(engine):
 def rows_of(table):
     """{row: (source, pattern_words, pattern, variant, jobs, mapping,
     base)}: one per operation of the table, then one per form of FORMS
-    with its base after it; base None for fio's null engine alone."""
-    out = {}
+    with its base after it, or after its base where that is another row
+    (each run next to its base in a repeat); base None for fio's null
+    engine alone."""
+    out = []
     for o in table["operations"]:
         call = o["name"] + "(" + ",".join(
             OP_ARGS[x] for x in o["args"].split(",") if x) + ")"
-        out[f"op {o['name']}"] = ("the operation table", "w@0=1", call,
-                                  "always", 1, "private", None)
+        out.append((f"op {o['name']}", ("the operation table", "w@0=1",
+                                        call, "always", 1, "private", None)))
     for name, (src, words, pattern, v, nj, mp, base) in FORMS.items():
-        out[name] = (src, words, pattern, v, nj, mp, base)
         if isinstance(base, tuple):
-            out[name] = (src, words, pattern, v, nj, mp, f"{name} base")
-            out[f"{name} base"] = (f"{name} without the form", base[0],
-                                   base[1], v, nj, mp, None)
-    return out
+            out.append((name, (src, words, pattern, v, nj, mp,
+                               f"{name} base")))
+            out.append((f"{name} base", (f"{name} without the form",
+                                         base[0], base[1], v, nj, mp, None)))
+            continue
+        at = len(out)
+        if base:
+            at = [k for k, _ in out].index(base) + 1
+            while at < len(out) and out[at][1][6] == base:
+                at += 1
+        out.insert(at, (name, (src, words, pattern, v, nj, mp, base)))
+    return dict(out)
 
 
 def row_jobs(a, row):
@@ -444,11 +453,10 @@ def main():
         pick = re.compile(a.forms)
     except re.error as e:
         ap.error(f"--forms {a.forms!r}: not a regular expression ({e})")
-    a.rows = {} if a.forms == "none" else \
-        {k: v for k, v in rows.items() if pick.search(k)}
-    for row, v in list(a.rows.items()):
-        if v[6] and v[6] not in a.rows:
-            a.rows[v[6]] = rows[v[6]]
+    picked = set() if a.forms == "none" else \
+        {k for k in rows if pick.search(k)}
+    picked |= {rows[k][6] for k in picked if rows[k][6]}
+    a.rows = {k: v for k, v in rows.items() if k in picked}
 
     if a.callgrind:
         if not shutil.which("valgrind"):
