@@ -32,6 +32,7 @@ cpus_allowed_policy=split) and on one fio clock (flagcheck-run's
 """
 import argparse
 import json
+import math
 import os
 import re
 import shutil
@@ -346,8 +347,12 @@ def per_io_instructions(a, fio, engine, cwd):
     for name, (i1, _, n1) in runs[0].items():
         i2, e2, n2 = runs[1][name]
         if n2 <= n1:
-            sys.exit(f"{name}: {n2} I/Os in the longer run, {n1} in the "
-                     "shorter: cannot take the difference")
+            # a loaded box: the engine's own count is still exact
+            print(f"{name}: {n2} I/Os in the longer run, {n1} in the "
+                  "shorter: cannot take the difference (the whole "
+                  "process's count: nan)", file=sys.stderr)
+            out[name] = (float("nan"), e2 / n2)
+            continue
         out[name] = ((i2 - i1) / (n2 - n1), e2 / n2)
     return out
 
@@ -369,8 +374,10 @@ def callgrind_report(a, fio, per_io):
                   f"instructions per I/O ({c[1]:.1f} -> {p[1]:.1f}); whole "
                   f"process C/pattern x{c[0] / p[0]:.3f}")
     p, n = per_io["pattern one test nj=1"][0], per_io["null nj=1"][0]
+    met = "n/a" if math.isnan(n / p) else "met" if n / p >= 0.95 else \
+        "NOT met"
     print(f"one test: whole process null/pattern x{n / p:.3f} ({p - n:+.1f} "
-          f"per I/O; target >= 0.95: {'met' if n / p >= 0.95 else 'NOT met'})")
+          f"per I/O; target >= 0.95: {met})")
     if a.rows:
         callgrind_rows_report(a, per_io)
 
@@ -425,7 +432,9 @@ def main():
     ap.add_argument("--callgrind", action="store_true",
                     help="count instructions per I/O under valgrind's "
                          "callgrind instead of timing (one job, runs of "
-                         "RUNTIME and 2 x RUNTIME s; --repeats unused)")
+                         "RUNTIME and 2 x RUNTIME s; --repeats unused; "
+                         "the whole process's count nan where the longer "
+                         "run did no more I/Os)")
     ap.add_argument("--clocksource", choices=clock.CHOICES, default="auto",
                     help="fio's clock for every run, as flagcheck-run's "
                          "(default: auto, here %s)" % clock.default_for_here())
