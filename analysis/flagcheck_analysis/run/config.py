@@ -11,16 +11,17 @@ import sys
 
 from ..results import fiojson, manifest, matrix, runrecord, safewrite
 from ..stats import decide
-from . import clock, hosts, jobfile, jobguard, lineprobe, placement
+from . import (clock, hosts, jobfile, jobguard, lineprobe, placement,
+               runmanifest)
 
 
 def default_engine():
     """The engine beside an installed copy (make install puts both under
     $(PREFIX)/lib/flagcheck), else the one `make` builds in the tree."""
-    installed = os.path.join(manifest.REPO, "fio-flagcheck.so")
+    installed = os.path.join(runmanifest.REPO, "fio-flagcheck.so")
     if os.path.isfile(installed):
         return installed
-    return os.path.join(manifest.REPO, "build", "fio-flagcheck.so")
+    return os.path.join(runmanifest.REPO, "build", "fio-flagcheck.so")
 
 
 # Every variable the job files use; fio turns an unset one into "".
@@ -155,7 +156,7 @@ def _clock(p, args):
         args.clock = clock.choose(args.clocksource,
                                   clock.kernel_clocksource())
     try:
-        old = manifest.load_previous(manifest.path_in(args.outdir))
+        old = runmanifest.load_previous(manifest.path_in(args.outdir))
     except fiojson.InputError:
         old = {}                # said where the manifest is built
     err = runrecord.resume_error(old, args)

@@ -15,7 +15,7 @@ import time
 from ..results import fiojson, manifest, matrix, runrecord
 from ..stats import decide
 from . import (clock, clientserver, interference, jobfile,
-               lineprobe, placement, proctree)
+               lineprobe, placement, proctree, runmanifest)
 from ..calibrate import calibration
 
 PROG = "flagcheck-run"
@@ -523,8 +523,8 @@ class Runner:
             os.close(self.lock_fd)
 
     def _run(self):
-        self.old = manifest.load_previous(self.manifest_path)
-        self.manifest = manifest.build(self.args, self.runs)
+        self.old = runmanifest.load_previous(self.manifest_path)
+        self.manifest = runmanifest.build(self.args, self.runs, self.old)
         entries = self.manifest["runs"][:len(self.runs)]
         self.entry_of = dict(zip(self.runs, entries))
         self._write_manifest()
