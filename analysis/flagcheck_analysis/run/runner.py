@@ -2,10 +2,6 @@
 own session, a live status line, Ctrl-C, and the manifest written after
 every run, so that the same command resumes."""
 
-import ctypes
-import datetime
-import fcntl
-import json
 import os
 import signal
 import subprocess
@@ -15,68 +11,11 @@ import time
 from ..results import fiojson, manifest, matrix, runrecord
 from ..stats import decide
 from . import (clock, clientserver, interference, jobfile,
-               lineprobe, placement, proctree, runmanifest)
+               lineprobe, outdirlock, placement, proctree, runmanifest)
+from .progress import PROG, Progress
 from ..calibrate import calibration
 
-PROG = "flagcheck-run"
 STDERR_TAIL = 20            # lines of fio's stderr kept for a failed run
-# Held (flock) by flagcheck-run and inherited by every fio it starts: while
-# any of them lives, no other flagcheck-run uses the results directory.
-LOCK_NAME = "flagcheck-run.lock"
-PR_SET_PDEATHSIG = 1        # <linux/prctl.h>
-
-
-class Busy(Exception):
-    """The results directory is in use by another flagcheck-run, or by a
-    fio one started that outlived it."""
-
-
-def _die_with(parent):
-    """For fio, between fork and exec: SIGTERM (fio stops its jobs) when
-    flagcheck-run dies, SIGKILLed included; at once when it already has."""
-    def preexec():
-        libc = ctypes.CDLL(None, use_errno=True)
-        if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0) or \
-                os.getppid() != parent:
-            os._exit(127)
-    return preexec
-
-
-def lock(outdir):
-    """The results directory's lock: an fd, held until flagcheck-run and
-    every fio it started have ended.  Raises Busy naming who holds it."""
-    path = os.path.join(outdir, LOCK_NAME)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        try:
-            who = json.loads(os.pread(fd, 4096, 0) or b"{}")
-        except ValueError:
-            who = {}
-        os.close(fd)
-        pids = " ".join(str(who[k]) for k in ("runner", "fio")
-                        if isinstance(who.get(k), int))
-        raise Busy("--outdir %s: in use by another flagcheck-run or a fio it "
-                   "started%s%s: wait for it to end or stop it%s, then run "
-                   "the same command again" % (
-                       outdir, " (pid %s)" % pids if pids else "",
-                       ", running %s" % who["run"]
-                       if isinstance(who.get("run"), str) else "",
-                       " (kill %s)" % pids if pids else ""))
-    return fd
-
-
-def _note(fd, **who):
-    """Who holds the lock, for the message of a flagcheck-run refused."""
-    data = json.dumps(dict(who, runner=os.getpid())).encode()
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, data, 0)
-
-
-def _hms(seconds):
-    return str(datetime.timedelta(seconds=int(seconds)))
 
 
 def fio_command(args, run, output, live=None):
@@ -126,7 +65,7 @@ class Runner:
         self.args, self.runs = args, runs
         self.proc = None
         self.stop_reason = None
-        self.tty = sys.stderr.isatty() and not args.quiet
+        self.progress = Progress(args.quiet)
         self.manifest_path = manifest.path_in(args.outdir)
         self.line_probe = bool(args.line_probe_s)
         self.records = {}           # runrecord.run_record per scenario
@@ -146,33 +85,11 @@ class Runner:
     def _write_manifest(self):
         manifest.write(self.manifest_path, self.manifest)
 
-    def _progress(self, i, total, name, t0, durations, left, done=None):
-        if self.args.quiet:
-            return
-        elapsed = time.monotonic() - t0
-        eta = ("%s" % _hms(sum(durations) / len(durations) * left)
-               if durations else "?")
-        msg = "[%d/%d] %s" % (i, total, name)
-        if done is None:
-            if self.tty:
-                sys.stderr.write("\r\033[K%s running, elapsed %s, ETA %s"
-                                 % (msg, _hms(elapsed), eta))
-                sys.stderr.flush()
-            return
-        line = "%s %s, elapsed %s, ETA %s" % (msg, done, _hms(elapsed), eta)
-        sys.stderr.write(("\r\033[K" if self.tty else "") + line + "\n")
-        sys.stderr.flush()
-
-    def _say(self, msg, error=False):
-        if error or not self.args.quiet:
-            sys.stderr.write(("\r\033[K" if self.tty else "") + msg + "\n")
-            sys.stderr.flush()
-
     def _probe(self, run, entry):
         """(live hosts, [(down host, reason)]); names each down host."""
         live, down = clientserver.probe(self.args)
         for h, reason in down:
-            self._say("%s: host %s is down: %s; %s" % (
+            self.progress.say("%s: host %s is down: %s; %s" % (
                 PROG, h.spec, reason,
                 "running %s on the other %d host(s)"
                 % (matrix.run_name(run), len(live)) if live
@@ -297,13 +214,13 @@ class Runner:
         start = time.monotonic()
         deadline = start + self.args.run_timeout
         # the lock goes with fio: a fio that outlives us (it should not:
-        # _die_with) still keeps every other flagcheck-run out
+        # die_with) still keeps every other flagcheck-run out
         self.proc = subprocess.Popen(
             cmd, env=dict(os.environ, **env), stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
             start_new_session=True, pass_fds=(self.lock_fd,),
-            preexec_fn=_die_with(os.getpid()))
-        _note(self.lock_fd, fio=self.proc.pid, run=name)
+            preexec_fn=proctree.die_with(os.getpid()))
+        outdirlock.note(self.lock_fd, fio=self.proc.pid, run=name)
         stdout, stderr, timed_out = self._wait(deadline, tick)
         rc, self.proc = self.proc.returncode, None
         entry.update(rc=rc, seconds=round(time.monotonic() - start, 3))
@@ -362,7 +279,7 @@ class Runner:
         left = total - i + 1
 
         def tick():
-            self._progress(i, total, name, self.t0, self.durations, left)
+            self.progress.line(i, total, name, self.t0, self.durations, left)
         tick()
         entry["status"] = self._execute(run, entry, tick)
         self.manifest["updated"] = manifest.now()
@@ -372,7 +289,7 @@ class Runner:
         if "seconds" in entry:          # fio ran
             self.durations.append(entry["seconds"])
         busy = (entry.get("interference") or {}).get("reasons")
-        self._progress(i, total, name, self.t0, self.durations, left - 1,
+        self.progress.line(i, total, name, self.t0, self.durations, left - 1,
                        done=entry["status"] + (" (busy: %s)" % "; ".join(
                            busy) if busy else ""))
         if entry["status"] == "partial":
@@ -457,11 +374,12 @@ class Runner:
                               for d in decisions)})
         self._write_manifest()
         if a.until_decided:
-            self._say("%s: %s nj%d: %s after %d repeats per mode: %s" % (
-                PROG, scenario, numjobs,
-                "decided" if stopped == "decided"
-                else "undecided (--max-repeats)", repeat,
-                self.manifest["cells"][-1]["text"]))
+            self.progress.say(
+                "%s: %s nj%d: %s after %d repeats per mode: %s" % (
+                    PROG, scenario, numjobs,
+                    "decided" if stopped == "decided"
+                    else "undecided (--max-repeats)", repeat,
+                    self.manifest["cells"][-1]["text"]))
 
     def _cells(self):
         """[(scenario, numjobs, its runs of the first --repeats)] in run
@@ -483,7 +401,7 @@ class Runner:
                 cpus, seconds=self.args.line_probe_s), 1)
         except calibration.CalibrationError as e:
             self.line_probe = False
-            self._say("line probe: %s; no more probes in this matrix "
+            self.progress.say("line probe: %s; no more probes in this matrix "
                       "(--no-line-probe leaves them out)" % e, error=True)
             return None
 
@@ -500,7 +418,7 @@ class Runner:
         progress = None if self.args.quiet else calibration.Progress(PROG)
         doc = calibration.ensure(self.args.outdir,
                                seconds=self.args.calibrate_seconds,
-                               warn=lambda m: self._say(m, error=True),
+                               warn=lambda m: self.progress.say(m, error=True),
                                progress=progress)
         if progress:
             progress.done()
@@ -512,12 +430,12 @@ class Runner:
     def run(self):
         os.makedirs(self.args.outdir, exist_ok=True)
         try:
-            self.lock_fd = lock(self.args.outdir)
-        except Busy as e:
+            self.lock_fd = outdirlock.lock(self.args.outdir)
+        except outdirlock.Busy as e:
             print("%s: %s" % (PROG, e), file=sys.stderr)
             return 1
         try:
-            _note(self.lock_fd)
+            outdirlock.note(self.lock_fd)
             return self._run()
         finally:
             os.close(self.lock_fd)
