@@ -26,8 +26,7 @@ def settings(args):
     """What a run was made with that changes what it measures, beside its
     job file (job_sha256): recorded per run; resuming with other ones is
     refused (resume_error)."""
-    return {"pinned": not args.no_pin and not args.hosts,
-            "ramp_s": 0 if args.hosts else args.ramp,
+    return {"pinned": args.pinned, "ramp_s": args.ramp_s,
             "clocksource": args.clock[0], "vars": dict(args.vars),
             "output_format": "json+" if args.json_plus else "json"}
 

@@ -5,7 +5,6 @@ manifest.json; resumable after Ctrl-C."""
 import argparse
 import os
 import re
-import shlex
 import sys
 
 from ..results import fiojson, matrix
@@ -13,7 +12,8 @@ from ..stats import decide
 from . import clock, interference
 from ..calibrate import calibration
 from .config import DEFAULT_VARS, RUN_TIMEOUT_MARGIN, RunConfig, validate
-from .runner import PROG, Runner, fio_command, run_env
+from .progress import PROG
+from .runner import Runner
 
 
 MAX_NUMJOBS = 4096          # fio's own limit on jobs (REAL_MAX_JOBS, fio.h)
@@ -353,28 +353,16 @@ def parse_args(argv):
     return RunConfig.of(validate(p, p.parse_args(argv)))
 
 
-def _env_words(env):
-    return " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in env.items())
-
-
 def dry_run(args, runs):
     if args.until_decided:
         print("# --until-decided: these first, then one more repeat of "
               "every mode at a time, up to %d, until each cell is decided"
               % args.max_repeats)
+    executor = args.executor(args)
     for i, run in enumerate(runs, 1):
-        out = matrix.json_path(args.outdir, run)
         print("# %d/%d %s" % (i, len(runs), matrix.run_name(run)))
-        if not args.hosts:
-            print(_env_words(run_env(args, run)) + " " + " ".join(
-                shlex.quote(c) for c in fio_command(args, run, out)))
-            continue
-        for h in args.hosts:
-            print("# %s gets %s, ${VARS} expanded from: %s" % (
-                h.spec, matrix.host_job_path(args.outdir, run, h.label),
-                _env_words(run_env(args, run, h))))
-        print(" ".join(shlex.quote(c) for c in
-                       fio_command(args, run, out, args.hosts)))
+        print("\n".join(executor.dry_run(
+            run, matrix.json_path(args.outdir, run))))
     return 0
 
 

@@ -152,3 +152,20 @@ def collect_counters(args, run, entry, live, out):
         else:
             info["counters"] = "missing"
             del info["stats"]
+
+
+def partial_lines(prog, name, entry):
+    """What flagcheck-run says of a run that some hosts ran: how many,
+    which were down or failed, and what each failed one's server said."""
+    hosts = entry["hosts"].values()
+    lines = ["%s: %s ran on %d of %d hosts, results kept; %s" % (
+        prog, name, sum(1 for h in hosts if h["status"] == "ok"),
+        len(entry["hosts"]), "; ".join(
+            "%s: %s" % (what, ", ".join(
+                h["spec"] for h in hosts if h["status"] == what))
+            for what in ("down", "failed")
+            if any(h["status"] == what for h in hosts)))]
+    for h in hosts:
+        for line in h.get("reason", []) if h["status"] == "failed" else ():
+            lines.append("  %s: %s" % (h["spec"], line))
+    return lines

@@ -1,8 +1,8 @@
 """flagcheck-run's configuration: the parsed arguments checked (a bad one
 is a usage error naming it) and what follows from them (the job files'
-variables, the scenarios, the hosts, the clock, the placements), built
-once into a RunConfig that the runner, the manifest and the hosts code
-read."""
+variables, the scenarios, the hosts and so where the runs happen, the
+clock, the placements), built once into a RunConfig that the runner, the
+manifest and the hosts code read."""
 
 import dataclasses
 import os
@@ -11,8 +11,9 @@ import sys
 
 from ..results import fiojson, manifest, matrix, runrecord, safewrite
 from ..stats import decide
-from . import (clock, hosts, jobfile, jobguard, lineprobe, placement,
-               runmanifest)
+from . import hosts, jobfile, jobguard, placement, runmanifest
+from .local import Local
+from .remote import Remote
 
 
 def default_engine():
@@ -56,6 +57,9 @@ class RunConfig:
     outdir: str
     json_plus: bool
     hosts: list             # hosts.Host, none on this machine
+    executor: type          # Local or Remote: where the runs happen
+    pinned: bool            # the jobs pinned to CPUs of their own
+    ramp_s: int             # s, the warm-up that applies
     connect_timeout: float
     run_timeout: float      # s
     fio: str
@@ -132,6 +136,13 @@ def _hosts(p, args):
         p.error(str(e))
 
 
+def _executor(p, args):
+    # the one place that tells local runs from runs on fio servers
+    args.executor = Remote if args.hosts else Local
+    args.pinned = args.executor.pinned(args)
+    args.ramp_s = args.executor.ramp_s(args)
+
+
 def _guard(p, args):
     for stem, path in args.scenarios.items():
         for mode in args.modes:
@@ -139,22 +150,13 @@ def _guard(p, args):
                 args.vars, args.outdir, matrix.Run(stem, mode,
                                                    args.numjobs[0], 1)))
             try:
-                jobguard.check_devices(path, env, remote=bool(args.hosts))
-                if args.hosts and not args.allow_exec:
-                    jobguard.check_exec(path, env)
+                args.executor.check_job(path, env, args)
             except jobguard.Refused as e:
                 p.error(str(e))
 
 
 def _clock(p, args):
-    # the probe runs on this machine: never for runs on fio servers
-    args.line_probe_s = None if args.no_line_probe or args.hosts \
-        else lineprobe.SECONDS
-    if args.hosts:
-        args.clock = (None, "chosen by each fio server (--hosts)")
-    else:
-        args.clock = clock.choose(args.clocksource,
-                                  clock.kernel_clocksource())
+    args.clock, args.line_probe_s = args.executor.clock(args)
     try:
         old = runmanifest.load_previous(manifest.path_in(args.outdir))
     except fiojson.InputError:
@@ -166,7 +168,8 @@ def _clock(p, args):
 
 def _placements(p, args):
     try:
-        args.placements = placements(args)
+        args.placements, args.topology, args.policies = \
+            args.executor.placements(args)
     except placement.PlacementError as e:
         p.error(str(e))
 
@@ -193,30 +196,13 @@ def _patterns(p, args):
 
 def _run_timeout(p, args):
     if args.run_timeout is None:
-        args.run_timeout = int(args.vars["RUNTIME"]) + \
-            (0 if args.hosts else args.ramp) + RUN_TIMEOUT_MARGIN
-
-
-def placements(args):
-    """{(scenario, numjobs): the manifest's "placement"}; none on several
-    hosts (their CPUs are not this machine's)."""
-    args.topology, args.policies = [], {}
-    if args.hosts:
-        return {}
-    usable = sorted(os.sched_getaffinity(0))
-    args.topology = topology = placement.read_topology(usable)
-    out = {}
-    for scenario, path in args.scenarios.items():
-        policy = args.policies[scenario] = placement.scenario_policy(path)
-        for n in args.numjobs:
-            out[(scenario, n)] = (placement.floating(usable) if args.no_pin
-                                  else placement.plan(topology, n, policy))
-    return out
+        args.run_timeout = int(args.vars["RUNTIME"]) + args.ramp_s + \
+            RUN_TIMEOUT_MARGIN
 
 
 # in this order: each step reads what the ones before it set
-STEPS = (_jobs_and_repeats, _vars, _scenarios, _hosts, _guard, _clock,
-         _placements, _patterns, _run_timeout)
+STEPS = (_jobs_and_repeats, _vars, _scenarios, _hosts, _executor, _guard,
+         _clock, _placements, _patterns, _run_timeout)
 
 
 def validate(p, args):

@@ -73,8 +73,7 @@ def load_previous(path):
 def conditions(args):
     """How the runs were made trustworthy: pinning, warm-up, the busy mark
     and the stopping rule (flagcheck-run --help explains each)."""
-    return {"pinned": not args.no_pin and not args.hosts,
-            "ramp_s": 0 if args.hosts else args.ramp,
+    return {"pinned": args.pinned, "ramp_s": args.ramp_s,
             "clocksource": args.clock[0],
             "clocksource_why": args.clock[1],
             "line_probe_s": args.line_probe_s,

@@ -8,35 +8,13 @@ import subprocess
 import sys
 import time
 
-from ..results import fiojson, manifest, matrix, runrecord
+from ..results import manifest, matrix, runrecord
 from ..stats import decide
-from . import (clock, clientserver, interference, jobfile,
-               lineprobe, outdirlock, placement, proctree, runmanifest)
+from . import clientserver, outdirlock, proctree, runmanifest
+from .executor import Status
 from .progress import PROG, Progress
-from ..calibrate import calibration
 
 STDERR_TAIL = 20            # lines of fio's stderr kept for a failed run
-
-
-def fio_command(args, run, output, live=None):
-    """One fio run; on several hosts (`live`, the hosts that answered) one
-    `fio --client` for them all."""
-    fmt = "json+" if args.json_plus else "json"
-    if live is None:
-        return [args.fio, "--output-format=" + fmt, "--output=" + output] \
-            + (["--ramp_time=%d" % args.ramp] if args.ramp else []) \
-            + clock.fio_args(args.clock[0]) \
-            + placement.fio_args(args.placements.get((run.scenario,
-                                                      run.numjobs))) \
-            + [args.scenarios[run.scenario]]
-    return clientserver.client_command(args, run, output, live, fmt)
-
-
-def run_env(args, run, host=None):
-    """The job files' variables for one run (and one host: each host has
-    its own stats file)."""
-    return matrix.run_env(args.vars, args.outdir, run,
-                          None if host is None else host.label)
 
 
 def _unlink(path):
@@ -67,8 +45,10 @@ class Runner:
         self.stop_reason = None
         self.progress = Progress(args.quiet)
         self.manifest_path = manifest.path_in(args.outdir)
-        self.line_probe = bool(args.line_probe_s)
         self.records = {}           # runrecord.run_record per scenario
+        # where the runs happen, chosen once (config.py)
+        self.executor = args.executor(args, self.progress,
+                                      lambda: self.stop_reason is not None)
 
     # -- signals: Ctrl-C reaches only us (fio runs in its own session); we
     # pass one SIGINT on to fio, and SIGKILL (fio and its job processes) on
@@ -84,42 +64,6 @@ class Runner:
 
     def _write_manifest(self):
         manifest.write(self.manifest_path, self.manifest)
-
-    def _probe(self, run, entry):
-        """(live hosts, [(down host, reason)]); names each down host."""
-        live, down = clientserver.probe(self.args)
-        for h, reason in down:
-            self.progress.say("%s: host %s is down: %s; %s" % (
-                PROG, h.spec, reason,
-                "running %s on the other %d host(s)"
-                % (matrix.run_name(run), len(live)) if live
-                else "no host left to run %s" % matrix.run_name(run)),
-                error=True)
-        entry["hosts"] = clientserver.host_entries(live, down)
-        return live, down
-
-    def _hosts_ready(self, run, entry, name):
-        """On several hosts: (live hosts, down ones), their job files
-        written, or the entry's status when the run cannot start."""
-        live, down = self._probe(run, entry)
-        if self.stop_reason is not None:
-            return "interrupted"
-        if not live:
-            entry.update(rc=None, failure="%s did not run: no host "
-                         "answered" % name, stderr_tail=["%s: %s" % (h.spec, r)
-                                                  for h, r in down])
-            return "failed"
-        for path in clientserver.stats_paths(self.args, run):
-            if os.path.exists(path):
-                os.unlink(path)
-        try:
-            entry["job_files"] = clientserver.write_job_files(self.args, run,
-                                                         live)
-        except jobfile.JobFileError as e:
-            entry.update(rc=None, failure="%s did not run: no job "
-                         "file for the hosts" % name, stderr_tail=[str(e)])
-            return "failed"
-        return live, down
 
     def _wait(self, deadline, tick):
         """fio's (stdout, stderr) and whether it ran past the deadline."""
@@ -141,26 +85,7 @@ class Runner:
                         self.proc.send_signal(signal.SIGINT)
                     timed_out, deadline = True, time.monotonic() + 10
 
-    def _hosts_done(self, run, entry, live, down, out, kept, name):
-        """The status of a run on several hosts that fio finished."""
-        failed = clientserver.hosts_without_results(live, entry, out)
-        live = [h for h in live if h not in failed]
-        if live:
-            clientserver.collect_counters(self.args, run, entry, live, out)
-            return "partial" if down or failed else "ok"
-        # nothing a resume or the report could take for a result
-        os.replace(out, kept)
-        entry.update(failure="%s: no job results from any host; what "
-                     "the servers said (all of it in %s)"
-                     % (name, os.path.basename(kept)),
-                     failed_output=os.path.basename(kept),
-                     stderr_tail=["%s: %s" % (h.spec, line)
-                                  for h in failed for line in
-                                  entry["hosts"][h.label]["reason"]])
-        return "failed"
-
-    def _failed(self, entry, name, rc, partial, kept, output, timed_out,
-                live):
+    def _failed(self, entry, name, rc, partial, kept, output, timed_out):
         """The entry of a run fio failed (output: its stderr or stdout)."""
         # fio's own words: its stderr, and the text before the JSON in its
         # output file (in client mode, "client: host=... disconnected")
@@ -176,103 +101,67 @@ class Runner:
         if timed_out:
             entry["stderr_tail"].append(
                 "stopped after --run-timeout %g s: %s" % (
-                    self.args.run_timeout, "fio did not finish" if live is None
-                    else "a host answered but did not finish (hosts: %s)"
-                    % ", ".join(h.spec for h in live)))
-        return "failed"
+                    self.args.run_timeout, self.executor.timeout_reason()))
+        return Status.FAILED
 
-    def _execute(self, run, entry, tick):
-        """Run fio once; returns the entry's new status."""
-        name, out = matrix.run_name(run), matrix.json_path(self.args.outdir,
-                                                           run)
-        partial = out + ".partial"
-        live, down = None, []
-        if self.args.hosts:
-            ready = self._hosts_ready(run, entry, name)
-            if isinstance(ready, str):
-                return ready
-            live, down = ready
-        # fio opens its output, and the engine its counters, following
-        # links: whatever lies at their names (a link planted there) goes
-        for path in (partial, matrix.stats_path(self.args.outdir, run)):
-            _unlink(path)
-        cmd = fio_command(self.args, run, partial, live)
-        env = run_env(self.args, run)
-        record = runrecord.run_record(self.args, run.scenario,
-                                      self.records)
-        # beside the run's files, for a resume without this manifest
-        runrecord.write_setup(self.args.outdir, run, record)
-        entry.update(command=cmd, cwd=os.getcwd(), env=env,
-                     started=manifest.now(), **record)
-        before = line_before = None
-        if live is None:
-            place = self.args.placements[(run.scenario, run.numjobs)]
-            entry["placement"] = place
-            line_cpus = lineprobe.cpus_of(place)
-            line_before = self._probe_line(line_cpus)
-            before = interference.sample(place["cpus"])
-        start = time.monotonic()
-        deadline = start + self.args.run_timeout
-        # the lock goes with fio: a fio that outlives us (it should not:
-        # die_with) still keeps every other flagcheck-run out
+    def _start(self, cmd, env, name):
+        """fio in a session of its own, holding the lock: a fio that
+        outlives us (it should not: die_with) still keeps every other
+        flagcheck-run out."""
         self.proc = subprocess.Popen(
             cmd, env=dict(os.environ, **env), stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
             start_new_session=True, pass_fds=(self.lock_fd,),
             preexec_fn=proctree.die_with(os.getpid()))
         outdirlock.note(self.lock_fd, fio=self.proc.pid, run=name)
-        stdout, stderr, timed_out = self._wait(deadline, tick)
+
+    def _execute(self, run, entry, tick):
+        """Run fio once; returns the run's Status."""
+        ex = self.executor
+        name, out = matrix.run_name(run), matrix.json_path(self.args.outdir,
+                                                           run)
+        partial = out + ".partial"
+        status = ex.ready(run, entry)
+        if status is not None:
+            return status
+        # fio opens its output, and the engine its counters, following
+        # links: whatever lies at their names (a link planted there) goes
+        for path in (partial, matrix.stats_path(self.args.outdir, run)):
+            _unlink(path)
+        cmd, env = ex.command(run, partial), ex.env(run)
+        record = runrecord.run_record(self.args, run.scenario,
+                                      self.records)
+        # beside the run's files, for a resume without this manifest
+        runrecord.write_setup(self.args.outdir, run, record)
+        entry.update(command=cmd, cwd=os.getcwd(), env=env,
+                     started=manifest.now(), **record)
+        ex.before(run, entry)
+        start = time.monotonic()
+        self._start(cmd, env, name)
+        stdout, stderr, timed_out = self._wait(
+            start + self.args.run_timeout, tick)
         rc, self.proc = self.proc.returncode, None
         entry.update(rc=rc, seconds=round(time.monotonic() - start, 3))
-        if before is not None:
-            entry["interference"] = interference.measure(
-                before, interference.sample(place["cpus"]), place["cpus"],
-                self.args.busy_threshold / 100)
-        if line_before is not None:
-            entry["line_probe"] = {"cpus": line_cpus,
-                                   "before_ns": line_before,
-                                   "after_ns": self._probe_line(line_cpus)}
+        ex.after(entry)
         kept = out + ".failed"
         if self.stop_reason is None and rc == 0 and not timed_out:
             os.replace(partial, out)
             _unlink(kept)
-            if live is None:
-                return self._counted(run, entry, out, kept)
-            return self._hosts_done(run, entry, live, down, out, kept, name)
-        for path in [matrix.stats_path(self.args.outdir, run)] + \
-                clientserver.stats_paths(self.args, run):
+            return ex.done(run, entry, out, kept)
+        for path in ex.stats_paths(run):
             _unlink(path)
         if self.stop_reason is not None:
             _unlink(partial)
-            return "interrupted"
+            return Status.INTERRUPTED
         return self._failed(entry, name, rc, partial, kept,
-                            stderr or stdout, timed_out, live)
-
-    def _counted(self, run, entry, out, kept):
-        """A local run is done only when the engine's counters describe
-        it: its I/O count equals fio's (another fio writing the same
-        counters file, or a stale one, breaks that)."""
-        name = matrix.run_name(run)
-        try:
-            why = fiojson.counts_disagree(
-                fiojson.load_fio_json(out),
-                fiojson.load_stats(matrix.stats_path(self.args.outdir, run)))
-        except fiojson.InputError as e:
-            why = str(e)
-        if why is None:
-            return "ok"
-        os.replace(out, kept)
-        entry.update(failure="%s: %s; not a measurement, run again (fio's "
-                     "output is in %s)" % (name, why, os.path.basename(kept)),
-                     failed_output=os.path.basename(kept), stderr_tail=[])
-        return "failed"
+                            stderr or stdout, timed_out)
 
     def _one(self, run):
         """Run one run of the matrix unless it is done; False when the
         matrix must stop."""
         entry = self.entry_of[run]
         self.count += 1
-        if entry["status"] == "ok":
+        if entry["status"] == Status.OK.value:
             return True
         i, name = self.count, matrix.run_name(run)
         total = len(self.runs)
@@ -281,38 +170,27 @@ class Runner:
         def tick():
             self.progress.line(i, total, name, self.t0, self.durations, left)
         tick()
-        entry["status"] = self._execute(run, entry, tick)
+        status = self._execute(run, entry, tick)
+        entry["status"] = status.value
         self.manifest["updated"] = manifest.now()
         self._write_manifest()
-        if entry["status"] == "interrupted":
+        if status is Status.INTERRUPTED:
             return False
         if "seconds" in entry:          # fio ran
             self.durations.append(entry["seconds"])
         busy = (entry.get("interference") or {}).get("reasons")
         self.progress.line(i, total, name, self.t0, self.durations, left - 1,
-                       done=entry["status"] + (" (busy: %s)" % "; ".join(
-                           busy) if busy else ""))
-        if entry["status"] == "partial":
-            hosts = entry["hosts"].values()
-            print("%s: %s ran on %d of %d hosts, results kept; %s" % (
-                PROG, name,
-                sum(1 for h in hosts if h["status"] == "ok"),
-                len(entry["hosts"]), "; ".join(
-                    "%s: %s" % (what, ", ".join(
-                        h["spec"] for h in hosts if h["status"] == what))
-                    for what in ("down", "failed")
-                    if any(h["status"] == what for h in hosts))),
-                file=sys.stderr)
-            for h in hosts:
-                for line in h.get("reason", []) \
-                        if h["status"] == "failed" else ():
-                    print("  %s: %s" % (h["spec"], line), file=sys.stderr)
-        elif entry["status"] == "failed":
+                           done=status.value + (" (busy: %s)" % "; ".join(
+                               busy) if busy else ""))
+        if status is Status.PARTIAL:
+            print("\n".join(clientserver.partial_lines(PROG, name, entry)),
+                  file=sys.stderr)
+        elif status is Status.FAILED:
             print("%s: %s:\n  %s" % (
                 PROG, entry["failure"],
                 "\n  ".join(entry["stderr_tail"]) or "(nothing)"),
                 file=sys.stderr)
-        if entry["status"] in ("failed", "partial"):
+        if status in (Status.FAILED, Status.PARTIAL):
             self.failed += 1
             if not self.args.keep_going:
                 self.stop_reason = "stopped after a failed run"
@@ -332,7 +210,8 @@ class Runner:
         return runs
 
     def _decide(self, runs):
-        ok = [r for r in runs if self.entry_of[r]["status"] == "ok"]
+        ok = [r for r in runs
+              if self.entry_of[r]["status"] == Status.OK.value]
         by_repeat = decide.cell_values_by_repeat(self.args.outdir, ok)
         values = {m: list(v.values()) for m, v in by_repeat.items()}
         return decide.decide_cell(values, self.args.modes,
@@ -391,41 +270,12 @@ class Runner:
             cells[-1][2].append(run)
         return cells
 
-    def _probe_line(self, cpus):
-        """The line between @cpus now, one way in ns, or None (no pair to
-        probe, probes off, or the probe failed: said once)."""
-        if not cpus or not self.line_probe or self.stop_reason:
-            return None
-        try:
-            return round(lineprobe.probe(
-                cpus, seconds=self.args.line_probe_s), 1)
-        except calibration.CalibrationError as e:
-            self.line_probe = False
-            self.progress.say("line probe: %s; no more probes in this matrix "
-                      "(--no-line-probe leaves them out)" % e, error=True)
-            return None
-
     def _calibrate(self):
-        """This machine's cache-line costs, once per results directory
-        (calibration.json, kept on resume), for the report's why section:
-        before the runs, on the same CPUs, with no fio running."""
-        if self.args.no_calibrate or self.args.hosts or self.stop_reason:
-            return
-        if not self.args.quiet:
-            print("%s: calibrating this machine's cache-line costs "
-                  "(%g s; --no-calibrate skips it)"
-                  % (PROG, self.args.calibrate_seconds), file=sys.stderr)
-        progress = None if self.args.quiet else calibration.Progress(PROG)
-        doc = calibration.ensure(self.args.outdir,
-                               seconds=self.args.calibrate_seconds,
-                               warn=lambda m: self.progress.say(m, error=True),
-                               progress=progress)
-        if progress:
-            progress.done()
-        if self.stop_reason:
-            return
-        self.manifest["calibration"] = calibration.JSON_NAME if doc else None
-        self._write_manifest()
+        """The executor's calibration, before the runs, in the manifest."""
+        fields = self.executor.calibrate()
+        if fields:
+            self.manifest.update(fields)
+            self._write_manifest()
 
     def run(self):
         os.makedirs(self.args.outdir, exist_ok=True)
@@ -446,7 +296,7 @@ class Runner:
         entries = self.manifest["runs"][:len(self.runs)]
         self.entry_of = dict(zip(self.runs, entries))
         self._write_manifest()
-        skipped = sum(1 for e in entries if e["status"] == "ok")
+        skipped = sum(1 for e in entries if e["status"] == Status.OK.value)
         if skipped and not self.args.quiet:
             print("%s: resuming in %s: %d of %d runs already done"
                   % (PROG, self.args.outdir, skipped, len(self.runs)),
@@ -467,7 +317,7 @@ class Runner:
                 signal.signal(s, handler)
         # this command's matrix; the runs outside it are kept as they were
         entries = list(self.entry_of.values())
-        done = sum(1 for e in entries if e["status"] == "ok")
+        done = sum(1 for e in entries if e["status"] == Status.OK.value)
         self.manifest["complete"] = done == len(entries)
         if self.stop_reason:
             self.manifest["stopped"] = self.stop_reason

@@ -1,0 +1,62 @@
+"""Where the runs of one flagcheck-run command happen: on this machine
+(local.Local) or on fio servers (remote.Remote, --hosts/--client), chosen
+once when the arguments are checked (config.py).  The checks ask the
+chosen one what the arguments mean there; the runner drives either
+through the same few calls, and each run ends in a Status."""
+
+import enum
+import shlex
+
+from ..results import matrix
+
+
+class Status(enum.Enum):
+    """A run's "status" in the manifest."""
+    PENDING = "pending"         # not run yet
+    OK = "ok"                   # its results are there: done
+    PARTIAL = "partial"         # some hosts ran it: kept, run again
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+
+
+def env_words(env):
+    return " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in env.items())
+
+
+class Executor:
+    """The runs of one command.  What the arguments mean here (class
+    methods, for config.py): check_job(), clock(), placements(), pinned(),
+    ramp_s().  Per run the runner calls ready(), command(), env(),
+    before(); fio runs; after(), then done() when fio ended well, else
+    stats_paths() (removed) and, after --run-timeout, timeout_reason().
+    calibrate() once before the runs, dry_run() for --dry-run."""
+
+    def __init__(self, args, progress=None, stopped=None):
+        """@progress: a progress.Progress for what it says; @stopped: a
+        function, true once the runner is stopping."""
+        self.args, self.progress, self.stopped = args, progress, stopped
+
+    def env(self, run, host=None):
+        """The job files' variables for one run (and one host: each host
+        has its own stats file)."""
+        return matrix.run_env(self.args.vars, self.args.outdir, run,
+                              None if host is None else host.label)
+
+    def ready(self, run, entry):
+        """None when @run can start, else the Status it ends with."""
+        return None
+
+    def before(self, run, entry):
+        """Right before fio starts."""
+
+    def after(self, entry):
+        """Right after fio ended."""
+
+    def stats_paths(self, run):
+        """The run's engine stats files, removed when fio failed."""
+        return [matrix.stats_path(self.args.outdir, run)]
+
+    def calibrate(self):
+        """The manifest's fields of a calibration before the runs; {}
+        where none was made."""
+        return {}
