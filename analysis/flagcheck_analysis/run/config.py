@@ -9,9 +9,9 @@ import os
 import re
 import sys
 
-from ..results import fiojson, manifest, matrix, runrecord, safewrite
+from ..results import fiojson, manifest, matrix, safewrite
 from ..stats import decide
-from . import hosts, jobfile, jobguard, placement, runmanifest
+from . import hosts, jobfile, jobguard, placement, runmanifest, runsettings
 from .local import Local
 from .remote import Remote
 
@@ -161,7 +161,7 @@ def _clock(p, args):
         old = runmanifest.load_previous(manifest.path_in(args.outdir))
     except fiojson.InputError:
         old = {}                # said where the manifest is built
-    err = runrecord.resume_error(old, args)
+    err = runsettings.resume_error(old, args)
     if err:
         p.error(err)
 

@@ -10,7 +10,7 @@ import time
 
 from ..results import manifest, matrix, runrecord
 from ..stats import decide
-from . import clientserver, outdirlock, proctree, runmanifest
+from . import clientserver, outdirlock, proctree, runmanifest, runsettings
 from .executor import Status
 from .progress import PROG, Progress
 
@@ -45,7 +45,7 @@ class Runner:
         self.stop_reason = None
         self.progress = Progress(args.quiet)
         self.manifest_path = manifest.path_in(args.outdir)
-        self.records = {}           # runrecord.run_record per scenario
+        self.records = {}           # runsettings.run_record per scenario
         # where the runs happen, chosen once (config.py)
         self.executor = args.executor(args, self.progress,
                                       lambda: self.stop_reason is not None)
@@ -129,8 +129,8 @@ class Runner:
         for path in (partial, matrix.stats_path(self.args.outdir, run)):
             _unlink(path)
         cmd, env = ex.command(run, partial), ex.env(run)
-        record = runrecord.run_record(self.args, run.scenario,
-                                      self.records)
+        record = runsettings.run_record(self.args, run.scenario,
+                                        self.records)
         # beside the run's files, for a resume without this manifest
         runrecord.write_setup(self.args.outdir, run, record)
         entry.update(command=cmd, cwd=os.getcwd(), env=env,
