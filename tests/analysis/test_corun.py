@@ -189,3 +189,65 @@ def test_s1_beside_busy_loops_names_how_much_the_jobs_ran_together(
         "seldom contended" % median
     text = re.sub(r"\s+", " ", r.stdout)
     assert (seldom in text) == (median < corun.SELDOM_PCT)
+
+
+ONE_CPU_JOB = """[global]
+ioengine=external:${FLAGCHECK_ENGINE}
+backend=null
+model=pattern
+variant=${FLAG_CHECK}
+pattern_words=w@0
+pattern=READ_ONCE(w)
+flagcheck_stats=${FLAGCHECK_STATS}
+filename=${FILENAME}
+size=${SIZE}
+rw=randread
+bs=4k
+thread
+numjobs=${NUMJOBS}
+time_based
+runtime=${RUNTIME}
+cpus_allowed=%d
+
+[one-cpu]
+"""
+
+
+@needs_fio
+def test_until_decided_stops_a_cell_whose_jobs_never_ran_together(
+        tmp_path):
+    # two jobs on one CPU take turns: more repeats of the same cannot
+    # contend a line, so the cell stops after --repeats, saying why; both
+    # forms run the same program (a load), and a 0.01% precision never
+    # decides by width: only a CI that excludes 1 by chance (the pairs'
+    # 5%) decides it first, and then the stop is the decision
+    job = tmp_path / "one-cpu.fio"
+    job.write_text(ONE_CPU_JOB % min(os.sched_getaffinity(0)))
+    out = str(tmp_path / "results")
+    p = run_cli("flagcheck-run", str(job), "--numjobs", "2", "--no-pin",
+                "--until-decided", "--repeats", "3", "--max-repeats", "6",
+                "--precision", "0.01", "--runtime", "1", "--ramp", "0",
+                "--no-calibrate", "--outdir", out, timeout=180)
+    assert p.returncode == 0, p.stderr
+    with open(os.path.join(out, "manifest.json")) as f:
+        doc = json.load(f)
+    cell, = doc["cells"]
+    assert cell["repeats"] == 3
+    shares = [corun.share(fiojson.load_stats(os.path.join(out, e["stats"])))
+              for e in doc["runs"] if e["status"] == "ok"]
+    assert len(shares) == 6
+    said = [l for l in (p.stdout + p.stderr).splitlines()
+            if "one-cpu nj2" in l]
+    if cell["stopped"] == "decided":
+        assert all(d["reason"] == "excludes_1" for d in cell["decisions"])
+        return
+    median = corun.cell_share(shares)
+    assert median < corun.SELDOM_PCT
+    assert cell["stopped"] == "seldom_together"
+    assert said[-2].startswith("flagcheck-run: one-cpu nj2: undecided (its "
+                               "jobs seldom ran together) after 3 repeats")
+    assert said[-1] == (
+        "flagcheck-run: one-cpu nj2: the 2 jobs ran together %.0f%% of the "
+        "run (median over its runs): the line was seldom contended, more "
+        "repeats of the same would not decide it; stop the other load"
+        % median)

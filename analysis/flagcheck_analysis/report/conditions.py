@@ -166,6 +166,8 @@ def _stopped(cell, precision):
         return "fixed --repeats"
     if stopped == "max_repeats":
         return "undecided at --max-repeats"
+    if stopped == "seldom_together":
+        return "undecided: its jobs seldom ran together"
     # a cell of a manifest without --precision (edited): not said
     why = {"excludes_1": "CI excludes 1",
            "narrow": "CI narrower than ±%g%%" % precision

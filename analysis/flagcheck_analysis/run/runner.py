@@ -38,6 +38,13 @@ def _text_lines(path):
     return lines
 
 
+# how a cell of --until-decided stopped, in the line that says so
+STOPPED_WORDS = {"decided": "decided",
+                 "seldom_together": "undecided (its jobs seldom ran "
+                 "together)",
+                 "max_repeats": "undecided (--max-repeats)"}
+
+
 class Runner:
     def __init__(self, args, runs):
         self.args, self.runs = args, runs
@@ -209,19 +216,24 @@ class Runner:
         self.entry_of.update(zip(runs, entries))
         return runs
 
+    def _ok(self, runs):
+        return [r for r in runs
+                if self.entry_of[r]["status"] == Status.OK.value]
+
     def _decide(self, runs):
-        ok = [r for r in runs
-              if self.entry_of[r]["status"] == Status.OK.value]
-        by_repeat = decide.cell_values_by_repeat(self.args.outdir, ok)
+        by_repeat = decide.cell_values_by_repeat(self.args.outdir,
+                                                 self._ok(runs))
         values = {m: list(v.values()) for m, v in by_repeat.items()}
         return decide.decide_cell(values, self.args.modes,
                                   self.args.precision / 100, by_repeat)
 
     def _run_cell(self, scenario, numjobs, first):
         """All repeats of one cell; with --until-decided, one more repeat
-        of every mode at a time until it is decided or --max-repeats."""
+        of every mode at a time until it is decided, its jobs seldom ran
+        together (more of the same would not contend the line), or
+        --max-repeats."""
         a = self.args
-        runs, repeat, stopped = [], 0, None
+        runs, repeat, stopped, together = [], 0, None, None
         while stopped is None:
             repeat += 1
             pair = [r for r in first if r.repeat == repeat] or \
@@ -237,6 +249,9 @@ class Runner:
                 decisions = self._decide(runs)
                 if decide.is_decided(decisions):
                     stopped = "decided"
+                elif decide.seldom_together(numjobs, together := (
+                        decide.cell_corun(a.outdir, self._ok(runs)))):
+                    stopped = "seldom_together"
                 elif repeat >= a.max_repeats:
                     stopped = "max_repeats"
         decisions = self._decide(runs)
@@ -255,10 +270,15 @@ class Runner:
         if a.until_decided:
             self.progress.say(
                 "%s: %s nj%d: %s after %d repeats per mode: %s" % (
-                    PROG, scenario, numjobs,
-                    "decided" if stopped == "decided"
-                    else "undecided (--max-repeats)", repeat,
-                    self.manifest["cells"][-1]["text"]))
+                    PROG, scenario, numjobs, STOPPED_WORDS[stopped],
+                    repeat, self.manifest["cells"][-1]["text"]))
+            if stopped == "seldom_together":
+                self.progress.say(
+                    "%s: %s nj%d: the %d jobs ran together %.0f%% of the "
+                    "run (median over its runs): the line was seldom "
+                    "contended, more repeats of the same would not decide "
+                    "it; stop the other load" % (
+                        PROG, scenario, numjobs, numjobs, together))
 
     def _cells(self):
         """[(scenario, numjobs, its runs of the first --repeats)] in run
