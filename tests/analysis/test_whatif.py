@@ -25,7 +25,7 @@ from tests.analysis import helpers
 from tests.analysis.standin_machine import Machine
 from flagcheck_analysis.predict import jobspec
 from flagcheck_analysis.report import bigbox, prediction
-from flagcheck_analysis.report.cli import inputs_to_files, load_records
+from flagcheck_analysis.report.loadrecords import inputs_to_files, load_records
 
 WHATIF = os.path.join(helpers.FIXTURES, "whatif")
 CAL = os.path.join(helpers.FIXTURES, "why", "calibration.json")

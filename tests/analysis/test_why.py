@@ -36,7 +36,7 @@ from tests.analysis.helpers import FIXTURES, RESULTS, run_cli
 
 from flagcheck_analysis.calibrate import calibration
 from flagcheck_analysis.report import rmwcost
-from flagcheck_analysis.report.cli import inputs_to_files, load_records
+from flagcheck_analysis.report.loadrecords import inputs_to_files, load_records
 
 WHY = os.path.join(FIXTURES, "why")
 

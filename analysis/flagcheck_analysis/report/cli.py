@@ -2,18 +2,15 @@
 tables, write Markdown, CSV and plots."""
 
 import argparse
-import glob
 import os
 import sys
 
-from ..results import (clients, corun, fiojson, lineprobes, manifest, matrix,
-                       published, runsetup, safewrite)
+from ..results import fiojson, lineprobes, matrix, published, safewrite
 from ..stats import compare, scaling, significance, usl
-from . import (bigbox, catalogue, conditions, lru, perhost,
+from . import (bigbox, catalogue, conditions, loadrecords, lru, perhost,
                plot, render, rmwcost, sections,
                sidebyside, summary)
-
-PROG = "flagcheck-report"
+from .messages import PROG, warn
 
 EPILOG = """\
 where the mode and numjobs of a run come from, first match wins:
@@ -151,277 +148,6 @@ def parse_args(argv):
     return args
 
 
-def warn(msg):
-    print("%s: %s" % (PROG, msg), file=sys.stderr)
-
-
-def _load_manifest(directory):
-    try:
-        return _relabel(manifest.load(os.path.join(directory,
-                                                   manifest.NAME)))
-    except fiojson.InputError as e:
-        warn("unusable manifest: %s; reading the JSON files instead" % e)
-        return None
-
-
-def _relabel(mf):
-    """The manifest with every scenario under its one name (published.label:
-    "S1 filemap-odirect-read"), so that its runs, cells and job files meet
-    the records' names."""
-    if mf is None:                      # no manifest in the directory
-        return None
-    for key in ("runs", "cells"):
-        for e in mf.get(key) or ():
-            if isinstance(e, dict) and "scenario" in e:
-                e["scenario"] = published.label(e["scenario"])
-    sha = (mf.get("matrix") or {}).get("job_sha256")
-    if isinstance(sha, dict):
-        mf["matrix"]["job_sha256"] = {published.label(k): v
-                                      for k, v in sha.items()}
-    return mf
-
-
-def inputs_to_files(inputs):
-    """[(json path, manifest run entry or None, manifest or None)],
-    [manifests]; runs that did not finish on every host ("partial") are
-    left out."""
-    files, manifests = [], []
-    for item in inputs:
-        if not os.path.isdir(item):
-            files.append((item, None, None))
-            continue
-        mf = _load_manifest(item)
-        if mf is None:
-            found = sorted(p for p in glob.glob(os.path.join(item, "*.json"))
-                           if os.path.basename(p) not in (
-                               manifest.NAME, rmwcost.calibration.JSON_NAME)
-                           and not os.path.islink(p))
-            if not found:
-                warn("%s: no fio JSON files in this directory" % item)
-            files += [(p, None, None) for p in found]
-            continue
-        manifests.append(mf)
-        where = os.path.join(item, manifest.NAME)
-        for entry in mf["runs"]:
-            if isinstance(entry, dict) and entry.get("status") == "ok":
-                try:
-                    path = manifest.file_in(item, entry.get("json"), where,
-                                            "json")
-                    bad = manifest.names_error(entry)
-                    if bad:
-                        raise fiojson.InputError(where, "%s: %s" % (
-                            entry.get("name"), bad))
-                    files.append((path, entry, mf))
-                except fiojson.InputError as e:
-                    warn("%s (run left out)" % e)
-    return _once(files), manifests
-
-
-def _once(files):
-    """@files with each fio JSON file once: a second entry (or input)
-    naming a file already taken is left out, said in one line."""
-    seen, out = {}, []
-    for item in files:
-        key = os.path.realpath(item[0])
-        if key in seen:
-            warn("%s: named again (%s) after %s: each run's file is read "
-                 "once (run left out)" % (item[0], _run_of(item),
-                                          seen[key]))
-            continue
-        seen[key] = _run_of(item)
-        out.append(item)
-    return out
-
-
-def _run_of(item):
-    entry = item[1]
-    return "run %s of %s" % (entry.get("name"), os.path.join(os.path.dirname(
-        item[0]), manifest.NAME)) if entry else "an input"
-
-
-def identify(path, doc, stats_records, entry, group_by, modes):
-    """(scenario, mode, numjobs, repeat) of one run; raises InputError."""
-    opts = fiojson.job_options(doc)
-    if group_by is None:
-        if entry is not None:
-            return (entry["scenario"], entry["mode"], int(entry["numjobs"]),
-                    int(entry["repeat"]))
-        run = matrix.parse_name(path, modes)
-        if run is not None:
-            return tuple(run)
-    # the variant job option; flag_check: its older name, in older runs
-    option = group_by or ("variant" if "variant" in opts else "flag_check")
-    mode = opts.get(option)
-    if mode is None and group_by is None and stats_records:
-        mode = stats_records[0].get("variant",
-                                    stats_records[0].get("flag_check"))
-    if mode is None and group_by is not None:
-        raise fiojson.InputError(path, "cannot tell the mode: --group-by "
-                                 "%s: no such job option in this run (its "
-                                 "options: %s)" % (
-                                     group_by, ", ".join(sorted(opts))))
-    if mode is None:
-        raise fiojson.InputError(path, "cannot tell the mode: no %r job "
-                                 "option and no naming convention; use "
-                                 "--group-by" % option)
-    try:
-        numjobs = int(opts.get("numjobs", 1))
-    except ValueError:
-        raise fiojson.InputError(path, "numjobs job option %r is not a "
-                                 "number" % opts.get("numjobs"))
-    scenario = fiojson.fio_jobs(doc)[0].get("jobname", "fio")
-    return (scenario, str(mode), numjobs, None)
-
-
-def _stats(path):
-    """The run's counters (fiojson.load_stats); a bad file leaves the run
-    out (InputError): its setup, its counts and its time share would be
-    unknown, and it would stand apart from its scenario's other runs."""
-    try:
-        return fiojson.load_stats(path)
-    except fiojson.InputError as e:
-        e.args = ("%s (run left out)" % e,)
-        raise
-
-
-def _entry_file(path, name, field):
-    """The file a run's manifest entry names beside its fio JSON at
-    `path` (manifest.file_in)."""
-    directory = os.path.dirname(path)
-    return manifest.file_in(directory, name, os.path.join(
-        directory, manifest.NAME), field)
-
-
-def host_stats(path, entry, used=None):
-    """{'host:port': engine records or None} of a client/server run from
-    its manifest entry (flagcheck-run --hosts)."""
-    out = {}
-    for info in ((entry or {}).get("hosts") or {}).values():
-        if info.get("status") == "ok":
-            out[info["key"]] = _stats(_use(used, _entry_file(
-                path, info["stats"], "hosts stats"))) \
-                if info.get("stats") else None
-    return out
-
-
-def _use(used, path):
-    """@path, once: InputError where another run read it already (@used:
-    {real path: that run's fio JSON})."""
-    if used is None:
-        return path
-    key = os.path.realpath(path)
-    if key in used:
-        raise fiojson.InputError(path, "the counters of %s already: each "
-                                 "counters file is one run's (run left out)"
-                                 % used[key])
-    used[key] = path
-    return path
-
-
-def _stats_path(path, entry):
-    """The counters file of the run whose fio JSON is at @path: its
-    manifest entry's, else the one beside it; never a link (nothing
-    outside the results directory is read)."""
-    if entry is not None and entry.get("stats"):
-        return _entry_file(path, entry["stats"], "stats")
-    stats_path = matrix.stats_path_for_json(path)
-    if os.path.islink(stats_path):
-        raise fiojson.InputError(stats_path, "a symbolic link (refused: "
-                                 "nothing outside the results directory is "
-                                 "read; run left out)")
-    return stats_path
-
-
-def host_records(doc, per_host, path):
-    """HostRecords of one client/server run (without its name) and the
-    check of fio's 'All clients'; the aggregate's engine records, or None
-    unless every host has them."""
-    recs = []
-    for host in clients.by_host(doc):
-        recs.append((host, fiojson.run_metrics(clients.host_doc(doc, host),
-                                               per_host.get(host))))
-    agg = clients.all_clients(doc)
-    if agg is not None:
-        recs.append((perhost.FIO_ROW, fiojson.run_metrics({"jobs": [agg]},
-                                                            None)))
-    counters = [per_host.get(h) for h in clients.by_host(doc)]
-    together = (None if not counters or None in counters
-                else [r for c in counters for r in c])
-    return recs, perhost.Check(path, clients.check_all_clients(doc)), \
-        together
-
-
-def load_records(files, group_by, modes, left_out=None, setups_out=None,
-                 stats_out=None):
-    """(records, docs, host records, All clients checks, lines naming the
-    scenarios whose runs differ in setup, reported apart); the runs left
-    out because their counters disagree with fio's go to @left_out as
-    (path, why), each record's setup (runsetup.of_run) to @setups_out, its
-    counters to @stats_out ({fio JSON path: records or None}; its key
-    None: the real paths of every counters file tried, named if bad)."""
-    records, docs, hrecords, checks, setup = [], [], [], [], []
-    used = {}
-    if stats_out is not None:
-        stats_out[None] = used
-    for path, entry, mf in files:
-        try:
-            doc = fiojson.load_fio_json(path)
-            per_host, checked = [], None
-            if clients.is_client_output(doc) and entry is not None and \
-                    entry.get("hosts"):
-                per_host, checked, stats_records = host_records(
-                    doc, host_stats(path, entry, used), path)
-            else:
-                stats_records = _stats(_use(used, _stats_path(path, entry)))
-                if clients.is_client_output(doc):
-                    per_host, checked, _ = host_records(doc, {}, path)
-            if entry is not None:
-                why = manifest.files_error(
-                    entry, doc, stats_records,
-                    ((mf or {}).get("matrix") or {}).get("modes") or ())
-                if why:
-                    raise fiojson.InputError(path, "%s (manifest entry %s; "
-                                             "run left out)" % (
-                                                 why, entry.get("name")))
-            scenario, mode, numjobs, repeat = identify(
-                path, doc, stats_records, entry, group_by, modes)
-            scenario = published.label(scenario)
-            why = fiojson.counts_disagree(doc, stats_records)
-            if why:
-                if left_out is not None:
-                    left_out.append((path, why))
-                raise fiojson.InputError(path, why + " (left out)")
-            metrics = fiojson.run_metrics(doc, stats_records)
-            metrics["corun_pct"] = corun.share(stats_records)
-            metrics["corun_jobs"] = corun.jobs(stats_records)
-        except fiojson.InputError as e:
-            warn(str(e))
-            continue
-        except (ValueError, TypeError, AttributeError, KeyError) as e:
-            warn("%s: unexpected structure (%s: %s)"
-                 % (path, type(e).__name__, e))
-            continue
-        records.append(compare.Record(scenario, mode, numjobs, repeat,
-                                      metrics, path))
-        docs.append(doc)
-        if stats_out is not None:
-            stats_out[path] = stats_records
-        setup.append(runsetup.of_run(doc, fiojson.job_options(doc),
-                                   stats_records, entry, mf))
-        if checked is not None:
-            checks.append(checked)
-            hrecords += [(len(records) - 1, perhost.HostRecord(
-                scenario, mode, numjobs, host, m)) for host, m in per_host]
-            hrecords.append((len(records) - 1, perhost.HostRecord(
-                scenario, mode, numjobs, perhost.SUM_ROW, metrics)))
-    labels, apart = runsetup.split([r.scenario for r in records], setup)
-    records = [r._replace(scenario=label)
-               for r, label in zip(records, labels)]
-    hrecords = [h._replace(scenario=labels[i]) for i, h in hrecords]
-    if setups_out is not None:
-        setups_out += setup
-    return records, docs, hrecords, checks, apart
-
 
 def host_header_lines(hrecords, checks, manifests):
     out = []
@@ -516,12 +242,12 @@ def _group(group):
 
 def _side(args, group):
     """sidebyside.Side of one side of --compare (comma-joined inputs)."""
-    files, manifests = inputs_to_files(_group(group))
+    files, manifests = loadrecords.inputs_to_files(_group(group))
     counts = conditions.cell_counts(conditions.ok_entries(manifests))
     if args.exclude_busy:
         files, _ = conditions.exclude_busy(files)
     setup = []
-    records, docs, _, _, apart = load_records(
+    records, docs, _, _, apart = loadrecords.load_records(
         files, args.group_by, _modes(args.base, manifests),
         setups_out=setup)
     for line in apart:
@@ -691,14 +417,14 @@ def main(argv=None):
     render.set_width(args.width)
     if args.compare:
         return compare_main(args)
-    files, manifests = inputs_to_files(args.inputs)
+    files, manifests = loadrecords.inputs_to_files(args.inputs)
     ok_runs = conditions.ok_entries(manifests)
     counts = conditions.cell_counts(ok_runs)
     busy = []
     if args.exclude_busy:
         files, busy = conditions.exclude_busy(files)
     left_out, stats_read = [], {}
-    runs = load_records(files, args.group_by,
+    runs = loadrecords.load_records(files, args.group_by,
                         _modes(args.base, manifests), left_out,
                         stats_out=stats_read)
     records = runs[0]
