@@ -9,7 +9,7 @@ import re
 import pytest
 
 from tests.analysis.helpers import REPO, run_cli
-from flagcheck_analysis.report import catalogue, rmwcost
+from flagcheck_analysis.report import catalogue, timeshare, why
 
 ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
 
@@ -38,12 +38,12 @@ def test_catalogue_row_without_a_gain():
 
 
 def test_time_share_title_names_s1_only_with_s1():
-    mine = rmwcost.Share("mine", 2, "always", 3, 40.0, 12.0, None)
-    title = rmwcost.share_table([mine])[0]
+    mine = timeshare.Share("mine", 2, "always", 3, 40.0, 12.0, None)
+    title = why.share_table([mine])[0]
     assert "7fcbbaf18392" not in title and "published" not in title
-    s1 = rmwcost.Share("S1 filemap-odirect-read", 2, "always", 3, 40.0,
-                       12.0, rmwcost.S1_SHARE)
-    assert "published: 7fcbbaf18392" in rmwcost.share_table([s1, mine])[0]
+    s1 = timeshare.Share("S1 filemap-odirect-read", 2, "always", 3, 40.0,
+                       12.0, timeshare.S1_SHARE)
+    assert "published: 7fcbbaf18392" in why.share_table([s1, mine])[0]
 
 
 @pytest.mark.skipif(not os.path.exists(ENGINE), reason="needs the engine")

@@ -35,7 +35,7 @@ import tempfile
 from tests.analysis.helpers import FIXTURES, RESULTS, run_cli
 
 from flagcheck_analysis.calibrate import calibration
-from flagcheck_analysis.report import rmwcost
+from flagcheck_analysis.report import gaps, runfigures, timeshare, why
 from flagcheck_analysis.report.loadrecords import inputs_to_files, load_records
 
 WHY = os.path.join(FIXTURES, "why")
@@ -50,7 +50,7 @@ def load(directory, modes=("always", "test_first")):
 class TestArithmetic:
     def setup_method(self):
         self.records, self.docs = load(WHY)
-        self.groups = rmwcost.runs(self.records, self.docs)
+        self.groups = runfigures.runs(self.records, self.docs)
         self.cal = calibration.load(os.path.join(WHY, "calibration.json"))
 
     def test_runs(self):
@@ -69,7 +69,7 @@ class TestArithmetic:
         assert idle.ns_per_check is None
 
     def test_gap(self):
-        g, = rmwcost.gaps(self.groups, self.cal)
+        g, = gaps.gaps(self.groups, self.cal)
         assert (g.scenario, g.numjobs) == ("s1", 2)
         assert g.ns_io == {"always": 1000.0, "test_first": 500.0}
         assert g.rmw_io == {"always": 2.0, "test_first": 0.0}
@@ -80,9 +80,9 @@ class TestArithmetic:
         assert round(g.of_ceiling - 0.10, 12) == 0
 
     def test_gap_that_cannot_be_read_says_why(self):
-        g, = rmwcost.gaps(self.groups, self.cal)
-        cells = lambda g: rmwcost.gap_table([g], self.cal)[2][0]  # noqa: E731
-        header = rmwcost.gap_table([g], self.cal)[1]
+        g, = gaps.gaps(self.groups, self.cal)
+        cells = lambda g: why.gap_table([g], self.cal)[2][0]  # noqa: E731
+        header = why.gap_table([g], self.cal)[1]
         col = {h: i for i, h in enumerate(header)}
         # test_first slower than always: no cost per RMW, nothing accounted
         slower = g._replace(gap=-30.7, ns_rmw=-15.35, accounted=None)
@@ -103,18 +103,18 @@ class TestArithmetic:
         """A fix that only stores (no RMW): the stores per I/O are the
         line writes the gap is divided by, and the ceiling's too."""
         def run(iops, stores):
-            return rmwcost.Run(iops, 1000, 0.0, None, None, "pattern", "x",
+            return runfigures.Run(iops, 1000, 0.0, None, None, "pattern", "x",
                            stores)
         groups = {("p", 2, "always"): [run(2.0e6, 3.0)],
                   ("p", 2, "test_first"): [run(4.0e6, 0.0)]}
-        g, = rmwcost.gaps(groups, self.cal)
+        g, = gaps.gaps(groups, self.cal)
         assert g.rmw_io == {"always": 0.0, "test_first": 0.0}
         assert g.stores_io == {"always": 3.0, "test_first": 0.0}
         # ns/io 1000 and 500: a gap of 500 ns over 3 extra stores per I/O
         assert g.gap == 500.0
         assert round(g.ns_rmw - 500.0 / 3, 9) == 0
         assert round(g.ceiling - 40e6 / 3, 3) == 0
-        title, header, rows, _ = rmwcost.gap_table([g], self.cal)
+        title, header, rows, _ = why.gap_table([g], self.cal)
         col = {h: i for i, h in enumerate(header)}
         assert [rows[0][col[h]] for h in (
             "RMW/io always", "RMW/io test_first", "stores/io always",
@@ -123,7 +123,7 @@ class TestArithmetic:
         assert "per line write, an RMW or a plain store" in title
 
     def test_gap_without_calibration(self):
-        g, = rmwcost.gaps(self.groups, None)
+        g, = gaps.gaps(self.groups, None)
         assert g.ns_rmw == 250.0
         assert (g.cal_ns_rmw, g.accounted, g.ceiling,
                 g.of_ceiling) == (None, None, None, None)
@@ -132,12 +132,12 @@ class TestArithmetic:
         cal = json.loads(json.dumps(self.cal))
         for name in calibration.PATTERNS:
             cal["patterns"][name] = cal["patterns"][name][:1]
-        g, = rmwcost.gaps(self.groups, cal)
+        g, = gaps.gaps(self.groups, cal)
         assert (g.cal_ns_rmw, g.ceiling) == (None, None)
 
     def test_shares(self):
         got = {(s.scenario, s.numjobs, s.mode): s
-               for s in rmwcost.shares(self.groups)}
+               for s in timeshare.shares(self.groups)}
         a = got[("s1", 2, "always")]
         assert (a.n, a.ns_per_check, a.published) == (2, 250.0, 40.0)
         assert round(a.share - 25.5, 9) == 0
@@ -149,14 +149,14 @@ class TestArithmetic:
 
     def test_time_share_edges(self):
         # no model ran: 0, whatever the timing keys
-        assert rmwcost.time_share([{"checks": 0}], 1000) == (0.0, None)
+        assert timeshare.time_share([{"checks": 0}], 1000) == (0.0, None)
         # checks ran but nothing timed (an engine without timing): unknown
-        assert rmwcost.time_share([{"checks": 10}], 1000) == (None, None)
-        assert rmwcost.time_share(
+        assert timeshare.time_share([{"checks": 10}], 1000) == (None, None)
+        assert timeshare.time_share(
             [{"checks": 10, "timed_checks": 0, "timed_ns": 0}], 1000) == \
             (None, None)
         # one job whose path took all of its 1 ms: exactly 100%
-        assert rmwcost.time_share(
+        assert timeshare.time_share(
             [{"checks": 1000, "timed_checks": 16, "timed_ns": 16000}], 1) == \
             (100.0, 1000.0)
 
@@ -166,11 +166,11 @@ class TestArithmetic:
         # in 1 s of runtime each (2000 ms summed) = 50%
         recs = [{"ios": 1000000, "ios_read": 1000000, "checks": 1000000,
                  "timed_calls": 15625, "timed_ns": 15625 * 500}] * 2
-        assert rmwcost.time_share(recs, 2000) == (50.0, 500.0)
+        assert timeshare.time_share(recs, 2000) == (50.0, 500.0)
         # a model that ran no check for these I/Os still ran per call
         recs = [{"ios": 1000, "ios_read": 1000, "checks": 0,
                  "timed_calls": 16, "timed_ns": 16 * 100}]
-        assert rmwcost.time_share(recs, 1) == (10.0, 100.0)
+        assert timeshare.time_share(recs, 1) == (10.0, 100.0)
 
     def test_time_share_without_the_preempted_calls(self):
         # 1e6 calls of 40 ns in 1 s; of the 3907 timed, 30 preempted for
@@ -182,30 +182,31 @@ class TestArithmetic:
         rec = {"ios": 1000000, "checks": 1000000, "timed_calls": 3907,
                "timed_ns": 3877 * 40 + 30 * 2000000, "timed_log2": hist,
                "timed_log2_ns": hist_ns}
-        share, ns, robust = rmwcost.time_share_of([rec], 1000)
+        share, ns, robust = timeshare.time_share_of([rec], 1000)
         assert robust
         assert (share, ns) == (4.0, 40.0)
         plain = dict(rec)
         del plain["timed_log2"], plain["timed_log2_ns"]
-        share, ns, robust = rmwcost.time_share_of([plain], 1000)
+        share, ns, robust = timeshare.time_share_of([plain], 1000)
         assert not robust
         assert share > 1000
         # within TRIM_BUCKETS of the median: a genuine slow call, kept
         hist[8], hist_ns[8] = 100, 100 * 200
         rec.update(timed_calls=4007, timed_ns=rec["timed_ns"] + 20000)
-        assert round(rmwcost.trimmed_ns_per_call(hist, hist_ns) -
+        assert round(timeshare.trimmed_ns_per_call(hist, hist_ns) -
                      (3877 * 40 + 20000) / 3977, 9) == 0
         # buckets that do not add up to the line's totals: not used
         rec["timed_calls"] += 1
-        assert not rmwcost.time_share_of([rec], 1000)[2]
+        assert not timeshare.time_share_of([rec], 1000)[2]
 
     def test_share_warning_only_for_what_cannot_be_genuine(self):
-        run = rmwcost.Run(1.0, 10, 2.0, 150.0, 40.0, "m", "x.json", None, True)
-        assert "are wrong" in rmwcost.share_warning(run)
+        run = runfigures.Run(1.0, 10, 2.0, 150.0, 40.0, "m", "x.json", None,
+                         True)
+        assert "are wrong" in timeshare.share_warning(run)
         old = run._replace(robust=False)
-        assert "are wrong" not in rmwcost.share_warning(old)
-        assert "lack timed_log2" in rmwcost.share_warning(old)
-        assert rmwcost.share_warning(run._replace(share=100.0)) is None
+        assert "are wrong" not in timeshare.share_warning(old)
+        assert "lack timed_log2" in timeshare.share_warning(old)
+        assert timeshare.share_warning(run._replace(share=100.0)) is None
 
 
 class TestReport:

@@ -8,8 +8,8 @@ import sys
 from ..results import fiojson, lineprobes, matrix, published, safewrite
 from ..stats import compare, scaling, significance, usl
 from . import (bigbox, catalogue, conditions, loadrecords, lru, perhost,
-               plot, render, rmwcost, sections,
-               sidebyside, summary)
+               plot, render, sections,
+               sidebyside, summary, why)
 from .messages import PROG, warn
 
 EPILOG = """\
@@ -338,7 +338,7 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     pts = _lru_points(args.inputs, runs[5].get(None) or ())
     if pts:
         out.append(sections.Lru(pts))
-    why_section = rmwcost.build(args, records, docs, warn, runs[5])
+    why_section = why.build(args, records, docs, warn, runs[5])
     if why_section is not None:
         out.append(why_section)
     simulated = {}

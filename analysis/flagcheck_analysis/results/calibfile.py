@@ -85,7 +85,7 @@ def _check_points(doc):
     """schema.Invalid unless each point's rate agrees with its ns per op.
     (test_first may cost more than always where a busy machine preempted
     its threads: the report leaves such a thread count's calibrated
-    columns out, naming it, report/rmwcost.py.)"""
+    columns out, naming it, report/gaps.py.)"""
     for name in PATTERNS:
         for i, p in enumerate(doc["patterns"][name]):
             low = p["threads"] * 1e9 / p["ns_per_op"] / RATE_SLACK

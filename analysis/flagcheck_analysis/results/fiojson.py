@@ -336,7 +336,8 @@ def load_stats(path):
     return records
 
 
-def _num(x):
+def number_or_none(x):
+    """@x where it is a number (a bool is not one), else None."""
     return x if isinstance(x, (int, float)) and not isinstance(x, bool) \
         else None
 
@@ -399,8 +400,9 @@ def _clat(entries):
     per-entry percentiles (exact with one entry, e.g. group_reporting)."""
     parts = [d.get("clat_ns") for e in entries
              for d in (e.get(k) for k in _DIRECTIONS) if isinstance(d, dict)]
-    parts = [p for p in parts if isinstance(p, dict) and _num(p.get("N"))]
-    out = {"clat_mean_ns": _weighted((_num(p.get("mean")), p["N"])
+    parts = [p for p in parts
+             if isinstance(p, dict) and number_or_none(p.get("N"))]
+    out = {"clat_mean_ns": _weighted((number_or_none(p.get("mean")), p["N"])
                                      for p in parts)}
     if parts and all(isinstance(p.get("bins"), dict) for p in parts):
         merged = {}
@@ -412,15 +414,15 @@ def _clat(entries):
     else:
         for key, name, _ in _PERCENTILES:
             out[key] = _weighted(
-                (_num((p.get("percentile") or {}).get(name)), p["N"])
-                for p in parts)
+                (number_or_none((p.get("percentile") or {}).get(name)),
+                 p["N"]) for p in parts)
     return out
 
 
 def fio_total_ios(doc):
     """fio's own count of the I/Os of a run: total_ios of every job entry
     and direction (read, write, trim, sync); None if fio gave none."""
-    vals = [_num((e.get(d) or {}).get("total_ios"))
+    vals = [number_or_none((e.get(d) or {}).get("total_ios"))
             for e in fio_jobs(doc) for d in ("read", "write", "trim", "sync")
             if isinstance(e.get(d), dict)]
     vals = [v for v in vals if v is not None]
@@ -435,7 +437,7 @@ def counts_disagree(doc, stats):
     if not stats:
         return None
     fio = fio_total_ios(doc)
-    vals = [_num(r.get("ios")) for r in stats]
+    vals = [number_or_none(r.get("ios")) for r in stats]
     if fio is None or None in vals:
         return "its counters or fio's JSON have no I/O count"
     if sum(vals) != fio:
@@ -446,8 +448,8 @@ def counts_disagree(doc, stats):
     if all("ios_read" in r for r in stats):
         for key, d in (("ios_read", "read"), ("ios_write", "write")):
             mine = sum(r[key] for r in stats)
-            theirs = sum(_num((e.get(d) or {}).get("total_ios")) or 0
-                         for e in fio_jobs(doc))
+            theirs = sum(number_or_none((e.get(d) or {}).get("total_ios"))
+                         or 0 for e in fio_jobs(doc))
             if mine != theirs:
                 return ("the engine counted %d %s I/Os, fio %d"
                         % (mine, d, theirs))
@@ -464,15 +466,16 @@ def run_metrics(doc, stats):
     entries = fio_jobs(doc)
     m = {}
     for key, field in (("iops", "iops"), ("bw_kib", "bw")):
-        vals = [_num((e.get(d) or {}).get(field))
+        vals = [number_or_none((e.get(d) or {}).get(field))
                 for e in entries for d in _DIRECTIONS]
         vals = [v for v in vals if v is not None]
         m[key] = sum(vals) if vals else None
     m.update(_clat(entries))
     for key in ("usr_cpu", "sys_cpu"):
-        m[key] = _weighted((_num(e.get(key)), _num(e.get("job_runtime")))
+        m[key] = _weighted((number_or_none(e.get(key)),
+                            number_or_none(e.get("job_runtime")))
                            for e in entries)
-    errs = [_num(e.get("total_err")) for e in entries]
+    errs = [number_or_none(e.get("total_err")) for e in entries]
     errs = [v for v in errs if v is not None]
     m["fio_errors"] = float(sum(errs)) if errs else None
 
@@ -480,7 +483,7 @@ def run_metrics(doc, stats):
     m["errors_set"] = m["errors_reported"] = None
     if stats:
         def total(field):
-            vals = [_num(r.get(field)) for r in stats]
+            vals = [number_or_none(r.get(field)) for r in stats]
             # a float: a sum of u64 counts may pass 2^64, numpy's ints
             return None if None in vals else float(sum(vals))
         # per fio I/O: divided by fio's own count, never the engine's

@@ -25,6 +25,13 @@ def mean(xs):
     return statistics.fmean(xs) if len(xs) else None
 
 
+def mean_of_known(xs):
+    """The mean of the values of @xs that are not None; None where none
+    is."""
+    values = [v for v in xs if v is not None]
+    return mean(values) if values else None
+
+
 def stddev(xs):
     """Sample standard deviation (n - 1); 0 for a single value."""
     return statistics.stdev(xs) if len(xs) > 1 else 0.0

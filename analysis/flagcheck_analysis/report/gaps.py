@@ -1,0 +1,89 @@
+"""What the always-dirty pattern costs per line write inside the runs, and
+how much of it this machine's calibrated cache-line cost accounts for.
+Per scenario and numjobs N, with the means over the repeats:
+  ns per I/O (per job)   1e9 * N / IOPS (fio's IOPS, summed over the jobs)
+  RMWs per I/O           the counters' rmw / fio's own total_ios (per run)
+  stores per I/O         the counters' plain stores / fio's total_ios
+  line writes per I/O    RMWs + stores per I/O: each takes the line
+  gap                    ns per I/O of always - ns per I/O of test_first
+  ns per write in run    gap / (line writes per I/O of always - of
+                         test_first)
+  calibrated ns per RMW  always ns per RMW - test_first ns per test_bit, per
+                         thread, at N threads (calibration.json)
+  accounted              calibrated / in the run
+  ceiling                the line's calibrated RMWs per second at N threads
+                         / line writes per I/O of always: an upper bound on
+                         always-mode IOPS per shared mapping"""
+
+from collections import namedtuple
+
+from ..stats import significance
+from ..calibrate import calibration
+
+ALWAYS, TEST_FIRST = "always", "test_first"
+
+# rmw_io, stores_io: {mode: per fio I/O}; ns_rmw: the gap per extra line
+# write (RMW or plain store: each takes the line)
+Gap = namedtuple("Gap", "scenario numjobs iops ns_io rmw_io gap ns_rmw "
+                 "cal_ns_rmw accounted ceiling of_ceiling stores_io",
+                 defaults=(None,))
+
+
+def gaps(groups, cal):
+    """One Gap per scenario and numjobs of @groups ({(scenario, numjobs,
+    mode): [runfigures.Run]}) that has both always and test_first runs."""
+    out = []
+    for scenario, nj in sorted({(s, n) for s, n, _ in groups}):
+        a, t = groups.get((scenario, nj, ALWAYS)), \
+            groups.get((scenario, nj, TEST_FIRST))
+        if not a or not t:
+            continue
+        mean = significance.mean_of_known
+        iops = {m: mean(r.iops for r in rs) for m, rs in ((ALWAYS, a),
+                                                         (TEST_FIRST, t))}
+        rmw = {m: mean(r.rmw_per_io for r in rs)
+               for m, rs in ((ALWAYS, a), (TEST_FIRST, t))}
+        stores = {m: mean(r.stores_per_io for r in rs)
+                  for m, rs in ((ALWAYS, a), (TEST_FIRST, t))}
+        writes = {m: None if rmw[m] is None else rmw[m] + (stores[m] or 0)
+                  for m in rmw}
+        ns_io = {m: 1e9 * nj / v if v else None for m, v in iops.items()}
+        gap = ns_rmw = None
+        if None not in ns_io.values():
+            gap = ns_io[ALWAYS] - ns_io[TEST_FIRST]
+            extra = None if None in writes.values() \
+                else writes[ALWAYS] - writes[TEST_FIRST]
+            ns_rmw = gap / extra if extra else None
+        cal_ns = accounted = ceiling = of_ceiling = None
+        pa = calibration.point(cal, ALWAYS, nj) if cal else None
+        pt = calibration.point(cal, TEST_FIRST, nj) if cal else None
+        if pa and pt:
+            # test_first dearer: no cost per RMW (dearer_test_first)
+            if pt["ns_per_op"] < pa["ns_per_op"]:
+                cal_ns = pa["ns_per_op"] - pt["ns_per_op"]
+            if cal_ns and ns_rmw and ns_rmw > 0:
+                accounted = cal_ns / ns_rmw
+            if writes[ALWAYS]:
+                ceiling = pa["ops_per_s"] / writes[ALWAYS]
+                if iops[ALWAYS]:
+                    of_ceiling = iops[ALWAYS] / ceiling
+        out.append(Gap(scenario, nj, iops, ns_io, rmw, gap, ns_rmw, cal_ns,
+                       accounted, ceiling, of_ceiling, stores))
+    return out
+
+
+def dearer_test_first(cal, path):
+    """A line per thread count where the calibration's test_first (a
+    read) costs no less than always (two RMWs): no cost per RMW there
+    (gaps() leaves it out), as when a busy machine preempted the
+    threads."""
+    out = []
+    for i, t in enumerate(cal["patterns"][TEST_FIRST]):
+        a = calibration.point(cal, ALWAYS, t["threads"])
+        if a is not None and t["ns_per_op"] >= a["ns_per_op"]:
+            out.append("%s: patterns.test_first[%d].ns_per_op is %g, not "
+                       "below always's %g at %d threads: no calibrated cost "
+                       "per RMW at %d jobs (measured on a busy machine?)"
+                       % (path, i, t["ns_per_op"], a["ns_per_op"],
+                          t["threads"], t["threads"]))
+    return out

@@ -1,0 +1,148 @@
+"""The share of the jobs' time spent in the modelled path, from the
+engine's counters: per run, per scenario, numjobs and mode, and what a
+share beyond 100% says.
+
+The engine times 1 model call in timed_every (256; 64 in older files),
+with timed_calls and timed_ns in each counters line, the clock's own cost
+taken off: a job's time in the path = timed_ns / timed_calls * its model
+calls (its ios, which equal fio's total_ios: the report leaves out runs
+where they do not); the share = the jobs' time in the path / fio's
+job_runtime (summed over the jobs).  Records of version 1 (timed_checks)
+are read with checks as the calls.
+On a busy machine a timed call preempted between its two clock reads lasts
+microseconds to milliseconds and weighs as much as timed_every - 1 untimed
+calls: where the counters line has the timed calls by log2 of their ns
+(timed_log2, timed_log2_ns), the ns per call is the mean of the timed calls
+at most TRIM_BUCKETS buckets (a factor 2 each) above the median call's
+bucket, which no genuine run can put beyond fio's job_runtime."""
+
+from collections import namedtuple
+
+from ..results import fiojson, published
+from ..stats import significance
+
+# S1, 7fcbbaf18392 (Jens Axboe, linux-mm, May 2014): "40% of the time in
+# filemap_check_errors()" before the fix (published.py), that is in the
+# always mode
+S1_MODEL = "filemap_check_errors"
+S1_SHARE = published.S1_SHARE
+S1_MODE = "always"
+
+Share = namedtuple("Share", "scenario numjobs mode n ns_per_check share "
+                   "published")
+
+
+def job_runtime_ms(doc):
+    """fio's job_runtime summed over the entries (under group_reporting
+    fio already sums its jobs' runtimes into the group's)."""
+    return sum(fiojson.number_or_none(e.get("job_runtime")) or 0
+               for e in fiojson.fio_jobs(doc))
+
+
+# timed calls more than this many log2 buckets (x16..x32) above the
+# median call's are left out of the ns per call: preempted, not the path's
+TRIM_BUCKETS = 4
+
+
+def _buckets(r, t_calls, t_ns):
+    """The job's (calls, ns) by log2 bucket, or None where the line has
+    none or they do not add up to its timed_calls and timed_ns."""
+    hist, hist_ns = r.get("timed_log2"), r.get("timed_log2_ns")
+    if not isinstance(hist, list) or not isinstance(hist_ns, list) or \
+            len(hist) != len(hist_ns) or \
+            any(fiojson.number_or_none(v) is None or v < 0
+                for v in hist + hist_ns):
+        return None
+    if sum(hist) != t_calls or sum(hist_ns) != t_ns:
+        return None
+    return hist, hist_ns
+
+
+def trimmed_ns_per_call(hist, hist_ns):
+    """The mean ns of the timed calls up to TRIM_BUCKETS buckets above the
+    median call's bucket (None without calls)."""
+    total, seen = sum(hist), 0
+    for median, n in enumerate(hist):
+        seen += n
+        if 2 * seen >= total and total:
+            break
+    else:
+        return None
+    keep = median + TRIM_BUCKETS + 1
+    calls = sum(hist[:keep])
+    return sum(hist_ns[:keep]) / calls
+
+
+def _job_ns_per_call(r, t_calls, t_ns):
+    """(ns per model call of one job, robust: from its buckets)"""
+    b = _buckets(r, t_calls, t_ns)
+    if b is None:
+        return t_ns / t_calls, False
+    return trimmed_ns_per_call(*b), True
+
+
+def time_share(counters, runtime_ms):
+    """(share in %, ns per check) of one run; share None when a job ran
+    checks but has no timed ones (or the engine does not time them)."""
+    share, ns, _ = time_share_of(counters, runtime_ms)
+    return share, ns
+
+
+def time_share_of(counters, runtime_ms):
+    """(share in %, ns per check, robust) of one run from its counters
+    lines: robust when every job's line has its timed calls by bucket
+    (trimmed of preempted calls)."""
+    in_path, weighted, timed, robust = 0.0, 0.0, 0, True
+    for r in counters:
+        if "timed_calls" in r:          # version 2: every I/O calls it
+            checks = fiojson.number_or_none(r.get("ios")) or 0
+            t_checks = fiojson.number_or_none(r.get("timed_calls"))
+        else:
+            checks = fiojson.number_or_none(r.get("checks")) or 0
+            t_checks = fiojson.number_or_none(r.get("timed_checks"))
+        if not checks:
+            continue                    # no model ran in this job: 0 ns
+        t_ns = fiojson.number_or_none(r.get("timed_ns"))
+        if not t_checks or t_ns is None:
+            return None, None, False
+        per_call, job_robust = _job_ns_per_call(r, t_checks, t_ns)
+        robust = robust and job_robust
+        in_path += per_call * checks
+        weighted += per_call * t_checks
+        timed += t_checks
+    if not runtime_ms:
+        return None, None, False
+    return (100.0 * in_path / (runtime_ms * 1e6),
+            weighted / timed if timed else None, robust)
+
+
+def shares(groups):
+    """One Share per scenario, numjobs and mode of @groups ({(scenario,
+    numjobs, mode): [runfigures.Run]}): the means over its runs."""
+    out = []
+    for scenario, nj, mode in sorted(groups):
+        rs = groups[(scenario, nj, mode)]
+        s1 = any(r.model == S1_MODEL for r in rs)
+        out.append(Share(scenario, nj, mode, len(rs),
+                         significance.mean_of_known(
+                             r.ns_per_check for r in rs),
+                         significance.mean_of_known(r.share for r in rs),
+                         S1_SHARE if s1 and mode == S1_MODE else None))
+    return out
+
+
+def share_warning(r):
+    """What a run's time share beyond 100% says, or None: with the timed
+    calls by bucket it cannot be genuine; without them (an older engine) a
+    busy machine's preempted calls can do it."""
+    if r.share is None or r.share <= 100:
+        return None
+    if r.robust:
+        return ("%s: its counters put %.1f%% of the jobs' time in the "
+                "modelled path, more than fio's job_runtime even without "
+                "the calls a busy machine preempted: timed_log2_ns, "
+                "timed_calls or ios are wrong" % (r.source, r.share))
+    return ("%s: its counters put %.1f%% of the jobs' time in the modelled "
+            "path, more than fio's job_runtime: its counters (an older "
+            "engine) lack timed_log2, and a busy machine's preempted calls "
+            "weigh in full there" % (r.source, r.share))
