@@ -13,7 +13,7 @@ import numpy as np
 
 from tests.analysis.helpers import REPO, RESULTS, run_cli
 from flagcheck_analysis.stats import compare, usl
-from flagcheck_analysis.report import render
+from flagcheck_analysis.report import render, usltable
 
 # Three shapes: a mild peak far out, a strong peak inside 1..16, and
 # nearly linear scaling with a late peak
@@ -82,7 +82,7 @@ class TestFit:
         assert round(usl.peak(f) - best, 2) == 0
         flat = f._replace(values=(1e6, 0.1, 0.0))
         assert usl.peak(flat) is None
-        assert usl._fmt_peak(flat) == "no peak"
+        assert usltable._fmt_peak(flat) == "no peak"
 
     def test_no_coherency_cost_says_so(self):
         # kappa = 0: the data show no peak; the fit's kappa is 0 or its
@@ -90,7 +90,7 @@ class TestFit:
         f = usl.fit_points(*curve(3e6, 0.1, 0.0, noise=0.01))
         assert f.ci[2][0] == 0.0
         assert abs(f.values[1] / 0.1 - 1) < 0.10
-        text = usl._fmt_peak(f)
+        text = usltable._fmt_peak(f)
         assert (text == "no peak" or
                 text.endswith("(kappa's CI reaches 0)")), text
 
@@ -142,7 +142,7 @@ class TestSixteenCoreFigures:
         fits = usl.fits(recs, "always")
         assert [(f.mode, f.values) for f in fits] == \
             [("always", None), ("test_first", None)]
-        out = render.text_table(*usl.tables(fits, predict=64)[0])
+        out = render.text_table(*usltable.tables(fits, predict=64)[0])
         assert out.count("no fit possible: 2 numjobs values "
                          "(8, 16)") == 2, out
         assert "lambda" not in out

@@ -9,7 +9,7 @@ from ..results import fiojson, lineprobes, matrix, published, safewrite
 from ..stats import compare, scaling, significance, usl
 from . import (bigbox, catalogue, conditions, loadrecords, lru, perhost,
                plot, render, sections,
-               sidebyside, summary, why)
+               sidebyside, summary, usltable, why)
 from .messages import PROG, warn
 
 EPILOG = """\
@@ -73,7 +73,34 @@ other files are still reported.  So does a run holding an impossible value
 
 exit status: 0 when at least one run was reported (even if some inputs were
 bad), 1 when nothing could be reported or the output files could not be
-written, 2 for a usage error."""
+written, 2 for a usage error.
+
+the scaling law: per scenario and mode, the Universal Scalability Law
+X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)) fitted to every run's
+IOPS against numjobs (scipy.optimize.curve_fit, lambda, sigma, kappa >= 0),
+with 95% confidence intervals: lambda, one job's IOPS; sigma, contention;
+kappa, coherency; the peak N* = sqrt((1-sigma)/kappa), or "no peak" when
+kappa is 0.  It needs at least 4 distinct numjobs values; with fewer the
+table says "no fit possible" and nothing is fitted.  The fitted curve is
+drawn on <scenario>_iops.png/.svg (dashed beyond the measured numjobs, out
+to --predict N)."""
+
+
+MAX_PREDICT = 4096          # fio's own limit on jobs (REAL_MAX_JOBS, fio.h)
+
+
+def predict_arg(text):
+    """argparse type of --predict: a whole number of jobs, 2 to fio's
+    limit on jobs."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 2 <= n <= MAX_PREDICT:
+        raise argparse.ArgumentTypeError(
+            "%r is not valid: give a whole number of jobs, 2 to %d (fio's "
+            "limit on jobs)" % (text, MAX_PREDICT))
+    return n
 
 
 # what --format prints on stdout (the files are always written)
@@ -134,7 +161,10 @@ def parse_args(argv):
                    "(default %(default)s, 0: no limit); longer notes become "
                    "numbered footnotes under their table; report.md keeps "
                    "the full text")
-    usl.add_arguments(p)
+    p.add_argument("--predict", type=predict_arg, metavar="N",
+                   help="N CPUs (2 to %d) for the big-box answer's "
+                   "estimate; the scaling-law fit's IOPS at N only within "
+                   "the measured numjobs" % MAX_PREDICT)
     bigbox.add_arguments(p)
     args = p.parse_args(argv)
     if bool(args.inputs) == bool(args.compare):
@@ -332,7 +362,7 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
            sections.Tables(conditions.tables(manifests, ok_runs, counts)),
            sections.Tables([t for t in [lineprobes.table(files, records)]
                            if t]),
-           sections.Tables(usl.tables(fits, args.predict))]
+           sections.Tables(usltable.tables(fits, args.predict))]
     if len(order) == 3:
         out.append(sections.FixTable(records, order))
     pts = _lru_points(args.inputs, runs[5].get(None) or ())

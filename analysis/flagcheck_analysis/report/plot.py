@@ -8,6 +8,8 @@ had busy runs are ringed in red; on the ratio plot an undecided ratio
 
 import io
 
+import numpy as np
+
 from ..results import published, safewrite
 from ..stats import decide, usl
 
@@ -66,6 +68,24 @@ def _busy_rings(ax, xys, busy, scenario):
             zorder=5, **BUSY_STYLE)
 
 
+def _usl_curve(ax, fit, color, predict=None, scale=1.0):
+    """The fitted curve of one mode on the IOPS plot: thin and solid over
+    the measured numjobs, dashed from there out to `predict`; IOPS divided
+    by @scale (1e6 for a plot in M IOPS)."""
+    if fit is None or fit.values is None:
+        return
+    lo, hi = min(fit.numjobs), max(fit.numjobs)
+    xs = np.linspace(lo, hi, 100)
+    ax.plot(xs, usl.throughput(xs, *fit.values) / scale, color=color,
+            linewidth=1, alpha=0.7, label="%s USL fit: the scaling law "
+            "through its runs" % fit.mode)
+    if predict and predict > hi:
+        xs = np.linspace(hi, predict, 100)
+        ax.plot(xs, usl.throughput(xs, *fit.values) / scale, color=color,
+                linewidth=1, linestyle="--", label="%s USL extrapolated to "
+                "%d jobs" % (fit.mode, predict))
+
+
 def _iops(plt, scenario, mine, modes, fits, predict, busy):
     """One scenario's IOPS (in M) against numjobs; the figure."""
     ticks = {l.numjobs for l in mine}
@@ -88,7 +108,7 @@ def _iops(plt, scenario, mine, modes, fits, predict, busy):
         fit = [f for f in fits if f.scenario == scenario
                and f.mode == mode and f.values is not None]
         if fit:
-            usl.draw(ax, fit[0], line[0].get_color(), predict, 1e6)
+            _usl_curve(ax, fit[0], line[0].get_color(), predict, 1e6)
             ticks |= {predict} if predict else set()
     _busy_rings(ax, [(l.numjobs, l.points[m].iops / 1e6) for l in mine
                      if (scenario, l.numjobs) in busy
