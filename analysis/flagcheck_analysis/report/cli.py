@@ -6,10 +6,10 @@ import os
 import sys
 
 from ..results import fiojson, lineprobes, matrix, published, safewrite
-from ..stats import compare, scaling, significance, usl
-from . import (bigbox, catalogue, conditions, loadrecords, lru, perhost,
-               plot, render, sections,
-               sidebyside, summary, usltable, why)
+from ..stats import compare, scaling, usl
+from . import (bigbox, catalogue, conditions, header, loadrecords, lru,
+               perhost, plot, render, sections, sidebyside, summary,
+               usltable, why)
 from .messages import PROG, warn
 
 EPILOG = """\
@@ -179,56 +179,6 @@ def parse_args(argv):
 
 
 
-def host_header_lines(hrecords, checks, manifests):
-    out = []
-    partial = [e for m in manifests for e in m.get("runs", ())
-               if isinstance(e, dict) and e.get("status") == "partial"]
-    if hrecords:
-        names = sorted({r.host for r in hrecords} - {perhost.SUM_ROW,
-                                                     perhost.FIO_ROW})
-        out.append("hosts: %d (%s), fio client/server; the tables above the "
-                   "per-host ones sum the hosts" % (len(names),
-                                                    ", ".join(names)))
-        out.append("the flags word is per host: numjobs is per host, and "
-                   "only jobs on the same host share its cache line")
-        out += perhost.check_lines(checks)
-    for e in partial:
-        down = ["%s (%s)" % (h.get("spec", "?"), h["status"])
-                for h in (e.get("hosts") or {}).values()
-                if h.get("status") in ("down", "failed")]
-        out.append("WARNING: %s left out: ran without host(s) %s; "
-                   "flagcheck-run again reruns it" % (
-                       e.get("name", "?"), ", ".join(down)))
-    return out
-
-
-def header_lines(records, docs, manifests, base):
-    out = ["runs: %d (%s)" % (len(records), ", ".join(
-        "%s n=%d" % (m, sum(1 for r in records if r.mode == m))
-        for m in compare.mode_order(records, base)))]
-    for m in manifests:
-        host = m.get("host") or {}
-        out.append("host: %s, %s, %s cores, kernel %s" % (
-            host.get("hostname", "?"), host.get("cpu_model", "?"),
-            host.get("cores", "?"), host.get("kernel", "?")))
-        out.append("fio: %s, engine: %s, started %s" % (
-            m.get("fio_version", "?"), m.get("engine_version", "?"),
-            m.get("started", "?")))
-        if not m.get("complete"):
-            out.append("WARNING: the matrix is incomplete "
-                       "(manifest complete=false)")
-    if not manifests:
-        versions = sorted({d.get("fio version", "?") for d in docs})
-        out.append("fio: %s" % ", ".join(versions))
-    out.append("columns: per mode 'mean ± %%stddev' (sample stddev in %% of "
-               "the mean); %%change against %s; ratio 95%% CI: percentile "
-               "bootstrap of mean(mode)/mean(%s), %d resamples, seed %d; "
-               "verdict: Welch's two-sided t-test at alpha %g"
-               % (base, base, significance.BOOTSTRAP_ITERATIONS,
-                  significance.BOOTSTRAP_SEED, significance.ALPHA))
-    return out
-
-
 def job_file_figures(manifests):
     """{scenario: published entry} of the job files the manifests name that
     carry their own published figure (the catalogue's header line); a job
@@ -383,20 +333,6 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     return out
 
 
-def report_header(args, runs, manifests, ok_runs):
-    """The header lines; runs: load_records() and the runs left out."""
-    records, docs, hrecords, checks, apart, left_out = runs
-    head = header_lines(records, docs, manifests, args.base)
-    head[-1:-1] = host_header_lines(hrecords, checks, manifests) + \
-        conditions.header_lines(manifests, ok_runs, args.exclude_busy) + \
-        apart
-    for line in apart:
-        warn(line[len("WARNING: "):])
-    head[-1:-1] = ["left out (counters disagree with fio's): %s: %s"
-                   % (path, why) for path, why in left_out]
-    return head
-
-
 def _outdir(args):
     if args.outdir is not None:
         return args.outdir
@@ -469,7 +405,7 @@ def main(argv=None):
              % (args.base, ", ".join(sorted({r.mode for r in records}))))
         return 2
     order = compare.mode_order(records, args.base)
-    head = report_header(args, runs + (left_out,), manifests, ok_runs)
+    head = header.lines(args, runs + (left_out,), manifests, ok_runs)
     secs = build_sections(args, runs + (stats_read,), order, files,
                           manifests, ok_runs, counts)
     return write(args, head, secs)
