@@ -198,8 +198,8 @@ def csv_text(pts):
                 "misses"] + ["hit_idx%d" % i for i in range(1, 17)]
                + ["published_lru_ns", "published_slow_ns"])
     for p in pts:
-        w.writerow([p.mode, p.mod, p.n, format(p.ns, ".10g"),
-                    format(p.stddev, ".10g"), p.hits, p.misses] + p.depth
+        w.writerow([p.mode, p.mod, p.n, render.csv_number(p.ns),
+                    render.csv_number(p.stddev), p.hits, p.misses] + p.depth
                    + [PUBLISHED_ON.get(p.mod, ""),
                       PUBLISHED_OFF.get(p.mod, "")])
     return buf.getvalue()

@@ -309,7 +309,14 @@ def markdown(header_lines, tables):
     return "\n\n".join(parts) + "\n"
 
 
-def _num(v):
+def in_format(fmt, text, markdown):
+    """The renderer that --format names ("text" or "markdown") of a pair:
+    each caller names both, so that a grep for one finds its callers."""
+    return {"text": text, "markdown": markdown}[fmt]
+
+
+def csv_number(v):
+    """A CSV cell of a number: ten significant figures, "" for None."""
     return "" if v is None else format(v, ".10g")
 
 
@@ -327,12 +334,12 @@ def compare_csv(sections):
                 wt = v.welch or (None, None, None)
                 ci = v.ci or (None, None)
                 w.writerow([s.scenario, s.numjobs, row.name, row.base.mode,
-                            row.base.n, _num(row.base.mean),
-                            _num(row.base.stddev), comp.cell.mode,
-                            comp.cell.n, _num(comp.cell.mean),
-                            _num(comp.cell.stddev), _num(comp.pct_change),
-                            _num(wt[0]), _num(wt[1]), _num(wt[2]),
-                            _num(ci[0]), _num(ci[1]), v.text])
+                            row.base.n, csv_number(row.base.mean),
+                            csv_number(row.base.stddev), comp.cell.mode,
+                            comp.cell.n, csv_number(comp.cell.mean),
+                            csv_number(comp.cell.stddev),
+                            csv_number(comp.pct_change)]
+                           + [csv_number(x) for x in (*wt, *ci)] + [v.text])
     return buf.getvalue()
 
 
@@ -345,8 +352,7 @@ def scaling_csv(lines):
     for line in lines:
         for p in line.points.values():
             ci = p.ratio_ci or (None, None)
-            w.writerow([line.scenario, line.numjobs, p.mode, p.n,
-                        _num(p.iops), _num(p.stddev), _num(p.speedup),
-                        _num(p.efficiency), _num(p.ratio), _num(ci[0]),
-                        _num(ci[1])])
+            w.writerow([line.scenario, line.numjobs, p.mode, p.n]
+                       + [csv_number(x) for x in (p.iops, p.stddev, p.speedup,
+                                                  p.efficiency, p.ratio, *ci)])
     return buf.getvalue()

@@ -101,7 +101,8 @@ class FixTable(Section):
         self.records, self.modes = records, modes
 
     def block(self, fmt):
-        return getattr(fixtable, fmt)(self.records, self.modes)
+        return render.in_format(fmt, fixtable.text, fixtable.markdown)(
+            self.records, self.modes)
 
     def files(self):
         return [("threeway.md", fixtable.markdown(self.records, self.modes))]
@@ -115,7 +116,7 @@ class Lru(Section):
         self.pts = pts
 
     def block(self, fmt):
-        return getattr(lru, fmt)(self.pts)
+        return render.in_format(fmt, lru.text, lru.markdown)(self.pts)
 
     def files(self):
         return [("lru.md", lru.markdown(self.pts)),
@@ -133,7 +134,8 @@ class Summary(Section):
         self.rows, self.simulated = rows, simulated
 
     def block(self, fmt):
-        return getattr(summary, fmt)(self.rows, self.simulated)
+        return render.in_format(fmt, summary.text, summary.markdown)(
+            self.rows, self.simulated)
 
     def lead(self):
         return summary.markdown(self.rows, self.simulated)
@@ -141,8 +143,8 @@ class Summary(Section):
 
 def body(fmt, head, sections):
     """The header and every section's tables, as text or Markdown."""
-    return getattr(render, fmt)(head, [t for s in sections
-                                       for t in s.tables()])
+    return render.in_format(fmt, render.text, render.markdown)(
+        head, [t for s in sections for t in s.tables()])
 
 
 def report_md(head, sections):

@@ -118,7 +118,7 @@ class Section(sections.Section):
         return "## Why\n\n" + "\n\n".join(parts) + "\n"
 
     def block(self, fmt):
-        return getattr(self, fmt)()
+        return render.in_format(fmt, self.text, self.markdown)()
 
     def draw(self, outdir):
         """The heatmap, named in the section's Markdown once drawn; not
