@@ -285,7 +285,7 @@ def _lru_points(inputs, tried=()):
     """The bh_lru table's points; a bad counters file is left out of it
     (named, unless the report named it already: in @tried)."""
     runs = []
-    # engine stats files only: directories, or .jsonl files named
+    # the engine's counters files only: directories, or .jsonl files named
     for path in lru.stats_files([i for i in inputs if os.path.isdir(i)
                                  or i.endswith(".jsonl")]):
         try:
@@ -389,10 +389,10 @@ def main(argv=None):
     busy = []
     if args.exclude_busy:
         files, busy = conditions.exclude_busy(files)
-    left_out, stats_read = [], {}
+    left_out, counters_read = [], {}
     runs = loadrecords.load_records(files, args.group_by,
                         _modes(args.base, manifests), left_out,
-                        stats_out=stats_read)
+                        counters_out=counters_read)
     records = runs[0]
     if not records:
         warn("nothing to report: %s" % (
@@ -406,6 +406,6 @@ def main(argv=None):
         return 2
     order = compare.mode_order(records, args.base)
     head = header.lines(args, runs + (left_out,), manifests, ok_runs)
-    secs = build_sections(args, runs + (stats_read,), order, files,
+    secs = build_sections(args, runs + (counters_read,), order, files,
                           manifests, ok_runs, counts)
     return write(args, head, secs)

@@ -100,7 +100,7 @@ def _run_of(item):
         item[0]), manifest.NAME)) if entry else "an input"
 
 
-def identify(path, doc, stats_records, entry, group_by, modes):
+def identify(path, doc, counters, entry, group_by, modes):
     """(scenario, mode, numjobs, repeat) of one run; raises InputError."""
     opts = fiojson.job_options(doc)
     if group_by is None:
@@ -113,9 +113,8 @@ def identify(path, doc, stats_records, entry, group_by, modes):
     # the variant job option; flag_check: its older name, in older runs
     option = group_by or ("variant" if "variant" in opts else "flag_check")
     mode = opts.get(option)
-    if mode is None and group_by is None and stats_records:
-        mode = stats_records[0].get("variant",
-                                    stats_records[0].get("flag_check"))
+    if mode is None and group_by is None and counters:
+        mode = counters[0].get("variant", counters[0].get("flag_check"))
     if mode is None and group_by is not None:
         raise fiojson.InputError(path, "cannot tell the mode: --group-by "
                                  "%s: no such job option in this run (its "
@@ -134,7 +133,7 @@ def identify(path, doc, stats_records, entry, group_by, modes):
     return (scenario, str(mode), numjobs, None)
 
 
-def _stats(path):
+def _load_counters(path):
     """The run's counters (fiojson.load_stats); a bad file leaves the run
     out (InputError): its setup, its counts and its time share would be
     unknown, and it would stand apart from its scenario's other runs."""
@@ -153,13 +152,13 @@ def _entry_file(path, name, field):
         directory, manifest.NAME), field)
 
 
-def host_stats(path, entry, used=None):
+def host_counters(path, entry, used=None):
     """{'host:port': engine records or None} of a client/server run from
     its manifest entry (flagcheck-run --hosts)."""
     out = {}
     for info in ((entry or {}).get("hosts") or {}).values():
         if info.get("status") == "ok":
-            out[info["key"]] = _stats(_use(used, _entry_file(
+            out[info["key"]] = _load_counters(_use(used, _entry_file(
                 path, info["stats"], "hosts stats"))) \
                 if info.get("stats") else None
     return out
@@ -179,18 +178,18 @@ def _use(used, path):
     return path
 
 
-def _stats_path(path, entry):
+def _counters_path(path, entry):
     """The counters file of the run whose fio JSON is at @path: its
     manifest entry's, else the one beside it; never a link (nothing
     outside the results directory is read)."""
     if entry is not None and entry.get("stats"):
         return _entry_file(path, entry["stats"], "stats")
-    stats_path = matrix.stats_path_for_json(path)
-    if os.path.islink(stats_path):
-        raise fiojson.InputError(stats_path, "a symbolic link (refused: "
+    counters_path = matrix.stats_path_for_json(path)
+    if os.path.islink(counters_path):
+        raise fiojson.InputError(counters_path, "a symbolic link (refused: "
                                  "nothing outside the results directory is "
                                  "read; run left out)")
-    return stats_path
+    return counters_path
 
 
 def host_records(doc, per_host, path):
@@ -213,48 +212,49 @@ def host_records(doc, per_host, path):
 
 
 def load_records(files, group_by, modes, left_out=None, setups_out=None,
-                 stats_out=None):
+                 counters_out=None):
     """(records, docs, host records, All clients checks, lines naming the
     scenarios whose runs differ in setup, reported apart); the runs left
     out because their counters disagree with fio's go to @left_out as
     (path, why), each record's setup (runsetup.of_run) to @setups_out, its
-    counters to @stats_out ({fio JSON path: records or None}; its key
+    counters to @counters_out ({fio JSON path: records or None}; its key
     None: the real paths of every counters file tried, named if bad)."""
     records, docs, hrecords, checks, setup = [], [], [], [], []
     used = {}
-    if stats_out is not None:
-        stats_out[None] = used
+    if counters_out is not None:
+        counters_out[None] = used
     for path, entry, mf in files:
         try:
             doc = fiojson.load_fio_json(path)
             per_host, checked = [], None
             if clients.is_client_output(doc) and entry is not None and \
                     entry.get("hosts"):
-                per_host, checked, stats_records = host_records(
-                    doc, host_stats(path, entry, used), path)
+                per_host, checked, counters = host_records(
+                    doc, host_counters(path, entry, used), path)
             else:
-                stats_records = _stats(_use(used, _stats_path(path, entry)))
+                counters = _load_counters(_use(used,
+                                               _counters_path(path, entry)))
                 if clients.is_client_output(doc):
                     per_host, checked, _ = host_records(doc, {}, path)
             if entry is not None:
                 why = manifest.files_error(
-                    entry, doc, stats_records,
+                    entry, doc, counters,
                     ((mf or {}).get("matrix") or {}).get("modes") or ())
                 if why:
                     raise fiojson.InputError(path, "%s (manifest entry %s; "
                                              "run left out)" % (
                                                  why, entry.get("name")))
             scenario, mode, numjobs, repeat = identify(
-                path, doc, stats_records, entry, group_by, modes)
+                path, doc, counters, entry, group_by, modes)
             scenario = published.label(scenario)
-            why = fiojson.counts_disagree(doc, stats_records)
+            why = fiojson.counts_disagree(doc, counters)
             if why:
                 if left_out is not None:
                     left_out.append((path, why))
                 raise fiojson.InputError(path, why + " (left out)")
-            metrics = fiojson.run_metrics(doc, stats_records)
-            metrics["corun_pct"] = corun.share(stats_records)
-            metrics["corun_jobs"] = corun.jobs(stats_records)
+            metrics = fiojson.run_metrics(doc, counters)
+            metrics["corun_pct"] = corun.share(counters)
+            metrics["corun_jobs"] = corun.jobs(counters)
         except fiojson.InputError as e:
             warn(str(e))
             continue
@@ -265,10 +265,10 @@ def load_records(files, group_by, modes, left_out=None, setups_out=None,
         records.append(compare.Record(scenario, mode, numjobs, repeat,
                                       metrics, path))
         docs.append(doc)
-        if stats_out is not None:
-            stats_out[path] = stats_records
+        if counters_out is not None:
+            counters_out[path] = counters
         setup.append(runsetup.of_run(doc, fiojson.job_options(doc),
-                                   stats_records, entry, mf))
+                                   counters, entry, mf))
         if checked is not None:
             checks.append(checked)
             hrecords += [(len(records) - 1, perhost.HostRecord(

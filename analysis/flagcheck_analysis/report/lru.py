@@ -1,9 +1,10 @@
 """S5: nanoseconds per __find_get_block() against the number of distinct
 blocks looked up in turn (mod), with the per-CPU buffer_head LRU (on) and
-without it (off), from the engine's stats files of the bh_lru model: a table
-beside the figures published in the thread, and a plot.
+without it (off), from the engine's counters files (flagcheck_stats) of the
+bh_lru model: a table beside the figures published in the thread, and a
+plot.
 
-One stats file is one run; in it, one line per job per section (each
+One counters file is one run; in it, one line per job per section (each
 section one mod).  A run's ns per lookup at a mod is the sum of its jobs'
 lookup_ns over the sum of their lookups; over runs, mean ± stddev."""
 
