@@ -211,6 +211,23 @@ def host_records(doc, per_host, path):
         together
 
 
+def _read_run(path, entry, used):
+    """(fio JSON, counters, per-host metrics, All clients check) of one
+    run (host_records(); a run on one host: [] and None); @used: see
+    _use().  Raises InputError."""
+    doc = fiojson.load_fio_json(path)
+    per_host, checked = [], None
+    if clients.is_client_output(doc) and entry is not None and \
+            entry.get("hosts"):
+        per_host, checked, counters = host_records(
+            doc, host_counters(path, entry, used), path)
+    else:
+        counters = _load_counters(_use(used, _counters_path(path, entry)))
+        if clients.is_client_output(doc):
+            per_host, checked, _ = host_records(doc, {}, path)
+    return doc, counters, per_host, checked
+
+
 def load_records(files, group_by, modes, left_out=None, setups_out=None,
                  counters_out=None):
     """(records, docs, host records, All clients checks, lines naming the
@@ -225,17 +242,7 @@ def load_records(files, group_by, modes, left_out=None, setups_out=None,
         counters_out[None] = used
     for path, entry, mf in files:
         try:
-            doc = fiojson.load_fio_json(path)
-            per_host, checked = [], None
-            if clients.is_client_output(doc) and entry is not None and \
-                    entry.get("hosts"):
-                per_host, checked, counters = host_records(
-                    doc, host_counters(path, entry, used), path)
-            else:
-                counters = _load_counters(_use(used,
-                                               _counters_path(path, entry)))
-                if clients.is_client_output(doc):
-                    per_host, checked, _ = host_records(doc, {}, path)
+            doc, counters, per_host, checked = _read_run(path, entry, used)
             if entry is not None:
                 why = manifest.files_error(
                     entry, doc, counters,
