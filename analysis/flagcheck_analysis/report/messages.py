@@ -1,6 +1,6 @@
 """flagcheck-report's name and its one-line messages on stderr, shared by
-its command line and the loader of its records (which flagcheck-catalogue
-uses too)."""
+its command line, its header and the loader of its records (which
+flagcheck-catalogue uses too, so its messages name flagcheck-report)."""
 
 import sys
 
