@@ -45,7 +45,7 @@ def test_a_stretch_that_ends_before_it_starts_is_refused(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_text(json.dumps(dict(_rec((5, 4)), flagcheck=2)) + "\n")
     with pytest.raises(fiojson.InputError) as e:
-        fiojson.load_stats(str(path))
+        fiojson.load_counters(str(path))
     assert str(e.value) == "%s: line 1: corun.intervals[0] is [5, 4]: " \
         "want [start, end] with end >= start" % path
 
@@ -58,7 +58,7 @@ def test_a_cells_share_is_the_median_of_its_runs_counters(tmp_path):
     stretches = [((0, 10), (0, 10)), ((0, 100), (50, 150)),
                  ((0, 10), (10, 20))]
     for run, (a, b) in zip(runs, stretches):
-        with open(matrix.stats_path(str(tmp_path), run), "w") as f:
+        with open(matrix.counters_path(str(tmp_path), run), "w") as f:
             for rec in (_rec(a), _rec(b)):
                 f.write(json.dumps(dict(rec, flagcheck=2)) + "\n")
     assert decide.cell_corun(str(tmp_path), runs) == 100.0 * 50 / 150
@@ -110,7 +110,7 @@ def _fio_s1(tmp_path, numjobs, *args):
                        timeout=60)
     t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
     assert p.returncode == 0, p.stderr
-    return fiojson.load_stats(str(stats)), t0, t1
+    return fiojson.load_counters(str(stats)), t0, t1
 
 
 @needs_fio
@@ -176,7 +176,7 @@ def test_s1_beside_busy_loops_names_how_much_the_jobs_ran_together(
     # the merge, from the counters files the runs left
     with open(os.path.join(out, "manifest.json")) as f:
         runs = json.load(f)["runs"]
-    shares = [corun.share(fiojson.load_stats(os.path.join(out, e["stats"])))
+    shares = [corun.share(fiojson.load_counters(os.path.join(out, e["stats"])))
               for e in runs if e["status"] == "ok"]
     assert len(shares) == 6 and all(0 <= s <= 100 for s in shares)
     median = corun.cell_share(shares)
@@ -233,7 +233,7 @@ def test_until_decided_stops_a_cell_whose_jobs_never_ran_together(
         doc = json.load(f)
     cell, = doc["cells"]
     assert cell["repeats"] == 3
-    shares = [corun.share(fiojson.load_stats(os.path.join(out, e["stats"])))
+    shares = [corun.share(fiojson.load_counters(os.path.join(out, e["stats"])))
               for e in doc["runs"] if e["status"] == "ok"]
     assert len(shares) == 6
     said = [l for l in (p.stdout + p.stderr).splitlines()

@@ -48,7 +48,7 @@ class TestDeepJson(Scratch):
 
     def test_loaders_name_the_file(self):
         for load, prefix in ((fiojson.load_fio_json, '{"jobs": '),
-                             (fiojson.load_stats, '{"flagcheck": 1, "a": ')):
+                             (fiojson.load_counters, '{"flagcheck": 1, "a": ')):
             path = deep_json(self.path("deep"), prefix)
             with pytest.raises(fiojson.InputError) as cm:
                 load(path)
@@ -140,7 +140,7 @@ class TestImpossibleValues(Scratch):
             f.write('{"flagcheck": 1, "ios": 10, "rmw": 20}\n'
                     '{"flagcheck": 1, "ios": 10, "rmw": -20}\n')
         with pytest.raises(fiojson.InputError) as cm:
-            fiojson.load_stats(path)
+            fiojson.load_counters(path)
         assert str(cm.value) == ("%s: line 2: rmw is -20: not a "
                                  "whole number of 0 or more" % path)
 

@@ -67,9 +67,9 @@ class TestBadFiles:
     def test_bad_stats_line(self):
         path = self.write("s.jsonl", '{"flagcheck": 1, "ios": 1}\n{"ios": \n')
         with pytest.raises(fiojson.InputError) as cm:
-            fiojson.load_stats(path)
+            fiojson.load_counters(path)
         assert "line 2" in str(cm.value)
-        assert fiojson.load_stats(path + ".absent") is None
+        assert fiojson.load_counters(path + ".absent") is None
 
 
 class TestMetrics:
@@ -92,7 +92,7 @@ class TestMetrics:
         for path in paths:
             with open(path) as f:
                 recs = [json.loads(line) for line in f]
-            stats = fiojson.load_stats(path)
+            stats = fiojson.load_counters(path)
             m = fiojson.run_metrics(
                 fiojson.load_fio_json(path.replace(".flagcheck.jsonl",
                                                    ".json")), stats)

@@ -53,7 +53,7 @@ class TestLoopDevice(ResultsDirCase):
             doc = fiojson.load_fio_json(os.path.join(self.out, e["json"]))
             assert sum(j["read"]["io_bytes"]
                        for j in doc["jobs"]) > 0
-            stats = fiojson.load_stats(os.path.join(self.out, e["stats"]))
+            stats = fiojson.load_counters(os.path.join(self.out, e["stats"]))
             assert {r["backend"] for r in stats} == {"libaio"}
             run = e["interference"]["run_cpus"]
             assert "kthreads_s" in run

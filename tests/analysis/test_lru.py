@@ -47,7 +47,7 @@ class TestLru:
         self.write("s_off_nj1_r1.flagcheck.jsonl", [
             line("off", 1, 1000, 25000), line("off", 17, 1000, 26000),
             {"flagcheck": 1, "model": "filemap_check_errors", "ios": 5}])
-        return lru.load(lru.stats_files([self.d]))
+        return lru.load(lru.counters_files([self.d]))
 
     def test_points_mean_over_runs_of_each_runs_ratio(self):
         pts = {(p.mode, p.mod): p for p in lru.points(self.runs())}

@@ -25,6 +25,6 @@ class TestMatrix:
         assert name == "s1_filemap_check_test_first_nj16_r5.json"
         assert matrix.parse_name("/x/" + name) == run
         assert matrix.parse_name("fio-output.json") is None
-        assert matrix.stats_path_for_json("/x/" + name) == \
+        assert matrix.counters_path_for_json("/x/" + name) == \
             ("/x/s1_filemap_check_test_first_nj16_r5"
              ".flagcheck.jsonl")

@@ -36,7 +36,7 @@ def test_stores_skipped_is_a_counter_the_reader_checks(tmp_path):
     path = tmp_path / "x.flagcheck.jsonl"
     path.write_text('{"flagcheck": 2, "ios": 1, "stores_skipped": -1}\n')
     try:
-        fiojson.load_stats(str(path))
+        fiojson.load_counters(str(path))
     except fiojson.InputError as e:
         assert "stores_skipped is -1" in str(e)
     else:

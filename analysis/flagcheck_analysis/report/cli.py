@@ -286,7 +286,7 @@ def _lru_points(inputs, tried=()):
     (named, unless the report named it already: in @tried)."""
     runs = []
     # the engine's counters files only: directories, or .jsonl files named
-    for path in lru.stats_files([i for i in inputs if os.path.isdir(i)
+    for path in lru.counters_files([i for i in inputs if os.path.isdir(i)
                                  or i.endswith(".jsonl")]):
         try:
             runs += lru.load([path])

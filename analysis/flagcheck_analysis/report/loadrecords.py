@@ -134,11 +134,11 @@ def identify(path, doc, counters, entry, group_by, modes):
 
 
 def _load_counters(path):
-    """The run's counters (fiojson.load_stats); a bad file leaves the run
+    """The run's counters (fiojson.load_counters); a bad file leaves the run
     out (InputError): its setup, its counts and its time share would be
     unknown, and it would stand apart from its scenario's other runs."""
     try:
-        return fiojson.load_stats(path)
+        return fiojson.load_counters(path)
     except fiojson.InputError as e:
         e.args = ("%s (run left out)" % e,)
         raise
@@ -184,7 +184,7 @@ def _counters_path(path, entry):
     outside the results directory is read)."""
     if entry is not None and entry.get("stats"):
         return _entry_file(path, entry["stats"], "stats")
-    counters_path = matrix.stats_path_for_json(path)
+    counters_path = matrix.counters_path_for_json(path)
     if os.path.islink(counters_path):
         raise fiojson.InputError(counters_path, "a symbolic link (refused: "
                                  "nothing outside the results directory is "

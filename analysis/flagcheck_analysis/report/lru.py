@@ -18,7 +18,7 @@ from ..stats import significance
 from ..results import published
 from . import plot, render
 from ..results import schema
-from ..results.fiojson import InputError, load_stats
+from ..results.fiojson import InputError, load_counters
 
 MODEL = "bh_lru"
 
@@ -33,7 +33,7 @@ PUBLISHED_SOURCE = published.S5_SOURCE
 Point = namedtuple("Point", "mode mod n ns stddev hits misses depth")
 
 
-def stats_files(inputs):
+def counters_files(inputs):
     """The .flagcheck.jsonl files among `inputs` (files, or directories
     searched one level deep)."""
     out = []
@@ -85,7 +85,7 @@ def load(paths):
     engine writes."""
     runs = []
     for path in paths:
-        records = load_stats(path)
+        records = load_counters(path)
         if records is None:
             raise InputError(path, "no such stats file")
         mine = [r for r in records if r.get("model") == MODEL]

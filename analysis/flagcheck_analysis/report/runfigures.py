@@ -38,11 +38,11 @@ def _counters_of(record, counters):
     beside its fio JSON, never through a link."""
     if counters is not None:
         return counters.get(record.source)
-    path = matrix.stats_path_for_json(record.source)
+    path = matrix.counters_path_for_json(record.source)
     if os.path.islink(path):
         return None
     try:
-        return fiojson.load_stats(path)
+        return fiojson.load_counters(path)
     except fiojson.InputError:
         return None                     # the report has named it already
 

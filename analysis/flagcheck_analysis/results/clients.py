@@ -84,7 +84,7 @@ def check_all_clients(doc):
 
 def counter_lines(text):
     """{server hostname: [counter records]} from fio's client output text.
-    A record has the fields the JSON Lines stats file has for the counters
+    A record has the fields the JSON Lines counters file has for the counters
     (no per-path breakdown, no pid), plus "server" and "source"."""
     out = {}
     for line in text.splitlines():

@@ -41,17 +41,17 @@ def check(record):
                                  "[start, end] with end >= start")
 
 
-def jobs(stats):
+def jobs(counters):
     """How many of the run's jobs wrote a record of their stretches."""
-    return sum(1 for r in stats or ()
+    return sum(1 for r in counters or ()
                if isinstance(r.get("corun"), dict)
                and r["corun"].get("intervals"))
 
 
-def share(stats):
+def share(counters):
     """The percent (0..100) of the run during which two or more jobs ran
     at once, or None (see the module's text)."""
-    jobs = [r["corun"]["intervals"] for r in stats or ()
+    jobs = [r["corun"]["intervals"] for r in counters or ()
             if isinstance(r.get("corun"), dict)
             and r["corun"].get("intervals")]
     if len(jobs) < 2:

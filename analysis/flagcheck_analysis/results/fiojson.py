@@ -1,5 +1,5 @@
 """Loading fio JSON output (plain, json+, client/server) and the engine's
-stats JSON Lines, and reducing one run to one number per metric."""
+counters JSON Lines, and reducing one run to one number per metric."""
 
 import json
 import math
@@ -117,7 +117,7 @@ _ABSENT = object()
 # the fields of a job entry that the report reads: per direction, and not
 _DIRECTION_FIELDS = ("iops", "bw", "clat_ns.mean", "clat_ns.N")
 _JOB_FIELDS = ("usr_cpu", "sys_cpu", "job_runtime", "total_err")
-# the engine's counters in a stats record
+# the engine's counters in a record of the counters file
 COUNTERS = ("ios", "checks", "rmw", "rmw_skipped", "stores", "errors_set",
             "errors_reported", "stores_skipped")
 
@@ -250,7 +250,7 @@ def job_options(doc):
     return opts
 
 
-def normalise_stats(rec):
+def normalise_counters(rec):
     """One shape for both versions of a record. Version 2 (the engine since
     the exactly-once fix) names the model's variant `variant` and splits
     `ios` by direction; version 1 called the variant `flag_check`. Both
@@ -302,9 +302,9 @@ def _check_record(rec):
                              "calls (%d): a sample of them" % calls)
 
 
-def load_stats(path):
+def load_counters(path):
     """The engine's per-job records (JSON Lines), or None if there is no
-    stats file.  Raises InputError naming the first bad line."""
+    counters file.  Raises InputError naming the first bad line."""
     text = read_text(path, "counters file")
     if text is None:
         return None
@@ -332,7 +332,7 @@ def load_stats(path):
             corun.check(rec)
         except schema.Invalid as e:
             raise InputError(path, "line %d: %s" % (number, e))
-        records.append(normalise_stats(rec))
+        records.append(normalise_counters(rec))
     return records
 
 
@@ -429,15 +429,15 @@ def fio_total_ios(doc):
     return sum(vals) if vals else None
 
 
-def counts_disagree(doc, stats):
+def counts_disagree(doc, counters):
     """Why the engine's counters of a run disagree with fio's JSON, or None
     when they agree: the engine counts each I/O fio issues exactly once,
     so its ios (per direction, where the record has them) equal fio's
     total_ios. A run whose counts disagree is not a measurement."""
-    if not stats:
+    if not counters:
         return None
     fio = fio_total_ios(doc)
-    vals = [number_or_none(r.get("ios")) for r in stats]
+    vals = [number_or_none(r.get("ios")) for r in counters]
     if fio is None or None in vals:
         return "its counters or fio's JSON have no I/O count"
     if sum(vals) != fio:
@@ -445,9 +445,9 @@ def counts_disagree(doc, stats):
                 "describe this run (a counters file of another run, or an "
                 "engine from before the exactly-once fix)"
                 % (sum(vals), fio))
-    if all("ios_read" in r for r in stats):
+    if all("ios_read" in r for r in counters):
         for key, d in (("ios_read", "read"), ("ios_write", "write")):
-            mine = sum(r[key] for r in stats)
+            mine = sum(r[key] for r in counters)
             theirs = sum(number_or_none((e.get(d) or {}).get("total_ios"))
                          or 0 for e in fio_jobs(doc))
             if mine != theirs:
@@ -456,7 +456,7 @@ def counts_disagree(doc, stats):
     return None
 
 
-def run_metrics(doc, stats):
+def run_metrics(doc, counters):
     """One value (or None) per metric key in METRICS for one fio run.
 
     IOPS and bandwidth are summed over the entries: one per job, or one per
@@ -481,9 +481,9 @@ def run_metrics(doc, stats):
 
     m["rmw_per_io"] = m["stores_per_io"] = None
     m["errors_set"] = m["errors_reported"] = None
-    if stats:
+    if counters:
         def total(field):
-            vals = [number_or_none(r.get(field)) for r in stats]
+            vals = [number_or_none(r.get(field)) for r in counters]
             # a float: a sum of u64 counts may pass 2^64, numpy's ints
             return None if None in vals else float(sum(vals))
         # per fio I/O: divided by fio's own count, never the engine's

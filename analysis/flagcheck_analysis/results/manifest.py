@@ -226,9 +226,9 @@ def names_error(entry):
     return None
 
 
-def files_error(entry, doc, stats, modes=()):
-    """Why a finished run's fio JSON `doc` and counters `stats` (records,
-    or None) are not the run its manifest entry describes, or None (its
+def files_error(entry, doc, counters, modes=()):
+    """Why a finished run's fio JSON `doc` and its counters file's
+    records `counters` (or None) are not the run its manifest entry describes, or None (its
     entry names its own files: names_error()): fio's flagcheck_stats option
     (the runner sets it to the run's counters file) names the entry's;
     fio's variant option is no other mode of the matrix (`modes`), nor
@@ -250,13 +250,13 @@ def files_error(entry, doc, stats, modes=()):
     if nj is not None and str(nj) != str(entry.get("numjobs")):
         return ("its fio JSON ran numjobs=%s, the entry says %s"
                 % (nj, entry.get("numjobs")))
-    for r in stats or ():
+    for r in counters or ():
         if mode is not None and r.get("variant") not in (None, str(mode)):
             return ("its counters are of variant %s, its fio JSON ran "
                     "variant=%s" % (r.get("variant"), mode))
     # the engine writes fio's job name; a group's entry has its first's
     theirs = {e.get("jobname") for e in fiojson.fio_jobs(doc)} - {None}
-    mine = {r.get("job") for r in stats or ()} - {None}
+    mine = {r.get("job") for r in counters or ()} - {None}
     if theirs and mine and not theirs & mine:
         return ("its counters are of job(s) %s, its fio JSON ran %s" % (
             ", ".join(sorted(mine)), ", ".join(sorted(theirs))))

@@ -1,11 +1,11 @@
 """The run matrix: which runs, in which order, and what their files are called.
 
-Naming convention (one fio JSON and one engine stats file per run):
+Naming convention (one fio JSON and one engine counters file per run):
     <scenario>_<mode>_nj<numjobs>_r<repeat>.json
     <scenario>_<mode>_nj<numjobs>_r<repeat>.flagcheck.jsonl
 scenario is the job file's stem, repeat counts from 1.  On several hosts
 (fio client/server) the JSON is the client's, and each host has its own
-stats file and the job file that was sent to it:
+counters file and the job file that was sent to it:
     <scenario>_<mode>_nj<numjobs>_r<repeat>.<host label>.flagcheck.jsonl
     jobs/<scenario>_<mode>_nj<numjobs>_r<repeat>.<host label>.fio
 """
@@ -58,11 +58,11 @@ def json_path(outdir, run):
     return os.path.join(outdir, run_name(run) + ".json")
 
 
-def stats_path(outdir, run):
+def counters_path(outdir, run):
     return os.path.join(outdir, run_name(run) + ".flagcheck.jsonl")
 
 
-def host_stats_path(outdir, run, label):
+def host_counters_path(outdir, run, label):
     return os.path.join(outdir, "%s.%s.flagcheck.jsonl" % (run_name(run),
                                                           label))
 
@@ -71,8 +71,8 @@ def host_job_path(outdir, run, label):
     return os.path.join(outdir, "jobs", "%s.%s.fio" % (run_name(run), label))
 
 
-def stats_path_for_json(path):
-    """The engine stats file that sits beside a fio JSON file."""
+def counters_path_for_json(path):
+    """The engine counters file that sits beside a fio JSON file."""
     base = path[:-len(".json")] if path.endswith(".json") else path
     return base + ".flagcheck.jsonl"
 
@@ -108,10 +108,10 @@ MATRIX_VARS = ("FLAG_CHECK", "NUMJOBS", "FLAGCHECK_STATS")
 
 def run_env(variables, outdir, run, label=None):
     """The job files' variables for one run: `variables` plus the matrix's
-    own, and on several hosts (`label`) that host's own stats file."""
+    own, and on several hosts (`label`) that host's own counters file."""
     env = dict(variables)
-    stats = (stats_path(outdir, run) if label is None else
-             host_stats_path(outdir, run, label))
+    counters = (counters_path(outdir, run) if label is None else
+                host_counters_path(outdir, run, label))
     env.update(FLAG_CHECK=run.mode, NUMJOBS=str(run.numjobs),
-               FLAGCHECK_STATS=os.path.abspath(stats))
+               FLAGCHECK_STATS=os.path.abspath(counters))
     return env

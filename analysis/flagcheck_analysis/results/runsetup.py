@@ -14,7 +14,7 @@ FIELDS = ("fio version", "engine", "host", "kernel", "job file", "backend",
           "engine options", "variables")
 # what a manifest writes where it could not tell
 _UNKNOWN = ("", "?", "unknown", None)
-# the engine's options in a stats record besides the model's own
+# the engine's options in a record of the counters file besides the model's own
 # ("options"); the variant (flag_check, renamed variant) is the mode
 _ENGINE_KEYS = ("model", "mapping", "inject", "inject_every")
 _VARIANT_KEYS = ("variant", "flag_check")
@@ -46,7 +46,7 @@ def _engine_options(rec):
     return " ".join("%s=%s" % kv for kv in sorted(opts.items()))
 
 
-def of_run(doc, job_options, stats, entry, manifest):
+def of_run(doc, job_options, counters, entry, manifest):
     """{field: value, or None where the inputs do not say}."""
     scenario = (entry or {}).get("scenario")
     mf = manifest or {}
@@ -57,9 +57,10 @@ def of_run(doc, job_options, stats, entry, manifest):
     job = (entry or {}).get("job_sha256") or \
         (matrix.get("job_sha256") or {}).get(scenario) or \
         (matrix.get("jobs") or {}).get(scenario)
-    backend = _one(r.get("backend") for r in stats or ()) \
+    backend = _one(r.get("backend") for r in counters or ()) \
         or job_options.get("backend")
-    options = _one(_engine_options(r) for r in stats) if stats else None
+    options = (_one(_engine_options(r) for r in counters) if counters
+               else None)
     engine = (entry or {}).get("engine_sha256")
     out = {"fio version": doc.get("fio version"),
            "engine": "sha256 %s" % engine[:12] if engine

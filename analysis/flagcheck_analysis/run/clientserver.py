@@ -111,9 +111,9 @@ def probe(args):
     return live, down
 
 
-def stats_paths(args, run):
+def counters_paths(args, run):
     """Every host's stats file of one run."""
-    return [matrix.host_stats_path(args.outdir, run, h.label)
+    return [matrix.host_counters_path(args.outdir, run, h.label)
             for h in args.hosts]
 
 
@@ -140,7 +140,7 @@ def collect_counters(args, run, entry, live, out):
         text = f.read().decode("utf-8", "replace")
     from_text = text_counters(live, text)
     for h in live:
-        path = matrix.host_stats_path(args.outdir, run, h.label)
+        path = matrix.host_counters_path(args.outdir, run, h.label)
         info = entry["hosts"][h.label]
         info["stats"] = os.path.basename(path)
         if os.path.exists(path):

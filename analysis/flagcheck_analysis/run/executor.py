@@ -28,7 +28,7 @@ class Executor:
     methods, for config.py): check_job(), clock(), placements(), pinned(),
     ramp_s().  Per run the runner calls ready(), command(), env(),
     before(); fio runs; after(), then done() when fio ended well, else
-    stats_paths() (removed) and, after --run-timeout, timeout_reason().
+    counters_paths() (removed) and, after --run-timeout, timeout_reason().
     calibrate() once before the runs, dry_run() for --dry-run."""
 
     def __init__(self, args, progress=None, stopped=None):
@@ -52,9 +52,9 @@ class Executor:
     def after(self, entry):
         """Right after fio ended."""
 
-    def stats_paths(self, run):
+    def counters_paths(self, run):
         """The run's engine stats files, removed when fio failed."""
-        return [matrix.stats_path(self.args.outdir, run)]
+        return [matrix.counters_path(self.args.outdir, run)]
 
     def calibrate(self):
         """The manifest's fields of a calibration before the runs; {}

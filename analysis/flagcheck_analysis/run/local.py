@@ -108,7 +108,7 @@ class Local(Executor):
         try:
             why = fiojson.counts_disagree(
                 fiojson.load_fio_json(out),
-                fiojson.load_stats(matrix.stats_path(self.args.outdir, run)))
+                fiojson.load_counters(matrix.counters_path(self.args.outdir, run)))
         except fiojson.InputError as e:
             why = str(e)
         if why is None:

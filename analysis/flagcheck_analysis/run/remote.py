@@ -75,7 +75,7 @@ class Remote(Executor):
                          "answered" % name, stderr_tail=[
                              "%s: %s" % (h.spec, r) for h, r in self.down])
             return Status.FAILED
-        for path in clientserver.stats_paths(self.args, run):
+        for path in clientserver.counters_paths(self.args, run):
             if os.path.exists(path):
                 os.unlink(path)
         try:
@@ -105,8 +105,8 @@ class Remote(Executor):
                                   entry["hosts"][h.label]["reason"]])
         return Status.FAILED
 
-    def stats_paths(self, run):
-        return super().stats_paths(run) + clientserver.stats_paths(self.args,
+    def counters_paths(self, run):
+        return super().counters_paths(run) + clientserver.counters_paths(self.args,
                                                                    run)
 
     def timeout_reason(self):

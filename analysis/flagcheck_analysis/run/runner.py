@@ -133,7 +133,7 @@ class Runner:
             return status
         # fio opens its output, and the engine its counters, following
         # links: whatever lies at their names (a link planted there) goes
-        for path in (partial, matrix.stats_path(self.args.outdir, run)):
+        for path in (partial, matrix.counters_path(self.args.outdir, run)):
             _unlink(path)
         cmd, env = ex.command(run, partial), ex.env(run)
         record = runsettings.run_record(self.args, run.scenario,
@@ -155,7 +155,7 @@ class Runner:
             os.replace(partial, out)
             _unlink(kept)
             return ex.done(run, entry, out, kept)
-        for path in ex.stats_paths(run):
+        for path in ex.counters_paths(run):
             _unlink(path)
         if self.stop_reason is not None:
             _unlink(partial)

@@ -161,8 +161,8 @@ def cell_corun(outdir, runs):
     shares = []
     for run in runs:
         try:
-            shares.append(corun.share(fiojson.load_stats(
-                matrix.stats_path(outdir, run))))
+            shares.append(corun.share(fiojson.load_counters(
+                matrix.counters_path(outdir, run))))
         except fiojson.InputError:
             continue
     return corun.cell_share(shares)
