@@ -36,14 +36,17 @@ FIO_VERSION_OF	= $(shell cat $(BUILD)/fio-version)
 
 # engine/: the fio glue, the options, the arena and the counters;
 # kernel/: the kernel's own functions; models/: one file per model=;
-# backends/: one file per backend=. A new model or backend is one new file
+# pattern/: model=pattern, the grammar's parser, operations and
+# interpreter; backends/: one file per backend=. A new model or backend is one new file
 # that registers itself (FC_REGISTER_MODEL, FC_REGISTER_BACKEND).
 KERNEL_SRCS	:= $(sort $(wildcard engine/kernel/*.c))
 MODEL_SRCS	:= $(sort $(wildcard engine/models/*.c))
+PATTERN_SRCS	:= $(sort $(wildcard engine/pattern/*.c))
 BACKEND_SRCS	:= $(sort $(wildcard engine/backends/*.c))
 ENGINE_SRCS	:= $(sort $(wildcard engine/*.c)) $(KERNEL_SRCS) $(MODEL_SRCS) \
-		   $(BACKEND_SRCS)
-ENGINE_HDRS	:= $(wildcard engine/*.h engine/kernel/*.h engine/models/*.h)
+		   $(PATTERN_SRCS) $(BACKEND_SRCS)
+ENGINE_HDRS	:= $(wildcard engine/*.h engine/kernel/*.h engine/models/*.h \
+			  engine/pattern/*.h)
 ENGINE		:= $(BUILD)/fio-flagcheck.so
 
 # What differs between fio trees, by feature tests on the tree's own headers
@@ -67,9 +70,11 @@ ENGINE_LIBS	:= -laio -luring
 
 # The kernel functions, the models, the arena and the counters file,
 # without fio, for the unit tests.
-UNIT_SRCS	:= $(KERNEL_SRCS) $(MODEL_SRCS) engine/shm.c engine/stats.c
+UNIT_SRCS	:= $(KERNEL_SRCS) $(MODEL_SRCS) $(PATTERN_SRCS) engine/shm.c \
+		   engine/stats.c
 UNIT_TESTS	:= $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
-UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/models -pthread
+UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/models \
+		   -Iengine/pattern -pthread
 
 # flagcheck-calibrate: the cache-line costs of this machine, with the
 # engine's own bit operations (the directory that holds bitops.h)
@@ -84,10 +89,10 @@ CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -Iengine -pthread
 # (docs/predict.md), with the engine's own parser (its sequences, and its
 # words where they have a file of their own): one grammar
 SIM		:= $(BUILD)/flagcheck-sim
-SIM_PARSER	:= $(wildcard engine/models/pattern_parse.c \
-			  engine/models/pattern_words.c)
+SIM_PARSER	:= $(wildcard engine/pattern/pattern_parse.c \
+			  engine/pattern/pattern_words.c)
 SIM_SRCS	:= $(sort $(wildcard sim/*.c)) $(SIM_PARSER)
-SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/models
+SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/pattern
 
 all: $(ENGINE) $(CALIBRATE) $(SIM)
 
@@ -149,9 +154,9 @@ $(CALIBRATE): $(CALIBRATE_DEPS)
 # The pattern grammar's operation table as JSON (tests, docs check)
 PATTERN_OPS	:= $(BUILD)/flagcheck-pattern-ops
 all: $(PATTERN_OPS)
-$(PATTERN_OPS): engine/tools/pattern-ops.c engine/models/pattern_ops.h
+$(PATTERN_OPS): engine/tools/pattern-ops.c engine/pattern/pattern_ops.h
 	@mkdir -p $(BUILD)
-	$(CC) $(BASE_CFLAGS) -Iengine/models -o $@ $<
+	$(CC) $(BASE_CFLAGS) -Iengine/pattern -o $@ $<
 
 $(BUILD)/clang-calibrate.ok: $(CALIBRATE_DEPS)
 	@mkdir -p $(BUILD)

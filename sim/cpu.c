@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * flagcheck-sim: one CPU's walk of the per-I/O program, with the engine's
- * semantics (engine/models/pattern.c: pattern_io(), pattern_guarded(),
+ * semantics (engine/pattern/pattern.c: pattern_io(), pattern_guarded(),
  * the op_*() functions, pattern_flip(), pattern_read()).
  *
  * /every=N and /flip_every=N run on one I/O in N of the job, as in the

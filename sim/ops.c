@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * flagcheck-sim: what each operation of the table (pattern_ops.h) does to
- * a simulated word, as its op_*() of engine/models/pattern_ops.c and
+ * a simulated word, as its op_*() of engine/pattern/pattern_ops.c and
  * pattern_flip() do; @arg is its value as the job has it (a constant, or
  * the job's CPU or number). A CAS loop is cpu.c's sim_cas().
  */

@@ -7,7 +7,7 @@
  * its work(ns), barriers and the rest of its I/O are local time that moves
  * its own clock only; each access to a shared unit is one REQ.
  *
- * The operations run as engine/models/pattern.c runs them: per I/O the
+ * The operations run as engine/pattern/pattern.c runs them: per I/O the
  * guards first (/flip_every's RMW, /every, /every_ns), then per repeat
  * /below's load, the test-first load, and the operation itself when its
  * test says so; the values are simulated, so a test sees what the other

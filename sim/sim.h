@@ -2,10 +2,10 @@
 /*
  * flagcheck-sim: a model=pattern job's per-I/O program run on N simulated
  * CPUs of a machine profile (docs/predict.md). The program is the engine's
- * own: pattern_compile() (engine/models/pattern_parse.c) turns the job's
+ * own: pattern_compile() (engine/pattern/pattern_parse.c) turns the job's
  * pattern_words, pattern and pattern_fixed into the same struct
  * pattern_prog the engine runs; this simulator walks its operations with
- * the engine's semantics (engine/models/pattern.c) on simulated lines.
+ * the engine's semantics (engine/pattern/pattern.c) on simulated lines.
  *
  * Each coherence unit (a 64-byte line, or the 128-byte pair where the
  * profile's physics.line_pair says the adjacent-line prefetcher couples

@@ -1,7 +1,7 @@
 """model=pattern's operation table, one table for all who read it.
 
 build/flagcheck-pattern-ops prints the engine's table
-(engine/models/pattern_ops.h) as JSON; docs/pattern.md's operation table
+(engine/pattern/pattern_ops.h) as JSON; docs/pattern.md's operation table
 must say the same, row for row: the operation and its arguments, what it
 counts, its test-first form, whether /flip_every may undo it, whether it
 is a compare-and-swap loop. The parser

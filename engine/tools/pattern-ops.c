@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * flagcheck-pattern-ops: model=pattern's operation table
- * (engine/models/pattern_ops.h) as JSON on stdout, for the tests and the
+ * (engine/pattern/pattern_ops.h) as JSON on stdout, for the tests and the
  * docs' check: every operation with its arguments, what one call counts,
  * its test-first form, whether /flip_every may undo it and whether it is a
  * compare-and-swap loop (its retries counted); then the guards.

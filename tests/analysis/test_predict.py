@@ -239,7 +239,7 @@ def test_the_engine_parser_refuses_for_the_simulator():
 def test_the_simulator_links_pattern_parse():
     with open(os.path.join(helpers.REPO, "Makefile")) as f:
         make = f.read()
-    assert "SIM_PARSER\t:= $(wildcard engine/models/pattern_parse.c" in make
+    assert "SIM_PARSER\t:= $(wildcard engine/pattern/pattern_parse.c" in make
     assert "SIM_SRCS\t:= $(sort $(wildcard sim/*.c)) $(SIM_PARSER)" in make
     # no second parser: no number reading, no operation named as text
     for name in os.listdir(os.path.join(helpers.REPO, "sim")):

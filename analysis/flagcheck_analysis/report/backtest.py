@@ -37,7 +37,7 @@ from . import catalogue
 PROG = "flagcheck-backtest"
 JOB_DIRS = ("jobs/pattern", "jobs/catalogue", "jobs/family")
 # what the table's commit names: the last commit of what it depends on
-INPUTS = ("sim", "engine/models/pattern_parse.c", "engine/models/pattern.h",
+INPUTS = ("sim", "engine/pattern/pattern_parse.c", "engine/pattern/pattern.h",
           "machines", "jobs", "analysis/flagcheck_analysis/predict",
           "analysis/flagcheck_analysis/results/machine.py",
           "analysis/flagcheck_analysis/report/backtest.py")
