@@ -53,7 +53,7 @@ TESTS=("tests/test_engine_invariants.py::test_engine_counts_equal_fios"
 	"tests/test_engine_core.py::test_engine_builds_with_clang"
 	"tests/test_engine_jobs.py::test_job_file_runs_on_the_embedded_default"
 	"tests/test_engine_offload.py"
-	"tests/analysis/test_clientserver.py::TwoServers")
+	"tests/analysis/test_clientserver.py::TestTwoServers")
 # the models do not depend on fio: the full count matrix with one of them
 SELECT="not test_engine_counts_equal_fios or filemap_check_errors"
 
