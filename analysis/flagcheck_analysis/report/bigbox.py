@@ -27,6 +27,7 @@ transfer between the runs' CPUs is more than DISAGREE from the runs' own
 line probes (their median) is named and not used."""
 
 import copy
+import functools
 import json
 import os
 import re
@@ -250,8 +251,7 @@ def _predicted(args, load, label, spec, gain_pub, ctx):
         rest = prediction.rest_of("fio", args.fio_ns, mach)
         whence = "--fio-ns" if args.fio_ns is not None else "null engine"
     row = _row(label, spec, mach, n, None, rest, gain_pub)
-    typ = rest[0] if isinstance(rest[0], (int, float)) else rest[0][0]
-    row[3] = "fio %.0f ns (%s)" % (typ, whence)
+    row[3] = "fio %.0f ns (%s)" % (_typical(rest[0]), whence)
     return [row]
 
 
@@ -368,18 +368,24 @@ def of_scenario(label, labels):
     return {x for x in labels if x == label or x.startswith(label + " (")}
 
 
-def beside_rest(args, spec, mach, records, label):
+def _typical(ns):
+    """The typical figure of a rest: one figure, or (typ, low, high)."""
+    return ns if isinstance(ns, (int, float)) else ns[0]
+
+
+def beside_rest(args, spec, mach, records, label, fio_rest=None):
     """(rest ns, its words, whether the one-job runs gave it) of scenario
     @label simulated beside measured on @mach: --fio-ns, else this
-    results' one-job runs (run_rest()), else fio's null engine here."""
+    results' one-job runs (run_rest()), else fio's null engine here
+    (@fio_rest: its rest_of() measured once for every scenario)."""
     if args.fio_ns is None:
         got = run_rest(spec, mach, mach, one_job_iops(records, label))
         if got is not None:
             return got[0], "%.0f" % got[0][0], True
-    rest = prediction.rest_of("fio", args.fio_ns, mach)
-    typ = rest[0] if isinstance(rest[0], (int, float)) else rest[0][0]
-    return rest[0], "%.0f %s" % (typ, "given" if args.fio_ns is not None
-                                  else "null"), False
+    rest = fio_rest() if fio_rest else \
+        prediction.rest_of("fio", args.fio_ns, mach)
+    return rest[0], "%.0f %s" % (_typical(rest[0]), "given" if args.fio_ns
+                                  is not None else "null"), False
 
 
 def beside_rows(scenario, spec, mach, measured, rest):
@@ -460,6 +466,10 @@ def beside(args, manifests, records, warn, entries=()):
     except ValueError as e:
         warn("%s (simulated beside measured is left out)" % e)
         return []
+    # fio's null engine, where a scenario has no one-job runs: measured
+    # once for all of them
+    fio_rest = functools.cache(lambda: prediction.rest_of(
+        "fio", args.fio_ns, mach))
     done = set()
     for stem, path in sorted(jobs.items()):
         for label in of_scenario(published.label(stem),
@@ -469,7 +479,8 @@ def beside(args, manifests, records, warn, entries=()):
                     if s == label}
             try:
                 spec = jobspec.read(path)
-                rest = beside_rest(args, spec, mach, records, label)
+                rest = beside_rest(args, spec, mach, records, label,
+                                   fio_rest)
                 body += beside_rows(label, spec, mach, mine, rest)
             except (ValueError, jobspec.SpecError,
                     simulate.PredictError) as e:
