@@ -202,8 +202,11 @@ check: deps
 		$(BUILD)/clang-calibrate.ok
 	$(PYTHON) -m pytest --build=$(BUILD) $(PYTEST_ARGS)
 
+# BENCH_ARGS reaches benchmarks/bench.py (--repeats, --runtime, --before
+# OLD.so: a second build's rows in the same repeats).
+BENCH_ARGS ?=
 bench: all
-	$(PYTHON) benchmarks/bench.py --engine $(ENGINE)
+	$(PYTHON) benchmarks/bench.py --engine $(ENGINE) $(BENCH_ARGS)
 
 # The fio version matrix (docs/fio-versions.md): each fio built once from
 # its source in $(BUILD)/fio-versions/VERSION, the engine against it, the

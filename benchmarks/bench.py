@@ -59,6 +59,9 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", default="build/fio-flagcheck.so",
                     help="the built engine (default: build/fio-flagcheck.so)")
+    ap.add_argument("--before", metavar="ENGINE",
+                    help="a second build (e.g. of the commit before a change): "
+                         "its flagcheck runs interleaved with --engine's")
     ap.add_argument("--fio", default="fio", help="fio binary (default: fio on PATH)")
     ap.add_argument("--repeats", type=int, default=7,
                     help="interleaved repeats of every configuration (default "
@@ -82,21 +85,31 @@ def main():
               "--bs=4k", "--rw=randread", "--thread", "--time_based",
               f"--runtime={a.runtime}", f"--cpus_allowed=0-{a.jobs - 1}",
               "--cpus_allowed_policy=split"] + clock.fio_args(cs)
-    fc = [f"--ioengine=external:{engine}", "--backend=null"]
+    builds = {"flagcheck": engine}
+    if a.before:
+        builds["before"] = os.path.abspath(a.before)
+        if not os.path.exists(builds["before"]):
+            sys.exit(f"--before {a.before}: no such file")
     configs = {}
     for nj in sorted({1, a.jobs}):
         configs[f"null nj={nj}"] = ["--ioengine=null", f"--numjobs={nj}"]
-        configs[f"flagcheck test_first private nj={nj}"] = fc + [
-            "--variant=test_first", "--mapping=private", f"--numjobs={nj}"]
-    for mode in ("always", "test_first"):
-        configs[f"flagcheck {mode} shared nj={a.jobs}"] = fc + [
-            f"--variant={mode}", "--mapping=shared", f"--numjobs={a.jobs}"]
+        for b, so in builds.items():
+            configs[f"{b} test_first private nj={nj}"] = [
+                f"--ioengine=external:{so}", "--backend=null",
+                "--variant=test_first", "--mapping=private", f"--numjobs={nj}"]
+    for b, so in builds.items():
+        for mode in ("always", "test_first"):
+            configs[f"{b} {mode} shared nj={a.jobs}"] = [
+                f"--ioengine=external:{so}", "--backend=null",
+                f"--variant={mode}", "--mapping=shared", f"--numjobs={a.jobs}"]
 
     res = {k: [] for k in configs}
     with tempfile.TemporaryDirectory() as cwd:
         for r in range(a.repeats):
-            for name, args in configs.items():
-                res[name].append(iops(fio, common + args, cwd))
+            # every other repeat backwards: a steady drift of the machine
+            # weighs on both ends of the list alike
+            for name in list(configs)[::-1 if r % 2 else 1]:
+                res[name].append(iops(fio, common + configs[name], cwd))
             print(f"repeat {r + 1}/{a.repeats} done", file=sys.stderr)
 
     print(f"fio {fio_version(fio)}, "
@@ -107,14 +120,16 @@ def main():
     def ratio(num, den):
         return median_ratio(res, num, den)
 
-    print()
-    for nj in sorted({1, a.jobs}):
-        r = ratio(f"flagcheck test_first private nj={nj}", f"null nj={nj}")
-        print(f"flagcheck/null ratio at numjobs={nj}: {r:.3f} "
-              f"(target >= 0.95: {'met' if r >= 0.95 else 'NOT met'})")
-    r = ratio(f"flagcheck test_first shared nj={a.jobs}",
-              f"flagcheck always shared nj={a.jobs}")
-    print(f"test_first/always ratio at numjobs={a.jobs} (shared mapping): {r:.2f}x")
+    for b in builds:
+        print()
+        for nj in sorted({1, a.jobs}):
+            r = ratio(f"{b} test_first private nj={nj}", f"null nj={nj}")
+            print(f"{b}/null ratio at numjobs={nj}: {r:.3f} "
+                  f"(target >= 0.95: {'met' if r >= 0.95 else 'NOT met'})")
+        r = ratio(f"{b} test_first shared nj={a.jobs}",
+                  f"{b} always shared nj={a.jobs}")
+        print(f"{b}: test_first/always ratio at numjobs={a.jobs} "
+              f"(shared mapping): {r:.2f}x")
 
 
 if __name__ == "__main__":
