@@ -234,3 +234,21 @@ def test_blank_pattern_fixed_is_named_at_job_start(ctx):
         "pattern in its test-first form" in r.err, r.err
     for job in (r.json()["jobs"] if '"jobs"' in r.out else []):
         assert fio_ios(job) == 0, "the job did I/O"
+
+
+def test_work_lasts_its_ns_on_the_engines_clock(ctx):
+    """work(2048) spins 2048 ns on CLOCK_MONOTONIC, the clock the engine
+    times its calls on. A timed call spans the spin and the clock reads on
+    either side of it, less the least cost of one pair of reads, so every
+    timed call is at least 2048 ns: the bucket [2048, 4096) of the
+    counters' timed_log2 or above, none below. A loop that ran 3% short of
+    its ns put calls below."""
+    r = ctx.fio_run(ctx.base_args(model="pattern", variant="always",
+                                  numjobs=1, pattern="work(2048)",
+                                  time_based=0, number_ios=20000))
+    fiorun.ok(r)
+    (s,) = r.stats
+    assert s["ios"] == fio_ios(r.json()["jobs"][0]) == 20000
+    first = (2048).bit_length()
+    assert s["timed_calls"] == sum(s["timed_log2"]) > 0, s
+    assert sum(s["timed_log2"][:first]) == 0, s["timed_log2"]

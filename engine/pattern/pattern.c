@@ -384,11 +384,8 @@ static int pattern_job_init(void *job, const void *params,
 						 ~(uintptr_t)(PATTERN_HEADER - 1));
 	pattern_init_words(&j->prog, PATTERN_JOB, j->base[PATTERN_JOB]);
 	pattern_values(j, job_number);
-	for (i = 0; i < j->prog.nr_ops; i++) {
-		if (j->prog.op[i].code == OP_WORK)
-			j->prog.op[i].loops = pattern_work_loops(j->prog.op[i].arg);
+	for (i = 0; i < j->prog.nr_ops; i++)
 		j->paths[i] = j->prog.op[i].path;
-	}
 	pattern_steps(j);
 	pattern_readers(j);
 	return 0;

@@ -93,7 +93,6 @@ struct pattern_op {
 	unsigned long arg;		/* bit number, value, old, n or ns */
 	unsigned long arg2;		/* atomic_cmpxchg's new */
 	uint64_t below, every, every_ns, flip_every;
-	uint64_t loops;			/* work(ns): set at job start */
 	unsigned int repeat;
 	char path[PATTERN_PATH_LEN];	/* "1:test_and_clear_bit(flags,1)" */
 	uint64_t if_test;		/* /if_test=V: V + 1, 0 if not given */

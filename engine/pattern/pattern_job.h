@@ -40,7 +40,7 @@ struct pattern_step {
 	unsigned int repeat;
 	bool test_first;
 	bool guarded;			/* /flip_every, /every, /every_ns, /below */
-	const struct pattern_op *op;	/* the rest: arg2, loops, guards */
+	const struct pattern_op *op;	/* the rest: arg2, work's ns, guards */
 };
 
 struct pattern_job {
@@ -73,13 +73,10 @@ struct pattern_job {
 	unsigned char arena[PATTERN_ARENA + PATTERN_HEADER];
 };
 
-/* pattern_ops.c: each opcode's function (NULL: no call), and work(ns)'s
- * loop count */
+/* pattern_ops.c: each opcode's function (NULL: no call) */
 extern pattern_fn *const pattern_fns[PATTERN_NR_OPCODES];
-uint64_t pattern_work_loops(uint64_t ns);
 /* pattern_ops.c: a step with a guard (/every, /below, /if_test, ...) */
 void pattern_guarded(struct pattern_job *j, const struct pattern_step *s,
 		     struct fc_counters *c);
-void pattern_work_loop(uint64_t n);
 
 #endif

@@ -5,49 +5,28 @@
  * (its *N) and counts each call: an RMW or a store it ran, or one its test
  * or a guard skipped.
  */
-#include <pthread.h>
 #include <stdint.h>
 
 #include "atomic.h"
 #include "bitops.h"
 #include "pattern_job.h"
 
-/* ----- work(ns): a loop calibrated once per process ----- */
+/* ----- work(ns): a spin on the clock ----- */
 
-static pthread_once_t work_once = PTHREAD_ONCE_INIT;
-static uint64_t work_loops_per_us;	/* set once, read-only afterwards */
-
-void __attribute__((noinline)) pattern_work_loop(uint64_t n)
+/*
+ * The path's other work: a spin until @ns have passed on CLOCK_MONOTONIC,
+ * touching no shared memory. Counted on the clock the ns are meant in, not
+ * as a loop count calibrated at start: such a count runs short whenever the
+ * CPU runs faster than it did then (the host's frequency, a vCPU moved),
+ * and the rest of the call is what the prediction takes as given. It runs
+ * over by at most one clock read (fc_clock_cost_ns).
+ */
+static void work_ns(uint64_t ns)
 {
-	uint64_t i;
+	uint64_t t0 = fc_now_ns();
 
-	for (i = 0; i < n; i++)
-		__asm__ __volatile__("" : "+r"(i));	/* not folded away */
-}
-
-/* The fastest of a few 1M-iteration runs: the loop's own speed */
-static void work_calibrate(void)
-{
-	uint64_t best = UINT64_MAX, t0, dt;
-	int i;
-
-	for (i = 0; i < 5; i++) {
-		t0 = fc_now_ns();
-		pattern_work_loop(1 << 20);
-		dt = fc_now_ns() - t0;
-		if (dt && dt < best)
-			best = dt;
-	}
-	work_loops_per_us = ((uint64_t)1000 << 20) / best ?: 1;
-}
-
-uint64_t pattern_work_loops(uint64_t ns)
-{
-	pthread_once(&work_once, work_calibrate);
-	/* ns <= PATTERN_MAX_WORK_NS (the parser) and loops per us <= 2^30
-	 * (work_calibrate): split, the products stay below 2^40 */
-	return ns / 1000 * work_loops_per_us +
-	       ns % 1000 * work_loops_per_us / 1000;
+	while (fc_now_ns() - t0 < ns)
+		;
 }
 
 /* ----- the operations: one function each ----- */
@@ -282,7 +261,7 @@ static void op_work(struct pattern_job *j, const struct pattern_step *s,
 {
 	(void)j, (void)c;
 	while (n--)
-		pattern_work_loop(s->op->loops);
+		work_ns(s->op->arg);
 }
 
 /*
