@@ -77,31 +77,33 @@ def main():
     a = ap.parse_args()
     cs, why = clock.choose(a.clocksource, clock.kernel_clocksource())
     fio = shutil.which(a.fio) or sys.exit(f"{a.fio} not found")
-    engine = os.path.abspath(a.engine)
-    if not os.path.exists(engine):
-        sys.exit(f"{engine} missing: run make")
+    builds = {"flagcheck": a.engine}
+    if a.before:
+        builds["before"] = a.before
+    for b, so in builds.items():
+        builds[b] = os.path.abspath(so)
+        if not os.path.exists(builds[b]):
+            sys.exit(f"{builds[b]} missing: run make")
 
     common = ["--name=bench", "--filename=flagcheck-bench", "--size=1g",
               "--bs=4k", "--rw=randread", "--thread", "--time_based",
               f"--runtime={a.runtime}", f"--cpus_allowed=0-{a.jobs - 1}",
               "--cpus_allowed_policy=split"] + clock.fio_args(cs)
-    builds = {"flagcheck": engine}
-    if a.before:
-        builds["before"] = os.path.abspath(a.before)
-        if not os.path.exists(builds["before"]):
-            sys.exit(f"--before {a.before}: no such file")
+
+    def fc(so, mode, mapping, nj):
+        return [f"--ioengine=external:{so}", "--backend=null",
+                f"--variant={mode}", f"--mapping={mapping}", f"--numjobs={nj}"]
+
     configs = {}
     for nj in sorted({1, a.jobs}):
         configs[f"null nj={nj}"] = ["--ioengine=null", f"--numjobs={nj}"]
         for b, so in builds.items():
-            configs[f"{b} test_first private nj={nj}"] = [
-                f"--ioengine=external:{so}", "--backend=null",
-                "--variant=test_first", "--mapping=private", f"--numjobs={nj}"]
+            configs[f"{b} test_first private nj={nj}"] = fc(
+                so, "test_first", "private", nj)
     for b, so in builds.items():
         for mode in ("always", "test_first"):
-            configs[f"{b} {mode} shared nj={a.jobs}"] = [
-                f"--ioengine=external:{so}", "--backend=null",
-                f"--variant={mode}", "--mapping=shared", f"--numjobs={a.jobs}"]
+            configs[f"{b} {mode} shared nj={a.jobs}"] = fc(
+                so, mode, "shared", a.jobs)
 
     res = {k: [] for k in configs}
     with tempfile.TemporaryDirectory() as cwd:
