@@ -24,7 +24,8 @@ import pytest
 from tests.analysis import helpers
 from tests.analysis.standin_machine import Machine
 from flagcheck_analysis.predict import jobspec
-from flagcheck_analysis.report import bigbox, prediction
+from flagcheck_analysis.predict import fiocost
+from flagcheck_analysis.report import bigbox
 from flagcheck_analysis.report.loadrecords import inputs_to_files, load_records
 
 WHATIF = os.path.join(helpers.FIXTURES, "whatif")
@@ -45,7 +46,7 @@ def sim_binary(monkeypatch):
     if not os.path.exists(SIM):
         pytest.fail("%s missing: run make" % SIM)
     monkeypatch.setenv("FLAGCHECK_SIM", SIM)
-    monkeypatch.setattr(prediction, "this_clock_ghz", lambda: (None, "t"))
+    monkeypatch.setattr(fiocost, "this_clock_ghz", lambda: (None, "t"))
 
 
 def records():

@@ -105,3 +105,9 @@ def read(path):
     return Spec(path, opts.get("pattern_words", ""), opts["pattern"],
                 opts.get("pattern_fixed", ""), int(writers), pub, rest,
                 rest_ns, rule)
+
+
+def published_gain(path):
+    """The job file's published gain, None without a published-figure."""
+    fig = jobheader.read(path)
+    return fig.gain if fig else None

@@ -32,9 +32,8 @@ import json
 import os
 import re
 
-from ..predict import jobspec, simulate
+from ..predict import fiocost, jobspec, simulate
 from ..results import jobheader, lineprobes, machine, published
-from . import prediction
 
 WITHIN = 0.15
 # a calibration this far from the runs' own line probes is not used
@@ -248,7 +247,7 @@ def _predicted(args, load, label, spec, gain_pub, ctx):
         run_rest(spec, mach, here, one_job_iops(ctx["records"], label))
     whence = "one-job runs"
     if rest is None:
-        rest = prediction.rest_of("fio", args.fio_ns, mach)
+        rest = fiocost.rest_of("fio", args.fio_ns, mach)
         whence = "--fio-ns" if args.fio_ns is not None else "null engine"
     row = _row(label, spec, mach, n, None, rest, gain_pub)
     row[3] = "fio %.0f ns (%s)" % (_typical(rest[0]), whence)
@@ -295,7 +294,7 @@ def rows(args, manifests, warn, records=(), entries=(), simulated=None,
         seen.add((label, path))
         try:
             spec = jobspec.read(path)
-            gain_pub = prediction.published_gain(path)
+            gain_pub = jobspec.published_gain(path)
             asked = _predicted(args, load, label, spec, gain_pub, ctx)
             out += asked
             if asked and simulated is not None:
@@ -305,7 +304,7 @@ def rows(args, manifests, warn, records=(), entries=(), simulated=None,
             pub = spec.published
             if pub and spec.rest == "work":
                 mach = load(pub.profile)
-                rest = prediction.rest_of("work", None, mach, spec.rest_ns)
+                rest = fiocost.rest_of("work", None, mach, spec.rest_ns)
                 out.append(_row(label, spec, mach, pub.cpus,
                                 pub.placement, rest, gain_pub))
                 if simulated is not None:
@@ -383,7 +382,7 @@ def beside_rest(args, spec, mach, records, label, fio_rest=None):
         if got is not None:
             return got[0], "%.0f" % got[0][0], True
     rest = fio_rest() if fio_rest else \
-        prediction.rest_of("fio", args.fio_ns, mach)
+        fiocost.rest_of("fio", args.fio_ns, mach)
     return rest[0], "%.0f %s" % (_typical(rest[0]), "given" if args.fio_ns
                                   is not None else "null"), False
 
@@ -468,7 +467,7 @@ def beside(args, manifests, records, warn, entries=()):
         return []
     # fio's null engine, where a scenario has no one-job runs: measured
     # once for all of them
-    fio_rest = functools.cache(lambda: prediction.rest_of(
+    fio_rest = functools.cache(lambda: fiocost.rest_of(
         "fio", args.fio_ns, mach))
     done = set()
     for stem, path in sorted(jobs.items()):
