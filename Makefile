@@ -96,11 +96,11 @@ SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/pattern
 
 all: $(ENGINE) $(CALIBRATE) $(SIM)
 
-$(SIM): $(SIM_SRCS) $(wildcard sim/*.h) $(ENGINE_HDRS)
+$(SIM): $(SIM_SRCS) $(wildcard sim/*.h) sim/physics.def $(ENGINE_HDRS)
 	@mkdir -p $(BUILD)
 	$(CC) $(SIM_CFLAGS) -o $@ $(SIM_SRCS)
 
-$(BUILD)/clang-sim.ok: $(SIM_SRCS) $(wildcard sim/*.h) $(ENGINE_HDRS)
+$(BUILD)/clang-sim.ok: $(SIM_SRCS) $(wildcard sim/*.h) sim/physics.def $(ENGINE_HDRS)
 	@mkdir -p $(BUILD)
 	clang $(SIM_CFLAGS) -o $(BUILD)/flagcheck-sim-clang $(SIM_SRCS)
 	@touch $@
@@ -355,6 +355,8 @@ install: all
 	install -m 0644 jobs/pattern/*.fio "$(DESTDIR)$(JOBDIR)/pattern/"
 	install -d "$(DESTDIR)$(LIBDIR)/machines"
 	install -m 0644 machines/*.toml "$(DESTDIR)$(LIBDIR)/machines/"
+	install -d "$(DESTDIR)$(LIBDIR)/sim"
+	install -m 0644 sim/physics.def "$(DESTDIR)$(LIBDIR)/sim/"
 	install -m 0755 jobs/run-job "$(DESTDIR)$(JOBDIR)/"
 	for t in $(TOOLS); do \
 		ln -sf "../lib/flagcheck/analysis/$$t" \

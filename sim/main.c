@@ -4,9 +4,12 @@
  *
  *   flagcheck-sim --words W --pattern P [--fixed F] [--writers N]
  *       --variant always|test_first [--rest NS] [--atomic-local NS]
- *       [--load-hit NS] [--handover fifo|nearest]
- *       [--readers parallel|serial] [--pair 0|1] [--jitter X] [--seed N]
+ *       [--load-hit NS] [--NAME VALUE ...] [--seed N]
  *       [--ios N] [--warmup N]  < MATRIX
+ *
+ * --NAME VALUE: a physics setting of sim/physics.def (--handover nearest,
+ * --shared_readers serial, --line_pair true, --jitter 0.1 ...), each at
+ * its row's default when not given.
  *
  * MATRIX: the number of CPUs N, then N x N one-way transfer costs in ns
  * (row: the CPU that holds the line, column: the one that wants it), then
@@ -71,8 +74,11 @@ static int option(struct args *a, const char *o, const char *v)
 {
 	struct sim_conf *c = &a->conf;
 	double d;
-	int i, r = 0;
+	int i, r = sim_physics_option(c, o, v);
 
+	if (r <= 0)
+		return r;
+	r = 0;
 	if (!strcmp(o, "--words"))
 		a->pp.words = v ? v : "";
 	else if (!strcmp(o, "--pattern"))
@@ -90,16 +96,6 @@ static int option(struct args *a, const char *o, const char *v)
 		r = num(o, v, 0, 1e6, &c->atomic_local_ns);
 	else if (!strcmp(o, "--load-hit"))
 		r = num(o, v, 0, 1e6, &c->load_hit_ns);
-	else if (!strcmp(o, "--handover"))
-		r = choice(o, v, "fifo", "nearest", &i) ?:
-		    (c->handover = i, 0);
-	else if (!strcmp(o, "--readers"))
-		r = choice(o, v, "serial", "parallel", &i) ?:
-		    (c->parallel_readers = i, 0);
-	else if (!strcmp(o, "--pair"))
-		r = choice(o, v, "0", "1", &i) ?: (c->line_pair = i, 0);
-	else if (!strcmp(o, "--jitter"))
-		r = num(o, v, 0, 1, &c->jitter);
 	else if (!strcmp(o, "--seed"))
 		r = num(o, v, 0, 1e15, &d) ?: (c->seed = d, 0);
 	else if (!strcmp(o, "--ios"))
@@ -254,14 +250,14 @@ int main(int argc, char **argv)
 {
 	struct args a = {
 		.pp = { .words = "", .pattern = "", .fixed = "" },
-		.conf = { .parallel_readers = true, .ios = 1000,
-			  .warmup = 200 },
+		.conf = { .ios = 1000, .warmup = 200 },
 	};
 	static struct pattern_prog prog;
 	static struct sim_result res;
 	char msg[512];
 	int i;
 
+	sim_physics_defaults(&a.conf);
 	for (i = 1; i < argc; i += 2)
 		if (option(&a, argv[i], i + 1 < argc ? argv[i + 1] : NULL))
 			return 2;

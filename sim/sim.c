@@ -198,8 +198,8 @@ static void sim_free(struct sim *s, struct sim_unit *u, double t)
 	first = u->q[i];
 	sim_remove(u, i);
 	s->batch[nb++] = first;
-	for (k = 0; first.acc == SIM_LOAD && s->conf->parallel_readers &&
-	     k < u->qlen;) {
+	for (k = 0; first.acc == SIM_LOAD &&
+	     s->conf->shared_readers == SIM_PARALLEL && k < u->qlen;) {
 		if (u->q[k].acc != SIM_LOAD) {
 			k++;
 			continue;

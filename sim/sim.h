@@ -43,7 +43,9 @@
 #define SIM_HAS_OBJ	0
 #endif
 
+/* the values of a CHOICE setting of physics.def, in its order */
 enum sim_handover { SIM_FIFO = 0, SIM_NEAREST };
+enum sim_shared_readers { SIM_PARALLEL = 0, SIM_SERIAL };
 enum sim_access { SIM_LOAD = 0, SIM_STORE, SIM_RMW };
 
 /* The machine and the run, as flagcheck-predict passes them */
@@ -54,10 +56,13 @@ struct sim_conf {
 	double rest_ns;			/* local time per I/O besides work() */
 	double atomic_local_ns;		/* an RMW on a line held M/E */
 	double load_hit_ns;		/* a load (or store) hitting L1 */
-	enum sim_handover handover;
-	bool parallel_readers;
-	bool line_pair;
-	double jitter;			/* local time x U(1 - j, 1 + j) */
+	/* one field per row of physics.def, named as the row */
+#define PHYSICS_CHOICE	int
+#define PHYSICS_BOOL	bool
+#define PHYSICS_NUMBER	double
+#define PHYSICS(name, kind, values, dflt, what) PHYSICS_##kind name;
+#include "physics.def"
+#undef PHYSICS
 	uint64_t seed;
 	uint64_t warmup, ios;		/* I/Os per CPU: skipped, measured */
 	unsigned int writers;		/* pattern_writers; 0: all */
@@ -95,6 +100,12 @@ void sim_result_free(struct sim_result *res);
  * does, else -1 with one line in @msg naming the one it does not model
  */
 int sim_check(const struct pattern_prog *prog, char *msg, size_t len);
+/*
+ * physics.c: every setting of physics.def at its default; one --NAME VALUE
+ * option: 0, -1 for a bad value (one line on stderr), 1 if @opt is none
+ */
+void sim_physics_defaults(struct sim_conf *c);
+int sim_physics_option(struct sim_conf *c, const char *opt, const char *val);
 /* the unit a word of @sharing at @offset is in, for @node */
 unsigned int sim_unit_of(unsigned int sharing, unsigned int offset,
 			 unsigned int node, bool line_pair);

@@ -1,11 +1,15 @@
 """A machine of the profile loader's interface (results/machine.py's
-Machine: cpus, relation, transfer_ns, node, local_ns, physics), built in
+Machine: cpus, relation, transfer_ns, node, local_ns, physics,
+physics_range), built in
 the test from given costs, so that the simulator's tests state their
 closed forms with numbers of their own and need no profile file.
 
 sockets x cores CPUs, numbered cores-first; one cost per relation
 ("same_llc" within a socket, "other_socket" across), each (low, typ,
-high)."""
+high). Physics: each setting of sim/physics.def at its default, but for
+those given by name (handover="nearest", ...); each a range of one."""
+
+from flagcheck_analysis.results import physics
 
 
 class Machine:
@@ -13,8 +17,7 @@ class Machine:
                  same_llc=(100.0, 100.0, 100.0),
                  other_socket=(200.0, 200.0, 200.0),
                  atomic_local=(5.0, 5.0, 5.0), load_hit=(1.0, 1.0, 1.0),
-                 handover="fifo", shared_readers="parallel",
-                 line_pair=False, jitter=0.0, clock_ghz=2.0):
+                 clock_ghz=2.0, **choice):
         self.name = name
         self.clock_ghz = clock_ghz
         self.generic = False
@@ -23,9 +26,13 @@ class Machine:
         self.total_cpus = sockets * cores
         self.costs = {"same_llc": same_llc, "other_socket": other_socket,
                       "atomic_local": atomic_local, "load_hit": load_hit}
-        self.physics = {"handover": handover,
-                        "shared_readers": shared_readers,
-                        "line_pair": line_pair, "jitter": jitter}
+        rows = physics.settings()
+        unknown = set(choice) - set(rows)
+        if unknown:
+            raise ValueError("no physics setting %s" % sorted(unknown))
+        self.physics = {k: choice.get(k, r.default)
+                        for k, r in rows.items()}
+        self.physics_range = {k: [v] for k, v in self.physics.items()}
 
     def cpus(self, n, placement=None):
         if placement:

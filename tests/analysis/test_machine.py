@@ -6,12 +6,12 @@ field, the value and what is allowed."""
 
 import json
 import os
-import re
+import tomllib
 
 import pytest
 
 from tests.analysis.helpers import REPO
-from flagcheck_analysis.results import machine
+from flagcheck_analysis.results import machine, physics
 
 MACHINES = os.path.join(REPO, "machines")
 NAMES = machine.names(MACHINES)
@@ -19,6 +19,7 @@ NAMES = machine.names(MACHINES)
 SMALL = """\
 name = "small"
 description = "2 sockets x 4 cores, SMT2, 2 L3 and 2 nodes a socket"
+family = "intel-x86"
 generic = true
 clock_ghz = 2.0
 
@@ -91,7 +92,7 @@ def test_every_number_has_its_own_source(name):
     # in the shipped profiles each cost and physics field has its own
     # entry (a table-wide entry is for a user's own profile)
     for table in ("costs_ns", "physics"):
-        for key in doc[table]:
+        for key in doc.get(table, {}):
             assert doc["sources"]["%s.%s" % (table, key)].strip()
     assert doc["sources"]["clock_ghz"] and doc["sources"]["topology"]
 
@@ -104,16 +105,22 @@ def test_generic_profiles_say_so(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_physics_is_the_family_choice(name):
-    """Chosen once per family: FIFO handover and parallel readers for
-    every family, the 128-byte pair on Intel only, the same jitter."""
+def test_physics_are_the_familys_but_what_a_profile_sets(name):
+    """A shipped profile holds only what differs from its family: each
+    setting it sets differs from the family's typical value; every other
+    is the family's, typical and range."""
+    with open(os.path.join(MACHINES, name + ".toml"), "rb") as f:
+        doc = tomllib.load(f)
     m = machine.load(name, MACHINES)
-    assert m.physics["handover"] == "fifo"
-    assert m.physics["shared_readers"] == "parallel"
-    assert m.physics["jitter"] == 0.1
-    intel = bool(re.search(r"Xeon|Intel|Haswell|Broadwell|Skylake|Ice "
-                           r"Lake|Sapphire", m.description))
-    assert m.physics["line_pair"] == intel
+    fam = physics.families()[doc["family"]]
+    own = doc.get("physics", {})
+    for k in physics.settings():
+        if k in own:
+            assert own[k] != fam.typical[k]
+            assert (m.physics[k], m.physics_range[k]) == (own[k], [own[k]])
+        else:
+            assert (m.physics[k], m.physics_range[k]) == \
+                (fam.typical[k], fam.range[k])
 
 
 def test_cores_first_order_and_relations(small):
@@ -179,8 +186,10 @@ BAD = [
      "costs_ns.same_llc is [20.0, 35.0, 30.0]: want [low, typ, high] in ns"),
     ('handover = "fifo"', 'handover = "random"',
      'physics.handover is "random": want "fifo" or "nearest"'),
-    ("jitter = 0.1", "jitter = 2", "physics.jitter is 2: want a finite "
-     "number >= 0 and <= 1"),
+    ("jitter = 0.1", "jitter = 2", "physics.jitter is 2: want a number "
+     "from 0 to 1"),
+    ('family = "intel-x86"', 'family = "vax"',
+     'family is "vax": want one of intel-x86, amd-x86'),
     ("llcs_per_socket = 2", "llcs_per_socket = 3",
      "topology.llcs_per_socket is 3: want a divisor of cores_per_socket (4)"),
     ("hops = [[0, 1], [1, 0]]", "hops = [[0, 1], [2, 0]]",
@@ -193,7 +202,7 @@ BAD = [
      "has no two_hops pair"),
     ('"physics" = "test"\n', "",
      "sources is [\"clock_ghz\", \"costs_ns\", \"topology\"]: want an "
-     "entry for physics.jitter"),
+     "entry for physics.handover"),
     ("jitter = 0.1", "jitter = 0.1\nconvoys = true",
      "physics.convoys is true: want no such field"),
     ('cpu_order = "cores-first"', 'cpu_order = "threads-first"',

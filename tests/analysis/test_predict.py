@@ -293,8 +293,9 @@ def test_physics_come_only_from_the_profile():
                                 % (path, sub.value))
     m = Machine(handover="nearest", shared_readers="serial",
                 line_pair=True, jitter=0.25)
-    assert simulate.physics(m) == ["--handover", "nearest", "--readers",
-                                   "serial", "--pair", "1",
+    assert simulate.physics(m) == ["--handover", "nearest",
+                                   "--shared_readers", "serial",
+                                   "--line_pair", "true",
                                    "--jitter", "0.25"]
     assert set(jobspec.Spec._fields).isdisjoint(names)
 

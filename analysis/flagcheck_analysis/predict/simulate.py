@@ -20,6 +20,8 @@ import json
 import os
 import subprocess
 
+from ..results.physics import PhysicsError, sim_args
+
 WHICH = ("low", "typ", "high")
 SEEDS = 3
 MODES = ("always", "test_first")
@@ -63,19 +65,21 @@ def _matrix_text(rows, nodes):
     return "\n".join(out) + "\n"
 
 
-def physics(machine):
-    """The profile's physics as flagcheck-sim's options; the only place
-    they come from (never a job file)."""
-    ph = machine.physics
-    return ["--handover", str(ph["handover"]),
-            "--readers", str(ph["shared_readers"]),
-            "--pair", "1" if ph["line_pair"] else "0",
-            "--jitter", "%.6g" % float(ph["jitter"])]
+def physics(machine, choice=None):
+    """flagcheck-sim's physics options: the profile's typical physics, or
+    @choice (one value of each setting, e.g. a point of
+    machine.physics_range); the only place they come from (never a job
+    file)."""
+    try:
+        return sim_args(machine.physics if choice is None else choice)
+    except PhysicsError as e:
+        raise PredictError("%s: %s" % (machine.name, e))
 
 
 def run_sim(spec, variant, machine, cpus, which, rest_ns, seed, ios,
-            warmup=None):
-    """One flagcheck-sim run: its JSON as a dict."""
+            warmup=None, choice=None):
+    """One flagcheck-sim run: its JSON as a dict. @choice: the physics
+    (physics()), the profile's typical ones by default."""
     rows, nodes = cost_matrix(machine, cpus, which)
     args = [sim_path(), "--words", spec.words, "--pattern", spec.pattern,
             "--variant", variant, "--writers", str(spec.writers),
@@ -84,7 +88,7 @@ def run_sim(spec, variant, machine, cpus, which, rest_ns, seed, ios,
             "--load-hit", "%.6g" % machine.local_ns("load_hit", which),
             "--seed", str(seed), "--ios", str(ios),
             "--warmup", str(warmup if warmup is not None else
-                            max(ios // 4, 1))] + physics(machine)
+                            max(ios // 4, 1))] + physics(machine, choice)
     if spec.fixed:
         args += ["--fixed", spec.fixed]
     p = subprocess.run(args, input=_matrix_text(rows, nodes),

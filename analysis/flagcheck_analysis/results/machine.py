@@ -2,7 +2,10 @@
 cache line between two of them costs, and the coherence physics of its
 CPU family.  A profile is machines/NAME.toml (every number with its
 source, docs/machines.md) or a flagcheck-calibrate result
-(calibration.json: its per-pair matrix is the profile).
+(calibration.json: its per-pair matrix is the profile).  Its physics are
+its family's (machines/families.toml, results/physics.py) but for what its
+own [physics] table sets: physics (name: the typical value, what a
+prediction runs) and physics_range (name: the values a band sweeps).
 
 load() reads and validates one; a bad value is refused with one line
 naming the file, the field, the value and what is allowed.  The Machine
@@ -18,6 +21,7 @@ import tomllib
 from . import schema
 from .calibfile import CalibrationError
 from . import calibfile
+from . import physics
 from .schema import BOOL, Leaf, List, Map, Obj, number, whole
 
 # machines/ of the source tree, or of $(PREFIX)/lib/flagcheck installed
@@ -30,8 +34,6 @@ RELATIONS = ("smt_sibling", "same_llc", "other_llc", "other_socket",
              "two_hops")
 LOCAL = ("atomic_local", "load_hit")
 WHICH = {"low": 0, "typ": 1, "high": 2}
-HANDOVER = ("fifo", "nearest")
-SHARED_READERS = ("parallel", "serial")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 PLACEMENT_RE = re.compile(r"^nodes=(\d+(?:,\d+)*)$")
 # a calibration's relations (calibrate/calibration.py) as a profile's
@@ -59,6 +61,15 @@ def _choice(values):
                 lambda v: v in values)
 
 
+def schema_of(settings):
+    """The profile format, its [physics] the table's settings."""
+    return Obj({
+        **SCHEMA.fields, "family": Leaf("a family of machines/families.toml",
+                                        lambda v: isinstance(v, str)),
+        "physics": Obj({k: r.spec for k, r in settings.items()})},
+        required=SCHEMA.required + ("family",))
+
+
 SCHEMA = Obj({
     "name": Leaf("a name of letters, digits, '.', '_', '-'",
                  lambda v: isinstance(v, str) and bool(NAME_RE.match(v))),
@@ -75,15 +86,24 @@ SCHEMA = Obj({
         required=("sockets", "cores_per_socket", "threads_per_core",
                   "llcs_per_socket", "nodes_per_socket", "cpu_order")),
     "costs_ns": Map(COST),
-    "physics": Obj({"handover": _choice(HANDOVER),
-                    "shared_readers": _choice(SHARED_READERS),
-                    "line_pair": BOOL, "jitter": number(low=0, high=1)},
-                   required=("handover", "shared_readers", "line_pair",
-                             "jitter")),
     "sources": Map(Leaf("a non-empty string",
                         lambda v: isinstance(v, str) and bool(v.strip()))),
 }, required=("name", "description", "generic", "clock_ghz", "topology",
-             "costs_ns", "physics", "sources"))
+             "costs_ns", "sources"))
+
+
+def _families():
+    try:
+        return physics.families()
+    except physics.PhysicsError as e:
+        raise MachineError(str(e))
+
+
+def _spec():
+    try:
+        return schema_of(physics.settings())
+    except physics.PhysicsError as e:
+        raise MachineError(str(e))
 
 
 def _bad(where, field, value, want):
@@ -103,8 +123,8 @@ class Machine:
         self.description = doc["description"]
         self.generic = doc["generic"]
         self.clock_ghz = float(doc["clock_ghz"])
-        self.physics = dict(doc["physics"])
         self.sources = dict(doc["sources"])
+        self._set_physics(_families()[doc["family"]], doc.get("physics", {}))
         self.costs = {k: [float(x) for x in v]
                       for k, v in doc["costs_ns"].items()}
         t = doc["topology"]
@@ -117,6 +137,19 @@ class Machine:
                                        for j in range(self.sockets)]
                                       for i in range(self.sockets)]
         self.total_cpus = self.sockets * self.cores * self.threads
+
+    def _set_physics(self, family, own):
+        """The family's physics, a setting the profile sets fixed to its
+        value (typical and the only one in the range)."""
+        self.family = family.name
+        self.physics = dict(family.typical)
+        self.physics_range = {k: list(v) for k, v in family.range.items()}
+        self.physics_sources = dict(family.sources)
+        for k, v in own.items():
+            self.physics[k] = v
+            self.physics_range[k] = [v]
+            self.physics_sources[k] = self.sources.get(
+                "physics." + k, self.sources.get("physics"))
 
     # ---- the numbering ----
 
@@ -232,14 +265,14 @@ class CalibratedMachine(Machine):
         self.clock_ghz = float(m.group(1)) if m else None
         where = "measured by flagcheck-calibrate (%s), CPU %s" % (path,
                                                                   model)
-        self.physics = {"handover": "fifo", "shared_readers": "parallel",
-                        "line_pair": "Intel" in model, "jitter": 0.1}
         self.sources = {"costs_ns": where, "topology": where,
                         "clock_ghz": "the CPU model string" if m else
-                        "not in the CPU model string: none",
-                        "physics": "the profiles' choice for the family "
-                        "(docs/machines.md): fifo, parallel, the 128-byte "
-                        "pair on Intel only, jitter 0.1"}
+                        "not in the CPU model string: none"}
+        try:
+            self._set_physics(physics.family_of_model(
+                model, physics.families()), {})
+        except physics.PhysicsError as e:
+            raise MachineError(str(e))
         self._list = list(doc["cpus"])
         self.total_cpus = len(self._list)
         self._index = {c: i for i, c in enumerate(self._list)}
@@ -418,11 +451,21 @@ def validate(doc, where):
     """Raise MachineError unless doc is a valid profile."""
     if not isinstance(doc, dict):
         raise MachineError("%s: not a profile (a TOML table)" % where)
-    _known_fields(doc, SCHEMA, "", where)
+    spec = _spec()
+    _known_fields(doc, spec, "", where)
     try:
-        schema.check(doc, SCHEMA)
+        schema.check(doc, spec)
     except schema.Invalid as e:
         raise MachineError("%s: %s" % (where, e))
+    fams = _families()
+    if doc["family"] not in fams:
+        raise _bad(where, "family", doc["family"], "one of " +
+                   ", ".join(fams))
+    for k in doc.get("physics", {}):     # "physics" covers the table
+        if not any(str(doc["sources"].get(f, "")).strip()
+                   for f in ("physics." + k, "physics")):
+            raise _bad(where, "sources", sorted(doc["sources"]),
+                       "an entry for physics.%s" % k)
     _check_topology(doc, where)
     missing = unsourced(doc)
     if missing:
@@ -444,7 +487,8 @@ def names(machines_dir=None):
     """The profiles of a machines directory, by name."""
     d = machines_dir or MACHINES_DIR
     try:
-        return sorted(f[:-5] for f in os.listdir(d) if f.endswith(".toml"))
+        return sorted(f[:-5] for f in os.listdir(d) if f.endswith(".toml")
+                      and f != os.path.basename(physics.FAMILIES_PATH))
     except OSError:
         return []
 
