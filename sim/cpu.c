@@ -106,7 +106,7 @@ static const bool sim_loop[PATTERN_NR_OPCODES] = { PATTERN_OPS(SIM_LOOP) };
 
 static double sim_hit_ns(const struct sim *s, enum sim_access acc)
 {
-	return acc == SIM_RMW ? s->conf->atomic_local_ns :
+	return acc == SIM_RMW ? sim_rmw_hit_ns(s->conf) :
 				s->conf->load_hit_ns;
 }
 

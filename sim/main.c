@@ -4,6 +4,7 @@
  *
  *   flagcheck-sim --words W --pattern P [--fixed F] [--writers N]
  *       --variant always|test_first [--rest NS] [--atomic-local NS]
+ *       [--atomic-far NS]
  *       [--load-hit NS] [--NAME VALUE ...] [--seed N]
  *       [--ios N] [--warmup N]  < MATRIX
  *
@@ -94,6 +95,8 @@ static int option(struct args *a, const char *o, const char *v)
 		r = num(o, v, 0, 1e9, &c->rest_ns);
 	else if (!strcmp(o, "--atomic-local"))
 		r = num(o, v, 0, 1e6, &c->atomic_local_ns);
+	else if (!strcmp(o, "--atomic-far"))
+		r = num(o, v, 0, 1e6, &c->atomic_far_ns);
 	else if (!strcmp(o, "--load-hit"))
 		r = num(o, v, 0, 1e6, &c->load_hit_ns);
 	else if (!strcmp(o, "--seed"))

@@ -102,6 +102,11 @@ static int ph_set(struct sim_conf *c, const struct ph_row *r, const char *val)
 	return 0;
 }
 
+double sim_rmw_hit_ns(const struct sim_conf *c)
+{
+	return c->atomics == SIM_FAR ? c->atomic_far_ns : c->atomic_local_ns;
+}
+
 void sim_physics_defaults(struct sim_conf *c)
 {
 	size_t i;

@@ -46,6 +46,7 @@
 /* the values of a CHOICE setting of physics.def, in its order */
 enum sim_handover { SIM_FIFO = 0, SIM_NEAREST };
 enum sim_shared_readers { SIM_PARALLEL = 0, SIM_SERIAL };
+enum sim_atomics { SIM_NEAR = 0, SIM_FAR };
 enum sim_access { SIM_LOAD = 0, SIM_STORE, SIM_RMW };
 
 /* The machine and the run, as flagcheck-predict passes them */
@@ -55,6 +56,7 @@ struct sim_conf {
 	int *node;			/* each CPU's NUMA node */
 	double rest_ns;			/* local time per I/O besides work() */
 	double atomic_local_ns;		/* an RMW on a line held M/E */
+	double atomic_far_ns;		/* an uncontended RMW executed far */
 	double load_hit_ns;		/* a load (or store) hitting L1 */
 	/* one field per row of physics.def, named as the row */
 #define PHYSICS_CHOICE	int
@@ -106,6 +108,8 @@ int sim_check(const struct pattern_prog *prog, char *msg, size_t len);
  */
 void sim_physics_defaults(struct sim_conf *c);
 int sim_physics_option(struct sim_conf *c, const char *opt, const char *val);
+/* an uncontended RMW: atomic_local, or atomic_far where atomics is far */
+double sim_rmw_hit_ns(const struct sim_conf *c);
 /* the unit a word of @sharing at @offset is in, for @node */
 unsigned int sim_unit_of(unsigned int sharing, unsigned int offset,
 			 unsigned int node, bool line_pair);

@@ -8,7 +8,8 @@
  *   load   a holder: a hit (load_hit). Else the one-way transfer from the
  *          owner, after which both share it clean; from a clean unit, the
  *          transfer from its nearest holder.
- *   store, RMW   the only holder: a hit (load_hit, atomic_local). Else the
+ *   store, RMW   the only holder: a hit (load_hit; an RMW atomic_local,
+ *          or atomic_far where the profile's atomics execute far). Else the
  *          one-way transfer from the farthest other holder (the last
  *          invalidation answered), after which it is the owner alone.
  * A transfer is counted per access that pays one; the unit is busy while
@@ -79,7 +80,7 @@ static double sim_excl_cost(struct sim *s, struct sim_unit *u,
 				worst = to[h * n + cpu];
 		}
 	if (worst < 0)
-		return acc == SIM_RMW ? s->conf->atomic_local_ns :
+		return acc == SIM_RMW ? sim_rmw_hit_ns(s->conf) :
 					s->conf->load_hit_ns;
 	if (s->measuring)
 		u->stats.transfers++;

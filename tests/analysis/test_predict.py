@@ -296,7 +296,7 @@ def test_physics_come_only_from_the_profile():
     assert simulate.physics(m) == ["--handover", "nearest",
                                    "--shared_readers", "serial",
                                    "--line_pair", "true",
-                                   "--jitter", "0.25"]
+                                   "--jitter", "0.25", "--atomics", "near"]
     assert set(jobspec.Spec._fields).isdisjoint(names)
 
 

@@ -89,6 +89,9 @@ def run_sim(spec, variant, machine, cpus, which, rest_ns, seed, ios,
             "--seed", str(seed), "--ios", str(ios),
             "--warmup", str(warmup if warmup is not None else
                             max(ios // 4, 1))] + physics(machine, choice)
+    if "atomic_far" in machine.costs:
+        args += ["--atomic-far", "%.6g" % machine.local_ns("atomic_far",
+                                                           which)]
     if spec.fixed:
         args += ["--fixed", spec.fixed]
     p = subprocess.run(args, input=_matrix_text(rows, nodes),

@@ -33,6 +33,9 @@ MACHINES_DIR = os.path.join(REPO, "machines")
 RELATIONS = ("smt_sibling", "same_llc", "other_llc", "other_socket",
              "two_hops")
 LOCAL = ("atomic_local", "load_hit")
+# an uncontended RMW executed far (physics.atomics "far"): a profile whose
+# atomics can be far has its cost
+FAR = "atomic_far"
 WHICH = {"low": 0, "typ": 1, "high": 2}
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 PLACEMENT_RE = re.compile(r"^nodes=(\d+(?:,\d+)*)$")
@@ -198,8 +201,9 @@ class Machine:
 
     def local_ns(self, what, which="typ"):
         """"atomic_local" (an uncontended lock-prefixed RMW on a line this
-        CPU holds) or "load_hit" (a load hitting L1)."""
-        if what not in LOCAL:
+        CPU holds), "load_hit" (a load hitting L1) or, where the profile
+        has it, "atomic_far" (an uncontended RMW executed far)."""
+        if what not in LOCAL + ((FAR,) if FAR in self.costs else ()):
             raise MachineError("%s: local cost %r: want %s"
                                % (self.name, what, " or ".join(LOCAL)))
         return self.costs[what][_which(which)]
@@ -398,9 +402,9 @@ def _check_topology(doc, where):
            "two_hops": hops is not None and any(2 in r for r in hops)}
     costs = doc["costs_ns"]
     for k in costs:
-        if k not in has and k not in LOCAL:
+        if k not in has and k not in LOCAL + (FAR,):
             raise _bad(where, "costs_ns." + k, costs[k],
-                       "one of " + ", ".join(RELATIONS + LOCAL))
+                       "one of " + ", ".join(RELATIONS + LOCAL + (FAR,)))
     for k in LOCAL + tuple(r for r in RELATIONS if has[r]):
         if k not in costs:
             raise _bad(where, "costs_ns." + k, schema.MISSING,
@@ -467,6 +471,14 @@ def validate(doc, where):
             raise _bad(where, "sources", sorted(doc["sources"]),
                        "an entry for physics.%s" % k)
     _check_topology(doc, where)
+    own = doc.get("physics", {})
+    far = "far" in ([own["atomics"]] if "atomics" in own else
+                    fams[doc["family"]].range.get("atomics", []))
+    if far != (FAR in doc["costs_ns"]):
+        raise _bad(where, "costs_ns." + FAR,
+                   doc["costs_ns"].get(FAR, schema.MISSING),
+                   "[low, typ, high]: its atomics can execute far" if far
+                   else "no value: its atomics execute near")
     missing = unsourced(doc)
     if missing:
         raise _bad(where, "sources", sorted(doc["sources"]),

@@ -1,0 +1,76 @@
+"""An uncontended atomic costs atomic_far where it executes far, else atomic_local."""
+
+import pytest
+
+from tests.analysis.standin_machine import Machine
+from tests.analysis.test_machine import SMALL, write
+from tests.analysis.test_predict import EXACT, sim_binary, spec  # noqa: F401
+from flagcheck_analysis.predict import simulate
+from flagcheck_analysis.results import machine
+
+
+def one_cpu_ns(mach, sp, rest=100.0):
+    r = simulate.run_sim(sp, "always", mach, mach.cpus(1), "typ", rest, 0,
+                         200, 50)
+    return 1e9 / r["iops"]
+
+
+@pytest.mark.parametrize("words", ["x@0", "x@0:job"])
+def test_an_uncontended_rmw_costs_where_it_executes(words):
+    # one CPU: every RMW uncontended, on a shared or its own word; the
+    # barrier and the load keep their own costs
+    sp = spec(words, "atomic_inc(x)*2,smp_mb(),READ_ONCE(x)")
+    for atomics, rmw in (("near", 7.0), ("far", 40.0)):
+        m = Machine(atomic_local=(7.0,) * 3, load_hit=(1.5,) * 3,
+                    atomics=atomics)
+        m.costs["atomic_far"] = (40.0,) * 3
+        assert one_cpu_ns(m, sp) == pytest.approx(100 + 2 * rmw + 7 + 1.5,
+                                                  rel=EXACT)
+
+
+def test_a_contended_rmw_still_pays_the_transfer():
+    # two CPUs on one word: each RMW takes the line from the other, far or
+    # near (the far cost is only the uncontended one's)
+    sp = spec("x@0", "atomic_inc(x)")
+    out = {}
+    for atomics in ("near", "far"):
+        m = Machine(same_llc=(100.0,) * 3, atomics=atomics)
+        m.costs["atomic_far"] = (40.0,) * 3
+        r = simulate.run_sim(sp, "always", m, m.cpus(2), "typ", 0.0, 0,
+                             400, 100)
+        out[atomics] = r["iops"]
+    assert out["near"] == pytest.approx(1e9 / 100.0, rel=EXACT)
+    assert out["far"] == out["near"]
+
+
+def test_kunpeng_executes_far_altra_near():
+    kp = machine.load("kunpeng-920-6426")
+    assert (kp.family, kp.physics["atomics"], kp.physics_range["atomics"]) \
+        == ("arm64-taishan-v110", "far", ["far"])
+    assert [kp.local_ns("atomic_far", w) for w in ("low", "typ", "high")] \
+        == [5.79, 29.0, 69.55]
+    altra = machine.load("altra-2s")
+    assert (altra.family, altra.physics["atomics"]) == \
+        ("arm64-neoverse-n1", "near")
+    for name in machine.names():
+        m = machine.load(name)
+        assert ("atomic_far" in m.costs) == \
+            ("far" in m.physics_range["atomics"])
+
+
+@pytest.mark.parametrize("old,new,message", [
+    ('family = "intel-x86"', 'family = "arm64-taishan-v110"',
+     "costs_ns.atomic_far is missing: want [low, typ, high]: its atomics "
+     "can execute far"),
+    ("load_hit =", "atomic_far = [30.0, 40.0, 50.0]\nload_hit =",
+     "costs_ns.atomic_far is [30.0, 40.0, 50.0]: want no value: its "
+     "atomics execute near"),
+    ("jitter = 0.1", 'jitter = 0.1\natomics = "far"',
+     "costs_ns.atomic_far is missing: want [low, typ, high]: its atomics "
+     "can execute far"),
+])
+def test_the_far_cost_goes_with_far_atomics(tmp_path, old, new, message):
+    path = write(tmp_path, SMALL.replace(old, new, 1))
+    with pytest.raises(ValueError) as e:
+        machine.load(path)
+    assert str(e.value) == "%s: %s" % (path, message)
