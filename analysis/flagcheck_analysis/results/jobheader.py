@@ -24,6 +24,13 @@ its first section ([global]), each `; KEY: VALUE` on one line.
   ; published-share: P% FUNCTION
         the share of the cycles the published profile gave the fixed
         function before the fix
+  ; published-stddev: P%
+        the published figure's stated %stddev (else a single run: 3%)
+  ; assumed: NAME=V (LO..HI): "the source's words"[, "..."]
+        an input the source does not give, its point value V and its range
+        by docs/predict.md's rule: cpus (N), calls (calls of the path per
+        published operation), placement (compact..spread), rest (ns, where
+        the rest is not derived); one line per NAME
   ; pattern-twin: PATH
         a C model's job file: its model=pattern twin (PATH relative to the
         job file's folder), which flagcheck-report simulates for it
@@ -220,3 +227,78 @@ def pattern_twin(path):
                           ".fio job file relative to %s that exists"
                           % (where, value, os.path.dirname(path) or "."))
     return twin
+
+
+# ---- the inputs a header assumes, with their ranges (docs/predict.md) ----
+
+# name point low high words: point, low, high numbers (placement: names);
+# words the source's words quoted on the line, at least one
+Assumed = namedtuple("Assumed", "name point low high words where")
+PLACEMENTS = ("compact", "spread")
+# the number each assumed input may take: (kind, lowest, highest)
+ASSUMED = {"cpus": ("int", 1, 100000), "calls": ("num", 0.001, 1000.0),
+           "rest": ("num", 0.001, 1e9), "placement": ("name", None, None)}
+_ASSUMED = re.compile(r"^([a-z]+)=(\S+)\s+\((\S+?)\.\.(\S+?)\)\s*:\s*(\".*)$")
+_WORDS = re.compile(r"^\"([^\"]+)\"(?:\s*,\s*\"([^\"]+)\")*$")
+ASSUMED_USAGE = ("'NAME=V (LO..HI): \"source's words\"', NAME cpus (1..100000), "
+                 "calls (0.001..1000), rest (ns) or placement "
+                 "(compact..spread), LO <= V <= HI")
+
+
+def _assumed_value(kind, text, lo, hi):
+    """The number (or name) of one value; None where it is not allowed."""
+    if kind == "name":
+        return text if text in PLACEMENTS else None
+    try:
+        v = int(text) if kind == "int" else float(text)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) and lo <= v <= hi else None
+
+
+def parse_assumed(value, where):
+    """The Assumed of one assumed line's value; FigureError naming
+    `where`, the value and the form allowed."""
+    m = _ASSUMED.match(value.strip())
+    bad = FigureError("%s: assumed %r is not valid: allowed %s"
+                      % (where, value, ASSUMED_USAGE))
+    if not m or m.group(1) not in ASSUMED or not _WORDS.match(m.group(5)):
+        raise bad
+    kind, lo, hi = ASSUMED[m.group(1)]
+    vals = [_assumed_value(kind, t, lo, hi) for t in m.group(2, 3, 4)]
+    if None in vals:
+        raise bad
+    point, low, high = vals
+    if kind == "name":
+        if (low, high) != PLACEMENTS:
+            raise bad
+    elif not low <= point <= high:
+        raise bad
+    words = tuple(re.findall(r"\"([^\"]+)\"", m.group(5)))
+    return Assumed(m.group(1), point, low, high, words, where)
+
+
+def assumed(path):
+    """{name: Assumed} of the header's assumed lines; FigureError for a
+    bad one or a second line of one name."""
+    out = {}
+    for where, value in lines(path, "assumed"):
+        a = parse_assumed(value, where)
+        if a.name in out:
+            raise FigureError("%s: a second assumed %s line (one per name)"
+                              % (where, a.name))
+        out[a.name] = a
+    return out
+
+
+def published_stddev(path):
+    """The published figure's stated %stddev as a fraction, None without
+    a published-stddev line."""
+    where, value = _one(path, "published-stddev")
+    if where is None:
+        return None
+    m = re.match(r"^%s%%$" % _NUM, value)
+    if not m or not 0 < float(m.group(1)) < 100:
+        raise FigureError("%s: published-stddev %r is not valid: allowed "
+                          "'P%%' (0 < P < 100)" % (where, value))
+    return float(m.group(1)) / 100.0
