@@ -17,7 +17,7 @@ import re
 import sys
 
 from ..results import jobheader, machine
-from . import fiocost, jobspec, simulate
+from . import band, fiocost, jobspec, simulate
 
 PROG = "flagcheck-predict"
 # the demand check calls D/C far from the published gain beyond this factor
@@ -125,6 +125,7 @@ def text(pred, gain_published=None):
     if not pred["demand"]:
         out.append("  demand    no shared line is written in the always "
                    "form: D/C = 0")
+    out += ["  " + x for x in pred.get("band", {}).get("lines", ())]
     return "\n".join(out) + "\n"
 
 
@@ -174,7 +175,11 @@ def main(argv=None):
                            spec.rest_ns if rest_mode == spec.rest else None)
             preds.append(run_one(spec, mach, n, placement, rest,
                                  args.seeds, gain_pub))
-    except (ValueError, jobspec.SpecError, jobheader.FigureError) as e:
+            if args.published:
+                band.attach(preds[-1], spec, mach, rest[0] if isinstance(
+                    rest[0], (int, float)) else rest[0][0], gain_pub)
+    except (ValueError, jobspec.SpecError, jobheader.FigureError,
+            machine.MachineError) as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 2
     except simulate.PredictError as e:

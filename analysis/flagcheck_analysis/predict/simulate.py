@@ -77,10 +77,12 @@ def physics(machine, choice=None):
 
 
 def run_sim(spec, variant, machine, cpus, which, rest_ns, seed, ios,
-            warmup=None, choice=None):
+            warmup=None, choice=None, scale=1.0):
     """One flagcheck-sim run: its JSON as a dict. @choice: the physics
-    (physics()), the profile's typical ones by default."""
+    (physics()), the profile's typical ones by default; @scale: every
+    transfer cost multiplied by it."""
     rows, nodes = cost_matrix(machine, cpus, which)
+    rows = [[v * scale for v in r] for r in rows] if scale != 1.0 else rows
     args = [sim_path(), "--words", spec.words, "--pattern", spec.pattern,
             "--variant", variant, "--writers", str(spec.writers),
             "--rest", "%.6g" % rest_ns,

@@ -1,0 +1,314 @@
+"""The band of a published prediction: the envelope of the gain over every
+input the job file's header assumes (its `; assumed:` lines), both rest
+rules where the source gives a rate and a profile share, the physics the
+profile leaves open (its physics range), the profile's low..high costs
+and the seeds, widened by the published figure's own noise
+(docs/predict.md, "The band").
+
+Sampling: each dimension one at a time from the point (the header's
+values on the profile's typical physics and costs, seed 0), then two
+corners: every dimension at the value that lowered the gain most, and
+every one at the value that raised it most. The costs' low and high and
+the typical costs run with every seed (the band simulate.predict() gives
+alone, kept as today's band). What it can miss: a value inside a range
+(only its ends are run), and a pair of dimensions whose joint effect goes
+the other way from each one's own.
+
+Where the published figure lies outside the band, inverse() finds for
+each single input the value that reaches it (bisection on the simulator).
+"""
+
+import math
+import re
+
+from ..results import jobheader
+from ..results.machine import MachineError
+from . import simulate
+
+NOISE = 0.03            # a single run's noise: the published figure's
+SPAN = (0.1, 10.0)      # the inverse's search, a factor of the file's value
+STEPS = 6               # its bisection steps (each x(SPAN)^(1/2^STEPS))
+HANDOVERS = ("fifo", "nearest")
+WORK = re.compile(r"work\((\d+)\)")
+
+# the sentence "the band is wide because ..." of each dimension
+WHY = {"cpus": "the source gives no N",
+       "placement": "the source does not say where the CPUs ran",
+       "calls": "the source does not give the calls of the path per "
+                "operation",
+       "rest": "the rest is not derived (no rate, no share)",
+       "rule": "the source's rate and its profile share give different rests",
+       "costs": "the profile's transfer costs span low..high",
+       "seeds": "the seeds (guards' phases, jitter) move it",
+       "handover": "no measurement fixes the hand-over order for this family",
+       "shared_readers": "no measurement fixes how waiting readers are "
+                         "served for this family",
+       "jitter": "no measurement fixes the spread of the local time",
+       "line_pair": "no measurement fixes whether the line pair is one unit"}
+
+
+def physics_range(machine):
+    """{name: [values]} of the physics the profile leaves open, typical
+    included; a profile without a range: its one value of each (the one
+    place this fallback lives)."""
+    rng = getattr(machine, "physics_range", None)
+    if rng:
+        return {k: list(v) for k, v in rng.items()}
+    return {k: [v] for k, v in machine.physics.items()}
+
+
+def file_rest(spec):
+    """The file's rest in ns: published-rest NS, else its work() sum."""
+    if spec.rest_ns is not None:
+        return spec.rest_ns
+    return float(sum(int(x) for x in WORK.findall(spec.pattern)))
+
+
+def _scaled(spec, f):
+    """@spec with its rest (work() and rest_ns) multiplied by @f."""
+    if f == 1.0:
+        return spec
+
+    def sub(text):
+        return WORK.sub(lambda m: "work(%d)" % max(0, round(
+            int(m.group(1)) * f)), text) if text else text
+    return spec._replace(pattern=sub(spec.pattern), fixed=sub(spec.fixed))
+
+
+class _Sim:
+    """The gain at one sample, each sample simulated once."""
+
+    def __init__(self, spec, machine, rest_ns):
+        self.spec, self.m, self.rest_ns = spec, machine, rest_ns
+        self.base = file_rest(spec)
+        self.share = jobheader.published_share(spec.path)
+        self.phys = physics_range(machine)
+        self.known = {}
+        cpus = machine.cpus(1)
+        self.one = simulate.run_sim(spec, "always", machine, cpus, "typ",
+                                    rest_ns, 0, 64, warmup=4)
+
+    def placement(self, name):
+        if name == "compact":
+            return None
+        if self.spec.published.placement:
+            return self.spec.published.placement
+        nodes = sorted({self.m.node(c) for c in self.m.cpus(
+            len(self.m._all_cpus()))})
+        return "nodes=" + ",".join(map(str, nodes))
+
+    def cpus(self, s):
+        try:
+            return self.m.cpus(int(s["cpus"]), self.placement(s["placement"]))
+        except MachineError as e:
+            raise ValueError("%s: assumed range: %s" % (self.spec.path, e))
+
+    def rest_factor(self, s, cpus):
+        """The factor on the file's rest of sample @s."""
+        f = s["rest"] / s["calls"]
+        if s["rule"] == "share" and self.base:
+            share = (1 - self.share.percent / 100.0) * len(cpus) * \
+                simulate.mean_transfer(self.m, cpus)
+            f *= share / self.base
+        return f
+
+    def gain(self, s, which="typ", seed=0):
+        key = (tuple(sorted(s.items())), which, seed)
+        if key not in self.known:
+            cpus = self.cpus(s)
+            f = self.rest_factor(s, cpus)
+            spec = _scaled(self.spec, f)
+            choice = {k: s[k] for k in self.phys}
+            ios = simulate._ios_for(self.one, len(cpus))
+            iops = [simulate.run_sim(spec, mode, self.m, cpus, which,
+                                     self.rest_ns * f, seed, ios,
+                                     choice=choice, scale=s["scale"])["iops"]
+                    for mode in simulate.MODES]
+            self.known[key] = iops[1] / iops[0]
+        return self.known[key]
+
+
+def _dims(spec, sim, assumed):
+    """(point sample, {dimension: [other values]})."""
+    pub = spec.published
+    pl = assumed.get("placement")
+    here = "spread" if pub.placement else "compact"
+    if pl is not None and pl.point != here:
+        raise ValueError("%s: assumed placement=%s, but its published-machine "
+                         "line's is %s" % (pl.where, pl.point, here))
+    c = assumed.get("cpus")
+    if c is not None and c.point != pub.cpus:
+        raise ValueError("%s: assumed cpus=%d, but its published-machine "
+                         "line's N is %d" % (c.where, c.point, pub.cpus))
+    point = {"cpus": pub.cpus, "placement": here, "calls": 1.0, "rest": 1.0,
+             "rule": "rate", "scale": 1.0}
+    point.update({k: sim.m.physics[k] for k in sim.phys})
+    other = {}
+    if c is not None:
+        other["cpus"] = sorted({c.low, c.high} - {c.point})
+    if pl is not None:
+        other["placement"] = [p for p in jobheader.PLACEMENTS if p != here]
+    for name in ("calls", "rest"):
+        a = assumed.get(name)
+        if a is not None:
+            other[name] = sorted({a.low / a.point, a.high / a.point} - {1.0})
+    rule = (spec.rest_rule or "").startswith("after-fix rate")
+    if sim.share is not None and rule:
+        other["rule"] = ["share"]
+    for k, vals in sim.phys.items():
+        other[k] = [v for v in vals if v != point[k]]
+    return point, {k: v for k, v in other.items() if v}
+
+
+def band(spec, machine, rest_ns, seeds=simulate.SEEDS):
+    """The band of @spec at its published machine (module doc): a dict
+    with value, low, high, width, noise, today (costs and seeds only),
+    dims ({dimension: {"values", "gains", "ratio"}}), widest, corners."""
+    assumed = jobheader.assumed(spec.path)
+    noise = jobheader.published_stddev(spec.path) or NOISE
+    sim = _Sim(spec, machine, rest_ns)
+    point, other = _dims(spec, sim, assumed)
+    g0 = sim.gain(point)
+    typ = [sim.gain(point, "typ", s) for s in range(seeds)]
+    costs = {w: [sim.gain(point, w, s) for s in range(seeds)]
+             for w in ("low", "high")}
+    dims = {"costs": {"values": ["low", "typ", "high"],
+                      "gains": [costs["low"][0], g0, costs["high"][0]]},
+            "seeds": {"values": list(range(seeds)), "gains": typ}}
+    for k, vals in other.items():
+        dims[k] = {"values": [point[k]] + vals,
+                   "gains": [g0] + [sim.gain(dict(point, **{k: v}))
+                                    for v in vals]}
+    for d in dims.values():
+        d["ratio"] = max(d["gains"]) / min(d["gains"])
+    corners = []
+    for pick in (min, max):
+        s, which = dict(point), "typ"
+        for k, d in dims.items():
+            v = d["values"][d["gains"].index(pick(d["gains"]))]
+            if k == "costs":
+                which = v
+            elif k != "seeds":
+                s[k] = v
+        corners.append(sim.gain(s, which))
+    every = typ + costs["low"] + costs["high"] + corners + \
+        [g for d in dims.values() for g in d["gains"]]
+    today = typ + costs["low"] + costs["high"]
+    widest = max((k for k in dims), key=lambda k: dims[k]["ratio"])
+    low, high = min(every) * (1 - noise), max(every) * (1 + noise)
+    return {"value": sum(typ) / len(typ), "low": low, "high": high,
+            "width": high / low, "noise": noise,
+            "today": {"low": min(today), "high": max(today)},
+            "dims": dims, "corners": corners, "samples": len(sim.known),
+            "widest": {"dim": widest, "ratio": dims[widest]["ratio"],
+                       "why": WHY.get(widest, "the physics' " + widest)},
+            "point": point, "_sim": sim}
+
+
+def where(b, published):
+    """"inside", "above" or "below" the band."""
+    if published > b["high"]:
+        return "above"
+    return "below" if published < b["low"] else "inside"
+
+
+def _bisect(g, target, lo, hi):
+    """The value in lo..hi (log scale) where g reaches @target, None where
+    g(lo) and g(hi) are both on one side of it."""
+    glo, ghi = g(lo), g(hi)
+    if (glo - target) * (ghi - target) > 0:
+        return None
+    for _ in range(STEPS):
+        mid = math.sqrt(lo * hi)
+        gm = g(mid)
+        if (gm - target) * (glo - target) > 0:
+            lo, glo = mid, gm
+        else:
+            hi, ghi = mid, gm
+    return math.sqrt(lo * hi)
+
+
+def inverse(b, published):
+    """[(input, factor or None, text)]: for each single input the value
+    of it (a factor of the file's) that reaches @published, the others at
+    the point."""
+    sim, point = b["_sim"], b["point"]
+    out = []
+    f = _bisect(lambda x: sim.gain(dict(point, rest=x)), published, *SPAN)
+    out.append(("rest", f))
+    out.append(("calls", None if f is None else 1.0 / f))
+    n0 = point["cpus"]
+    top = len(sim.m._all_cpus())
+
+    def at_n(x):
+        n = max(1, min(top, int(round(n0 * x))))
+        try:
+            return sim.gain(dict(point, cpus=n))
+        except ValueError:          # more CPUs than the placement's nodes
+            return sim.gain(dict(point, cpus=n, placement="compact"))
+    lo, hi = max(SPAN[0], 1.0 / n0), min(SPAN[1], top / float(n0))
+    f = _bisect(at_n, published, lo, hi) if hi > lo else None
+    out.append(("N", None if f is None else
+                max(1, min(top, int(round(n0 * f)))) / float(n0)))
+    f = _bisect(lambda x: sim.gain(dict(point, scale=x)), published, *SPAN)
+    out.append(("transfer cost", f))
+    if "handover" in point:
+        for h in HANDOVERS:
+            if h != point["handover"]:
+                out.append(("hand-over " + h,
+                            sim.gain(dict(point, handover=h))))
+    return out
+
+
+def inverse_text(inv, published):
+    """Lines: each input's value reaching the published figure alone."""
+    out = ["to reach x%.2f with one input alone (a factor of the file's "
+           "value):" % published]
+    for name, v in inv:
+        if name.startswith("hand-over"):
+            out.append("  %s gives x%.2f" % (name, v))
+        elif v is None:
+            out.append("  %s: none in %gx..%gx" % (name, SPAN[0], SPAN[1]))
+        else:
+            out.append("  %s x%.2f" % (name, v))
+    return out
+
+
+def summary(b, published):
+    """The band's lines in words (flagcheck-predict and the back-test)."""
+    out = ["band over every unknown x%.2f..%.2f (width x%.2f; %d samples, "
+           "one at a time plus 2 corners; noise %.1f%%)" % (
+               b["low"], b["high"], b["width"], b["samples"],
+               100 * b["noise"])]
+    if published is not None:
+        out.append("published x%.2f lies %s the band" % (
+            published, where(b, published)))
+    w = b["widest"]
+    out.append("widest unknown: %s (x%.2f alone): %s" % (
+        w["dim"], w["ratio"], w["why"]))
+    if b["width"] > 2:
+        out.append("the band is wide because %s" % w["why"])
+    return out
+
+
+def public(b):
+    """The band as --json prints it (no simulator state)."""
+    return {k: v for k, v in b.items() if not k.startswith("_")}
+
+
+def attach(pred, spec, machine, rest_ns, published, inverse_too=True):
+    """Add the band of a published prediction to @pred ("band": its
+    figures, where the published figure lies, the inverse where it lies
+    outside, and "lines", the band in words)."""
+    b = band(spec, machine, rest_ns)
+    lines = summary(b, published)
+    out = public(b)
+    if published is not None:
+        out["published"], out["where"] = published, where(b, published)
+        if out["where"] != "inside" and inverse_too:
+            inv = inverse(b, published)
+            out["inverse"] = [{"input": n, "value": v} for n, v in inv]
+            lines += inverse_text(inv, published)
+    out["lines"] = lines
+    pred["band"] = out
+    return out
