@@ -85,6 +85,7 @@ class _Sim:
         self.phys = physics_range(machine)
         self.known = {}
         cpus = machine.cpus(1)
+        # the one-CPU run sizes each sample's window (simulate._ios_for)
         self.one = simulate.run_sim(spec, "always", machine, cpus, "typ",
                                     rest_ns, 0, 64, warmup=4)
 
@@ -93,8 +94,8 @@ class _Sim:
             return None
         if self.spec.published.placement:
             return self.spec.published.placement
-        nodes = sorted({self.m.node(c) for c in self.m.cpus(
-            len(self.m._all_cpus()))})
+        nodes = sorted({self.m.node(c)
+                        for c in self.m.cpus(self.m.total_cpus)})
         return "nodes=" + ",".join(map(str, nodes))
 
     def cpus(self, s):
@@ -200,6 +201,7 @@ def band(spec, machine, rest_ns, seeds=simulate.SEEDS):
             "width": high / low, "noise": noise,
             "today": {"low": min(today), "high": max(today)},
             "dims": dims, "corners": corners, "samples": len(sim.known),
+            "every": every,
             "widest": {"dim": widest, "ratio": dims[widest]["ratio"],
                        "why": WHY.get(widest, "the physics' " + widest)},
             "point": point, "_sim": sim}
@@ -238,7 +240,7 @@ def inverse(b, published):
     out.append(("rest", f))
     out.append(("calls", None if f is None else 1.0 / f))
     n0 = point["cpus"]
-    top = len(sim.m._all_cpus())
+    top = sim.m.total_cpus
 
     def at_n(x):
         n = max(1, min(top, int(round(n0 * x))))
