@@ -31,7 +31,8 @@ import subprocess
 import sys
 from collections import namedtuple
 
-from ..predict import jobspec, simulate
+from ..predict import band, jobspec, simulate
+from ..results import jobheader
 from . import catalogue
 
 PROG = "flagcheck-backtest"
@@ -43,7 +44,7 @@ INPUTS = ("sim", "engine/pattern/pattern_parse.c", "engine/pattern/pattern.h",
           "analysis/flagcheck_analysis/report/backtest.py")
 
 Row = namedtuple("Row", "name machine rest rule generic pred low high "
-                 "published formula layout demand why")
+                 "published formula layout demand why band assumes")
 
 
 def job_files(top):
@@ -71,7 +72,7 @@ def is_layout(pred):
 
 def _skip(name, why):
     return Row(name, "-", "-", "", False, None, None, None, None, None,
-               False, None, why)
+               False, None, why, None, False)
 
 
 def row(path, top, load, fio_ns):
@@ -99,18 +100,23 @@ def row(path, top, load, fio_ns):
     where = "%s %d%s" % (mach.name, p.cpus,
                          " " + p.placement if p.placement else "")
     g = pred["gain"]
+    b = band.attach(pred, spec, mach, rest_ns, fig.gain)
     return Row(name, where, rest, spec.rest_rule or "", mach.generic,
                g["value"], g["low"], g["high"], fig.gain,
                formula_gain(pred), is_layout(pred),
-               max([d["ratio"] for d in pred["demand"]] or [0.0]), "")
+               max([d["ratio"] for d in pred["demand"]] or [0.0]), "", b,
+               bool(jobheader.assumed(path)))
 
 
-def criteria(pred, pub, layout):
-    """{criterion: met} for one predicted gain (module doc)."""
+def criteria(pred, pub, layout, low=None, high=None):
+    """{criterion: met} for one predicted gain (module doc); @low, @high
+    its band (inside: None without one)."""
     eff_p, eff_q = pred - 1.0, pub - 1.0
     eff = eff_p / eff_q if eff_q else None
     ratio = pred / pub
     return {
+        "inside": None if low is None else low <= pub <= high,
+        "x1.25": 1 / 1.25 <= ratio <= 1.25,
         "target": 1 / 1.5 <= ratio <= 1.5 and eff is not None and
         0.5 <= eff <= 2.0,
         "x2": 0.5 <= ratio <= 2.0,
@@ -125,23 +131,88 @@ def _x(v):
 
 def _cells(r):
     if r.pred is None:
-        return [r.name, r.machine, r.rest, "-", "-", "-", "-", "-", "-",
-                "-", "not back-tested: " + r.why]
-    c = criteria(r.pred, r.published, r.layout)
-    met = [k for k in ("target", "x2", "layout") if c[k]]
+        return [r.name, r.machine, r.rest] + ["-"] * (len(HEADER) - 4) + [
+            "not back-tested: " + r.why]
+    b = r.band
+    c = criteria(r.pred, r.published, r.layout, b["low"], b["high"])
+    met = [k for k in ("inside", "target", "x2", "layout") if c[k]]
+    if _generic_only(r) and c["x1.25"]:
+        met.append("x1.25")
     if c["wrong"]:
         met.append("WRONG DIRECTION")
     eff = (r.pred - 1) / (r.published - 1) if r.published != 1 else None
     return [r.name, r.machine + (" (generic)" if r.generic else ""),
-            r.rest, "%s (%.2f..%.2f)" % (_x(r.pred), r.low, r.high),
-            _x(r.published), "%.2f" % (r.pred / r.published),
+            r.rest, "%s (%.2f..%.2f)" % (_x(r.pred), b["low"], b["high"]),
+            "x%.2f" % b["width"], "%.2f..%.2f" % (r.low, r.high),
+            _x(r.published), band.where(b, r.published),
+            "%s: %s" % (b["widest"]["dim"], b["widest"]["why"]),
+            "%.2f" % (r.pred / r.published),
             "-" if eff is None else "%.2f" % eff, _x(r.formula),
             "%.3g" % r.demand, "layout" if r.layout else "",
             ", ".join(met) or "none"]
 
 
-HEADER = ["file", "machine N", "rest", "predicted (band)", "published",
+HEADER = ["file", "machine N", "rest", "predicted (band)", "width",
+          "today's band", "published", "published is", "widest unknown",
           "pred/pub", "effect pred/pub", "formula", "D/C", "kind", "met"]
+
+
+def _generic_only(r):
+    """A file whose header assumes nothing but a generic profile."""
+    return r.generic and not r.assumes
+
+
+def _median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2.0 if xs else float("nan")
+
+
+def band_scores(done):
+    """Lines: the band's coverage and sharpness, the typical value's
+    scores, beside today's band (costs and seeds only)."""
+    n = len(done)
+    inside = sum(r.band["low"] <= r.published <= r.band["high"]
+                 for r in done)
+    today = sum(r.low <= r.published <= r.high for r in done)
+    widths = [r.band["width"] for r in done]
+    wide = [r for r in done if r.band["width"] > 4]
+    gen = [r for r in done if _generic_only(r)]
+    cs = [criteria(r.pred, r.published, r.layout) for r in done]
+    return [
+        "- coverage (published inside the band; target >= 80%%): %d of %d "
+        "(%.0f%%); today's band (costs and seeds only) %d of %d"
+        % (inside, n, 100.0 * inside / n, today, n),
+        "- sharpness (median width high/low; target <= x1.5): x%.2f; today's"
+        " band x%.2f; wider than x4: %d, each with its widest unknown named"
+        % (_median(widths), _median([r.high / r.low for r in done]),
+           len(wide)),
+        "- typical value: target (x1.5 and effect x2; target >= 60%%) %d of "
+        "%d, within x2 %d of %d, wrong direction %d; files assuming nothing "
+        "but a generic profile within x1.25: %d of %d" % (
+            sum(c["target"] for c in cs), n, sum(c["x2"] for c in cs), n,
+            sum(c["wrong"] for c in cs), sum(c["x1.25"] for c, r in
+                                             zip(cs, done)
+                                             if _generic_only(r)), len(gen)),
+    ]
+
+
+def misses(done):
+    """Lines: each file whose published figure lies outside its band, in
+    words, with each single input's value that would reach it."""
+    out = []
+    for r in done:
+        b = r.band
+        if b["where"] == "inside":
+            continue
+        inv = "; ".join(x.strip() for x in band.inverse_text(
+            [(i["input"], i["value"]) for i in b.get("inverse", ())],
+            r.published)[1:])
+        out.append("- %s: published x%.2f lies %s the band (%.2f..%.2f); "
+                   "to reach it alone: %s" % (r.name, r.published,
+                                              b["where"], b["low"],
+                                              b["high"], inv))
+    return out
 
 
 def scores(rows):
@@ -186,8 +257,16 @@ def markdown(rows, top):
             "", "Each file's rest, as its header derives it:", ""]
     out += ["- %s: %s" % (r.name, r.rule) for r in rows
             if r.pred is not None and r.rule]
-    out += ["", "Scores (of %d files back-tested):" % sum(
-        r.pred is not None for r in rows), ""] + scores(rows)
+    done = [r for r in rows if r.pred is not None]
+    out += ["", "The band (docs/predict.md): every assumed input, both rest "
+            "rules, the profile's physics range, the costs and the seeds, "
+            "one at a time plus two corners, widened by the published "
+            "figure's noise. Scores (of %d files back-tested):" % len(done),
+            ""] + band_scores(done)
+    out += ["", "Published figures outside the band:", ""] + (
+        misses(done) or ["- none"])
+    out += ["", "The typical value's scores (of %d files back-tested):"
+            % len(done), ""] + scores(rows)
     return "\n".join(out) + "\n"
 
 
