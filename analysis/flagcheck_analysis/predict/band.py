@@ -148,7 +148,11 @@ def _dims(spec, sim, assumed):
     if c is not None:
         other["cpus"] = sorted({c.low, c.high} - {c.point})
     if pl is not None:
-        other["placement"] = [p for p in jobheader.PLACEMENTS if p != here]
+        # a placement of the same CPUs (N = all of them) is no other input
+        other["placement"] = [
+            p for p in jobheader.PLACEMENTS if p != here and sorted(
+                sim.cpus(dict(point, placement=p))) != sorted(
+                sim.cpus(point))]
     for name in ("calls", "rest"):
         a = assumed.get(name)
         if a is not None:
