@@ -143,3 +143,17 @@ def test_predict_published_says_where_s1_lies_and_its_widest(capsys):
     assert b["where"] == "inside"
     assert b["low"] <= 2.35 <= b["high"]
     assert b["widest"]["dim"] in b["dims"]
+
+
+def test_the_reports_summary_says_where_the_figure_lies():
+    from flagcheck_analysis.report import bigbox
+    row = ["S1 filemap-odirect-read", "xeon-4s-2014 nodes=0,1", "16",
+           "work", "-", "-", "x1.24 (1.21..1.27)", "1.28", "x2.35"]
+    b = {"value": 1.24, "low": 1.0, "high": 2.0, "published": 2.35,
+         "where": "above"}
+    line = "S1 filemap-odirect-read: " + bigbox.summary_lines(
+        {"S1 filemap-odirect-read": row + [b]})["S1 filemap-odirect-read"]
+    assert line == ("S1 filemap-odirect-read: on xeon-4s-2014 nodes=0,1 at "
+                    "16 CPUs: x1.24 (1.00..2.00), published x2.35 lies "
+                    "above the band")
+    assert len(line) <= 120

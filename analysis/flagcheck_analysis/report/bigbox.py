@@ -32,7 +32,7 @@ import json
 import os
 import re
 
-from ..predict import fiocost, jobspec, simulate
+from ..predict import band, fiocost, jobspec, simulate
 from ..results import jobheader, lineprobes, machine, published
 
 WITHIN = 0.15
@@ -308,7 +308,8 @@ def rows(args, manifests, warn, records=(), entries=(), simulated=None,
                 out.append(_row(label, spec, mach, pub.cpus,
                                 pub.placement, rest, gain_pub))
                 if simulated is not None:
-                    simulated[label] = out[-1]
+                    simulated[label] = out[-1] + _band(spec, mach, rest,
+                                                       gain_pub)
         except (ValueError, jobspec.SpecError,
                 simulate.PredictError) as e:
             warn("%s (the big-box answer leaves it out)" % e)
@@ -317,14 +318,29 @@ def rows(args, manifests, warn, records=(), entries=(), simulated=None,
     return out
 
 
+def _band(spec, mach, rest, gain_pub):
+    """[the band over every unknown] of a published row with a published
+    gain (predict/band.py), else []: the summary's, not the table's."""
+    if gain_pub is None:
+        return []
+    return [band.attach({}, spec, mach, rest[0], gain_pub, False)]
+
+
 def summary_lines(simulated, labels=()):
     """{label: "on PROFILE at N CPUs: xG (lo..hi)"} of the published rows,
-    for the summary; also for each of the run @labels of the scenario
-    (of_scenario())."""
+    for the summary, the band over every unknown and where the published
+    gain lies in it where the row has them; also for each of the run
+    @labels of the scenario (of_scenario())."""
     out = {}
     for label, r in simulated.items():
+        text = "on %s at %s CPUs: %s" % (r[1], r[2], r[6])
+        if len(r) > len(HEADER):
+            b = r[len(HEADER)]
+            text = "on %s at %s CPUs: x%.2f (%.2f..%.2f), published x%.2f " \
+                "lies %s the band" % (r[1], r[2], b["value"], b["low"],
+                                      b["high"], b["published"], b["where"])
         for x in of_scenario(label, set(labels)) | {label}:
-            out[x] = "on %s at %s CPUs: %s" % (r[1], r[2], r[6])
+            out[x] = text
     return out
 
 
