@@ -240,8 +240,8 @@ ASSUMED = {"cpus": ("int", 1, 100000), "calls": ("num", 0.001, 1000.0),
            "rest": ("num", 0.001, 1e9), "placement": ("name", None, None)}
 _ASSUMED = re.compile(r"^([a-z]+)=(\S+)\s+\((\S+?)\.\.(\S+?)\)\s*:\s*(\".*)$")
 _WORDS = re.compile(r"^\"([^\"]+)\"(?:\s*,\s*\"([^\"]+)\")*$")
-ASSUMED_USAGE = ("'NAME=V (LO..HI): \"source's words\"', NAME cpus (1..100000), "
-                 "calls (0.001..1000), rest (ns) or placement "
+ASSUMED_USAGE = ("'NAME=V (LO..HI): \"source's words\"', NAME cpus "
+                 "(1..100000), calls (0.001..1000), rest (ns) or placement "
                  "(compact..spread), LO <= V <= HI")
 
 
