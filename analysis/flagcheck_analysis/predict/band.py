@@ -28,7 +28,9 @@ from . import simulate
 NOISE = 0.03            # a single run's noise: the published figure's
 SPAN = (0.1, 10.0)      # the inverse's search, a factor of the file's value
 STEPS = 6               # its bisection steps (each x(SPAN)^(1/2^STEPS))
-HANDOVERS = ("fifo", "nearest")
+# the physics the inverse tries, each value the point does not have: the
+# simulator's hand-over orders (a question about the figure, not the band)
+INVERSE_PHYSICS = (("handover", "hand-over", ("fifo", "nearest")),)
 WORK = re.compile(r"work\((\d+)\)")
 
 # the sentence "the band is wide because ..." of each dimension
@@ -258,11 +260,11 @@ def inverse(b, published):
                 max(1, min(top, int(round(n0 * f)))) / float(n0)))
     f = _bisect(lambda x: sim.gain(dict(point, scale=x)), published, *SPAN)
     out.append(("transfer cost", f))
-    if "handover" in point:
-        for h in HANDOVERS:
-            if h != point["handover"]:
-                out.append(("hand-over " + h,
-                            sim.gain(dict(point, handover=h))))
+    for key, name, values in INVERSE_PHYSICS:
+        for v in values:
+            if key in point and v != point[key]:
+                out.append(("%s %s" % (name, v),
+                            sim.gain(dict(point, **{key: v}))))
     return out
 
 
