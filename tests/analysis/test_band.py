@@ -111,6 +111,21 @@ def test_both_rest_rules_where_a_rate_and_a_share_are_given(tmp_path):
         pytest.approx(0.6 * 4 * 100.0 / 200.0, rel=1e-12)
 
 
+def test_calls_do_not_enter_a_profile_share_rest(tmp_path):
+    sp = _job(tmp_path, "published-share: 40% f()", rule="after-fix rate: x")
+    b = band.band(sp, _machine(), 0.0)
+    sim, point = b["_sim"], b["point"]
+    share = dict(point, rule="share")
+    cpus = sim.cpus(point)
+    assert sim.rest_factor(dict(share, calls=2.0), cpus) == \
+        sim.rest_factor(share, cpus)
+    only = _job(tmp_path, "published-share: 40% f()",
+                'assumed: calls=1 (0.5..2): "x"', rule="profile share: x")
+    with pytest.raises(ValueError, match="assumed calls: this file's rest "
+                       "is a profile share's, per call"):
+        band.band(only, _machine(), 0.0)
+
+
 def test_a_figure_outside_is_named_and_its_inverse_reaches_it(tmp_path):
     sp = _job(tmp_path)
     b = band.band(sp, _machine(), 0.0)

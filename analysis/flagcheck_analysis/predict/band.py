@@ -107,13 +107,14 @@ class _Sim:
             raise ValueError("%s: assumed range: %s" % (self.spec.path, e))
 
     def rest_factor(self, s, cpus):
-        """The factor on the file's rest of sample @s."""
-        f = s["rest"] / s["calls"]
+        """The factor on the file's rest of sample @s: a rest per
+        published operation over the calls per operation; a profile
+        share's rest is per call already (docs/machines.md), at each N."""
         if s["rule"] == "share" and self.base:
             share = (1 - self.share.percent / 100.0) * len(cpus) * \
                 simulate.mean_transfer(self.m, cpus)
-            f *= share / self.base
-        return f
+            return s["rest"] * share / self.base
+        return s["rest"] / s["calls"]
 
     def gain(self, s, which="typ", seed=0):
         key = (tuple(sorted(s.items())), which, seed)
@@ -143,6 +144,11 @@ def _dims(spec, sim, assumed):
     if c is not None and c.point != pub.cpus:
         raise ValueError("%s: assumed cpus=%d, but its published-machine "
                          "line's N is %d" % (c.where, c.point, pub.cpus))
+    k = assumed.get("calls")
+    if k is not None and (spec.rest_rule or "").startswith("profile share"):
+        raise ValueError("%s: assumed calls: this file's rest is a profile "
+                         "share's, per call: the calls per operation do not "
+                         "enter it" % k.where)
     point = {"cpus": pub.cpus, "placement": here, "calls": 1.0, "rest": 1.0,
              "rule": "rate", "scale": 1.0}
     point.update({k: sim.m.physics[k] for k in sim.phys})
