@@ -32,7 +32,11 @@ demand check of the always form (D/C; above 1 the line is the bottleneck).
 --json: one object per CPU count (a list for several):
 {"machine", "cpus", "modes": {"always": {"iops", "low", "high"},
 "test_first": {...}}, "gain": {"value", "low", "high"}, "lines", "demand",
-"rest": {...}}.  docs/predict.md has the model and its assumptions.
+"rest": {...}}.  --published adds the band over every input the header
+assumes, the profile's physics range, the costs and the seeds ("band":
+low, high, where the published gain lies, the widest unknown, and outside
+the band each single input's value that reaches it).
+docs/predict.md has the model and its assumptions.
 
 exit status: 0 predicted, 1 a prediction failed, 2 usage error."""
 
