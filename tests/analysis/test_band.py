@@ -85,9 +85,12 @@ def test_calls_run_as_the_rest_over_the_calls(tmp_path):
 def test_the_physics_range_is_swept_only_where_the_profile_has_one(tmp_path):
     sp = _job(tmp_path)
     m = _machine()
+    assert all(len(v) == 1 for v in m.physics_range.values())
     assert "handover" not in band.band(sp, m, 0.0)["dims"]
-    m.physics_range = {"handover": ["fifo", "nearest"], "jitter": [0.1],
-                       "shared_readers": ["parallel"], "line_pair": [False]}
+    del m.physics_range             # a profile of no range: the fallback
+    assert "handover" not in band.band(sp, m, 0.0)["dims"]
+    m.physics_range = {k: [v] for k, v in m.physics.items()}
+    m.physics_range = dict(m.physics_range, handover=["fifo", "nearest"])
     b = band.band(sp, m, 0.0)
     assert b["dims"]["handover"]["values"] == ["fifo", "nearest"]
     assert "jitter" not in b["dims"]

@@ -46,7 +46,8 @@ WHY = {"cpus": "the source gives no N",
        "shared_readers": "no measurement fixes how waiting readers are "
                          "served for this family",
        "jitter": "no measurement fixes the spread of the local time",
-       "line_pair": "no measurement fixes whether the line pair is one unit"}
+       "line_pair": "no measurement fixes whether the line pair is one unit",
+       "atomics": "no measurement fixes where an uncontended atomic runs"}
 
 
 def physics_range(machine):
