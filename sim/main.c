@@ -6,24 +6,30 @@
  *       --variant always|test_first [--rest NS] [--atomic-local NS]
  *       [--atomic-far NS]
  *       [--load-hit NS] [--NAME VALUE ...] [--seed N]
- *       [--ios N] [--warmup N]  < MATRIX
+ *       [--ios N] [--warmup N] [--max-events N]  < MATRIX
  *
  * --NAME VALUE: a physics setting of sim/physics.def (--handover nearest,
  * --shared_readers serial, --line_pair true, --jitter 0.1 ...), each at
  * its row's default when not given.
  *
- * MATRIX: the number of CPUs N, then N x N one-way transfer costs in ns
- * (row: the CPU that holds the line, column: the one that wants it), then
- * N NUMA node numbers. Prints one JSON object. The program is compiled by
+ * MATRIX: the number of CPUs N (1 to 1024), then N x N one-way transfer
+ * costs in ns (0 to 1e6; row: the CPU that holds the line, column: the one
+ * that wants it), then N NUMA node numbers (0 to 7). Prints one JSON
+ * object. --max-events (default 50,000,000) bounds the work: a run that
+ * needs more simulated events is refused (sim.c). The program is compiled by
  * the engine's own pattern_compile(), so the grammar and its refusals are
  * the engine's.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sim.h"
+
+#define SIM_MAX_COST_NS	1e6
+#define SIM_MAX_EVENTS	50000000ULL
 
 struct args {
 	struct pattern_params pp;
@@ -32,26 +38,40 @@ struct args {
 
 static int bad(const char *opt, const char *val, const char *allowed)
 {
-	fprintf(stderr, "flagcheck-sim: %s %s: %s\n", opt, val ? val : "",
+	fprintf(stderr, "flagcheck-sim: %s %.40s: %s\n", opt, val ? val : "",
 		allowed);
 	return -1;
+}
+
+/* A number from @lo to @hi (a whole one where @whole says) */
+static int number(const char *opt, const char *val, double lo, double hi,
+		  bool whole, double *out)
+{
+	char *e;
+	double v = val ? strtod(val, &e) : 0;
+
+	if (!val || e == val || *e || !(v >= lo && v <= hi) ||
+	    (whole && v != (double)(long long)v)) {
+		char allowed[96];
+
+		snprintf(allowed, sizeof(allowed), "a %snumber from %g to %g",
+			 whole ? "whole " : "", lo, hi);
+		return bad(opt, val, allowed);
+	}
+	*out = v;
+	return 0;
 }
 
 static int num(const char *opt, const char *val, double lo, double hi,
 	       double *out)
 {
-	char *e;
-	double v = val ? strtod(val, &e) : 0;
+	return number(opt, val, lo, hi, false, out);
+}
 
-	if (!val || e == val || *e || !(v >= lo && v <= hi)) {
-		char allowed[96];
-
-		snprintf(allowed, sizeof(allowed), "a number from %g to %g",
-			 lo, hi);
-		return bad(opt, val, allowed);
-	}
-	*out = v;
-	return 0;
+static int whole(const char *opt, const char *val, double lo, double hi,
+		 double *out)
+{
+	return number(opt, val, lo, hi, true, out);
 }
 
 static int choice(const char *opt, const char *val, const char *a,
@@ -90,7 +110,7 @@ static int option(struct args *a, const char *o, const char *v)
 		r = choice(o, v, "always", "test_first", &i) ?:
 		    (a->pp.variant = i ? FC_TEST_FIRST : FC_ALWAYS, 0);
 	else if (!strcmp(o, "--writers"))
-		r = num(o, v, 0, SIM_MAX_CPUS, &d) ?: (a->pp.writers = d, 0);
+		r = whole(o, v, 0, SIM_MAX_CPUS, &d) ?: (a->pp.writers = d, 0);
 	else if (!strcmp(o, "--rest"))
 		r = num(o, v, 0, 1e9, &c->rest_ns);
 	else if (!strcmp(o, "--atomic-local"))
@@ -100,36 +120,55 @@ static int option(struct args *a, const char *o, const char *v)
 	else if (!strcmp(o, "--load-hit"))
 		r = num(o, v, 0, 1e6, &c->load_hit_ns);
 	else if (!strcmp(o, "--seed"))
-		r = num(o, v, 0, 1e15, &d) ?: (c->seed = d, 0);
+		r = whole(o, v, 0, 1e15, &d) ?: (c->seed = d, 0);
 	else if (!strcmp(o, "--ios"))
-		r = num(o, v, 1, 1e9, &d) ?: (c->ios = d, 0);
+		r = whole(o, v, 1, 1e9, &d) ?: (c->ios = d, 0);
 	else if (!strcmp(o, "--warmup"))
-		r = num(o, v, 0, 1e9, &d) ?: (c->warmup = d, 0);
+		r = whole(o, v, 0, 1e9, &d) ?: (c->warmup = d, 0);
+	else if (!strcmp(o, "--max-events"))
+		r = whole(o, v, 1, 1e12, &d) ?: (c->max_events = d, 0);
 	else
 		r = bad(o, NULL, "unknown option (see sim/main.c's head)");
 	return r;
 }
 
+/* The next number on stdin: 0, or -1 with one line naming @what */
+static int matrix_num(const char *what, double lo, double hi, bool whole,
+		      double *out)
+{
+	char tok[64], opt[64];
+
+	if (scanf("%63s", tok) != 1) {
+		snprintf(opt, sizeof(opt), "matrix: stdin: %s", what);
+		return bad(opt, "missing", "the matrix ended early");
+	}
+	snprintf(opt, sizeof(opt), "matrix: stdin: %s", what);
+	return number(opt, tok, lo, hi, whole, out);
+}
+
 static int read_matrix(struct sim_conf *c)
 {
 	unsigned int i, n;
-	int node;
+	char what[48];
+	double v;
 
-	if (scanf("%u", &n) != 1 || !n || n > SIM_MAX_CPUS)
-		return bad("matrix", "", "stdin: the CPU count first, 1 to 1024");
-	c->cpus = n;
+	if (matrix_num("the CPU count", 1, SIM_MAX_CPUS, true, &v))
+		return -1;
+	c->cpus = n = v;
 	c->cost = calloc((size_t)n * n, sizeof(*c->cost));
 	c->node = calloc(n, sizeof(*c->node));
 	if (!c->cost || !c->node)
 		return bad("matrix", "", "out of memory");
-	for (i = 0; i < n * n; i++)
-		if (scanf("%lf", &c->cost[i]) != 1 || c->cost[i] < 0)
-			return bad("matrix", "", "stdin: N x N costs >= 0 ns");
+	for (i = 0; i < n * n; i++) {
+		snprintf(what, sizeof(what), "cost [%u][%u] ns", i / n, i % n);
+		if (matrix_num(what, 0, SIM_MAX_COST_NS, false, &c->cost[i]))
+			return -1;
+	}
 	for (i = 0; i < n; i++) {
-		if (scanf("%d", &node) != 1 || node < 0 ||
-		    node >= PATTERN_MAX_NODES)
-			return bad("matrix", "", "stdin: N node numbers 0..7");
-		c->node[i] = node;
+		snprintf(what, sizeof(what), "CPU %u's node", i);
+		if (matrix_num(what, 0, PATTERN_MAX_NODES - 1, true, &v))
+			return -1;
+		c->node[i] = v;
 	}
 	return 0;
 }
@@ -253,7 +292,8 @@ int main(int argc, char **argv)
 {
 	struct args a = {
 		.pp = { .words = "", .pattern = "", .fixed = "" },
-		.conf = { .ios = 1000, .warmup = 200 },
+		.conf = { .ios = 1000, .warmup = 200,
+			  .max_events = SIM_MAX_EVENTS },
 	};
 	static struct pattern_prog prog;
 	static struct sim_result res;
@@ -275,10 +315,23 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	a.conf.writers = a.pp.writers;
-	if (read_matrix(&a.conf))
+	if (read_matrix(&a.conf)) {
+		free(a.conf.cost);
+		free(a.conf.node);
 		return 2;
+	}
 	i = sim_run(&prog, &a.conf, &res);
-	if (i == -ERANGE)
+	if (!i && !(isfinite(res.seconds) && isfinite(res.iops)))
+		i = -EDOM;	/* JSON has no NaN: cannot happen in range */
+	if (i == -E2BIG)
+		fprintf(stderr, "flagcheck-sim: the run needs more than %llu "
+			"simulated events (each access, a CAS loop's retries "
+			"included): --max-events raises the budget, 1 to 1e12\n",
+			(unsigned long long)a.conf.max_events);
+	else if (i == -EDOM)
+		fprintf(stderr, "flagcheck-sim: the simulated time is not a "
+			"finite number\n");
+	else if (i == -ERANGE)
 		fprintf(stderr, "flagcheck-sim: pattern_words: a slot word past "
 			"the arena at %u CPUs: job N's slot is the word's place "
 			"+ 8 x (N - 1), within lines 0 to %d\n", a.conf.cpus,

@@ -234,19 +234,29 @@ void sim_grant_loads(struct sim *s, struct sim_unit *u,
 			end = s->bend[k];
 	}
 	u->free_at = end;
-	if (s->measuring)
+	if (s->measuring) {
 		u->stats.busy_ns += end - t;
+		u->busy_end = end;
+	}
 	for (k = 0; k < nb; k++)
 		sim_granted(s, &s->cpu[b[k].cpu], s->bend[k]);
 }
 
 /* ----- the run ----- */
 
+/*
+ * The work budget: every event counts, so each access (each cmpxchg of a
+ * CAS loop, its retries included) is one REQ, a contended one a FREE too
+ */
 static void sim_loop(struct sim *s)
 {
 	struct sim_ev e;
 
 	while (!s->finished && s->nev) {
+		if (s->events == s->conf->max_events) {
+			s->over = true;
+			return;
+		}
 		e = sim_pop(s);
 		s->events++;
 		switch (e.kind) {
@@ -287,6 +297,9 @@ static int sim_results(const struct sim *s, struct sim_result *res)
 	for (i = 0; i < s->nr_units; i++) {
 		res->used[i] = s->unit[i].q != NULL;
 		res->unit[i] = s->unit[i].stats;
+		/* a transfer begun in the window counts up to its end only */
+		if (s->unit[i].busy_end > s->t_end)
+			res->unit[i].busy_ns -= s->unit[i].busy_end - s->t_end;
 	}
 	return 0;
 }
@@ -313,7 +326,7 @@ int sim_run(const struct pattern_prog *prog, const struct sim_conf *conf,
 		sim_continue(s, &s->cpu[i]);
 	}
 	sim_loop(s);
-	err = sim_results(s, res);
+	err = s->over ? -E2BIG : sim_results(s, res);
 	sim_free_all(s);
 	return err;
 }

@@ -68,6 +68,7 @@ struct sim_conf {
 	uint64_t seed;
 	uint64_t warmup, ios;		/* I/Os per CPU: skipped, measured */
 	unsigned int writers;		/* pattern_writers; 0: all */
+	uint64_t max_events;		/* the work budget (sim.c) */
 };
 
 /* A unit's figures over the measured window */
@@ -91,7 +92,8 @@ struct sim_result {
 
 /*
  * sim.c: run @prog (compiled for one variant) on @conf; 0, or -ENOMEM, or
- * -ERANGE (a :slot word past the arena at this many CPUs). sim_result_free
+ * -ERANGE (a :slot word past the arena at this many CPUs), or -E2BIG (the
+ * run needs more than conf->max_events events). sim_result_free
  * frees what a run's result holds.
  */
 int sim_run(const struct pattern_prog *prog, const struct sim_conf *conf,

@@ -25,6 +25,7 @@ struct sim_unit {
 	int last;			/* the CPU served last, -1: none */
 	uint64_t *holders;		/* bitmap of CPUs with a copy */
 	double free_at;			/* serving a request until then */
+	double busy_end;		/* the end of its last counted busy */
 	bool pending;			/* a FREE is queued */
 	struct sim_waiter *q;		/* waiting, in arrival order */
 	unsigned int qlen;
@@ -80,7 +81,7 @@ struct sim {
 	uint64_t rmw, stores, retries;	/* as the engine counts them */
 	struct sim_waiter *batch;
 	double *bend;
-	bool measuring, finished;
+	bool measuring, finished, over;	/* over: past conf->max_events */
 	double t_start, t_end;
 };
 

@@ -117,8 +117,10 @@ double sim_grant(struct sim *s, struct sim_unit *u, unsigned int cpu,
 
 	sim_hold(s, u, cpu, acc);
 	u->free_at = t + ns;
-	if (u->stats.transfers != moved)	/* busy: moving the line */
+	if (u->stats.transfers != moved) {	/* busy: moving the line */
 		u->stats.busy_ns += ns;
+		u->busy_end = t + ns;
+	}
 	return t + ns;
 }
 
