@@ -100,6 +100,12 @@ $(SIM): $(SIM_SRCS) $(wildcard sim/*.h) sim/physics.def $(ENGINE_HDRS)
 	@mkdir -p $(BUILD)
 	$(CC) $(SIM_CFLAGS) -o $@ $(SIM_SRCS)
 
+# the simulator under AddressSanitizer+UBSan: tests/analysis/test_sim_asan.py
+$(BUILD)/flagcheck-sim-asan: $(SIM_SRCS) $(wildcard sim/*.h) sim/physics.def $(ENGINE_HDRS)
+	@mkdir -p $(BUILD)
+	$(CC) $(SIM_CFLAGS) -O1 -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $(SIM_SRCS)
+
 $(BUILD)/clang-sim.ok: $(SIM_SRCS) $(wildcard sim/*.h) sim/physics.def $(ENGINE_HDRS)
 	@mkdir -p $(BUILD)
 	clang $(SIM_CFLAGS) -o $(BUILD)/flagcheck-sim-clang $(SIM_SRCS)
@@ -199,7 +205,7 @@ PYTEST_ARGS	?=
 
 check: deps
 	$(MAKE) all unit-tests $(BUILD)/fio-flagcheck-skew.so $(BUILD)/clang.ok \
-		$(BUILD)/clang-calibrate.ok
+		$(BUILD)/clang-calibrate.ok $(BUILD)/flagcheck-sim-asan
 	$(PYTHON) -m pytest --build=$(BUILD) $(PYTEST_ARGS)
 
 # BENCH_ARGS reaches benchmarks/bench.py (--repeats, --runtime, --before
@@ -371,7 +377,7 @@ clean:
 	rm -rf $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/unit-tsan \
 		$(BUILD)/*.so $(BUILD)/*.ok $(BUILD)/fio-version $(BUILD)/tests \
 		$(CALIBRATE) $(BUILD)/flagcheck-calibrate-clang \
-		$(SIM) $(BUILD)/flagcheck-sim-clang
+		$(SIM) $(BUILD)/flagcheck-sim-clang $(BUILD)/flagcheck-sim-asan
 
 distclean:
 	rm -rf $(BUILD)

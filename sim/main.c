@@ -16,7 +16,7 @@
  * costs in ns (0 to 1e6; row: the CPU that holds the line, column: the one
  * that wants it), then N NUMA node numbers (0 to 7). Prints one JSON
  * object. --max-events (default 50,000,000) bounds the work: a run that
- * needs more simulated events is refused (sim.c). The program is compiled by
+ * needs more simulated events is refused, exit status 3 (sim.c). The program is compiled by
  * the engine's own pattern_compile(), so the grammar and its refusals are
  * the engine's.
  */
@@ -343,5 +343,5 @@ int main(int argc, char **argv)
 	sim_result_free(&res);
 	free(a.conf.cost);
 	free(a.conf.node);
-	return i ? 1 : 0;
+	return i == -E2BIG ? 3 : i ? 1 : 0;
 }

@@ -321,6 +321,7 @@ int sim_run(const struct pattern_prog *prog, const struct sim_conf *conf,
 
 	if (err)
 		return err;
+	s->measuring = !conf->warmup;	/* no warm-up: the window is all */
 	for (i = 0; i < conf->cpus; i++) {
 		sim_new_io(s, &s->cpu[i]);
 		sim_continue(s, &s->cpu[i]);

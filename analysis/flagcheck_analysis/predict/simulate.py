@@ -29,6 +29,11 @@ MODES = ("always", "test_first")
 # window), which sets the I/Os per CPU: about 0.3 s a run on one core
 BUDGET = 400000
 MIN_IOS, MAX_IOS = 16, 4000
+# the most simulated events one run may take (flagcheck-sim --max-events):
+# a program that needs more at MIN_IOS I/Os per CPU is refused
+MAX_EVENTS = 10000000
+# flagcheck-sim's exit status when a run needs more than --max-events
+SIM_OVER_BUDGET = 3
 
 
 class PredictError(Exception):
@@ -78,9 +83,9 @@ def physics(machine, choice=None):
 
 def run_sim(spec, variant, machine, cpus, which, rest_ns, seed, ios,
             warmup=None, choice=None, scale=1.0):
-    """One flagcheck-sim run: its JSON as a dict. @choice: the physics
-    (physics()), the profile's typical ones by default; @scale: every
-    transfer cost multiplied by it."""
+    """One flagcheck-sim run, within MAX_EVENTS: its JSON as a dict.
+    @choice: the physics (physics()), the profile's typical ones by
+    default; @scale: every transfer cost multiplied by it."""
     rows, nodes = cost_matrix(machine, cpus, which)
     rows = [[v * scale for v in r] for r in rows] if scale != 1.0 else rows
     args = [sim_path(), "--words", spec.words, "--pattern", spec.pattern,
@@ -89,6 +94,7 @@ def run_sim(spec, variant, machine, cpus, which, rest_ns, seed, ios,
             "--atomic-local", "%.6g" % machine.local_ns("atomic_local", which),
             "--load-hit", "%.6g" % machine.local_ns("load_hit", which),
             "--seed", str(seed), "--ios", str(ios),
+            "--max-events", str(MAX_EVENTS),
             "--warmup", str(warmup if warmup is not None else
                             max(ios // 4, 1))] + physics(machine, choice)
     if "atomic_far" in machine.costs:
@@ -98,6 +104,9 @@ def run_sim(spec, variant, machine, cpus, which, rest_ns, seed, ios,
         args += ["--fixed", spec.fixed]
     p = subprocess.run(args, input=_matrix_text(rows, nodes),
                        capture_output=True, text=True)
+    if p.returncode == SIM_OVER_BUDGET:
+        raise PredictError(_over(spec, len(cpus), "more than %d" % MAX_EVENTS,
+                                 ios))
     if p.returncode:
         raise PredictError("%s: %s" % (spec.path, p.stderr.strip()))
     return json.loads(p.stdout)
@@ -107,11 +116,32 @@ def _mean(xs):
     return sum(xs) / len(xs)
 
 
-def _ios_for(one, n):
+def _over(spec, n, events, ios):
+    return ("%s: at %d CPU(s) a run of %d I/Os per CPU needs %s simulated "
+            "events, over the budget of %d a run: fewer --cpus, or a shorter "
+            "pattern" % (spec.path, n, ios, events, MAX_EVENTS))
+
+
+def _ios_for(one, n, short=None):
     """I/Os per CPU that fit the budget: from the one-CPU run's shared
-    accesses per I/O."""
+    accesses per I/O, plus the CAS retries per I/O of @short, a short run
+    on the N CPUs (none on one CPU)."""
     per_io = sum(u["accesses_per_io"] for u in one["units"]) or 1.0
+    per_io += short["retries_per_io"] if short else 0.0
     return int(max(MIN_IOS, min(MAX_IOS, BUDGET / (n * per_io))))
+
+
+def _events_per_io(run, ios, warmup):
+    """A run's simulated events per CPU and I/O, warm-up included."""
+    return run["events"] / (run["cpus"] * (ios + warmup))
+
+
+def _check_budget(spec, n, per_io, ios):
+    """Refuse, before running it, a run of @ios I/Os per CPU on @n CPUs
+    that would need more than MAX_EVENTS at @per_io events a CPU's I/O."""
+    need = n * (ios + max(ios // 4, 1)) * per_io
+    if need > MAX_EVENTS:
+        raise PredictError(_over(spec, n, "about %d" % need, ios))
 
 
 def mean_transfer(machine, cpus, which="typ"):
@@ -157,9 +187,18 @@ def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
     probe = run_sim(spec, "always", machine, cpus[:1], "typ", rest["typ"],
                     0, 8, warmup=2)
     one_ios = _ios_for(probe, 1)
+    per_io = _events_per_io(probe, 8, 2)
+    _check_budget(spec, 1, per_io, one_ios)
     one = {mode: run_sim(spec, mode, machine, cpus[:1], "typ", rest["typ"],
                          0, one_ios, warmup=4) for mode in MODES}
-    ios = _ios_for(one["always"], n)
+    # a CAS loop retries up to N - 1 times an I/O at N CPUs, which one CPU
+    # never shows: a short run on the N CPUs counts them
+    _check_budget(spec, n, per_io, 2)
+    short = run_sim(spec, "always", machine, cpus, "typ", rest["typ"], 0, 2,
+                    warmup=1) if n > 1 else None
+    ios = _ios_for(one["always"], n, short)
+    _check_budget(spec, n, max(per_io, _events_per_io(short, 2, 1)
+                               if short else 0.0), ios)
     runs = {}
     for which in WHICH:
         for seed in range(seeds):

@@ -1,0 +1,183 @@
+"""flagcheck-sim's bounds: the event budget (CAS retries counted), every
+number of the matrix and options checked with its range, the busy share
+within the window, and predict's I/O budget counting the retries."""
+
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from tests.analysis import helpers
+from tests.analysis.standin_machine import Machine
+from flagcheck_analysis.predict import jobspec, simulate
+
+SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
+CAS = ["--words", "r@0=1", "--pattern", "atomic_inc_not_zero(r)",
+       "--variant", "always"]
+SET = ["--words", "a@0", "--pattern", "set_bit(a,1)", "--variant", "always"]
+
+
+@pytest.fixture(autouse=True)
+def sim_binary(monkeypatch):
+    if not os.path.exists(SIM):
+        pytest.fail("%s missing: run make" % SIM)
+    monkeypatch.setenv("FLAGCHECK_SIM", SIM)
+
+
+def matrix(n, cost="100", node="0"):
+    rows = [" ".join("0" if a == b else cost for b in range(n))
+            for a in range(n)]
+    return "%d\n%s\n%s\n" % (n, "\n".join(rows), " ".join([node] * n))
+
+
+def sim(args, text):
+    return subprocess.run([SIM] + args, input=text, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_the_budget_refuses_at_exactly_its_count():
+    args = CAS + ["--ios", "20", "--warmup", "5"]
+    free = sim(args, matrix(8))
+    events = json.loads(free.stdout)["events"]
+    assert json.loads(free.stdout)["retries_per_io"] > 0
+    at = sim(args + ["--max-events", str(events)], matrix(8))
+    assert at.returncode == 0 and json.loads(at.stdout)["events"] == events
+    under = sim(args + ["--max-events", str(events - 1)], matrix(8))
+    assert (under.returncode, under.stdout) == (simulate.SIM_OVER_BUDGET, "")
+    assert under.stderr == (
+        "flagcheck-sim: the run needs more than %d simulated events (each "
+        "access, a CAS loop's retries included): --max-events raises the "
+        "budget, 1 to 1e12\n" % (events - 1))
+
+
+def test_the_retries_are_events():
+    # each cmpxchg, failed or not, is a REQ: the CAS run's events exceed
+    # the same I/Os' without retries by at least the retries
+    cas = json.loads(sim(CAS + ["--ios", "20", "--warmup", "0"],
+                         matrix(8)).stdout)
+    one = json.loads(sim(CAS + ["--ios", "20", "--warmup", "0"],
+                         matrix(1)).stdout)
+    per_io_8 = cas["events"] / cas["ios"]
+    assert per_io_8 >= one["events"] / one["ios"] + cas["retries_per_io"]
+
+
+def test_ios_1e9_is_refused_by_the_default_budget():
+    t = time.monotonic()
+    p = sim(SET + ["--ios", "1e9"], matrix(2))
+    assert p.returncode == simulate.SIM_OVER_BUDGET
+    assert "more than 50000000 simulated events" in p.stderr
+    assert time.monotonic() - t < 30
+
+
+@pytest.mark.parametrize("text,what", [
+    ("2\n0 nan\n1 0\n0 0\n", "cost [0][1] ns nan: a number from 0 to 1e+06"),
+    ("2\n0 inf\n1 0\n0 0\n", "cost [0][1] ns inf: a number from 0 to 1e+06"),
+    ("2\n0 1\n1e308 0\n0 0\n",
+     "cost [1][0] ns 1e308: a number from 0 to 1e+06"),
+    ("2\n0 -1\n1 0\n0 0\n", "cost [0][1] ns -1: a number from 0 to 1e+06"),
+    ("3000\n", "the CPU count 3000: a whole number from 1 to 1024"),
+    ("1025\n", "the CPU count 1025: a whole number from 1 to 1024"),
+    ("2.5\n", "the CPU count 2.5: a whole number from 1 to 1024"),
+    ("2\n0 1\n1 0\n0 8\n", "CPU 1's node 8: a whole number from 0 to 7"),
+    ("2\n0 1\n1 0\n0\n", "CPU 1's node missing: the matrix ended early"),
+])
+def test_a_bad_matrix_entry_is_named(text, what):
+    p = sim(SET, text)
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == "flagcheck-sim: matrix: stdin: %s\n" % what
+
+
+@pytest.mark.parametrize("opt,val,allowed", [
+    ("--rest", "nan", "a number from 0 to 1e+09"),
+    ("--rest", "1e308", "a number from 0 to 1e+09"),
+    ("--atomic-local", "inf", "a number from 0 to 1e+06"),
+    ("--load-hit", "-inf", "a number from 0 to 1e+06"),
+    ("--jitter", "nan", "a number from 0 to 1"),
+    ("--ios", "2.5", "a whole number from 1 to 1e+09"),
+    ("--ios", "1e10", "a whole number from 1 to 1e+09"),
+    ("--warmup", "nan", "a whole number from 0 to 1e+09"),
+    ("--seed", "-1", "a whole number from 0 to 1e+15"),
+    ("--writers", "1.5", "a whole number from 0 to 1024"),
+    ("--max-events", "0", "a whole number from 1 to 1e+12"),
+])
+def test_a_bad_option_is_named(opt, val, allowed):
+    p = sim(SET + [opt, val], matrix(2))
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == "flagcheck-sim: %s %s: %s\n" % (opt, val, allowed)
+
+
+def test_the_largest_numbers_give_json():
+    p = sim(SET + ["--rest", "1e9", "--ios", "3", "--warmup", "1"],
+            matrix(4, cost="1e6"))
+    assert p.returncode == 0
+    out = json.loads(p.stdout, parse_constant=lambda c: pytest.fail(c))
+    assert out["seconds"] > 0
+
+
+@pytest.mark.parametrize("ios,warmup", [(1, 1), (2, 1), (3, 2), (5, 1)])
+def test_the_busy_share_is_within_the_window(ios, warmup):
+    args = ["--words", "r@0=1,s@0+8", "--pattern",
+            "READ_ONCE(r),atomic_inc(s),work(7)", "--variant", "always",
+            "--ios", str(ios), "--warmup", str(warmup), "--jitter", "0.3",
+            "--handover", "nearest"]
+    for seed in range(4):
+        out = json.loads(sim(args + ["--seed", str(seed)],
+                             matrix(6)).stdout)
+        assert all(0 < u["busy"] <= 1 for u in out["units"])
+
+
+def test_no_warmup_measures_from_the_start():
+    out = json.loads(sim(SET + ["--ios", "4", "--warmup", "0",
+                                "--atomic-local", "5"], matrix(1)).stdout)
+    assert out["seconds"] == pytest.approx(4 * 5e-9, rel=1e-12)
+    assert out["units"][0]["accesses_per_io"] == 1
+
+
+# ----- predict's budget -----
+
+def spec(words, pattern):
+    return jobspec.Spec("test.fio", words, pattern, "", 0, None, None, None,
+                        None)
+
+
+def test_ios_per_cpu_count_the_retries():
+    m = Machine(jitter=0.1)
+    sp = spec("r@0=1", "atomic_inc_not_zero(r),work(100)")
+    cpus = m.cpus(64)
+    one = simulate.run_sim(sp, "always", m, cpus[:1], "typ", 0.0, 0, 40, 4)
+    short = simulate.run_sim(sp, "always", m, cpus, "typ", 0.0, 0, 2, 1)
+    per_io = sum(u["accesses_per_io"] for u in one["units"])
+    assert per_io == 2 and short["retries_per_io"] > 10
+    assert simulate._ios_for(one, 64, short) == int(max(
+        simulate.MIN_IOS, min(simulate.MAX_IOS, simulate.BUDGET /
+                              (64 * (2 + short["retries_per_io"])))))
+    assert simulate._ios_for(one, 64, short) < simulate._ios_for(one, 64)
+
+
+def test_a_program_over_the_budget_is_refused_before_it_runs():
+    sp = spec("a@0", ",".join("set_bit(a,%d)*65536" % i for i in range(64)))
+    t = time.monotonic()
+    with pytest.raises(simulate.PredictError) as e:
+        simulate.predict(sp, Machine(), 2, seeds=1)
+    assert time.monotonic() - t < 60
+    assert str(e.value) == (
+        "test.fio: at 1 CPU(s) a run of 8 I/Os per CPU needs more than %d "
+        "simulated events, over the budget of %d a run: fewer --cpus, or a "
+        "shorter pattern" % (simulate.MAX_EVENTS, simulate.MAX_EVENTS))
+
+
+def test_a_cas_loop_on_many_cpus_answers_within_the_budget():
+    # the I/Os per CPU: the budget over the accesses and the retries of
+    # the same short run on the 256 CPUs that predict makes
+    m = Machine(handover="nearest", jitter=0.1)
+    sp = spec("r@0=1", "atomic_inc_not_zero(r)")
+    t = time.monotonic()
+    p = simulate.predict(sp, m, 256, seeds=1)
+    assert time.monotonic() - t < 120
+    short = simulate.run_sim(sp, "always", m, m.cpus(256), "typ", 0.0, 0, 2,
+                             1)
+    assert short["retries_per_io"] > 0.5
+    assert p["ios_per_cpu"] == int(simulate.BUDGET / (
+        256 * (2 + short["retries_per_io"])))
