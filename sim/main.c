@@ -324,9 +324,9 @@ int main(int argc, char **argv)
 	if (!i && !(isfinite(res.seconds) && isfinite(res.iops)))
 		i = -EDOM;	/* JSON has no NaN: cannot happen in range */
 	if (i == -E2BIG)
-		fprintf(stderr, "flagcheck-sim: the run needs more than %llu "
-			"simulated events (each access, a CAS loop's retries "
-			"included): --max-events raises the budget, 1 to 1e12\n",
+		fprintf(stderr, "flagcheck-sim: over the budget of %llu "
+			"simulated events (CAS retries included): "
+			"--max-events raises it, 1 to 1e12\n",
 			(unsigned long long)a.conf.max_events);
 	else if (i == -EDOM)
 		fprintf(stderr, "flagcheck-sim: the simulated time is not a "

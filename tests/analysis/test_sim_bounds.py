@@ -47,9 +47,8 @@ def test_the_budget_refuses_at_exactly_its_count():
     under = sim(args + ["--max-events", str(events - 1)], matrix(8))
     assert (under.returncode, under.stdout) == (simulate.SIM_OVER_BUDGET, "")
     assert under.stderr == (
-        "flagcheck-sim: the run needs more than %d simulated events (each "
-        "access, a CAS loop's retries included): --max-events raises the "
-        "budget, 1 to 1e12\n" % (events - 1))
+        "flagcheck-sim: over the budget of %d simulated events (CAS retries "
+        "included): --max-events raises it, 1 to 1e12\n" % (events - 1))
 
 
 def test_the_retries_are_events():
@@ -67,7 +66,7 @@ def test_ios_1e9_is_refused_by_the_default_budget():
     t = time.monotonic()
     p = sim(SET + ["--ios", "1e9"], matrix(2))
     assert p.returncode == simulate.SIM_OVER_BUDGET
-    assert "more than 50000000 simulated events" in p.stderr
+    assert "over the budget of 50000000 simulated events" in p.stderr
     assert time.monotonic() - t < 30
 
 
@@ -162,10 +161,26 @@ def test_a_program_over_the_budget_is_refused_before_it_runs():
     with pytest.raises(simulate.PredictError) as e:
         simulate.predict(sp, Machine(), 2, seeds=1)
     assert time.monotonic() - t < 60
+    # the one-CPU probe (8 I/Os) is refused by flagcheck-sim itself
+    assert str(e.value) == ("test.fio: 1 CPU(s) x 8 I/Os: over 1e+07 "
+                            "simulated events, budget 1e+07: fewer --cpus")
+
+
+def test_a_run_over_the_budget_at_n_cpus_is_refused_before_it_runs():
+    # 2 x 4096 RMWs an I/O fit the probes (8 + 2 I/Os on one CPU, 2 + 1 on
+    # 64); 16 + 4 I/Os on 64 CPUs do not: refused from the probes' events
+    # per CPU and I/O, before any window is run
+    m = Machine()
+    sp = spec("a@0", "set_bit(a,1)*4096,clear_bit(a,1)*4096")
+    probe = simulate.run_sim(sp, "always", m, m.cpus(1), "typ", 0.0, 0, 8, 2)
+    short = simulate.run_sim(sp, "always", m, m.cpus(64), "typ", 0.0, 0, 2,
+                             1)
+    per_io = max(probe["events"] / 10, short["events"] / (64 * 3))
+    with pytest.raises(simulate.PredictError) as e:
+        simulate.predict(sp, m, 64, seeds=1)
     assert str(e.value) == (
-        "test.fio: at 1 CPU(s) a run of 8 I/Os per CPU needs more than %d "
-        "simulated events, over the budget of %d a run: fewer --cpus, or a "
-        "shorter pattern" % (simulate.MAX_EVENTS, simulate.MAX_EVENTS))
+        "test.fio: 64 CPU(s) x 16 I/Os: about %.1e simulated events, budget "
+        "1e+07: fewer --cpus" % (64 * 20 * per_io))
 
 
 def test_a_cas_loop_on_many_cpus_answers_within_the_budget():
