@@ -88,7 +88,7 @@ class _Sim:
         self.phys = physics_range(machine)
         self.known = {}
         cpus = machine.cpus(1)
-        # the one-CPU run sizes each sample's window (simulate._ios_for)
+        # the one-CPU run sizes each sample's window (simulate.window)
         self.one = simulate.run_sim(spec, "always", machine, cpus, "typ",
                                     rest_ns, 0, 64, warmup=4)
 
@@ -124,7 +124,8 @@ class _Sim:
             f = self.rest_factor(s, cpus)
             spec = _scaled(self.spec, f)
             choice = {k: s[k] for k in self.phys}
-            ios = simulate._ios_for(self.one, len(cpus))
+            ios = simulate.window(spec, self.m, cpus, self.one, which,
+                                  self.rest_ns * f, choice, s["scale"])
             iops = [simulate.run_sim(spec, mode, self.m, cpus, which,
                                      self.rest_ns * f, seed, ios,
                                      choice=choice, scale=s["scale"])["iops"]

@@ -136,9 +136,10 @@ def _ios_for(one, n, short=None):
     return int(max(MIN_IOS, min(MAX_IOS, BUDGET / (n * per_io))))
 
 
-def _events_per_io(run, ios, warmup):
-    """A run's simulated events per CPU and I/O, warm-up included."""
-    return run["events"] / (run["cpus"] * (ios + warmup))
+def _events_per_io(run):
+    """A run's simulated events per measured I/O (its warm-up's events
+    counted too: an estimate from above)."""
+    return run["events"] / run["ios"]
 
 
 def _check_budget(spec, n, per_io, ios):
@@ -147,6 +148,23 @@ def _check_budget(spec, n, per_io, ios):
     need = n * (ios + max(ios // 4, 1)) * per_io
     if need > MAX_EVENTS:
         raise PredictError(_over(spec, n, ios, need))
+
+
+def window(spec, machine, cpus, one, which="typ", rest_ns=0.0, choice=None,
+           scale=1.0):
+    """The I/Os per CPU of runs on @cpus (_ios_for), @one the one-CPU run:
+    a CAS loop retries up to N - 1 times an I/O at N CPUs, which one CPU
+    never shows, so a short run (2 I/Os per CPU) on @cpus with the same
+    settings counts the retries; a window over MAX_EVENTS is refused."""
+    n, per_io, short = len(cpus), _events_per_io(one), None
+    if n > 1:
+        _check_budget(spec, n, per_io, 2)
+        short = run_sim(spec, "always", machine, cpus, which, rest_ns, 0, 2,
+                        warmup=1, choice=choice, scale=scale)
+        per_io = max(per_io, _events_per_io(short))
+    ios = _ios_for(one, n, short)
+    _check_budget(spec, n, per_io, ios)
+    return ios
 
 
 def mean_transfer(machine, cpus, which="typ"):
@@ -191,19 +209,10 @@ def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
     cpus = machine.cpus(n, placement)
     probe = run_sim(spec, "always", machine, cpus[:1], "typ", rest["typ"],
                     0, 8, warmup=2)
-    one_ios = _ios_for(probe, 1)
-    per_io = _events_per_io(probe, 8, 2)
-    _check_budget(spec, 1, per_io, one_ios)
+    one_ios = window(spec, machine, cpus[:1], probe)
     one = {mode: run_sim(spec, mode, machine, cpus[:1], "typ", rest["typ"],
                          0, one_ios, warmup=4) for mode in MODES}
-    # a CAS loop retries up to N - 1 times an I/O at N CPUs, which one CPU
-    # never shows: a short run on the N CPUs counts them
-    _check_budget(spec, n, per_io, 2)
-    short = run_sim(spec, "always", machine, cpus, "typ", rest["typ"], 0, 2,
-                    warmup=1) if n > 1 else None
-    ios = _ios_for(one["always"], n, short)
-    _check_budget(spec, n, max(per_io, _events_per_io(short, 2, 1)
-                               if short else 0.0), ios)
+    ios = window(spec, machine, cpus, one["always"], "typ", rest["typ"])
     runs = {}
     for which in WHICH:
         for seed in range(seeds):
