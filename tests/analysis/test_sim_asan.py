@@ -25,13 +25,17 @@ def matrix(n, cost="100"):
 SET = ["--words", "a@0", "--pattern", "set_bit(a,1)", "--variant", "always"]
 CAS = ["--words", "r@0=1", "--pattern", "atomic_inc_not_zero(r),work(9)",
        "--variant", "test_first", "--handover", "nearest", "--jitter", "0.2"]
+# the first GOOD cases print their JSON (exit 0), the rest are refused
+GOOD = 4
 CASES = [
     (SET + ["--ios", "5", "--warmup", "1"], matrix(4)),
-    (CAS + ["--ios", "5", "--warmup", "0", "--pair", "1"], matrix(8)),
+    (CAS + ["--ios", "5", "--warmup", "0", "--line_pair", "true"], matrix(8)),
     (["--words", "n@3:node,o@5:obj(4,cpu)", "--pattern",
       "READ_ONCE(n),atomic_inc(o),WRITE_ONCE(n,1)/every=3", "--variant",
-      "always", "--readers", "serial", "--writers", "2", "--ios", "4"],
+      "always", "--shared_readers", "serial", "--writers", "2", "--ios", "4"],
      matrix(6)),
+    (SET + ["--atomics", "far", "--atomic-far", "40", "--ios", "3"],
+     matrix(4)),
     (CAS + ["--ios", "50", "--max-events", "100"], matrix(8)),
     (SET, "2\n0 nan\n1 0\n0 0\n"),
     (SET, "2\n0 1e308\n1 0\n0 0\n"),
@@ -43,6 +47,8 @@ CASES = [
     (SET + ["--ios", "1e12"], matrix(2)),
     (SET + ["--ios"], matrix(2)),
     (SET + ["--bogus", "1"], matrix(2)),
+    (SET + ["--jitter", "nan", "--atomics", "far", "--atomic-far", "40"],
+     matrix(2)),
     (["--words", "a@0", "--pattern", "set_bit(a,", "--variant", "always"],
      matrix(2)),
     (["--words", "a@0", "--pattern", "", "--variant", "always"], matrix(2)),
@@ -67,6 +73,7 @@ def test_no_sanitizer_report(asan, case):
     a = subprocess.run([asan] + args, input=text, capture_output=True,
                        text=True, timeout=120, env=env)
     assert not [r for r in REPORTS if r in a.stderr], a.stderr[-2000:]
+    assert (a.returncode == 0) == (case < GOOD), a.stderr
     plain = subprocess.run([SIM] + args, input=text, capture_output=True,
                            text=True, timeout=120)
     assert (a.returncode, a.stdout, a.stderr) == \
