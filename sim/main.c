@@ -16,9 +16,9 @@
  * costs in ns (0 to 1e6; row: the CPU that holds the line, column: the one
  * that wants it), then N NUMA node numbers (0 to 7). Prints one JSON
  * object. --max-events (default 50,000,000) bounds the work: a run that
- * needs more simulated events is refused, exit status 3 (sim.c). The program is compiled by
- * the engine's own pattern_compile(), so the grammar and its refusals are
- * the engine's.
+ * needs more simulated events is refused, exit status 3 (sim.c). The
+ * program is compiled by the engine's own pattern_compile(), so the
+ * grammar and its refusals are the engine's.
  */
 #include <errno.h>
 #include <math.h>
