@@ -4,7 +4,7 @@ import pytest
 
 from tests.analysis.standin_machine import Machine
 from tests.analysis.test_machine import SMALL, write
-from tests.analysis.test_predict import EXACT, sim_binary, spec  # noqa: F401
+from tests.analysis.simcase import EXACT, sim_binary, spec  # noqa: F401
 from flagcheck_analysis.predict import simulate
 from flagcheck_analysis.results import machine
 
