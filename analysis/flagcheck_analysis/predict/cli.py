@@ -17,7 +17,7 @@ import re
 import sys
 
 from ..results import jobheader, machine
-from . import band, fiocost, jobspec, simulate
+from . import band, explain, fiocost, jobspec, simulate
 
 PROG = "flagcheck-predict"
 # the demand check calls D/C far from the published gain beyond this factor
@@ -28,14 +28,15 @@ prints, per CPU count: per mode the IOPS (typical costs, the mean of the
 seeds) with the band (lowest..highest over the profile's low, typical and
 high costs and the seeds), the gain test_first/always with its band, per
 shared line its transfers per I/O and busy fraction in each mode, and the
-demand check of the always form (D/C; above 1 the line is the bottleneck).
+demand check of the always form (D/C; above 1 the line is the bottleneck),
+and one sentence on what limits the gain (predict/explain.py).
 --json: one object per CPU count (a list for several):
 {"machine", "cpus", "modes": {"always": {"iops", "low", "high"},
 "test_first": {...}}, "gain": {"value", "low", "high"}, "lines", "demand",
-"rest": {...}}.  --published adds the band over every input the header
-assumes, the profile's physics range, the costs and the seeds ("band":
-low, high, where the published gain lies, the widest unknown, and outside
-the band each single input's value that reaches it).
+"rest": {...}, "why": the sentence}.  --published adds the band over
+every input the header assumes, the profile's physics range, the costs and
+the seeds ("band": low, high, where the published gain lies, the widest
+unknown, and outside the band each single input's value that reaches it).
 docs/predict.md has the model and its assumptions.
 
 exit status: 0 predicted, 1 a prediction failed, 2 usage error."""
@@ -130,6 +131,7 @@ def text(pred, gain_published=None):
         out.append("  demand    no shared line is written in the always "
                    "form: D/C = 0")
     out += ["  " + x for x in pred.get("band", {}).get("lines", ())]
+    out += explain.wrapped(pred["why"], "  ")
     return "\n".join(out) + "\n"
 
 
@@ -138,6 +140,7 @@ def run_one(spec, machine, n, placement, rest, seeds, gain_pub):
     pred["jobfile"] = spec.path
     pred["rest"] = {"ns": pred["rest_ns"], "source": rest[1]}
     pred["demand"] = demand_notes(pred["demand"], gain_pub)
+    pred["why"] = explain.sentence(pred)
     return pred
 
 
