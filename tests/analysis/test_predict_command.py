@@ -155,14 +155,19 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
     monkeypatch.setattr(fiocost, "this_clock_ghz", lambda: (None, "t"))
     first = bigbox.rows(args, mf, warned.append)
     assert warned == []
+    # one answer: --predict's machine with the header's rest; the fio
+    # rest and the published machine are its footnote
     assert [r[:4] for r in first] == [
-        ["memcg-adjacent-lines", "icelake-8380-2s", "8",
-         "fio 300 ns (--fio-ns)"],
-        ["memcg-adjacent-lines", "xeon-sp-4s-144", "144", "work"]]
-    # the published row is the back-test's figure for the file
+        ["memcg-adjacent-lines", "icelake-8380-2s", "8", "work"]]
+    fio, at_pub = first[0][bigbox.OTHER].split("; on the published ")
+    assert fio.startswith("with this fio job's rest (fio 300 ns (--fio-ns)) "
+                          "in place of the header's published-rest (work: ")
+    # the published machine's figure is the back-test's for the file
     from flagcheck_analysis.results import machine
     bt = backtest.row(path, helpers.REPO, machine.load, None)
-    assert first[1][6] == "x%.2f (%.2f..%.2f)" % (bt.pred, bt.low, bt.high)
+    assert at_pub.startswith(
+        "machine (xeon-sp-4s-144 at 144 CPUs, the header's rest): "
+        "x%.2f (%.2f..%.2f), D/C " % (bt.pred, bt.low, bt.high))
     # two reports of the same results give the same band
     assert bigbox.rows(args, mf, warned.append) == first
 

@@ -7,7 +7,9 @@ the simulation's own figures, never a rule of thumb about the patch.
   line, lines and node):
     D/C >= 1 and the fix keeps >= KEEPS of its transfers per I/O:
         the line stays busy in both forms; the fix leaves what moves it
-    D/C >= 1 and the fix takes its transfers away:
+    D/C >= 1, the fix saves transfers and the line stays busy (>= BUSY):
+        the gain is the share of its transfers saved
+    D/C >= 1 and the fix takes the line off the path:
         the gain is at most about D/C; then what limits the fixed form: its
         busiest line where that is busy (>= BUSY), else the rest of the
         path
@@ -94,6 +96,11 @@ def _limit(pred):
     if t is not None and t_x >= KEEPS * a["transfers_per_io"]:
         return ("%s stays busy in both forms (D/C %.3g; busy %s and %s, %s):"
                 " the fix leaves the accesses that move it%s"
+                % (_name(dem), dem["ratio"], _pct(a["busy"]),
+                   _pct(t["busy"]), moves, _held(a)))
+    if t is not None and t["busy"] >= BUSY:
+        return ("%s stays busy in both forms (D/C %.3g; busy %s and %s): "
+                "the gain is the share of its transfers the fix saves (%s)%s"
                 % (_name(dem), dem["ratio"], _pct(a["busy"]),
                    _pct(t["busy"]), moves, _held(a)))
     return ("the fix takes %s off the path (%s, busy %s and %s): the "

@@ -12,7 +12,15 @@ by predict/simulate.py with its band:
   published     on the job file's published-machine line, with its
                 published-rest (as make backtest predicts it)
 
-The rest of each I/O for --predict is this fio job's (--rest fio): fio's
+One answer per scenario (_answer()): at --predict's machine and N where
+asked, else at the published machine; with the header's published-rest
+where it names work (the published workload's path), else this fio job's
+rest.  The other rest, and the published machine where it is not the
+answer, are the row's footnote, saying why they differ.  Under each
+answer the sentence on what limits the gain (predict/explain.py), and a
+caveat where the check on this box below failed (caveats()).
+
+This fio job's rest for --predict (--rest fio): fio's
 cost per I/O from --fio-ns, else from the results' own one-job runs
 (run_rest(): each run's ns per I/O less the pattern's simulated one-CPU
 ns, both modes, median and range), else measured once with fio's null
@@ -32,7 +40,7 @@ import json
 import os
 import re
 
-from ..predict import band, fiocost, jobspec, simulate
+from ..predict import band, explain, fiocost, jobspec, simulate
 from ..results import jobheader, lineprobes, machine, published
 
 WITHIN = 0.15
@@ -44,7 +52,9 @@ TITLE = ("the big-box answer, an ESTIMATE: each pattern job simulated (flagcheck
          "band lowest..highest over the profile's low..high costs and 3 "
          "seeds")
 HEADER = ["scenario", "machine", "cpus", "rest", "always IOPS",
-          "test_first IOPS", "gain (band)", "D/C", "published"]
+          "test_first IOPS", "gain (band)", "D/C", "published",
+          "what limits the gain", "the other way", "caveat"]
+WHY, OTHER, CAVEAT = 9, 10, 11
 
 
 def add_arguments(p):
@@ -90,6 +100,7 @@ def _calibration(inputs):
 
 
 def _row(scenario, spec, mach, n, placement, rest, gain_pub):
+    """(the row, the prediction) of @spec on @mach at @n CPUs."""
     p = simulate.predict(spec, mach, n, placement, rest[0])
     m, g = p["modes"], p["gain"]
     dc = max([d["ratio"] for d in p["demand"]] or [0.0])
@@ -101,7 +112,8 @@ def _row(scenario, spec, mach, n, placement, rest, gain_pub):
                                    m["test_first"]["low"],
                                    m["test_first"]["high"]),
             "x%.2f (%.2f..%.2f)" % (g["value"], g["low"], g["high"]),
-            "%.3g" % dc, "-" if gain_pub is None else "x%.2f" % gain_pub]
+            "%.3g" % dc, "-" if gain_pub is None else "x%.2f" % gain_pub,
+            explain.sentence(p), "-", "-"], p
 
 
 # ---- --predict N: which machine, which rest ----
@@ -232,26 +244,75 @@ def run_rest(spec, mach, here, runs):
                   "ns), %s" % (ns[len(ns) // 2], len(ns), ns[0], ns[-1], how))
 
 
-def _predicted(args, load, label, spec, gain_pub, ctx):
+def _predicted(args, label, spec, gain_pub, ctx):
+    """(row, prediction) of --predict N with this fio job's rest, or
+    None."""
     n = getattr(args, "predict", None)
     if not n or ctx.get("machine") is None:
-        return []
+        return None
     mach, here = ctx["machine"], ctx["here"]
     if n > mach.total_cpus:
         ctx["warn"]("--predict %d: %s has %d CPUs: name a bigger profile "
                     "with --machine (the big-box answer is left out)"
                     % (n, mach.name, mach.total_cpus))
         ctx["machine"] = None
-        return []
+        return None
     rest = None if args.fio_ns is not None else \
         run_rest(spec, mach, here, one_job_iops(ctx["records"], label))
     whence = "one-job runs"
     if rest is None:
         rest = fiocost.rest_of("fio", args.fio_ns, mach)
         whence = "--fio-ns" if args.fio_ns is not None else "null engine"
-    row = _row(label, spec, mach, n, None, rest, gain_pub)
+    row, p = _row(label, spec, mach, n, None, rest, gain_pub)
     row[3] = "fio %.0f ns (%s)" % (_typical(rest[0]), whence)
-    return [row]
+    return row, p
+
+
+def _other_rest(fio, header):
+    """The footnote of --predict's fio-rest row @fio beside the answer
+    @header, both (row, prediction) on one machine at one N."""
+    row, q = fio[0], header[1]
+    return ("with this fio job's rest (%s) in place of the header's "
+            "published-rest (%s%s): %s, D/C %s; fio's own cost per I/O "
+            "spaces the accesses to the shared lines, which the header's "
+            "published workload does not pay, so the answer follows its "
+            "published-rest" % (row[3], header[0][3], " + %.0f ns an I/O"
+                                % q["rest_ns"] if q["rest_ns"] else
+                                ": the job file's work(ns) alone",
+                                row[6], row[7]))
+
+
+def _answer(args, label, spec, gain_pub, ctx, load):
+    """(the scenario's one answer row or None, footnotes): --predict's
+    machine and N where asked, else the published machine; the header's
+    published-rest where it names work, else this fio job's rest. The
+    other rest, and the published machine where it is not the answer,
+    are footnotes."""
+    asked = _predicted(args, label, spec, gain_pub, ctx)
+    pub = spec.published if spec.rest == "work" else None
+    pub_mach = load(pub.profile) if pub else None
+
+    def published_row():
+        rest = fiocost.rest_of("work", None, pub_mach, spec.rest_ns)
+        ctx["published"] = (pub_mach, rest)
+        return _row(label, spec, pub_mach, pub.cpus, pub.placement, rest,
+                    gain_pub)
+    if asked is None:
+        return (published_row()[0] if pub else None), []
+    if pub is None:
+        return asked[0], []
+    mach, n = ctx["machine"], args.predict
+    if mach is pub_mach and n == pub.cpus and not pub.placement:
+        header = published_row()
+        return header[0], [_other_rest(asked, header)]
+    rest = fiocost.rest_of("work", None, mach, spec.rest_ns)
+    header = _row(label, spec, mach, n, None, rest, gain_pub)
+    at_pub = published_row()[0]
+    ctx["published"] = None         # the answer is not the published row
+    return header[0], [_other_rest(asked, header),
+                       "on the published machine (%s at %s CPUs, the "
+                       "header's rest): %s, D/C %s" % (
+                           at_pub[1], at_pub[2], at_pub[6], at_pub[7])]
 
 
 def _context(args, load, warn, records, entries):
@@ -271,13 +332,14 @@ def _context(args, load, warn, records, entries):
 
 
 def rows(args, manifests, warn, records=(), entries=(), simulated=None,
-         notes=None):
-    """The table's rows: per scenario --predict's and the published one;
+         notes=None, caveats=None):
+    """The table's rows: per scenario its one answer (_answer());
     @records: the runs (their one-job IOPS give --predict's rest);
     @entries: the manifests' run entries (their line probes check the
     calibration); @simulated: {label: the published row, else --predict's}
     filled in for the summary (summary_lines()); @notes: the machine's
-    note appended."""
+    note appended; @caveats: {run label: why the estimate is in doubt}
+    (caveats())."""
     loaded = {}
 
     def load(name):
@@ -295,21 +357,20 @@ def rows(args, manifests, warn, records=(), entries=(), simulated=None,
         try:
             spec = jobspec.read(path)
             gain_pub = jobspec.published_gain(path)
-            asked = _predicted(args, load, label, spec, gain_pub, ctx)
-            out += asked
-            if asked and simulated is not None:
-                # the summary's estimate where no published machine is
-                # named (published-figure: none, a patch of one's own)
-                simulated[label] = asked[-1]
-            pub = spec.published
-            if pub and spec.rest == "work":
-                mach = load(pub.profile)
-                rest = fiocost.rest_of("work", None, mach, spec.rest_ns)
-                out.append(_row(label, spec, mach, pub.cpus,
-                                pub.placement, rest, gain_pub))
-                if simulated is not None:
-                    simulated[label] = out[-1] + _band(spec, mach, rest,
-                                                       gain_pub)
+            ctx["published"] = None
+            row, others = _answer(args, label, spec, gain_pub, ctx, load)
+            if row is None:
+                continue
+            row[OTHER] = "; ".join(others) or "-"
+            row[CAVEAT] = next((v for k, v in (caveats or {}).items()
+                                if k in of_scenario(label, {k})), "-")
+            out.append(row)
+            if simulated is not None:
+                # the summary's: with the band over every unknown where
+                # the answer is the published row (_band())
+                at_pub = ctx.get("published")
+                simulated[label] = row + (_band(spec, at_pub[0], at_pub[1],
+                                                gain_pub) if at_pub else [])
         except (ValueError, jobspec.SpecError,
                 simulate.PredictError) as e:
             warn("%s (the big-box answer leaves it out)" % e)
@@ -327,10 +388,12 @@ def _band(spec, mach, rest, gain_pub):
 
 
 def summary_lines(simulated, labels=()):
-    """{label: "on PROFILE at N CPUs: xG (lo..hi)"} of the published rows,
-    for the summary, the band over every unknown and where the published
-    gain lies in it where the row has them; also for each of the run
-    @labels of the scenario (of_scenario())."""
+    """{label: "on PROFILE at N CPUs: xG (lo..hi)"} of each scenario's
+    answer, for the summary, the band over every unknown and where the
+    published gain lies in it where the row has them, then the sentence on
+    what limits the gain and the caveat of a failed check on this box,
+    each on a line of its own; also for each of the run @labels of the
+    scenario (of_scenario())."""
     out = {}
     for label, r in simulated.items():
         text = "on %s at %s CPUs: %s" % (r[1], r[2], r[6])
@@ -339,17 +402,40 @@ def summary_lines(simulated, labels=()):
             text = "on %s at %s CPUs: x%.2f (%.2f..%.2f), published x%.2f " \
                 "lies %s the band" % (r[1], r[2], b["value"], b["low"],
                                       b["high"], b["published"], b["where"])
+        for i, what in ((WHY, ""), (CAVEAT, "caveat: ")):
+            if len(r) > i and r[i] != "-":
+                text += "\n  " + what + r[i]
         for x in of_scenario(label, set(labels)) | {label}:
             out[x] = text
     return out
 
 
-def table(args, manifests, warn, records=(), entries=(), simulated=None):
+def table(args, manifests, warn, records=(), entries=(), simulated=None,
+          caveats=None):
     """[the table] or [] when there is nothing to simulate (rows())."""
     notes = []
-    body = rows(args, manifests, warn, records, entries, simulated, notes)
+    body = rows(args, manifests, warn, records, entries, simulated, notes,
+                caveats)
     title = "; ".join([TITLE] + notes)
     return [(title, HEADER, body, {2, 4, 5, 6, 7})] if body else []
+
+
+def caveats(beside_tables):
+    """{run label: the caveat} of each scenario whose check on this box
+    failed (a beside() row marked "no"): its meas./sim. per mode and
+    numjobs, and what that puts in doubt."""
+    missed = {}
+    for _, _, body, _ in beside_tables:
+        for r in body:
+            if r[7] == "no":
+                missed.setdefault(r[0], []).append(
+                    "%s %s at %s job%s" % (r[6], r[2], r[1],
+                                           "" if r[1] == "1" else "s"))
+    return {label: "checked on this box, the simulation missed the "
+            "measured IOPS by more than %d%% (meas./sim. %s): the model "
+            "of this job misses this box, so the estimate may miss the big "
+            "box as much" % (round(100 * WITHIN), ", ".join(v))
+            for label, v in missed.items()}
 
 
 # ---- checked on this box: simulated beside measured ----

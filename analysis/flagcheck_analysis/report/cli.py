@@ -322,10 +322,11 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     if why_section is not None:
         out.append(why_section)
     simulated = {}
+    checked = bigbox.beside(args, manifests, records, warn, ok_runs)
     out.append(sections.Tables(bigbox.table(args, manifests, warn, records,
-                                           ok_runs, simulated) +
-                              bigbox.beside(args, manifests, records, warn,
-                                            ok_runs)))
+                                           ok_runs, simulated,
+                                           bigbox.caveats(checked)) +
+                              checked))
     out.append(sections.Summary(summary.rows(records, counts, args.base,
                                             figures),
                                bigbox.summary_lines(

@@ -308,9 +308,10 @@ def table(summary_rows):
 
 
 def simulated_lines(summary_rows, simulated):
-    """Per scenario whose job file names its published machine: "LABEL:
-    on PROFILE at N CPUs: xG (lo..hi)", the simulator's gain there with
-    its band (@simulated: bigbox.summary_lines()); each within 120
+    """Per scenario with a big-box answer: "LABEL: on PROFILE at N CPUs:
+    xG (lo..hi)", the simulator's gain there with its band, then on lines
+    of their own what limits it and any caveat (@simulated:
+    bigbox.summary_lines()); the text's wrap keeps each within 120
     columns."""
     return ["%s: %s" % (r.scenario, simulated[r.scenario])
             for r in summary_rows if r.scenario in (simulated or {})]
