@@ -104,7 +104,7 @@ def predict_arg(text):
 
 
 # what --format prints on stdout (the files are always written)
-FORMATS = ("text", "markdown", "csv")
+FORMATS = ("text", "markdown", "csv", "json")
 
 
 def _width(text):

@@ -5,6 +5,7 @@ strings."""
 import csv
 import io
 import re
+import json
 import textwrap
 
 from ..results import published
@@ -307,6 +308,20 @@ def markdown(header_lines, tables):
     parts = ["# flagcheck report", "\n".join("- " + h for h in header_lines)]
     parts += [markdown_table(*t) for t in tables]
     return "\n\n".join(parts) + "\n"
+
+
+def json_table(title, header, rows, right):
+    """A table as --format json gives it: its cells the text's own."""
+    return {"title": title, "columns": list(header),
+            "right": sorted(right), "rows": [list(r) for r in rows]}
+
+
+def json_doc(header_lines, tables, notes=()):
+    """--format json: the header's lines, every table (json_table()) and
+    the lines under the summary, as one object."""
+    return json.dumps({"header": list(header_lines),
+                       "tables": [json_table(*t) for t in tables],
+                       "notes": list(notes)}, indent=1) + "\n"
 
 
 def in_format(fmt, text, markdown):

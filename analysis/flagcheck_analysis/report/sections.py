@@ -23,6 +23,11 @@ class Section:
         """Its CSV table, for --format csv (also one of its files)."""
         return ""
 
+    def json_tables(self):
+        """(tables, lines) of its block for --format json: what block()
+        shows, as tables and lines of text (by default its text)."""
+        return [], self.block("text").splitlines()
+
     def files(self):
         """[(name, body)] written to the output directory."""
         return []
@@ -137,6 +142,10 @@ class Summary(Section):
         return render.in_format(fmt, summary.text, summary.markdown)(
             self.rows, self.simulated)
 
+    def json_tables(self):
+        return [summary.table(self.rows)], summary.lines(self.rows,
+                                                         self.simulated)
+
     def lead(self):
         return summary.markdown(self.rows, self.simulated)
 
@@ -158,9 +167,16 @@ def report_md(head, sections):
 
 def stdout(fmt, head, sections):
     """What --format prints: the body and the blocks; for csv, the
-    sections' CSV tables, a blank line between."""
+    sections' CSV tables, a blank line between; for json, one object of
+    the header, every table and the summary's lines (render.json_doc())."""
     if fmt == "csv":
         return "\n".join(c for c in (s.csv() for s in sections) if c)
+    if fmt == "json":
+        blocks = [s.json_tables() for s in sections]
+        return render.json_doc(
+            head, [t for s in sections for t in s.tables()] +
+            [t for b in blocks for t in b[0]], [l for b in blocks
+                                                  for l in b[1]])
     out = body(fmt, head, sections)
     for s in sections:
         b = s.block(fmt)

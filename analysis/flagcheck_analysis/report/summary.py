@@ -335,15 +335,18 @@ def corun_lines(summary_rows):
     return out
 
 
-def text(summary_rows, simulated=None):
-    lines = simulated_lines(summary_rows, simulated) + \
+def lines(summary_rows, simulated=None):
+    """The lines under the summary's table."""
+    return simulated_lines(summary_rows, simulated) + \
         corun_lines(summary_rows)
+
+
+def text(summary_rows, simulated=None):
     return render.text_table(*table(summary_rows)) + "\n" + \
-        "".join(l + "\n" for l in lines)
+        "".join(l + "\n" for l in lines(summary_rows, simulated))
 
 
 def markdown(summary_rows, simulated=None):
-    lines = simulated_lines(summary_rows, simulated) + \
-        corun_lines(summary_rows)
+    under = lines(summary_rows, simulated)
     return render.markdown_table(*table(summary_rows)) + "\n" + \
-        ("\n" + "".join("- " + l + "\n" for l in lines) if lines else "")
+        ("\n" + "".join("- " + l + "\n" for l in under) if under else "")
