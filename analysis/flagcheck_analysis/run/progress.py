@@ -20,7 +20,10 @@ class Progress:
 
     def line(self, i, total, name, t0, durations, left, done=None):
         """Run @i of @total (@name) running since @t0, or @done (what it
-        ended as); the ETA from the @durations so far, @left runs to go."""
+        ended as); the ETA from the @durations so far, @left runs to go.
+        @total and @left are the budget's worst case (every cell of
+        --until-decided to --max-repeats): they only fall, as cells
+        decide early, so the ETA does not grow with added repeats."""
         if self.quiet:
             return
         elapsed = time.monotonic() - t0

@@ -171,7 +171,8 @@ class Runner:
         if entry["status"] == Status.OK.value:
             return True
         i, name = self.count, matrix.run_name(run)
-        total = len(self.runs)
+        # the budget's worst case: every cell to its last repeat
+        total = self.worst
         left = total - i + 1
 
         def tick():
@@ -254,6 +255,8 @@ class Runner:
                     stopped = "seldom_together"
                 elif repeat >= a.max_repeats:
                     stopped = "max_repeats"
+        # a cell that stopped early gives back the repeats it did not run
+        self.worst -= (self._worst_repeats() - repeat) * len(a.modes)
         decisions = self._decide(runs)
         base = a.modes[0]
         self.manifest["cells"].append({
@@ -279,6 +282,13 @@ class Runner:
                     "contended, more repeats of the same would not decide "
                     "it; stop the other load" % (
                         PROG, scenario, numjobs, numjobs, together))
+
+    def _worst_repeats(self):
+        """A cell's repeats at worst: --max-repeats under
+        --until-decided, else --repeats."""
+        a = self.args
+        return max(a.repeats, a.max_repeats) if a.until_decided \
+            else a.repeats
 
     def _cells(self):
         """[(scenario, numjobs, its runs of the first --repeats)] in run
@@ -325,6 +335,8 @@ class Runner:
                for s in (signal.SIGINT, signal.SIGTERM)}
         self.t0, self.durations, self.failed = time.monotonic(), [], 0
         self.count = 0
+        self.worst = len(self._cells()) * self._worst_repeats() * \
+            len(self.args.modes)
         try:
             # under the handlers: Ctrl-C here stops the run like any other
             self._calibrate()
