@@ -15,10 +15,12 @@ pythonpath, set once for every test module.
 """
 import os
 import shutil
+import subprocess
 
 import pytest
 
 import fiorun
+import widthcheck
 
 
 def pytest_addoption(parser):
@@ -54,3 +56,17 @@ def ctx(build):
     c = fiorun.Context(build, os.environ.get("FLAGCHECK_TEST_FIO"))
     yield c
     c.cleanup()
+
+
+@pytest.fixture(autouse=True)
+def lines_fit(monkeypatch):
+    """Every run of a flagcheck tool whose output a test captures as text
+    prints no line over 120 columns (tests/widthcheck.py)."""
+    real = subprocess.run
+
+    def run(*args, **kw):
+        p = real(*args, **kw)
+        if kw.get("text") or kw.get("universal_newlines"):
+            widthcheck.check(p.args, p.stdout, p.stderr)
+        return p
+    monkeypatch.setattr(subprocess, "run", run)

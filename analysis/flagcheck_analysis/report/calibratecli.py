@@ -54,8 +54,8 @@ def _threads(text):
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog=PROG, description="Measure this machine's cache-line costs: "
-        "the transfer latency between every pair of usable CPUs and the "
-        "always / test_first bit patterns at 1..N threads; write "
+        "the transfer latency\nbetween every pair of usable CPUs and the "
+        "always / test_first bit patterns\nat 1..N threads; write "
         "calibration.json and a heatmap.", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--outdir", default=".", metavar="DIR",

@@ -5,7 +5,8 @@ import argparse
 import os
 import sys
 
-from ..results import fiojson, lineprobes, matrix, published, safewrite
+from ..results import (fiojson, lineprobes, matrix, published, safewrite,
+                       width)
 from ..stats import compare, scaling, usl
 from . import (bigbox, catalogue, conditions, header, loadrecords, lru,
                perhost, plot, render, sections, sidebyside, summary,
@@ -121,9 +122,10 @@ def _width(text):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(
-        prog=PROG, description="Compare flagcheck modes from fio JSON "
-        "output: an LKP-style table with a noise verdict per metric, a "
-        "scaling table and plots.", epilog=EPILOG,
+        prog=PROG, description=width.wrap(
+            "Compare flagcheck modes from fio JSON output: an LKP-style "
+            "table with a noise verdict per metric, a scaling table and "
+            "plots.", 79), epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="*", metavar="DIR_OR_FILE",
                    help="a results directory of flagcheck-run (with "
@@ -374,8 +376,9 @@ def write(args, head, secs):
     except OSError as e:
         warn("cannot write to %s: %s" % (outdir, e.strerror or e))
         return 1
-    print("%s: wrote report.md, compare.csv, scaling.csv%s to %s"
-          % (PROG, " and plots" if plotted else "", outdir), file=sys.stderr)
+    print(width.wrap("%s: wrote report.md, compare.csv, scaling.csv%s to %s"
+                     % (PROG, " and plots" if plotted else "", outdir)),
+          file=sys.stderr)
     return 0
 
 

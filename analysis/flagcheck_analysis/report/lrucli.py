@@ -37,9 +37,9 @@ output, 2 usage error."""
 
 def parse_args(argv):
     p = argparse.ArgumentParser(
-        prog=PROG, description="ns per __find_get_block() against mod, with "
-        "and without the per-CPU buffer_head LRU (scenario S5): a table "
-        "beside the published figures, and a plot.", epilog=EPILOG,
+        prog=PROG, description="ns per __find_get_block() against mod, "
+        "with and without\nthe per-CPU buffer_head LRU (scenario S5): a "
+        "table beside the published\nfigures, and a plot.", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
                    help="a flagcheck-run results directory, or engine stats "

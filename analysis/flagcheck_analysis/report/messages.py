@@ -4,8 +4,11 @@ flagcheck-catalogue uses too, so its messages name flagcheck-report)."""
 
 import sys
 
+from ..results import width
+
 PROG = "flagcheck-report"
 
 
 def warn(msg):
-    print("%s: %s" % (PROG, msg), file=sys.stderr)
+    """One message, wrapped within 120 columns."""
+    print(width.wrap("%s: %s" % (PROG, msg)), file=sys.stderr)

@@ -4,11 +4,12 @@ strings."""
 
 import csv
 import io
-import re
 import json
+import re
 import textwrap
 
 from ..results import published
+from ..results import width as width_
 
 
 def fmt_value(v):
@@ -248,19 +249,8 @@ def _render(header, rows, right):
 
 def wrap(text, width=None):
     """Every line longer than @width (terminal_width()) wrapped, its
-    continuation indented by 2."""
-    width = width or terminal_width()
-    out = []
-    for l in text.split("\n"):
-        if len(l) <= width:
-            out.append(l)
-            continue
-        indent = len(l) - len(l.lstrip(" "))
-        out += textwrap.wrap(l, width, initial_indent="",
-                             subsequent_indent=" " * (indent + 2),
-                             break_on_hyphens=False,
-                             drop_whitespace=True) or [l]
-    return "\n".join(out)
+    continuation indented by 2 (results/width.py)."""
+    return width_.wrap(text, width or terminal_width())
 
 
 def text_table(title, header, rows, right, width=None):

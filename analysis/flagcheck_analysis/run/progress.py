@@ -1,10 +1,12 @@
 """What flagcheck-run says on stderr while it runs: a live status line on
 a terminal, one line per finished run otherwise, and its messages (only
-errors with --quiet)."""
+errors with --quiet), each within 120 columns (results/width.py)."""
 
 import datetime
 import sys
 import time
+
+from ..results import width
 
 PROG = "flagcheck-run"
 
@@ -32,15 +34,19 @@ class Progress:
         msg = "[%d/%d] %s" % (i, total, name)
         if done is None:
             if self.tty:
-                sys.stderr.write("\r\033[K%s running, elapsed %s, ETA %s"
-                                 % (msg, hms(elapsed), eta))
+                # one status line, cut to the width
+                sys.stderr.write("\r\033[K" + ("%s running, elapsed %s, "
+                                 "ETA %s" % (msg, hms(elapsed), eta))
+                                 [:width.WIDTH])
                 sys.stderr.flush()
             return
         line = "%s %s, elapsed %s, ETA %s" % (msg, done, hms(elapsed), eta)
-        sys.stderr.write(("\r\033[K" if self.tty else "") + line + "\n")
+        sys.stderr.write(("\r\033[K" if self.tty else "") +
+                         width.wrap(line) + "\n")
         sys.stderr.flush()
 
     def say(self, msg, error=False):
         if error or not self.quiet:
-            sys.stderr.write(("\r\033[K" if self.tty else "") + msg + "\n")
+            sys.stderr.write(("\r\033[K" if self.tty else "") +
+                             width.wrap(msg) + "\n")
             sys.stderr.flush()

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from ..results import manifest, matrix, runrecord
+from ..results import manifest, matrix, runrecord, width
 from ..stats import decide
 from . import clientserver, outdirlock, proctree, runmanifest, runsettings
 from .executor import Status
@@ -194,9 +194,9 @@ class Runner:
             print("\n".join(clientserver.partial_lines(PROG, name, entry)),
                   file=sys.stderr)
         elif status is Status.FAILED:
-            print("%s: %s:\n  %s" % (
+            print(width.wrap("%s: %s:\n  %s" % (
                 PROG, entry["failure"],
-                "\n  ".join(entry["stderr_tail"]) or "(nothing)"),
+                "\n  ".join(entry["stderr_tail"]) or "(nothing)")),
                 file=sys.stderr)
         if status in (Status.FAILED, Status.PARTIAL):
             self.failed += 1

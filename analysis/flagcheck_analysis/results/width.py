@@ -1,0 +1,23 @@
+"""The width every line a flagcheck tool prints keeps to (WIDTH columns),
+and the one wrap that keeps it: a longer line goes on over more lines,
+each continuation indented by 2 more than the line.  In results/, the
+lowest layer, so that every tool's messages use it."""
+
+import textwrap
+
+WIDTH = 120
+
+
+def wrap(text, width=WIDTH):
+    """Every line of @text longer than @width wrapped."""
+    out = []
+    for l in text.split("\n"):
+        if len(l) <= width:
+            out.append(l)
+            continue
+        indent = len(l) - len(l.lstrip(" "))
+        out += textwrap.wrap(l, width, initial_indent="",
+                             subsequent_indent=" " * (indent + 2),
+                             break_on_hyphens=False,
+                             drop_whitespace=True) or [l]
+    return "\n".join(out)

@@ -1,0 +1,88 @@
+"""Every line a tool prints fits 120 columns: the long messages once seen
+(the calibration's disagreement with the line probes, flagcheck-run's
+progress and cell lines) wrap, each tool's --help and run-job's fit, and
+the suite's own check (tests/widthcheck.py) catches a line over."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import widthcheck
+from tests.analysis.helpers import ANALYSIS, REPO, run_cli
+from flagcheck_analysis.report import bigbox, messages
+from flagcheck_analysis.run import progress
+from flagcheck_analysis.results import width
+
+TOOLS = sorted(n for n in os.listdir(ANALYSIS) if n.startswith("flagcheck-"))
+# the 242-column warning that opened a report
+DISAGREE = bigbox.disagreement(
+    type("M", (), {"name": "calibration",
+                   "transfer_ns": lambda self, a, b: 28.0})(),
+    [{"line_probe": {"cpus": [0, 1], "before_ns": 120.0,
+                     "after_ns": 120.0}}],
+    "--predict 64 is refused: name a profile with --machine, or calibrate "
+    "again")
+
+
+def fits(text):
+    return all(len(l) <= 120 for l in text.splitlines())
+
+
+def test_the_disagreement_warning_wraps(capsys):
+    assert len("flagcheck-report: " + DISAGREE) > 120
+    messages.warn(DISAGREE)
+    err = capsys.readouterr().err
+    assert fits(err) and len(err.splitlines()) == 3
+    assert " ".join(l.strip() for l in err.splitlines()) == \
+        "flagcheck-report: " + DISAGREE
+
+
+def test_progress_lines_wrap(capsys):
+    p = progress.Progress(quiet=False)
+    cell = ("flagcheck-run: S1 filemap-odirect-read nj2: decided after 3 "
+            "repeats per mode: test_first/always x1.000 over 3 pairs, 95% CI "
+            "0.997..1.003 narrower than ±2%")
+    p.say(cell)
+    p.line(8, 26, "null-engine_test_first_nj2_r1" * 3, 0.0, [1.0], 18,
+           done="ok (busy: others used 41% of CPUs 0,1; steal 12%)")
+    err = capsys.readouterr().err
+    assert fits(err)
+    assert err.splitlines()[0] + " " + err.splitlines()[1].strip() == cell
+
+
+def test_wrap_keeps_short_lines_and_indents_the_rest():
+    assert width.wrap("a\n  b") == "a\n  b"
+    long = "  " + " ".join(["word"] * 40)
+    lines = width.wrap(long).splitlines()
+    assert len(lines) == 2 and lines[1].startswith("    word")
+    assert " ".join(l.strip() for l in lines) == long.strip()
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_every_tools_help_fits(tool):
+    p = run_cli(tool, "--help")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("usage: " + tool) and fits(p.stdout)
+
+
+def test_run_job_help_is_its_usage():
+    p = subprocess.run([os.path.join(REPO, "jobs", "run-job"), "--help"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and p.stderr == ""
+    assert p.stdout.startswith("Run one flagcheck job file with every "
+                               "${VAR} it uses set, then run fio.\n")
+    assert "  jobs/run-job JOBFILE [fio options...]\n" in p.stdout
+    assert fits(p.stdout)
+
+
+def test_the_suites_check_catches_a_long_line():
+    argv = [sys.executable, os.path.join(ANALYSIS, "flagcheck-report")]
+    long = "x" * 121
+    assert widthcheck.long_lines(argv, long, "") == [long]
+    assert widthcheck.long_lines(argv + ["--format", "json"], long, "") == []
+    assert widthcheck.long_lines(argv, "", long) == [long]
+    assert widthcheck.long_lines(["fio", "--version"], long, long) == []
+    with pytest.raises(AssertionError, match="1 line"):
+        widthcheck.check(argv, long, "")
