@@ -64,13 +64,17 @@ class TestSummaryOfFixture:
         assert block[1].split() == ["scenario", "numjobs", "ratio",
                                     "95%", "CI", "decided",
                                     "published", "verdict"]
-        assert len(block) == 6
         assert block[3].startswith("S2 buffer-new-randwrite ")
         assert block[4].startswith("rate-cap ")
-        # the big-box line of the one job file that names its machine
+        # the big-box line of the one job file that names its machine,
+        # then, indented, the sentence on what limits its gain
         assert block[5].startswith(
             "S2 buffer-new-randwrite: on kunpeng-920-6426 nodes=0 at 16 "
             "CPUs: x"), block[5]
+        why = " ".join(l.strip() for l in block[6:])
+        assert all(l.startswith("  ") for l in block[6:]) and \
+            why.startswith(block[5].split("CPUs: ")[1].split()[0] + ": ") \
+            and why.endswith("."), block
 
     def test_decided_cell(self):
         # r1, r2, r3 of each mode: the pairs of the same repeat
