@@ -12,12 +12,13 @@ The rest of each I/O besides the pattern's operations, one for both modes:
 """
 
 import argparse
+import os
 import json
 import re
 import sys
 
 from ..results import jobheader, machine
-from . import band, explain, fiocost, jobspec, simulate
+from . import band, curve, explain, fiocost, jobspec, simulate
 
 PROG = "flagcheck-predict"
 # the demand check calls D/C far from the published gain beyond this factor
@@ -66,6 +67,9 @@ def parse_args(argv):
     p.add_argument("--seeds", type=int, default=simulate.SEEDS,
                    help="seeds per cost level (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--plot", metavar="FILE",
+                   help="also draw the IOPS and gain against CPUs up to "
+                   "the largest N into this PNG")
     return p.parse_args(argv)
 
 
@@ -166,6 +170,19 @@ def _targets(args, spec):
              for n in cpu_counts(args.cpus)], args.rest or "fio")
 
 
+def plot(args, spec, mach, rest, preds, gain_pub):
+    """--plot FILE: the last machine's curve up to its largest N
+    (predict/curve.py); returns what it plotted."""
+    last = max((p for p in preds if p["machine"] == mach.name),
+               key=lambda p: p["cpus"])
+    got = curve.predictions(spec, mach, last["cpus"], last["placement"],
+                            rest[0], args.seeds, preds)
+    pub = spec.published
+    return curve.draw(curve.data(got, None, (pub.cpus, gain_pub) if pub
+                                 and gain_pub else None), args.plot,
+                      "%s on %s" % (os.path.basename(spec.path), mach.name))
+
+
 def main(argv=None):
     args = parse_args(argv)
     try:
@@ -192,6 +209,12 @@ def main(argv=None):
     except simulate.PredictError as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 1
+    if args.plot:
+        try:
+            plot(args, spec, mach, rest, preds, gain_pub)
+        except (curve.PlotError, simulate.PredictError) as e:
+            print("%s: --plot: %s" % (PROG, e), file=sys.stderr)
+            return 1
     if args.json:
         out = preds[0] if len(preds) == 1 else preds
         print(json.dumps(out, indent=1))

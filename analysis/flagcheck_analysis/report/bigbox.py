@@ -40,7 +40,7 @@ import json
 import os
 import re
 
-from ..predict import band, explain, fiocost, jobspec, simulate
+from ..predict import band, curve, explain, fiocost, jobspec, simulate
 from ..results import jobheader, lineprobes, machine, published
 
 WITHIN = 0.15
@@ -265,6 +265,7 @@ def _predicted(args, label, spec, gain_pub, ctx):
         whence = "--fio-ns" if args.fio_ns is not None else "null engine"
     row, p = _row(label, spec, mach, n, None, rest, gain_pub)
     row[3] = "fio %.0f ns (%s)" % (_typical(rest[0]), whence)
+    ctx["plan"] = (mach, n, None, rest[0])
     return row, p
 
 
@@ -295,6 +296,7 @@ def _answer(args, label, spec, gain_pub, ctx, load):
     def published_row():
         rest = fiocost.rest_of("work", None, pub_mach, spec.rest_ns)
         ctx["published"] = (pub_mach, rest)
+        ctx["plan"] = (pub_mach, pub.cpus, pub.placement, rest[0])
         return _row(label, spec, pub_mach, pub.cpus, pub.placement, rest,
                     gain_pub)
     if asked is None:
@@ -308,7 +310,7 @@ def _answer(args, label, spec, gain_pub, ctx, load):
     rest = fiocost.rest_of("work", None, mach, spec.rest_ns)
     header = _row(label, spec, mach, n, None, rest, gain_pub)
     at_pub = published_row()[0]
-    ctx["published"] = None         # the answer is not the published row
+    ctx["plan"], ctx["published"] = (mach, n, None, rest[0]), None
     return header[0], [_other_rest(asked, header),
                        "on the published machine (%s at %s CPUs, the "
                        "header's rest): %s, D/C %s" % (
@@ -332,14 +334,15 @@ def _context(args, load, warn, records, entries):
 
 
 def rows(args, manifests, warn, records=(), entries=(), simulated=None,
-         notes=None, caveats=None):
+         notes=None, caveats=None, plans=None):
     """The table's rows: per scenario its one answer (_answer());
     @records: the runs (their one-job IOPS give --predict's rest);
     @entries: the manifests' run entries (their line probes check the
     calibration); @simulated: {label: the published row, else --predict's}
     filled in for the summary (summary_lines()); @notes: the machine's
     note appended; @caveats: {run label: why the estimate is in doubt}
-    (caveats())."""
+    (caveats()); @plans: (label, spec, (machine, N, placement, rest ns),
+    published gain) of each answer appended, for its plot (plot())."""
     loaded = {}
 
     def load(name):
@@ -357,11 +360,13 @@ def rows(args, manifests, warn, records=(), entries=(), simulated=None,
         try:
             spec = jobspec.read(path)
             gain_pub = jobspec.published_gain(path)
-            ctx["published"] = None
+            ctx["plan"] = ctx["published"] = None
             row, others = _answer(args, label, spec, gain_pub, ctx, load)
             if row is None:
                 continue
             row[OTHER] = "; ".join(others) or "-"
+            if plans is not None:
+                plans.append((label, spec, ctx["plan"], gain_pub))
             row[CAVEAT] = next((v for k, v in (caveats or {}).items()
                                 if k in of_scenario(label, {k})), "-")
             out.append(row)
@@ -411,11 +416,11 @@ def summary_lines(simulated, labels=()):
 
 
 def table(args, manifests, warn, records=(), entries=(), simulated=None,
-          caveats=None):
+          caveats=None, plans=None):
     """[the table] or [] when there is nothing to simulate (rows())."""
     notes = []
     body = rows(args, manifests, warn, records, entries, simulated, notes,
-                caveats)
+                caveats, plans)
     title = "; ".join([TITLE] + notes)
     return [(title, HEADER, body, {2, 4, 5, 6, 7})] if body else []
 
@@ -588,3 +593,27 @@ def beside(args, manifests, records, warn, entries=()):
                 warn("%s (simulated beside measured leaves it out)" % e)
     return [(BESIDE_TITLE, BESIDE_HEADER, body, {1, 3, 4, 5, 6})] \
         if body else []
+
+
+def plot(plans, records, outdir):
+    """<scenario>_bigbox.png of each answer in @plans (rows()): its curve
+    against CPUs (predict/curve.py), the measured IOPS of its runs
+    (@records) beside it, the published gain where the job file has one;
+    [what each plotted] (curve.data())."""
+    iops = measured_iops(records)
+    out = []
+    for label, spec, (mach, n, placement, rest_ns), gain_pub in plans:
+        mine = of_scenario(label, {s for s, _, _ in iops})
+        measured = {}
+        for (s, nj, mode), v in sorted(iops.items()):
+            if s in mine and mode in simulate.MODES:
+                measured.setdefault(mode, []).append((nj, v))
+        pub = spec.published
+        d = curve.data(curve.predictions(spec, mach, n, placement, rest_ns),
+                       measured, (pub.cpus, gain_pub) if pub and gain_pub
+                       else None)
+        stem = re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("_")
+        out.append(curve.draw(d, os.path.join(outdir, stem + "_bigbox.png"),
+                              "%s: the big-box answer on %s" % (label,
+                                                                mach.name)))
+    return out

@@ -324,11 +324,13 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     if why_section is not None:
         out.append(why_section)
     simulated = {}
-    checked = bigbox.beside(args, manifests, records, warn, ok_runs)
+    checked, plans = bigbox.beside(args, manifests, records, warn,
+                                   ok_runs), []
     out.append(sections.Tables(bigbox.table(args, manifests, warn, records,
                                            ok_runs, simulated,
-                                           bigbox.caveats(checked)) +
+                                           bigbox.caveats(checked), plans) +
                               checked))
+    out.append(sections.BigBoxPlot(plans, records))
     out.append(sections.Summary(summary.rows(records, counts, args.base,
                                             figures),
                                bigbox.summary_lines(

@@ -5,7 +5,8 @@ csv()); the files of each section in the output directory; its plots
 (draw); and what it appends to report.md (appendix).  Each default below
 adds nothing: a section defines only what it has."""
 
-from . import fixtable, lru, plot, render, summary
+from . import bigbox, fixtable, lru, plot, render, summary
+from ..predict import curve, simulate
 
 
 class Section:
@@ -129,6 +130,21 @@ class Lru(Section):
 
     def draw(self, outdir):
         return bool(lru.draw(self.pts, outdir))
+
+
+class BigBoxPlot(Section):
+    """The big-box answers' plots (<scenario>_bigbox.png,
+    bigbox.plot())."""
+    plots = "the big-box answer's plot"
+
+    def __init__(self, plans, records):
+        self.plans, self.records = plans, records
+
+    def draw(self, outdir):
+        try:
+            return bool(bigbox.plot(self.plans, self.records, outdir))
+        except (curve.PlotError, simulate.PredictError) as e:
+            raise plot.PlotError(str(e))
 
 
 class Summary(Section):

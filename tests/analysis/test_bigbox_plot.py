@@ -1,0 +1,100 @@
+"""The big-box answer's plot (predict/curve.py): flagcheck-predict --plot
+FILE and the report's <scenario>_bigbox.png are PNG files whose plotted
+data are the predictions' own figures at 1, 2, 4, ... N CPUs, the
+measured IOPS of the runs and the published gain."""
+
+import argparse
+import os
+
+import pytest
+
+from tests.analysis import helpers
+from tests.analysis.test_one_answer import JOB, records
+from flagcheck_analysis.predict import cli, curve, fiocost, jobspec, simulate
+from flagcheck_analysis.report import bigbox
+from flagcheck_analysis.results import machine
+
+SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
+THRESHOLD = os.path.join(helpers.REPO, "jobs", "catalogue",
+                         "memcg-flush-threshold.fio")
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(autouse=True)
+def sim_binary(monkeypatch):
+    if not os.path.exists(SIM):
+        pytest.fail("%s missing: run make" % SIM)
+    monkeypatch.setenv("FLAGCHECK_SIM", SIM)
+    monkeypatch.setattr(fiocost, "this_clock_ghz", lambda: (None, "t"))
+
+
+@pytest.fixture
+def drawn(monkeypatch):
+    """What each curve.draw() call plotted (its return value)."""
+    got, real = [], curve.draw
+
+    def spy(d, path, title):
+        got.append((real(d, path, title), path))
+        return got[-1][0]
+    monkeypatch.setattr(curve, "draw", spy)
+    return got
+
+
+def is_png(path):
+    with open(path, "rb") as f:
+        return f.read(8) == PNG
+
+
+def test_counts_double_up_to_n():
+    assert curve.counts(16) == [1, 2, 4, 8, 16]
+    assert curve.counts(6) == [1, 2, 4, 6]
+    assert curve.counts(1) == [1]
+
+
+def test_predict_plot_is_the_predictions(tmp_path, drawn, capsys):
+    out = str(tmp_path / "curve.png")
+    assert cli.main([THRESHOLD, "--machine", "icelake-sp-2s", "--cpus", "4",
+                     "--rest", "work", "--seeds", "1", "--plot", out]) == 0
+    capsys.readouterr()
+    assert is_png(out)
+    ((d, path),) = drawn
+    assert path == out and d["cpus"] == [1, 2, 4]
+    spec = jobspec.read(THRESHOLD)
+    mach = machine.load("icelake-sp-2s")
+    rest = fiocost.rest_of("work", None, mach, spec.rest_ns)
+    for i, n in enumerate(d["cpus"]):
+        p = simulate.predict(spec, mach, n, None, rest[0], 1)
+        for mode in simulate.MODES:
+            assert [d[mode][k][i] for k in ("iops", "low", "high")] == \
+                [p["modes"][mode][k] for k in ("iops", "low", "high")]
+        assert [d["gain"][k][i] for k in ("value", "low", "high")] == \
+            [p["gain"][k] for k in ("value", "low", "high")]
+    assert d["published"] == [spec.published.cpus,
+                              jobspec.published_gain(THRESHOLD)]
+    assert d["measured"] == {}
+
+
+def test_the_report_plots_its_answer_beside_the_runs(tmp_path, drawn):
+    path = tmp_path / "pat.fio"
+    path.write_text(JOB.replace("none: my own patch", "x2 on my box"))
+    args = argparse.Namespace(predict=None, machine=None, fio_ns=None,
+                              inputs=[])
+    mf = [{"matrix": {"jobs": {"pat": str(path)}}}]
+    plans, warned = [], []
+    (row,) = bigbox.rows(args, mf, warned.append, records(), (), None, None,
+                         None, plans)
+    assert warned == []
+    (d,) = bigbox.plot(plans, records(), str(tmp_path))
+    png = str(tmp_path / "pat_bigbox.png")
+    assert drawn[0][1] == png and is_png(png)
+    # the answer (the published machine, 4 CPUs) is the curve's last point
+    assert d["cpus"] == [1, 2, 4]
+    assert row[6] == "x%.2f (%.2f..%.2f)" % tuple(
+        d["gain"][k][-1] for k in ("value", "low", "high"))
+    # one run of each mode and numjobs (fixtures/whatif): its IOPS
+    assert d["measured"] == {mode: sorted(
+        (r.numjobs, r.metrics["iops"]) for r in records()
+        if r.scenario == "pat" and r.mode == mode)
+        for mode in simulate.MODES}
+    assert d["measured"]["always"][0] == (1, 1e6)
+    assert d["published"] == [4, jobspec.published_gain(str(path))]
