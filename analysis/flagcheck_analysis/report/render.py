@@ -9,7 +9,7 @@ import re
 import textwrap
 
 from ..results import published
-from ..results import width as width_
+from ..results import width
 
 
 def fmt_value(v):
@@ -247,10 +247,10 @@ def _render(header, rows, right):
     return heads + [rule] + [line(r) for r in rows]
 
 
-def wrap(text, width=None):
-    """Every line longer than @width (terminal_width()) wrapped, its
+def wrap(text, cols=None):
+    """Every line longer than @cols (terminal_width()) wrapped, its
     continuation indented by 2 (results/width.py)."""
-    return width_.wrap(text, width or terminal_width())
+    return width.wrap(text, cols or terminal_width())
 
 
 def text_table(title, header, rows, right, width=None):
