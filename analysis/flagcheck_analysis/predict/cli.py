@@ -17,7 +17,7 @@ import json
 import re
 import sys
 
-from ..results import jobheader, machine
+from ..results import jobheader, machine, width
 from . import band, curve, explain, fiocost, jobspec, simulate
 
 PROG = "flagcheck-predict"
@@ -204,10 +204,10 @@ def main(argv=None):
                     rest[0], (int, float)) else rest[0][0], gain_pub)
     except (ValueError, jobspec.SpecError, jobheader.FigureError,
             machine.MachineError) as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
+        print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
         return 2
     except simulate.PredictError as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
+        print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
         return 1
     if args.plot:
         try:

@@ -401,15 +401,17 @@ def summary_lines(simulated, labels=()):
     scenario (of_scenario())."""
     out = {}
     for label, r in simulated.items():
+        # the band over every unknown, where the row has it, comes last
+        b = r[-1] if isinstance(r[-1], dict) else None
+        cells = r[:-1] if b else r
         text = "on %s at %s CPUs: %s" % (r[1], r[2], r[6])
-        if len(r) > len(HEADER):
-            b = r[len(HEADER)]
+        if b:
             text = "on %s at %s CPUs: x%.2f (%.2f..%.2f), published x%.2f " \
                 "lies %s the band" % (r[1], r[2], b["value"], b["low"],
                                       b["high"], b["published"], b["where"])
         for i, what in ((WHY, ""), (CAVEAT, "caveat: ")):
-            if len(r) > i and r[i] != "-":
-                text += "\n  " + what + r[i]
+            if len(cells) > i and cells[i] != "-":
+                text += "\n  " + what + cells[i]
         for x in of_scenario(label, set(labels)) | {label}:
             out[x] = text
     return out
