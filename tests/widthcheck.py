@@ -2,8 +2,9 @@
 tests/conftest.py puts around subprocess.run for every test, on each run
 of one of the tools (analysis/flagcheck-*, jobs/run-job) whose output was
 captured as text.  Not checked: output meant for programs or other renderers (--json,
---format json, csv or markdown, flagcheck-sim's JSON, the shell commands
-of --dry-run), a report asked for without a width limit (--width 0), and fio's own lines (run-job's output is fio's
+--format json, csv or markdown, flagcheck-backtest's stdout, a Markdown
+document: docs/backtest.md's tables, flagcheck-sim's JSON, the shell
+commands of --dry-run), a report asked for without a width limit (--width 0), and fio's own lines (run-job's output is fio's
 but for its own "run-job:" messages; fio's lines that flagcheck-run
 quotes under a failure start with "fio:" or are fio's JSON)."""
 
@@ -11,6 +12,8 @@ import os
 
 WIDTH = 120
 MACHINE_READABLE = ("--json", "--output-format=json", "--dry-run")
+# tools whose stdout is a Markdown document
+MARKDOWN = ("flagcheck-backtest",)
 
 
 def tool(argv):
@@ -43,7 +46,7 @@ def long_lines(argv, out, err):
     if name is None:
         return []
     streams = [err]
-    if not _argv_has(argv, *MACHINE_READABLE):
+    if not _argv_has(argv, *MACHINE_READABLE) and name not in MARKDOWN:
         streams.append(out)
     found = []
     for text in streams:
