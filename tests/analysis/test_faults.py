@@ -5,6 +5,7 @@ backend) wherever fio runs."""
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import signal
@@ -28,11 +29,12 @@ def deep_json(path, prefix='{"jobs": '):
 
 
 def assert_one_line(p, *needles, rc):
-    """exit status rc, no traceback, and one stderr line holding every
-    needle."""
+    """exit status rc, no traceback, and one stderr message holding every
+    needle (a message: a line and the indented lines that go on from it
+    within 120 columns, joined)."""
     assert p.returncode == rc, p.stderr
     assert "Traceback" not in p.stderr
-    lines = [l for l in p.stderr.splitlines()
+    lines = [l for l in re.sub(r"\n  +", " ", p.stderr).splitlines()
              if all(n in l for n in needles)]
     assert len(lines) == 1, p.stderr
     return lines[0]

@@ -7,7 +7,7 @@ import os
 import re
 import sys
 
-from ..results import fiojson, matrix
+from ..results import fiojson, matrix, width
 from ..stats import decide
 from . import clock, interference
 from ..calibrate import calibration
@@ -375,7 +375,7 @@ def main(argv=None):
     try:
         return Runner(args, runs).run()
     except fiojson.InputError as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
+        print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
         return 1
     except OSError as e:
         print("%s: %s%s; the finished runs are kept: fix that and run the "

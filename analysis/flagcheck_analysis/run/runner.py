@@ -312,7 +312,7 @@ class Runner:
         try:
             self.lock_fd = outdirlock.lock(self.args.outdir)
         except outdirlock.Busy as e:
-            print("%s: %s" % (PROG, e), file=sys.stderr)
+            print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
             return 1
         try:
             outdirlock.note(self.lock_fd)
@@ -357,11 +357,12 @@ class Runner:
         self._write_manifest()
         if self.manifest["complete"]:
             if not self.args.quiet:
-                print("%s: all %d runs done in %s" % (PROG, done,
-                      self.args.outdir), file=sys.stderr)
+                print(width.wrap("%s: all %d runs done in %s" % (
+                    PROG, done, self.args.outdir)), file=sys.stderr)
             return 0
-        print("%s: %s: %d of %d runs done; the same command resumes"
-              % (PROG, self.stop_reason or "%d runs failed" % self.failed,
-                 done, len(entries)), file=sys.stderr)
+        print(width.wrap("%s: %s: %d of %d runs done; the same command "
+                         "resumes" % (PROG, self.stop_reason or "%d runs "
+                                      "failed" % self.failed, done,
+                                      len(entries))), file=sys.stderr)
         return 130 if (self.stop_reason or "").startswith("interrupted") \
             else 1
