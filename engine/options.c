@@ -117,8 +117,23 @@ static int str_backend_cb(void *data, const char *str)
 	return 0;
 }
 
+/* What a path that is not a regular file is, for the refusal */
+static const char *fc_file_kind(mode_t mode)
+{
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
 /*
- * The counters file can be @path: not a link, not a directory, in a
+ * The counters file can be @path: not a link, not a directory, not a
+ * device, FIFO or socket (only a regular file or a new one), in a
  * directory this job can create files in. 0, or 1 after saying why not.
  */
 static int fc_stats_path_refused(const char *path)
@@ -144,6 +159,11 @@ static int fc_stats_path_refused(const char *path)
 	} else if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		log_err("flagcheck: flagcheck_stats=%s is a directory: a file "
 			"path is allowed (one JSON line per job)\n", path);
+		ret = 1;
+	} else if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		log_err("flagcheck: flagcheck_stats=%s is %s: a regular file "
+			"or a new one is allowed (a device would be "
+			"overwritten)\n", path, fc_file_kind(st.st_mode));
 		ret = 1;
 	} else if (access(dir, W_OK | X_OK)) {
 		log_err("flagcheck: flagcheck_stats=%s: cannot create files in "

@@ -239,13 +239,43 @@ char *fc_stats_text(const struct fc_stats_job *j, const struct fc_counters *c)
  */
 #define FC_STATS_OPEN	(O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW)
 
-int fc_stats_prepare(const char *path, int truncate)
+/*
+ * Only a regular file: a device node or a FIFO put in the file's place
+ * after the options were checked is never written (O_NONBLOCK: opening a
+ * FIFO does not wait for a reader; O_TRUNC is left to ftruncate() once
+ * the file is known to be regular).
+ */
+static int fc_stats_open(const char *path, int flags)
 {
-	int fd = open(path, FC_STATS_OPEN | O_APPEND | (truncate ? O_TRUNC : 0),
-		      0644);
+	struct stat st;
+	int fd = open(path, FC_STATS_OPEN | O_NONBLOCK | flags, 0644);
+
+	int err;
 
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st))
+		err = errno;
+	else if (!S_ISREG(st.st_mode))
+		err = EINVAL;		/* not a regular file */
+	else
+		return fd;
+	close(fd);
+	return -err;
+}
+
+int fc_stats_prepare(const char *path, int truncate)
+{
+	int fd = fc_stats_open(path, O_APPEND);
+
+	if (fd < 0)
+		return fd;
+	if (truncate && ftruncate(fd, 0)) {
+		int err = errno;
+
+		close(fd);
+		return -err;
+	}
 	close(fd);
 	return 0;
 }
@@ -285,9 +315,9 @@ int fc_stats_append(const char *path, const struct fc_stats_job *j,
 	n = strlen(line);
 	line[n++] = '\n';	/* over the NUL: written by length */
 
-	fd = open(path, FC_STATS_OPEN, 0644);
+	fd = fc_stats_open(path, 0);
 	if (fd < 0) {
-		ret = -errno;
+		ret = fd;
 		goto out;
 	}
 	if (flock(fd, LOCK_EX) || fstat(fd, &st)) {

@@ -230,14 +230,6 @@ number_ios=10
     assert "failed parsing" not in r.err
 
 
-def test_counters_that_cannot_be_written_fail_the_job(ctx):
-    """/dev/full: fio exits non-zero, naming the path and the errno."""
-    r = ctx.fio_run(ctx.base_args(runtime="100ms") +
-                    ["--flagcheck_stats=/dev/full"], stats=False)
-    assert r.rc != 0
-    assert "flagcheck_stats=/dev/full" in r.err
-    assert "No space left on device" in r.err
-    assert r.json()["jobs"][0]["error"] == 28
 
 
 def test_a_full_disk_fails_the_job_and_keeps_no_part_line(ctx):
