@@ -3,6 +3,7 @@
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -109,3 +110,9 @@ class ResultsDirCase:
     def manifest(self):
         with open(os.path.join(self.out, "manifest.json")) as f:
             return json.load(f)
+
+
+def message(text):
+    """@text (a tool's stderr) with each message on one line: the lines a
+    tool indents to go on from a line within 120 columns joined to it."""
+    return re.sub(r"\n  +", " ", text)

@@ -20,7 +20,7 @@ import time
 import pytest
 
 from tests.analysis.helpers import ENGINE, FIO, LOOPBACK, LOSETUP, REPO, \
-    free_port, loop_device, run_cli
+    free_port, loop_device, message, run_cli
 from flagcheck_analysis.report.cli import job_file_figures
 from flagcheck_analysis.run import jobfile, jobguard
 
@@ -221,7 +221,7 @@ class TestLoopDevice:
 
     def assert_refused(self, p, text):
         assert p.returncode == 2, p.stderr
-        assert text in p.stderr
+        assert text in message(p.stderr)
         assert "run-job: FLAG_CHECK=" not in p.stderr  # fio not run
         assert sha(self.image) == self.before
 
@@ -232,7 +232,8 @@ class TestLoopDevice:
                           ({"FILENAME": "f"}, ["--filename=%s;x" % d])):
             p = run_job(self.tmp, S2, *args, BACKEND="psync", **env)
             self.assert_refused(p, "fio ends a value at ';' or '#'")
-            assert len(p.stderr.splitlines()) == 1, (env, args, p.stderr)
+            assert len(message(p.stderr).splitlines()) == 1, (
+                env, args, p.stderr)
 
     def test_comment_after_a_device_in_the_job_file(self):
         job = write(os.path.join(self.tmp, "c.fio"),
@@ -377,7 +378,8 @@ class TestPatterns:
                 "pattern=set_bit(a,0); separate operations with ',' "
                 "(docs/pattern.md), and put a blank before a comment" % job)
         rj, fr = self.both(job)
-        assert (rj.returncode, rj.stderr) == (2, "run-job: %s\n" % want)
+        assert (rj.returncode, message(rj.stderr)) == (2, "run-job: %s\n"
+                                                       % want)
         assert fr.returncode == 2, fr.stderr
         assert fr.stderr.splitlines()[-1] == "flagcheck-run: error: %s" % want
         # a comment after a blank is a comment
@@ -392,7 +394,8 @@ class TestPatterns:
         want = ("%s:15: pattern_writers=3 is above numjobs=2: every job "
                 "would write, as with 0; want 0..2" % job)
         rj, fr = self.both(job)
-        assert (rj.returncode, rj.stderr) == (2, "run-job: %s\n" % want)
+        assert (rj.returncode, message(rj.stderr)) == (2, "run-job: %s\n"
+                                                       % want)
         assert fr.stderr.splitlines()[-1] == "flagcheck-run: error: %s" % want
         rj, fr = self.both(job, "3")
         assert fr.returncode == 0, fr.stderr
@@ -404,7 +407,8 @@ class TestPatterns:
                 "cpus_allowed pins the jobs: each job uses the copy of the "
                 "node it happens to start on" % job)
         rj, fr = self.both(job)
-        assert rj.stderr.splitlines()[0] == "run-job: warning: %s" % want
+        assert message(rj.stderr).splitlines()[0] == \
+            "run-job: warning: %s" % want
         assert fr.returncode == 0, fr.stderr
         assert "flagcheck-run: warning: %s\n" % want in fr.stderr
         rj = run_job(self.tmp, job, "--cpus_allowed=0", BACKEND="null")

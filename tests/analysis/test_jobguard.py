@@ -100,7 +100,8 @@ class TestBlockDevices:
 
     def assert_refused(self, p, origin):
         assert p.returncode == 2, p.stderr
-        lines = p.stderr.splitlines()
+        # one message: a line and the indented lines that go on from it
+        lines = re.sub(r"\n  +", " ", p.stderr).splitlines()
         assert len(lines) == 1, p.stderr
         assert (" is a block device: its data would be lost; set "
                 "FLAGCHECK_DESTROY=yes") in lines[0]

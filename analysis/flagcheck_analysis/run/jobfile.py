@@ -20,6 +20,12 @@ fio's rules, mirrored from its source (fio 3.33):
   including job file; no [section] in an included file.
 - options.c fio_option_dup_subs: ${VAR} in an option line, after the
   cut, becomes the variable's value or nothing (also "${}");
+- options.c fio_keyword_replace: then $pagesize, $mb_memory and $ncpus
+  (in that order, wherever they occur) become this machine's page size,
+  its memory in MiB and its configured CPUs; where one was replaced and
+  the line holds '+', '-', '*' or '/' and no quote, fio hands the value
+  to bc (bc_calc) and takes what bc prints. Only in a job file: fio's
+  command line and section names are not replaced;
   parse.c get_option: the key ends at the first '=', its blanks at the end
   stripped.
 fio reads bytes: a byte that is not UTF-8 is kept as it is
@@ -49,9 +55,13 @@ _VAR = re.compile(r"\$\{([^}]*)\}")
 _INCLUDE = "include"
 
 # one option line: its section (the job name as written), key, value after
-# the cut and ${VAR} expansion, the value before expansion, where it is,
-# and what the cut took off the line ("" when nothing)
-Option = namedtuple("Option", "section key value written where comment")
+# the cut, ${VAR} expansion and fio's keywords, the value before expansion,
+# where it is, what the cut took off the line ("" when nothing), and
+# whether fio replaced a keyword in it ("bc" where it then computes it)
+Option = namedtuple("Option", "section key value written where comment "
+                    "keyword", defaults=("",))
+# options.c fio_keywords, in fio's order
+KEYWORDS = ("$pagesize", "$mb_memory", "$ncpus")
 
 
 class JobFileError(Exception):
@@ -149,6 +159,29 @@ def _option_lines(path, text, section, nested):
     return out
 
 
+def keyword_values():
+    """{keyword: what fio 3.33 replaces it with on this machine}
+    (fio_keywords_init: page_size, os_phys_mem() / 1 MiB,
+    cpus_configured())."""
+    page = os.sysconf("SC_PAGESIZE")
+    return {"$pagesize": str(page),
+            "$mb_memory": str(os.sysconf("SC_PHYS_PAGES") * page // 2**20),
+            "$ncpus": str(os.sysconf("SC_NPROCESSORS_CONF"))}
+
+
+def replace_keywords(value, values=None):
+    """(@value with fio's keywords replaced, "" where none was, "keyword"
+    where one was, "bc" where fio would then compute it with bc)."""
+    if not any(w in value for w in KEYWORDS):
+        return value, ""
+    values = values or keyword_values()
+    out = value
+    for word in KEYWORDS:
+        out = out.replace(word, values[word])
+    math = any(c in out for c in "+-*/") and "'" not in out
+    return out, "bc" if math else "keyword"
+
+
 def _expand_checked(line, env, where):
     for m in _VAR.finditer(line):
         value = env.get(m.group(1), "")
@@ -173,7 +206,10 @@ def read(path, env):
         written = written if eq else None
         value = None if written is None else \
             _expand_checked(written, env, where)
-        opts.append(Option(section, key, value, written, where, comment))
+        value, keyword = (None, "") if value is None else \
+            replace_keywords(value)
+        opts.append(Option(section, key, value, written, where, comment,
+                           keyword))
     return sections, opts
 
 

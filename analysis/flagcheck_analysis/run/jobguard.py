@@ -11,12 +11,20 @@ standing for anything (so every existing file it could make is checked),
 a job's own name when it names no file, and symlinks followed.  opendir=
 adds regular files only (filesetup.c recurse_dir), never a device.
 Options come from the job file as fio reads it (jobfile.read: each line
-ended at its first ';' or '#', then ${VAR} expanded, includes followed,
-every [section] a job name, with options or without) and from fio's
+ended at its first ';' or '#', then ${VAR} expanded, then fio's keywords
+$pagesize, $mb_memory and $ncpus replaced with this machine's values,
+includes followed, every [section] a job name, with options or without)
+and from fio's
 command line, where an abbreviation counts as every option it could stand
 for.  A watched value that holds ';' or '#' after ${VAR} expansion or on
 the command line is refused: fio ends it there for some options and on its
-servers, not for others, so the guard can not know what fio would use.
+servers, not for others, so the guard can not know what fio would use;
+so is a watched value in which fio replaces a keyword and then has bc
+compute it, and, for fio servers, one in which it replaces a keyword with
+the server's own value.  The engine's counters file (flagcheck_stats=)
+is written by every job, reading or not: an existing one that is not a
+regular file (a device, a FIFO, a socket) is refused, as the engine
+refuses it; so is fio's --output= naming a block device.
 
 jobs/run-job runs this module before fio; flagcheck-run checks each job
 file the same way.  FLAGCHECK_DESTROY=yes lets a job write a device."""
@@ -28,6 +36,7 @@ import re
 import stat
 import sys
 
+from ..results import width
 from . import jobfile
 
 WRITE_FREE_RW = ("read", "randread")
@@ -35,14 +44,14 @@ WRITE_FREE_RW = ("read", "randread")
 # it has a server run
 WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
            "readwrite", "backend", "ioengine", "name", "exec_prerun",
-           "exec_postrun")
+           "exec_postrun", "flagcheck_stats", "output")
 EXEC_OPTIONS = ("exec_prerun", "exec_postrun")
 # the engine's options whose value is a pattern (docs/pattern.md)
 PATTERN_OPTIONS = ("pattern", "pattern_fixed", "pattern_words")
 # the watched options whose value, from ${VAR} or the command line, may
 # not hold ';' or '#' (see _check_cut)
 CUT_WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
-               "readwrite", "backend", "ioengine")
+               "readwrite", "backend", "ioengine", "flagcheck_stats")
 _KEYWORD = re.compile(r"\$(jobname|jobnum|filenum|clientuid)")
 DEFAULT_FORMAT = "$jobname.$jobnum.$filenum"
 
@@ -51,7 +60,23 @@ class Refused(Exception):
     """One line: what would be destroyed or run, and how to allow it."""
 
 
-def job_options(path, env):
+def _check_keyword(o, remote):
+    """Refused: a watched value in which fio replaced a keyword and then
+    has bc compute it, or (@remote) replaced one with a fio server's own
+    value: which file it names is not known here."""
+    why = None
+    if o.keyword == "bc":
+        why = "fio replaces the keyword and then computes the value with bc"
+    elif o.keyword and remote:
+        why = "each fio server replaces the keyword with its own value"
+    if why and o.key in CUT_WATCHED:
+        raise Refused("%s: %s=%s (%s=%s as written): %s, so which file or "
+                      "engine it would use is not certain: refused (name it "
+                      "without $pagesize, $mb_memory or $ncpus)"
+                      % (o.where, o.key, o.value, o.key, o.written, why))
+
+
+def job_options(path, env, remote=False):
     """[(section, key, value, origin)] of job file @path as fio reads it
     (jobfile.read: its cut at ';' and '#', ${VAR} from @env, includes),
     and (name, None, None, origin) for every job section, with options or
@@ -71,6 +96,7 @@ def job_options(path, env):
     for o in opts:
         if o.value is None:
             continue
+        _check_keyword(o, remote)
         where = o.where.rsplit(":", 1)[0]
         origin = "%s=%s in %s" % (o.key, o.value, where)
         if o.value != o.written:
@@ -210,17 +236,57 @@ def block_devices(opts, remote=False):
     return found
 
 
-def options_of(path, env, args=()):
+def options_of(path, env, args=(), remote=False):
     """Every option of job file `path` (${VAR} from env) and of fio's
     command line `args`; raises Refused for a job file fio would not
     read."""
-    return job_options(path, env) + cmdline_options(list(args))
+    return job_options(path, env, remote) + cmdline_options(list(args))
+
+
+def _not_regular(path, remote):
+    """What @path is where it exists and is not a regular file (symlinks
+    followed), else None; @remote: every name under /dev/."""
+    if remote and os.path.normpath(path).startswith("/dev/"):
+        return "a name under /dev/ on the hosts"
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    for test, what in ((stat.S_ISBLK, "a block device"),
+                       (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return what
+    return None
+
+
+def check_outputs(path, opts, remote=False):
+    """Raises Refused for a counters file (flagcheck_stats=) that exists
+    and is not a regular file, and for fio's --output= naming a block
+    device: every job writes them, reading or not."""
+    for value, origin in _values(opts, "flagcheck_stats"):
+        what = _not_regular(value.strip(), remote) if value.strip() else None
+        if what:
+            raise Refused("%s: flagcheck_stats=%s (from %s) is %s: a regular "
+                          "file or a new one is allowed (the engine writes "
+                          "it whatever rw= is)" % (path, value.strip(),
+                                                   origin, what))
+    for value, origin in _values(opts, "output"):
+        what = _not_regular(value.strip(), remote)
+        if what in ("a block device", "a name under /dev/ on the hosts"):
+            raise Refused("%s: --output=%s (from %s) is %s: fio would "
+                          "overwrite it; name a regular file"
+                          % (path, value.strip(), origin, what))
 
 
 def check_devices(path, env, args=(), remote=False):
     """Raises Refused when the job writes a block device and env lacks
     FLAGCHECK_DESTROY=yes (`remote`: see block_devices)."""
-    opts = options_of(path, env, args)
+    opts = options_of(path, env, args, remote)
+    if env.get("FLAGCHECK_DESTROY") != "yes":
+        check_outputs(path, opts, remote)
     rw = writes(opts)
     if rw is None or opens_nothing(opts) or \
             env.get("FLAGCHECK_DESTROY") == "yes":
@@ -330,9 +396,9 @@ def main(argv=None):
     try:
         check_devices(args.job, os.environ, args.fio_args)
         for w in check_patterns(args.job, os.environ, args.fio_args):
-            print("run-job: warning: %s" % w, file=sys.stderr)
+            print(width.wrap("run-job: warning: %s" % w), file=sys.stderr)
     except Refused as e:
-        print("run-job: %s" % e, file=sys.stderr)
+        print(width.wrap("run-job: %s" % e), file=sys.stderr)
         return 2
     return 0
 
