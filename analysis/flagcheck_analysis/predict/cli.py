@@ -7,8 +7,9 @@ The rest of each I/O besides the pattern's operations, one for both modes:
   work   the job file's work(ns) stands for the whole rest of the call
          (a published workload that is not this fio job); nothing added
   fio    this fio job: work(ns) plus fio's own per-I/O cost, --fio-ns or
-         measured once here with fio's null engine, scaled by this box's
-         clock over the profile's
+         the figure --measure-fio recorded (predict/fiocost.py), scaled
+         by the clock it was measured at over the profile's: the same
+         inputs give the same output, nothing is measured by a prediction
 """
 
 import argparse
@@ -49,7 +50,8 @@ def parse_args(argv):
         "and gain on a big machine by simulating it on the machine's "
         "profile.", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("jobfile", help="a model=pattern fio job file")
+    p.add_argument("jobfile", nargs="?",
+                   help="a model=pattern fio job file")
     p.add_argument("--machine", metavar="NAME_OR_FILE",
                    help="a profile: machines/NAME.toml's NAME, or a file")
     p.add_argument("--cpus", metavar="N[,N...]",
@@ -61,7 +63,11 @@ def parse_args(argv):
     p.add_argument("--rest", choices=jobspec.RESTS,
                    help="the rest of each I/O (default: the header's, or fio)")
     p.add_argument("--fio-ns", type=float, metavar="NS",
-                   help="fio's cost per I/O here (default: measured)")
+                   help="fio's cost per I/O here (default: the recorded one)")
+    p.add_argument("--measure-fio", action="store_true",
+                   help="measure fio's cost per I/O here and record it")
+    p.add_argument("--list-machines", action="store_true",
+                   help="list the machine profiles and exit")
     p.add_argument("--machines-dir", metavar="DIR",
                    help="where profile names are looked up")
     p.add_argument("--seeds", type=int, default=simulate.SEEDS,
@@ -150,6 +156,11 @@ def run_one(spec, machine, n, placement, rest, seeds, gain_pub):
 
 def _targets(args, spec):
     """[(machine name or file, N, placement)], the rest mode."""
+    if args.fio_ns is not None and not 0 < args.fio_ns <= fiocost.NS_RANGE[1]:
+        raise ValueError("--fio-ns %r: allowed a number of ns > 0 and "
+                         "<= %g" % (args.fio_ns, fiocost.NS_RANGE[1]))
+    if args.seeds < 1:
+        raise ValueError("--seeds %d: allowed 1 or more" % args.seeds)
     if args.published:
         if not spec.published:
             raise ValueError("%s: --published: no '; published-machine:' "
@@ -159,15 +170,59 @@ def _targets(args, spec):
                              "in its header" % spec.path)
         p = spec.published
         return [(p.profile, p.cpus, p.placement)], args.rest or spec.rest
-    if args.fio_ns is not None and not args.fio_ns > 0:
-        raise ValueError("--fio-ns %r: allowed a number of ns > 0"
-                         % args.fio_ns)
-    if args.seeds < 1:
-        raise ValueError("--seeds %d: allowed 1 or more" % args.seeds)
     if not args.machine or not args.cpus:
         raise ValueError("--machine and --cpus are needed (or --published)")
     return ([(args.machine, n, args.placement)
-             for n in cpu_counts(args.cpus)], args.rest or "fio")
+             for n in cpu_counts(args.cpus)], args.rest or spec.rest or "fio")
+
+
+def rest_for(args, spec, rest_mode, mach):
+    """The rest of @spec's I/O on @mach: the header's work NS, the job's
+    work(ns), --fio-ns, or the recorded fio cost; never a measurement."""
+    if rest_mode == "fio" and args.fio_ns is None:
+        return fiocost.recorded_rest(
+            fiocost.recorded(fiocost.record_path()), mach)
+    return fiocost.rest_of(rest_mode, args.fio_ns, mach,
+                           spec.rest_ns if rest_mode == spec.rest else None)
+
+
+def list_machines(machines_dir):
+    """One line per profile: name, CPUs, sockets, generic or named, and
+    the first sentence of its description, within 120 columns."""
+    out = ["%-22s %5s %7s  %-7s  %s" % ("machine", "CPUs", "sockets",
+                                        "kind", "what it is (its sources: "
+                                        "the profile's [sources])")]
+    for name in machine.names(machines_dir):
+        m = machine.load(name, machines_dir)
+        line = "%-22s %5d %7d  %-7s  %s" % (
+            name, m.total_cpus, m.sockets,
+            "generic" if m.generic else "named", m.description)
+        out.append(line if len(line) <= width.WIDTH else
+                   line[:width.WIDTH - 3] + "...")
+    return "\n".join(out) + "\n"
+
+
+def other_action(args):
+    """--list-machines, --measure-fio: the exit status, or None."""
+    try:
+        if args.list_machines:
+            sys.stdout.write(list_machines(args.machines_dir))
+            return 0
+        if args.measure_fio:
+            path = fiocost.record_path()
+            rec = fiocost.record(path)
+            print(width.wrap("%s: fio's cost per I/O here: %.0f ns (%.0f..%.0f), "
+                  "recorded in %s" % (PROG, rec["fio_ns"], rec["low"],
+                                      rec["high"], path)))
+            return 0
+    except (ValueError, OSError, machine.MachineError) as e:
+        print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
+        return 1
+    if not args.jobfile:
+        print("%s: a job file is needed (or --list-machines, "
+              "--measure-fio)" % PROG, file=sys.stderr)
+        return 2
+    return None
 
 
 def plot(args, spec, mach, rest, preds, gain_pub):
@@ -185,6 +240,9 @@ def plot(args, spec, mach, rest, preds, gain_pub):
 
 def main(argv=None):
     args = parse_args(argv)
+    done = other_action(args)
+    if done is not None:
+        return done
     try:
         spec = jobspec.read(args.jobfile)
         targets, rest_mode = _targets(args, spec)
@@ -195,8 +253,7 @@ def main(argv=None):
             if name not in loaded:
                 loaded[name] = machine.load(name, args.machines_dir)
             mach = loaded[name]
-            rest = fiocost.rest_of(rest_mode, args.fio_ns, mach,
-                           spec.rest_ns if rest_mode == spec.rest else None)
+            rest = rest_for(args, spec, rest_mode, mach)
             preds.append(run_one(spec, mach, n, placement, rest,
                                  args.seeds, gain_pub))
             if args.published:
@@ -217,9 +274,10 @@ def main(argv=None):
             return 1
     if args.json:
         out = preds[0] if len(preds) == 1 else preds
-        print(json.dumps(out, indent=1))
+        print(json.dumps(out, indent=1, allow_nan=False))
     else:
-        sys.stdout.write("".join(text(p, gain_pub) for p in preds))
+        sys.stdout.write(width.wrap("".join(text(p, gain_pub)
+                                            for p in preds)))
     return 0
 
 

@@ -2,11 +2,28 @@
 (`--rest fio`): measured with fio's null engine or given, scaled by this
 box's clock over the profile's. The one module of predict/ that measures;
 the command line (predict/cli.py) only parses and prints.
+
+flagcheck-predict never measures by itself: `flagcheck-predict
+--measure-fio` records one measurement (record()) in build/fio-cost.json
+(or $FLAGCHECK_FIO_COST) with its date, host, CPU, clock and fio version,
+and every prediction after it uses that figure (recorded()), so the same
+inputs give the same output.
 """
 
 import json
+import math
+import os
+import platform
 import re
 import subprocess
+import time
+
+from ..results import textfile
+
+# the recorded file: a regular file of at most 4 KiB, ns per I/O in
+# 1..1e6 (fio's null engine costs about 10^2..10^3 ns an I/O)
+RECORD_MAX_BYTES = 4096
+NS_RANGE = (1.0, 1e6)
 
 
 def this_clock_ghz():
@@ -74,3 +91,105 @@ def rest_of(mode, fio_ns, machine, work_ns=None):
     return (ns if fio_ns is None else ns[0],
             "fio: work(ns) + fio's %.0f ns per I/O (%s) %s"
             % (fio[0], src, how))
+
+
+def record_path():
+    """$FLAGCHECK_FIO_COST, else build/fio-cost.json of this tree (or
+    beside the installed analysis)."""
+    if os.environ.get("FLAGCHECK_FIO_COST"):
+        return os.environ["FLAGCHECK_FIO_COST"]
+    here = os.path.dirname(os.path.realpath(__file__))
+    top = os.path.dirname(os.path.dirname(os.path.dirname(here)))
+    build = os.path.join(top, "build")
+    return os.path.join(build if os.path.isdir(build) else top,
+                        "fio-cost.json")
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            m = re.search(r"^model name\s*:\s*(.*)$", fh.read(), re.M)
+        return m.group(1).strip() if m else "unknown"
+    except OSError:
+        return "unknown"
+
+
+def record(path, fio="fio"):
+    """Measure fio's cost per I/O here (measure_fio_ns) and write it with
+    what it was measured on to @path; returns the record."""
+    ns, low, high = measure_fio_ns(fio)
+    ghz, _ = this_clock_ghz()
+    version = subprocess.run([fio, "--version"], capture_output=True,
+                             text=True).stdout.strip() or "unknown"
+    rec = {"fio_ns": round(ns, 1), "low": round(low, 1),
+           "high": round(high, 1), "clock_ghz": ghz,
+           "date": time.strftime("%Y-%m-%d", time.gmtime()),
+           "host": platform.node(), "cpu": _cpu_model(), "fio": version}
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(rec, f, indent=1, allow_nan=False)
+        f.write("\n")
+    os.replace(tmp, path)
+    return rec
+
+
+def _field(rec, path, key, kind):
+    v = rec.get(key)
+    if kind is float:
+        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and \
+            math.isfinite(v) and NS_RANGE[0] <= v <= NS_RANGE[1]
+        want = "a number of ns from %g to %g" % NS_RANGE
+    else:
+        ok = isinstance(v, str) and 0 < len(v) <= 200 and v.isprintable()
+        want = "a line of text (1 to 200 printable characters)"
+    if not ok:
+        raise ValueError("%s: %s is %r: want %s" % (path, key, v, want))
+    return v
+
+
+def recorded(path):
+    """The record of @path (a user may edit it: every field checked),
+    or ValueError with one line saying how to record one."""
+    if not os.path.lexists(path):
+        raise ValueError("no recorded fio cost (%s): record one with "
+                         "flagcheck-predict --measure-fio, or give --fio-ns "
+                         "NS" % path)
+    try:
+        rec = json.loads(textfile.read_text(path, "fio cost record",
+                                            RECORD_MAX_BYTES))
+    except textfile.TextFileError as e:
+        raise ValueError(str(e))
+    except (ValueError, RecursionError) as e:
+        raise ValueError("%s: not JSON (%s): record it again with "
+                         "flagcheck-predict --measure-fio" % (path, e))
+    if not isinstance(rec, dict):
+        raise ValueError("%s: want a JSON object" % path)
+    ns, low, high = (_field(rec, path, k, float)
+                     for k in ("fio_ns", "low", "high"))
+    if not low <= ns <= high:
+        raise ValueError("%s: want low <= fio_ns <= high, got %g, %g, %g"
+                         % (path, low, ns, high))
+    ghz = rec.get("clock_ghz")
+    if ghz is not None and not (isinstance(ghz, (int, float)) and
+                                not isinstance(ghz, bool) and
+                                0.1 <= ghz <= 10):
+        raise ValueError("%s: clock_ghz is %r: want null or a number of "
+                         "GHz from 0.1 to 10" % (path, ghz))
+    for k in ("date", "host", "cpu", "fio"):
+        _field(rec, path, k, str)
+    return rec
+
+
+def recorded_rest(rec, machine):
+    """(ns (typ, low, high), words) of a recorded fio cost, scaled by the
+    record's clock over the profile's: nothing read from this box now."""
+    if rec.get("clock_ghz") and machine.clock_ghz:
+        scale = rec["clock_ghz"] / machine.clock_ghz
+        how = "x %.2f GHz there / %.2f GHz" % (rec["clock_ghz"],
+                                               machine.clock_ghz)
+    else:
+        scale, how = 1.0, "not scaled: the record has no clock"
+    ns = tuple(rec[k] * scale for k in ("fio_ns", "low", "high"))
+    return ns, ("fio: work(ns) + fio's %.0f ns per I/O (recorded %s on %s, "
+                "%s) %s" % (rec["fio_ns"], rec["date"], rec["host"],
+                            rec["fio"], how))

@@ -22,6 +22,7 @@ from . import schema
 from .calibfile import CalibrationError
 from . import calibfile
 from . import physics
+from . import textfile
 from .schema import BOOL, Leaf, List, Map, Obj, number, whole
 
 # machines/ of the source tree, or of $(PREFIX)/lib/flagcheck installed
@@ -485,12 +486,27 @@ def validate(doc, where):
                    "an entry for %s" % missing[0])
 
 
+# the largest profile read: a regular file of at most 256 KiB (the
+# repository's profiles are under 16 KiB)
+PROFILE_MAX_BYTES = 256 * 1024
+
+
 def _read_toml(path):
+    """The TOML of profile @path: only a regular file of at most
+    PROFILE_MAX_BYTES (never /dev/zero or a FIFO), UTF-8."""
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except OSError as e:
-        raise MachineError("%s: cannot read: %s" % (path, e.strerror))
+        text = textfile.read_text(path, "machine profile",
+                                  PROFILE_MAX_BYTES)
+        text.encode("utf-8")
+        return tomllib.loads(text)
+    except textfile.TextFileError as e:
+        raise MachineError(str(e))
+    except UnicodeEncodeError as e:
+        raise MachineError("%s: byte at offset %d is not UTF-8: a profile "
+                           "is UTF-8 TOML" % (path, e.start))
+    except RecursionError:
+        raise MachineError("%s: nested too deeply: not a machine profile"
+                           % path)
     except tomllib.TOMLDecodeError as e:
         raise MachineError("%s: malformed TOML (%s)" % (path, e))
 
