@@ -74,7 +74,7 @@ def test_command_refuses_bad_cpus():
     with pytest.raises(ValueError) as e:
         cli.cpu_counts("4,x")
     assert str(e.value) == "--cpus '4,x': allowed N[,N...], whole " \
-        "numbers >= 1"
+        "numbers (ASCII digits) from 1 to 1024"
 
 
 def test_jobspec_reads_the_pattern_options():

@@ -22,6 +22,10 @@ from ..results import jobheader, machine, width
 from . import band, curve, explain, fiocost, jobspec, simulate
 
 PROG = "flagcheck-predict"
+# flagcheck-sim's largest matrix (sim/main.c): refused before any is built
+MAX_CPUS = 1024
+# seeds per cost level: each one simulation per mode and cost level
+MAX_SEEDS = 100
 # the demand check calls D/C far from the published gain beyond this factor
 FAR = 3.0
 
@@ -81,12 +85,13 @@ def parse_args(argv):
 
 def cpu_counts(text):
     """[N, ...] from "N[,N...]"; ValueError naming the value."""
-    if not re.match(r"^\d+(,\d+)*$", text or ""):
-        raise ValueError("--cpus %r: allowed N[,N...], whole numbers >= 1"
-                         % text)
+    if not re.match(r"^[0-9]{1,5}(,[0-9]{1,5})*$", text or ""):
+        raise ValueError("--cpus %r: allowed N[,N...], whole numbers (ASCII "
+                         "digits) from 1 to %d" % (text, MAX_CPUS))
     out = [int(x) for x in text.split(",")]
-    if min(out) < 1:
-        raise ValueError("--cpus %r: allowed whole numbers >= 1" % text)
+    if not 1 <= min(out) <= max(out) <= MAX_CPUS:
+        raise ValueError("--cpus %r: allowed whole numbers from 1 to %d "
+                         "(the simulator's CPUs)" % (text, MAX_CPUS))
     return out
 
 
@@ -159,8 +164,9 @@ def _targets(args, spec):
     if args.fio_ns is not None and not 0 < args.fio_ns <= fiocost.NS_RANGE[1]:
         raise ValueError("--fio-ns %r: allowed a number of ns > 0 and "
                          "<= %g" % (args.fio_ns, fiocost.NS_RANGE[1]))
-    if args.seeds < 1:
-        raise ValueError("--seeds %d: allowed 1 or more" % args.seeds)
+    if not 1 <= args.seeds <= MAX_SEEDS:
+        raise ValueError("--seeds %d: allowed 1 or more, at most %d"
+                         % (args.seeds, MAX_SEEDS))
     if args.published:
         if not spec.published:
             raise ValueError("%s: --published: no '; published-machine:' "

@@ -12,11 +12,10 @@ as fio does); options are fio's `key=value` lines, the job's section over
 """
 
 import os
-import re
 from collections import namedtuple
 
 from ..results import jobheader
-from ..run import jobfile
+from ..run import jobfile, jobguard
 
 RESTS = ("work", "fio")
 
@@ -34,36 +33,51 @@ class SpecError(Exception):
     pass
 
 
-def _options(text, path):
+def _env():
+    return dict(os.environ, FLAG_CHECK="always")
+
+
+def _options(path):
     """{key: value} of the [global] section, then the first job section's
-    own values over them (fio's inheritance for one job)."""
-    glob, job, section = {}, {}, None
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line[0] in ";#":
+    own values over them (fio's inheritance for one job), as fio reads
+    the file (run/jobfile.py: its cut, ${VAR}, keywords, includes)."""
+    try:
+        sections, opts = jobfile.read(path, _env())
+    except jobfile.JobFileError as e:
+        raise SpecError(str(e))
+    first = next((n for n in sections if not jobfile.is_global(n)), None)
+    glob, job = {}, {}
+    for o in opts:
+        if o.value is None:
             continue
-        if line.startswith("["):
-            if section not in (None, "global") and line != "[global]":
-                break           # a second job: the first is the one read
-            section = line.strip("[]").strip()
-            continue
-        key, _, value = line.partition("=")
-        key = key.strip()
-        value = re.split(r"[;#]", value, maxsplit=1)[0].strip()
-        if section is None:
-            raise SpecError("%s:%d: option %r before any section"
-                            % (path, n, key))
-        (glob if section == "global" else job)[key] = value
+        if jobfile.is_global(o.section):
+            glob[o.key] = o.value.strip()
+        elif o.section == first:
+            job[o.key] = o.value.strip()
     glob.update(job)
     return glob
+
+
+def _refused_as_the_engine_would(path, opts):
+    """SpecError for what run-job and the engine refuse: a pattern line
+    fio cuts at ';' or '#' inside the value, or a pattern value that
+    holds one after ${VAR} expansion (the engine refuses it)."""
+    try:
+        jobguard.check_patterns(path, _env())
+    except jobguard.Refused as e:
+        raise SpecError(str(e))
+    for key in jobguard.PATTERN_OPTIONS:
+        if any(c in opts.get(key, "") for c in ";#"):
+            raise SpecError("%s: %s=%s: ';' and '#' are not operators: the "
+                            "engine refuses them (separate operations with "
+                            "',', docs/pattern.md)" % (path, key, opts[key]))
 
 
 def is_pattern(path):
     """Whether job file @path is a model=pattern job."""
     try:
-        text = jobfile.render(path, dict(os.environ, FLAG_CHECK="always"))
-        return _options(text, path).get("model") == "pattern"
-    except (jobfile.JobFileError, SpecError):
+        return _options(path).get("model") == "pattern"
+    except SpecError:
         return False
 
 
@@ -85,11 +99,7 @@ def _header(path):
 def read(path):
     """The Spec of job file `path`; SpecError (one line) when it is not a
     model=pattern job or a header line is malformed."""
-    try:
-        text = jobfile.render(path, dict(os.environ, FLAG_CHECK="always"))
-    except jobfile.JobFileError as e:
-        raise SpecError(str(e))
-    opts = _options(text, path)
+    opts = _options(path)
     if opts.get("model") != "pattern":
         raise SpecError("%s: model=%s: flagcheck-predict takes "
                         "model=pattern job files (a C model's pattern twin "
@@ -97,6 +107,7 @@ def read(path):
     if not opts.get("pattern"):
         raise SpecError("%s: pattern is empty: model=pattern needs a "
                         "sequence of operations" % path)
+    _refused_as_the_engine_would(path, opts)
     writers = opts.get("pattern_writers", "0") or "0"
     if not writers.isdigit():
         raise SpecError("%s: pattern_writers=%s: allowed a whole number "

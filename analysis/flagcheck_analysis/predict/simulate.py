@@ -209,6 +209,11 @@ def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
     cpus = machine.cpus(n, placement)
     probe = run_sim(spec, "always", machine, cpus[:1], "typ", rest["typ"],
                     0, 8, warmup=2)
+    if not probe["ns_per_io"] > 0:
+        raise PredictError("%s: an I/O takes no time on one CPU (no shared "
+                           "access, work(ns) or rest): no rate to predict; "
+                           "give a work(ns) or a rest (--rest fio)"
+                           % spec.path)
     one_ios = window(spec, machine, cpus[:1], probe)
     one = {mode: run_sim(spec, mode, machine, cpus[:1], "typ", rest["typ"],
                          0, one_ios, warmup=4) for mode in MODES}
