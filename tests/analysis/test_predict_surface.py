@@ -161,3 +161,33 @@ def test_fuzz_the_predict_surface(capsys, tmp_path):
                 r"^(flagcheck-predict: |usage: )", msgs[0]), (args, err)
         else:
             assert out, args
+
+
+def calibration(tmp_path, **change):
+    with open(os.path.join(helpers.REPO, "tests", "analysis", "fixtures",
+                           "why", "calibration.json")) as f:
+        doc = json.load(f)
+    doc.update(change)
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_calibration_without_pairs_or_with_a_cpu_twice(capsys, tmp_path):
+    path = calibration(tmp_path, transfer_ns=[[None, None], [None, None]])
+    rc, _, err = predict(capsys, GUP, "--machine", path, "--cpus", "2",
+                         "--rest", "work")
+    assert (rc, err) == (2, "flagcheck-predict: %s: transfer_ns: no pair of "
+                         "CPUs measured: want a number for at least one "
+                         "pair" % path)
+    path = calibration(tmp_path, cpus=[0, 0])
+    rc, _, err = predict(capsys, GUP, "--machine", path, "--cpus", "2",
+                         "--rest", "work")
+    assert (rc, err) == (2, "flagcheck-predict: %s: cpus [0, 0]: a CPU "
+                         "twice: want each CPU once" % path)
+
+
+def test_one_cpu_has_no_line_capacity_to_print(capsys):
+    rc, out, _ = predict(capsys, GUP, "--machine", "epyc-2s-256", "--cpus",
+                         "1", "--rest", "work", "--seeds", "1")
+    assert rc == 0 and "no C: no other CPU" in out and "inf" not in out

@@ -139,8 +139,9 @@ def text(pred, gain_published=None):
                 mode, _line_name(u), u["transfers_per_io"],
                 100.0 * u["busy"]))
     for d in pred["demand"]:
-        out.append("  demand    %-28s D/C = %.3g (D %.3g/s, C %.3g/s)%s" % (
-            _line_name(d), d["ratio"], d["d"], d["c"] or float("inf"),
+        c = "C %.3g/s" % d["c"] if d["c"] else "no C: no other CPU"
+        out.append("  demand    %-28s D/C = %.3g (D %.3g/s, %s)%s" % (
+            _line_name(d), d["ratio"], d["d"], c,
             "  " + d["note"] if d["note"] else ""))
     if not pred["demand"]:
         out.append("  demand    no shared line is written in the always "

@@ -279,6 +279,9 @@ class CalibratedMachine(Machine):
         except physics.PhysicsError as e:
             raise MachineError(str(e))
         self._list = list(doc["cpus"])
+        if len(set(self._list)) != len(self._list):
+            raise MachineError("%s: cpus %s: a CPU twice: want each CPU "
+                               "once" % (path, self._list))
         self.total_cpus = len(self._list)
         self._index = {c: i for i, c in enumerate(self._list)}
         self._matrix = doc["transfer_ns"]
@@ -296,7 +299,13 @@ class CalibratedMachine(Machine):
                 v = self._matrix[i][j]
                 if i < j and v is not None:
                     groups.setdefault(self.relation(a, b), []).append(v)
+        if len(self._list) > 1 and not groups:
+            raise MachineError("%s: transfer_ns: no pair of CPUs measured: "
+                               "want a number for at least one pair" % path)
         self._median = {k: statistics.median(v) for k, v in groups.items()}
+        # a pair of a relation no pair of which was measured: all pairs'
+        self._any = statistics.median([x for v in groups.values()
+                                       for x in v]) if groups else 0.0
         self.costs = {k: [min(v), self._median[k], max(v)]
                       for k, v in groups.items()}
         pats = doc["patterns"]
@@ -336,7 +345,8 @@ class CalibratedMachine(Machine):
         if rel == "self":
             return 0.0
         v = self._matrix[self._index[a]][self._index[b]]
-        return float(v) if v is not None else self._median[rel]
+        return float(v) if v is not None else \
+            self._median.get(rel, self._any)
 
     def local_ns(self, what, which="typ"):
         if what not in self.costs:
