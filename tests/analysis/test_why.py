@@ -32,7 +32,7 @@ import os
 import shutil
 import tempfile
 
-from tests.analysis.helpers import FIXTURES, RESULTS, run_cli
+from tests.analysis.helpers import FIXTURES, RESULTS, message, run_cli
 
 from flagcheck_analysis.calibrate import calibration
 from flagcheck_analysis.report import gaps, runfigures, timeshare, why
@@ -286,7 +286,7 @@ class TestReport:
         assert p.returncode == 0, p.stderr
         assert (os.path.join(d, "s1_test_first_nj2_r1.json") +
                 ": its counters put 120.0% of the jobs' time in the "
-                "modelled path") in p.stderr
+                "modelled path") in message(p.stderr)
 
     def test_the_formulas_options_are_gone(self):
         # issue 26: --transfer-ns and --calibration drove the formula; a
