@@ -8,7 +8,7 @@ import os
 import shutil
 import tempfile
 
-from tests.analysis.helpers import RESULTS, run_cli
+from tests.analysis.helpers import RESULTS, message, run_cli
 from flagcheck_analysis.results import fiojson
 
 
@@ -146,6 +146,18 @@ class TestSideBySide:
         for nj in (1, 2):
             assert ("flagcheck-fixture: test_first at numjobs=%d only "
                     "in A: not compared" % nj) in p.stdout
+
+    def test_the_same_results_twice_are_named(self):
+        a = self.copy("a")
+        p = self.report("--compare", a, a)
+        assert p.returncode == 0, p.stderr
+        assert "flagcheck-report: --compare: A and B are the same results " \
+            "(%s): every difference reads none" % a in message(p.stderr)
+        p = self.report("--compare", a + "," + a, a)
+        assert "flagcheck-report: --compare %s,%s: %s named twice: read " \
+            "once" % (a, a, a) in message(p.stderr)
+        # read once: B's cells hold A's runs, not twice as many
+        assert "+0.0%" in p.stdout
 
     def test_usage(self):
         p = run_cli("flagcheck-report", "--compare", RESULTS, RESULTS,

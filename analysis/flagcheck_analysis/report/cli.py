@@ -214,12 +214,22 @@ def _modes(base, manifests):
     return modes
 
 
-def _group(group):
+def _group(group, say=True):
     """The inputs of one side of --compare: the one path `group` where it
     exists (a directory's name may hold a comma), else its comma-joined
     parts."""
-    return [group] if os.path.exists(group) else \
+    parts = [group] if os.path.exists(group) else \
         [g for g in group.split(",") if g]
+    out, seen = [], set()
+    for g in parts:
+        real = os.path.realpath(g)
+        if real in seen:
+            if say:
+                warn("--compare %s: %s named twice: read once" % (group, g))
+            continue
+        seen.add(real)
+        out.append(g)
+    return out
 
 
 def _side(args, group):
@@ -257,6 +267,11 @@ def _report_dir(outdir, default):
 
 
 def compare_main(args):
+    same = [sorted(map(os.path.realpath, _group(g, False)))
+            for g in args.compare]
+    if same[0] == same[1]:
+        warn("--compare: A and B are the same results (%s): every "
+             "difference reads none" % args.compare[0])
     a, b = (_side(args, g) for g in args.compare)
     for side, name in ((a, "A"), (b, "B")):
         if not side.records:
