@@ -48,7 +48,7 @@ static bool opdef_bit(const struct pattern_opdef *d)
 
 /* ----- pattern, pattern_fixed: [?]OP(ARGS)[/GUARD=N]...[*N],... ----- */
 
-static const struct pattern_opdef *find_op(const char *s, int n)
+static const struct pattern_opdef *find_row(const char *s, int n)
 {
 	const struct pattern_opdef *d;
 
@@ -56,6 +56,31 @@ static const struct pattern_opdef *find_op(const char *s, int n)
 		if ((int)strlen(d->name) == n && !strncmp(d->name, s, n))
 			return d;
 	return NULL;
+}
+
+/*
+ * The kernel spells an operation on a long or a 64-bit counter
+ * atomic_long_OP() or atomic64_OP(): on the pattern's 64-bit word each is
+ * the row atomic_OP(), one table row for the three spellings.
+ */
+static const char *const op_aliases[] = { "atomic_long_", "atomic64_" };
+
+static const struct pattern_opdef *find_op(const char *s, int n)
+{
+	char name[64];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(op_aliases) / sizeof(op_aliases[0]); i++) {
+		int len = strlen(op_aliases[i]);
+
+		if (n > len && n - len + 7 < (int)sizeof(name) &&
+		    !strncmp(s, op_aliases[i], len)) {
+			snprintf(name, sizeof(name), "atomic_%.*s", n - len,
+				 s + len);
+			return find_row(name, strlen(name));
+		}
+	}
+	return find_row(s, n);
 }
 
 /* The names of the operations (with a test-first form, with a state to
@@ -78,7 +103,8 @@ static int unknown_op(const struct pctx *x, const char *s, int n)
 {
 	char list[400];
 
-	return refuse(x, "unknown operation '%.*s': allowed are %s", n, s,
+	return refuse(x, "unknown operation '%.*s': allowed are %s (each "
+		      "atomic_* also as atomic_long_* and atomic64_*)", n, s,
 		      op_names(list, sizeof(list), false, false, " "));
 }
 
