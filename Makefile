@@ -357,8 +357,9 @@ install: all
 	$(if $(wildcard jobs/*.fio),install -m 0644 $(wildcard jobs/*.fio) "$(DESTDIR)$(JOBDIR)/")
 	$(if $(CATALOGUE_JOBS),install -d "$(DESTDIR)$(JOBDIR)/catalogue")
 	$(if $(CATALOGUE_JOBS),install -m 0644 $(CATALOGUE_JOBS) "$(DESTDIR)$(JOBDIR)/catalogue/")
-	install -d "$(DESTDIR)$(JOBDIR)/pattern"
+	install -d "$(DESTDIR)$(JOBDIR)/pattern" "$(DESTDIR)$(JOBDIR)/examples"
 	install -m 0644 jobs/pattern/*.fio "$(DESTDIR)$(JOBDIR)/pattern/"
+	install -m 0644 jobs/examples/*.fio "$(DESTDIR)$(JOBDIR)/examples/"
 	install -d "$(DESTDIR)$(LIBDIR)/machines"
 	install -m 0644 machines/*.toml "$(DESTDIR)$(LIBDIR)/machines/"
 	install -d "$(DESTDIR)$(LIBDIR)/sim"

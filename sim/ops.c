@@ -22,6 +22,8 @@ bool sim_test_runs(const struct pattern_op *op, unsigned long arg,
 		return set;
 	case OP_ATOMIC_CMPXCHG:
 		return v == arg;
+	case OP_WRITE_ONCE_MAX:
+		return arg > v;
 	default:		/* WRITE_ONCE, atomic_set, atomic_xchg */
 		return v != arg;
 	}
@@ -35,6 +37,7 @@ void sim_effect(const struct pattern_op *op, unsigned long arg,
 
 	switch (op->code) {
 	case OP_WRITE_ONCE: case OP_ATOMIC_SET: case OP_ATOMIC_XCHG:
+	case OP_WRITE_ONCE_MAX:
 		*w = arg;
 		break;
 	case OP___SET_BIT: case OP_SET_BIT: case OP_TEST_AND_SET_BIT:
@@ -54,6 +57,12 @@ void sim_effect(const struct pattern_op *op, unsigned long arg,
 		break;
 	case OP_ATOMIC_DEC:
 		(*w)--;
+		break;
+	case OP_ATOMIC_ADD_RETURN:
+		*w += arg;
+		break;
+	case OP_ATOMIC_SUB_RETURN:
+		*w -= arg;
 		break;
 	case OP_ATOMIC_CMPXCHG:
 		if (*w == arg)
@@ -100,6 +109,8 @@ static bool sim_models(enum pattern_opcode code)
 	case OP_ATOMIC_XCHG: case OP_ATOMIC_CMPXCHG: case OP_SMP_MB:
 	case OP_SMP_MB__BEFORE_ATOMIC: case OP_WORK: case OP_TEST_BIT:
 	case OP_ATOMIC_INC_NOT_ZERO: case OP_ATOMIC_ADD_UNLESS:
+	case OP_ATOMIC_ADD_RETURN: case OP_ATOMIC_SUB_RETURN:
+	case OP_WRITE_ONCE_MAX:
 		return true;
 	default:
 		return false;

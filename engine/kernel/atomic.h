@@ -32,6 +32,13 @@ static inline void atomic_long_add(unsigned long i, unsigned long *p)
 	__atomic_fetch_add(p, i, __ATOMIC_RELAXED);
 }
 
+/* atomic_long_add_return(): the new value, fully ordered (lock xadd) */
+static inline unsigned long atomic_long_add_return(unsigned long i,
+						   unsigned long *p)
+{
+	return __atomic_add_fetch(p, i, __ATOMIC_SEQ_CST);
+}
+
 static inline unsigned long atomic_long_xchg(unsigned long *p,
 					     unsigned long v)
 {

@@ -153,6 +153,59 @@ static void op_atomic_dec(struct pattern_job *j, const struct pattern_step *s,
 	atomic_add_n(-1UL, s, c, n);
 }
 
+/*
+ * atomic_add_return(), atomic_sub_return(): the kernel's counters that use
+ * the new value (a charge against a limit): one fully ordered RMW, the
+ * values summed where the next load would not wait for them
+ */
+static inline void atomic_add_return_n(struct pattern_job *j,
+				       unsigned long d,
+				       const struct pattern_step *s,
+				       struct fc_counters *c, unsigned int n)
+{
+	unsigned long sum = 0;
+
+	while (n--) {
+		sum += atomic_long_add_return(d, s->w);
+		fc_count_rmw(c, s->i, true);
+	}
+	j->sink += sum;
+}
+
+static void op_atomic_add_return(struct pattern_job *j,
+				 const struct pattern_step *s,
+				 struct fc_counters *c, unsigned int n)
+{
+	atomic_add_return_n(j, s->arg, s, c, n);
+}
+
+static void op_atomic_sub_return(struct pattern_job *j,
+				 const struct pattern_step *s,
+				 struct fc_counters *c, unsigned int n)
+{
+	atomic_add_return_n(j, -s->arg, s, c, n);
+}
+
+/*
+ * WRITE_ONCE_MAX(w, v): a watermark (mm/page_counter.c's shape), stored
+ * on every call in its always form; test first: if (v > READ_ONCE(w)),
+ * so a watermark that has stopped rising is only read
+ */
+static void op_write_once_max(struct pattern_job *j,
+			      const struct pattern_step *s,
+			      struct fc_counters *c, unsigned int n)
+{
+	bool run;
+
+	(void)j;
+	while (n--) {
+		run = !s->test_first || s->arg > read_once(s->w);
+		if (run)
+			write_once(s->w, s->arg);
+		fc_count_store(c, s->i, run);
+	}
+}
+
 /* test first: if (atomic_read(w) != v) */
 static void op_atomic_xchg(struct pattern_job *j, const struct pattern_step *s,
 			   struct fc_counters *c, unsigned int n)

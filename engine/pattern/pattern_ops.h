@@ -57,7 +57,13 @@ X(OP_TEST_BIT, "test_bit", LOAD, "word,bit", NULL, 0, 0, op_test_bit)	\
 X(OP_ATOMIC_INC_NOT_ZERO, "atomic_inc_not_zero", RMW, "word", NULL, 0, 1,	\
   op_atomic_inc_not_zero)						\
 X(OP_ATOMIC_ADD_UNLESS, "atomic_add_unless", RMW, "word,n,u", NULL, 0, 1,	\
-  op_atomic_add_unless)
+  op_atomic_add_unless)							\
+X(OP_ATOMIC_ADD_RETURN, "atomic_add_return", RMW, "word,n", NULL, 0, 0,	\
+  op_atomic_add_return)							\
+X(OP_ATOMIC_SUB_RETURN, "atomic_sub_return", RMW, "word,n", NULL, 0, 0,	\
+  op_atomic_sub_return)							\
+X(OP_WRITE_ONCE_MAX, "WRITE_ONCE_MAX", STORE, "word,value",		\
+  "if (v > READ_ONCE(w))", 0, 0, op_write_once_max)
 
 /* The guards an operation may carry, in the order the docs list them */
 #define PATTERN_GUARDS(X)						\
