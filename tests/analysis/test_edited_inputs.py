@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from tests.analysis.helpers import FIO, FIXTURES, RESULTS, run_cli
+from tests.analysis.helpers import FIO, FIXTURES, RESULTS, message, run_cli
 from flagcheck_analysis.calibrate import calibration
 from flagcheck_analysis.report import cli
 from flagcheck_analysis.results import fiojson, manifest
@@ -59,15 +59,15 @@ def edit_jsonl(path, line, change):
 
 
 def in_process(*argv):
-    """flagcheck-report run here: (exit status, stdout, stderr); an
-    exception (a traceback) fails the test."""
+    """flagcheck-report run here: (exit status, stdout, stderr with each
+    message on one line); an exception (a traceback) fails the test."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             rc = cli.main(list(argv))
         except SystemExit as e:
             rc = e.code
-    return rc, out.getvalue(), err.getvalue()
+    return rc, out.getvalue(), message(err.getvalue())
 
 
 def report_of(out, tmp_path):
@@ -91,9 +91,9 @@ def test_a_job_file_that_is_no_regular_file_is_not_read(tmp_path, kind):
     assert p.returncode == 1
     said = "flagcheck-catalogue: %s: not a regular file: a job file must " \
         "be one\n" % job
-    assert p.stderr == said
+    assert message(p.stderr) == said
     p = run_cli("flagcheck-catalogue", "--job", job, out, timeout=60)
-    assert p.stderr == said
+    assert message(p.stderr) == said
 
 
 def test_a_file_above_the_bound_is_refused(tmp_path):
@@ -389,7 +389,7 @@ def test_a_missing_figure_line_names_the_file(tmp_path):
         f.write("; no figure\n[global]\n")
     p = run_cli("flagcheck-catalogue", "--job", job, out)
     assert p.returncode == 1
-    assert p.stderr.endswith("; no published-figure line in %s\n" % job)
+    assert message(p.stderr).endswith("; no published-figure line in %s\n" % job)
 
 
 # ---- item 7: a resume mixes no setups ----
@@ -424,7 +424,7 @@ def test_a_job_variable_from_the_environment_is_recorded(tmp_path):
     assert run["job_env"] == {"MYBS": "4k"}
     p = _run(job, out, env={"MYBS": "1m"}, dry=True)
     assert p.returncode == 2
-    assert p.stderr.splitlines()[-1] == (
+    assert message(p.stderr).splitlines()[-1] == (
         "flagcheck-run: error: $MYBS: %s has runs made with MYBS=4k "
         "(reads_always_nj1_r1), this command would use MYBS=1m: export "
         "MYBS=4k to resume it, or another --outdir" % out)
@@ -458,7 +458,7 @@ def test_the_damaged_manifest_recovery_keeps_the_setup(tmp_path):
     os.rename(path, path + ".damaged")
     p = _run(job, out, "--runtime", "2", "--set", "SIZE=4g", dry=True)
     assert p.returncode == 2
-    assert p.stderr.splitlines()[-1] == (
+    assert message(p.stderr).splitlines()[-1] == (
         "flagcheck-run: error: --runtime: %s has runs made with RUNTIME=1 "
         "(reads_always_nj1_r1), this command would use RUNTIME=2: give "
         "--runtime 1 to resume it, or another --outdir" % out)
@@ -589,7 +589,7 @@ def test_one_bad_counters_file_leaves_the_bh_lru_table(tmp_path, capsys):
     points = cli._lru_points([d])
     assert sorted((p.mode, p.mod, p.n) for p in points) == \
         [("off", 1, 1), ("on", 1, 1)]
-    assert capsys.readouterr().err == (
+    assert message(capsys.readouterr().err) == (
         "flagcheck-report: %s: line 1: ios is -1: not a whole number of 0 "
         "or more (left out of the bh_lru table)\n" % bad)
     cli._lru_points([d], {os.path.realpath(bad)})  # named already
