@@ -290,7 +290,7 @@ class TestInstall:
             share = os.path.join(usr, "share", "flagcheck", "jobs")
             assert sorted(os.listdir(share)) == \
                 sorted([os.path.basename(j) for j in jobs] +
-                       ["catalogue", "pattern", "run-job"])
+                       ["catalogue", "examples", "pattern", "run-job"])
             catalogue = glob.glob(os.path.join(REPO, "jobs", "catalogue",
                                                "*.fio"))
             assert sorted(os.listdir(os.path.join(share, "catalogue"))) == \

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from tests.analysis.helpers import ENGINE, FIO, REPO, run_cli
+from tests.analysis.helpers import ENGINE, FIO, REPO, message, run_cli
 from flagcheck_analysis.results import corun, fiojson
 from flagcheck_analysis.report import summary
 from flagcheck_analysis.stats import decide
@@ -236,7 +236,7 @@ def test_until_decided_stops_a_cell_whose_jobs_never_ran_together(
     shares = [corun.share(fiojson.load_counters(os.path.join(out, e["stats"])))
               for e in doc["runs"] if e["status"] == "ok"]
     assert len(shares) == 6
-    said = [l for l in (p.stdout + p.stderr).splitlines()
+    said = [l for l in message(p.stdout + p.stderr).splitlines()
             if "one-cpu nj2" in l]
     if cell["stopped"] == "decided":
         assert all(d["reason"] == "excludes_1" for d in cell["decisions"])

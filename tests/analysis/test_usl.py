@@ -219,9 +219,9 @@ class TestReport:
                         "--predict", bad)
             assert p.returncode == 2, bad
             assert "Traceback" not in p.stderr
-            assert ("argument --predict: %r is not valid: give a "
-                    "whole number of jobs, 2 to 4096 (fio's limit on "
-                    "jobs)" % bad) in p.stderr.splitlines()[-1]
+            assert ("argument --predict: %r: want a whole number of "
+                    "jobs, 2 to 4096" % bad) in \
+                p.stderr.splitlines()[-1]
 
     def test_help_explains_the_fit(self):
         p = run_cli("flagcheck-report", "--help")

@@ -99,8 +99,8 @@ def predict_arg(text):
         n = 0
     if not 2 <= n <= MAX_PREDICT:
         raise argparse.ArgumentTypeError(
-            "%r is not valid: give a whole number of jobs, 2 to %d (fio's "
-            "limit on jobs)" % (text, MAX_PREDICT))
+            "%r: want a whole number of jobs, 2 to %d"
+            % (text, MAX_PREDICT))
     return n
 
 
