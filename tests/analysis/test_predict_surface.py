@@ -191,3 +191,15 @@ def test_one_cpu_has_no_line_capacity_to_print(capsys):
     rc, out, _ = predict(capsys, GUP, "--machine", "epyc-2s-256", "--cpus",
                          "1", "--rest", "work", "--seeds", "1")
     assert rc == 0 and "no C: no other CPU" in out and "inf" not in out
+
+
+@pytest.mark.parametrize("n", ["\u00b2", "\u0663", "9" * 5000])
+def test_a_published_machine_count_is_ascii_and_bounded(capsys, tmp_path,
+                                                        n):
+    path = tmp_path / "h.fio"
+    path.write_text("; published-machine: icelake-sp-2s %s\n[global]\n"
+                    "model=pattern\npattern_words=a@0\npattern=atomic_inc(a)"
+                    ",work(10)\n[j]\n" % n)
+    rc, _, err = predict(capsys, path, "--published", "--seeds", "1")
+    assert rc == 2 and "published-machine" in err and \
+        "is not valid: allowed 'PROFILE N [nodes=A[,B...]]'" in err

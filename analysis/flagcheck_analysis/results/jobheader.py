@@ -132,7 +132,7 @@ def read(path):
 Machine = namedtuple("Machine", "profile cpus placement")
 Rest = namedtuple("Rest", "kind ns")
 Share = namedtuple("Share", "percent function")
-_PLACEMENT = re.compile(r"^nodes=\d+(?:,\d+)*$")
+_PLACEMENT = re.compile(r"^nodes=[0-9]{1,3}(?:,[0-9]{1,3})*$")
 _PROFILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -168,7 +168,7 @@ def published_machine(path):
         return None
     parts = value.split()
     ok = 2 <= len(parts) <= 3 and _PROFILE.match(parts[0]) and \
-        parts[1].isdigit() and int(parts[1]) >= 1 and \
+        re.fullmatch(r"[0-9]{1,5}", parts[1]) and int(parts[1]) >= 1 and \
         (len(parts) == 2 or _PLACEMENT.match(parts[2]))
     if not ok:
         raise FigureError("%s: published-machine %r is not valid: allowed "

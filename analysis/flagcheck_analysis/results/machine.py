@@ -39,7 +39,7 @@ LOCAL = ("atomic_local", "load_hit")
 FAR = "atomic_far"
 WHICH = {"low": 0, "typ": 1, "high": 2}
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-PLACEMENT_RE = re.compile(r"^nodes=(\d+(?:,\d+)*)$")
+PLACEMENT_RE = re.compile(r"^nodes=([0-9]{1,3}(?:,[0-9]{1,3})*)$")
 # a calibration's relations (calibrate/calibration.py) as a profile's
 CALIBRATION_RELATIONS = {"smt": "smt_sibling", "same_node": "same_llc",
                          "other_node": "other_socket"}
