@@ -12,6 +12,7 @@ import sys
 from ..calibrate.calibration import (
     CalibrationError, DEFAULT_SECONDS, JSON_NAME, Interrupted, seconds_arg,
     PNG_NAME, PROG, Progress, calibrate, default_program)
+from ..results import width
 from . import plot
 from .linecosts import heatmap, text
 
@@ -86,15 +87,16 @@ def main(argv=None):
         doc = calibrate(args.outdir, args.seconds, args.program,
                         args.max_threads, progress=progress)
     except Interrupted as e:
-        print("%s: %s; nothing written" % (PROG, e), file=sys.stderr)
+        print(width.wrap("%s: %s; nothing written" % (PROG, e)),
+              file=sys.stderr)
         return 128 + e.signum
     except CalibrationError as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
+        print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
         return 1
     except OSError as e:
-        print("%s: cannot write to %s: %s" % (PROG, args.outdir,
-                                              e.strerror or e),
-              file=sys.stderr)
+        print(width.wrap("%s: cannot write to %s: %s" % (PROG, args.outdir,
+                                              e.strerror or e)),
+                                                  file=sys.stderr)
         return 1
     finally:
         if progress:
@@ -104,10 +106,11 @@ def main(argv=None):
         try:
             drawn = bool(heatmap(doc, os.path.join(args.outdir, PNG_NAME)))
         except plot.PlotError as e:
-            print("%s: heatmap skipped: %s" % (PROG, e), file=sys.stderr)
-    sys.stdout.write(text(doc))
-    print("%s: wrote %s%s to %s" % (PROG, JSON_NAME, " and " + PNG_NAME
-                                    if drawn else "", args.outdir),
-          file=sys.stderr)
+            print(width.wrap("%s: heatmap skipped: %s" % (PROG, e)),
+                  file=sys.stderr)
+    sys.stdout.write(width.wrap(text(doc)))
+    print(width.wrap("%s: wrote %s%s to %s" % (
+        PROG, JSON_NAME, " and " + PNG_NAME if drawn else "", args.outdir)),
+        file=sys.stderr)
     return 0
 

@@ -5,6 +5,7 @@ import argparse
 import os
 import sys
 
+from ..results import width
 from . import catalogue, render
 from .loadrecords import (
     inputs_to_files, load_records)
@@ -59,7 +60,7 @@ def main(argv=None):
     args = parse_args(argv)
     for item in args.inputs:
         if not os.path.isdir(item):
-            print("%s: %s: not a results directory" % (PROG, item),
+            print(width.wrap("%s: %s: not a results directory" % (PROG, item)),
                   file=sys.stderr)
             return 2
     files, manifests = inputs_to_files(args.inputs)
@@ -68,7 +69,7 @@ def main(argv=None):
         try:
             fig = catalogue.read(path)
         except catalogue.FigureError as e:
-            print("%s: %s" % (PROG, e), file=sys.stderr)
+            print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
             return 1
         if fig is not None:
             figures[scenario] = fig
@@ -77,14 +78,14 @@ def main(argv=None):
     records = load_records(files, None, ["always", "test_first"])[0]
     rows = catalogue.rows(records, figures)
     if not rows:
-        print("%s: no runs of both modes of a job file with a "
+        print(width.wrap("%s: no runs of both modes of a job file with a "
               "published-figure line in %s%s" % (
                   PROG, ", ".join(args.inputs), "; no published-figure "
                   "line in %s" % ", ".join(without) if without else
-                  "; no job file named (give --job FILE)"),
-              file=sys.stderr)
+                  "; no job file named (give --job FILE)")), file=sys.stderr)
         return 1
-    sys.stdout.write(render.in_format(args.format, catalogue.text,
-                                      catalogue.markdown)(rows))
+    out = render.in_format(args.format, catalogue.text,
+                           catalogue.markdown)(rows)
+    sys.stdout.write(width.wrap(out) if args.format == "text" else out)
     return 0
 

@@ -5,6 +5,7 @@ import argparse
 import os
 import sys
 
+from ..results import width
 from . import lru, plot
 from ..results.fiojson import InputError
 
@@ -60,14 +61,16 @@ def main(argv=None):
     try:
         runs = lru.load(lru.counters_files(args.inputs))
     except InputError as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
+        print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
         return 1
     pts = lru.points(runs)
     if not pts:
-        print("%s: no bh_lru records in the inputs" % PROG, file=sys.stderr)
+        print(width.wrap("%s: no bh_lru records in the inputs" % PROG),
+              file=sys.stderr)
         return 1
-    sys.stdout.write({"text": lru.text, "markdown": lru.markdown,
-                      "csv": lru.csv_text}[args.format](pts))
+    out = {"text": lru.text, "markdown": lru.markdown,
+           "csv": lru.csv_text}[args.format](pts)
+    sys.stdout.write(width.wrap(out) if args.format == "text" else out)
     outdir = args.outdir
     if outdir is None:
         first = args.inputs[0]
@@ -80,17 +83,18 @@ def main(argv=None):
             with open(os.path.join(outdir, name), "w") as f:
                 f.write(body)
     except OSError as e:
-        print("%s: cannot write to %s: %s" % (PROG, outdir,
-                                              e.strerror or e),
-              file=sys.stderr)
+        print(width.wrap("%s: cannot write to %s: %s" % (PROG, outdir,
+                                              e.strerror or e)),
+                                                  file=sys.stderr)
         return 1
     if not args.no_plot:
         try:
             lru.draw(pts, outdir)
         except plot.PlotError as e:
-            print("%s: plot skipped: %s" % (PROG, e), file=sys.stderr)
-    print("%s: wrote lru.md, lru.csv%s to %s" % (
-        PROG, "" if args.no_plot else " and the plot", outdir),
-        file=sys.stderr)
+            print(width.wrap("%s: plot skipped: %s" % (PROG, e)),
+                  file=sys.stderr)
+    print(width.wrap("%s: wrote lru.md, lru.csv%s to %s" % (
+        PROG, "" if args.no_plot else " and the plot", outdir)),
+            file=sys.stderr)
     return 0
 
