@@ -1,0 +1,39 @@
+"""predict reads a job file's options as fio 3.33 does, through run/jobfile.py."""
+
+import os
+
+import pytest
+
+from flagcheck_analysis.predict import jobspec
+from flagcheck_analysis.run import jobfile
+
+HEAD = "[global]\nmodel=pattern\n[j]\npattern_words=a\n"
+
+
+def _job(tmp_path, body, name="t.fio"):
+    p = tmp_path / name
+    p.write_text(HEAD + body)
+    return str(p)
+
+
+def test_a_comment_after_a_blank_is_cut_as_fio_cuts_it(tmp_path):
+    path = _job(tmp_path, "pattern=set_bit(a,0) ; a comment\n")
+    assert jobspec.read(path).pattern == "set_bit(a,0)"
+
+
+def test_the_first_job_over_global(tmp_path):
+    path = _job(tmp_path, "pattern=set_bit(a,0)\n[k]\npattern=test_bit(a,0)\n")
+    assert jobspec.read(path).pattern == "set_bit(a,0)"
+
+
+def test_the_reader_gives_expanded_values(tmp_path):
+    path = _job(tmp_path, "filename=d$ncpus\n")
+    _, opts = jobfile.read(path, {})
+    want = "d%d" % os.sysconf("SC_NPROCESSORS_CONF")
+    assert [o.value for o in opts if o.key == "filename"] == [want]
+
+
+def test_unicode_digits_are_no_writer_count(tmp_path):
+    path = _job(tmp_path, "pattern=set_bit(a,0)\npattern_writers=\u0663\n")
+    with pytest.raises(jobspec.SpecError, match="pattern_writers"):
+        jobspec.read(path)
