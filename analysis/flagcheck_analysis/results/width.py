@@ -1,6 +1,8 @@
 """The width every line a flagcheck tool prints keeps to (WIDTH columns),
 and the one wrap that keeps it: a longer line goes on over more lines,
-each continuation indented by 2 more than the line.  In results/, the
+each continuation indented by 2 more than the line.  A word is never
+cut (a path stays whole, so a reader can join the lines again); only a
+word longer than the width itself overruns it.  In results/, the
 lowest layer, so that every tool's messages use it."""
 
 import textwrap
@@ -19,5 +21,6 @@ def wrap(text, width=WIDTH):
         out += textwrap.wrap(l, width, initial_indent="",
                              subsequent_indent=" " * (indent + 2),
                              break_on_hyphens=False,
+                             break_long_words=False,
                              drop_whitespace=True) or [l]
     return "\n".join(out)
