@@ -206,3 +206,16 @@ def test_a_published_machine_count_is_ascii_and_bounded(capsys, tmp_path,
                          width=len(n) < 100)
     assert rc == 2 and "published-machine" in err and \
         "is not valid: allowed 'PROFILE N [nodes=A[,B...]]'" in err
+
+
+def test_a_calibration_relation_key_of_three_cpus(capsys, tmp_path):
+    with open(os.path.join(helpers.REPO, "tests", "analysis", "fixtures",
+                           "why", "calibration.json")) as f:
+        doc = json.load(f)
+    doc.setdefault("host", {})["relation"] = {"0,1,2": "same_core"}
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(doc))
+    rc, _, err = predict(capsys, GUP, "--machine", path, "--cpus", "2",
+                         "--rest", "work")
+    assert (rc, err) == (2, "flagcheck-predict: %s: host.relation key "
+                         "'0,1,2': want 'CPU,CPU'" % path)

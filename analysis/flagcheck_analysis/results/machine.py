@@ -288,6 +288,9 @@ class CalibratedMachine(Machine):
         rel = host.get("relation") or {}
         self._rel = {}
         for key, name in rel.items():
+            if not re.fullmatch(r"[0-9]{1,4},[0-9]{1,4}", str(key)):
+                raise MachineError("%s: host.relation key %r: want "
+                                   "'CPU,CPU'" % (path, key))
             a, b = (int(x) for x in key.split(","))
             self._rel[(a, b)] = self._rel[(b, a)] = \
                 CALIBRATION_RELATIONS.get(name, "same_llc")
