@@ -5,22 +5,14 @@ captured as text.  Not checked: output meant for programs or other
 renderers (--json, --format json, csv or markdown, flagcheck-backtest's
 stdout, a Markdown document: docs/backtest.md's tables, flagcheck-sim's
 JSON, the shell commands of --dry-run), a report asked for without a
-width limit (--width 0), flagcheck-run's messages other than its
-progress and cell lines (still to bring within WIDTH), and fio's own
-lines (run-job's output is fio's but for its own
-"run-job:" messages; fio's lines that flagcheck-run quotes under a
-failure start with "fio:" or are fio's JSON)."""
+width limit (--width 0), and fio's own lines (run-job's output is fio's
+but for its own "run-job:" messages; fio's lines that flagcheck-run
+quotes under a failure start with "fio:" or are fio's JSON)."""
 
 import os
-import re
 
 WIDTH = 120
 MACHINE_READABLE = ("--json", "--output-format=json", "--dry-run")
-# flagcheck-run: its progress lines and the line that ends a cell of
-# --until-decided; its other messages (argparse's and its checks' errors,
-# naming long paths) are still to bring within WIDTH
-PROGRESS = re.compile(r"^(\[\d+/\d+\] |flagcheck-run: .* after \d+ "
-                      r"repeats per mode: )")
 # tools whose stdout is a Markdown document
 MARKDOWN = ("flagcheck-backtest",)
 
@@ -62,8 +54,6 @@ def long_lines(argv, out, err):
         for line in (text or "").splitlines():
             s = line.strip()
             if name == "run-job" and not s.startswith("run-job:"):
-                continue
-            if name == "flagcheck-run" and not PROGRESS.match(s):
                 continue
             if s.startswith(("fio:", "fio-", "{", "\"")):
                 continue

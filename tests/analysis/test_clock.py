@@ -5,6 +5,7 @@ import subprocess
 import tempfile
 
 from tests.analysis.helpers import FIO, NULL_JOB, ResultsDirCase, run_cli
+from tests.analysis.helpers import message
 from flagcheck_analysis.results import clocksource
 from flagcheck_analysis.run import clock
 
@@ -88,7 +89,7 @@ class TestRunner(ResultsDirCase):
                     "--repeats", "2", "--runtime", "1", "--ramp", "0",
                     "--clocksource", "cpu", "--outdir", self.out)
         assert p.returncode == 2
-        assert p.stderr.splitlines()[-1] == \
+        assert message(p.stderr).splitlines()[-1] == \
             ("flagcheck-run: error: --clocksource: %s has runs "
              "made with clocksource=clock_gettime "
              "(null-engine_always_nj1_r1), this command "

@@ -446,7 +446,8 @@ def test_another_engine_build_is_refused(tmp_path):
     assert re.search(r"error: FLAGCHECK_ENGINE: .* has runs made with an "
                      r"engine build of sha256 [0-9a-f]{12} \(reads_always_"
                      r"nj1_r1\), this command would use one of sha256 "
-                     r"[0-9a-f]{12}: build or give", p.stderr), p.stderr
+                     r"[0-9a-f]{12}: build or give", message(p.stderr)), \
+        p.stderr
 
 
 @needs_fio

@@ -16,6 +16,7 @@ import pytest
 
 from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, LOOPBACK, \
     NULL_JOB, RESULTS, ResultsDirCase, free_port, run_cli
+from tests.analysis.helpers import message
 from tests.analysis.test_clientserver import JOB as CS_JOB, Servers
 from flagcheck_analysis.results import fiojson
 
@@ -33,7 +34,7 @@ def assert_one_line(p, *needles, rc):
     needle (a message: a line and the indented lines that go on from it
     within 120 columns, joined)."""
     assert p.returncode == rc, p.stderr
-    assert "Traceback" not in p.stderr
+    assert "Traceback" not in message(p.stderr)
     lines = [l for l in re.sub(r"\n  +", " ", p.stderr).splitlines()
              if all(n in l for n in needles)]
     assert len(lines) == 1, p.stderr
@@ -75,7 +76,7 @@ class TestDeepJson(Scratch):
                     "--numjobs", "1", "--repeats", "1", "--runtime", "1",
                     "--outdir", self.out, "--quiet")
         assert p.returncode == 0, p.stderr
-        assert "Traceback" not in p.stderr
+        assert "Traceback" not in message(p.stderr)
         fiojson.load_fio_json(os.path.join(
             self.out, "null-engine_always_nj1_r1.json"))
 
@@ -240,7 +241,7 @@ class TestDifferentSetups(Scratch):
         p = run_cli("flagcheck-report", "--no-plot", "--outdir",
                     self.path("report"), a, b)
         assert p.returncode == 0, p.stderr
-        assert "differ in" not in p.stderr + p.stdout
+        assert "differ in" not in message(p.stderr) + p.stdout
         assert "runs: 16 (always n=8, test_first n=8)" in p.stdout
         assert "flagcheck-fixture, numjobs=1\n" in p.stdout
 

@@ -21,6 +21,7 @@ import pytest
 
 from tests.analysis.helpers import ENGINE, FIO, LOOPBACK, LOSETUP, REPO, \
     free_port, loop_device, message, run_cli
+from tests.analysis.helpers import message
 from flagcheck_analysis.report.cli import job_file_figures
 from flagcheck_analysis.run import jobfile, jobguard
 
@@ -148,13 +149,13 @@ class TestReader:
         assert jobguard.main([job]) == 0
         p = run_job(self.tmp, job, BACKEND="null")
         assert p.returncode == 0, p.stderr
-        assert "Traceback" not in p.stderr
+        assert "Traceback" not in message(p.stderr)
         p = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
                     "--numjobs", "1")
         assert p.returncode == 0, p.stderr
-        assert "Traceback" not in p.stderr
+        assert "Traceback" not in message(p.stderr)
         p = run_cli("flagcheck-catalogue", self.tmp, "--job", job)
-        assert "Traceback" not in p.stderr
+        assert "Traceback" not in message(p.stderr)
         assert p.returncode == 1, p.stderr
 
     def test_only_regular_files(self):
@@ -169,12 +170,12 @@ class TestReader:
                                      "a job file must be one" % path)
             p = run_cli("flagcheck-catalogue", self.tmp, "--job", path,
                         timeout=30)
-            assert p.stderr.splitlines()[-1] == (
+            assert message(p.stderr).splitlines()[-1] == (
                 "flagcheck-catalogue: %s: not a regular file: a job file "
                 "must be one" % path)
             assert p.returncode == 1
             p = run_cli("flagcheck-run", path, "--dry-run", timeout=30)
-            assert p.stderr.splitlines()[-1] == (
+            assert message(p.stderr).splitlines()[-1] == (
                 "flagcheck-run: error: %s: not a regular file: a job file "
                 "must be one" % path)
             assert p.returncode == 2
@@ -222,7 +223,7 @@ class TestLoopDevice:
     def assert_refused(self, p, text):
         assert p.returncode == 2, p.stderr
         assert text in message(p.stderr)
-        assert "run-job: FLAG_CHECK=" not in p.stderr  # fio not run
+        assert "run-job: FLAG_CHECK=" not in message(p.stderr)  # fio not run
         assert sha(self.image) == self.before
 
     def test_run_job_cut_values(self):
@@ -259,7 +260,7 @@ class TestLoopDevice:
                     "BACKEND=psync", "--set", "SIZE=1m")
         assert p.returncode == 2, p.stderr
         assert "flagcheck-run: error: filename=%s#x in %s:" % (
-            self.dev, S2) in p.stderr
+            self.dev, S2) in message(p.stderr)
         assert sha(self.image) == self.before
 
 
@@ -322,7 +323,7 @@ class TestServer:
                     "--numjobs", "1", "--runtime", "1", "--client",
                     self.server(), timeout=90)
         assert p.returncode == 2, p.stderr
-        assert p.stderr.splitlines()[-1] == \
+        assert message(p.stderr).splitlines()[-1] == \
             ("flagcheck-run: error: %s: ioengine=exec would have "
              "every fio server run the program its program= "
              "names, as the server's user; give --allow-exec if "
@@ -342,7 +343,7 @@ class TestServer:
         assert p.returncode == 2, p.stderr
         assert ("/dev/sdz (from filename=sdz in %s under directory="
                 "/dev in %s) is a name under /dev/ on the hosts"
-                % (job, job)) in p.stderr
+                % (job, job)) in message(p.stderr)
 
 
 class TestPatterns:
@@ -381,7 +382,8 @@ class TestPatterns:
         assert (rj.returncode, message(rj.stderr)) == (2, "run-job: %s\n"
                                                        % want)
         assert fr.returncode == 2, fr.stderr
-        assert fr.stderr.splitlines()[-1] == "flagcheck-run: error: %s" % want
+        assert message(fr.stderr).splitlines()[-1] == \
+            "flagcheck-run: error: %s" % want
         # a comment after a blank is a comment
         job = self.job("pattern_words=a@0\npattern=set_bit(a,0) ;c")
         rj, fr = self.both(job)
@@ -396,7 +398,8 @@ class TestPatterns:
         rj, fr = self.both(job)
         assert (rj.returncode, message(rj.stderr)) == (2, "run-job: %s\n"
                                                        % want)
-        assert fr.stderr.splitlines()[-1] == "flagcheck-run: error: %s" % want
+        assert message(fr.stderr).splitlines()[-1] == \
+            "flagcheck-run: error: %s" % want
         rj, fr = self.both(job, "3")
         assert fr.returncode == 0, fr.stderr
         assert "run-job: FLAG_CHECK=" in rj.stderr

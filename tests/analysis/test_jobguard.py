@@ -13,6 +13,7 @@ import tempfile
 import pytest
 
 from tests.analysis.helpers import ENGINE, FIO, REPO, run_cli
+from tests.analysis.helpers import message
 from flagcheck_analysis.run import jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
@@ -106,11 +107,12 @@ class TestBlockDevices:
         assert (" is a block device: its data would be lost; set "
                 "FLAGCHECK_DESTROY=yes") in lines[0]
         assert "(from %s" % origin in lines[0]
-        assert "run-job: FLAG_CHECK=" not in p.stderr  # fio not started
+        # fio not started
+        assert "run-job: FLAG_CHECK=" not in message(p.stderr)
 
     def assert_started(self, p):
-        assert "run-job: FLAG_CHECK=" in p.stderr
-        assert "block device" not in p.stderr
+        assert "run-job: FLAG_CHECK=" in message(p.stderr)
+        assert "block device" not in message(p.stderr)
 
     def test_every_way_to_name_a_device(self):
         d = self.tmp
@@ -162,7 +164,8 @@ class TestBlockDevices:
             assert ("flagcheck-run: error: %s writes (rw=randwrite) "
                     "and %s (from filename=%s in %s) is a block "
                     "device" % (S2, self.node if target != self.link
-                                else self.link, target, S2)) in p.stderr
+                                else self.link, target, S2)) in \
+                message(p.stderr)
         for allow in ({"FLAGCHECK_DESTROY": "yes"}, {}):
             args = ["--set", "FILENAME=" + self.node]
             if not allow:
@@ -184,7 +187,7 @@ class TestHosts:
             base = [job, "--dry-run", "--repeats", "1", "--numjobs", "1"]
             p = run_cli("flagcheck-run", *base, "--client", "127.0.0.1,1")
             assert p.returncode == 2, p.stderr
-            assert p.stderr.splitlines()[-1] == \
+            assert message(p.stderr).splitlines()[-1] == \
                 ("flagcheck-run: error: %s: exec_postrun=rm -rf "
                  "flagcheck-null would have every fio server run "
                  "that command, as the server's user; give "
@@ -214,7 +217,7 @@ class TestHosts:
                         "--client", "127.0.0.1,1"]
                 p = run_cli("flagcheck-run", *base)
                 assert p.returncode == 2, p.stderr
-                assert p.stderr.splitlines()[-1] == \
+                assert message(p.stderr).splitlines()[-1] == \
                     ("flagcheck-run: error: %s: %s would have "
                      "every fio server run %s, as the server's "
                      "user; give --allow-exec if you mean it"
@@ -237,7 +240,7 @@ class TestHosts:
         assert ("/dev/sdz (from filename=/dev/sdz in %s) is a name "
                 "under /dev/ on the hosts, where it may be a block "
                 "device: its data would be lost; set "
-                "FLAGCHECK_DESTROY=yes" % S2) in p.stderr
+                "FLAGCHECK_DESTROY=yes" % S2) in message(p.stderr)
         p = run_cli("flagcheck-run", *base, "--client", "127.0.0.1,1",
                     "--set", "FLAGCHECK_DESTROY=yes")
         assert p.returncode == 0, p.stderr

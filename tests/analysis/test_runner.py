@@ -12,6 +12,7 @@ import pytest
 
 from tests.analysis.helpers import ANALYSIS, FIO, NULL_JOB, \
     ResultsDirCase, run_cli
+from tests.analysis.helpers import message
 
 
 
@@ -38,7 +39,7 @@ class TestDryRun:
         p = run_cli("flagcheck-run", NULL_JOB, "--set", "NUMJOBS=3",
                     "--dry-run")
         assert p.returncode == 2
-        assert "--numjobs" in p.stderr
+        assert "--numjobs" in message(p.stderr)
 
     def test_bad_numbers_say_what_is_allowed(self):
         for opt, value, allowed in (
@@ -49,7 +50,7 @@ class TestDryRun:
                 ("--modes", "a b", "letters, digits, '_' and '-'")):
             p = run_cli("flagcheck-run", NULL_JOB, opt, value, "--dry-run")
             assert p.returncode == 2, p.stderr
-            last = p.stderr.splitlines()[-1]
+            last = message(p.stderr).splitlines()[-1]
             assert "argument %s: " % opt in last
             assert repr(value.split(",")[-1]) in last
             assert allowed in last
@@ -117,8 +118,8 @@ class TestRealRuns(ResultsDirCase):
                 "--quiet"]
         p = run_cli("flagcheck-run", bad, *base)
         assert p.returncode == 1
-        assert "fio failed on bad_always_nj1_r1" in p.stderr
-        assert "no_such_engine" in p.stderr
+        assert "fio failed on bad_always_nj1_r1" in message(p.stderr)
+        assert "no_such_engine" in message(p.stderr)
         runs = self.manifest()["runs"]
         assert [r["status"] for r in runs] == ["failed", "pending"]
         assert runs[0]["rc"] != 0

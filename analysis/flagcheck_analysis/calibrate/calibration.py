@@ -24,7 +24,7 @@ import tempfile
 import threading
 import time
 
-from ..results import safewrite
+from ..results import safewrite, width
 from ..results import calibfile
 from ..results.calibfile import CalibrationError, load, validate
 from ..results.cpulist import parse_cpulist, read_text
@@ -370,7 +370,7 @@ def ensure(outdir, seconds=DEFAULT_SECONDS, program=None, warn=None,
     one.  Returns the document, or None (told through warn) when the
     calibration failed: the runs go ahead without it.  The heatmap is the
     report's (flagcheck-report draws it beside report.md)."""
-    warn = warn or (lambda msg: print("%s: %s" % (PROG, msg),
+    warn = warn or (lambda msg: print(width.wrap("%s: %s" % (PROG, msg)),
                                       file=sys.stderr))
     path = os.path.join(outdir, JSON_NAME)
     if os.path.exists(path) and not os.path.islink(path):

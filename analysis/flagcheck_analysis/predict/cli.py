@@ -49,7 +49,7 @@ exit status: 0 predicted, 1 a prediction failed, 2 usage error."""
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
+    p = width.ArgumentParser(
         prog=PROG, description="Predict a model=pattern job file's IOPS "
         "and gain on a big machine by simulating it on the machine's "
         "profile.", epilog=EPILOG,

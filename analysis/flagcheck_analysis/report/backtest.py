@@ -32,7 +32,7 @@ import sys
 from collections import namedtuple
 
 from ..predict import band, jobspec, simulate
-from ..results import jobheader
+from ..results import jobheader, width
 from . import catalogue
 
 PROG = "flagcheck-backtest"
@@ -271,7 +271,7 @@ def markdown(rows, top):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
+    p = width.ArgumentParser(
         prog=PROG, description="Predict every job file with a published "
         "figure on its published machine, beside the figure.")
     p.add_argument("--top", default=None,

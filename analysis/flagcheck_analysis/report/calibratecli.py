@@ -53,7 +53,7 @@ def _threads(text):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
+    p = width.ArgumentParser(
         prog=PROG, description="Measure this machine's cache-line costs: "
         "the transfer latency\nbetween every pair of usable CPUs and the "
         "always / test_first bit patterns\nat 1..N threads; write "

@@ -29,7 +29,7 @@ published figure, or a bad published-figure line), 2 usage error."""
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
+    p = width.ArgumentParser(
         prog=PROG, description="Each catalogue job's test_first/always IOPS "
         "ratio beside the gain its source published.", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)

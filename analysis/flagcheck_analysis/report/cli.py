@@ -121,7 +121,7 @@ def _width(text):
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
+    p = width.ArgumentParser(
         prog=PROG, description=width.wrap(
             "Compare flagcheck modes from fio JSON output: an LKP-style "
             "table with a noise verdict per metric, a scaling table and "

@@ -37,7 +37,7 @@ output, 2 usage error."""
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(
+    p = width.ArgumentParser(
         prog=PROG, description="ns per __find_get_block() against mod, "
         "with and without\nthe per-CPU buffer_head LRU (scenario S5): a "
         "table beside the published\nfigures, and a plot.", epilog=EPILOG,

@@ -3,8 +3,10 @@ and the one wrap that keeps it: a longer line goes on over more lines,
 each continuation indented by 2 more than the line.  A word is never
 cut (a path stays whole, so a reader can join the lines again); only a
 word longer than the width itself overruns it.  In results/, the
-lowest layer, so that every tool's messages use it."""
+lowest layer, so that every tool's messages use it; ArgumentParser is
+argparse's with its errors kept to the same width."""
 
+import argparse
 import textwrap
 
 WIDTH = 120
@@ -24,3 +26,13 @@ def wrap(text, width=WIDTH):
                              break_long_words=False,
                              drop_whitespace=True) or [l]
     return "\n".join(out)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser whose messages (an error naming a long value,
+    its usage) keep to WIDTH columns."""
+
+    def exit(self, status=0, message=None):
+        if message:
+            message = wrap(message.rstrip("\n")) + "\n"
+        super().exit(status, message)

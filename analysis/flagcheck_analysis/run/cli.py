@@ -334,7 +334,7 @@ def _fio_options(p):
 def build_parser(ncpu):
     """flagcheck-run's options (ncpu: the usable CPUs, for the --numjobs
     default)."""
-    p = argparse.ArgumentParser(
+    p = width.ArgumentParser(
         prog=PROG, description="Run fio job files over a matrix of "
         "variant modes x numjobs x repeats and keep every run's JSON.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -378,8 +378,8 @@ def main(argv=None):
         print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
         return 1
     except OSError as e:
-        print("%s: %s%s; the finished runs are kept: fix that and run the "
-              "same command again" % (
-                  PROG, "%s: " % e.filename if e.filename else "",
-                  e.strerror or e), file=sys.stderr)
+        print(width.wrap("%s: %s%s; the finished runs are kept: fix that "
+                         "and run the same command again" % (
+                             PROG, "%s: " % e.filename if e.filename else "",
+                             e.strerror or e)), file=sys.stderr)
         return 1

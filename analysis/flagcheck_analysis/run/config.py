@@ -9,7 +9,7 @@ import os
 import re
 import sys
 
-from ..results import fiojson, manifest, matrix, safewrite
+from ..results import fiojson, manifest, matrix, safewrite, width
 from ..stats import decide
 from . import hosts, jobfile, jobguard, placement, runmanifest, runsettings
 from .local import Local
@@ -188,7 +188,7 @@ def _patterns(p, args):
                 for w in jobguard.check_patterns(path, env, pinned=pinned):
                     if w not in warned:
                         warned.add(w)
-                        print("flagcheck-run: warning: %s" % w,
+                        print(width.wrap("flagcheck-run: warning: %s" % w),
                               file=sys.stderr)
             except jobguard.Refused as e:
                 p.error(str(e))

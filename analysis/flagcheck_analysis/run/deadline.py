@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 
+from ..results import width
 from . import proctree
 
 PROG = "run-job"
@@ -89,7 +90,7 @@ def seconds_arg(text):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(
+    p = width.ArgumentParser(
         prog="python3 -m flagcheck_analysis.run.deadline",
         description="Run fio until SECONDS have passed, then stop it and its "
         "job processes as flagcheck-run does; exit 124 past the deadline.")

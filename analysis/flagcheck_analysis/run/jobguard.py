@@ -383,7 +383,7 @@ def check_patterns(path, env, args=(), pinned=False):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(
+    p = width.ArgumentParser(
         prog="run-job", description="Refuse a fio job that would write a "
         "block device (see the module's docstring for every way a job "
         "names one) unless FLAGCHECK_DESTROY=yes.  ${VARS} come from the "

@@ -191,8 +191,8 @@ class Runner:
                            done=status.value + (" (busy: %s)" % "; ".join(
                                busy) if busy else ""))
         if status is Status.PARTIAL:
-            print("\n".join(clientserver.partial_lines(PROG, name, entry)),
-                  file=sys.stderr)
+            print(width.wrap("\n".join(clientserver.partial_lines(
+                PROG, name, entry))), file=sys.stderr)
         elif status is Status.FAILED:
             print(width.wrap("%s: %s:\n  %s" % (
                 PROG, entry["failure"],
@@ -328,9 +328,9 @@ class Runner:
         self._write_manifest()
         skipped = sum(1 for e in entries if e["status"] == Status.OK.value)
         if skipped and not self.args.quiet:
-            print("%s: resuming in %s: %d of %d runs already done"
-                  % (PROG, self.args.outdir, skipped, len(self.runs)),
-                  file=sys.stderr)
+            print(width.wrap("%s: resuming in %s: %d of %d runs already "
+                             "done" % (PROG, self.args.outdir, skipped,
+                                       len(self.runs))), file=sys.stderr)
         old = {s: signal.signal(s, self._on_signal)
                for s in (signal.SIGINT, signal.SIGTERM)}
         self.t0, self.durations, self.failed = time.monotonic(), [], 0
