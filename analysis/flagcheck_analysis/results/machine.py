@@ -547,8 +547,8 @@ def load(name_or_path, machines_dir=None):
         path = os.path.join(d, text + ".toml")
         if not os.path.exists(path):
             raise MachineError("machine %r: no such file, and no profile "
-                               "%s (profiles: %s)" % (
-                                   text, path, ", ".join(names(d))))
+                               "of that name in %s (profiles: %s)" % (
+                                   text, d, ", ".join(names(d))))
     else:
         raise MachineError("machine %r: want a profile name (letters, "
                            "digits, '.', '_', '-') or a file" % text)
