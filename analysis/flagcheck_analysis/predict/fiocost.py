@@ -93,6 +93,15 @@ def rest_of(mode, fio_ns, machine, work_ns=None):
             % (fio[0], src, how))
 
 
+def fio_rest(fio_ns, machine):
+    """rest_of("fio", ...) for the report: --fio-ns, else the recorded
+    cost (record_path(), as flagcheck-predict reads it) where one is, else
+    one measurement here; ValueError for a record that is not valid."""
+    if fio_ns is None and os.path.lexists(record_path()):
+        return recorded_rest(recorded(record_path()), machine)
+    return rest_of("fio", fio_ns, machine)
+
+
 def record_path():
     """$FLAGCHECK_FIO_COST, else build/fio-cost.json of this tree (or
     beside the installed analysis)."""

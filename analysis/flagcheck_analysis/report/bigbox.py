@@ -276,8 +276,9 @@ def _predicted(args, label, spec, gain_pub, ctx):
         run_rest(spec, mach, here, one_job_iops(ctx["records"], label))
     whence = "one-job runs"
     if rest is None:
-        rest = fiocost.rest_of("fio", args.fio_ns, mach)
-        whence = "--fio-ns" if args.fio_ns is not None else "null engine"
+        rest = fiocost.fio_rest(args.fio_ns, mach)
+        whence = "--fio-ns" if args.fio_ns is not None else \
+            "recorded" if "(recorded " in rest[1] else "null engine"
     row, p = _row(label, spec, mach, n, None, rest, gain_pub)
     row[3] = "fio %.0f ns (%s)" % (_typical(rest[0]), whence)
     ctx["plan"] = (mach, n, None, rest[0])
@@ -500,15 +501,17 @@ def beside_rest(args, spec, mach, records, label, fio_rest=None):
     """(rest ns, its words, whether the one-job runs gave it) of scenario
     @label simulated beside measured on @mach: --fio-ns, else this
     results' one-job runs (run_rest()), else fio's null engine here
-    (@fio_rest: its rest_of() measured once for every scenario)."""
+    (@fio_rest: its fio_rest() once for every scenario: the recorded
+    cost, or one measurement)."""
     if args.fio_ns is None:
         got = run_rest(spec, mach, mach, one_job_iops(records, label))
         if got is not None:
             return got[0], "%.0f" % got[0][0], True
     rest = fio_rest() if fio_rest else \
-        fiocost.rest_of("fio", args.fio_ns, mach)
-    return rest[0], "%.0f %s" % (_typical(rest[0]), "given" if args.fio_ns
-                                  is not None else "null"), False
+        fiocost.fio_rest(args.fio_ns, mach)
+    how = "given" if args.fio_ns is not None else \
+        "recorded" if "(recorded " in rest[1] else "null"
+    return rest[0], "%.0f %s" % (_typical(rest[0]), how), False
 
 
 def beside_rows(scenario, spec, mach, measured, rest):
@@ -591,8 +594,7 @@ def beside(args, manifests, records, warn, entries=()):
         return []
     # fio's null engine, where a scenario has no one-job runs: measured
     # once for all of them
-    fio_rest = functools.cache(lambda: fiocost.rest_of(
-        "fio", args.fio_ns, mach))
+    fio_rest = functools.cache(lambda: fiocost.fio_rest(args.fio_ns, mach))
     done = set()
     for stem, path in sorted(jobs.items()):
         for label in of_scenario(published.label(stem),
