@@ -92,7 +92,7 @@ SIM		:= $(BUILD)/flagcheck-sim
 SIM_PARSER	:= $(wildcard engine/pattern/pattern_parse.c \
 			  engine/pattern/pattern_words.c)
 SIM_SRCS	:= $(sort $(wildcard sim/*.c)) $(SIM_PARSER)
-SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/pattern
+SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/pattern
 
 all: $(ENGINE) $(CALIBRATE) $(SIM)
 

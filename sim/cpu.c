@@ -2,7 +2,7 @@
 /*
  * flagcheck-sim: one CPU's walk of the per-I/O program, with the engine's
  * semantics (engine/pattern/pattern.c: pattern_io(), pattern_guarded(),
- * the op_*() functions, pattern_flip(), pattern_read()).
+ * pattern_read(); what each operation does is its row's, ops.c).
  *
  * /every=N and /flip_every=N run on one I/O in N of the job, as in the
  * engine, from a random phase per CPU: over a window shorter than N
@@ -19,7 +19,7 @@
  * (the table's loop column: atomic_inc_not_zero(), atomic_add_unless())
  * loads the word, then tries a cmpxchg from the value it saw: an RMW that
  * takes the line, which fails when another CPU wrote the word since, and
- * then tries again from the value it found (a retry), as add_unless() of
+ * then tries again from the value it found (a retry), as pattern_cas() of
  * pattern_ops.c does.
  */
 #include <string.h>
@@ -100,7 +100,7 @@ static unsigned long sim_value(const struct sim *s, const struct sim_cpu *c,
 	}
 }
 
-#define SIM_LOOP(code, name, kind, args, tf, flip, loop, fn) [code] = loop,
+#define SIM_LOOP(code, name, kind, args, tf, flip, loop, does) [code] = loop,
 static const bool sim_loop[PATTERN_NR_OPCODES] = { PATTERN_OPS(SIM_LOOP) };
 #undef SIM_LOOP
 
@@ -248,33 +248,11 @@ bool sim_advance(struct sim *s, struct sim_cpu *c)
 	return false;
 }
 
-/*
- * A test of a bit, as pattern_ops.c keeps it for /if_test: the bit as it
- * was, or (@skipped by the test-first form) as the operation leaves it
- */
-static void sim_tested(struct sim_cpu *c, const struct pattern_op *op,
-		       bool skipped)
-{
-	if (op->code == OP_TEST_AND_SET_BIT && skipped)
-		c->tested = true;
-	else if (op->code == OP_TEST_AND_CLEAR_BIT && skipped)
-		c->tested = false;
-	else if (op->code == OP_TEST_BIT || op->code == OP_TEST_AND_SET_BIT ||
-		 op->code == OP_TEST_AND_CLEAR_BIT)
-		c->tested = (*c->w >> (op->arg & 63)) & 1;
-}
-
-/* A CAS loop's stop value u (atomic_inc_not_zero(): 0) and addend */
-static unsigned long sim_cas_unless(const struct pattern_op *op)
-{
-	return op->code == OP_ATOMIC_ADD_UNLESS ? op->arg2 : 0;
-}
-
-/* A CAS loop saw c->old: done if it is u, else a cmpxchg from it */
+/* A CAS loop saw c->old: done if its test refuses it, else a cmpxchg */
 static void sim_cas_next(struct sim *s, struct sim_cpu *c,
 			 const struct pattern_op *op)
 {
-	if (c->old == sim_cas_unless(op))
+	if (!sim_cas_tries(op, sim_value(s, c, op), c->old))
 		sim_next_rep(s, c);
 	else
 		c->stage = ST_CAS;
@@ -285,15 +263,13 @@ static void sim_cas(struct sim *s, struct sim_cpu *c,
 		    const struct pattern_op *op)
 {
 	bool ok = *c->w == c->old;
-	unsigned long add = op->code == OP_ATOMIC_ADD_UNLESS ?
-			    sim_value(s, c, op) : 1;
 
 	if (s->measuring) {
 		s->rmw++;
 		s->retries += !ok;
 	}
 	if (ok) {
-		*c->w = c->old + add;
+		*c->w = sim_cas_new(op, sim_value(s, c, op), c->old);
 		sim_next_rep(s, c);
 		return;
 	}
@@ -308,8 +284,10 @@ static void sim_main(struct sim *s, struct sim_cpu *c,
 		s->rmw += c->acc == SIM_RMW;
 		s->stores += c->acc == SIM_STORE;
 	}
-	sim_tested(c, op, false);
-	sim_effect(op, sim_value(s, c, op), c->w);
+	unsigned long r = sim_effect(op, sim_value(s, c, op), c->w);
+
+	if (sim_result(op) != SUM)
+		c->tested = r;		/* a test of the bit, for /if_test */
 	sim_next_rep(s, c);
 }
 
@@ -332,8 +310,9 @@ void sim_apply(struct sim *s, struct sim_cpu *c)
 			sim_next_rep(s, c);
 		break;
 	case ACT_TEST:
-		if (!sim_test_runs(op, sim_value(s, c, op), *c->w)) {
-			sim_tested(c, op, true);
+		if (!sim_test_runs(op, sim_value(s, c, op), c->w)) {
+			if (sim_result(op) != SUM)	/* as it leaves it */
+				c->tested = sim_result(op);
 			sim_next_rep(s, c);
 		}
 		break;

@@ -100,11 +100,6 @@ int sim_run(const struct pattern_prog *prog, const struct sim_conf *conf,
 	    struct sim_result *res);
 void sim_result_free(struct sim_result *res);
 /*
- * cpu.c: 0 if the simulator runs every operation of @prog as the engine
- * does, else -1 with one line in @msg naming the one it does not model
- */
-int sim_check(const struct pattern_prog *prog, char *msg, size_t len);
-/*
  * physics.c: every setting of physics.def at its default; one --NAME VALUE
  * option: 0, -1 for a bad value (one line on stderr), 1 if @opt is none
  */

@@ -99,11 +99,16 @@ bool sim_advance(struct sim *s, struct sim_cpu *c);
 void sim_apply(struct sim *s, struct sim_cpu *c);
 void sim_new_io(struct sim *s, struct sim_cpu *c);
 
-/* ops.c */
+/* ops.c: each operation's row of pattern_ops.h on a simulated word */
 bool sim_test_runs(const struct pattern_op *op, unsigned long arg,
-		   unsigned long v);
-void sim_effect(const struct pattern_op *op, unsigned long arg,
-		unsigned long *w);
+		   unsigned long *w);
+unsigned long sim_effect(const struct pattern_op *op, unsigned long arg,
+			 unsigned long *w);
+int sim_result(const struct pattern_op *op);
+bool sim_cas_tries(const struct pattern_op *op, unsigned long arg,
+		   unsigned long old);
+unsigned long sim_cas_new(const struct pattern_op *op, unsigned long arg,
+			  unsigned long old);
 void sim_flip(const struct pattern_op *op, unsigned long arg,
 	      unsigned long *w);
 

@@ -67,7 +67,7 @@ struct pattern_word {
 	unsigned int stride;		/* slot(STRIDE): job N at + STRIDE x (N-1) */
 };
 
-#define PATTERN_OPCODE(code, name, kind, args, tf, flip, loop, fn) code,
+#define PATTERN_OPCODE(code, name, kind, args, tf, flip, loop, does) code,
 enum pattern_opcode { PATTERN_OPS(PATTERN_OPCODE) PATTERN_NR_OPCODES };
 #undef PATTERN_OPCODE
 

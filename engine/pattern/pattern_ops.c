@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * model=pattern: the operations, one function each, as the table of
- * pattern_ops.h names them, and their guards. Each runs its step @n times
- * (its *N) and counts each call: an RMW or a store it ran, or one its test
- * or a guard skipped.
+ * model=pattern: the operations, one function each, made from the rows of
+ * pattern_ops.h (what each does: pattern_does.h, as the simulator runs it
+ * too), and their guards. Each runs its step @n times (its *N) and counts
+ * each call: an RMW or a store it ran, or one its test or a guard skipped.
  */
 #include <stdint.h>
 
 #include "atomic.h"
 #include "bitops.h"
 #include "pattern_job.h"
+
+static void work_ns(uint64_t ns);
+#include "pattern_does.h"
 
 /* ----- work(ns): a spin on the clock ----- */
 
@@ -29,293 +32,109 @@ static void work_ns(uint64_t ns)
 		;
 }
 
-/* ----- the operations: one function each ----- */
+/* ----- the operations: the table's rows (pattern_does.h) ----- */
 
-/* Whether the operation runs: always, or in its test-first form only when
- * the bit is not already as it leaves it (no load in the always form) */
-static inline bool bit_runs(const struct pattern_step *s, bool leaves_set)
+typedef bool pd_test_fn(unsigned long *w, unsigned long a, unsigned long b,
+			unsigned long old);
+typedef unsigned long pd_run_fn(unsigned long *w, unsigned long a,
+				unsigned long b, unsigned long old);
+
+
+/* Inlined with the row: its test and run are then a few instructions */
+#define pattern_inline	inline __attribute__((always_inline))
+
+/* An RMW or a store counted, run or skipped; a load or a barrier not */
+static pattern_inline void pattern_count(struct fc_counters *c,
+					  unsigned int i, bool run,
+					  enum pattern_kind kind)
 {
-	return !s->test_first || test_bit(s->arg, s->w) != leaves_set;
+	if (kind == KIND_RMW)
+		fc_count_rmw(c, i, run);
+	else if (kind == KIND_STORE)
+		fc_count_store(c, i, run);
 }
 
 /*
- * The bit operations (bitops.h): the atomic ones counted as RMWs,
- * __set_bit() and __clear_bit() as plain stores.
+ * An operation @n times: always, or in its test-first form when its test
+ * says so; its results summed in a register (no load waits for them), or
+ * a bit's test kept for the /if_test guards after it (@result's value
+ * when the test-first form skips: the bit as the operation leaves it)
  */
-#define PATTERN_BITOP(name, leaves_set, count, call)			\
-static void op_##name(struct pattern_job *j,				\
-		      const struct pattern_step *s,			\
-		      struct fc_counters *c, unsigned int n)		\
-{									\
-	bool run;							\
-									\
-	(void)j;							\
-	while (n--) {							\
-		run = bit_runs(s, leaves_set);				\
-		if (run)						\
-			call;						\
-		count(c, s->i, run);					\
-	}								\
-}
-
-PATTERN_BITOP(__set_bit, true, fc_count_store, __set_bit(s->arg, s->w))
-PATTERN_BITOP(__clear_bit, false, fc_count_store, __clear_bit(s->arg, s->w))
-PATTERN_BITOP(set_bit, true, fc_count_rmw, set_bit(s->arg, s->w))
-PATTERN_BITOP(clear_bit, false, fc_count_rmw, clear_bit(s->arg, s->w))
-
-/*
- * test_bit || test_and_set_bit, test_bit && test_and_clear_bit: the bit
- * as it was (the test's, when the test-first form skips) is kept for the
- * /if_test guards after it
- */
-#define PATTERN_TESTOP(name, leaves_set)				\
-static void op_##name(struct pattern_job *j,				\
-		      const struct pattern_step *s,			\
-		      struct fc_counters *c, unsigned int n)		\
-{									\
-	bool run;							\
-									\
-	while (n--) {							\
-		run = bit_runs(s, leaves_set);				\
-		j->tested = run ? name(s->arg, s->w) : leaves_set;	\
-		fc_count_rmw(c, s->i, run);				\
-	}								\
-}
-
-PATTERN_TESTOP(test_and_set_bit, true)
-PATTERN_TESTOP(test_and_clear_bit, false)
-
-static void op_change_bit(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
+static pattern_inline void pattern_run(struct pattern_job *j,
+					const struct pattern_step *s,
+					struct fc_counters *c, unsigned int n,
+					enum pattern_kind kind, int result,
+					pd_test_fn *test, pd_run_fn *run)
 {
-	(void)j;
-	while (n--) {
-		change_bit(s->arg, s->w);
-		fc_count_rmw(c, s->i, true);
-	}
-}
-
-/* READ_ONCE(), atomic_read(): what they read summed in a register, not
- * in memory that the next load would wait for */
-static void op_read_once(struct pattern_job *j, const struct pattern_step *s,
-			 struct fc_counters *c, unsigned int n)
-{
-	unsigned long *w = s->w, sum = 0;
-
-	(void)c;
-	while (n--)
-		sum += read_once(w);
-	j->sink += sum;
-}
-
-/* WRITE_ONCE(), atomic_set(): if (READ_ONCE(w) != v) WRITE_ONCE(w, v) */
-static void op_write_once(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	bool run;
-
-	(void)j;
-	while (n--) {
-		run = !s->test_first || read_once(s->w) != s->arg;
-		if (run)
-			write_once(s->w, s->arg);
-		fc_count_store(c, s->i, run);
-	}
-}
-
-static inline void atomic_add_n(unsigned long d, const struct pattern_step *s,
-				struct fc_counters *c, unsigned int n)
-{
-	while (n--) {
-		atomic_long_add(d, s->w);
-		fc_count_rmw(c, s->i, true);
-	}
-}
-
-static void op_atomic_add(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	(void)j;
-	atomic_add_n(s->arg, s, c, n);
-}
-
-static void op_atomic_inc(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	(void)j;
-	atomic_add_n(1, s, c, n);
-}
-
-static void op_atomic_dec(struct pattern_job *j, const struct pattern_step *s,
-			  struct fc_counters *c, unsigned int n)
-{
-	(void)j;
-	atomic_add_n(-1UL, s, c, n);
-}
-
-/*
- * atomic_add_return(), atomic_sub_return(): the kernel's counters that use
- * the new value (a charge against a limit): one fully ordered RMW, the
- * values summed where the next load would not wait for them
- */
-static inline void atomic_add_return_n(struct pattern_job *j,
-				       unsigned long d,
-				       const struct pattern_step *s,
-				       struct fc_counters *c, unsigned int n)
-{
-	unsigned long sum = 0;
+	unsigned long *w = s->w, a = s->arg, b = s->op->arg2, sum = 0, r;
+	bool runs;
 
 	while (n--) {
-		sum += atomic_long_add_return(d, s->w);
-		fc_count_rmw(c, s->i, true);
+		runs = !s->test_first || test(w, a, b, 0);
+		r = runs ? run(w, a, b, 0) : (unsigned long)result;
+		if (result == SUM)
+			sum += r;
+		else
+			j->tested = r;
+		pattern_count(c, s->i, runs, kind);
 	}
 	j->sink += sum;
 }
 
-static void op_atomic_add_return(struct pattern_job *j,
-				 const struct pattern_step *s,
-				 struct fc_counters *c, unsigned int n)
-{
-	atomic_add_return_n(j, s->arg, s, c, n);
-}
-
-static void op_atomic_sub_return(struct pattern_job *j,
-				 const struct pattern_step *s,
-				 struct fc_counters *c, unsigned int n)
-{
-	atomic_add_return_n(j, -s->arg, s, c, n);
-}
-
 /*
- * WRITE_ONCE_MAX(w, v): a watermark (mm/page_counter.c's shape), stored
- * on every call in its always form; test first: if (v > READ_ONCE(w)),
- * so a watermark that has stopped rising is only read
+ * A CAS loop, as atomic_fetch_add_unless() loops on try_cmpxchg(): no RMW
+ * if the test refuses the value seen (counted skipped), else one cmpxchg
+ * per attempt, each an RMW, each failed one a retry.
  */
-static void op_write_once_max(struct pattern_job *j,
-			      const struct pattern_step *s,
-			      struct fc_counters *c, unsigned int n)
+static pattern_inline unsigned long pattern_cas(const struct pattern_step *s,
+						 struct fc_counters *c,
+						 pd_test_fn *test,
+						 pd_run_fn *run)
 {
-	bool run;
-
-	(void)j;
-	while (n--) {
-		run = !s->test_first || s->arg > read_once(s->w);
-		if (run)
-			write_once(s->w, s->arg);
-		fc_count_store(c, s->i, run);
-	}
-}
-
-/* test first: if (atomic_read(w) != v) */
-static void op_atomic_xchg(struct pattern_job *j, const struct pattern_step *s,
-			   struct fc_counters *c, unsigned int n)
-{
-	bool run;
-
-	while (n--) {
-		run = !s->test_first || read_once(s->w) != s->arg;
-		if (run)
-			j->sink += atomic_long_xchg(s->w, s->arg);
-		fc_count_rmw(c, s->i, run);
-	}
-}
-
-/* test first: if (atomic_read(w) == old) */
-static void op_atomic_cmpxchg(struct pattern_job *j,
-			      const struct pattern_step *s,
-			      struct fc_counters *c, unsigned int n)
-{
-	bool run;
-
-	while (n--) {
-		run = !s->test_first || read_once(s->w) == s->arg;
-		if (run)
-			j->sink += atomic_long_cmpxchg(s->w, s->arg,
-						       s->op->arg2);
-		fc_count_rmw(c, s->i, run);
-	}
-}
-
-/* test_bit(): a load, its result kept for the /if_test guards after it */
-static void op_test_bit(struct pattern_job *j, const struct pattern_step *s,
-			struct fc_counters *c, unsigned int n)
-{
-	(void)c;
-	while (n--)
-		j->tested = test_bit(s->arg, s->w);
-}
-
-/*
- * atomic_add_unless(v, a, u), as atomic_fetch_add_unless() loops on
- * try_cmpxchg(): no RMW if the word holds u (counted skipped), else one
- * cmpxchg per attempt, each an RMW, each failed one a retry.
- */
-static inline void add_unless(struct pattern_job *j,
-			      const struct pattern_step *s,
-			      struct fc_counters *c, unsigned long a,
-			      unsigned long u)
-{
-	unsigned long old = read_once(s->w), prev;
+	unsigned long *w = s->w, a = s->arg, b = s->op->arg2;
+	unsigned long old = read_once(w), prev;
 
 	for (;;) {
-		if (old == u) {
+		if (!test(w, a, b, old)) {
 			fc_count_rmw(c, s->i, false);
-			return;
+			return 0;
 		}
 		fc_count_rmw(c, s->i, true);
-		prev = atomic_long_cmpxchg(s->w, old, old + a);
+		prev = atomic_long_cmpxchg(w, old, run(w, a, b, old));
 		if (prev == old)
-			break;
+			return old;
 		old = prev;
 		fc_count_retry(c, s->i);
 		c->stat[STAT_RETRIES]++;	/* the record's: the paths' sum */
 	}
-	j->sink += old;
 }
 
-static void op_atomic_add_unless(struct pattern_job *j,
-				 const struct pattern_step *s,
-				 struct fc_counters *c, unsigned int n)
+static pattern_inline void pattern_loop(struct pattern_job *j,
+					 const struct pattern_step *s,
+					 struct fc_counters *c, unsigned int n,
+					 pd_test_fn *test, pd_run_fn *run)
 {
+	unsigned long sum = 0;
+
 	while (n--)
-		add_unless(j, s, c, s->arg, s->op->arg2);
+		sum += pattern_cas(s, c, test, run);
+	j->sink += sum;
 }
 
-/* atomic_inc_not_zero(v): atomic_add_unless(v, 1, 0) */
-static void op_atomic_inc_not_zero(struct pattern_job *j,
-				   const struct pattern_step *s,
-				   struct fc_counters *c, unsigned int n)
-{
-	while (n--)
-		add_unless(j, s, c, 1, 0);
+/* Each row's function: its loop or its run, inlined with its row */
+#define PATTERN_RUN(code, name, kind, args, tf, flip, loop, does)	\
+static void run_##code(struct pattern_job *j,				\
+		       const struct pattern_step *s,			\
+		       struct fc_counters *c, unsigned int n)		\
+{									\
+	if (loop)							\
+		pattern_loop(j, s, c, n, code##_test, code##_run);	\
+	else								\
+		pattern_run(j, s, c, n, KIND_##kind, code##_result,	\
+			    code##_test, code##_run);			\
 }
-
-static void op_smp_mb(struct pattern_job *j, const struct pattern_step *s,
-		      struct fc_counters *c, unsigned int n)
-{
-	(void)j, (void)s, (void)c;
-	while (n--)
-		smp_mb();
-}
-
-#ifndef SMP_MB__BEFORE_ATOMIC_IS_BARRIER
-static void op_smp_mb__before_atomic(struct pattern_job *j,
-				     const struct pattern_step *s,
-				     struct fc_counters *c, unsigned int n)
-{
-	(void)j, (void)s, (void)c;
-	while (n--)
-		smp_mb__before_atomic();
-}
-#endif
-
-static void op_work(struct pattern_job *j, const struct pattern_step *s,
-		    struct fc_counters *c, unsigned int n)
-{
-	(void)j, (void)c;
-	while (n--)
-		work_ns(s->op->arg);
-}
+PATTERN_OPS(PATTERN_RUN)
+#undef PATTERN_RUN
 
 /*
  * Each opcode's function, from the one table (pattern_ops.h).
@@ -324,9 +143,12 @@ static void op_work(struct pattern_job *j, const struct pattern_step *s,
  * next step is a compiler barrier already.
  */
 #ifdef SMP_MB__BEFORE_ATOMIC_IS_BARRIER
-#define op_smp_mb__before_atomic NULL
+#define BARRIER_ONLY(code)	((code) == OP_SMP_MB__BEFORE_ATOMIC)
+#else
+#define BARRIER_ONLY(code)	0
 #endif
-#define PATTERN_FN(code, name, kind, args, tf, flip, loop, fn) [code] = fn,
+#define PATTERN_FN(code, name, kind, args, tf, flip, loop, does)	\
+	[code] = BARRIER_ONLY(code) ? NULL : run_##code,
 pattern_fn *const pattern_fns[PATTERN_NR_OPCODES] = { PATTERN_OPS(PATTERN_FN) };
 #undef PATTERN_FN
 
@@ -343,27 +165,25 @@ static inline void pattern_skip(const struct pattern_op *op, unsigned int i,
 
 /*
  * /flip_every: another path of the kernel puts the word in the state the
- * operation undoes, with an RMW of its own (counted in flips, not rmw).
+ * operation undoes (its row's undo), with an RMW of its own (counted in
+ * flips, not rmw).
  */
+#define PATTERN_UNDO(code, name, kind, args, tf, flip, loop, does)	\
+	case code:							\
+		code##_undo(w, op->arg);				\
+		break;
+
 static void pattern_flip(const struct pattern_op *op, unsigned long *w,
 			 struct fc_counters *c)
 {
 	switch (op->code) {
-	case OP___SET_BIT: case OP_SET_BIT: case OP_TEST_AND_SET_BIT:
-		clear_bit(op->arg, w);
-		break;
-	case OP___CLEAR_BIT: case OP_CLEAR_BIT: case OP_TEST_AND_CLEAR_BIT:
-		set_bit(op->arg, w);
-		break;
-	case OP_ATOMIC_CMPXCHG:		/* back to the value it expects */
-		atomic_long_xchg(w, op->arg);
-		break;
-	default:			/* WRITE_ONCE, atomic_set, xchg: ~v */
-		atomic_long_xchg(w, ~op->arg);
+	PATTERN_OPS(PATTERN_UNDO)
+	default:
 		break;
 	}
 	c->stat[STAT_FLIPS]++;
 }
+#undef PATTERN_UNDO
 
 /* The per-I/O guards (flip, /every, /every_ns): true if it is skipped */
 static bool __attribute__((noinline))

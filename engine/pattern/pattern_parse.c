@@ -18,7 +18,7 @@ struct pattern_opdef {
 	bool flip;		/* has a state it undoes (flip_every) */
 };
 
-#define PATTERN_OPDEF(c, n, k, a, tf, f, l, fn) { n, c, KIND_##k, a, tf, f },
+#define PATTERN_OPDEF(c, n, k, a, tf, f, l, does) { n, c, KIND_##k, a, tf, f },
 static const struct pattern_opdef opdefs[] = {
 	PATTERN_OPS(PATTERN_OPDEF)
 	{ .name = NULL },

@@ -21,7 +21,7 @@ struct row {
 	int flip, loop;
 };
 
-#define ROW(code, name, kind, args, tf, flip, loop, fn) \
+#define ROW(code, name, kind, args, tf, flip, loop, does) \
 	{ name, COUNTS_##kind, args, tf, flip, loop },
 static const struct row rows[] = { PATTERN_OPS(ROW) };
 #undef ROW
