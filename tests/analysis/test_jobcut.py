@@ -413,6 +413,6 @@ class TestPatterns:
         assert message(rj.stderr).splitlines()[0] == \
             "run-job: warning: %s" % want
         assert fr.returncode == 0, fr.stderr
-        assert "flagcheck-run: warning: %s\n" % want in fr.stderr
+        assert "flagcheck-run: warning: %s\n" % want in message(fr.stderr)
         rj = run_job(self.tmp, job, "--cpus_allowed=0", BACKEND="null")
         assert "warning" not in rj.stderr
