@@ -24,7 +24,10 @@ compute it, and, for fio servers, one in which it replaces a keyword with
 the server's own value.  The engine's counters file (flagcheck_stats=)
 is written by every job, reading or not: an existing one that is not a
 regular file (a device, a FIFO, a socket) is refused, as the engine
-refuses it; so is fio's --output= naming a block device.
+refuses it; so is fio's --output= naming a block device, and so is any
+file fio would write a log of its own to (write_bw_log=, write_lat_log=,
+write_iops_log=, write_hist_log=, write_iolog=, merge_blktrace_file=,
+under the names fio derives: fiologs.py).
 
 jobs/run-job runs this module before fio; flagcheck-run checks each job
 file the same way.  FLAGCHECK_DESTROY=yes lets a job write a device."""
@@ -37,21 +40,23 @@ import stat
 import sys
 
 from ..results import width
-from . import jobfile
+from . import fiologs, jobfile
 
 WRITE_FREE_RW = ("read", "randread")
 # the options that say where a job does I/O, whether it writes, and what
 # it has a server run
 WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
            "readwrite", "backend", "ioengine", "name", "exec_prerun",
-           "exec_postrun", "flagcheck_stats", "output")
+           "exec_postrun", "flagcheck_stats", "output") + \
+    fiologs.LOG_OPTIONS + fiologs.NAME_OPTIONS
 EXEC_OPTIONS = ("exec_prerun", "exec_postrun")
 # the engine's options whose value is a pattern (docs/pattern.md)
 PATTERN_OPTIONS = ("pattern", "pattern_fixed", "pattern_words")
 # the watched options whose value, from ${VAR} or the command line, may
 # not hold ';' or '#' (see _check_cut)
 CUT_WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
-               "readwrite", "backend", "ioengine", "flagcheck_stats")
+               "readwrite", "backend", "ioengine", "flagcheck_stats") + \
+    fiologs.LOG_OPTIONS
 _KEYWORD = re.compile(r"\$(jobname|jobnum|filenum|clientuid)")
 DEFAULT_FORMAT = "$jobname.$jobnum.$filenum"
 
@@ -94,6 +99,8 @@ def job_options(path, env, remote=False):
                 out.append((n, None, None, "the job name [%s] in %s"
                             % (n, path)))
     for o in opts:
+        if o.value is None and o.key in fiologs.LOG_TYPES:
+            o = o._replace(value="", written="")    # the job's name
         if o.value is None:
             continue
         _check_keyword(o, remote)
@@ -263,9 +270,21 @@ def _not_regular(path, remote):
 
 
 def check_outputs(path, opts, remote=False):
-    """Raises Refused for a counters file (flagcheck_stats=) that exists
-    and is not a regular file, and for fio's --output= naming a block
-    device: every job writes them, reading or not."""
+    """Raises Refused for a counters file (flagcheck_stats=) or a file
+    of fio's logs (fiologs.py) that exists and is not a regular file, and
+    for fio's --output= naming a block device: every job writes them,
+    reading or not."""
+    for key, value, origin, log in fiologs.log_files(
+            opts, _job_names(opts), remote):
+        # fio's client writes the logs of its servers here (NAME.HOST)
+        what = _not_regular(log, remote and key in fiologs.LOG_FILES)
+        if what:
+            raise Refused("%s: %s=%s (from %s) %s %s: a regular file or a "
+                          "new one is allowed (fio writes its logs whatever "
+                          "rw= is)" % (
+                              path, key, value.strip(), origin,
+                              "is" if log == value.strip() else
+                              "writes %s, which is" % log, what))
     for value, origin in _values(opts, "flagcheck_stats"):
         what = _not_regular(value.strip(), remote) if value.strip() else None
         if what:
