@@ -12,6 +12,7 @@
 #include "fio.h"
 
 #include "counters.h"
+#include "registry.h"
 
 struct fc_backend {
 	const char *name;
@@ -97,23 +98,13 @@ static inline void fc_stamp_issued(struct thread_data *td,
 #define FC_MAX_BACKENDS	8
 
 /*
- * backend.c: every registered backend, in listing order, NULL-terminated,
- * indexed by the backend option's value. Filled at load by the backends'
- * constructors, before fio parses a job or forks one: read-only afterwards.
+ * backend.c: every registered backend in fc_backends[], in listing order,
+ * indexed by the backend option's value; fc_register_backend(),
+ * fc_backends_refused() (registry.h)
  */
-extern const struct fc_backend *fc_backends[FC_MAX_BACKENDS + 1];
+FC_REGISTRY_DECLARE(backend, struct fc_backend, FC_MAX_BACKENDS)
 
-/* Add @b to fc_backends[], in its place; past FC_MAX_BACKENDS, counted only */
-void fc_register_backend(const struct fc_backend *b);
-
-/* How many backends did not fit in fc_backends[] (0: all registered) */
-unsigned int fc_backends_refused(void);
-
-/* In the backend's file, after its struct fc_backend (priority: model.h) */
-#define FC_REGISTER_BACKEND(backend)					\
-static void __attribute__((constructor(101))) fc_register_##backend(void) \
-{									\
-	fc_register_backend(&backend);					\
-}
+/* In the backend's file, after its struct fc_backend */
+#define FC_REGISTER_BACKEND(var)	FC_REGISTER(backend, var)
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "counters.h"
+#include "registry.h"
 
 /* The two forms every model has: the atomic RMW on every call, or the
  * plain test first and the RMW only when it changes something. */
@@ -118,29 +119,14 @@ struct fc_model {
 #define FC_MAX_MODELS		16
 
 /*
- * models/models.c: every registered model, in listing order (.order, then
- * name), NULL-terminated. Filled by the models' constructors as the engine
- * (or a unit test) is loaded, before fio parses a job or forks one:
- * read-only afterwards, the same in every job process and thread.
+ * models/models.c: every registered model in fc_models[], in listing
+ * order (.order, then name); fc_register_model(), fc_models_refused()
+ * (registry.h)
  */
-extern const struct fc_model *fc_models[FC_MAX_MODELS + 1];
+FC_REGISTRY_DECLARE(model, struct fc_model, FC_MAX_MODELS)
 
-/* Add @m to fc_models[], in its place; past FC_MAX_MODELS, counted only */
-void fc_register_model(const struct fc_model *m);
-
-/* How many models did not fit in fc_models[] (0: all registered) */
-unsigned int fc_models_refused(void);
-
-/*
- * In the model's file, after its struct fc_model: the model registers
- * itself at load (priority 101: before any constructor of default priority,
- * such as the engine's, that reads fc_models[]).
- */
-#define FC_REGISTER_MODEL(model)					\
-static void __attribute__((constructor(101))) fc_register_##model(void) \
-{									\
-	fc_register_model(&model);					\
-}
+/* In the model's file, after its struct fc_model */
+#define FC_REGISTER_MODEL(var)		FC_REGISTER(model, var)
 
 /*
  * Options of the same name in two of @models (NULL-terminated) are one fio

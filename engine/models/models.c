@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The registry of modelled kernel paths: a new model is one file in
- * models/ that ends with FC_REGISTER_MODEL (model.h), nothing here. */
+/* The models' registry (registry.h): a new model is one file in models/
+ * that ends with FC_REGISTER_MODEL (model.h), nothing here. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,35 +13,7 @@ const char *const fc_variant_names[] = {
 	NULL,
 };
 
-const struct fc_model *fc_models[FC_MAX_MODELS + 1];
-static unsigned int nr_models, nr_refused;
-
-/* Numbered models first, by number; then the others, by name */
-static bool listed_before(const struct fc_model *a, const struct fc_model *b)
-{
-	if (a->order != b->order)
-		return a->order && (!b->order || a->order < b->order);
-	return strcmp(a->name, b->name) < 0;
-}
-
-/* Constructors run in link order, which -flto does not keep: sort here */
-void fc_register_model(const struct fc_model *m)
-{
-	unsigned int i;
-
-	if (nr_models == FC_MAX_MODELS) {
-		nr_refused++;
-		return;
-	}
-	for (i = nr_models++; i && listed_before(m, fc_models[i - 1]); i--)
-		fc_models[i] = fc_models[i - 1];
-	fc_models[i] = m;
-}
-
-unsigned int fc_models_refused(void)
-{
-	return nr_refused;
-}
+FC_REGISTRY(model, struct fc_model, FC_MAX_MODELS)
 
 static bool is_variant_name(const char *name)
 {
