@@ -184,14 +184,14 @@ device-bundle: fio $(ENGINE) $(CALIBRATE)
 	scripts/device-bundle.sh $(BUILD)
 
 # Unit tests: plain, AddressSanitizer+UBSan, ThreadSanitizer.
-$(BUILD)/unit/%: tests/unit/%.c $(UNIT_SRCS) $(ENGINE_HDRS) tests/unit/unit.h
+$(BUILD)/unit/%: tests/unit/%.c $(UNIT_SRCS) $(ENGINE_HDRS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(BUILD)/unit
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(UNIT_SRCS)
-$(BUILD)/unit-asan/%: tests/unit/%.c $(UNIT_SRCS) $(ENGINE_HDRS) tests/unit/unit.h
+$(BUILD)/unit-asan/%: tests/unit/%.c $(UNIT_SRCS) $(ENGINE_HDRS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(BUILD)/unit-asan
 	$(CC) $(UNIT_CFLAGS) -O1 -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $< $(UNIT_SRCS)
-$(BUILD)/unit-tsan/%: tests/unit/%.c $(UNIT_SRCS) $(ENGINE_HDRS) tests/unit/unit.h
+$(BUILD)/unit-tsan/%: tests/unit/%.c $(UNIT_SRCS) $(ENGINE_HDRS) $(wildcard tests/unit/*.h)
 	@mkdir -p $(BUILD)/unit-tsan
 	$(CC) $(UNIT_CFLAGS) -O1 -fsanitize=thread -o $@ $< $(UNIT_SRCS)
 

@@ -9,7 +9,7 @@
 
 #include "model.h"
 
-static const struct fc_model_option *
+static inline const struct fc_model_option *
 model_opt(const struct fc_model *m, const char *name)
 {
 	const struct fc_model_option *o;
@@ -22,7 +22,7 @@ model_opt(const struct fc_model *m, const char *name)
 
 /* A choice by name, a number as decimal text, a string as is; abort() on
  * an unknown option or choice (a broken test, not a failed one). */
-static void model_set(const struct fc_model *m, void *params,
+static inline void model_set(const struct fc_model *m, void *params,
 		      const char *name, const char *value)
 {
 	const struct fc_model_option *o = model_opt(m, name);
@@ -48,7 +48,7 @@ static void model_set(const struct fc_model *m, void *params,
 }
 
 /* Params with every option at its default; the caller frees them. */
-static void *model_params(const struct fc_model *m)
+static inline void *model_params(const struct fc_model *m)
 {
 	const struct fc_model_option *o;
 	void *params = calloc(1, m->params_size);
@@ -61,7 +61,7 @@ static void *model_params(const struct fc_model *m)
 }
 
 /* The index of a model's stat or path by name; -1 if none. */
-static int name_index(const char *const *names, const char *name)
+static inline int name_index(const char *const *names, const char *name)
 {
 	int i;
 
