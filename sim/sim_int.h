@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* flagcheck-sim's own structures, shared by sim.c, cpu.c and unit.c */
+/* flagcheck-sim's own structures, shared by sim.c, cpu.c, ops.c and unit.c */
 #ifndef FLAGCHECK_SIM_INT_H
 #define FLAGCHECK_SIM_INT_H
 
