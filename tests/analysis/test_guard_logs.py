@@ -6,14 +6,13 @@ symlink to /dev/null, a FIFO, a directory: never a real device) is
 refused by jobs/run-job and flagcheck-run before fio starts."""
 
 import os
-import subprocess
 
 import pytest
 
-from tests.analysis.helpers import ENGINE, FIO, REPO, message, run_cli
+from tests.analysis.helpers import REPO, message, run_cli
+from tests.analysis.test_guard_keywords import needs_fio, run_job
 from flagcheck_analysis.run import fiologs, jobguard
 
-RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S1 = os.path.join(REPO, "jobs", "filemap-odirect-read.fio")      # reads
 ALLOWED = ": a regular file or a new one is allowed (fio writes its logs " \
     "whatever rw= is)"
@@ -164,33 +163,17 @@ class TestGuard:
             "name under /dev/ on the hosts" % job in refusal(job, remote=True)
 
 
-needs_fio = pytest.mark.skipif(not (FIO and os.path.exists(ENGINE)),
-                               reason="needs fio and the built engine")
-
-
-def run_job(cwd, job, *args, **env):
-    base = {k: v for k, v in os.environ.items()
-            if not k.startswith("FLAGCHECK_") and k not in (
-                "FILENAME", "BACKEND", "FLAG_CHECK")}
-    base.update(FIO=FIO, FLAGCHECK_ENGINE=ENGINE, RUNTIME="1", NUMJOBS="1",
-                SIZE="1m", FLAGCHECK_NUMA="off", BACKEND="null",
-                FLAGCHECK_STATS=os.path.join(cwd, "stats.jsonl"))
-    base.update(env)
-    return subprocess.run([RUN_JOB, job] + list(args), cwd=cwd, env=base,
-                          capture_output=True, text=True, timeout=60)
-
-
 @needs_fio
 def test_run_job_refuses_a_log_on_a_device(tmp_path):
     os.symlink("/dev/null", tmp_path / "x_bw.1.log")
-    p = run_job(str(tmp_path), S1, "--write_bw_log=x")
+    p = run_job(str(tmp_path), S1, "--write_bw_log=x", BACKEND="null")
     assert p.returncode == 2, p.stderr
     assert message(p.stderr) == (
         "run-job: %s: write_bw_log=x (from write_bw_log=x on the command "
         "line) writes x_bw.1.log, which is a character device%s\n"
         % (S1, ALLOWED))
     assert "run-job: FLAG_CHECK=" not in p.stderr      # fio not started
-    p = run_job(str(tmp_path), S1, "--write_bw_log=y")
+    p = run_job(str(tmp_path), S1, "--write_bw_log=y", BACKEND="null")
     assert p.returncode == 0, p.stderr
     assert os.path.isfile(tmp_path / "y_bw.1.log")
 
