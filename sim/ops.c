@@ -22,94 +22,43 @@ static inline void work_ns(uint64_t ns)
 
 #include "pattern_does.h"
 
-#define SIM_CASE(code, call)						\
-	case code:							\
-		return call;
-
 /* Whether the test-first form runs the operation on the word @w */
 bool sim_test_runs(const struct pattern_op *op, unsigned long arg,
 		   unsigned long *w)
 {
-#define SIM_TEST(code, name, kind, args, tf, flip, loop, does)		\
-	SIM_CASE(code, code##_test(w, arg, op->arg2, 0))
-	switch (op->code) {
-	PATTERN_OPS(SIM_TEST)
-	default:
-		return true;
-	}
-#undef SIM_TEST
+	return pattern_does[op->code].test(w, arg, op->arg2, 0);
 }
 
 /* The operation on @w, and its result */
 unsigned long sim_effect(const struct pattern_op *op, unsigned long arg,
 			 unsigned long *w)
 {
-#define SIM_RUN(code, name, kind, args, tf, flip, loop, does)		\
-	SIM_CASE(code, code##_run(w, arg, op->arg2, 0))
-	switch (op->code) {
-	PATTERN_OPS(SIM_RUN)
-	default:
-		return 0;
-	}
-#undef SIM_RUN
+	return pattern_does[op->code].run(w, arg, op->arg2, 0);
 }
 
 /* The result's use: SUM, or a test of a bit with its value if skipped */
 int sim_result(const struct pattern_op *op)
 {
-#define SIM_RESULT(code, name, kind, args, tf, flip, loop, does)	\
-	SIM_CASE(code, code##_result)
-	switch (op->code) {
-	PATTERN_OPS(SIM_RESULT)
-	default:
-		return SUM;
-	}
-#undef SIM_RESULT
+	return pattern_does[op->code].result;
 }
 
-/* A CAS loop saw @old: whether to try, and the value it would swap in */
+/* A CAS loop saw @old: whether to try (its test reads no word) */
 bool sim_cas_tries(const struct pattern_op *op, unsigned long arg,
 		   unsigned long old)
 {
-#define SIM_TRIES(code, name, kind, args, tf, flip, loop, does)	\
-	SIM_CASE(code, code##_test(&seen, arg, op->arg2, old))
-	unsigned long seen = old;	/* a loop's test reads no word */
-
-	switch (op->code) {
-	PATTERN_OPS(SIM_TRIES)
-	default:
-		return false;
-	}
-#undef SIM_TRIES
+	return pattern_does[op->code].test(&old, arg, op->arg2, old);
 }
 
+/* ... and the value it would swap in for @old */
 unsigned long sim_cas_new(const struct pattern_op *op, unsigned long arg,
 			  unsigned long old)
 {
-#define SIM_NEW(code, name, kind, args, tf, flip, loop, does)		\
-	SIM_CASE(code, code##_run(&seen, arg, op->arg2, old))
-	unsigned long seen = old;
-
-	switch (op->code) {
-	PATTERN_OPS(SIM_NEW)
-	default:
-		return old;
-	}
-#undef SIM_NEW
+	return pattern_does[op->code].run(&old, arg, op->arg2, old);
 }
 
 /* /flip_every: the state the operation undoes */
 void sim_flip(const struct pattern_op *op, unsigned long arg,
 	      unsigned long *w)
 {
-#define SIM_UNDO(code, name, kind, args, tf, flip, loop, does)		\
-	case code:							\
-		code##_undo(w, arg);					\
-		break;
-	switch (op->code) {
-	PATTERN_OPS(SIM_UNDO)
-	default:
-		break;
-	}
-#undef SIM_UNDO
+	pattern_does[op->code].undo(w, arg);
 }

@@ -34,11 +34,6 @@ static void work_ns(uint64_t ns)
 
 /* ----- the operations: the table's rows (pattern_does.h) ----- */
 
-typedef bool pd_test_fn(unsigned long *w, unsigned long a, unsigned long b,
-			unsigned long old);
-typedef unsigned long pd_run_fn(unsigned long *w, unsigned long a,
-				unsigned long b, unsigned long old);
-
 
 /* Inlined with the row: its test and run are then a few instructions */
 #define pattern_inline	inline __attribute__((always_inline))
@@ -64,7 +59,8 @@ static pattern_inline void pattern_run(struct pattern_job *j,
 					const struct pattern_step *s,
 					struct fc_counters *c, unsigned int n,
 					enum pattern_kind kind, int result,
-					pd_test_fn *test, pd_run_fn *run)
+					pattern_test_fn *test,
+					pattern_run_fn *run)
 {
 	unsigned long *w = s->w, a = s->arg, b = s->op->arg2, sum = 0, r;
 	bool runs;
@@ -88,8 +84,8 @@ static pattern_inline void pattern_run(struct pattern_job *j,
  */
 static pattern_inline unsigned long pattern_cas(const struct pattern_step *s,
 						 struct fc_counters *c,
-						 pd_test_fn *test,
-						 pd_run_fn *run)
+						 pattern_test_fn *test,
+						 pattern_run_fn *run)
 {
 	unsigned long *w = s->w, a = s->arg, b = s->op->arg2;
 	unsigned long old = read_once(w), prev;
@@ -112,7 +108,8 @@ static pattern_inline unsigned long pattern_cas(const struct pattern_step *s,
 static pattern_inline void pattern_loop(struct pattern_job *j,
 					 const struct pattern_step *s,
 					 struct fc_counters *c, unsigned int n,
-					 pd_test_fn *test, pd_run_fn *run)
+					 pattern_test_fn *test,
+					 pattern_run_fn *run)
 {
 	unsigned long sum = 0;
 
@@ -168,22 +165,12 @@ static inline void pattern_skip(const struct pattern_op *op, unsigned int i,
  * operation undoes (its row's undo), with an RMW of its own (counted in
  * flips, not rmw).
  */
-#define PATTERN_UNDO(code, name, kind, args, tf, flip, loop, does)	\
-	case code:							\
-		code##_undo(w, op->arg);				\
-		break;
-
 static void pattern_flip(const struct pattern_op *op, unsigned long *w,
 			 struct fc_counters *c)
 {
-	switch (op->code) {
-	PATTERN_OPS(PATTERN_UNDO)
-	default:
-		break;
-	}
+	pattern_does[op->code].undo(w, op->arg);
 	c->stat[STAT_FLIPS]++;
 }
-#undef PATTERN_UNDO
 
 /* The per-I/O guards (flip, /every, /every_ns): true if it is skipped */
 static bool __attribute__((noinline))
