@@ -93,11 +93,19 @@ def rest_of(mode, fio_ns, machine, work_ns=None):
             % (fio[0], src, how))
 
 
+def fio_source(fio_ns):
+    """Where fio_rest() takes fio's cost from: "given" (--fio-ns),
+    "recorded" (record_path(), as flagcheck-predict reads it) or
+    "measured" (here, where there is no record)."""
+    if fio_ns is not None:
+        return "given"
+    return "recorded" if os.path.lexists(record_path()) else "measured"
+
+
 def fio_rest(fio_ns, machine):
-    """rest_of("fio", ...) for the report: --fio-ns, else the recorded
-    cost (record_path(), as flagcheck-predict reads it) where one is, else
-    one measurement here; ValueError for a record that is not valid."""
-    if fio_ns is None and os.path.lexists(record_path()):
+    """rest_of("fio", ...) for the report, from fio_source(); ValueError
+    for a record that is not valid."""
+    if fio_source(fio_ns) == "recorded":
         return recorded_rest(recorded(record_path()), machine)
     return rest_of("fio", fio_ns, machine)
 

@@ -277,8 +277,8 @@ def _predicted(args, label, spec, gain_pub, ctx):
     whence = "one-job runs"
     if rest is None:
         rest = fiocost.fio_rest(args.fio_ns, mach)
-        whence = "--fio-ns" if args.fio_ns is not None else \
-            "recorded" if "(recorded " in rest[1] else "null engine"
+        whence = {"given": "--fio-ns", "recorded": "recorded",
+                  "measured": "null engine"}[fiocost.fio_source(args.fio_ns)]
     row, p = _row(label, spec, mach, n, None, rest, gain_pub)
     row[3] = "fio %.0f ns (%s)" % (_typical(rest[0]), whence)
     ctx["plan"] = (mach, n, None, rest[0])
@@ -509,8 +509,8 @@ def beside_rest(args, spec, mach, records, label, fio_rest=None):
             return got[0], "%.0f" % got[0][0], True
     rest = fio_rest() if fio_rest else \
         fiocost.fio_rest(args.fio_ns, mach)
-    how = "given" if args.fio_ns is not None else \
-        "recorded" if "(recorded " in rest[1] else "null"
+    how = {"given": "given", "recorded": "recorded",
+           "measured": "null"}[fiocost.fio_source(args.fio_ns)]
     return rest[0], "%.0f %s" % (_typical(rest[0]), how), False
 
 
