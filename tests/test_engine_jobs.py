@@ -21,8 +21,9 @@ import types
 
 import pytest
 
-from flagcheck_analysis.results import matrix
-from flagcheck_analysis.run import cli, proctree
+from flagcheck_analysis.inputs import matrix
+from flagcheck_analysis.cli import run
+from flagcheck_analysis.run import proctree
 from tests.analysis.helpers import alive
 from jobrun import (JOB_VARS, OPTIONAL_VARS, RUN_JOB, RUN_VARS, S1, S2, S4,
                     TOP, check_run, clean_env, job_files, job_modes, job_vars,

@@ -11,7 +11,8 @@ import pytest
 
 from tests.analysis import helpers
 from tests.analysis.standin_machine import Machine
-from flagcheck_analysis.predict import band, cli, jobspec
+from flagcheck_analysis.predict import band, jobspec
+from flagcheck_analysis.cli import predict
 
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
 S1 = os.path.join(helpers.REPO, "jobs", "pattern",

@@ -10,9 +10,10 @@ import pytest
 
 from tests.analysis import helpers
 from tests.analysis.test_one_answer import JOB, records
-from flagcheck_analysis.predict import cli, curve, fiocost, jobspec, simulate
+from flagcheck_analysis.cli import predict
+from flagcheck_analysis.predict import curve, fiocost, jobspec, simulate
 from flagcheck_analysis.report import bigbox
-from flagcheck_analysis.results import machine
+from flagcheck_analysis.machines import machine
 
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
 THRESHOLD = os.path.join(helpers.REPO, "jobs", "catalogue",

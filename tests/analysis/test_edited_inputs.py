@@ -13,8 +13,8 @@ import pytest
 
 from tests.analysis.helpers import RESULTS, message, run_cli
 
-from flagcheck_analysis.report import cli
-from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.cli import report
+from flagcheck_analysis.inputs import fiojson
 
 A1 = "flagcheck-fixture_always_nj1_r1"
 T1 = "flagcheck-fixture_test_first_nj1_r1"

@@ -13,7 +13,7 @@ import pytest
 
 from tests.analysis.helpers import FIO, FIXTURES, message, run_cli
 
-from flagcheck_analysis.report import cli
+from flagcheck_analysis.cli import report
 
 from tests.analysis.test_edited_inputs import (
     dump, edit_manifest, in_process, load, report_of, results)

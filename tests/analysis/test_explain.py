@@ -9,7 +9,8 @@ import os
 import pytest
 
 from tests.analysis import helpers
-from flagcheck_analysis.predict import cli, explain
+from flagcheck_analysis.cli import predict
+from flagcheck_analysis.predict import explain
 
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
 THRESHOLD = os.path.join(helpers.REPO, "jobs", "catalogue",

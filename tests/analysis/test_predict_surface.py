@@ -13,7 +13,7 @@ import pytest
 
 from tests.analysis import helpers
 from tests.analysis.simcase import sim_binary  # noqa: F401
-from flagcheck_analysis.predict import cli
+from flagcheck_analysis.cli import predict
 
 GUP = os.path.join(helpers.REPO, "jobs", "catalogue", "gup-pin-fast.fio")
 S1 = os.path.join(helpers.REPO, "jobs", "pattern",

@@ -24,10 +24,11 @@ import tempfile
 import threading
 import time
 
-from ..results import safewrite, width
-from ..results import calibfile
-from ..results.calibfile import CalibrationError, load, validate
-from ..results.cpulist import parse_cpulist, read_text
+from ..inputs import safewrite
+from .. import width
+from ..inputs import calibfile
+from ..inputs.calibfile import CalibrationError, load, validate
+from ..machines.cpulist import parse_cpulist, read_text
 
 PROG = "flagcheck calibrate"
 JSON_NAME = "calibration.json"
@@ -42,7 +43,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 # How two CPUs relate, nearest first, and how the tables name it.
 RELATIONS = (("smt", "SMT sibling"), ("same_node", "same node"),
              ("other_node", "other node"))
-# the two bit patterns it measures (the file's reader, results/calibfile.py)
+# the two bit patterns it measures (the file's reader, inputs/calibfile.py)
 PATTERNS = calibfile.PATTERNS
 
 

@@ -1,5 +1,5 @@
 """A job file's prediction on N CPUs of a machine profile: the profile
-expanded to an N x N one-way cost matrix (results/machine.py's Machine),
+expanded to an N x N one-way cost matrix (machines/machine.py's Machine),
 flagcheck-sim run on it per mode, and the band (docs/predict.md).
 
 The band: each mode simulated with the profile's low, typical and high
@@ -20,7 +20,7 @@ import json
 import os
 import subprocess
 
-from ..results.physics import PhysicsError, sim_args
+from ..machines.physics import PhysicsError, sim_args
 
 WHICH = ("low", "typ", "high")
 SEEDS = 3

@@ -18,8 +18,10 @@ import json
 import re
 import sys
 
-from ..results import jobheader, machine, width
-from . import band, curve, explain, fiocost, jobspec, simulate
+from ..inputs import jobheader
+from ..machines import machine
+from .. import width
+from ..predict import band, curve, explain, fiocost, jobspec, simulate
 
 PROG = "flagcheck predict"
 # flagcheck-sim's largest matrix (sim/main.c): refused before any is built

@@ -7,13 +7,14 @@ import os
 import re
 import sys
 
-from ..results import fiojson, matrix, width
+from ..inputs import fiojson, matrix
+from .. import width
 from ..stats import decide
-from . import clock, interference
+from ..run import clock, interference
 from ..calibrate import calibration
-from .config import DEFAULT_VARS, RUN_TIMEOUT_MARGIN, RunConfig, validate
-from .progress import PROG
-from .runner import Runner
+from ..run.config import DEFAULT_VARS, RUN_TIMEOUT_MARGIN, RunConfig, validate
+from ..run.progress import PROG
+from ..run.runner import Runner
 
 
 MAX_NUMJOBS = 4096          # fio's own limit on jobs (REAL_MAX_JOBS, fio.h)

@@ -9,12 +9,12 @@ import argparse
 import os
 import sys
 
-from ..calibrate.calibration import (
-    CalibrationError, DEFAULT_SECONDS, JSON_NAME, Interrupted, seconds_arg,
-    PNG_NAME, PROG, Progress, calibrate, default_program)
-from ..results import width
-from . import plot
-from .linecosts import heatmap, text
+from ..calibrate.calibration import (CalibrationError, DEFAULT_SECONDS,
+    JSON_NAME, Interrupted, seconds_arg, PNG_NAME, PROG, Progress, calibrate,
+    default_program)
+from .. import width
+from ..report import plot
+from ..report.linecosts import heatmap, text
 
 EPILOG = """\
 what it measures (the C program flagcheck-calibrate, built by make), on the

@@ -5,13 +5,12 @@ import argparse
 import os
 import sys
 
-from ..results import (fiojson, lineprobes, matrix, published, safewrite,
-                       width)
+from ..inputs import fiojson, lineprobes, matrix, published, safewrite
+from .. import width
 from ..stats import compare, scaling, usl
-from . import (bigbox, catalogue, conditions, header, loadrecords, lru,
-               perhost, plot, render, sections, sidebyside, summary,
-               usltable, why)
-from .messages import PROG, warn
+from ..report import (bigbox, catalogue, conditions, header, loadrecords, lru,
+    perhost, plot, render, sections, sidebyside, summary, usltable, why)
+from ..report.messages import PROG, warn
 
 EPILOG = """\
 where the mode and numjobs of a run come from, first match wins:

@@ -5,10 +5,9 @@ import argparse
 import os
 import sys
 
-from ..results import width
-from . import catalogue, render
-from .loadrecords import (
-    inputs_to_files, load_records)
+from .. import width
+from ..report import catalogue, render
+from ..report.loadrecords import inputs_to_files, load_records
 
 PROG = "flagcheck catalogue"
 

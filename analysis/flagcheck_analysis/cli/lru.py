@@ -5,9 +5,9 @@ import argparse
 import os
 import sys
 
-from ..results import width
-from . import lru, plot
-from ..results.fiojson import InputError
+from .. import width
+from ..report import lru, plot
+from ..inputs.fiojson import InputError
 
 PROG = "flagcheck lru"
 
