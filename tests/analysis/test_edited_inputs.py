@@ -60,7 +60,7 @@ def in_process(*argv):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            rc = cli.main(list(argv))
+            rc = report.main(list(argv))
         except SystemExit as e:
             rc = e.code
     return rc, out.getvalue(), message(err.getvalue())

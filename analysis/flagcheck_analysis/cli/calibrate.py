@@ -58,7 +58,7 @@ def parse_args(argv):
         "the transfer latency\nbetween every pair of usable CPUs and the "
         "always / test_first bit patterns\nat 1..N threads; write "
         "calibration.json and a heatmap.", epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=width.HelpFormatter)
     p.add_argument("--outdir", default=".", metavar="DIR",
                    help="where to write calibration.json and calibration.png "
                    "(default: the current directory)")
