@@ -38,6 +38,11 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         kw["width"] = min(cols, WIDTH)
         super().__init__(prog, **kw)
 
+    def _split_lines(self, text, width):
+        # as wrap() does: a path or a hyphenated name is never cut
+        return textwrap.wrap(" ".join(text.split()), width,
+                             break_on_hyphens=False, break_long_words=False)
+
 
 class ArgumentParser(argparse.ArgumentParser):
     """argparse's parser whose messages (an error naming a long value,
