@@ -37,7 +37,7 @@ unsigned long sim_effect(const struct pattern_op *op, unsigned long arg,
 }
 
 /* The result's use: SUM, or a test of a bit with its value if skipped */
-int sim_result(const struct pattern_op *op)
+int sim_op_result(const struct pattern_op *op)
 {
 	return pattern_does[op->code].result;
 }

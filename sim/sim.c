@@ -162,7 +162,7 @@ static void sim_remove(struct sim_unit *u, unsigned int i)
 }
 
 /* The waiter the unit goes to: the first, or the nearest to its last user */
-static unsigned int sim_pick(struct sim *s, const struct sim_unit *u)
+static unsigned int sim_next_waiter(struct sim *s, const struct sim_unit *u)
 {
 	unsigned int i, best = 0, n = s->conf->cpus;
 	double d, bd;
@@ -194,7 +194,7 @@ static void sim_free(struct sim *s, struct sim_unit *u, double t)
 	u->pending = false;
 	if (!u->qlen)		/* cannot happen: a FREE is queued for waiters */
 		return;
-	i = sim_pick(s, u);
+	i = sim_next_waiter(s, u);
 	first = u->q[i];
 	sim_remove(u, i);
 	s->batch[nb++] = first;
@@ -248,7 +248,7 @@ void sim_grant_loads(struct sim *s, struct sim_unit *u,
  * The work budget: every event counts, so each access (each cmpxchg of a
  * CAS loop, its retries included) is one REQ, a contended one a FREE too
  */
-static void sim_loop(struct sim *s)
+static void sim_event_loop(struct sim *s)
 {
 	struct sim_ev e;
 
@@ -273,7 +273,7 @@ static void sim_loop(struct sim *s)
 	}
 }
 
-static int sim_results(const struct sim *s, struct sim_result *res)
+static int sim_fill_result(const struct sim *s, struct sim_result *res)
 {
 	unsigned int i;
 
@@ -326,8 +326,8 @@ int sim_run(const struct pattern_prog *prog, const struct sim_conf *conf,
 		sim_new_io(s, &s->cpu[i]);
 		sim_continue(s, &s->cpu[i]);
 	}
-	sim_loop(s);
-	err = s->over ? -E2BIG : sim_results(s, res);
+	sim_event_loop(s);
+	err = s->over ? -E2BIG : sim_fill_result(s, res);
 	sim_free_all(s);
 	return err;
 }

@@ -104,7 +104,7 @@ bool sim_test_runs(const struct pattern_op *op, unsigned long arg,
 		   unsigned long *w);
 unsigned long sim_effect(const struct pattern_op *op, unsigned long arg,
 			 unsigned long *w);
-int sim_result(const struct pattern_op *op);
+int sim_op_result(const struct pattern_op *op);
 bool sim_cas_tries(const struct pattern_op *op, unsigned long arg,
 		   unsigned long old);
 unsigned long sim_cas_new(const struct pattern_op *op, unsigned long arg,
