@@ -44,7 +44,6 @@ int sim_word_unit(const struct sim *s, unsigned int cpu, unsigned int obj,
 	case PATTERN_NODE:
 		return sim_unit_of(PATTERN_NODE, op->offset, s->cpu[cpu].node,
 				   pair);
-#if SIM_HAS_OBJ
 	case PATTERN_SLOT:
 		return sim_unit_of(PATTERN_ALL, op->offset +
 				   s->prog->word[op->word].stride * cpu, 0,
@@ -55,9 +54,7 @@ int sim_word_unit(const struct sim *s, unsigned int cpu, unsigned int obj,
 
 		return SIM_UNITS + (pair ? line & ~1U : line);
 	}
-#endif
 	default:
-		(void)obj;
 		return sim_unit_of(PATTERN_ALL, op->offset, 0, pair);
 	}
 }
@@ -69,16 +66,12 @@ static unsigned long *sim_word(struct sim *s, struct sim_cpu *c,
 	*unit = sim_word_unit(s, c - s->cpu, c->obj, op);
 	switch (op->sharing) {
 	case PATTERN_JOB:
-#if SIM_HAS_OBJ
 	case PATTERN_SLOT:
-#endif
 		return &c->job[op->word];
 	case PATTERN_NODE:
 		return &s->node[c->node][op->word];
-#if SIM_HAS_OBJ
 	case PATTERN_OBJ:
 		return &s->obj[(size_t)c->obj * PATTERN_MAX_WORDS + op->word];
-#endif
 	default:
 		return &s->all[op->word];
 	}
@@ -333,7 +326,6 @@ void sim_apply(struct sim *s, struct sim_cpu *c)
 /* :obj(N,RULE): this I/O's object by the job's rule (pattern_pick_object()) */
 static void sim_pick_object(struct sim *s, struct sim_cpu *c)
 {
-#if SIM_HAS_OBJ
 	const struct pattern_prog *p = s->prog;
 	unsigned int k = c->obj_next;
 
@@ -348,9 +340,6 @@ static void sim_pick_object(struct sim *s, struct sim_cpu *c)
 		k = ((c->obj_rnd >> 32) * p->nr_objects) >> 32;
 	}
 	c->obj = k;
-#else
-	(void)s, (void)c;
-#endif
 }
 
 /* A|B|C: this I/O's alternative, taken in turn (pattern_alt()) */

@@ -191,7 +191,6 @@ static bool word_on(const struct pattern_prog *p, unsigned int w, int block,
 	case PATTERN_NODE:
 		want = block >= 1 ? block : 1;
 		break;
-#if SIM_HAS_OBJ
 	case PATTERN_SLOT:
 		want = 0;
 		last = (pw->offset + 8 * (a->conf.cpus - 1)) / PATTERN_LINE;
@@ -199,7 +198,6 @@ static bool word_on(const struct pattern_prog *p, unsigned int w, int block,
 	case PATTERN_OBJ:
 		want = -1;
 		break;
-#endif
 	default:
 		return false;
 	}

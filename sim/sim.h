@@ -32,17 +32,6 @@
 /* the arena's units (all, then each node's); :obj units follow them */
 #define SIM_UNITS	((1 + PATTERN_MAX_NODES) * PATTERN_LINES)
 
-/*
- * The grammar's :obj(N,RULE) and :slot words, where the engine's parser
- * has them (PATTERN_MAX_OBJECTS comes with them): a feature test, as
- * engine/fio_compat.h tests fio's headers.
- */
-#ifdef PATTERN_MAX_OBJECTS
-#define SIM_HAS_OBJ	1
-#else
-#define SIM_HAS_OBJ	0
-#endif
-
 /* the values of a CHOICE setting of physics.def, in its order */
 enum sim_handover { SIM_FIFO = 0, SIM_NEAREST };
 enum sim_shared_readers { SIM_PARALLEL = 0, SIM_SERIAL };

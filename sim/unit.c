@@ -146,23 +146,13 @@ static int sim_unit_new(struct sim *s, unsigned int i, unsigned int cpu)
  * engine refuses it at job start too) */
 static bool sim_fits(const struct pattern_op *op, int unit)
 {
-#if SIM_HAS_OBJ
 	return op->sharing != PATTERN_SLOT || unit < PATTERN_LINES;
-#else
-	(void)op, (void)unit;
-	return true;
-#endif
 }
 
 /* The objects @op's word has a copy in: 1, or :obj(N)'s N */
 static unsigned int sim_objs(const struct sim *s, const struct pattern_op *op)
 {
-#if SIM_HAS_OBJ
-	if (op->sharing == PATTERN_OBJ)
-		return s->objects;
-#endif
-	(void)s, (void)op;
-	return 1;
+	return op->sharing == PATTERN_OBJ ? s->objects : 1;
 }
 
 /* The units one operation's word is in, for every CPU (and object) */
@@ -259,13 +249,11 @@ static void sim_cpus(struct sim *s)
 	}
 }
 
-/* The :obj objects of the program, where the grammar has them */
+/* The :obj objects of the program */
 static void sim_objects(struct sim *s)
 {
-#if SIM_HAS_OBJ
 	s->objects = s->prog->nr_objects;
 	s->obj_lines = s->prog->obj_stride / PATTERN_LINE;
-#endif
 	s->nr_units = SIM_UNITS + s->objects * s->obj_lines;
 }
 
