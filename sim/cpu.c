@@ -26,6 +26,17 @@
 
 #include "sim_int.h"
 
+/* The unit a word of @sharing at @offset is in, for @node */
+static unsigned int sim_unit_of(unsigned int sharing, unsigned int offset,
+				unsigned int node, bool line_pair)
+{
+	unsigned int line = offset / PATTERN_LINE;
+
+	if (line_pair)
+		line &= ~1U;
+	return (sharing == PATTERN_NODE ? 1 + node : 0) * PATTERN_LINES + line;
+}
+
 /*
  * The unit of @op's word for CPU @cpu (job @cpu + 1) on object @obj, -1
  * for its own :job word. A :slot(STRIDE) word is job N's 8 bytes at the

@@ -96,8 +96,5 @@ void sim_physics_defaults(struct sim_conf *c);
 int sim_physics_option(struct sim_conf *c, const char *opt, const char *val);
 /* an uncontended RMW: atomic_local, or atomic_far where atomics is far */
 double sim_rmw_hit_ns(const struct sim_conf *c);
-/* sim.c: the unit a word of @sharing at @offset is in, for @node */
-unsigned int sim_unit_of(unsigned int sharing, unsigned int offset,
-			 unsigned int node, bool line_pair);
 
 #endif
