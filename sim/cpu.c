@@ -104,7 +104,7 @@ static unsigned long sim_value(const struct sim *s, const struct sim_cpu *c,
 	}
 }
 
-#define SIM_LOOP(code, name, kind, args, tf, flip, loop, does) [code] = loop,
+#define SIM_LOOP(code, name, kind, args, tf, flip, loop) [code] = loop,
 static const bool sim_cas_loop[PATTERN_NR_OPCODES] = { PATTERN_OPS(SIM_LOOP) };
 #undef SIM_LOOP
 

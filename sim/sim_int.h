@@ -106,7 +106,7 @@ bool sim_advance(struct sim *s, struct sim_cpu *c);
 void sim_apply(struct sim *s, struct sim_cpu *c);
 void sim_new_io(struct sim *s, struct sim_cpu *c);
 
-/* ops.c: each operation's row of pattern_ops.h on a simulated word */
+/* ops.c: each operation's row of ops.tbl on a simulated word */
 bool sim_test_runs(const struct pattern_op *op, unsigned long arg,
 		   unsigned long *w);
 unsigned long sim_effect(const struct pattern_op *op, unsigned long arg,
