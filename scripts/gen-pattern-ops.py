@@ -278,8 +278,8 @@ def doc_text(path, rows):
     with open(path) as f:
         text = f.read()
     if text.count(DOC_BEGIN) != 1 or text.count(DOC_END) != 1:
-        raise TableError("%s: want one line %s and one %s around the table"
-                         % (path, DOC_BEGIN, DOC_END))
+        raise TableError("%s: want its operation table between two "
+                         "markers, once each (DOC_BEGIN, DOC_END)" % path)
     head, rest = text.split(DOC_BEGIN + "\n", 1)
     tail = rest.split(DOC_END, 1)[1]
     return head + DOC_BEGIN + "\n" + doc_rows(rows) + DOC_END + tail

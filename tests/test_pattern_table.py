@@ -2,7 +2,8 @@
 mistake in a row is refused in one line naming the table's file and line,
 the row and what is allowed, and nothing is written; a row whose C the
 compiler refuses is named by its functions (OP_X_run ...); the headers
-it writes for the real table hold every row, in the table's order."""
+it writes for the real table hold every row, in the table's order; a
+document without the markers of its table is refused, left as it was."""
 import os
 import re
 import subprocess
@@ -110,3 +111,18 @@ def test_the_headers_hold_every_row_in_order(tmp_path):
     for code in codes:
         for fn in ("_test(PD_ARGS)", "_run(PD_ARGS)", "_undo(PD_UNDO_ARGS)"):
             assert does.count(code + fn) == 1, code + fn
+
+
+def test_a_doc_without_its_markers_is_refused_untouched(tmp_path):
+    with open(os.path.join(ROOT, "docs", "pattern.md")) as f:
+        text = f.read().replace(
+            "<!-- end of the rows from engine/pattern/ops.tbl -->\n", "")
+    doc = tmp_path / "pattern.md"
+    doc.write_text(text)
+    p = subprocess.run([sys.executable, GEN, TABLE, "--doc", str(doc)],
+                       capture_output=True, text=True)
+    assert (p.returncode, p.stderr) == (1, "gen-pattern-ops.py: %s: want its "
+                                        "operation table between two "
+                                        "markers, once each (DOC_BEGIN, "
+                                        "DOC_END)\n" % doc)
+    assert doc.read_text() == text
