@@ -10,6 +10,7 @@ one off, and the test says so with its tolerance."""
 
 import json
 import os
+import subprocess
 
 import pytest
 
