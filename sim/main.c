@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * flagcheck-sim: the command flagcheck-predict runs (docs/predict.md).
+ * flagcheck-sim: the command flagcheck predict runs (docs/predict.md).
  *
  *   flagcheck-sim --words W --pattern P [--fixed F] [--writers N]
  *       --variant always|test_first [--rest NS] [--atomic_local NS]

@@ -38,7 +38,7 @@ enum sim_shared_readers { SIM_PARALLEL = 0, SIM_SERIAL };
 enum sim_atomics { SIM_NEAR = 0, SIM_FAR };
 enum sim_access { SIM_LOAD = 0, SIM_STORE, SIM_RMW };
 
-/* The machine and the run, as flagcheck-predict passes them */
+/* The machine and the run, as flagcheck predict passes them */
 struct sim_conf {
 	unsigned int cpus;
 	double *cost;			/* cpus x cpus one-way ns, [from][to] */
