@@ -20,8 +20,8 @@ from test_new_model import copy_tree, fio_tree
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "testing.md")
-DOC_ROW = "| `atomic_or(word,value)` | rmw | `if ((atomic_read(w) & v) != v)` " \
-    "| no | no |"
+DOC_ROW = "| `atomic_or(word,value)` | rmw | " \
+    "`if ((atomic_read(w) & v) != v)` | no | no |"
 
 
 def doc_example():

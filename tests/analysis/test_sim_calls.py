@@ -58,7 +58,7 @@ def test_the_files_call_as_sim_int_h_says(tmp_path):
 
 def test_no_file_is_called_back_by_one_it_calls():
     graph = stated()
-    seen, done = set(), set()
+    done = set()
 
     def walk(f, path):
         assert f not in path, " -> ".join(path + [f])
