@@ -76,6 +76,7 @@ struct point {
 struct visit_point {
 	int threads;
 	uint64_t stretches, kept;	/* every thread's stretches, kept */
+	uint64_t alone;			/* those no other thread entered */
 	uint64_t rmw, visits;		/* in the kept: RMWs served, visits */
 	double seconds;			/* the kept stretches' time, summed */
 };

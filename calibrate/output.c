@@ -69,9 +69,10 @@ static void print_visits(FILE *f, const struct calibration *c,
 		v->threads > 1 ? "," : "", v->threads);
 	print_ints(f, c->cpus, v->threads);
 	fprintf(f, ", \"stretch_rmw\": %d, \"stretches\": %llu, "
-		"\"stretches_kept\": %llu, \"rmw\": %llu, \"visits\": %llu, "
-		"\"seconds\": %.9g", VISIT_STRETCH,
-		(unsigned long long)v->stretches, (unsigned long long)v->kept,
+		"\"stretches_alone\": %llu, \"stretches_kept\": %llu, "
+		"\"rmw\": %llu, \"visits\": %llu, \"seconds\": %.9g",
+		VISIT_STRETCH, (unsigned long long)v->stretches,
+		(unsigned long long)v->alone, (unsigned long long)v->kept,
 		(unsigned long long)v->rmw, (unsigned long long)v->visits,
 		v->seconds);
 	print_num(f, "rmw_per_s", some ? v->rmw / v->seconds : 0, some);

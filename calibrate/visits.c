@@ -40,8 +40,10 @@ struct stretch {
 struct visitor {
 	struct visit_run *run;
 	pthread_t tid;
-	int cpu;
+	int cpu, n;			/* n: the threads of the run */
 	uint32_t nvals, nstretch;
+	uint64_t alone;			/* stretches no other thread entered */
+	uint64_t last_t1;		/* the end of its last stretch */
 	uint64_t *vals;			/* each RMW's returned value */
 	struct stretch *st;
 } __attribute__((aligned(CACHE_LINE)));
@@ -61,7 +63,12 @@ static long switches(void)
 	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
-/* One stretch of VISIT_STRETCH RMWs into w->vals, timed */
+/*
+ * One stretch of VISIT_STRETCH RMWs into w->vals, timed. With other threads,
+ * a stretch whose values are consecutive (no other thread's RMW came in
+ * between: the thread was alone on the line) is counted and not kept, so
+ * that the room goes to the stretches that can be co-running ones.
+ */
 static void visit_stretch(struct visitor *w, long *csw)
 {
 	unsigned long *word = &w->run->word.word;
@@ -75,10 +82,15 @@ static void visit_stretch(struct visitor *w, long *csw)
 	for (i = 0; i < VISIT_STRETCH; i++)
 		v[i] = __atomic_fetch_add(word, 1, __ATOMIC_SEQ_CST);
 	s->t1 = fc_now_ns();
-	s->prev_t1 = w->nstretch ? w->st[w->nstretch - 1].t1 : s->t0;
+	s->prev_t1 = w->last_t1 ? w->last_t1 : s->t0;
+	w->last_t1 = s->t1;
 	now = switches();
 	s->switched = now < 0 || now != *csw;
 	*csw = now;
+	if (w->n > 1 && v[VISIT_STRETCH - 1] - v[0] == VISIT_STRETCH - 1) {
+		w->alone++;
+		return;
+	}
 	w->nvals += VISIT_STRETCH;
 	w->nstretch++;
 }
@@ -118,46 +130,77 @@ static bool switched_in(const struct visitor *u, uint64_t t0, uint64_t t1)
 	return false;
 }
 
-/* Each RMW's thread, by its number: owner[value] */
-static uint16_t *owners(const struct visitor *w, int n, uint64_t total)
+/* The first of @u's values at or above @x (its values increase) */
+static uint32_t lower(const struct visitor *u, uint64_t x)
 {
-	uint16_t *own = malloc(total * sizeof(*own) + 1);
-	uint32_t k;
-	int t;
+	uint32_t lo = 0, hi = u->nvals, mid;
 
-	if (!own)
-		die("%s", "out of memory", ENOMEM);
-	for (t = 0; t < n; t++)
-		for (k = 0; k < w[t].nvals; k++)
-			own[w[t].vals[k]] = t;
-	return own;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (u->vals[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
-/* Whether every thread served an RMW in [lo, hi] (@seen: n bytes) */
-static bool all_served(const uint16_t *own, uint64_t lo, uint64_t hi, int n,
+/*
+ * The threads of the RMWs numbered lo..hi into @own (hi - lo + 1 of room),
+ * false where some number in it is no kept value of any thread (a thread
+ * was alone on the line then, its stretch not kept)
+ */
+static bool range_owners(const struct visitor *w, int n, uint64_t lo,
+			 uint64_t hi, uint16_t *own)
+{
+	uint64_t count = 0;
+	uint32_t k, end;
+	int u;
+
+	for (u = 0; u < n; u++)
+		count += lower(&w[u], hi + 1) - lower(&w[u], lo);
+	if (count != hi - lo + 1)
+		return false;
+	for (u = 0; u < n; u++) {
+		end = lower(&w[u], hi + 1);
+		for (k = lower(&w[u], lo); k < end; k++)
+			own[w[u].vals[k] - lo] = u;
+	}
+	return true;
+}
+
+/* Whether every thread served an RMW in own[0..len) (@seen: n bytes) */
+static bool all_served(const uint16_t *own, uint64_t len, int n,
 		       uint8_t *seen)
 {
 	int threads = 0;
 	uint64_t i;
 
 	memset(seen, 0, n);
-	for (i = lo; i <= hi; i++) {
+	for (i = 0; i < len; i++) {
 		threads += !seen[own[i]];
 		seen[own[i]] = 1;
 	}
 	return threads == n;
 }
 
+struct visit_scratch {
+	uint16_t *own;			/* a stretch's RMWs' threads */
+	uint64_t room;
+	uint8_t *seen;			/* n bytes */
+};
+
 /*
  * The stretch kept: every other thread ran all through it, and every
- * thread served RMWs in each VISIT_PARTS-th of it (@seen: n bytes of room)
+ * thread served RMWs in each VISIT_PARTS-th of the RMWs the line served
+ * during it; x->own then holds their threads
  */
 static bool kept(const struct visitor *w, int n, int t,
-		 const struct stretch *s, const uint16_t *own, uint8_t *seen)
+		 const struct stretch *s, struct visit_scratch *x)
 {
 	uint64_t lo = w[t].vals[s->first];
 	uint64_t hi = w[t].vals[s->first + VISIT_STRETCH - 1];
-	uint64_t part = (hi - lo + 1) / VISIT_PARTS, a;
+	uint64_t len = hi - lo + 1, part = len / VISIT_PARTS, a;
 	int u;
 
 	if (s->switched)
@@ -165,23 +208,23 @@ static bool kept(const struct visitor *w, int n, int t,
 	for (u = 0; u < n; u++)
 		if (u != t && switched_in(&w[u], s->prev_t1, s->t1))
 			return false;
-	for (a = lo; a + part <= hi + 1; a += part)
-		if (!all_served(own, a, a + part - 1, n, seen))
+	if (len > x->room || !range_owners(w, n, lo, hi, x->own))
+		return false;
+	for (a = 0; a + part <= len; a += part)
+		if (!all_served(x->own + a, part, n, x->seen))
 			return false;
 	return true;
 }
 
-/* The stretch's RMWs (every thread's) and the line's visits in it */
-static void count_visits(const struct visitor *w, int t,
-			 const struct stretch *s, const uint16_t *own,
-			 struct visit_point *vp)
+/* The kept stretch's RMWs (every thread's) and the line's visits in it */
+static void count_visits(const struct stretch *s, uint64_t len,
+			 const uint16_t *own, struct visit_point *vp)
 {
-	uint64_t lo = w[t].vals[s->first];
-	uint64_t hi = w[t].vals[s->first + VISIT_STRETCH - 1], i;
+	uint64_t i;
 
-	vp->rmw += hi - lo + 1;
+	vp->rmw += len;
 	vp->visits++;
-	for (i = lo + 1; i <= hi; i++)
+	for (i = 1; i < len; i++)
 		vp->visits += own[i] != own[i - 1];
 	vp->seconds += (s->t1 - s->t0) / 1e9;
 }
@@ -189,28 +232,29 @@ static void count_visits(const struct visitor *w, int t,
 static void visit_figures(const struct visitor *w, int n,
 			  struct visit_point *vp)
 {
-	uint64_t total = 0;
-	uint8_t *seen = malloc(n);
-	uint16_t *own;
+	struct visit_scratch x = { .room = (uint64_t)n * VISIT_STRETCH * 4 };
+	const struct stretch *s;
 	uint32_t k;
 	int t;
 
-	if (!seen)
+	x.own = malloc(x.room * sizeof(*x.own));
+	x.seen = malloc(n);
+	if (!x.own || !x.seen)
 		die("%s", "out of memory", ENOMEM);
-	for (t = 0; t < n; t++)
-		total += w[t].nvals;
-	own = owners(w, n, total);
 	for (t = 0; t < n; t++) {
+		vp->stretches += w[t].nstretch + w[t].alone;
+		vp->alone += w[t].alone;
 		for (k = 0; k < w[t].nstretch; k++) {
-			vp->stretches++;
-			if (!kept(w, n, t, &w[t].st[k], own, seen))
+			s = &w[t].st[k];
+			if (!kept(w, n, t, s, &x))
 				continue;
 			vp->kept++;
-			count_visits(w, t, &w[t].st[k], own, vp);
+			count_visits(s, w[t].vals[s->first + VISIT_STRETCH - 1] -
+				     w[t].vals[s->first] + 1, x.own, vp);
 		}
 	}
-	free(own);
-	free(seen);
+	free(x.own);
+	free(x.seen);
 }
 
 static void visit_alloc(struct visitor *w, int n, struct visit_run *run)
@@ -224,6 +268,7 @@ static void visit_alloc(struct visitor *w, int n, struct visit_run *run)
 	run->max_vals = per;
 	for (i = 0; i < n; i++) {
 		w[i].run = run;
+		w[i].n = n;
 		w[i].vals = malloc(per * sizeof(*w[i].vals));
 		w[i].st = calloc(per / VISIT_STRETCH, sizeof(*w[i].st));
 		if (!w[i].vals || !w[i].st)

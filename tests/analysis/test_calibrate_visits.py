@@ -52,8 +52,10 @@ def test_visits_count_every_stretch_and_keep_the_co_running():
     one, two = doc["visits"]
     assert (one["threads"], two["threads"]) == (1, 2)
     assert two["cpus"] == USABLE[:2]
+    assert one["stretches_alone"] == 0, "alone is all there is at 1"
     for v in (one, two):
-        assert 0 <= v["stretches_kept"] <= v["stretches"]
+        assert 0 <= v["stretches_kept"] + v["stretches_alone"] <= \
+            v["stretches"]
         assert v["rmw"] >= v["stretches_kept"] * v["stretch_rmw"]
     # alone, each kept stretch is one visit of its stretch_rmw RMWs
     assert one["rmw"] == one["stretches_kept"] * one["stretch_rmw"]
@@ -77,14 +79,16 @@ def _doc():
                  "rmw_per_visit": None, "visit_ns": None,
                  "handover_ns": None},
                 {"threads": 2, "stretch_rmw": 1024, "stretches": 20,
-                 "stretches_kept": 4, "rmw": 8192, "visits": 2048,
+                 "stretches_alone": 0, "stretches_kept": 4, "rmw": 8192, "visits": 2048,
                  "seconds": 2.048e-4, "rmw_per_s": 4e7, "ns_per_rmw": 25.0,
                  "rmw_per_visit": 4.0, "visit_ns": 100.0,
                  "handover_ns": 60.0}]}
 
 
 @pytest.mark.parametrize("field,value,want", [
-    ("stretches_kept", 21, "at most stretches (20)"),
+    ("stretches_kept", 21, "at most stretches - stretches_alone (20)"),
+    ("stretches_alone", 17, "at most stretches - stretches_alone (3)"),
+    ("stretches_alone", -1, "want a whole number >= 0"),
     ("rmw", 4000, "at least stretches_kept x stretch_rmw"),
     ("rmw_per_s", 8e7, "4e+07 (the counts' quotient)"),
     ("rmw_per_visit", 0.5, "want a finite number >= 1"),
@@ -99,7 +103,10 @@ def test_the_reader_refuses_visit_figures_out_of_range(field, value, want):
     doc["visits"][1][field] = value
     with pytest.raises(calibfile.CalibrationError) as e:
         calibfile.validate(doc, "c.json")
-    assert str(e.value).startswith("c.json: visits[1].%s is " % field)
+    # the kept count is the one named when kept + alone pass stretches
+    named = "stretches_kept" if field == "stretches_alone" and value > 0 \
+        else field
+    assert str(e.value).startswith("c.json: visits[1].%s is " % named)
     assert want in str(e.value)
 
 

@@ -31,7 +31,7 @@ _POINT = Obj({"threads": POSITIVE, "cpus": List(INT), "ns_per_op": _NS,
 # part of it.
 _VISIT = Obj({"threads": POSITIVE, "cpus": List(INT),
               "stretch_rmw": POSITIVE, "stretches": COUNT,
-              "stretches_kept": COUNT, "rmw": COUNT, "visits": COUNT,
+              "stretches_alone": COUNT, "stretches_kept": COUNT, "rmw": COUNT, "visits": COUNT,
               "seconds": number(low=0), "rmw_per_s": Opt(_RATE),
               "ns_per_rmw": Opt(_NS), "rmw_per_visit": Opt(number(low=1)),
               "visit_ns": Opt(_NS), "handover_ns": Opt(_NS)},
@@ -129,8 +129,10 @@ def _check_visit(i, v):
     def bad(field, want):
         raise schema.Invalid("visits[%d].%s" % (i, field), v.get(field),
                              want)
-    if v["stretches_kept"] > v["stretches"]:
-        bad("stretches_kept", "at most stretches (%d)" % v["stretches"])
+    alone = v.get("stretches_alone", 0)
+    if v["stretches_kept"] + alone > v["stretches"]:
+        bad("stretches_kept", "at most stretches - stretches_alone (%d)"
+            % (v["stretches"] - alone))
     # a kept stretch serves its thread's stretch_rmw RMWs at least
     if v["rmw"] < v["stretches_kept"] * v.get("stretch_rmw", 1):
         bad("rmw", "at least stretches_kept x stretch_rmw")
