@@ -57,10 +57,11 @@ def table(items, machines_dir=None):
 
 def parse_args(argv):
     p = width.ArgumentParser(
-        prog=PROG, description="Each published curve of a loop on one "
-        "shared line (machines/curves/, each file with its source) beside "
-        "the simulator on the profile of its CPU; the last line names the "
-        "worst ratio. Takes no options.")
+        prog=PROG, description=width.wrap(
+            "Each published curve of a loop on one shared line "
+            "(machines/curves/, each file with its source) beside the "
+            "simulator on the profile of its CPU; the last line names the "
+            "worst ratio. Takes no options."))
     return p.parse_args(argv)
 
 
