@@ -127,3 +127,24 @@ def test_plot_on_a_device(device, tmp_path):
         assert p.returncode == 1, p.stdout + p.stderr
         assert message(p.stderr) == "flagcheck-predict: --plot: %s is %s: " \
             "%s\n" % (path, what, ALLOWED)
+
+
+@pytest.mark.skipif(not os.path.exists(CALIBRATE),
+                    reason="needs build/flagcheck-calibrate (make)")
+def test_calibrate_output_on_a_device_a_link_a_fifo(device, tmp_path):
+    link = tmp_path / "c.json"
+    os.symlink(device, link)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, what in ((device, "a block device"),
+                       (str(link), "a symbolic link"),
+                       (str(fifo), "a FIFO")):
+        t0 = time.monotonic()
+        p = subprocess.run([CALIBRATE, "--seconds", "30", "--output", path],
+                           capture_output=True, text=True, timeout=10)
+        assert time.monotonic() - t0 < 5            # refused, not measured
+        assert p.returncode == 1, p.stderr
+        assert p.stderr == "flagcheck-calibrate: %s is %s: %s\n" % (
+            path, what, ALLOWED)
+    assert os.readlink(link) == device
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
