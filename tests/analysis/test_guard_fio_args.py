@@ -194,3 +194,28 @@ class TestRunJob:
         assert p.returncode == 2, p.stderr
         assert "writes (read_iolog=%s replays writes) and %s" % (
             log, device) in message(p.stderr), p.stderr
+
+
+@needs_fio
+def test_flagcheck_run_keeps_the_verify_state_in_outdir(tmp_path):
+    with open(S2) as f:
+        text = f.read().replace("rw=randwrite\n", "rw=randwrite\n"
+                                "verify=md5\n", 1)
+    job = tmp_path / "s2-verify.fio"
+    job.write_text(text)
+    elsewhere, out = tmp_path / "elsewhere", tmp_path / "out"
+    elsewhere.mkdir()
+    args = (str(job), "--numjobs", "1", "--repeats", "1", "--runtime", "1",
+            "--ramp", "0", "--no-line-probe", "--modes", "always",
+            "--outdir", str(out), "--quiet")
+    p = run_cli("flagcheck-run", *args, cwd=str(elsewhere), timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert os.listdir(elsewhere) == []
+    assert os.path.isfile(out / "local-randwrite-0-verify.state")
+    # a link planted where fio saves it: refused before fio starts
+    os.unlink(out / "local-randwrite-0-verify.state")
+    os.symlink("/dev/null", out / "local-randwrite-0-verify.state")
+    p = run_cli("flagcheck-run", *args, "--dry-run", cwd=str(elsewhere))
+    assert p.returncode == 2, p.stderr
+    assert "the job's verify state, %s, is a symbolic link" % (
+        out / "local-randwrite-0-verify.state") in message(p.stderr)
