@@ -148,3 +148,21 @@ def test_calibrate_output_on_a_device_a_link_a_fifo(device, tmp_path):
             path, what, ALLOWED)
     assert os.readlink(link) == device
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_lru_tables_follow_no_link(tmp_path):
+    from tests.analysis.test_lru import line
+    with open(tmp_path / "s_on_nj1_r1.flagcheck.jsonl", "w") as f:
+        f.write(json.dumps(line("on", 1, 1000, 10000)) + "\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim"
+    victim.write_text("victim\n")
+    os.symlink(str(victim), out / "lru.md")
+    p = helpers.run_cli("flagcheck-lru", str(tmp_path), "--no-plot",
+                        "--outdir", str(out))
+    assert p.returncode == 1, p.stderr
+    assert message(p.stderr) == "flagcheck-lru: cannot write to %s: %s is " \
+        "a symbolic link (to a regular file): %s\n" % (out, out / "lru.md",
+                                                       ALLOWED)
+    assert victim.read_text() == "victim\n"

@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from ..results import width
+from ..results import safewrite, width
 from . import lru, plot
 from ..results.fiojson import InputError
 
@@ -80,8 +80,7 @@ def main(argv=None):
         os.makedirs(outdir, exist_ok=True)
         for name, body in (("lru.md", lru.markdown(pts)),
                            ("lru.csv", lru.csv_text(pts))):
-            with open(os.path.join(outdir, name), "w") as f:
-                f.write(body)
+            safewrite.write(os.path.join(outdir, name), body)
     except OSError as e:
         print(width.wrap("%s: cannot write to %s: %s" % (PROG, outdir,
                                               e.strerror or e)),
