@@ -1,7 +1,7 @@
 """What fio writes or removes past its job file's rw=: fio's short options
 (-o FILE), every job file on its command line, --trigger-file, a replayed
 iolog (read_iolog=, replay_redirect=) and the verify state.  jobs/run-job
-and flagcheck-run refuse each before fio starts, against a scratch loop
+and flagcheck run refuse each before fio starts, against a scratch loop
 device whose SHA-256 is the same before and after (test_out_paths'
 fixture: a node of it made in the test's directory)."""
 
@@ -187,7 +187,7 @@ class TestRunJob:
         job = tmp_path / "s1-log.fio"
         job.write_text(text)
         (tmp_path / "data").write_bytes(bytes(1 << 20))
-        p = run_cli("flagcheck-run", str(job), "--dry-run", "--repeats", "1",
+        p = run_cli("run", str(job), "--dry-run", "--repeats", "1",
                     "--numjobs", "1", "--set", "FILENAME=data", "--set",
                     "BACKEND=psync", "--outdir", str(tmp_path / "out"),
                     cwd=str(tmp_path))
@@ -208,14 +208,14 @@ def test_flagcheck_run_keeps_the_verify_state_in_outdir(tmp_path):
     args = (str(job), "--numjobs", "1", "--repeats", "1", "--runtime", "1",
             "--ramp", "0", "--no-line-probe", "--modes", "always",
             "--outdir", str(out), "--quiet")
-    p = run_cli("flagcheck-run", *args, cwd=str(elsewhere), timeout=120)
+    p = run_cli("run", *args, cwd=str(elsewhere), timeout=120)
     assert p.returncode == 0, p.stderr
     assert os.listdir(elsewhere) == []
     assert os.path.isfile(out / "local-randwrite-0-verify.state")
     # a link planted where fio saves it: refused before fio starts
     os.unlink(out / "local-randwrite-0-verify.state")
     os.symlink("/dev/null", out / "local-randwrite-0-verify.state")
-    p = run_cli("flagcheck-run", *args, "--dry-run", cwd=str(elsewhere))
+    p = run_cli("run", *args, "--dry-run", cwd=str(elsewhere))
     assert p.returncode == 2, p.stderr
     assert "the job's verify state, %s, is a symbolic link" % (
         out / "local-randwrite-0-verify.state") in message(p.stderr)

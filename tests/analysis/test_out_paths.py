@@ -1,6 +1,6 @@
 """The one rule for every path a tool writes (results/outpath.py): a
 regular file or absent, never a link, inside the directory the command
-named.  The tools' own outputs (flagcheck-predict's fio cost record and its
+named.  The tools' own outputs (flagcheck predict's fio cost record and its
 .tmp, --plot, build/flagcheck-calibrate --output) against a scratch loop
 device whose SHA-256 is the same before and after, a link to it, a FIFO."""
 
@@ -17,7 +17,7 @@ from tests.analysis.helpers import loop_device, message
 from tests.analysis.test_guard_keywords import sha256
 from flagcheck_analysis.results import outpath, safewrite
 
-PREDICT = os.path.join(helpers.ANALYSIS, "flagcheck-predict")
+PREDICT = [helpers.FLAGCHECK, "predict"]
 CALIBRATE = os.path.join(helpers.BUILD, "flagcheck-calibrate")
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
 THRESHOLD = os.path.join(helpers.REPO, "jobs", "catalogue",
@@ -90,7 +90,7 @@ class TestRule:
 
 
 def predict(*args, **env):
-    return subprocess.run(["/usr/bin/python3", PREDICT] + list(args),
+    return subprocess.run(["/usr/bin/python3"] + PREDICT + list(args),
                           capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, FLAGCHECK_SIM=SIM, **env))
 
@@ -103,7 +103,7 @@ def test_fio_cost_record_on_a_device(device, tmp_path):
         t0 = time.monotonic()
         p = predict("--measure-fio", FLAGCHECK_FIO_COST=path)
         assert p.returncode == 1, p.stdout + p.stderr
-        assert message(p.stderr) == "flagcheck-predict: %s is %s: %s\n" % (
+        assert message(p.stderr) == "flagcheck predict: %s is %s: %s\n" % (
             path, "a block device" if path == device else
             "a symbolic link (to a block device)", ALLOWED)
         assert time.monotonic() - t0 < 2.5     # before fio is measured
@@ -125,7 +125,7 @@ def test_plot_on_a_device(device, tmp_path):
         p = predict(THRESHOLD, "--machine", "icelake-sp-2s", "--cpus", "4",
                     "--rest", "work", "--seeds", "1", "--plot", path)
         assert p.returncode == 1, p.stdout + p.stderr
-        assert message(p.stderr) == "flagcheck-predict: --plot: %s is %s: " \
+        assert message(p.stderr) == "flagcheck predict: --plot: %s is %s: " \
             "%s\n" % (path, what, ALLOWED)
 
 
@@ -159,10 +159,10 @@ def test_lru_tables_follow_no_link(tmp_path):
     victim = tmp_path / "victim"
     victim.write_text("victim\n")
     os.symlink(str(victim), out / "lru.md")
-    p = helpers.run_cli("flagcheck-lru", str(tmp_path), "--no-plot",
+    p = helpers.run_cli("lru", str(tmp_path), "--no-plot",
                         "--outdir", str(out))
     assert p.returncode == 1, p.stderr
-    assert message(p.stderr) == "flagcheck-lru: cannot write to %s: %s is " \
+    assert message(p.stderr) == "flagcheck lru: cannot write to %s: %s is " \
         "a symbolic link (to a regular file): %s\n" % (out, out / "lru.md",
                                                        ALLOWED)
     assert victim.read_text() == "victim\n"

@@ -56,7 +56,7 @@ def check(job, opts, job_names, fio_opts, remote=False, cleared=()):
     job options [(section, key, value, origin)], @fio_opts fio's own
     options (fioargs.Option) of its command line; a link at one of the
     paths @cleared is not refused: the caller removes it (never following
-    it) before fio starts, as flagcheck-run does with its counters file."""
+    it) before fio starts, as flagcheck run does with its counters file."""
     cleared = {os.path.abspath(p) for p in cleared}
     for key, value, origin, log in fiologs.log_files(opts, job_names,
                                                      remote):

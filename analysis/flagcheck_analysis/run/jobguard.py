@@ -35,7 +35,7 @@ where it goes.  fio's command line is read as fio reads it (fioargs.py):
 short options (-o FILE, -oFILE), every job file it names (each read as
 the first is), and fio's server and client options, refused here.
 
-jobs/run-job runs this module before fio; flagcheck-run checks each job
+jobs/run-job runs this module before fio; flagcheck run checks each job
 file the same way.  FLAGCHECK_DESTROY=yes lets a job write a device."""
 
 import argparse
@@ -64,7 +64,7 @@ CUT_WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
                "readwrite", "backend", "ioengine", "flagcheck_stats",
                "read_iolog", "replay_redirect") + fiologs.LOG_OPTIONS
 # fio's own options that make it a server, or a client of servers: the
-# jobs then run elsewhere, unseen here (flagcheck-run --hosts runs them)
+# jobs then run elsewhere, unseen here (flagcheck run --hosts runs them)
 SERVER_OPTIONS = ("server", "daemonize", "client", "remote-config")
 _ASKERS = {}
 _KEYWORD = re.compile(r"\$(jobname|jobnum|filenum|clientuid)")
@@ -279,7 +279,7 @@ def _command(path, env, args=(), remote=False):
         if o.fio and o.name in SERVER_OPTIONS:
             raise Refused("%s: %s on fio's command line runs fio as a "
                           "server or a client of servers, whose jobs are "
-                          "not judged here: refused (flagcheck-run --hosts "
+                          "not judged here: refused (flagcheck run --hosts "
                           "runs jobs on fio servers)" % (path, o.written))
     return opts + cmdline_options(args, env=env), fio_opts
 

@@ -1,4 +1,4 @@
-"""The runs of a flagcheck-run command on this machine: each job pinned
+"""The runs of a flagcheck run command on this machine: each job pinned
 to its CPUs (placement), fio's clock chosen once, the line probe and the
 interference record around each run, the machine calibrated once, and a
 run done only when the engine's counters agree with fio."""
@@ -17,7 +17,7 @@ from .progress import PROG
 def aux_args(args):
     """fio's --aux-path: the files fio derives names for itself (the
     verify state, local-JOB-N-verify.state; verify dumps) go into the
-    results directory, not into the directory flagcheck-run started in."""
+    results directory, not into the directory flagcheck run started in."""
     return ["--aux-path=" + os.path.abspath(args.outdir)]
 
 
