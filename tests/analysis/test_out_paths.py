@@ -166,3 +166,23 @@ def test_lru_tables_follow_no_link(tmp_path):
         "a symbolic link (to a regular file): %s\n" % (out, out / "lru.md",
                                                        ALLOWED)
     assert victim.read_text() == "victim\n"
+
+
+def test_host_job_files_stay_in_the_results_directory(tmp_path):
+    import argparse
+    from flagcheck_analysis.results import matrix
+    from flagcheck_analysis.run import clientserver, hosts
+    job = tmp_path / "s.fio"
+    job.write_text("[s]\nioengine=null\nrw=read\nsize=1m\n")
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    os.symlink(str(elsewhere), out / "jobs")
+    args = argparse.Namespace(outdir=str(out), scenarios={"s": str(job)},
+                              vars={})
+    run = matrix.Run("s", "always", 1, 1)
+    with pytest.raises(outpath.OutPathError) as e:
+        clientserver.write_job_files(args, run, [hosts.parse("h,8765")])
+    assert "outside %s, where this command's output goes" % out in \
+        str(e.value)
+    assert os.listdir(elsewhere) == []
