@@ -186,3 +186,22 @@ def test_host_job_files_stay_in_the_results_directory(tmp_path):
     assert "outside %s, where this command's output goes" % out in \
         str(e.value)
     assert os.listdir(elsewhere) == []
+
+
+@pytest.mark.skipif(not (helpers.FIO and os.path.exists(helpers.ENGINE)),
+                    reason="needs fio and the built engine")
+def test_lock_file_on_a_device(device, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    lock = out / "flagcheck.lock"
+    os.rename(device, lock)
+    p = helpers.run_cli(
+        "run", os.path.join(helpers.HERE, "flagcheck-fixture.fio"),
+        "--modes", "always", "--numjobs", "1", "--repeats", "1", "--ramp",
+        "0", "--no-line-probe", "--quiet", "--runtime", "1", "--set",
+        "FLAGCHECK_ENGINE=" + helpers.ENGINE, "--outdir", str(out),
+        timeout=120)
+    os.rename(lock, device)                 # for the fixture's checks
+    assert p.returncode == 1, p.stderr
+    assert message(p.stderr) == "flagcheck run: %s is a block device: %s\n" \
+        % (lock, ALLOWED)

@@ -59,6 +59,13 @@ def what_is(path):
     return _kind(mode)
 
 
+def what_is_fd(fd):
+    """What the file open at @fd is where the rule refuses it, else None:
+    the check after an open, for a file replaced between the two."""
+    mode = os.fstat(fd).st_mode
+    return None if stat.S_ISREG(mode) else _kind(mode) or "not a regular file"
+
+
 def outside(path, within):
     """@within (a directory) when @path does not lie inside it, else
     None; both are taken with every link in them resolved."""
