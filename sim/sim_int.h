@@ -83,8 +83,7 @@ struct sim {
 	struct sim_cpu *cpu;
 	struct sim_unit *unit;
 	unsigned int nr_units;
-	uint64_t *hold;			/* the units' holders, in use order */
-	size_t nr_held;			/* units given theirs */
+	uint64_t *hold;			/* the units' holders, unit by unit */
 	unsigned int objects, obj_lines;	/* :obj(N,RULE), 0: none */
 	unsigned long *obj;		/* objects x words: their values */
 	unsigned long all[PATTERN_MAX_WORDS];

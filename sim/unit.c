@@ -123,8 +123,8 @@ double sim_grant(struct sim *s, struct sim_unit *u, unsigned int cpu,
 }
 
 /*
- * Unit @i gets its holders (from s->hold, in the order the units are set
- * up) and an empty queue; @cpu, the first to use it, owns it
+ * Unit @i gets its holders (its place in s->hold: an object's units side
+ * by side) and an empty queue; @cpu, the first to use it, owns it
  */
 void sim_unit_init(struct sim *s, unsigned int i, unsigned int cpu)
 {
@@ -133,7 +133,7 @@ void sim_unit_init(struct sim *s, unsigned int i, unsigned int cpu)
 
 	if (u->holders)
 		return;
-	u->holders = &s->hold[s->nr_held++ * words];
+	u->holders = &s->hold[(size_t)i * words];
 	u->qhead = -1;
 	u->qtail = -1;
 	u->owner = cpu;
