@@ -18,7 +18,7 @@
 #include "counters.h"
 #include "registry.h"
 
-/* The two forms every model has: the atomic RMW on every call, or the
+/* The two variants every model has: the atomic RMW on every call, or the
  * plain test first and the RMW only when it changes something. */
 enum fc_variant {
 	FC_ALWAYS = 0,
@@ -44,10 +44,8 @@ struct fc_io {
  *
  * The one exception is the model's variant, always named "variant"
  * (FC_VARIANT_OPTION): its choices and default are each model's own
- * (always and test_first, a model's extra forms, on and off), checked
- * against the job's model= once both are known. @alias, of a variant
- * only, is the model's older name for it (flag_check, clear_new, ...),
- * accepted for that model alone.
+ * (always and test_first, a model's extra variants, on and off), checked
+ * against the job's model= once both are known.
  */
 #define FC_VARIANT_OPTION	"variant"
 #define FC_MODEL_STR_LEN	4096
@@ -62,7 +60,6 @@ struct fc_model_option {
 	int is_variant;			/* the model's variant: always / test_first,
 					 * or the model's own names */
 	int is_string;
-	const char *alias;		/* a variant's older name, or NULL */
 };
 
 struct fc_model {
