@@ -96,13 +96,14 @@ struct fc_model {
 	 * Memory of one job that no other job sees (a per-CPU cache, a
 	 * directory of its own): job_size bytes, zero-filled, handed to ->io as
 	 * io->job. job_init (optional) runs once before the first I/O, with
-	 * fio's job number (1 up, as thread_number in the counters): 0 or a
-	 * negative errno that fails the job, its reason printed by job_init in
-	 * one "flagcheck: " line (the engine adds none: fio prints the errno);
-	 * job_exit (optional) at job end.
+	 * fio's job number (1 up, as thread_number in the counters): 0, or a
+	 * negative errno that fails the job with its reason in @msg (naming
+	 * the option and value, as ->check's), which the engine prints
+	 * through fio's log_err(); job_exit (optional) at job end.
 	 */
 	size_t job_size;
-	int (*job_init)(void *job, const void *params, unsigned int job_number);
+	int (*job_init)(void *job, const void *params, unsigned int job_number,
+			char *msg, size_t len);
 	void (*job_exit)(void *job, const void *params);
 	/*
 	 * Optional: the names of the paths this job counted, when they come

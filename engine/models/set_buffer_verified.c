@@ -107,7 +107,7 @@ static int verified_io(void *state, const void *params,
 }
 
 static int verified_job_init(void *job, const void *params,
-			     unsigned int job_number)
+			     unsigned int job_number, char *msg, size_t len)
 {
 	const struct verified_params *p = params;
 	struct verified_job *j = job;
@@ -124,8 +124,8 @@ static int verified_job_init(void *job, const void *params,
 		err = errno;
 	}
 	j->dir[0] = '\0';
-	fprintf(stderr, "flagcheck: creat_dir=%s: cannot make this job's "
-		"directory there: %s\n", p->creat_dir, strerror(err));
+	snprintf(msg, len, "creat_dir=%s: cannot make this job's directory "
+		 "there: %s", p->creat_dir, strerror(err));
 	return -err;
 }
 
