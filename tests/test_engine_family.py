@@ -17,7 +17,7 @@ def test_s3_real_cycles_in_a_directory_of_their_own(ctx):
     d = tempfile.mkdtemp(prefix="creat-", dir=ctx.tmp)
     try:
         p, stats = run_job(ctx, S3, clean_env(
-            FLAG_CHECK="always", NUMJOBS=2, RUNTIME=1, SIZE="16m",
+            VARIANT="always", NUMJOBS=2, RUNTIME=1, SIZE="16m",
             CREAT_DIR=d))
         ios = check_run(p, stats, S3, "always", 2, "null")
         for s in stats:

@@ -34,7 +34,7 @@ class SpecError(Exception):
 
 
 def _env():
-    return dict(os.environ, FLAG_CHECK="always")
+    return dict(os.environ, VARIANT="always")
 
 
 def _options(path):
