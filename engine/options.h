@@ -40,7 +40,8 @@ struct flagcheck_options {
 	unsigned int check_failed;
 	unsigned int model_set;		/* model= was given */
 	/* variant= as given, checked against the job's model by
-	 * fc_variant_check(); variant_given 0: not given (the model's default) */
+	 * fc_variant_check(); variant_given 0: not given (the model's
+	 * default) */
 	unsigned int variant_given;
 	char variant[32];
 	/* io_submit_mode=offload: the job's data, set at the job's init, for
