@@ -48,7 +48,7 @@ WITHIN = 0.15
 # a calibration this far from the runs' own line probes is not used
 DISAGREE = 2.0
 
-TITLE = ("the big-box answer, an ESTIMATE: each pattern job simulated (flagcheck-predict, "
+TITLE = ("the big-box answer, an ESTIMATE: each pattern job simulated (flagcheck predict, "
          "docs/predict.md): gain test_first/always at typical costs, "
          "band lowest..highest over the profile's low..high costs and 3 "
          "seeds")
