@@ -1,7 +1,7 @@
 """fio's own cost per I/O on this box, for the rest of a predicted I/O
 (`--rest fio`): measured with fio's null engine or given, scaled by this
 box's clock over the profile's. The one module of predict/ that measures;
-the command line (predict/cli.py) only parses and prints.
+the command line (cli/predict.py) only parses and prints.
 
 flagcheck predict never measures by itself: `flagcheck predict
 --measure-fio` records one measurement (record()) in build/fio-cost.json
@@ -18,7 +18,7 @@ import re
 import subprocess
 import time
 
-from ..results import textfile
+from ..inputs import textfile
 
 # the recorded file: a regular file of at most 4 KiB, ns per I/O in
 # 1..1e6 (fio's null engine costs about 10^2..10^3 ns an I/O)

@@ -42,7 +42,8 @@ import os
 import re
 
 from ..predict import band, curve, explain, fiocost, jobspec, simulate
-from ..results import jobheader, lineprobes, machine, published
+from ..inputs import jobheader, lineprobes, published
+from ..machines import machine
 
 WITHIN = 0.15
 # a calibration this far from the runs' own line probes is not used

@@ -17,7 +17,7 @@ noise"."""
 
 from collections import namedtuple
 
-from ..results import fiojson, published, runsetup
+from ..inputs import fiojson, published, runsetup
 from ..stats import compare, decide, paired, significance
 from . import render
 

@@ -17,14 +17,14 @@ The verdict:
                   precision around 1) or the opposite direction
 A scenario without a published ratio gets the direction alone. Where the
 jobs ran together less than corun.SELDOM_PCT of the time (the median over
-the cell's runs, results/corun.py), the verdict says so: such runs measure
+the cell's runs, inputs/corun.py), the verdict says so: such runs measure
 little contention, and more of them do not help."""
 
 import math
 import os
 from collections import namedtuple
 
-from ..results import corun, published
+from ..inputs import corun, published
 from ..stats import decide, paired, significance
 from . import render
 
@@ -243,7 +243,7 @@ def repeats_name():
 def verdict(d, entry, numjobs, busy, runs, name=REPEATS_FLAG,
             corun_pct=None):
     """The verdict in words (see the module's text); @corun_pct: the
-    share of the runs the jobs ran together (results/corun.py)."""
+    share of the runs the jobs ran together (inputs/corun.py)."""
     apart = seldom(numjobs, corun_pct)
     if d.reason == "undecided" or d.ci is None:
         return _undecided(d, busy, runs, name, apart)

@@ -5,8 +5,9 @@ where each host's engine counters come from afterwards."""
 import json
 import os
 
-from ..results import safewrite, clients, fiojson, matrix
-from . import hosts, jobfile
+from ..inputs import safewrite, clients, fiojson, matrix
+from . import hosts
+from ..inputs import jobfile
 
 REASON_LINES = 10      # lines a failed host's server said, kept
 

@@ -39,8 +39,9 @@ import re
 import stat
 import sys
 
-from ..results import width
-from . import fiologs, jobfile
+from .. import width
+from . import fiologs
+from ..inputs import jobfile
 
 WRITE_FREE_RW = ("read", "randread")
 # the options that say where a job does I/O, whether it writes, and what

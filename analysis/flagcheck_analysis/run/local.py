@@ -7,7 +7,7 @@ import os
 import shlex
 import sys
 
-from ..results import fiojson, matrix
+from ..inputs import fiojson, matrix
 from ..calibrate import calibration
 from . import clock, interference, jobguard, lineprobe, placement
 from .executor import Executor, Status, env_words

@@ -8,8 +8,9 @@ are not this machine's."""
 import os
 import shlex
 
-from ..results import matrix
-from . import clientserver, jobfile, jobguard
+from ..inputs import matrix
+from . import clientserver, jobguard
+from ..inputs import jobfile
 from .executor import Executor, Status, env_words
 from .progress import PROG
 

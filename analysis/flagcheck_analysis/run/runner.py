@@ -8,7 +8,8 @@ import subprocess
 import sys
 import time
 
-from ..results import manifest, matrix, runrecord, width
+from ..inputs import manifest, matrix, runrecord
+from .. import width
 from ..stats import decide
 from . import clientserver, outdirlock, proctree, runmanifest, runsettings
 from .executor import Status

@@ -12,14 +12,15 @@ The rest of each I/O besides the pattern's operations, one for both modes:
          inputs give the same output, nothing is measured by a prediction
 """
 
-import argparse
 import os
 import json
 import re
 import sys
 
-from ..results import jobheader, machine, width
-from . import band, curve, explain, fiocost, jobspec, simulate
+from ..inputs import jobheader
+from ..machines import machine
+from .. import width
+from ..predict import band, curve, explain, fiocost, jobspec, simulate
 
 PROG = "flagcheck predict"
 # flagcheck-sim's largest matrix (sim/main.c): refused before any is built
@@ -53,7 +54,7 @@ def parse_args(argv):
         prog=PROG, description="Predict a model=pattern job file's IOPS "
         "and gain on a big machine by simulating it on the machine's "
         "profile.", epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=width.HelpFormatter)
     p.add_argument("jobfile", nargs="?",
                    help="a model=pattern fio job file")
     p.add_argument("--machine", metavar="NAME_OR_FILE",
