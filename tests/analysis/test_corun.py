@@ -99,7 +99,7 @@ def test_verdict_names_jobs_that_seldom_ran_together():
 
 def _fio_s1(tmp_path, numjobs, *args):
     stats = tmp_path / "s1.jsonl"
-    env = dict(os.environ, FLAGCHECK_ENGINE=ENGINE, FLAG_CHECK="always",
+    env = dict(os.environ, FLAGCHECK_ENGINE=ENGINE, VARIANT="always",
                NUMJOBS=str(numjobs), RUNTIME="1", SIZE="1g",
                FILENAME="flagcheck-null-target", BACKEND="null",
                FLAGCHECK_STATS=str(stats))
@@ -195,7 +195,7 @@ ONE_CPU_JOB = """[global]
 ioengine=external:${FLAGCHECK_ENGINE}
 backend=null
 model=pattern
-variant=${FLAG_CHECK}
+variant=${VARIANT}
 pattern_words=w@0
 pattern=READ_ONCE(w)
 flagcheck_stats=${FLAGCHECK_STATS}
