@@ -6,7 +6,7 @@ import os
 import sys
 
 from ..results import width
-from . import catalogue, render
+from . import catalogue, conditions, render
 from .loadrecords import (
     inputs_to_files, load_records)
 
@@ -76,7 +76,8 @@ def main(argv=None):
         else:
             without.append(path)
     records = load_records(files, None, ["always", "test_first"])[0]
-    rows = catalogue.rows(records, figures)
+    rows = catalogue.rows(records, figures, conditions.cell_counts(
+        conditions.ok_entries(manifests)))
     if not rows:
         print(width.wrap("%s: no runs of both modes of a job file with a "
               "published-figure line in %s%s" % (

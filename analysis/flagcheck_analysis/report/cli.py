@@ -321,7 +321,8 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     figures = job_file_figures(manifests)
     out = [sections.Compare(conditions.annotate(
                compare.compare(records, args.base), counts,
-               args.exclude_busy, lineprobes.cell_spans(ok_runs))),
+               args.exclude_busy, lineprobes.cell_spans(ok_runs),
+               records)),
            sections.Scaling(scaling.scaling(records, args.base), order, fits,
                            args.predict, summary.marks(records, counts,
                                                        args.base), figures),

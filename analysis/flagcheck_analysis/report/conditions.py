@@ -2,7 +2,7 @@
 manifest): where the jobs ran, the warm-up, which runs the machine was
 busy for, and why each cell stopped adding repeats."""
 
-from ..results import busymark, clocksource, jobcpus, lineprobes
+from ..results import busymark, clocksource, corun, jobcpus, lineprobes
 
 
 def _key(entry):
@@ -52,25 +52,43 @@ def busy_text(counts, key, excluded):
         len(busy), n, ", left out" if excluded else "")
 
 
-def annotate(sections, counts, excluded, spans=None):
+def _apart(verdict, words):
+    """A verdict of a cell whose jobs seldom ran together: a difference
+    it found reads "cannot tell" (such runs never decide one)."""
+    if verdict.kind not in ("beyond", "differs"):
+        return verdict
+    return verdict._replace(kind="cannot_tell", text="cannot tell: %s (%s)"
+                            % (words, verdict.text.split(": ", 1)[-1]))
+
+
+def annotate(sections, counts, excluded, spans=None, records=()):
     """The comparison sections with "machine busy in k of n runs" added to
-    every verdict of a cell that had busy runs, and what the line probe saw
+    every verdict of a cell that had busy runs, what the line probe saw
     in a cell where the line's cost moved between runs (@spans:
-    lineprobes.cell_spans)."""
+    lineprobes.cell_spans), and, in a cell of @records whose jobs seldom
+    ran together (corun.seldom), "cannot tell" for every difference."""
     out = []
     for s in sections:
         key = (s.scenario, s.numjobs)
+        apart = corun.seldom_text(s.numjobs, corun.records_share(
+            records, s.scenario, s.numjobs)[0])
         notes = [t for t in (busy_text(counts, key, excluded),
                              lineprobes.moved_text(spans or {}, key)) if t]
         extra = "; ".join(notes) or None
-        if extra is None:
+        if extra is None and apart is None:
             out.append(s)
             continue
-        rows = [r._replace(others=[c._replace(verdict=c.verdict._replace(
-            text="%s; %s" % (c.verdict.text, extra))) for c in r.others])
-            for r in s.rows]
+        rows = [r._replace(others=[c._replace(verdict=_note(
+            _apart(c.verdict, apart) if apart else c.verdict, extra))
+            for c in r.others]) for r in s.rows]
         out.append(s._replace(rows=rows))
     return out
+
+
+def _note(verdict, extra):
+    if extra is None:
+        return verdict
+    return verdict._replace(text="%s; %s" % (verdict.text, extra))
 
 
 def _placements(entries):
