@@ -5,6 +5,7 @@ inverse reaching it; flagcheck-predict --published saying both."""
 
 import json
 import math
+import re
 import os
 
 import pytest
@@ -154,6 +155,10 @@ def test_predict_published_says_where_s1_lies_and_its_widest(capsys):
     out = capsys.readouterr().out
     assert "  published x2.35 lies inside the band\n" in out
     assert "  widest unknown: " in out
+    flat = " ".join(out.split())        # the lines as wrapped, joined
+    w = re.search(r"widest unknown: (\w+) \(x[0-9.]+ alone\): ", flat)
+    assert w, out
+    assert "; to fix it: %s" % band.fix_text(w.group(1)) in flat
     ours = out[out.index("  band over every unknown"):]
     assert max(len(line) for line in ours.splitlines()) <= 120
     assert cli.main([S1, "--published", "--json"]) == 0
@@ -175,3 +180,19 @@ def test_the_reports_summary_says_where_the_figure_lies():
                     "16 CPUs: x1.24 (1.00..2.00), published x2.35 lies "
                     "above the band")
     assert len(line) <= 120
+
+
+def test_every_unknown_says_what_would_fix_it():
+    # an input the reviewer can give, or a measurement that names what it
+    # measures: never "no measurement fixes" alone
+    assert set(band.FIX) == set(band.WHY)
+    given = {"cpus": "give N", "placement": "nodes=0,1", "calls": "calls",
+             "rest": "published-rest: work NS", "rule": "published-rest"}
+    for dim, fix in band.FIX.items():
+        assert fix.startswith(("give ", "measure ", "nothing to give")), dim
+        if dim in given:
+            assert given[dim] in fix, dim
+    assert band.fix_text("shared_readers").startswith(
+        "measure how waiting readers are served")
+    assert band.fix_text("new_physics") == "measure the physics' " \
+        "new_physics on the published CPU family"

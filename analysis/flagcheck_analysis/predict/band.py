@@ -33,7 +33,9 @@ STEPS = 6               # its bisection steps (each x(SPAN)^(1/2^STEPS))
 INVERSE_PHYSICS = (("handover", "hand-over", ("fifo", "nearest")),)
 WORK = re.compile(r"work\((\d+)\)")
 
-# the sentence "the band is wide because ..." of each dimension
+# the sentence "the band is wide because ..." of each dimension: what is
+# unknown, then what would fix it (FIX): an input the reviewer can give, or
+# the measurement that would settle it, named
 WHY = {"cpus": "the source gives no N",
        "placement": "the source does not say where the CPUs ran",
        "calls": "the source does not give the calls of the path per "
@@ -48,6 +50,40 @@ WHY = {"cpus": "the source gives no N",
        "jitter": "no measurement fixes the spread of the local time",
        "line_pair": "no measurement fixes whether the line pair is one unit",
        "atomics": "no measurement fixes where an uncontended atomic runs"}
+FIX = {"cpus": "give N: the published-machine line's N (an `; assumed: "
+               "cpus=` line names its range)",
+       "placement": "give the placement: `nodes=0,1` (or one node) at the "
+                    "end of the published-machine line",
+       "calls": "give the calls of the path per published operation (an "
+                "`; assumed: calls=` line with the source's words)",
+       "rest": "give the rest: `; published-rest: work NS`, or the "
+               "source's rate or its profile's share of the function",
+       "rule": "give the rest measured on the published machine "
+               "(`; published-rest: work NS`)",
+       "costs": "measure the transfer costs on the published machine's "
+                "CPU family (flagcheck calibrate there, a profile from it)",
+       "seeds": "nothing to give: run the published workload several "
+                "times, its spread is this one",
+       "handover": "measure who gets a contended line next on the "
+                   "published CPU family (one atomic line, threads on two "
+                   "sockets: cross-socket transfers per RMW, ccbench-style)",
+       "shared_readers": "measure how waiting readers are served on the "
+                         "published CPU family (k readers spinning on a "
+                         "line one CPU writes: the time until all k see "
+                         "the write, against k)",
+       "jitter": "measure the per-call spread of the published path (its "
+                 "latency histogram on the published machine)",
+       "line_pair": "measure whether a write to one line of a 128-byte "
+                    "pair invalidates the other on the published CPU "
+                    "family (two lines, two CPUs)",
+       "atomics": "measure an uncontended atomic add against a plain add "
+                  "on the published CPU family"}
+
+
+def fix_text(dim):
+    """What would fix dimension @dim: an input or a measurement."""
+    return FIX.get(dim, "measure the physics' %s on the published CPU "
+                   "family" % dim)
 
 
 def physics_range(machine):
@@ -217,7 +253,8 @@ def band(spec, machine, rest_ns, seeds=simulate.SEEDS):
             "dims": dims, "corners": corners, "samples": len(sim.known),
             "every": every,
             "widest": {"dim": widest, "ratio": dims[widest]["ratio"],
-                       "why": WHY.get(widest, "the physics' " + widest)},
+                       "why": WHY.get(widest, "the physics' " + widest),
+                       "fix": fix_text(widest)},
             "point": point, "_sim": sim}
 
 
@@ -300,8 +337,8 @@ def summary(b, published):
         out.append("published x%.2f lies %s the band" % (
             published, where(b, published)))
     w = b["widest"]
-    out.append("widest unknown: %s (x%.2f alone): %s" % (
-        w["dim"], w["ratio"], w["why"]))
+    out.append("widest unknown: %s (x%.2f alone): %s; to fix it: %s" % (
+        w["dim"], w["ratio"], w["why"], w["fix"]))
     if b["width"] > 2:
         out.append("the band is wide because %s" % w["why"])
     return out
