@@ -23,7 +23,7 @@ import re
 
 from ..results import jobheader
 from ..results.machine import MachineError
-from . import simulate
+from . import jobspec, simulate
 
 NOISE = 0.03            # a single run's noise: the published figure's
 SPAN = (0.1, 10.0)      # the inverse's search, a factor of the file's value
@@ -211,11 +211,14 @@ def _dims(spec, sim, assumed):
     return point, {k: v for k, v in other.items() if v}
 
 
-def band(spec, machine, rest_ns, seeds=simulate.SEEDS):
+def band(spec, machine, rest_ns, seeds=simulate.SEEDS, given=()):
     """The band of @spec at its published machine (module doc): a dict
     with value, low, high, width, noise, today (costs and seeds only),
-    dims ({dimension: {"values", "gains", "ratio"}}), widest, corners."""
-    assumed = jobheader.assumed(spec.path)
+    dims ({dimension: {"values", "gains", "ratio"}}), widest, corners;
+    the assumed inputs named in @given are fixed (the reviewer gave
+    them), not swept."""
+    assumed = {k: v for k, v in jobheader.assumed(spec.path).items()
+               if k not in given}
     noise = jobheader.published_stddev(spec.path) or NOISE
     sim = _Sim(spec, machine, rest_ns)
     point, other = _dims(spec, sim, assumed)
@@ -349,10 +352,44 @@ def public(b):
     return {k: v for k, v in b.items() if not k.startswith("_")}
 
 
+def one_band(pred, b):
+    """@pred's gain with the band over every unknown @b as THE band
+    (low, high), the costs-and-seeds spread kept beside it, named
+    ("costs_seeds"): every surface that prints a gain prints this one."""
+    g = pred["gain"]
+    if "costs_seeds" not in g:
+        g["costs_seeds"] = {"low": g["low"], "high": g["high"]}
+    g["low"], g["high"], g["band"] = b["low"], b["high"], "every unknown"
+    return pred
+
+
+def band_at(spec, machine, n, placement, rest_ns, seeds=simulate.SEEDS):
+    """The band over every unknown of @spec on @machine at @n CPUs and
+    @placement (None: compact; "nodes=A,B"): the published machine's
+    band with N and the placement given, so the header's assumed cpus
+    and placement are not swept; every other unknown is."""
+    pub = jobspec.Published(machine.name, n, placement)
+    return band(spec._replace(published=pub), machine, rest_ns, seeds,
+                given=("cpus", "placement"))
+
+
+def attach_at(pred, spec, machine, n, placement, rest_ns, published):
+    """attach() for a prediction at N CPUs given (band_at()): the band in
+    words, no inverse (the published figure is at its own N)."""
+    b = band_at(spec, machine, n, placement, rest_ns)
+    out = public(b)
+    out["lines"] = summary(b, None)
+    out["published"], out["where"] = None, None
+    pred["band"] = out
+    one_band(pred, out)
+    return out
+
+
 def attach(pred, spec, machine, rest_ns, published, inverse_too=True):
     """Add the band of a published prediction to @pred ("band": its
     figures, where the published figure lies, the inverse where it lies
-    outside, and "lines", the band in words)."""
+    outside, and "lines", the band in words); @pred's gain band becomes
+    it (one_band())."""
     b = band(spec, machine, rest_ns)
     lines = summary(b, published)
     out = public(b)
@@ -364,4 +401,5 @@ def attach(pred, spec, machine, rest_ns, published, inverse_too=True):
             lines += inverse_text(inv, published)
     out["lines"] = lines
     pred["band"] = out
+    one_band(pred, out)
     return out

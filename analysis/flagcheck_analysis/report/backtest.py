@@ -99,7 +99,7 @@ def row(path, top, load, fio_ns):
     pred = simulate.predict(spec, mach, p.cpus, p.placement, rest_ns)
     where = "%s %d%s" % (mach.name, p.cpus,
                          " " + p.placement if p.placement else "")
-    g = pred["gain"]
+    g = dict(pred["gain"])      # the costs and seeds alone: today's band
     b = band.attach(pred, spec, mach, rest_ns, fig.gain)
     return Row(name, where, rest, spec.rest_rule or "", mach.generic,
                g["value"], g["low"], g["high"], fig.gain,
