@@ -347,6 +347,7 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
                                            bigbox.caveats(checked), plans) +
                               checked))
     out.append(sections.BigBoxPlot(plans, records))
+    out.append(sections.Data("bigbox", bigbox.data(simulated)))
     out.append(sections.Summary(summary.rows(records, counts, args.base,
                                             figures),
                                bigbox.summary_lines(

@@ -308,6 +308,30 @@ def table(summary_rows):
     return (TITLE, HEADER, [_cells(r) for r in summary_rows], {1, 2, 3})
 
 
+def data(summary_rows):
+    """The summary's rows as numbers, for --format json: per scenario the
+    ratio, its CI, how and whether it is decided, the co-running share,
+    the busy runs, the published ratio and the verdict in words."""
+    out = []
+    for r in summary_rows:
+        d, e = r.decision, r.entry
+        pct, jobs = r.corun or (None, 0)
+        out.append({
+            "scenario": r.scenario, "numjobs": r.numjobs, "base": r.base,
+            "mode": r.mode,
+            "ratio": d.ratio if d else None,
+            "ci": list(d.ci) if d and d.ci else None,
+            "n": d.n if d else None, "by": d.by if d else None,
+            "decided": bool(d) and d.reason != "undecided",
+            "reason": d.reason if d else None, "why": d.why if d else None,
+            "p": d.p if d else None, "corun_pct": pct, "corun_jobs": jobs,
+            "seldom_together": corun.seldom(r.numjobs, pct),
+            "busy_runs": r.busy, "runs": r.runs,
+            "published": e.ratio if e and e.mode == r.mode else None,
+            "verdict": r.verdict})
+    return out
+
+
 def simulated_lines(summary_rows, simulated):
     """Per scenario with a big-box answer: "LABEL: on PROFILE at N CPUs:
     xG (lo..hi)", the simulator's gain there with its band, then on lines
