@@ -427,6 +427,8 @@ def main(argv=None):
         warn("--base %s: no runs of that mode; the modes there are: %s"
              % (args.base, ", ".join(sorted({r.mode for r in records}))))
         return 2
+    for line in conditions.cold_first_runs(records):
+        warn(line)
     order = compare.mode_order(records, args.base)
     head = header.lines(args, runs + (left_out,), manifests, ok_runs)
     secs = build_sections(args, runs + (counters_read,), order, files,

@@ -290,3 +290,36 @@ def kthreads_table(entries):
 
 def _pct(x):
     return "-" if x is None else "%.0f%%" % (100 * x)
+
+
+# a cell's first run this far below the median of its others reads as cold
+COLD = 1.5
+
+
+def cold_first_runs(records):
+    """Lines naming each cell (scenario, numjobs, mode) whose first run
+    (repeat 1) did less than 1/COLD of the median IOPS of its other runs
+    (at least 2): a cold start (a real file's first touch, the page
+    cache, the CPU's clock), which would read as a gain or a loss."""
+    cells = {}
+    for r in records:
+        if r.repeat is not None and r.metrics.get("iops") is not None:
+            cells.setdefault((r.scenario, r.numjobs, r.mode), {})[
+                r.repeat] = r.metrics["iops"]
+    out = []
+    for (scenario, nj, mode), runs in sorted(cells.items(), key=str):
+        first = runs.get(1)
+        rest = sorted(v for k, v in runs.items() if k != 1)
+        if first is None or len(rest) < 2:
+            continue
+        mid = len(rest) // 2
+        median = rest[mid] if len(rest) % 2 else (rest[mid - 1] +
+                                                   rest[mid]) / 2
+        if first * COLD < median:
+            out.append("%s %s nj%d r1: %.0f IOPS against a median %.0f of "
+                       "its %d other runs: a cold first run (a real file's "
+                       "first touch, the page cache, the clock); give "
+                       "flagcheck-run --ramp S, or a warm-up run first, "
+                       "before reading the ratio" % (
+                           scenario, mode, nj, first, median, len(rest)))
+    return out
