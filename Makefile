@@ -171,7 +171,7 @@ $(BUILD)/clang-calibrate.ok: $(CALIBRATE_DEPS)
 	@touch $@
 
 calibrate: $(CALIBRATE)
-	$(PYTHON) analysis/flagcheck-calibrate --outdir $(BUILD)/calibration
+	$(PYTHON) analysis/flagcheck calibrate --outdir $(BUILD)/calibration
 
 fio: $(BUILD)/fio-version
 	$(MAKE) -C $(FIO_TREE) fio
@@ -257,30 +257,30 @@ REPRO_ARGS	?=
 
 reproduce: deps
 	$(MAKE) all
-	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT) \
+	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT) \
 		--until-decided --repeats $(REPRO_MIN_REPEATS) \
 		--max-repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) $(REPRO_JOBS)
-	FLAGCHECK_REPEATS_NAME=REPRO_REPEATS $(PYTHON) analysis/flagcheck-report $(REPRO_OUT)
+	FLAGCHECK_REPEATS_NAME=REPRO_REPEATS $(PYTHON) analysis/flagcheck report $(REPRO_OUT)
 
 # The rest of the family, each with its own modes: S3 (always/test_first),
 # S4 (before/always/test_first, against before), S5 (LRU on/off, one job,
 # ns per lookup against mod).
 reproduce-family: deps
 	$(MAKE) all
-	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/s3 \
+	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/s3 \
 		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) jobs/aim7-creat-clo.fio
-	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)/s3
-	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/s4 \
+	$(PYTHON) analysis/flagcheck report $(REPRO_OUT)/s3
+	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/s4 \
 		--modes before,always,test_first \
 		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) jobs/fxmark-dwtl-uptodate.fio
-	$(PYTHON) analysis/flagcheck-report --base before $(REPRO_OUT)/s4
-	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/s5 \
+	$(PYTHON) analysis/flagcheck report --base before $(REPRO_OUT)/s4
+	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/s5 \
 		--modes on,off --numjobs 1 --repeats 3 --ramp 0 --no-calibrate \
 		--runtime $(REPRO_RUNTIME) $(REPRO_ARGS) jobs/bh-lru-lookup.fio
-	$(PYTHON) analysis/flagcheck-lru $(REPRO_OUT)/s5
+	$(PYTHON) analysis/flagcheck lru $(REPRO_OUT)/s5
 
 # The catalogue, more of the family as model=pattern job files
 # (jobs/catalogue/*.fio): every one in both modes, REPRO_REPEATS interleaved
@@ -291,28 +291,27 @@ CATALOGUE_JOBS	?= $(sort $(wildcard jobs/catalogue/*.fio))
 
 reproduce-catalogue: deps
 	$(MAKE) all
-	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/catalogue \
+	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/catalogue \
 		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) $(CATALOGUE_JOBS)
-	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)/catalogue
-	$(PYTHON) analysis/flagcheck-catalogue $(REPRO_OUT)/catalogue
+	$(PYTHON) analysis/flagcheck report $(REPRO_OUT)/catalogue
+	$(PYTHON) analysis/flagcheck catalogue $(REPRO_OUT)/catalogue
 
 # The back-test (docs/backtest.md): every job file with a published figure
 # predicted on its published machine; no measurement, the same table on
-# any machine. BACKTEST_ARGS reaches analysis/flagcheck-backtest.
+# any machine. BACKTEST_ARGS reaches analysis/flagcheck backtest.
 .PHONY: backtest
 backtest: $(SIM)
-	@FLAGCHECK_SIM=$(SIM) $(PYTHON) analysis/flagcheck-backtest $(BACKTEST_ARGS)
+	@FLAGCHECK_SIM=$(SIM) $(PYTHON) analysis/flagcheck backtest $(BACKTEST_ARGS)
 
 # The same layout on every host: a fio server loads the engine named in the
-# job from its own disk, so for `flagcheck-run --hosts` each host needs it at
+# job from its own disk, so for `flagcheck run --hosts` each host needs it at
 # the same path.  The commands find their package through realpath, and the
 # runner's default engine is the one installed beside it.
 LIBDIR	= $(PREFIX)/lib/flagcheck
 JOBDIR	= $(PREFIX)/share/flagcheck/jobs
-# the commands, linked into $(PREFIX)/bin
-TOOLS	:= flagcheck-run flagcheck-report flagcheck-calibrate flagcheck-lru \
-	   flagcheck-catalogue flagcheck-predict
+# the command, linked into $(PREFIX)/bin
+TOOLS	:= flagcheck
 
 # the analysis package and each of its sub-packages (results, stats, run,
 # calibrate, report): every directory of it with an __init__.py

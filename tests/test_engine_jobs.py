@@ -59,7 +59,7 @@ def test_every_job_var_has_a_default_in_run_job_and_the_runner(ctx, path):
     runner_vars = set(cli.DEFAULT_VARS) | set(matrix.MATRIX_VARS)
     used = job_vars(path) - OPTIONAL_VARS
     assert used <= runner_vars, \
-        f"{os.path.basename(path)}: flagcheck-run leaves " \
+        f"{os.path.basename(path)}: flagcheck run leaves " \
         f"{sorted(used - runner_vars)} empty"
     env, _ = fake_run(ctx, path, {})
     empty = sorted(v for v in used if not env.get(v))

@@ -5,7 +5,7 @@ they stand there to engine/pattern/pattern_ops.h and docs/pattern.md of a
 temporary copy of the tree: everything built there runs the operation
 with no other edit. The engine counts one RMW per call against fio's
 total_ios (always), and one in all on one job (test first, the bits set
-by the first call); the simulator and flagcheck-predict of that tree run
+by the first call); the simulator and flagcheck predict of that tree run
 it with the same counts; that tree's table test passes; the benchmark
 lists the operation's row.
 """
@@ -71,7 +71,7 @@ def engine_counts(ctx, engine, variant, numjobs):
 
 def predict(tree, job):
     p = subprocess.run([sys.executable, os.path.join(
-        tree, "analysis", "flagcheck-predict"), job, "--machine",
+        tree, "analysis", "flagcheck"), "predict", job, "--machine",
         "icelake-sp-2s", "--cpus", "2", "--rest", "work", "--seeds", "1",
         "--json"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr

@@ -9,6 +9,6 @@ In layers: results/ and stats/ import no other, run/ never reaches report/
   stats/      mean, %stddev, Welch, bootstrap; the comparison, scaling, the
               scaling law, when a cell is decided
   calibrate/  this machine's cache-line costs (calibration.json)
-  run/        flagcheck-run: config, runner, placement, clock, interference,
+  run/        flagcheck run: config, runner, placement, clock, interference,
               line probe, job file checks, fio client/server hosts
-  report/     flagcheck-report: its sections, text/Markdown/CSV, plots"""
+  report/     flagcheck report: its sections, text/Markdown/CSV, plots"""

@@ -1,7 +1,7 @@
 """The published band (predict/band.py): the envelope of every sample,
 widened by the figure's noise; calls as rest / calls; the profile's
 physics range swept; the published figure named inside or outside; the
-inverse reaching it; flagcheck-predict --published saying both."""
+inverse reaching it; flagcheck predict --published saying both."""
 
 import json
 import math

@@ -1,4 +1,4 @@
-"""The big-box answer's plot (predict/curve.py): flagcheck-predict --plot
+"""The big-box answer's plot (predict/curve.py): flagcheck predict --plot
 FILE and the report's <scenario>_bigbox.png are PNG files whose plotted
 data are the predictions' own figures at 1, 2, 4, ... N CPUs, the
 measured IOPS of the runs and the published gain."""

@@ -179,11 +179,11 @@ def test_s1_beside_busy_loops_names_how_much_the_jobs_ran_together(
     out = str(tmp_path / "results")
     random.seed()
     with busy_loops(90):
-        p = run_cli("flagcheck-run", S1_JOB, "--numjobs", "2", "--repeats",
+        p = run_cli("run", S1_JOB, "--numjobs", "2", "--repeats",
                     "3", "--runtime", "1", "--ramp", "0", "--outdir", out,
                     "--quiet", timeout=120)
     assert p.returncode == 0, p.stderr
-    r = run_cli("flagcheck-report", out, timeout=120)
+    r = run_cli("report", out, timeout=120)
     assert r.returncode == 0, r.stderr
     # the merge, from the counters files the runs left
     with open(os.path.join(out, "manifest.json")) as f:
@@ -238,7 +238,7 @@ def test_a_cell_whose_jobs_never_ran_together_is_never_decided(tmp_path):
     job = tmp_path / "one-cpu.fio"
     job.write_text(ONE_CPU_JOB % min(os.sched_getaffinity(0)))
     out = str(tmp_path / "results")
-    p = run_cli("flagcheck-run", str(job), "--numjobs", "2", "--no-pin",
+    p = run_cli("run", str(job), "--numjobs", "2", "--no-pin",
                 "--until-decided", "--repeats", "3", "--max-repeats", "6",
                 "--runtime", "1", "--ramp", "0", "--no-calibrate",
                 "--outdir", out, timeout=180)
@@ -257,16 +257,16 @@ def test_a_cell_whose_jobs_never_ran_together_is_never_decided(tmp_path):
         [("undecided", "apart")]
     said = [l for l in message(p.stdout + p.stderr).splitlines()
             if "one-cpu nj2" in l]
-    assert said[-2].startswith("flagcheck-run: one-cpu nj2: undecided (its "
+    assert said[-2].startswith("flagcheck run: one-cpu nj2: undecided (its "
                                "jobs seldom ran together) after 3 repeats")
     assert said[-2].endswith(", but its jobs ran together %.0f%% of the run "
                              "(under 50%%): not decided" % median)
     assert said[-1] == (
-        "flagcheck-run: one-cpu nj2: the 2 jobs ran together %.0f%% of the "
+        "flagcheck run: one-cpu nj2: the 2 jobs ran together %.0f%% of the "
         "run (median over its runs): the line was seldom contended, more "
         "repeats of the same would not decide it; stop the other load"
         % median)
-    r = run_cli("flagcheck-report", out, "--no-plot", timeout=180)
+    r = run_cli("report", out, "--no-plot", timeout=180)
     assert r.returncode == 0, r.stderr
     text = re.sub(r"\s+", " ", r.stdout)
     words = "undecided: the 2 jobs ran together %.0f%% of the time: the " \
@@ -277,6 +277,6 @@ def test_a_cell_whose_jobs_never_ran_together_is_never_decided(tmp_path):
             if l.split()[:3] == ["one-cpu", "2", "test_first/always"]]
     assert row[5] == "undecided"
     assert "beyond noise" not in text
-    c = run_cli("flagcheck-catalogue", out, timeout=120)
+    c = run_cli("catalogue", out, timeout=120)
     assert c.returncode == 0, c.stderr
     assert words in re.sub(r"\s+", " ", c.stdout)

@@ -1,6 +1,6 @@
 """The sentence under every estimate (predict/explain.py): what limits the
 fix's gain, from the prediction's own lines, busy fractions and D/C, and
-under a layout fix which lines stopped moving; flagcheck-predict prints it
+under a layout fix which lines stopped moving; flagcheck predict prints it
 and its --json carries it."""
 
 import json

@@ -1,7 +1,7 @@
 """The analysis in layers, bottom to top: results/, stats/, calibrate/ run/
 predict/, report/; no module imports one of a layer above its own, with no
 exemption. calibrate/ does not import run/ (run/ calibrates through it),
-and nothing flagcheck-run loads is part of report/ (the report's modules
+and nothing flagcheck run loads is part of report/ (the report's modules
 and matplotlib stay out of a run)."""
 
 import ast
@@ -70,7 +70,7 @@ def closure(start, graph):
 # module of a layer above its own; predict/ reads job files through
 # run/jobfile.py and is read by the report
 LAYERS = (("results",), ("stats",), ("calibrate", "run", "predict"),
-          ("report",))
+          ("report",), ("cli",))
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +149,7 @@ def test_modules_are_imported_by_their_names():
 def test_run_help_loads_no_report_and_no_matplotlib():
     p = subprocess.run(
         ["/usr/bin/python3", "-X", "importtime",
-         os.path.join(REPO, "analysis", "flagcheck-run"), "--help"],
+         os.path.join(REPO, "analysis", "flagcheck"), "run", "--help"],
         capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     loaded = [line.rsplit("|", 1)[-1].strip()

@@ -40,7 +40,7 @@ class TestLoopDevice(ResultsDirCase):
             yield
 
     def run_s1(self):
-        p = run_cli("flagcheck-run", JOB, "--numjobs", str(len(USABLE)),
+        p = run_cli("run", JOB, "--numjobs", str(len(USABLE)),
                     "--repeats", "1", "--runtime", "1", "--ramp", "0",
                     "--no-line-probe", "--outdir", self.out, "--quiet",
                     "--set", "FILENAME=" + self.dev, "--set",

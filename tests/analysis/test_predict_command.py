@@ -1,4 +1,4 @@
-"""flagcheck-predict's command and what it reads: its refusals, the job
+"""flagcheck predict's command and what it reads: its refusals, the job
 file's pattern options and header lines, the rest (work or fio's cost),
 the physics taken from the profile alone, and the report's big-box rows
 built from the same predictions (docs/predict.md)."""
@@ -51,8 +51,7 @@ def test_physics_come_only_from_the_profile():
 
 def _predict(*args):
     return subprocess.run(["/usr/bin/python3",
-                           os.path.join(helpers.ANALYSIS,
-                                        "flagcheck-predict")] + list(args),
+                           helpers.FLAGCHECK, "predict"] + list(args),
                           capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, FLAGCHECK_SIM=SIM))
 
@@ -64,9 +63,9 @@ def test_command_refuses_a_c_model_job():
     assert p.returncode == 2
     # one message, within 120 columns: a long path makes it go on indented
     lines = p.stderr.splitlines()
-    assert lines[0].startswith("flagcheck-predict: ") and \
+    assert lines[0].startswith("flagcheck predict: ") and \
         all(l.startswith("  ") for l in lines[1:])
-    assert "model=filemap_check_errors: flagcheck-predict takes " \
+    assert "model=filemap_check_errors: flagcheck predict takes " \
         "model=pattern job files" in " ".join(l.strip() for l in lines)
 
 
@@ -165,12 +164,15 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
     fio, at_pub = first[0][bigbox.OTHER].split("; on the published ")
     assert fio.startswith("with this fio job's rest (fio 300 ns (--fio-ns)) "
                           "in place of the header's published-rest (work: ")
-    # the published machine's figure is the back-test's for the file
+    # the published machine's figure is the back-test's for the file,
+    # with its band over every unknown (THE band; bt.low..high is the
+    # costs and seeds alone, today's band)
     from flagcheck_analysis.results import machine
     bt = backtest.row(path, helpers.REPO, machine.load, None)
     assert at_pub.startswith(
         "machine (xeon-sp-4s-144 at 144 CPUs, the header's rest): "
-        "x%.2f (%.2f..%.2f), D/C " % (bt.pred, bt.low, bt.high))
+        "x%.2f (%.2f..%.2f), D/C " % (bt.pred, bt.band["low"],
+                                      bt.band["high"]))
     # two reports of the same results give the same band
     assert bigbox.rows(args, mf, warned.append) == first
 

@@ -1,4 +1,4 @@
-"""flagcheck-report --format json: one object of the header, every table
+"""flagcheck report --format json: one object of the header, every table
 and the lines under the summary, with the text's own figures: each JSON
 table rendered as text is in the text report, cell for cell."""
 
@@ -22,7 +22,7 @@ def test_the_json_has_the_texts_figures(inputs, tmp_path):
     stderr = {}
 
     def report(fmt):
-        p = run_cli("flagcheck-report", "--no-plot", "--width", "0",
+        p = run_cli("report", "--no-plot", "--width", "0",
                     "--format", fmt, "--outdir", str(tmp_path), *inputs)
         assert p.returncode == 0, p.stderr
         stderr[fmt] = p.stderr
@@ -69,5 +69,5 @@ def test_the_json_has_the_texts_figures(inputs, tmp_path):
                     for r in body]
     # every warning printed on stderr is in it, in order
     said = [l for l in message(stderr["json"]).splitlines()
-            if not l.startswith("flagcheck-report: wrote ")]
-    assert ["flagcheck-report: " + w for w in doc["warnings"]] == said
+            if not l.startswith("flagcheck report: wrote ")]
+    assert ["flagcheck report: " + w for w in doc["warnings"]] == said

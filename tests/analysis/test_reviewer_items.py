@@ -1,7 +1,7 @@
 """The small things a reviewer modelling their own patch tripped on: a
 --numjobs above the CPUs said by the runner, the ratio plot's legend
 beside its axes (never over an error bar), a cold first run named, the
-runs' leftovers ignored by git, and flagcheck-backtest --help saying what
+runs' leftovers ignored by git, and flagcheck backtest --help saying what
 it reads and prints."""
 
 import os
@@ -16,7 +16,7 @@ from flagcheck_analysis.stats.compare import Record
 def test_numjobs_above_the_cpus_is_said_by_the_runner():
     assert runcli.over_cpus([1, 2], 2) is None
     assert runcli.over_cpus([1, 2, 4, 8], 2) == (
-        "flagcheck-run: --numjobs 4,8: above this box's 2 usable CPUs: the "
+        "flagcheck run: --numjobs 4,8: above this box's 2 usable CPUs: the "
         "jobs beyond them share CPUs and take turns, so those cells seldom "
         "run together and are never decided")
     # on fio servers their own CPUs count, not this box's
@@ -51,7 +51,7 @@ def test_a_cold_first_run_is_named():
     assert conditions.cold_first_runs(recs) == [
         "s always nj1 r1: 18200 IOPS against a median 34700 of its 3 other "
         "runs: a cold first run (a real file's first touch, the page "
-        "cache, the clock); give flagcheck-run --ramp S, or a warm-up run "
+        "cache, the clock); give flagcheck run --ramp S, or a warm-up run "
         "first, before reading the ratio"]
     # within x1.5 of the others, or too few others: nothing said
     recs[0] = _rec("always", 1, 23200)
@@ -73,7 +73,7 @@ def test_the_runs_leftovers_are_ignored_by_git():
 
 
 def test_backtest_help_says_what_it_reads_and_prints():
-    p = run_cli("flagcheck-backtest", "--help")
+    p = run_cli("backtest", "--help")
     assert p.returncode == 0
     text = " ".join(p.stdout.split())
     for words in ("what it reads: every model=pattern job file under "

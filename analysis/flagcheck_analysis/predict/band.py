@@ -331,7 +331,7 @@ def inverse_text(inv, published):
 
 
 def summary(b, published):
-    """The band's lines in words (flagcheck-predict and the back-test)."""
+    """The band's lines in words (flagcheck predict and the back-test)."""
     out = ["band over every unknown x%.2f..%.2f (width x%.2f; %d samples, "
            "one at a time plus 2 corners; noise %.1f%%)" % (
                b["low"], b["high"], b["width"], b["samples"],

@@ -1,4 +1,4 @@
-"""flagcheck-predict: a model=pattern job file on N simulated CPUs of a
+"""flagcheck predict: a model=pattern job file on N simulated CPUs of a
 machine profile, per mode the IOPS with its band, the gain with its band,
 per shared line the transfers per I/O and how busy it was, and the demand
 check (predict/simulate.py, docs/predict.md).
@@ -21,7 +21,7 @@ import sys
 from ..results import jobheader, machine, width
 from . import band, curve, explain, fiocost, jobspec, simulate
 
-PROG = "flagcheck-predict"
+PROG = "flagcheck predict"
 # flagcheck-sim's largest matrix (sim/main.c): refused before any is built
 MAX_CPUS = 1024
 # seeds per cost level: each one simulation per mode and cost level

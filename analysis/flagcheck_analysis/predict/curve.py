@@ -6,7 +6,7 @@ error bar; the published gain at the published CPU count where the job
 file has one, so the star lies inside or outside that bar as the text
 says; the measured IOPS of each mode, where runs exist, on axes of their
 own (this box's, against numjobs: never on the big box's axes).
-flagcheck-predict --plot FILE and the report (<scenario>_bigbox.png)
+flagcheck predict --plot FILE and the report (<scenario>_bigbox.png)
 draw it; matplotlib with the Agg backend, imported only to draw."""
 
 from . import simulate

@@ -3,7 +3,7 @@
 box's clock over the profile's. The one module of predict/ that measures;
 the command line (predict/cli.py) only parses and prints.
 
-flagcheck-predict never measures by itself: `flagcheck-predict
+flagcheck predict never measures by itself: `flagcheck predict
 --measure-fio` records one measurement (record()) in build/fio-cost.json
 (or $FLAGCHECK_FIO_COST) with its date, host, CPU, clock and fio version,
 and every prediction after it uses that figure (recorded()), so the same
@@ -95,7 +95,7 @@ def rest_of(mode, fio_ns, machine, work_ns=None):
 
 def fio_source(fio_ns):
     """Where fio_rest() takes fio's cost from: "given" (--fio-ns),
-    "recorded" (record_path(), as flagcheck-predict reads it) or
+    "recorded" (record_path(), as flagcheck predict reads it) or
     "measured" (here, where there is no record)."""
     if fio_ns is not None:
         return "given"
@@ -169,7 +169,7 @@ def recorded(path):
     or ValueError with one line saying how to record one."""
     if not os.path.lexists(path):
         raise ValueError("no recorded fio cost (%s): record one with "
-                         "flagcheck-predict --measure-fio, or give --fio-ns "
+                         "flagcheck predict --measure-fio, or give --fio-ns "
                          "NS" % path)
     try:
         rec = json.loads(textfile.read_text(path, "fio cost record",
@@ -178,7 +178,7 @@ def recorded(path):
         raise ValueError(str(e))
     except (ValueError, RecursionError) as e:
         raise ValueError("%s: not JSON (%s): record it again with "
-                         "flagcheck-predict --measure-fio" % (path, e))
+                         "flagcheck predict --measure-fio" % (path, e))
     if not isinstance(rec, dict):
         raise ValueError("%s: want a JSON object" % path)
     ns, low, high = (_field(rec, path, k, float)

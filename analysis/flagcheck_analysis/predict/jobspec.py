@@ -1,4 +1,4 @@
-"""What flagcheck-predict reads from a model=pattern job file: the pattern
+"""What flagcheck predict reads from a model=pattern job file: the pattern
 options the engine would get (pattern_words, pattern, pattern_fixed,
 pattern_writers) and the header lines of its published machine and rest.
 
@@ -101,7 +101,7 @@ def read(path):
     model=pattern job or a header line is malformed."""
     opts = _options(path)
     if opts.get("model") != "pattern":
-        raise SpecError("%s: model=%s: flagcheck-predict takes "
+        raise SpecError("%s: model=%s: flagcheck predict takes "
                         "model=pattern job files (a C model's pattern twin "
                         "is in jobs/pattern/)" % (path, opts.get("model")))
     if not opts.get("pattern"):

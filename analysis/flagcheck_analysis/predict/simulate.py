@@ -200,7 +200,7 @@ def demand(machine, cpus, one, many):
 
 def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
     """The prediction of job file @spec (jobspec.Spec) on the first @n
-    CPUs of @machine (or @placement's): a dict, as flagcheck-predict's
+    CPUs of @machine (or @placement's): a dict, as flagcheck predict's
     --json prints it (docs/predict.md). @rest_ns: one figure, or (typ,
     low, high) of a measured rest, run with the costs of the same end."""
     rest = dict(zip(WHICH, (rest_ns,) * 3)) if isinstance(

@@ -1,6 +1,6 @@
 """make backtest: every model=pattern job file with a published figure,
 predicted on its published machine at its published CPU count
-(flagcheck-predict --published), beside the published gain; the table of
+(flagcheck predict --published), beside the published gain; the table of
 docs/backtest.md.
 
 Per file: the predicted gain test_first/always and its band, the published
@@ -35,7 +35,7 @@ from ..predict import band, jobspec, simulate
 from ..results import jobheader, width
 from . import catalogue
 
-PROG = "flagcheck-backtest"
+PROG = "flagcheck backtest"
 JOB_DIRS = ("jobs/pattern", "jobs/catalogue", "jobs/family")
 # what the table's commit names: the last commit of what it depends on
 INPUTS = ("sim", "engine/pattern/pattern_parse.c", "engine/pattern/pattern.h",
@@ -245,7 +245,7 @@ def markdown(rows, top):
            "Engine commit: %s (the last commit of the simulator, the "
            "profiles, the job files and the back-test)." % commit(top), "",
            "Each job file with a published figure predicted by "
-           "`flagcheck-predict --published` on its `published-machine` "
+           "`flagcheck predict --published` on its `published-machine` "
            "line; docs/predict.md has the model and the criteria. No "
            "number is measured: the table is the same on any machine.", "",
            "| " + " | ".join(HEADER) + " |",
@@ -277,7 +277,7 @@ a published-figure, published-machine and published-rest line
 (docs/your-patch.md); a C model's job file through its pattern-twin
 line.  Each is simulated on its published machine
 (machines/PROFILE.toml, --machines-dir) at its published CPU count and
-placement, as flagcheck-predict --published does, with its band over
+placement, as flagcheck predict --published does, with its band over
 every unknown.
 
 what it prints (Markdown, docs/backtest.md's table): per file the

@@ -2,7 +2,7 @@
 costs, write calibration.json and the heatmap, print the tables.
 
 The command joins two layers: the measurement (calibrate/calibration.py,
-which flagcheck-run shares) and its rendering (report/linecosts.py), so it
+which flagcheck run shares) and its rendering (report/linecosts.py), so it
 lives in report/, above both."""
 
 import argparse
@@ -33,12 +33,12 @@ pinned per CPU:
 The bit operations are the engine's own (engine/bitops.h).  Up to half the
 time goes to the pairs, the rest to the patterns.  Unless --quiet, a line on
 stderr before each step says what it measures, how far the calibration is
-(step K of N) and the time elapsed; flagcheck-run prints the same lines.
+(step K of N) and the time elapsed; flagcheck run prints the same lines.
 
 files written to --outdir: calibration.json (the program's output, the CPU
 model, NUMA nodes, SMT siblings, each pair's relation, the summary per
 relation: SMT sibling, same node, other node) and, unless --no-plot,
-calibration.png (the matrix as a heatmap).  flagcheck-report reads
+calibration.png (the matrix as a heatmap).  flagcheck report reads
 calibration.json from a results directory for its "why" section.
 
 exit status: 0 written, 1 the measurement failed or the files could not be

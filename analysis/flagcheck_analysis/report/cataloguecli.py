@@ -1,4 +1,4 @@
-"""flagcheck-catalogue's command line: the catalogue's runs beside what
+"""flagcheck catalogue's command line: the catalogue's runs beside what
 their sources published (report/catalogue.py)."""
 
 import argparse
@@ -10,10 +10,10 @@ from . import catalogue, conditions, render
 from .loadrecords import (
     inputs_to_files, load_records)
 
-PROG = "flagcheck-catalogue"
+PROG = "flagcheck catalogue"
 
 EPILOG = """\
-input: flagcheck-run results directories of catalogue job files
+input: flagcheck run results directories of catalogue job files
 (jobs/catalogue/*.fio, run in both modes, always and test_first).  Each
 run's scenario is its job file's name; the job file itself is found in the
 directory's manifest.json (the runner records every job file's path), or
@@ -34,7 +34,7 @@ def parse_args(argv):
         "ratio beside the gain its source published.", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="DIR",
-                   help="a flagcheck-run results directory")
+                   help="a flagcheck run results directory")
     p.add_argument("--job", action="append", default=[], metavar="FILE",
                    help="a catalogue job file whose runs the inputs hold, "
                    "when no manifest names it (repeatable)")

@@ -1,4 +1,4 @@
-"""The report's account of how the runs were made (flagcheck-run's
+"""The report's account of how the runs were made (flagcheck run's
 manifest): where the jobs ran, the warm-up, which runs the machine was
 busy for, and why each cell stopped adding repeats."""
 
@@ -151,7 +151,7 @@ def _interference_line(cond, entries, excluded):
 
 
 def header_lines(manifests, entries, excluded):
-    """Lines for the report header; none for results of a flagcheck-run
+    """Lines for the report header; none for results of a flagcheck run
     that recorded no conditions."""
     cond = [m["conditions"] for m in manifests
             if isinstance(m.get("conditions"), dict)]
@@ -228,7 +228,7 @@ def tables(manifests, entries, counts):
                          str(c.get("repeats")), _stopped(c, precision),
                          c.get("text") or "-",
                          _busy_cell(busy, n)])
-        out.append(("repeats and conditions per cell (flagcheck-run's "
+        out.append(("repeats and conditions per cell (flagcheck run's "
                     "stopping rule, on IOPS)",
                     ["scenario", "numjobs", "job CPUs", "repeats per mode",
                      "stopped", "ratio at the stop", "busy runs"],
@@ -319,7 +319,7 @@ def cold_first_runs(records):
             out.append("%s %s nj%d r1: %.0f IOPS against a median %.0f of "
                        "its %d other runs: a cold first run (a real file's "
                        "first touch, the page cache, the clock); give "
-                       "flagcheck-run --ramp S, or a warm-up run first, "
+                       "flagcheck run --ramp S, or a warm-up run first, "
                        "before reading the ratio" % (
                            scenario, mode, nj, first, median, len(rest)))
     return out

@@ -27,7 +27,7 @@ def _host_lines(hrecords, checks, manifests):
                 for h in (e.get("hosts") or {}).values()
                 if h.get("status") in ("down", "failed")]
         out.append("WARNING: %s left out: ran without host(s) %s; "
-                   "flagcheck-run again reruns it" % (
+                   "flagcheck run again reruns it" % (
                        e.get("name", "?"), ", ".join(down)))
     return out
 

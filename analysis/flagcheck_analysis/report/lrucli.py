@@ -1,4 +1,4 @@
-"""flagcheck-lru's command line: S5's table and plot, ns per buffer_head
+"""flagcheck lru's command line: S5's table and plot, ns per buffer_head
 lookup against mod (report/lru.py)."""
 
 import argparse
@@ -9,11 +9,11 @@ from ..results import width
 from . import lru, plot
 from ..results.fiojson import InputError
 
-PROG = "flagcheck-lru"
+PROG = "flagcheck lru"
 
 EPILOG = """\
 input: the engine's stats files (flagcheck_stats=, JSON Lines) of runs of
-jobs/bh-lru-lookup.fio: a results directory of flagcheck-run (every
+jobs/bh-lru-lookup.fio: a results directory of flagcheck run (every
 *.flagcheck.jsonl in it) or the files themselves.  Lines of other models
 are ignored.  One file is one run; each line of it is one job of one mod
 section.
@@ -43,7 +43,7 @@ def parse_args(argv):
         "table beside the published\nfigures, and a plot.", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
-                   help="a flagcheck-run results directory, or engine stats "
+                   help="a flagcheck run results directory, or engine stats "
                    "files (.flagcheck.jsonl)")
     p.add_argument("--outdir", metavar="DIR",
                    help="where to write lru.md, lru.csv and the plot "

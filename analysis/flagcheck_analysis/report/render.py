@@ -105,7 +105,7 @@ def scaling_tables(lines, modes):
 # to numbered footnotes under it, then breaks its headers in two, then
 # splits its columns; every other line is wrapped (report.md keeps all)
 WIDTH = 120
-_width = [WIDTH]        # flagcheck-report --width sets it (set_width)
+_width = [WIDTH]        # flagcheck report --width sets it (set_width)
 NOTE_MIN = 16           # a column is not cut narrower than this for a note
 _CUTS = (": ", "; ", " (", ", ")
 _PROSE = re.compile(r"[A-Za-z]{2,}[ ,:;]+[A-Za-z]{2,}")

@@ -1,6 +1,6 @@
 """The bottom line: one row per scenario, in S-number order: the fix's IOPS
 against the pattern's (test_first/always) at the highest numjobs with both,
-its 95% CI and whether it is decided (decide.py, flagcheck-run's
+its 95% CI and whether it is decided (decide.py, flagcheck run's
 --until-decided rule), the published figure beside it (published.py), and
 a verdict in words.
 
@@ -35,7 +35,7 @@ from . import render
 Row = namedtuple("Row", "scenario numjobs base mode decision busy runs "
                  "entry verdict corun", defaults=(None,))
 
-# what to name in the advice: flagcheck-run's flag, or the make variable
+# what to name in the advice: flagcheck run's flag, or the make variable
 # that `make reproduce` passes it as (it says so in REPEATS_NAME_ENV)
 REPEATS_FLAG = "--max-repeats"
 REPEATS_NAME_ENV = "FLAGCHECK_REPEATS_NAME"

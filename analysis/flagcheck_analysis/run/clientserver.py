@@ -155,7 +155,7 @@ def collect_counters(args, run, entry, live, out):
 
 
 def partial_lines(prog, name, entry):
-    """What flagcheck-run says of a run that some hosts ran: how many,
+    """What flagcheck run says of a run that some hosts ran: how many,
     which were down or failed, and what each failed one's server said."""
     hosts = entry["hosts"].values()
     lines = ["%s: %s ran on %d of %d hosts, results kept; %s" % (

@@ -224,7 +224,7 @@ def render(path, env):
         if not is_comment(line) and body.startswith(_INCLUDE) and \
                 section_name(line) is None:
             inc = _include_path(path, body[len(_INCLUDE) + 1:])
-            out += ["; include %s (inlined by flagcheck-run)"
+            out += ["; include %s (inlined by flagcheck run)"
                     % body[len(_INCLUDE) + 1:]]
             out += [expand(l, env) for _, l in _lines(inc, read_text(inc))]
             continue

@@ -1,4 +1,4 @@
-"""The runs of a flagcheck-run command on this machine: each job pinned
+"""The runs of a flagcheck run command on this machine: each job pinned
 to its CPUs (placement), fio's clock chosen once, the line probe and the
 interference record around each run, the machine calibrated once, and a
 run done only when the engine's counters agree with fio."""

@@ -1,4 +1,4 @@
-"""What flagcheck-run says on stderr while it runs: a live status line on
+"""What flagcheck run says on stderr while it runs: a live status line on
 a terminal, one line per finished run otherwise, and its messages (only
 errors with --quiet), each within 120 columns (results/width.py)."""
 
@@ -8,7 +8,7 @@ import time
 
 from ..results import width
 
-PROG = "flagcheck-run"
+PROG = "flagcheck run"
 
 
 def hms(seconds):

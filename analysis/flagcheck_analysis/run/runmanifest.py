@@ -1,7 +1,7 @@
-"""The manifest of one flagcheck-run command: built from its RunConfig
+"""The manifest of one flagcheck run command: built from its RunConfig
 (this machine, fio's and the engine's versions, the matrix, the
 conditions), and the previous one of its results directory, refused in
-flagcheck-run's words when damaged.  results/manifest.py reads, writes
+flagcheck run's words when damaged.  results/manifest.py reads, writes
 and checks the file."""
 
 import os
@@ -72,7 +72,7 @@ def load_previous(path):
 
 def conditions(args):
     """How the runs were made trustworthy: pinning, warm-up, the busy mark
-    and the stopping rule (flagcheck-run --help explains each)."""
+    and the stopping rule (flagcheck run --help explains each)."""
     return {"pinned": args.pinned, "ramp_s": args.ramp_s,
             "clocksource": args.clock[0],
             "clocksource_why": args.clock[1],

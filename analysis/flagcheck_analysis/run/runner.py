@@ -1,4 +1,4 @@
-"""The runs of one flagcheck-run command, one after the other: fio in its
+"""The runs of one flagcheck run command, one after the other: fio in its
 own session, a live status line, Ctrl-C, and the manifest written after
 every run, so that the same command resumes."""
 
@@ -114,7 +114,7 @@ class Runner:
     def _start(self, cmd, env, name):
         """fio in a session of its own, holding the lock: a fio that
         outlives us (it should not: die_with) still keeps every other
-        flagcheck-run out."""
+        flagcheck run out."""
         self.proc = subprocess.Popen(
             cmd, env=dict(os.environ, **env), stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
