@@ -12,7 +12,8 @@ import pytest
 
 from tests.analysis import helpers
 from tests.analysis.standin_machine import Machine
-from flagcheck_analysis.predict import band, cli, jobspec
+from flagcheck_analysis.predict import band, jobspec
+from flagcheck_analysis.cli import predict
 
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
 S1 = os.path.join(helpers.REPO, "jobs", "pattern",
@@ -151,7 +152,7 @@ def test_a_figure_outside_is_named_and_its_inverse_reaches_it(tmp_path):
 
 
 def test_predict_published_says_where_s1_lies_and_its_widest(capsys):
-    assert cli.main([S1, "--published"]) == 0
+    assert predict.main([S1, "--published"]) == 0
     out = capsys.readouterr().out
     assert "  published x2.35 lies inside the band\n" in out
     assert "  widest unknown: " in out
@@ -161,7 +162,7 @@ def test_predict_published_says_where_s1_lies_and_its_widest(capsys):
     assert "; to fix it: %s" % band.fix_text(w.group(1)) in flat
     ours = out[out.index("  band over every unknown"):]
     assert max(len(line) for line in ours.splitlines()) <= 120
-    assert cli.main([S1, "--published", "--json"]) == 0
+    assert predict.main([S1, "--published", "--json"]) == 0
     pred = json.loads(capsys.readouterr().out)
     b, g = pred["band"], pred["gain"]
     assert b["where"] == "inside"

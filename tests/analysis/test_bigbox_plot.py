@@ -10,9 +10,10 @@ import pytest
 
 from tests.analysis import helpers
 from tests.analysis.test_one_answer import JOB, records
-from flagcheck_analysis.predict import cli, curve, fiocost, jobspec, simulate
+from flagcheck_analysis.cli import predict
+from flagcheck_analysis.predict import curve, fiocost, jobspec, simulate
 from flagcheck_analysis.report import bigbox
-from flagcheck_analysis.results import machine
+from flagcheck_analysis.machines import machine
 
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
 THRESHOLD = os.path.join(helpers.REPO, "jobs", "catalogue",
@@ -53,7 +54,7 @@ def test_counts_double_up_to_n():
 
 def test_predict_plot_is_the_predictions(tmp_path, drawn, capsys):
     out = str(tmp_path / "curve.png")
-    assert cli.main([THRESHOLD, "--machine", "icelake-sp-2s", "--cpus", "4",
+    assert predict.main([THRESHOLD, "--machine", "icelake-sp-2s", "--cpus", "4",
                      "--rest", "work", "--seeds", "1", "--plot", out]) == 0
     capsys.readouterr()
     assert is_png(out)
@@ -111,7 +112,7 @@ S1 = os.path.join(helpers.REPO, "jobs", "pattern",
 def test_the_published_plot_draws_the_band_the_text_prints(tmp_path, drawn,
                                                            capsys):
     out = str(tmp_path / "s1.png")
-    assert cli.main([S1, "--published", "--json", "--plot", out]) == 0
+    assert predict.main([S1, "--published", "--json", "--plot", out]) == 0
     pred = __import__("json").loads(capsys.readouterr().out)
     ((d, path),) = drawn
     b, g = pred["band"], pred["gain"]

@@ -17,8 +17,9 @@ import pytest
 
 from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, HERE, LOOPBACK, \
     REPO, free_port, run_cli
-from flagcheck_analysis.results import clients
-from flagcheck_analysis.run import clientserver, hosts, jobfile
+from flagcheck_analysis.inputs import clients
+from flagcheck_analysis.run import clientserver, hosts
+from flagcheck_analysis.inputs import jobfile
 
 JOB = os.path.join(HERE, "clientserver.fio")
 

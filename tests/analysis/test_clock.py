@@ -6,7 +6,7 @@ import tempfile
 
 from tests.analysis.helpers import FIO, NULL_JOB, ResultsDirCase, run_cli
 from tests.analysis.helpers import message
-from flagcheck_analysis.results import clocksource
+from flagcheck_analysis.report import clocksource
 from flagcheck_analysis.run import clock
 
 

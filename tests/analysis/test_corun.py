@@ -1,4 +1,4 @@
-"""When the jobs ran together (engine/corun.c, results/corun.py): the
+"""When the jobs ran together (engine/corun.c, inputs/corun.py): the
 engine's per-job stretches, their merge, and the verdict and co-running
 line of a short S1 run at 2 jobs beside busy loops on every CPU."""
 
@@ -14,7 +14,7 @@ import time
 import pytest
 
 from tests.analysis.helpers import ENGINE, FIO, REPO, message, run_cli
-from flagcheck_analysis.results import corun, fiojson
+from flagcheck_analysis.inputs import corun, fiojson
 from flagcheck_analysis.report import summary
 from flagcheck_analysis.stats import decide
 
@@ -51,7 +51,7 @@ def test_a_stretch_that_ends_before_it_starts_is_refused(tmp_path):
 
 
 def test_a_cells_share_is_the_median_of_its_runs_counters(tmp_path):
-    from flagcheck_analysis.results import matrix
+    from flagcheck_analysis.inputs import matrix
     runs = [matrix.Run("s", mode, 2, rep) for rep in (1, 2)
             for mode in ("always", "test_first")]
     # shares 100, 50, 0 (touching ends), and one run with no counters

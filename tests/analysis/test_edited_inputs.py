@@ -13,8 +13,8 @@ import pytest
 
 from tests.analysis.helpers import RESULTS, message, run_cli
 
-from flagcheck_analysis.report import cli
-from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.cli import report
+from flagcheck_analysis.inputs import fiojson
 
 A1 = "flagcheck-fixture_always_nj1_r1"
 T1 = "flagcheck-fixture_test_first_nj1_r1"
@@ -60,7 +60,7 @@ def in_process(*argv):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            rc = cli.main(list(argv))
+            rc = report.main(list(argv))
         except SystemExit as e:
             rc = e.code
     return rc, out.getvalue(), message(err.getvalue())

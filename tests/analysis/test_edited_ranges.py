@@ -10,7 +10,7 @@ import pytest
 
 from tests.analysis.helpers import FIXTURES, RESULTS, message, run_cli
 from flagcheck_analysis.calibrate import calibration
-from flagcheck_analysis.results import fiojson, manifest
+from flagcheck_analysis.inputs import fiojson, manifest
 from tests.analysis.test_edited_inputs import (
     dump, edit_jsonl, edit_manifest, in_process, load, report_of, results)
 

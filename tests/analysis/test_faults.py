@@ -18,7 +18,7 @@ from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, LOOPBACK, \
     NULL_JOB, RESULTS, ResultsDirCase, free_port, run_cli
 from tests.analysis.helpers import message
 from tests.analysis.test_clientserver import JOB as CS_JOB, Servers
-from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.inputs import fiojson
 
 DEEP = 100000           # levels of nesting: far past Python's recursion limit
 

@@ -5,7 +5,7 @@ import os
 import shutil
 import tempfile
 
-from flagcheck_analysis.results import busymark
+from flagcheck_analysis.report import busymark
 from flagcheck_analysis.run import interference
 
 STAT = """\

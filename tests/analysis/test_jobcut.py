@@ -1,6 +1,6 @@
 """What fio cuts, the guards cut (issue 29 items 1, 2, 3, 5, 12, 17): the
 job file and fio's command line read as fio 3.33 reads them, in one place
-(run/jobfile.py) every guard uses.  The block-device cases on a loop device
+(inputs/jobfile.py) every guard uses.  The block-device cases on a loop device
 the test creates and removes (skipped, with the reason, where losetup is
 not permitted); the server case on a loopback fio server run as an
 unprivileged user."""
@@ -22,8 +22,9 @@ import pytest
 from tests.analysis.helpers import ENGINE, FIO, LOOPBACK, LOSETUP, REPO, \
     free_port, loop_device, message, run_cli
 from tests.analysis.helpers import message
-from flagcheck_analysis.report.cli import job_file_figures
-from flagcheck_analysis.run import jobfile, jobguard
+from flagcheck_analysis.cli.report import job_file_figures
+from flagcheck_analysis.inputs import jobfile
+from flagcheck_analysis.run import jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S2 = os.path.join(REPO, "jobs", "buffer-new-randwrite.fio")     # writes

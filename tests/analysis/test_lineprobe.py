@@ -1,13 +1,13 @@
 """The line probe: the cache line between job 1's and job 2's CPUs,
 measured before and after each run (flagcheck_analysis.run.lineprobe and
-flagcheck run; results.lineprobes reads what it recorded)."""
+flagcheck run; inputs.lineprobes reads what it recorded)."""
 
 import os
 
 import pytest
 
 from tests.analysis.helpers import HERE, NULL_JOB, ResultsDirCase, run_cli
-from flagcheck_analysis.results import fiojson, lineprobes
+from flagcheck_analysis.inputs import fiojson, lineprobes
 from flagcheck_analysis.stats import compare
 from flagcheck_analysis.run import lineprobe
 from flagcheck_analysis.calibrate import calibration

@@ -13,7 +13,7 @@ import widthcheck
 from tests.analysis.helpers import ANALYSIS, REPO, run_cli
 from flagcheck_analysis.report import bigbox, messages
 from flagcheck_analysis.run import progress
-from flagcheck_analysis.results import width
+from flagcheck_analysis import width
 
 TOOLS = sorted(n for n in os.listdir(ANALYSIS) if n.startswith("flagcheck-"))
 # the 242-column warning that opened a report

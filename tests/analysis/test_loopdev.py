@@ -13,7 +13,7 @@ import pytest
 
 from tests.analysis.helpers import LOSETUP, REPO, ResultsDirCase, cpu_hog, \
     loop_device, run_cli
-from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.inputs import fiojson
 from flagcheck_analysis.run import interference
 
 FIO = shutil.which("fio")

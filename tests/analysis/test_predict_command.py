@@ -12,7 +12,8 @@ import pytest
 
 from tests.analysis import helpers
 from tests.analysis.standin_machine import Machine
-from flagcheck_analysis.predict import cli, fiocost, jobspec, simulate
+from flagcheck_analysis.cli import predict
+from flagcheck_analysis.predict import fiocost, jobspec, simulate
 from tests.analysis.simcase import (EXACT, SIM, run, sim_binary,  # noqa: F401
                                   spec)
 
@@ -71,7 +72,7 @@ def test_command_refuses_a_c_model_job():
 
 def test_command_refuses_bad_cpus():
     with pytest.raises(ValueError) as e:
-        cli.cpu_counts("4,x")
+        predict.cpu_counts("4,x")
     assert str(e.value) == "--cpus '4,x': allowed N[,N...], whole " \
         "numbers (ASCII digits) from 1 to 1024"
 
@@ -167,7 +168,7 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
     # the published machine's figure is the back-test's for the file,
     # with its band over every unknown (THE band; bt.low..high is the
     # costs and seeds alone, today's band)
-    from flagcheck_analysis.results import machine
+    from flagcheck_analysis.machines import machine
     bt = backtest.row(path, helpers.REPO, machine.load, None)
     assert at_pub.startswith(
         "machine (xeon-sp-4s-144 at 144 CPUs, the header's rest): "
@@ -211,7 +212,7 @@ def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
 
 
 def test_line_probes_stand_in_for_a_contradicted_calibration():
-    from flagcheck_analysis.results import machine
+    from flagcheck_analysis.machines import machine
     m = Machine(same_llc=(108.0,) * 3)
     p = machine.Probed(m, [40.0, 29.0, 106.0, 31.0])
     assert [p.transfer_ns(0, 1, w) for w in ("low", "typ", "high")] == \
@@ -264,7 +265,7 @@ def test_a_c_model_job_file_is_simulated_as_its_pattern_twin():
 
 
 def test_a_pattern_twin_line_naming_no_file_is_one_line(tmp_path):
-    from flagcheck_analysis.results import jobheader
+    from flagcheck_analysis.inputs import jobheader
     from flagcheck_analysis.report import bigbox
     bad = tmp_path / "c.fio"
     bad.write_text("; pattern-twin: pattern/nope.fio\n[global]\n")

@@ -11,7 +11,7 @@ import pytest
 from tests.analysis.helpers import REPO, run_cli
 from tests.analysis.test_faults import Scratch, assert_one_line
 from flagcheck_analysis.calibrate import calibration
-from flagcheck_analysis.results import fiojson, manifest
+from flagcheck_analysis.inputs import fiojson, manifest
 
 FIO = shutil.which("fio")
 ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")

@@ -4,11 +4,10 @@ beside its axes (never over an error bar), a cold first run named, the
 runs' leftovers ignored by git, and flagcheck backtest --help saying what
 it reads and prints."""
 
-import os
 import subprocess
 
 from tests.analysis.helpers import REPO, run_cli
-from flagcheck_analysis.run import cli as runcli
+from flagcheck_analysis.cli import run as runcli
 from flagcheck_analysis.report import conditions
 from flagcheck_analysis.stats.compare import Record
 

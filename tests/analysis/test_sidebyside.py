@@ -9,7 +9,7 @@ import shutil
 import tempfile
 
 from tests.analysis.helpers import RESULTS, message, run_cli
-from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.inputs import fiojson
 
 
 def _edit(path, change):

@@ -11,7 +11,7 @@ import tempfile
 import pytest
 
 from tests.analysis.helpers import FIXTURES, REPO, ResultsDirCase, run_cli
-from flagcheck_analysis.results import fiojson, published
+from flagcheck_analysis.inputs import fiojson, published
 from flagcheck_analysis.stats import decide, paired
 from flagcheck_analysis.report import catalogue, summary
 

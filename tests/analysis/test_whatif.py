@@ -26,7 +26,7 @@ from tests.analysis.standin_machine import Machine
 from flagcheck_analysis.predict import jobspec
 from flagcheck_analysis.predict import fiocost
 from flagcheck_analysis.predict import answer
-from flagcheck_analysis.results import physics
+from flagcheck_analysis.machines import physics
 from flagcheck_analysis.report import bigbox
 from flagcheck_analysis.report.loadrecords import inputs_to_files, load_records
 
@@ -77,7 +77,7 @@ def test_the_rest_comes_from_the_one_job_runs(tmp_path):
 
 
 def test_the_generic_profile_takes_this_boxs_calibrated_costs():
-    from flagcheck_analysis.results import machine
+    from flagcheck_analysis.machines import machine
     here = machine.load(CAL)
     generic = machine.load("milan-2s")
     m, used = answer.with_calibrated_costs(generic, here)

@@ -24,10 +24,11 @@ import tempfile
 import threading
 import time
 
-from ..results import safewrite, width
-from ..results import calibfile
-from ..results.calibfile import CalibrationError, load, validate
-from ..results.cpulist import parse_cpulist, read_text
+from ..inputs import safewrite
+from .. import width
+from ..inputs import calibfile
+from ..inputs.calibfile import CalibrationError, load, validate
+from ..machines.cpulist import parse_cpulist, read_text
 
 PROG = "flagcheck calibrate"
 JSON_NAME = "calibration.json"
@@ -42,7 +43,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 # How two CPUs relate, nearest first, and how the tables name it.
 RELATIONS = (("smt", "SMT sibling"), ("same_node", "same node"),
              ("other_node", "other node"))
-# the two bit patterns it measures (the file's reader, results/calibfile.py)
+# the two bit patterns it measures (the file's reader, inputs/calibfile.py)
 PATTERNS = calibfile.PATTERNS
 
 
@@ -335,6 +336,31 @@ def point(doc, pattern, threads):
         if p["threads"] == threads:
             return p
     return None
+
+
+def visit(doc, threads):
+    """The visits point at that many threads (calibrate/visits.c), or
+    None (a calibration from before them, or past its threads)."""
+    for v in doc.get("visits") or ():
+        if v["threads"] == threads:
+            return v
+    return None
+
+
+def line_rate(doc, threads):
+    """(RMWs per second on the one shared line at @threads, what it is):
+    the visits' rate over the stretches where every thread ran (a busy
+    machine cannot raise it: a thread alone on the line is not counted),
+    None where none was kept; a calibration from before the visits: the
+    always pattern's wall-time rate, said so."""
+    v = visit(doc, threads)
+    if v is not None:
+        return v["rmw_per_s"], "co-running, %d of %d stretches" % (
+            v["stretches_kept"], v["stretches"])
+    p = point(doc, "always", threads)
+    if p is None:
+        return None, "not measured"
+    return p["ops_per_s"], "wall time (a calibration without visits)"
 
 
 def max_threads(doc):

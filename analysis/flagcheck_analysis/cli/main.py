@@ -4,25 +4,27 @@ loads nothing of the report (nor matplotlib)."""
 
 import sys
 
-from ..results import width
+from .. import width
 
 # name, the module whose main(argv) runs it, its one line of --help
 SUBCOMMANDS = (
-    ("run", "run.cli", "run fio job files over the variants x numjobs "
+    ("run", "cli.run", "run fio job files over the variants x numjobs "
      "matrix, interleaved, pinned, resumable"),
-    ("report", "report.cli", "the LKP-style tables, verdicts, scaling, "
+    ("report", "cli.report", "the LKP-style tables, verdicts, scaling, "
      "plots and the why of a results directory"),
-    ("compare", "report.cli", "two results directories side by side: "
+    ("compare", "cli.report", "two results directories side by side: "
      "flagcheck compare A B (report --compare)"),
-    ("predict", "predict.cli", "a model=pattern job file's IOPS and gain "
+    ("predict", "cli.predict", "a model=pattern job file's IOPS and gain "
      "on a simulated machine profile"),
-    ("calibrate", "report.calibratecli", "measure this machine's "
+    ("calibrate", "cli.calibrate", "measure this machine's "
      "cache-line costs (calibration.json)"),
     ("backtest", "report.backtest", "predict every job file with a "
      "published figure and set the two side by side"),
-    ("catalogue", "report.cataloguecli", "each catalogue job's "
+    ("physics", "cli.physics", "each published curve of one shared line "
+     "beside the simulator on its CPU's profile"),
+    ("catalogue", "cli.catalogue", "each catalogue job's "
      "test_first/always beside its published gain"),
-    ("lru", "report.lrucli", "S5: ns per __find_get_block() against the "
+    ("lru", "cli.lru", "S5: ns per __find_get_block() against the "
      "number of distinct blocks looked up"),
 )
 

@@ -15,7 +15,8 @@ import copy
 import json
 import os
 
-from ..results import jobheader, lineprobes, machine, physics
+from ..inputs import jobheader, lineprobes
+from ..machines import machine, physics
 from . import band, fiocost, jobspec, simulate
 
 # a calibration this far from the runs' own line probes is not used

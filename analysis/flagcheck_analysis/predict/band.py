@@ -21,8 +21,8 @@ each single input the value that reaches it (bisection on the simulator).
 import math
 import re
 
-from ..results import jobheader
-from ..results.machine import MachineError
+from ..inputs import jobheader
+from ..machines.machine import MachineError
 from . import jobspec, simulate
 
 NOISE = 0.03            # a single run's noise: the published figure's

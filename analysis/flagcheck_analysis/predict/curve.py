@@ -9,6 +9,9 @@ own (this box's, against numjobs: never on the big box's axes).
 flagcheck predict --plot FILE and the report (<scenario>_bigbox.png)
 draw it; matplotlib with the Agg backend, imported only to draw."""
 
+import io
+
+from ..inputs import outpath, safewrite
 from . import simulate
 
 
@@ -107,10 +110,16 @@ def draw(d, path, title):
         # outside the axes: a legend never covers a point or a bar
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     top.set_title(title, fontsize=9)
+    buf = io.BytesIO()
     try:
-        fig.savefig(path, format="png", dpi=80, bbox_inches="tight")
-    except OSError as e:
-        raise PlotError("cannot write %s: %s" % (path, e.strerror or e))
+        fig.savefig(buf, format="png", dpi=80, bbox_inches="tight")
     finally:
         plt.close(fig)
+    try:
+        # whole or not at all, by outpath's rule (no device, FIFO, link)
+        safewrite.write(path, buf.getvalue())
+    except outpath.OutPathError as e:
+        raise PlotError(str(e))
+    except OSError as e:
+        raise PlotError("cannot write %s: %s" % (path, e.strerror or e))
     return d

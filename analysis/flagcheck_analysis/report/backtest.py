@@ -24,7 +24,6 @@ No number here is measured: profiles and job files only, so the table is
 the same on any machine, loaded or not.
 """
 
-import argparse
 import glob
 import os
 import subprocess
@@ -32,7 +31,8 @@ import sys
 from collections import namedtuple
 
 from ..predict import band, jobspec, simulate
-from ..results import jobheader, width
+from ..inputs import jobheader
+from .. import width
 from . import catalogue
 
 PROG = "flagcheck backtest"
@@ -40,7 +40,7 @@ JOB_DIRS = ("jobs/pattern", "jobs/catalogue", "jobs/family")
 # what the table's commit names: the last commit of what it depends on
 INPUTS = ("sim", "engine/pattern/pattern_parse.c", "engine/pattern/pattern.h",
           "machines", "jobs", "analysis/flagcheck_analysis/predict",
-          "analysis/flagcheck_analysis/results/machine.py",
+          "analysis/flagcheck_analysis/machines/machine.py",
           "analysis/flagcheck_analysis/report/backtest.py")
 
 Row = namedtuple("Row", "name machine rest rule generic pred low high "
@@ -76,7 +76,7 @@ def _skip(name, why):
 
 
 def row(path, top, load, fio_ns):
-    """The Row of one job file; @load: results/machine.py's load()."""
+    """The Row of one job file; @load: machines/machine.py's load()."""
     name = os.path.relpath(path, top)
     spec = jobspec.read(path)
     fig = catalogue.read(path)
@@ -303,7 +303,7 @@ def parse_args(argv):
             "Predict every job file with a published figure on its "
             "published machine, beside the figure: the simulator's "
             "back-test (make backtest, docs/backtest.md).", 79),
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EPILOG, formatter_class=width.HelpFormatter)
     p.add_argument("--top", default=None,
                    help="the source tree (default: this one)")
     p.add_argument("--fio-ns", type=float, default=None,
@@ -318,7 +318,7 @@ def main(argv=None):
     here = os.path.dirname(os.path.realpath(__file__))
     top = args.top or os.path.dirname(os.path.dirname(os.path.dirname(
         here)))
-    from ..results import machine
+    from ..machines import machine
     rows = []
     try:
         for path in job_files(top):

@@ -44,7 +44,8 @@ from ..predict.answer import (Refused, beside_rest, calibration_path,
                               default_machine, disagreement, job_files,
                               measured_iops, of_scenario, one_job_iops,
                               predict_at, probes, run_rest, typical)
-from ..results import machine, published
+from ..inputs import published
+from ..machines import machine
 
 WITHIN = 0.15
 

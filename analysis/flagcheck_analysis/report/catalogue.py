@@ -3,7 +3,7 @@ from its header, and each run's test_first/always ratio beside it.
 
 A catalogue job file names the figure its source published in one
 `; published-figure:` header line (the job file is the one place it is
-written); its forms and their gains are results/jobheader.py's, read from
+written); its forms and their gains are inputs/jobheader.py's, read from
 there. The gain is what a run's test_first/always IOPS ratio is compared
 with: per cell its 95% CI and its verdict are the summary's
 (summary.decision and summary.verdict: never decided where the jobs seldom
@@ -12,13 +12,12 @@ ran together).
 
 from collections import namedtuple
 
-from ..results.jobheader import (KEY, USAGE, Figure, FigureError, parse,
-                                 read)
-from ..results import corun, published
+from ..inputs.jobheader import KEY, USAGE, Figure, FigureError, parse, read
+from ..inputs import corun, published
 from ..stats import significance
 from . import render, summary
 
-# the header reader lives in the results layer (results/published.py reads
+# the header reader lives in the results layer (inputs/published.py reads
 # S1-S4's figures with it); its names stay importable from here
 __all__ = ["KEY", "USAGE", "Figure", "FigureError", "parse", "read", "Row",
            "rows", "table", "text", "markdown"]

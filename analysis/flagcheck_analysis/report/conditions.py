@@ -2,7 +2,8 @@
 manifest): where the jobs ran, the warm-up, which runs the machine was
 busy for, and why each cell stopped adding repeats."""
 
-from ..results import busymark, clocksource, corun, jobcpus, lineprobes
+from . import busymark, clocksource, jobcpus
+from ..inputs import corun, lineprobes
 
 
 def _key(entry):

@@ -8,8 +8,8 @@ file or run is named on stderr and left out."""
 import glob
 import os
 
-from ..results import (clients, corun, fiojson, manifest, matrix, published,
-                       runsetup)
+from ..inputs import (clients, corun, fiojson, manifest, matrix, published,
+    runsetup)
 from ..stats import compare
 from ..calibrate import calibration
 from . import perhost

@@ -4,7 +4,7 @@ flagcheck catalogue uses too, so its messages name flagcheck report)."""
 
 import sys
 
-from ..results import width
+from .. import width
 
 PROG = "flagcheck report"
 

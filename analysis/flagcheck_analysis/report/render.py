@@ -8,8 +8,8 @@ import json
 import re
 import textwrap
 
-from ..results import published
-from ..results import width
+from ..inputs import published
+from .. import width
 
 
 def fmt_value(v):
@@ -249,7 +249,7 @@ def _render(header, rows, right):
 
 def wrap(text, cols=None):
     """Every line longer than @cols (terminal_width()) wrapped, its
-    continuation indented by 2 (results/width.py)."""
+    continuation indented by 2 (width.py)."""
     return width.wrap(text, cols or terminal_width())
 
 

@@ -20,7 +20,7 @@ of the run"."""
 
 from collections import namedtuple
 
-from ..results import corun, fiojson, published, runsetup
+from ..inputs import corun, fiojson, published, runsetup
 from ..stats import compare, decide, paired, significance
 from . import render
 

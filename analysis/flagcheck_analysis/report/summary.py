@@ -17,17 +17,17 @@ The verdict:
                   precision around 1) or the opposite direction
 A scenario without a published ratio gets the direction alone. Where the
 jobs ran together less than corun.SELDOM_PCT of the time (the median over
-the cell's runs, corun.seldom), the cell is never decided, whatever its
-CI: such runs measure little contention, and more of them do not help; the
-verdict says so first. A decided verdict against the published direction
-on a busy machine names the busy runs first: the load, not the fix, may
-have made it."""
+the cell's runs, corun.seldom in inputs/corun.py), the cell is never
+decided, whatever its CI: such runs measure little contention, and more of
+them do not help; the verdict says so first. A decided verdict against the
+published direction on a busy machine names the busy runs first: the load,
+not the fix, may have made it."""
 
 import math
 import os
 from collections import namedtuple
 
-from ..results import corun, published
+from ..inputs import corun, published
 from ..stats import decide, paired, significance
 from . import render
 
@@ -242,7 +242,7 @@ def repeats_name():
 def verdict(d, entry, numjobs, busy, runs, name=REPEATS_FLAG,
             corun_pct=None):
     """The verdict in words (see the module's text); @corun_pct: the
-    share of the runs the jobs ran together (results/corun.py)."""
+    share of the runs the jobs ran together (inputs/corun.py)."""
     apart = seldom(numjobs, corun_pct)
     if apart or d.reason == "undecided" or d.ci is None:
         return _undecided(d, busy, runs, name, apart)

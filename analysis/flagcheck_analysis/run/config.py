@@ -9,9 +9,11 @@ import os
 import re
 import sys
 
-from ..results import fiojson, manifest, matrix, safewrite, width
+from ..inputs import fiojson, manifest, matrix, safewrite
+from .. import width
 from ..stats import decide
-from . import hosts, jobfile, jobguard, placement, runmanifest, runsettings
+from . import hosts, jobguard, placement, runmanifest, runsettings
+from ..inputs import jobfile
 from .local import Local
 from .remote import Remote
 

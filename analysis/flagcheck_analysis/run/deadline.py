@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 
-from ..results import width
+from .. import width
 from . import proctree
 
 PROG = "run-job"

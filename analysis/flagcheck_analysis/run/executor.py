@@ -7,7 +7,7 @@ through the same few calls, and each run ends in a Status."""
 import enum
 import shlex
 
-from ..results import matrix
+from ..inputs import matrix
 
 
 class Status(enum.Enum):

@@ -8,8 +8,9 @@ are not this machine's."""
 import os
 import shlex
 
-from ..results import matrix
-from . import clientserver, jobfile, jobguard
+from ..inputs import matrix
+from . import clientserver, jobguard
+from ..inputs import jobfile
 from .executor import Executor, Status, env_words
 from .progress import PROG
 
@@ -81,7 +82,7 @@ class Remote(Executor):
         try:
             entry["job_files"] = clientserver.write_job_files(
                 self.args, run, self.live)
-        except jobfile.JobFileError as e:
+        except (jobfile.JobFileError, OSError) as e:
             entry.update(rc=None, failure="%s did not run: no job "
                          "file for the hosts" % name, stderr_tail=[str(e)])
             return Status.FAILED

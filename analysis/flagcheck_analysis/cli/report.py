@@ -5,13 +5,12 @@ import argparse
 import os
 import sys
 
-from ..results import (fiojson, lineprobes, matrix, published, safewrite,
-                       width)
+from ..inputs import fiojson, lineprobes, matrix, published, safewrite
+from .. import width
 from ..stats import compare, scaling, usl
-from . import (bigbox, catalogue, conditions, header, loadrecords, lru,
-               perhost, plot, render, sections, sidebyside, summary,
-               usltable, why)
-from .messages import PROG, warn
+from ..report import (bigbox, catalogue, conditions, header, loadrecords, lru,
+    perhost, plot, render, sections, sidebyside, summary, usltable, why)
+from ..report.messages import PROG, warn
 
 EPILOG = """\
 where the mode and numjobs of a run come from, first match wins:
@@ -126,7 +125,7 @@ def parse_args(argv):
             "Compare flagcheck modes from fio JSON output: an LKP-style "
             "table with a noise verdict per metric, a scaling table and "
             "plots.", 79), epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=width.HelpFormatter)
     p.add_argument("inputs", nargs="*", metavar="DIR_OR_FILE",
                    help="a results directory of flagcheck run (with "
                    "manifest.json) or a directory of fio JSON files, or fio "

@@ -10,7 +10,7 @@ import re
 
 from . import safewrite, fiojson, matrix, runrecord, schema
 from .schema import (BOOL, COUNT, INT, POSITIVE, STR, AtMost, List, Map, Obj,
-                     OneOf, Opt, Tuple, number, whole)
+    OneOf, Opt, Tuple, number, whole)
 
 NAME = "manifest.json"
 # what a finished run keeps from the previous manifest when resumed

@@ -7,13 +7,14 @@ import os
 import re
 import sys
 
-from ..results import fiojson, matrix, width
+from ..inputs import fiojson, matrix
+from .. import width
 from ..stats import decide
-from . import clock, interference
+from ..run import clock, interference
 from ..calibrate import calibration
-from .config import DEFAULT_VARS, RUN_TIMEOUT_MARGIN, RunConfig, validate
-from .progress import PROG
-from .runner import Runner
+from ..run.config import DEFAULT_VARS, RUN_TIMEOUT_MARGIN, RunConfig, validate
+from ..run.progress import PROG
+from ..run.runner import Runner
 
 
 MAX_NUMJOBS = 4096          # fio's own limit on jobs (REAL_MAX_JOBS, fio.h)
@@ -337,7 +338,7 @@ def build_parser(ncpu):
     p = width.ArgumentParser(
         prog=PROG, description="Run fio job files over a matrix of "
         "variant modes x numjobs x repeats and keep every run's JSON.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EPILOG, formatter_class=width.HelpFormatter)
     _matrix_options(p, ncpu)
     _condition_options(p)
     _output_options(p)
