@@ -111,7 +111,7 @@ def test_a_cell_whose_jobs_seldom_ran_together_is_never_decided():
 
 def _fio_s1(tmp_path, numjobs, *args):
     stats = tmp_path / "s1.jsonl"
-    env = dict(os.environ, FLAGCHECK_ENGINE=ENGINE, FLAG_CHECK="always",
+    env = dict(os.environ, FLAGCHECK_ENGINE=ENGINE, VARIANT="always",
                NUMJOBS=str(numjobs), RUNTIME="1", SIZE="1g",
                FILENAME="flagcheck-null-target", BACKEND="null",
                FLAGCHECK_STATS=str(stats))
@@ -208,7 +208,7 @@ ONE_CPU_JOB = """; published-figure: x1.30 a test input: the fix faster
 ioengine=external:${FLAGCHECK_ENGINE}
 backend=null
 model=pattern
-variant=${FLAG_CHECK}
+variant=${VARIANT}
 pattern_words=w@0
 pattern=atomic_inc(w),atomic_dec(w),atomic_inc(w),atomic_dec(w)
 pattern_fixed=READ_ONCE(w)

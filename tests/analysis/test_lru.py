@@ -18,7 +18,7 @@ def line(mode, mod, lookups, ns, hits=None, job=1):
     for i in range(1, 17):
         st["hit_idx%d" % i] = hits if i == mod else 0
     return {"flagcheck": 1, "job": "mod%d" % mod, "thread_number": job,
-            "model": "bh_lru", "flag_check": mode,
+            "model": "bh_lru", "variant": mode,
             "options": {"bh_lru": mode, "mod": mod, "lookups_per_io": 1000},
             "ios": lookups // 1000, "model_stats": st}
 

@@ -18,8 +18,7 @@ where the mode and numjobs of a run come from, first match wins:
     option numjobs gives numjobs (for every file);
   the results directory's manifest.json (written by flagcheck run);
   the file name: <scenario>_<mode>_nj<numjobs>_r<repeat>.json;
-  the fio job options variant (flag_check in older runs; or the stats file's
-  variant) and numjobs.
+  the fio job options variant (or the stats file's variant) and numjobs.
 
 files written to --outdir: report.md, compare.csv, scaling.csv and, unless
 --no-plot, <scenario>_iops.png/.svg and <scenario>_ratio.png/.svg.

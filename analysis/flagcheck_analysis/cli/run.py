@@ -35,7 +35,7 @@ scenario is the job file name without its extension.
 environment given to fio (override with --set VAR=VALUE):
   FLAGCHECK_ENGINE  %(FLAGCHECK_ENGINE)s
   RUNTIME %(RUNTIME)s, SIZE %(SIZE)s, FILENAME %(FILENAME)s, BACKEND %(BACKEND)s
-  FLAG_CHECK, NUMJOBS, FLAGCHECK_STATS  set per run from the matrix
+  VARIANT, NUMJOBS, FLAGCHECK_STATS  set per run from the matrix
 
 on several hosts (--hosts FILE, --client HOST): every host runs
 `fio --server`, with the engine at the FLAGCHECK_ENGINE path on its own disk

@@ -20,11 +20,11 @@ ALL_CLIENTS = "All clients"
 
 # The engine's log_info line (engine/stats.c fc_stats_text), as fio's
 # client prints it: "<server hostname> flagcheck: JOB (job N): MODEL
-# VARIANT_OPTION=VARIANT mapping=M: ios=.. checks=.. rmw=.. (r/io)
+# variant=VARIANT mapping=M: ios=.. checks=.. rmw=.. (r/io)
 # rmw_skipped=.. errors_set=.. errors_reported=..[; path rmw=.. ...]"
 _COUNTER_LINE = re.compile(
     r"<(?P<server>[^>]*)> flagcheck: (?P<job>.*?) \(job (?P<n>\d+)\): "
-    r"(?P<model>\S+) (?P<vopt>\w+)=(?P<variant>\S+) mapping=(?P<mapping>\S+)"
+    r"(?P<model>\S+) variant=(?P<variant>\S+) mapping=(?P<mapping>\S+)"
     r": (?P<rest>.*)$")
 _COUNTERS = ("ios", "checks", "rmw", "rmw_skipped", "errors_set",
              "errors_reported")
@@ -94,7 +94,7 @@ def counter_lines(text):
         rec = {"flagcheck": 1, "source": "fio client text",
                "server": m.group("server"), "job": m.group("job"),
                "thread_number": int(m.group("n")),
-               "model": m.group("model"), m.group("vopt"): m.group("variant"),
+               "model": m.group("model"), "variant": m.group("variant"),
                "mapping": m.group("mapping")}
         for key in _COUNTERS:
             k = re.search(r"(?:^| )%s=(\d+)" % key, m.group("rest"))

@@ -250,16 +250,6 @@ def job_options(doc):
     return opts
 
 
-def normalise_counters(rec):
-    """One shape for both versions of a record. Version 2 (the engine since
-    the exactly-once fix) names the model's variant `variant` and splits
-    `ios` by direction; version 1 called the variant `flag_check`. Both
-    keys are set, so readers of either name work."""
-    variant = rec.get("variant", rec.get("flag_check"))
-    rec["variant"] = rec["flag_check"] = variant
-    return rec
-
-
 _U64 = schema.whole(0, U64_MAX)
 _U64S = schema.List(_U64)
 # what the report reads of a counters line (engine/stats.c writes it):
@@ -271,7 +261,7 @@ STATS_SCHEMA = schema.Obj(dict(
                                   "inject_every")},
     job=schema.STR, thread_number=schema.whole(1, U64_MAX),
     pid=schema.INT, model=schema.STR, variant=schema.STR,
-    flag_check=schema.STR, mapping=schema.STR, backend=schema.STR,
+    mapping=schema.STR, backend=schema.STR,
     inject=schema.STR, timed_every=schema.whole(1, U64_MAX),
     options=_OPTIONS, timed_log2=_U64S, timed_log2_ns=_U64S,
     paths=schema.Map(schema.Map(_U64))))
@@ -321,6 +311,10 @@ def load_counters(path):
                 or isinstance(rec.get("flagcheck"), bool):
             raise InputError(path, "line %d: not a flagcheck stats "
                              "record (no \"flagcheck\": 1 or 2)" % number)
+        if "flag_check" in rec:
+            raise InputError(path, "line %d: the variant is flag_check here, "
+                             "written by an engine before the option was "
+                             "variant=: run the job again" % number)
         for key in COUNTERS:
             value = rec.get(key, _ABSENT)
             if _impossible(value, math.inf) or (
@@ -332,7 +326,7 @@ def load_counters(path):
             corun.check(rec)
         except schema.Invalid as e:
             raise InputError(path, "line %d: %s" % (number, e))
-        records.append(normalise_counters(rec))
+        records.append(rec)
     return records
 
 

@@ -241,7 +241,7 @@ def files_error(entry, doc, counters, modes=()):
     if isinstance(path, str) and os.path.basename(path) not in own:
         return ("its fio JSON wrote counters to %s, not to the entry's %s"
                 % (os.path.basename(path), entry.get("stats")))
-    mode = opts.get("variant", opts.get("flag_check"))
+    mode = opts.get("variant")
     if mode is not None and str(mode) != entry.get("mode") and \
             str(mode) in modes:
         return ("its fio JSON ran variant=%s, the entry says mode %s"

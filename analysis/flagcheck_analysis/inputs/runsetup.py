@@ -15,9 +15,8 @@ FIELDS = ("fio version", "engine", "host", "kernel", "job file", "backend",
 # what a manifest writes where it could not tell
 _UNKNOWN = ("", "?", "unknown", None)
 # the engine's options in a record of the counters file besides the model's own
-# ("options"); the variant (flag_check, renamed variant) is the mode
+# ("options"); the variant is the mode
 _ENGINE_KEYS = ("model", "mapping", "inject", "inject_every")
-_VARIANT_KEYS = ("variant", "flag_check")
 
 
 def job_file_id(path):
@@ -38,7 +37,7 @@ def _one(values):
 
 
 def _engine_options(rec):
-    variant = next((rec[k] for k in _VARIANT_KEYS if k in rec), None)
+    variant = rec.get("variant")
     opts = {k: rec[k] for k in _ENGINE_KEYS if k in rec}
     for k, v in (rec.get("options") or {}).items():
         if v != variant:            # the model's name for the variant

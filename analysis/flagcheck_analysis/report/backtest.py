@@ -16,7 +16,7 @@ one-way cost between the N CPUs), against the targets docs/predict.md states:
 
   target   within x1.5 of the published gain AND the effect within x2
   x2       within x2 of the published gain
-  layout   a layout fix (the same RMWs and stores per I/O in both forms)
+  layout   a layout fix (the same RMWs and stores per I/O in both variants)
            predicted above x1.05
   wrong    the predicted effect of the opposite sign to the published
 
@@ -251,7 +251,7 @@ def markdown(rows, top):
            "| " + " | ".join(HEADER) + " |",
            "|" + "---|" * len(HEADER)]
     out += ["| " + " | ".join(_cells(r)) + " |" for r in rows]
-    out += ["", "D/C: the demand check of the always form, the busiest "
+    out += ["", "D/C: the demand check of the always variant, the busiest "
             "written line's (docs/predict.md). formula: today's "
             "1/IOPS(N) = 1/(N x IOPS(1)) + line ops per I/O x transfer.",
             "", "Each file's rest, as its header derives it:", ""]
