@@ -319,7 +319,8 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     figures = job_file_figures(manifests)
     out = [sections.Compare(conditions.annotate(
                compare.compare(records, args.base), counts,
-               args.exclude_busy, lineprobes.cell_spans(ok_runs))),
+               args.exclude_busy, lineprobes.cell_spans(ok_runs),
+               records)),
            sections.Scaling(scaling.scaling(records, args.base), order, fits,
                            args.predict, summary.marks(records, counts,
                                                        args.base), figures),
@@ -344,6 +345,7 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
                                            bigbox.caveats(checked), plans) +
                               checked))
     out.append(sections.BigBoxPlot(plans, records))
+    out.append(sections.Data("bigbox", bigbox.data(simulated)))
     out.append(sections.Summary(summary.rows(records, counts, args.base,
                                             figures),
                                bigbox.summary_lines(
@@ -423,6 +425,8 @@ def main(argv=None):
         warn("--base %s: no runs of that mode; the modes there are: %s"
              % (args.base, ", ".join(sorted({r.mode for r in records}))))
         return 2
+    for line in conditions.cold_first_runs(records):
+        warn(line)
     order = compare.mode_order(records, args.base)
     head = header.lines(args, runs + (left_out,), manifests, ok_runs)
     secs = build_sections(args, runs + (counters_read,), order, files,

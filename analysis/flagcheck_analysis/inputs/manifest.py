@@ -67,8 +67,8 @@ RUN_SCHEMA = Obj({
               "status"))
 CELL_SCHEMA = Obj({
     "scenario": STR, "numjobs": NUMJOBS, "repeats": POSITIVE,
-    "stopped": Opt(STR), "text": STR,
-    "decisions": List(Obj({"mode": STR, "reason": STR,
+    "stopped": Opt(STR), "text": STR, "corun_pct": Opt(number(0, 100)),
+    "decisions": List(Obj({"mode": STR, "reason": STR, "why": Opt(STR),
                            "ratio": Opt(number(above=0)),
                            "ci": Opt(List(number(above=0), 2)),
                            "by": Opt(STR)}))})

@@ -99,7 +99,7 @@ def row(path, top, load, fio_ns):
     pred = simulate.predict(spec, mach, p.cpus, p.placement, rest_ns)
     where = "%s %d%s" % (mach.name, p.cpus,
                          " " + p.placement if p.placement else "")
-    g = pred["gain"]
+    g = dict(pred["gain"])      # the costs and seeds alone: today's band
     b = band.attach(pred, spec, mach, rest_ns, fig.gain)
     return Row(name, where, rest, spec.rest_rule or "", mach.generic,
                g["value"], g["low"], g["high"], fig.gain,
@@ -270,10 +270,40 @@ def markdown(rows, top):
     return "\n".join(out) + "\n"
 
 
+EPILOG = """\
+what it reads: every model=pattern job file under
+%s of the source tree (--top) whose header has
+a published-figure, published-machine and published-rest line
+(docs/your-patch.md); a C model's job file through its pattern-twin
+line.  Each is simulated on its published machine
+(machines/PROFILE.toml, --machines-dir) at its published CPU count and
+placement, as flagcheck predict --published does, with its band over
+every unknown.
+
+what it prints (Markdown, docs/backtest.md's table): per file the
+predicted gain and its band, the band's width, the costs-and-seeds
+spread alone (today's band), the published gain and where it lies in the
+band, the widest unknown, predicted/published, the effects' ratio,
+today's formula's gain, D/C, the kind of fix and which targets it met;
+then the scores against docs/predict.md's targets (target: within x1.5
+and the effect within x2; x2; a layout fix above x1.05; none of the
+opposite sign) and the files whose published figure lies outside the
+band, each with the single inputs that would reach it.
+
+Nothing is measured: the same table on any machine, loaded or not; a
+published-rest fio file needs --fio-ns (else it is listed as skipped).
+
+exit status: 0 printed, 1 a job file could not be read or simulated
+(one line naming it).""" % ", ".join(JOB_DIRS)
+
+
 def parse_args(argv):
     p = width.ArgumentParser(
-        prog=PROG, description="Predict every job file with a published "
-        "figure on its published machine, beside the figure.")
+        prog=PROG, description=width.wrap(
+            "Predict every job file with a published figure on its "
+            "published machine, beside the figure: the simulator's "
+            "back-test (make backtest, docs/backtest.md).", 79),
+        epilog=EPILOG, formatter_class=width.HelpFormatter)
     p.add_argument("--top", default=None,
                    help="the source tree (default: this one)")
     p.add_argument("--fio-ns", type=float, default=None,
