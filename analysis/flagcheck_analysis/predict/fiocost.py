@@ -11,14 +11,13 @@ inputs give the same output.
 """
 
 import json
-import math
 import os
 import platform
 import re
 import subprocess
 import time
 
-from ..results import textfile
+from ..results import numbers, textfile
 
 # the recorded file: a regular file of at most 4 KiB, ns per I/O in
 # 1..1e6 (fio's null engine costs about 10^2..10^3 ns an I/O)
@@ -153,14 +152,13 @@ def record(path, fio="fio"):
 def _field(rec, path, key, kind):
     v = rec.get(key)
     if kind is float:
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and \
-            math.isfinite(v) and NS_RANGE[0] <= v <= NS_RANGE[1]
+        ok = numbers.in_range(v, *NS_RANGE)
         want = "a number of ns from %g to %g" % NS_RANGE
     else:
         ok = isinstance(v, str) and 0 < len(v) <= 200 and v.isprintable()
         want = "a line of text (1 to 200 printable characters)"
     if not ok:
-        raise ValueError("%s: %s is %r: want %s" % (path, key, v, want))
+        raise numbers.NumberError("%s: %s" % (path, key), v, want)
     return v
 
 
@@ -187,11 +185,9 @@ def recorded(path):
         raise ValueError("%s: want low <= fio_ns <= high, got %g, %g, %g"
                          % (path, low, ns, high))
     ghz = rec.get("clock_ghz")
-    if ghz is not None and not (isinstance(ghz, (int, float)) and
-                                not isinstance(ghz, bool) and
-                                0.1 <= ghz <= 10):
-        raise ValueError("%s: clock_ghz is %r: want null or a number of "
-                         "GHz from 0.1 to 10" % (path, ghz))
+    if ghz is not None:
+        numbers.number(ghz, "%s: clock_ghz" % path, 0.1, 10,
+                       want="null or a number of GHz from 0.1 to 10")
     for k in ("date", "host", "cpu", "fio"):
         _field(rec, path, k, str)
     return rec
