@@ -130,3 +130,39 @@ def test_a_fio_jsons_iops(tmp_path):
     assert str(e.value) == ("%s: jobs[0].read.iops is a whole number of "
                             "about 401 digits: more than 1.84467e+22, the "
                             "most fio can write there" % path)
+
+
+# ---- a calibration used as a profile ----
+
+def _calibration(tmp_path, **host):
+    with open(WHY_CAL) as f:
+        doc = json.load(f)
+    doc.setdefault("host", {}).update(host)
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+@pytest.mark.parametrize("host,want", [
+    ({"nodes": {"x": [0]}}, "host.nodes key is \"x\": want a NUMA node "
+     "number, 0 to 1023"),
+    ({"nodes": {"99999": [0]}}, "host.nodes key is \"99999\": want a NUMA "
+     "node number, 0 to 1023"),
+    ({"cpu_model": "AMD EPYC @ 0GHz"}, "host.cpu_model's clock is '0': "
+     "want a clock of 0.1 to 10 GHz"),
+    ({"cpu_model": "AMD EPYC @ 1.2.3GHz"}, "host.cpu_model's clock is "
+     "'1.2.3': want a clock of 0.1 to 10 GHz"),
+    ({"cpu_model": "AMD EPYC @ %dGHz" % BIG}, "host.cpu_model's clock is "
+     "'%s...(401 characters): want a clock of 0.1 to 10 GHz" % ("1" +
+                                                              "0" * 35))])
+def test_a_calibration_as_a_profile_is_refused_naming_the_field(
+        tmp_path, host, want):
+    path = _calibration(tmp_path, **host)
+    with pytest.raises(machine.MachineError) as e:
+        machine.load(path)
+    assert str(e.value) == "%s: %s" % (path, want)
+
+
+def test_a_calibrations_stated_clock_is_read(tmp_path):
+    path = _calibration(tmp_path, cpu_model="Intel Xeon @ 2.60GHz")
+    assert machine.load(path).clock_ghz == 2.6

@@ -42,7 +42,7 @@ import os
 import re
 
 from ..predict import band, curve, explain, fiocost, jobspec, simulate
-from ..results import jobheader, lineprobes, machine, published
+from ..results import calibmachine, jobheader, lineprobes, machine, published
 
 WITHIN = 0.15
 # a calibration this far from the runs' own line probes is not used
@@ -575,7 +575,7 @@ def disagreement(mach, entries, what="simulated beside measured is left "
 def beside(args, manifests, records, warn, entries=()):
     """[the table] or []: needs calibration.json in the results; where
     the runs' line probes (@entries: manifest run entries) contradict its
-    transfers, they stand in for them (machine.Probed)."""
+    transfers, they stand in for them (calibmachine.Probed)."""
     cal = _calibration(args.inputs)
     jobs = job_files(manifests)
     if cal is None or not jobs:
@@ -588,7 +588,7 @@ def beside(args, manifests, records, warn, entries=()):
                            "line probes in simulated beside measured")
         if why:
             warn(why)
-            mach = machine.Probed(mach, probes(entries)[0])
+            mach = calibmachine.Probed(mach, probes(entries)[0])
     except ValueError as e:
         warn("%s (simulated beside measured is left out)" % e)
         return []
