@@ -3,7 +3,9 @@
 that is not UTF-8 where a name is wanted gives one line naming the file,
 never a hang, a MemoryError or a UnicodeDecodeError."""
 
+import json
 import os
+import shutil
 
 import pytest
 
@@ -51,3 +53,27 @@ def test_a_host_lists_long_line_is_cut_in_the_message(tmp_path):
     assert str(e.value) == ("%s line 1: 'h,%s...(502 characters): want "
                             "host[,port] with a port 1..65535"
                             % (path, "9" * 34))
+
+
+# ---- a manifest's long values are cut in its messages ----
+
+@pytest.mark.parametrize("digits", [300, 401])
+def test_a_manifests_long_repeat_is_cut(tmp_path, digits):
+    out = tmp_path / "results"
+    shutil.copytree(helpers.RESULTS, out)
+    path = out / "manifest.json"
+    doc = json.loads(path.read_text())
+    doc["runs"][0]["repeat"] = 123456.5
+    path.write_text(json.dumps(doc).replace("123456.5", "9" * digits))
+    p = helpers.run_cli("flagcheck-report", "--no-plot", "--outdir",
+                        str(tmp_path / "o"), str(out))
+    assert "Traceback" not in p.stderr and "9" * 41 not in p.stderr
+    name = doc["runs"][0]["name"]
+    if digits == 300:
+        want = ("%s: %s: name %r is not a run of mode always, numjobs 1, "
+                "repeat a whole number of 300 digits "
+                "as the entry says (run left out)" % (path, name, name))
+    else:
+        want = ("unusable manifest: %s: runs[0].repeat is a whole number of "
+                "401 digits: want a whole number >= 1" % path)
+    assert want in helpers.message(p.stderr), p.stderr

@@ -23,6 +23,9 @@ from ..results import numbers, textfile
 # 1..1e6 (fio's null engine costs about 10^2..10^3 ns an I/O)
 RECORD_MAX_BYTES = 4096
 NS_RANGE = (1.0, 1e6)
+# --fio-ns of flagcheck-predict, flagcheck-report and flagcheck-backtest
+fio_ns_arg = numbers.arg("want a number of ns from %g to %g" % NS_RANGE,
+                         low=NS_RANGE[0], high=NS_RANGE[1])
 
 
 def this_clock_ghz():

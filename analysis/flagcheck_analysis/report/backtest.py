@@ -31,8 +31,8 @@ import subprocess
 import sys
 from collections import namedtuple
 
-from ..predict import band, jobspec, simulate
-from ..results import jobheader, width
+from ..predict import band, fiocost, jobspec, simulate
+from ..results import jobheader, machine, width
 from . import catalogue
 
 PROG = "flagcheck-backtest"
@@ -276,9 +276,10 @@ def parse_args(argv):
         "figure on its published machine, beside the figure.")
     p.add_argument("--top", default=None,
                    help="the source tree (default: this one)")
-    p.add_argument("--fio-ns", type=float, default=None,
+    p.add_argument("--fio-ns", type=fiocost.fio_ns_arg, default=None,
                    help="fio's cost per I/O for published-rest fio files")
     p.add_argument("--machines-dir", default=None,
+                   type=machine.machines_dir_arg,
                    help="where profile names are looked up")
     return p.parse_args(argv)
 
@@ -288,7 +289,6 @@ def main(argv=None):
     here = os.path.dirname(os.path.realpath(__file__))
     top = args.top or os.path.dirname(os.path.dirname(os.path.dirname(
         here)))
-    from ..results import machine
     rows = []
     try:
         for path in job_files(top):

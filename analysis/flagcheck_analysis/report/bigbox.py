@@ -34,7 +34,6 @@ mode; within WITHIN of each other or not, per row. A calibration whose
 transfer between the runs' CPUs is more than DISAGREE from the runs' own
 line probes (their median) is named and not used."""
 
-import argparse
 import copy
 import functools
 import json
@@ -58,27 +57,13 @@ HEADER = ["scenario", "machine", "cpus", "rest", "always IOPS",
 WHY, OTHER, CAVEAT = 9, 10, 11
 
 
-def fio_ns_arg(text):
-    """--fio-ns: a number of ns from 1 to 1e6 (fiocost.NS_RANGE), never
-    NaN or infinite."""
-    try:
-        v = float(text)
-    except ValueError:
-        v = None
-    lo, hi = fiocost.NS_RANGE
-    if v is None or not lo <= v <= hi:
-        raise argparse.ArgumentTypeError(
-            "%r: want a number of ns from %g to %g" % (text, lo, hi))
-    return v
-
-
 def add_arguments(p):
     g = p.add_argument_group("big-box answer", "with --predict N or a job "
                              "file's published-machine line")
     g.add_argument("--machine", metavar="NAME_OR_FILE",
                    help="the profile --predict N simulates on (default: "
                    "the calibration, beyond it its CPU family's)")
-    g.add_argument("--fio-ns", type=fio_ns_arg, metavar="NS",
+    g.add_argument("--fio-ns", type=fiocost.fio_ns_arg, metavar="NS",
                    help="fio's cost per I/O for --predict (default: from "
                    "the one-job runs)")
 

@@ -401,6 +401,19 @@ def names(machines_dir=None):
         return []
 
 
+def machines_dir_arg(text):
+    """argparse type of --machines-dir: a directory that holds a profile
+    (an empty list of machines is no answer)."""
+    import argparse
+    if not os.path.isdir(text):
+        raise argparse.ArgumentTypeError("%r: not a directory (a directory "
+                                         "of machine profiles)" % text)
+    if not names(text):
+        raise argparse.ArgumentTypeError("%r: no machine profile (NAME.toml) "
+                                         "in it" % text)
+    return text
+
+
 def load(name_or_path, machines_dir=None):
     """The Machine of a profile name (machines_dir/NAME.toml), a profile
     file, or a flagcheck-calibrate result (calibration.json); raises

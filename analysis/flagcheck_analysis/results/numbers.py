@@ -18,6 +18,8 @@ import sys
 # the most characters of a value a message echoes (a 401-digit value is
 # cut, its length said)
 SHOWN = 40
+# a file name is shown whole up to Linux's NAME_MAX (255 bytes), quoted
+NAME_SHOWN = 257
 # the longest text read as a number: a float has 17 significant digits
 # and an exponent of 3; 64 characters hold any way of writing one, with
 # room for leading zeros
@@ -37,10 +39,11 @@ class NumberError(ValueError):
                          if where else "%s: want %s" % (shown(value), want))
 
 
-def shown(value, limit=SHOWN):
-    """@value as a message shows it: text quoted, anything cut to about
-    @limit characters with its length said."""
-    text = repr(value) if isinstance(value, str) else _plain(value)
+def shown(value, limit=SHOWN, quote=True):
+    """@value as a message shows it: text quoted (unless not @quote),
+    anything cut to about @limit characters with its length said."""
+    text = (repr(value) if quote else value) if isinstance(value, str) \
+        else _plain(value)
     if len(text) <= limit:
         return text
     return "%s...(%d characters)" % (text[:limit - 3], len(value) if
@@ -50,9 +53,10 @@ def shown(value, limit=SHOWN):
 def _plain(value):
     if isinstance(value, int) and not isinstance(value, bool) and \
             value.bit_length() > 4 * SHOWN:
-        # str() of a huge int is slow and, past 4300 digits, refused
-        return "a whole number of about %d digits" % (
-            int(value.bit_length() * math.log10(2)) + 1)
+        try:
+            return "a whole number of %d digits" % len(str(abs(value)))
+        except ValueError:      # str() refuses past 4300 digits
+            return "a whole number of more than 4300 digits"
     return str(value)
 
 
