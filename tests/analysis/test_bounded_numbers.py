@@ -11,8 +11,9 @@ import shutil
 import pytest
 
 from tests.analysis import helpers
-from flagcheck_analysis.predict import fiocost
-from flagcheck_analysis.results import calibfile, fiojson, machine, numbers
+from flagcheck_analysis.predict import cli as predict_cli, fiocost
+from flagcheck_analysis.results import (calibfile, fiojson, jobheader, machine,
+                                       numbers)
 
 BIG = 10 ** 400
 WHY_CAL = os.path.join(helpers.FIXTURES, "why", "calibration.json")
@@ -166,3 +167,47 @@ def test_a_calibration_as_a_profile_is_refused_naming_the_field(
 def test_a_calibrations_stated_clock_is_read(tmp_path):
     path = _calibration(tmp_path, cpu_model="Intel Xeon @ 2.60GHz")
     assert machine.load(path).clock_ghz == 2.6
+
+
+# ---- a published figure whose gain overflows ----
+
+TINY, HUGE = "0." + "0" * 299 + "1", "1" + "0" * 300
+
+
+@pytest.mark.parametrize("figure", [
+    "%s -> %s higher IOPS, x" % (TINY, HUGE),
+    "%s -> %s lower s, x" % (HUGE, TINY),
+    "%s -> %s higher IOPS, x" % (HUGE, TINY),
+    "1 -> 1000001 higher IOPS, x", "x1000001 x", "1e3 -> 2e3 higher x"],
+    ids=["tiny-huge", "huge-tiny-lower", "huge-tiny", "1e6+1", "x1e6+1",
+         "exponent"])
+def test_a_published_gain_beyond_a_million_fold_is_refused(figure):
+    with pytest.raises(jobheader.FigureError) as e:
+        jobheader.parse(figure, "f.fio:1")
+    assert str(e.value).startswith("f.fio:1: published-figure ")
+    assert str(e.value).endswith("is not valid: allowed %s"
+                                 % jobheader.USAGE)
+    assert "a gain from x1e-06 to x1e+06" in jobheader.USAGE
+
+
+def test_a_published_gain_at_the_bound_is_taken():
+    assert jobheader.parse("1 -> 1000000 higher IOPS, x", "w").gain == 1e6
+    assert jobheader.parse("1000000 -> 1 higher IOPS, x", "w").gain == 1e-6
+
+
+def test_predict_published_json_of_an_overflowing_figure(capsys, tmp_path):
+    src = os.path.join(helpers.REPO, "jobs", "pattern",
+                       "s1-filemap-odirect-read.fio")
+    with open(src) as f:
+        text = f.read()
+    path = tmp_path / "s1.fio"
+    path.write_text(text.replace(
+        "1700000 -> 4000000 higher", "%s -> %s higher" % (TINY, HUGE), 1))
+    try:
+        rc = predict_cli.main([str(path), "--published", "--json",
+                               "--seeds", "1"])
+    except SystemExit as e:
+        rc = e.code
+    out, err = capsys.readouterr()
+    assert (rc, out) == (2, "") and "Traceback" not in err
+    assert "%s:8: published-figure '0.000" % path in helpers.message(err)
