@@ -6,10 +6,12 @@ never a hang, a MemoryError or a UnicodeDecodeError."""
 import json
 import os
 import shutil
+import subprocess
 
 import pytest
 
 from tests.analysis import helpers
+from flagcheck_analysis.results import safewrite
 from flagcheck_analysis.run import hosts
 
 S1 = os.path.join(helpers.REPO, "jobs", "pattern",
@@ -77,3 +79,60 @@ def test_a_manifests_long_repeat_is_cut(tmp_path, digits):
         want = ("unusable manifest: %s: runs[0].repeat is a whole number of "
                 "401 digits: want a whole number >= 1" % path)
     assert want in helpers.message(p.stderr), p.stderr
+
+
+# ---- --compare: a directory name that is not UTF-8, --format ----
+
+def _two_sides(tmp_path, b_name):
+    a = os.path.join(str(tmp_path), "A")
+    b = os.path.join(os.fsencode(str(tmp_path)), b_name)
+    shutil.copytree(helpers.RESULTS, a)
+    shutil.copytree(helpers.RESULTS, os.fsdecode(b))
+    return a, os.fsdecode(b)
+
+
+@pytest.mark.parametrize("b_name,shown", [(b"B\xff", "B\\xff"),
+                                          (b"B\x1b[2J", "B\\x1b[2J")])
+def test_compare_a_side_whose_name_is_no_text(tmp_path, b_name, shown):
+    a, b = _two_sides(tmp_path, b_name)
+    p = subprocess.run(helpers.cli_argv("flagcheck-report", "--compare", a,
+                                        b), capture_output=True)
+    err = p.stderr.decode("utf-8", "replace")
+    assert p.returncode == 0 and "Traceback" not in err, err
+    line = "B: %s/%s (8 runs)" % (tmp_path, shown)
+    assert line in p.stdout.decode("utf-8").splitlines()
+    report = os.path.join(b, "report")
+    assert sorted(os.listdir(report)) == ["sidebyside.md"]
+    with open(os.path.join(report, "sidebyside.md"), encoding="utf-8") as f:
+        assert "- " + line + "\n" in f.read()
+
+
+def test_a_failed_write_leaves_no_tmp_and_the_old_file(tmp_path):
+    path = str(tmp_path / "sidebyside.md")
+    safewrite.write(path, "old\n")
+    with pytest.raises(UnicodeEncodeError):
+        safewrite.write(path, "B\udcff\n")
+    assert os.listdir(str(tmp_path)) == ["sidebyside.md"]
+    with open(path) as f:
+        assert f.read() == "old\n"
+
+
+def test_compare_prints_the_format_asked(tmp_path):
+    a = str(tmp_path / "A")
+    shutil.copytree(helpers.RESULTS, a)
+    out = {}
+    for fmt in ("json", "csv", "text"):
+        p = helpers.run_cli("flagcheck-report", "--compare", a, a,
+                            "--format", fmt, "--outdir", str(tmp_path / "o"))
+        assert p.returncode == 0, p.stderr
+        out[fmt] = p.stdout
+    doc = json.loads(out["json"])
+    assert doc["header"][:2] == ["A: %s (8 runs)" % a, "B: %s (8 runs)" % a]
+    assert [t["columns"][:2] for t in doc["tables"]] == \
+        [["gain", "numjobs"], ["mode", "numjobs"]]
+    rows = [r for t in doc["tables"] for r in t["rows"]]
+    assert len(rows) == 6 and doc["notes"] == []
+    csv_lines = out["csv"].splitlines()
+    assert csv_lines[0] == "table,gain,numjobs,A,B,B/A,95% CI,verdict"
+    assert len([l for l in csv_lines if l]) == 2 + 6
+    assert out["text"].startswith("A: %s (8 runs)\n" % a)

@@ -269,8 +269,7 @@ def compare_main(args):
                  "%s (%s)" % (name, side.name))
             return 1
     result = sidebyside.side_by_side(a, b, args.base)
-    sys.stdout.write(sidebyside.markdown(result) if args.format == "markdown"
-                     else render.wrap(sidebyside.text(result)))
+    sys.stdout.write(sidebyside.stdout(args.format, result))
     outdir = args.outdir or os.path.join(_group(args.compare[1])[0],
                                          "report")
     try:

@@ -25,7 +25,8 @@ class Invalid(ValueError):
 
 
 def show(value, limit=60):
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if isinstance(value, int) and not isinstance(value, bool) and \
+            not numbers.is_number(value):
         return numbers.shown(value, limit)
     try:
         text = json.dumps(value, allow_nan=True)

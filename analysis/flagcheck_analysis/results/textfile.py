@@ -39,3 +39,19 @@ def read_text(path, what="job file", max_bytes=MAX_BYTES):
 def to_bytes(text):
     """The bytes of text read_text() gave (for writing it back)."""
     return text.encode("utf-8", "surrogateescape")
+
+
+def printable(text):
+    """@text as a terminal or a Markdown file may show it: a byte that is
+    not UTF-8 (read through surrogateescape: a directory's name) as
+    \\xNN, a character that is not printable (a newline, ESC, a
+    bidirectional control) as its Python escape; the rest as it is."""
+    out = []
+    for c in str(text):
+        if "\udc80" <= c <= "\udcff":
+            out.append("\\x%02x" % (ord(c) - 0xdc00))
+        elif c.isprintable():
+            out.append(c)
+        else:
+            out.append(c.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
