@@ -18,7 +18,7 @@ import json
 import re
 import sys
 
-from ..results import jobheader, machine, numbers, width
+from ..results import jobheader, machine, numbers, textfile, width
 from . import band, curve, explain, fiocost, jobspec, simulate
 
 PROG = "flagcheck-predict"
@@ -221,9 +221,10 @@ def list_machines(machines_dir):
         m = machine.load(name, machines_dir)
         line = "%-22s %5d %7d  %-7s  %s" % (
             name, m.total_cpus, m.sockets,
-            "generic" if m.generic else "named", m.description)
-        out.append(line if len(line) <= width.WIDTH else
-                   line[:width.WIDTH - 3] + "...")
+            "generic" if m.generic else "named",
+            textfile.printable(m.description))
+        out.append(line if width.columns(line) <= width.WIDTH else
+                   width.cut(line, width.WIDTH - 3) + "...")
     return "\n".join(out) + "\n"
 
 
