@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 
 import pytest
 
@@ -136,3 +137,62 @@ def test_compare_prints_the_format_asked(tmp_path):
     assert csv_lines[0] == "table,gain,numjobs,A,B,B/A,95% CI,verdict"
     assert len([l for l in csv_lines if l]) == 2 + 6
     assert out["text"].startswith("A: %s (8 runs)\n" % a)
+
+
+# ---- the kernel's files and the other readers: the same bounded reader ----
+
+def _no_hang(call):
+    got = {}
+    t = threading.Thread(target=lambda: got.update(r=call()), daemon=True)
+    t.start()
+    t.join(10)
+    assert not t.is_alive(), "hung reading a FIFO"
+    return got["r"]
+
+
+def test_system_files_that_are_fifos_are_not_read(tmp_path):
+    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.results import cpulist
+    from flagcheck_analysis.run import clock, interference
+    for name in ("loadavg", "stat", "cs", "cal.json"):
+        os.mkfifo(tmp_path / name)
+    assert _no_hang(lambda: interference.read_loadavg(str(tmp_path))) is None
+    assert _no_hang(lambda: clock.kernel_clocksource(
+        str(tmp_path / "cs"))) is None
+    assert _no_hang(lambda: cpulist.read_text(str(tmp_path / "cs"))) is None
+    assert _no_hang(lambda: bigbox.cpu_model_of(
+        str(tmp_path / "cal.json"))) == ""
+    got = _no_hang(lambda: pytest.raises(OSError, interference.read_proc_stat,
+                                         str(tmp_path)))
+    assert "cannot read" in str(got.value)
+
+
+def test_a_loadavg_of_no_numbers_is_none(tmp_path):
+    from flagcheck_analysis.run import interference
+    (tmp_path / "loadavg").write_text("0.5 nan 1e999 1/2 3\n")
+    assert interference.read_loadavg(str(tmp_path)) is None
+    (tmp_path / "loadavg").write_text("0.5 1 2.25 1/2 3\n")
+    assert interference.read_loadavg(str(tmp_path)) == [0.5, 1, 2.25]
+
+
+@pytest.mark.parametrize("iops", ["0", "-1", "1e999", "\"x\""])
+def test_fio_null_engine_iops_is_bounded(iops):
+    from flagcheck_analysis.predict import fiocost
+    with pytest.raises(ValueError) as e:
+        fiocost._null_iops('{"jobs": [{"read": {"iops": %s}}]}' % iops)
+    assert str(e.value).startswith("fio's null-engine JSON: jobs[0].read."
+                                   "iops is ")
+
+
+def test_a_manifests_host_is_printed_escaped(tmp_path):
+    out = tmp_path / "results"
+    shutil.copytree(helpers.RESULTS, out)
+    path = out / "manifest.json"
+    doc = json.loads(path.read_text())
+    doc["host"]["hostname"] = "box\x1b[2J\nfake line"
+    path.write_text(json.dumps(doc))
+    p = helpers.run_cli("flagcheck-report", "--no-plot", "--outdir",
+                        str(tmp_path / "o"), str(out))
+    assert p.returncode == 0, p.stderr
+    assert "\x1b" not in p.stdout and "\nfake line" not in p.stdout
+    assert "host: box\\x1b[2J\\nfake line, " in p.stdout

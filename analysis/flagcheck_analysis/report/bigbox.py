@@ -41,7 +41,8 @@ import os
 import re
 
 from ..predict import band, curve, explain, fiocost, jobspec, simulate
-from ..results import calibmachine, jobheader, lineprobes, machine, published
+from ..results import (calibmachine, fiojson, jobheader, lineprobes, machine,
+                       published)
 
 WITHIN = 0.15
 # a calibration this far from the runs' own line probes is not used
@@ -150,10 +151,12 @@ def family_profile(cpu_model):
 
 def cpu_model_of(calibration_path):
     try:
-        with open(calibration_path) as f:
-            return (json.load(f).get("host") or {}).get("cpu_model") or ""
-    except (OSError, ValueError, AttributeError):
+        doc = json.loads(fiojson.read_text(calibration_path, "calibration")
+                         or "{}")
+        model = (doc.get("host") or {}).get("cpu_model")
+    except (fiojson.InputError, ValueError, AttributeError, RecursionError):
         return ""
+    return model if isinstance(model, str) else ""
 
 
 def with_calibrated_costs(generic, here):

@@ -36,6 +36,21 @@ def read_text(path, what="job file", max_bytes=MAX_BYTES):
     return data.decode("utf-8", "surrogateescape")
 
 
+# the largest kernel file read (/proc, /sys): /proc/cpuinfo of Linux's
+# most CPUs (8192) at about 1.5 KiB each is 12 MiB
+SYSTEM_MAX_BYTES = 16 << 20
+
+
+def read_system(path, max_bytes=SYSTEM_MAX_BYTES):
+    """The text of a kernel file (/proc, /sys: regular files whose size
+    reads 0), or None where it can not be read (absent, not a regular
+    file, past @max_bytes)."""
+    try:
+        return read_text(path, "kernel file", max_bytes)
+    except TextFileError:
+        return None
+
+
 def to_bytes(text):
     """The bytes of text read_text() gave (for writing it back)."""
     return text.encode("utf-8", "surrogateescape")
