@@ -120,3 +120,17 @@ def test_run_options_are_bounded(tmp_path, args, want):
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert helpers.message(p.stderr).splitlines()[-1] == \
         "flagcheck-run: error: " + want
+
+
+@pytest.mark.parametrize("args,want", [
+    (["--max-threads", "\u00b2"], "argument --max-threads: '\u00b2' is not "
+     "valid: a whole number of at least 1, at most 8192"),
+    (["--max-threads", "8193"], "argument --max-threads: '8193' is not "
+     "valid: a whole number of at least 1, at most 8192"),
+    (["--seconds", "nan"], "argument --seconds: 'nan' is not valid: a "
+     "number of seconds from 0.01 to 3600")])
+def test_calibrate_options_are_bounded(tmp_path, args, want):
+    p = helpers.run_cli("flagcheck-calibrate", "--outdir", str(tmp_path),
+                        *args)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert p.stderr.splitlines()[-1] == "flagcheck-calibrate: error: " + want

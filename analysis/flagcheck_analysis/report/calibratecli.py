@@ -12,7 +12,7 @@ import sys
 from ..calibrate.calibration import (
     CalibrationError, DEFAULT_SECONDS, JSON_NAME, Interrupted, seconds_arg,
     PNG_NAME, PROG, Progress, calibrate, default_program)
-from ..results import width
+from ..results import fiojson, numbers, width
 from . import plot
 from .linecosts import heatmap, text
 
@@ -45,11 +45,10 @@ exit status: 0 written, 1 the measurement failed or the files could not be
 written, 2 usage error."""
 
 
-def _threads(text):
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(
-            "%r is not valid: a whole number of at least 1" % text)
-    return int(text)
+# --max-threads: a thread per CPU at most, of Linux's most CPUs
+_threads = numbers.arg(" is not valid: a whole number of at least 1, at "
+                       "most %d" % fiojson.NR_CPUS_MAX, whole=True, low=1,
+                       high=fiojson.NR_CPUS_MAX)
 
 
 def parse_args(argv):
