@@ -45,8 +45,16 @@ PATTERN_SRCS	:= $(sort $(wildcard engine/pattern/*.c))
 BACKEND_SRCS	:= $(sort $(wildcard engine/backends/*.c))
 ENGINE_SRCS	:= $(sort $(wildcard engine/*.c)) $(KERNEL_SRCS) $(MODEL_SRCS) \
 		   $(PATTERN_SRCS) $(BACKEND_SRCS)
+# model=pattern's operations: one table, engine/pattern/ops.tbl; the
+# headers the engine and the simulator include are written from it into
+# $(GEN) (build outputs: never stale, so nothing to check), and
+# docs/pattern.md's operation table with them (a document, committed)
+GEN		:= $(BUILD)/gen
+OPS_TBL		:= engine/pattern/ops.tbl
+OPS_GEN		:= scripts/gen-pattern-ops.py
+GEN_HDRS	:= $(GEN)/pattern_ops.h $(GEN)/pattern_does.h
 ENGINE_HDRS	:= $(wildcard engine/*.h engine/kernel/*.h engine/models/*.h \
-			  engine/pattern/*.h)
+			  engine/pattern/*.h) $(GEN_HDRS)
 ENGINE		:= $(BUILD)/fio-flagcheck.so
 
 # What differs between fio trees, by feature tests on the tree's own headers
@@ -60,7 +68,7 @@ WARN		:= -Wall -Wextra -Werror
 BASE_CFLAGS	:= -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE \
 		   -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64
 ENGINE_CFLAGS	= $(BASE_CFLAGS) -fPIC -fvisibility=hidden \
-		  -Iengine -Iengine/kernel \
+		  -Iengine -Iengine/kernel -Iengine/pattern -I$(GEN) \
 		  -include $(FIO_TREE)/config-host.h -isystem $(FIO_TREE) \
 		  $(FIO_FEATURES) -DFLAGCHECK_FIO_VERSION='"$(FIO_VERSION_OF)"'
 # nodelete: fio dlcloses engines at exit, a known crash source
@@ -74,7 +82,7 @@ UNIT_SRCS	:= $(KERNEL_SRCS) $(MODEL_SRCS) $(PATTERN_SRCS) engine/shm.c \
 		   engine/stats.c
 UNIT_TESTS	:= $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/models \
-		   -Iengine/pattern -pthread
+		   -Iengine/pattern -I$(GEN) -pthread
 
 # flagcheck-calibrate: the cache-line costs of this machine, with the
 # engine's own bit operations (the directory that holds bitops.h)
@@ -92,9 +100,18 @@ SIM		:= $(BUILD)/flagcheck-sim
 SIM_PARSER	:= $(wildcard engine/pattern/pattern_parse.c \
 			  engine/pattern/pattern_words.c)
 SIM_SRCS	:= $(sort $(wildcard sim/*.c)) $(SIM_PARSER)
-SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/pattern
+SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/pattern \
+		   -I$(GEN)
 
-all: $(ENGINE) $(CALIBRATE) $(SIM)
+all: $(ENGINE) $(CALIBRATE) $(SIM) $(GEN)/pattern-doc.ok
+
+# One run of the generator writes the headers and the docs' table; a bad
+# row of the table stops the build there, the row named
+$(GEN_HDRS) $(GEN)/pattern-doc.ok &: $(OPS_TBL) $(OPS_GEN)
+	@mkdir -p $(GEN)
+	$(PYTHON) $(OPS_GEN) $(OPS_TBL) --ops $(GEN)/pattern_ops.h \
+		--does $(GEN)/pattern_does.h --doc docs/pattern.md
+	@touch $(GEN)/pattern_ops.h $(GEN)/pattern_does.h $(GEN)/pattern-doc.ok
 
 $(SIM): $(SIM_SRCS) $(wildcard sim/*.h) sim/physics.def $(ENGINE_HDRS)
 	@mkdir -p $(BUILD)
@@ -160,9 +177,9 @@ $(CALIBRATE): $(CALIBRATE_DEPS)
 # The pattern grammar's operation table as JSON (tests, docs check)
 PATTERN_OPS	:= $(BUILD)/flagcheck-pattern-ops
 all: $(PATTERN_OPS)
-$(PATTERN_OPS): engine/tools/pattern-ops.c engine/pattern/pattern_ops.h
+$(PATTERN_OPS): engine/tools/pattern-ops.c $(ENGINE_HDRS)
 	@mkdir -p $(BUILD)
-	$(CC) $(BASE_CFLAGS) -Iengine/pattern -o $@ $<
+	$(CC) $(BASE_CFLAGS) -Iengine -Iengine/pattern -I$(GEN) -o $@ $<
 
 $(BUILD)/clang-calibrate.ok: $(CALIBRATE_DEPS)
 	@mkdir -p $(BUILD)
@@ -171,7 +188,7 @@ $(BUILD)/clang-calibrate.ok: $(CALIBRATE_DEPS)
 	@touch $@
 
 calibrate: $(CALIBRATE)
-	$(PYTHON) analysis/flagcheck-calibrate --outdir $(BUILD)/calibration
+	$(PYTHON) analysis/flagcheck calibrate --outdir $(BUILD)/calibration
 
 fio: $(BUILD)/fio-version
 	$(MAKE) -C $(FIO_TREE) fio
@@ -257,30 +274,30 @@ REPRO_ARGS	?=
 
 reproduce: deps
 	$(MAKE) all
-	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT) \
+	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT) \
 		--until-decided --repeats $(REPRO_MIN_REPEATS) \
 		--max-repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) $(REPRO_JOBS)
-	FLAGCHECK_REPEATS_NAME=REPRO_REPEATS $(PYTHON) analysis/flagcheck-report $(REPRO_OUT)
+	FLAGCHECK_REPEATS_NAME=REPRO_REPEATS $(PYTHON) analysis/flagcheck report $(REPRO_OUT)
 
 # The rest of the family, each with its own modes: S3 (always/test_first),
 # S4 (before/always/test_first, against before), S5 (LRU on/off, one job,
 # ns per lookup against mod).
 reproduce-family: deps
 	$(MAKE) all
-	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/s3 \
+	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/s3 \
 		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) jobs/aim7-creat-clo.fio
-	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)/s3
-	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/s4 \
+	$(PYTHON) analysis/flagcheck report $(REPRO_OUT)/s3
+	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/s4 \
 		--modes before,always,test_first \
 		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) jobs/fxmark-dwtl-uptodate.fio
-	$(PYTHON) analysis/flagcheck-report --base before $(REPRO_OUT)/s4
-	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/s5 \
+	$(PYTHON) analysis/flagcheck report --base before $(REPRO_OUT)/s4
+	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/s5 \
 		--modes on,off --numjobs 1 --repeats 3 --ramp 0 --no-calibrate \
 		--runtime $(REPRO_RUNTIME) $(REPRO_ARGS) jobs/bh-lru-lookup.fio
-	$(PYTHON) analysis/flagcheck-lru $(REPRO_OUT)/s5
+	$(PYTHON) analysis/flagcheck lru $(REPRO_OUT)/s5
 
 # The catalogue, more of the family as model=pattern job files
 # (jobs/catalogue/*.fio): every one in both modes, REPRO_REPEATS interleaved
@@ -291,28 +308,27 @@ CATALOGUE_JOBS	?= $(sort $(wildcard jobs/catalogue/*.fio))
 
 reproduce-catalogue: deps
 	$(MAKE) all
-	$(PYTHON) analysis/flagcheck-run --outdir $(REPRO_OUT)/catalogue \
+	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/catalogue \
 		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) $(CATALOGUE_JOBS)
-	$(PYTHON) analysis/flagcheck-report $(REPRO_OUT)/catalogue
-	$(PYTHON) analysis/flagcheck-catalogue $(REPRO_OUT)/catalogue
+	$(PYTHON) analysis/flagcheck report $(REPRO_OUT)/catalogue
+	$(PYTHON) analysis/flagcheck catalogue $(REPRO_OUT)/catalogue
 
 # The back-test (docs/backtest.md): every job file with a published figure
 # predicted on its published machine; no measurement, the same table on
-# any machine. BACKTEST_ARGS reaches analysis/flagcheck-backtest.
+# any machine. BACKTEST_ARGS reaches analysis/flagcheck backtest.
 .PHONY: backtest
 backtest: $(SIM)
-	@FLAGCHECK_SIM=$(SIM) $(PYTHON) analysis/flagcheck-backtest $(BACKTEST_ARGS)
+	@FLAGCHECK_SIM=$(SIM) $(PYTHON) analysis/flagcheck backtest $(BACKTEST_ARGS)
 
 # The same layout on every host: a fio server loads the engine named in the
-# job from its own disk, so for `flagcheck-run --hosts` each host needs it at
+# job from its own disk, so for `flagcheck run --hosts` each host needs it at
 # the same path.  The commands find their package through realpath, and the
 # runner's default engine is the one installed beside it.
 LIBDIR	= $(PREFIX)/lib/flagcheck
 JOBDIR	= $(PREFIX)/share/flagcheck/jobs
-# the commands, linked into $(PREFIX)/bin
-TOOLS	:= flagcheck-run flagcheck-report flagcheck-calibrate flagcheck-lru \
-	   flagcheck-catalogue flagcheck-predict
+# the command, linked into $(PREFIX)/bin
+TOOLS	:= flagcheck
 
 # the analysis package and each of its sub-packages (results, stats, run,
 # calibrate, report): every directory of it with an __init__.py
@@ -378,7 +394,8 @@ clean:
 	rm -rf $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/unit-tsan \
 		$(BUILD)/*.so $(BUILD)/*.ok $(BUILD)/fio-version $(BUILD)/tests \
 		$(CALIBRATE) $(BUILD)/flagcheck-calibrate-clang \
-		$(SIM) $(BUILD)/flagcheck-sim-clang $(BUILD)/flagcheck-sim-asan
+		$(SIM) $(BUILD)/flagcheck-sim-clang $(BUILD)/flagcheck-sim-asan \
+		$(GEN)
 
 distclean:
 	rm -rf $(BUILD)

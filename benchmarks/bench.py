@@ -9,10 +9,10 @@ Runs, interleaved in every repeat so that machine drift hits all alike:
                                     numjobs N
 and prints the median ratios: flagcheck/null (target >= 0.95) and
 test_first/always at N jobs. Thread mode, 4k random reads, time based.
-Every run is pinned as flagcheck-run pins by default: job k on CPU k - 1
+Every run is pinned as flagcheck run pins by default: job k on CPU k - 1
 (cpus_allowed=0-(N-1), cpus_allowed_policy=split), so that neither side
 gains or loses by where the scheduler happens to put its jobs, and on one
-fio clock (flagcheck-run's --clocksource auto: fio otherwise picks its clock
+fio clock (flagcheck run's --clocksource auto: fio otherwise picks its clock
 at each start, and on a VM a run may get the slower one at random).
 """
 import argparse
@@ -72,7 +72,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count(),
                     help="N, the larger numjobs (default: the CPU count, %(default)s)")
     ap.add_argument("--clocksource", choices=clock.CHOICES, default="auto",
-                    help="fio's clock for every run, as flagcheck-run's "
+                    help="fio's clock for every run, as flagcheck run's "
                          "(default: auto, here %s)" % clock.default_for_here())
     a = ap.parse_args()
     cs, why = clock.choose(a.clocksource, clock.kernel_clocksource())

@@ -7,7 +7,7 @@ mapping=private: the model's cheapest form) run 4k random reads of the same
 file from the page cache, one after the other, in alternating order, for
 --repeats rounds. Each flagcheck run is divided by the fio run of its round;
 the median of those ratios is the figure (target: at least 0.95). Every
-run is on one fio clock (flagcheck-run's --clocksource auto), which fio
+run is on one fio clock (flagcheck run's --clocksource auto), which fio
 would otherwise choose anew at each start.
 
     make bench-backends
@@ -67,7 +67,7 @@ def main():
     ap.add_argument("--cpu", help="pin every run to this CPU (cpus_allowed)")
     ap.add_argument("--csv", help="write every run here")
     ap.add_argument("--clocksource", choices=clock.CHOICES, default="auto",
-                    help="fio's clock for every run, as flagcheck-run's "
+                    help="fio's clock for every run, as flagcheck run's "
                          "(default: auto, here %s)" % clock.default_for_here())
     args = ap.parse_args()
 

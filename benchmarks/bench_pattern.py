@@ -26,8 +26,8 @@ has the target >= 0.95 (median), as make bench's flagcheck/null; each
 row, its ratio to fio's null engine at its numjobs and to its base, with
 no target: a form's per-I/O cost, so that a regression of the
 interpreter's path for it shows. Every run is pinned as
-flagcheck-run pins by default (job k on CPU k - 1: cpus_allowed=0-(N-1),
-cpus_allowed_policy=split) and on one fio clock (flagcheck-run's
+flagcheck run pins by default (job k on CPU k - 1: cpus_allowed=0-(N-1),
+cpus_allowed_policy=split) and on one fio clock (flagcheck run's
 --clocksource auto), as make bench does.
 """
 import argparse
@@ -436,7 +436,7 @@ def main():
                          "the whole process's count nan where the longer "
                          "run did no more I/Os)")
     ap.add_argument("--clocksource", choices=clock.CHOICES, default="auto",
-                    help="fio's clock for every run, as flagcheck-run's "
+                    help="fio's clock for every run, as flagcheck run's "
                          "(default: auto, here %s)" % clock.default_for_here())
     a = ap.parse_args()
     a.scenarios = [s.strip() for s in a.scenarios.split(",") if s.strip()]

@@ -4,7 +4,7 @@
 # library they load that a stock distribution may lack (libaio, liburing,
 # libnuma, rdma, ...), with LD_LIBRARY_PATH pointing at them.
 #
-# flagcheck-calibrate goes too (libc only): flagcheck-run's calibration and
+# flagcheck-calibrate goes too (libc only): flagcheck run's calibration and
 # line probe run it.
 #
 # usage: scripts/device-bundle.sh BUILD_DIR    -> BUILD_DIR/device/{fio,fio-flagcheck.so,flagcheck-calibrate,lib/}

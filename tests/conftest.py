@@ -6,7 +6,7 @@ and a scratch area for the runs (DIR/tests). `make check` passes its
 $(BUILD).
 
 --fio PATH (default: the fio on PATH) names the fio binary every test
-runs: fio itself, fio servers, run-job (its FIO) and flagcheck-run (its
+runs: fio itself, fio servers, run-job (its FIO) and flagcheck run (its
 --fio). The engine in the build directory must be built against that
 fio's source (make check-fio-versions does both). The analysis tests
 read both from the environment (FLAGCHECK_TEST_FIO, FLAGCHECK_TEST_BUILD,

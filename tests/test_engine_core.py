@@ -110,7 +110,7 @@ inject=none
 
 # An error one job injects reaches another only while both are on their
 # CPUs at once (test_first clears it at once): measured as the runner does,
-# by the jobs' corun stretches (results/corun.py), the run is repeated
+# by the jobs' corun stretches (inputs/corun.py), the run is repeated
 # until the injector and a reader ran together TOGETHER_NS over the runs,
 # at most TRIES runs; what holds however they were scheduled is asserted
 # on every run.  (On a 2-CPU box the fewest cross-job reports seen were 3

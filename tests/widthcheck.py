@@ -1,12 +1,12 @@
 """Every line flagcheck's tools print is at most WIDTH columns: the check
 tests/conftest.py puts around subprocess.run for every test, on each run
-of one of the tools (analysis/flagcheck-*, jobs/run-job) whose output was
+of one of the tools (analysis/flagcheck SUB, jobs/run-job) whose output was
 captured as text.  Not checked: output meant for programs or other
-renderers (--json, --format json, csv or markdown, flagcheck-backtest's
+renderers (--json, --format json, csv or markdown, flagcheck backtest's
 stdout, a Markdown document: docs/backtest.md's tables, flagcheck-sim's
 JSON, the shell commands of --dry-run), a report asked for without a
 width limit (--width 0), and fio's own lines (run-job's output is fio's
-but for its own "run-job:" messages; fio's lines that flagcheck-run
+but for its own "run-job:" messages; fio's lines that flagcheck run
 quotes under a failure start with "fio:" or are fio's JSON)."""
 
 import os
@@ -15,7 +15,7 @@ import unicodedata
 WIDTH = 120
 MACHINE_READABLE = ("--json", "--output-format=json", "--dry-run")
 # tools whose stdout is a Markdown document
-MARKDOWN = ("flagcheck-backtest",)
+MARKDOWN = ("flagcheck backtest",)
 
 
 def columns(line):
@@ -31,11 +31,11 @@ def tool(argv):
     None."""
     if isinstance(argv, (str, bytes)) or not argv:
         return None
-    for a in list(argv)[:2]:
-        name = os.path.basename(str(a))
-        if name.startswith("flagcheck-") and name != "flagcheck-sim" and \
-                os.path.basename(os.path.dirname(str(a))) == "analysis":
-            return name
+    argv = [str(a) for a in argv]
+    for i, a in enumerate(argv[:2]):
+        name = os.path.basename(a)
+        if name == "flagcheck" and i + 1 < len(argv):
+            return "flagcheck " + argv[i + 1]
         if name == "run-job":
             return name
     return None

@@ -1,14 +1,14 @@
-"""Runner and report for flagcheck: fio runs over a mode x numjobs matrix, then
-LKP-style comparison, scaling tables and plots.  Needs numpy and scipy;
-matplotlib is imported lazily by report/plot.py.
-
-In layers: results/ and stats/ import no other, run/ never reaches report/
-(tests/analysis/test_layers.py checks both):
-  results/    what the runs left: fio JSON, the engine's counters, the
-              matrix's file names, manifest.json
-  stats/      mean, %stddev, Welch, bootstrap; the comparison, scaling, the
-              scaling law, when a cell is decided
+"""The analysis behind the flagcheck command, in layers, bottom to top; no
+module imports one of a layer above its own (tests/analysis/test_layers.py):
+  width.py    the 120 columns every line printed keeps to
+  inputs/     the files read: fio JSON, counters, job files, manifests,
+              calibration.json, published figures; their ranges
+  machines/   machine profiles, their physics, this host's CPUs
+  stats/      mean, %stddev, Welch, bootstrap; the comparison, scaling,
+              the scaling law, when a cell is decided
   calibrate/  this machine's cache-line costs (calibration.json)
-  run/        flagcheck-run: config, runner, placement, clock, interference,
-              line probe, job file checks, fio client/server hosts
-  report/     flagcheck-report: its sections, text/Markdown/CSV, plots"""
+  run/        running fio over the matrix: runner, placement, clock,
+              interference, line probe, the job guard, client/server
+  predict/    a job file on a simulated machine: band, fio's cost
+  report/     the report's sections, text/Markdown/CSV, plots
+  cli/        the flagcheck command: argv, each subcommand's main"""

@@ -125,7 +125,7 @@ static inline uint64_t pattern_rnd(uint64_t *x)
  * pattern_objects: the object of this I/O by the job's rule, and the
  * words of its obj steps in it (no division: random scales 32 bits by N)
  */
-static void pattern_pick(struct pattern_job *j)
+static void pattern_pick_object(struct pattern_job *j)
 {
 	const struct pattern_prog *p = &j->prog;
 	struct pattern_step *s;
@@ -179,7 +179,7 @@ static int pattern_io(void *state, const void *params,
 	j->calls++;
 	c->checks++;
 	if (j->prog.nr_objects)
-		pattern_pick(j);
+		pattern_pick_object(j);
 	if (__builtin_expect(!j->writer, 0))
 		return pattern_read(j, c);
 	s = j->step;
@@ -304,7 +304,7 @@ static void pattern_objects_start(struct pattern_job *j,
 }
 
 /* One operation's step */
-static void pattern_step(struct pattern_job *j, unsigned int i)
+static void pattern_add_step(struct pattern_job *j, unsigned int i)
 {
 	const struct pattern_op *op = &j->prog.op[i];
 	struct pattern_step *s;
@@ -335,7 +335,7 @@ static void pattern_steps(struct pattern_job *j)
 	for (k = 0; k < j->prog.nr_alts; k++) {
 		j->alt_first[k] = j->nr_steps;
 		for (; i < j->prog.alt_end[k]; i++)
-			pattern_step(j, i);
+			pattern_add_step(j, i);
 		j->step[j->nr_steps++].fn = NULL;	/* the end */
 	}
 }

@@ -21,7 +21,7 @@
 
 #include "counters.h"
 #include "model.h"
-#include "pattern_ops.h"
+#include "pattern_ops.h"	/* written from ops.tbl by make */
 
 #define PATTERN_LINE		64	/* bytes of a cache line */
 #define PATTERN_LINES		64	/* lines of the arena: 0..63 */
@@ -67,9 +67,17 @@ struct pattern_word {
 	unsigned int stride;		/* slot(STRIDE): job N at + STRIDE x (N-1) */
 };
 
-#define PATTERN_OPCODE(code, name, kind, args, tf, flip, loop, does) code,
+#define PATTERN_OPCODE(code, name, kind, args, tf, flip, loop) code,
 enum pattern_opcode { PATTERN_OPS(PATTERN_OPCODE) PATTERN_NR_OPCODES };
 #undef PATTERN_OPCODE
+
+/* The guards an operation may carry, in the order the docs list them */
+#define PATTERN_GUARDS(X)						\
+X(GUARD_BELOW, "below")							\
+X(GUARD_EVERY, "every")							\
+X(GUARD_EVERY_NS, "every_ns")						\
+X(GUARD_FLIP_EVERY, "flip_every")					\
+X(GUARD_IF_TEST, "if_test")
 
 #define PATTERN_GUARD_CODE(code, name) code,
 enum pattern_guard { PATTERN_GUARDS(PATTERN_GUARD_CODE) PATTERN_NR_GUARDS };
@@ -77,6 +85,10 @@ enum pattern_guard { PATTERN_GUARDS(PATTERN_GUARD_CODE) PATTERN_NR_GUARDS };
 
 /* What an operation costs the line, as counted */
 enum pattern_kind { KIND_LOAD, KIND_STORE, KIND_RMW, KIND_OTHER };
+
+/* A row's result (pattern_does.h): summed where no load waits for it, or
+ * else a test of a bit kept for /if_test, its value when skipped */
+#define SUM	(-1)
 
 /*
  * One operation, ready to run: its word resolved to (sharing, offset).

@@ -15,6 +15,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 ANALYSIS = os.path.join(REPO, "analysis")
+FLAGCHECK = os.path.join(ANALYSIS, "flagcheck")
 FIXTURES = os.path.join(HERE, "fixtures")
 RESULTS = os.path.join(FIXTURES, "results")
 CLIENTSERVER = os.path.join(FIXTURES, "clientserver.json")
@@ -78,14 +79,14 @@ def loop_device(image, size):
 
 
 def cli_argv(name, *args, calibrate=False):
-    """The command line of analysis/<name> with this Python. flagcheck-run
-    gets this test run's fio (--fio; a later --fio in args wins) and
-    --no-calibrate unless calibrate=True: the 10 s calibration is tested
-    on its own (test_calibrate)."""
-    if name == "flagcheck-run":
+    """The command line of `flagcheck <name>` (a subcommand) with this
+    Python. flagcheck run gets this test run's fio (--fio; a later --fio in
+    args wins) and --no-calibrate unless calibrate=True: the 10 s
+    calibration is tested on its own (test_calibrate)."""
+    if name == "run":
         args = ("--fio", FIO or "fio") + \
             (() if calibrate else ("--no-calibrate",)) + args
-    return [sys.executable, os.path.join(ANALYSIS, name)] + list(args)
+    return [sys.executable, FLAGCHECK, name] + list(args)
 
 
 def run_cli(name, *args, **kw):

@@ -1,4 +1,4 @@
-"""A machine of the profile loader's interface (results/machine.py's
+"""A machine of the profile loader's interface (machines/machine.py's
 Machine: cpus, relation, transfer_ns, node, local_ns, physics,
 physics_range), built in
 the test from given costs, so that the simulator's tests state their
@@ -9,7 +9,7 @@ sockets x cores CPUs, numbered cores-first; one cost per relation
 high). Physics: each setting of sim/physics.def at its default, but for
 those given by name (handover="nearest", ...); each a range of one."""
 
-from flagcheck_analysis.results import physics
+from flagcheck_analysis.machines import physics
 
 
 class Machine:

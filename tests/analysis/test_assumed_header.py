@@ -3,7 +3,7 @@ with one line naming file:line where a value is out of range."""
 
 import pytest
 
-from flagcheck_analysis.results import jobheader
+from flagcheck_analysis.inputs import jobheader
 
 
 def _job(tmp_path, *lines):

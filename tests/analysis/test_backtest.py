@@ -22,7 +22,7 @@ def test_docs_backtest_is_what_make_backtest_prints():
     sim = os.path.join(helpers.BUILD, "flagcheck-sim")
     assert os.path.exists(sim), "%s missing: run make" % sim
     p = subprocess.run(["/usr/bin/python3",
-                        os.path.join(helpers.ANALYSIS, "flagcheck-backtest")],
+                        os.path.join(helpers.ANALYSIS, "flagcheck"), "backtest"],
                        capture_output=True, text=True, timeout=600,
                        env=dict(os.environ, FLAGCHECK_SIM=sim))
     assert p.returncode == 0, p.stderr

@@ -35,7 +35,7 @@ def test_no_file_loses_a_criterion_it_met():
     sim = os.path.join(helpers.BUILD, "flagcheck-sim")
     assert os.path.exists(sim), "%s missing: run make" % sim
     p = subprocess.run(["/usr/bin/python3",
-                        os.path.join(helpers.ANALYSIS, "flagcheck-backtest")],
+                        os.path.join(helpers.ANALYSIS, "flagcheck"), "backtest"],
                        capture_output=True, text=True, timeout=600,
                        env=dict(os.environ, FLAGCHECK_SIM=sim))
     assert p.returncode == 0, p.stderr

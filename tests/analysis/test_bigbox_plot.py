@@ -1,4 +1,4 @@
-"""The big-box answer's plot (predict/curve.py): flagcheck-predict --plot
+"""The big-box answer's plot (predict/curve.py): flagcheck predict --plot
 FILE and the report's <scenario>_bigbox.png are PNG files whose plotted
 data are the predictions' own figures at 1, 2, 4, ... N CPUs, the
 measured IOPS of the runs and the published gain."""
@@ -10,9 +10,10 @@ import pytest
 
 from tests.analysis import helpers
 from tests.analysis.test_one_answer import JOB, records
-from flagcheck_analysis.predict import cli, curve, fiocost, jobspec, simulate
+from flagcheck_analysis.cli import predict
+from flagcheck_analysis.predict import curve, fiocost, jobspec, simulate
 from flagcheck_analysis.report import bigbox
-from flagcheck_analysis.results import machine
+from flagcheck_analysis.machines import machine
 
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
 THRESHOLD = os.path.join(helpers.REPO, "jobs", "catalogue",
@@ -53,7 +54,7 @@ def test_counts_double_up_to_n():
 
 def test_predict_plot_is_the_predictions(tmp_path, drawn, capsys):
     out = str(tmp_path / "curve.png")
-    assert cli.main([THRESHOLD, "--machine", "icelake-sp-2s", "--cpus", "4",
+    assert predict.main([THRESHOLD, "--machine", "icelake-sp-2s", "--cpus", "4",
                      "--rest", "work", "--seeds", "1", "--plot", out]) == 0
     capsys.readouterr()
     assert is_png(out)

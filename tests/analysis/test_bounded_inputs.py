@@ -1,5 +1,5 @@
 """Every file a tool reads goes through one bounded reader
-(results/textfile.py): a FIFO, /dev/zero, a file past its bound or a byte
+(inputs/textfile.py): a FIFO, /dev/zero, a file past its bound or a byte
 that is not UTF-8 where a name is wanted gives one line naming the file,
 never a hang, a MemoryError or a UnicodeDecodeError."""
 
@@ -12,7 +12,7 @@ import threading
 import pytest
 
 from tests.analysis import helpers
-from flagcheck_analysis.results import safewrite
+from flagcheck_analysis.inputs import safewrite
 from flagcheck_analysis.run import hosts
 
 S1 = os.path.join(helpers.REPO, "jobs", "pattern",
@@ -40,11 +40,11 @@ def _host_list(tmp_path, make):
      "address or a socket path")])
 def test_a_host_list_is_read_bounded(tmp_path, make, want):
     path = _host_list(tmp_path, make)
-    p = helpers.run_cli("flagcheck-run", S1, "--hosts", path, "--outdir",
+    p = helpers.run_cli("run", S1, "--hosts", path, "--outdir",
                         str(tmp_path / "out"), timeout=30)
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert helpers.message(p.stderr).strip().splitlines()[-1] == \
-        "flagcheck-run: error: " + want.format(path)
+        "flagcheck run: error: " + want.format(path)
     assert not os.path.exists(tmp_path / "out")
 
 
@@ -68,7 +68,7 @@ def test_a_manifests_long_repeat_is_cut(tmp_path, digits):
     doc = json.loads(path.read_text())
     doc["runs"][0]["repeat"] = 123456.5
     path.write_text(json.dumps(doc).replace("123456.5", "9" * digits))
-    p = helpers.run_cli("flagcheck-report", "--no-plot", "--outdir",
+    p = helpers.run_cli("report", "--no-plot", "--outdir",
                         str(tmp_path / "o"), str(out))
     assert "Traceback" not in p.stderr and "9" * 41 not in p.stderr
     name = doc["runs"][0]["name"]
@@ -96,7 +96,7 @@ def _two_sides(tmp_path, b_name):
                                           (b"B\x1b[2J", "B\\x1b[2J")])
 def test_compare_a_side_whose_name_is_no_text(tmp_path, b_name, shown):
     a, b = _two_sides(tmp_path, b_name)
-    p = subprocess.run(helpers.cli_argv("flagcheck-report", "--compare", a,
+    p = subprocess.run(helpers.cli_argv("report", "--compare", a,
                                         b), capture_output=True)
     err = p.stderr.decode("utf-8", "replace")
     assert p.returncode == 0 and "Traceback" not in err, err
@@ -123,7 +123,7 @@ def test_compare_prints_the_format_asked(tmp_path):
     shutil.copytree(helpers.RESULTS, a)
     out = {}
     for fmt in ("json", "csv", "text"):
-        p = helpers.run_cli("flagcheck-report", "--compare", a, a,
+        p = helpers.run_cli("report", "--compare", a, a,
                             "--format", fmt, "--outdir", str(tmp_path / "o"))
         assert p.returncode == 0, p.stderr
         out[fmt] = p.stdout
@@ -152,7 +152,7 @@ def _no_hang(call):
 
 def test_system_files_that_are_fifos_are_not_read(tmp_path):
     from flagcheck_analysis.report import bigbox
-    from flagcheck_analysis.results import cpulist
+    from flagcheck_analysis.machines import cpulist
     from flagcheck_analysis.run import clock, interference
     for name in ("loadavg", "stat", "cs", "cal.json"):
         os.mkfifo(tmp_path / name)
@@ -191,7 +191,7 @@ def test_a_manifests_host_is_printed_escaped(tmp_path):
     doc = json.loads(path.read_text())
     doc["host"]["hostname"] = "box\x1b[2J\nfake line"
     path.write_text(json.dumps(doc))
-    p = helpers.run_cli("flagcheck-report", "--no-plot", "--outdir",
+    p = helpers.run_cli("report", "--no-plot", "--outdir",
                         str(tmp_path / "o"), str(out))
     assert p.returncode == 0, p.stderr
     assert "\x1b" not in p.stdout and "\nfake line" not in p.stdout

@@ -1,4 +1,4 @@
-"""The one bounded number parser (results/numbers.py) and every reader
+"""The one bounded number parser (inputs/numbers.py) and every reader
 routed through it: a whole number too big for a float (1 and 400 zeros)
 in any file a tool reads is refused in one line naming the file and the
 field, never an OverflowError; text is ASCII digits only; a long value is
@@ -11,9 +11,11 @@ import shutil
 import pytest
 
 from tests.analysis import helpers
-from flagcheck_analysis.predict import cli as predict_cli, fiocost
-from flagcheck_analysis.results import (calibfile, fiojson, jobheader, machine,
-                                       numbers)
+from flagcheck_analysis.cli import predict as predict_cli
+from flagcheck_analysis.predict import fiocost
+from flagcheck_analysis.inputs import (calibfile, fiojson, jobheader,
+                                      numbers)
+from flagcheck_analysis.machines import machine
 
 BIG = 10 ** 400
 WHY_CAL = os.path.join(helpers.FIXTURES, "why", "calibration.json")

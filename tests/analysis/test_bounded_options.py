@@ -1,5 +1,5 @@
 """Every number of a command line through the one bounded parser
-(results/numbers.py), in every tool: its range as docs/errors.md states
+(inputs/numbers.py), in every tool: its range as docs/errors.md states
 it, one value given once, two options of one setting refused, a long
 value cut in the message."""
 
@@ -8,7 +8,7 @@ import os
 import pytest
 
 from tests.analysis import helpers
-from flagcheck_analysis.predict import cli as predict_cli
+from flagcheck_analysis.cli import predict as predict_cli
 
 GUP = os.path.join(helpers.REPO, "jobs", "catalogue", "gup-pin-fast.fio")
 S1 = os.path.join(helpers.REPO, "jobs", "pattern",
@@ -36,14 +36,14 @@ def test_cpus_each_once_and_bounded_before_any_simulation(capsys, cpus,
                                                           want):
     rc, _, err = predict(capsys, GUP, "--machine", "epyc-2s-256", "--cpus",
                          cpus, "--rest", "work")
-    assert (rc, err) == (2, ["flagcheck-predict: " + want])
+    assert (rc, err) == (2, ["flagcheck predict: " + want])
 
 
 @pytest.mark.parametrize("ns", ["0.5", "0", "1e6000", "\u0663"])
 def test_fio_ns_below_one_ns_is_refused(capsys, ns):
     rc, _, err = predict(capsys, GUP, "--machine", "icelake-sp-2s",
                          "--cpus", "2", "--rest", "fio", "--fio-ns", ns)
-    assert rc == 2 and err[-1] == ("flagcheck-predict: error: argument "
+    assert rc == 2 and err[-1] == ("flagcheck predict: error: argument "
                                    "--fio-ns: %r: want a number of ns from "
                                    "1 to 1e+06" % ns)
 
@@ -55,7 +55,7 @@ def test_fio_ns_of_one_ns_is_taken(capsys):
     assert rc == 0 and "fio's 1 ns per I/O" in out
 
 
-@pytest.mark.parametrize("tool", ["flagcheck-report", "flagcheck-backtest"])
+@pytest.mark.parametrize("tool", ["report", "backtest"])
 def test_every_tools_fio_ns_is_the_same(tool):
     p = helpers.run_cli(tool, "--fio-ns", "0.5", "/nonexistent")
     assert p.returncode == 2
@@ -67,7 +67,7 @@ def test_seeds_long_value_is_cut(capsys):
     rc, _, err = predict(capsys, GUP, "--machine", "icelake-sp-2s",
                          "--cpus", "2", "--rest", "work", "--seeds",
                          "9" * 401)
-    assert (rc, err) == (2, ["flagcheck-predict: --seeds %s...(401 "
+    assert (rc, err) == (2, ["flagcheck predict: --seeds %s...(401 "
                              "characters): allowed 1 or more, at most 100"
                              % ("9" * 36)])
 
@@ -77,27 +77,27 @@ def test_list_machines_of_no_directory_is_refused(capsys, tmp_path, where):
     d = str(tmp_path) if where == "empty" else where
     rc, out, err = predict(capsys, "--list-machines", "--machines-dir", d)
     assert rc == 2 and out == ""
-    assert err[-1] == "flagcheck-predict: error: argument --machines-dir: " \
+    assert err[-1] == "flagcheck predict: error: argument --machines-dir: " \
         "%r: %s" % (d, "no machine profile (NAME.toml) in it" if where ==
                     "empty" else "not a directory (a directory of machine "
                     "profiles)")
 
 
 def test_report_predict_stops_where_the_simulator_does():
-    p = helpers.run_cli("flagcheck-report", "--help")
+    p = helpers.run_cli("report", "--help")
     assert "N CPUs (2 to 1024)" in p.stdout.replace("\n", " ")
-    p = helpers.run_cli("flagcheck-report", "--predict", "1025",
+    p = helpers.run_cli("report", "--predict", "1025",
                         helpers.RESULTS)
     assert p.returncode == 2 and p.stderr.splitlines()[-1].endswith(
         "argument --predict: '1025': want a whole number of jobs, 2 to 1024")
 
 
 def test_set_runtime_and_runtime_are_two_runtimes(tmp_path):
-    p = helpers.run_cli("flagcheck-run", S1, "--outdir", str(tmp_path / "o"),
+    p = helpers.run_cli("run", S1, "--outdir", str(tmp_path / "o"),
                         "--runtime", "1", "--set", "RUNTIME=100",
                         "--dry-run")
     assert p.returncode == 2
-    assert p.stderr.splitlines()[-1] == ("flagcheck-run: error: --set "
+    assert p.stderr.splitlines()[-1] == ("flagcheck run: error: --set "
                                          "RUNTIME=100 and --runtime 1: two "
                                          "runtimes; give one of them")
 
@@ -115,11 +115,11 @@ def test_set_runtime_and_runtime_are_two_runtimes(tmp_path):
     (["--run-timeout", "1e999"], "argument --run-timeout: '1e999': want a "
      "number of seconds above 0")])
 def test_run_options_are_bounded(tmp_path, args, want):
-    p = helpers.run_cli("flagcheck-run", S1, "--outdir", str(tmp_path / "o"),
+    p = helpers.run_cli("run", S1, "--outdir", str(tmp_path / "o"),
                         "--dry-run", *args)
     assert p.returncode == 2 and "Traceback" not in p.stderr
     assert helpers.message(p.stderr).splitlines()[-1] == \
-        "flagcheck-run: error: " + want
+        "flagcheck run: error: " + want
 
 
 @pytest.mark.parametrize("args,want", [
@@ -130,7 +130,7 @@ def test_run_options_are_bounded(tmp_path, args, want):
     (["--seconds", "nan"], "argument --seconds: 'nan' is not valid: a "
      "number of seconds from 0.01 to 3600")])
 def test_calibrate_options_are_bounded(tmp_path, args, want):
-    p = helpers.run_cli("flagcheck-calibrate", "--outdir", str(tmp_path),
+    p = helpers.run_cli("calibrate", "--outdir", str(tmp_path),
                         *args)
     assert p.returncode == 2 and "Traceback" not in p.stderr
-    assert p.stderr.splitlines()[-1] == "flagcheck-calibrate: error: " + want
+    assert p.stderr.splitlines()[-1] == "flagcheck calibrate: error: " + want

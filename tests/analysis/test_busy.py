@@ -1,4 +1,4 @@
-"""flagcheck-run under the real fio: a CPU hog during a short matrix makes
+"""flagcheck run under the real fio: a CPU hog during a short matrix makes
 the runs it shares a CPU with busy, and the report names them; the CPUs
 the manifest says each job was pinned to are the CPUs the kernel shows
 fio's jobs on (/proc/<pid>/task/<tid>/status and stat)."""
@@ -71,7 +71,7 @@ class TestBusyAndPlacement(ResultsDirCase):
             # every job of every run shares a CPU with the hog: at numjobs
             # = the usable CPUs one job is pinned to the hog's CPU, which
             # then leaves that job about half of it (others >= 1/(2n))
-            p = run_cli("flagcheck-run", NULL_JOB, "--numjobs",
+            p = run_cli("run", NULL_JOB, "--numjobs",
                         str(len(USABLE)), "--repeats", "2", "--runtime",
                         "1", "--ramp", "0", "--outdir", self.out, "--quiet",
                         timeout=120)
@@ -83,7 +83,7 @@ class TestBusyAndPlacement(ResultsDirCase):
             assert i["busy"], (e["name"], i)
             assert hog_cpu in e["placement"]["jobs"]
             assert i["run_cpus"]["others_share"] > 0.10
-        p = run_cli("flagcheck-report", self.out, "--no-plot", "--width",
+        p = run_cli("report", self.out, "--no-plot", "--width",
                     "0")
         assert p.returncode == 0, p.stderr
         lines = p.stdout.splitlines()
@@ -96,7 +96,7 @@ class TestBusyAndPlacement(ResultsDirCase):
         assert "; machine busy in 4 of 4 runs" in iops[0]
 
         # --exclude-busy leaves them all out: nothing left to report
-        p = run_cli("flagcheck-report", self.out, "--no-plot",
+        p = run_cli("report", self.out, "--no-plot",
                     "--exclude-busy")
         assert p.returncode == 1
         assert "nothing to report" in p.stderr
@@ -108,7 +108,7 @@ class TestBusyAndPlacement(ResultsDirCase):
         least LONG_LIVED samples).  Only long-lived threads are the jobs
         (3 s here): at start fio runs its clock test in a short-lived
         thread pinned to each CPU in turn."""
-        args = [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"), "--fio", FIO,
+        args = [sys.executable, os.path.join(ANALYSIS, "flagcheck"), "run", "--fio", FIO,
                 NULL_JOB, "--no-calibrate", "--modes", "always",
                 "--numjobs", str(len(USABLE)),
                 "--repeats", "1", "--runtime", "2", "--ramp", "1",

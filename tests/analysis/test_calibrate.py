@@ -257,7 +257,7 @@ class TestFiles:
     @pytest.mark.skipif(not os.path.exists(PROGRAM), reason="needs make")
     def test_cli_writes_json_and_heatmap(self):
         out = os.path.join(self.tmp, "out")
-        p = run_cli("flagcheck-calibrate", "--outdir", out, "--seconds",
+        p = run_cli("calibrate", "--outdir", out, "--seconds",
                     "0.1", "--max-threads", "2")
         assert p.returncode == 0, p.stderr
         doc = calibration.load(os.path.join(out, "calibration.json"))
@@ -272,7 +272,7 @@ class TestFiles:
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"
         assert "calibration: " in p.stdout
         lines = p.stderr.splitlines()
-        assert lines[-1] == ("flagcheck-calibrate: wrote calibration.json "
+        assert lines[-1] == ("flagcheck calibrate: wrote calibration.json "
                              "and calibration.png to %s" % out)
         # one progress line per step: every pair, then each pattern at
         # 1..2 threads, numbered against the whole
@@ -286,13 +286,13 @@ class TestFiles:
                   for n in range(1, threads + 1)
                   for pat in ("always", "test_first")]
         for k, (line, what) in enumerate(zip(lines, whats), 1):
-            assert re.search((r"^flagcheck-calibrate: calibration "
+            assert re.search((r"^flagcheck calibrate: calibration "
                               r"\[%d/%d\] %s, elapsed \d+:\d\d:\d\d$"
                               % (k, steps, re.escape(what))), line)
-        p = run_cli("flagcheck-calibrate", "--outdir", out, "--seconds",
+        p = run_cli("calibrate", "--outdir", out, "--seconds",
                     "0.1", "--max-threads", "2", "--no-plot", "--quiet")
         assert p.returncode == 0, p.stderr
-        assert p.stderr == ("flagcheck-calibrate: wrote "
+        assert p.stderr == ("flagcheck calibrate: wrote "
                             "calibration.json to %s\n" % out)
 
     @pytest.mark.skipif(not (shutil.which("make") and os.path.exists(PROGRAM)),
@@ -306,16 +306,16 @@ class TestFiles:
              "PREFIX=/usr"], capture_output=True, text=True, timeout=120)
         assert p.returncode == 0, p.stdout + p.stderr
         lib = os.path.join(dest, "usr", "lib", "flagcheck")
-        link = os.path.join(dest, "usr", "bin", "flagcheck-calibrate")
+        link = os.path.join(dest, "usr", "bin", "flagcheck")
         assert os.path.realpath(link) == os.path.join(
-            lib, "analysis", "flagcheck-calibrate")
-        p = subprocess.run([link, "--help"], capture_output=True, text=True,
+            lib, "analysis", "flagcheck")
+        p = subprocess.run([link, "calibrate", "--help"], capture_output=True, text=True,
                            timeout=60, env=dict(os.environ, COLUMNS="400"))
         assert p.returncode == 0, p.stderr
         assert "(default: %s)" % os.path.join(
             lib, "flagcheck-calibrate") in " ".join(p.stdout.split())
         out = os.path.join(self.tmp, "out")
-        p = subprocess.run([link, "--outdir", out, "--seconds", "0.05",
+        p = subprocess.run([link, "calibrate", "--outdir", out, "--seconds", "0.05",
                             "--no-plot"], capture_output=True, text=True,
                            timeout=60)
         assert p.returncode == 0, p.stderr
@@ -329,7 +329,7 @@ class TestFiles:
                             "not valid"),
                            (["--program", "/nonexistent/prog"],
                             "/nonexistent/prog: no such program")):
-            p = run_cli("flagcheck-calibrate", "--outdir", self.tmp, *args)
+            p = run_cli("calibrate", "--outdir", self.tmp, *args)
             assert p.returncode != 0
             assert "Traceback" not in p.stderr
             assert word in p.stderr
@@ -337,7 +337,7 @@ class TestFiles:
 
 
 class TestRunnerCalibrates:
-    """flagcheck-run measures the calibration once per results directory,
+    """flagcheck run measures the calibration once per results directory,
     before its runs, keeps it on resume, and not with --no-calibration."""
 
     def setup_method(self):
@@ -349,7 +349,7 @@ class TestRunnerCalibrates:
 
     def run_matrix(self, *extra, calibrate=True):
         from tests.analysis.helpers import NULL_JOB
-        p = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+        p = run_cli("run", NULL_JOB, "--modes", "always",
                     "--numjobs", "1", "--repeats", "1", "--runtime", "1",
                     "--ramp", "0", "--outdir", self.out, "--quiet",
                     "--calibrate-seconds", "0.5", *extra,

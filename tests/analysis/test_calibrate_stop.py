@@ -1,5 +1,5 @@
 """Stopping a calibration: Ctrl-C (SIGINT, once or twice) stops
-flagcheck-calibrate and flagcheck-run's calibration at once, not after the
+flagcheck-calibrate and flagcheck run's calibration at once, not after the
 whole budget; a SIGKILLed runner leaves no calibration program measuring on
 (it runs in a session of its own, where neither reaches it by itself)."""
 
@@ -52,7 +52,7 @@ def tmp():
 
 
 def start(name, tmp, *extra):
-    if name == "flagcheck-calibrate":
+    if name == "calibrate":
         argv = cli_argv(name, "--outdir", tmp, "--seconds", BUDGET,
                         "--no-plot", *extra)
     else:
@@ -68,7 +68,7 @@ def start(name, tmp, *extra):
 
 @pytest.mark.skipif(not os.path.exists(PROGRAM), reason="run make first")
 @pytest.mark.parametrize("presses", (1, 2))
-@pytest.mark.parametrize("name", ("flagcheck-calibrate", "flagcheck-run"))
+@pytest.mark.parametrize("name", ("calibrate", "run"))
 def test_ctrl_c_stops_the_calibration_at_once(tmp, name, presses):
     p = start(name, tmp)
     prog = None
@@ -84,9 +84,9 @@ def test_ctrl_c_stops_the_calibration_at_once(tmp, name, presses):
         assert not alive(prog), "the calibration program measures on"
         assert "Traceback" not in err, err
         last = err.strip().splitlines()[-1]
-        if name == "flagcheck-calibrate":
+        if name == "calibrate":
             assert p.returncode == 130, (p.returncode, err)
-            assert last == "flagcheck-calibrate: %s stopped: interrupted by " \
+            assert last == "flagcheck calibrate: %s stopped: interrupted by " \
                 "SIGINT; nothing written" % PROGRAM, err
             assert os.listdir(tmp) == []
         else:
@@ -102,7 +102,7 @@ def test_ctrl_c_stops_the_calibration_at_once(tmp, name, presses):
 
 
 @pytest.mark.skipif(not os.path.exists(PROGRAM), reason="run make first")
-@pytest.mark.parametrize("name", ("flagcheck-calibrate", "flagcheck-run"))
+@pytest.mark.parametrize("name", ("calibrate", "run"))
 def test_a_sigkilled_runner_leaves_no_calibration_running(tmp, name):
     # --quiet: no progress lines, whose writes to a pipe nobody reads
     # would end the program by SIGPIPE at the next step

@@ -1,6 +1,6 @@
 """The catalogue's published figures (flagcheck_analysis.catalogue): the
 published-figure forms, their refusals, every file of jobs/catalogue/, and
-flagcheck-catalogue on the why fixtures (s1 at numjobs 2: always 1.8M and
+flagcheck catalogue on the why fixtures (s1 at numjobs 2: always 1.8M and
 2.2M IOPS, mean 2.0M; test_first 4.0M: x2.00 by hand)."""
 
 import glob
@@ -89,7 +89,7 @@ class TestCli:
         shutil.rmtree(self.tmp)
 
     def test_ratio_beside_the_published(self):
-        p = run_cli("flagcheck-catalogue", "--job", self.job, self.res)
+        p = run_cli("catalogue", "--job", self.job, self.res)
         assert p.returncode == 0, p.stderr
         row, = [l.split() for l in p.stdout.splitlines()
                 if l.startswith("s1 ")]
@@ -97,14 +97,14 @@ class TestCli:
                            "x2.00", "x2.35"]
 
     def test_nothing_to_report(self):
-        p = run_cli("flagcheck-catalogue", self.res)     # no job file named
+        p = run_cli("catalogue", self.res)     # no job file named
         assert p.returncode == 1
         assert "no runs of both modes" in p.stderr
 
     def test_bad_figure_is_one_line(self):
         with open(self.job, "w") as f:
             f.write("; published-figure: lots faster\n[global]\n")
-        p = run_cli("flagcheck-catalogue", "--job", self.job, self.res)
+        p = run_cli("catalogue", "--job", self.job, self.res)
         assert p.returncode == 1
         # one message: a line and those it goes on over within 120 columns
         assert len(message(p.stderr).strip().splitlines()) == 1, p.stderr

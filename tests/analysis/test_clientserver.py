@@ -1,5 +1,5 @@
-"""flagcheck-run --hosts / --client through fio's client/server mode, and
-flagcheck-report's per-host tables.  Real fio servers on 127.0.0.1 only,
+"""flagcheck run --hosts / --client through fio's client/server mode, and
+flagcheck report's per-host tables.  Real fio servers on 127.0.0.1 only,
 on free ports, stopped by their process ids whatever the outcome."""
 
 import glob
@@ -17,8 +17,9 @@ import pytest
 
 from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, HERE, LOOPBACK, \
     REPO, free_port, run_cli
-from flagcheck_analysis.results import clients
-from flagcheck_analysis.run import clientserver, hosts, jobfile
+from flagcheck_analysis.inputs import clients
+from flagcheck_analysis.run import clientserver, hosts
+from flagcheck_analysis.inputs import jobfile
 
 JOB = os.path.join(HERE, "clientserver.fio")
 
@@ -164,7 +165,7 @@ class TestTwoServers:
             return json.load(f)
 
     def run_runner(self, *args, timeout=120):
-        return run_cli("flagcheck-run", JOB, "--outdir", self.out,
+        return run_cli("run", JOB, "--outdir", self.out,
                        "--runtime", "1", "--repeats", "1", "--quiet",
                        "--set", "FLAGCHECK_ENGINE=" + ENGINE, *args,
                        timeout=timeout)
@@ -217,7 +218,7 @@ class TestTwoServers:
             assert sum(r["ios"] for r in text_records) == stats_ios
             check = clients.check_all_clients(doc)
             assert check["status"] == "equal", check
-        p = run_cli("flagcheck-report", self.out, "--no-plot")
+        p = run_cli("report", self.out, "--no-plot")
         assert p.returncode == 0, p.stderr
         for key in keys:
             assert re.search(r"\n%s +\d+ +\d+ " % key, p.stdout)
@@ -256,12 +257,12 @@ class TestTwoServers:
                 for h in run["hosts"].values()} == \
             {live: "ok", refused: "down", silent: "down"}
         path = os.path.join(self.out, run["json"])
-        p = run_cli("flagcheck-report", path, "--no-plot", "--outdir",
+        p = run_cli("report", path, "--no-plot", "--outdir",
                     os.path.join(self.tmp, "report"))
         assert p.returncode == 0, p.stderr
         assert live.replace(",", ":") in p.stdout
         # the results directory: the partial run is named, not reported
-        p = run_cli("flagcheck-report", self.out, "--no-plot")
+        p = run_cli("report", self.out, "--no-plot")
         assert p.returncode == 1
         assert "nothing to report" in p.stderr
 
@@ -281,11 +282,10 @@ class TestInstall:
             lib = os.path.join(usr, "lib", "flagcheck")
             assert os.path.isfile(os.path.join(
                 lib, "fio-flagcheck.so"))
-            for cmd in ("flagcheck-run", "flagcheck-report"):
-                link = os.path.join(usr, "bin", cmd)
-                assert os.path.islink(link)
-                assert os.path.realpath(link) == os.path.join(
-                    lib, "analysis", cmd)
+            link = os.path.join(usr, "bin", "flagcheck")
+            assert os.path.islink(link)
+            assert os.path.realpath(link) == os.path.join(
+                lib, "analysis", "flagcheck")
             jobs = glob.glob(os.path.join(REPO, "jobs", "*.fio"))
             share = os.path.join(usr, "share", "flagcheck", "jobs")
             assert sorted(os.listdir(share)) == \
@@ -295,18 +295,19 @@ class TestInstall:
                                                "*.fio"))
             assert sorted(os.listdir(os.path.join(share, "catalogue"))) == \
                 sorted(os.path.basename(j) for j in catalogue)
-            link = os.path.join(usr, "bin", "flagcheck-catalogue")
-            assert os.path.realpath(link) == os.path.join(
-                lib, "analysis", "flagcheck-catalogue")
             p = subprocess.run(
-                [os.path.join(usr, "bin", "flagcheck-run"), JOB, "--dry-run",
+                [link, "catalogue", "--help"], capture_output=True,
+                text=True, timeout=60, cwd=dest)
+            assert p.returncode == 0, p.stderr
+            p = subprocess.run(
+                [link, "run", JOB, "--dry-run",
                  "--numjobs", "1", "--repeats", "1", "--modes", "always"],
                 capture_output=True, text=True, timeout=60, cwd=dest)
             assert p.returncode == 0, p.stderr
             assert "FLAGCHECK_ENGINE=%s " % os.path.join(
                 lib, "fio-flagcheck.so") in p.stdout
             p = subprocess.run(
-                [os.path.join(usr, "bin", "flagcheck-report"),
+                [link, "report",
                  os.path.join(HERE, "fixtures", "results"), "--no-plot",
                  "--outdir", os.path.join(dest, "report")],
                 capture_output=True, text=True, timeout=60, cwd=dest)

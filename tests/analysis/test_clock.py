@@ -1,12 +1,12 @@
 """fio's clock, one for every run of a matrix (flagcheck_analysis.run.clock and
-flagcheck-run --clocksource)."""
+flagcheck run --clocksource)."""
 
 import subprocess
 import tempfile
 
 from tests.analysis.helpers import FIO, NULL_JOB, ResultsDirCase, run_cli
 from tests.analysis.helpers import message
-from flagcheck_analysis.results import clocksource
+from flagcheck_analysis.report import clocksource
 from flagcheck_analysis.run import clock
 
 
@@ -56,21 +56,21 @@ class TestRunner(ResultsDirCase):
     def test_every_run_gets_the_kernels_clock(self):
         want = "cpu" if kernel_says() in ("tsc", "arch_sys_counter") \
             else "clock_gettime"
-        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+        p = run_cli("run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "2", "--dry-run", "--outdir", self.out)
         assert p.returncode == 0, p.stderr
         cmds = [l for l in p.stdout.splitlines() if not l.startswith("#")]
         assert len(cmds) == 4, p.stdout
         for c in cmds:
             assert c.split().count("--clocksource=%s" % want) == 1, c
-        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+        p = run_cli("run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "1", "--clocksource", "fio", "--dry-run",
                     "--outdir", self.out)
         assert p.returncode == 0, p.stderr
         assert "clocksource" not in p.stdout
 
     def test_real_runs_record_the_clock_and_resume_refuses_another(self):
-        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+        p = run_cli("run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "1", "--runtime", "1", "--ramp", "0",
                     "--clocksource", "clock_gettime", "--outdir", self.out,
                     "--quiet", timeout=120)
@@ -80,22 +80,22 @@ class TestRunner(ResultsDirCase):
         for run in m["runs"]:
             assert run["status"] == "ok"
             assert "--clocksource=clock_gettime" in run["command"]
-        p = run_cli("flagcheck-report", self.out)
+        p = run_cli("report", self.out)
         assert p.returncode == 0, p.stderr
         assert ("clock: fio clocksource=clock_gettime for every run "
                 "(--clocksource clock_gettime)") in p.stdout
         # resuming on another clock would mix two clocks in one cell
-        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+        p = run_cli("run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "2", "--runtime", "1", "--ramp", "0",
                     "--clocksource", "cpu", "--outdir", self.out)
         assert p.returncode == 2
         assert message(p.stderr).splitlines()[-1] == \
-            ("flagcheck-run: error: --clocksource: %s has runs "
+            ("flagcheck run: error: --clocksource: %s has runs "
              "made with clocksource=clock_gettime "
              "(null-engine_always_nj1_r1), this command "
              "would use cpu: give --clocksource clock_gettime to "
              "resume it, or another --outdir" % self.out)
-        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+        p = run_cli("run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "2", "--runtime", "1", "--ramp", "0",
                     "--clocksource", "clock_gettime", "--dry-run",
                     "--outdir", self.out)

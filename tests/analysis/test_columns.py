@@ -13,9 +13,11 @@ import pytest
 
 from tests.analysis import helpers
 from tests.widthcheck import columns
-from flagcheck_analysis.predict import cli as predict_cli
+from flagcheck_analysis.cli import predict as predict_cli
 from flagcheck_analysis.report import render
-from flagcheck_analysis.results import machine, textfile, width
+from flagcheck_analysis import width
+from flagcheck_analysis.inputs import textfile
+from flagcheck_analysis.machines import machine
 
 CJK = "\u6f22\u5b57\u306e\u540d\u524d"          # 5 wide characters
 
@@ -53,7 +55,7 @@ def _report_of(tmp_path, name):
     os.unlink(d / "manifest.json")
     for f in os.listdir(d):
         os.rename(d / f, d / f.replace("flagcheck-fixture", name))
-    return helpers.run_cli("flagcheck-report", "--no-plot", "--outdir",
+    return helpers.run_cli("report", "--no-plot", "--outdir",
                            str(tmp_path / "o"), str(d))
 
 

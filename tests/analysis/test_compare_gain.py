@@ -1,4 +1,4 @@
-"""flagcheck-report --compare answers "did it change?": the headline is B's
+"""flagcheck report --compare answers "did it change?": the headline is B's
 gain (test_first/always over its pairs) against A's, with Welch's
 t-interval over the two sides' pair logs; runs marked busy never decide a
 difference ("cannot tell: B busy in k of n runs", or the quiet pairs
@@ -106,7 +106,7 @@ def test_compare_of_one_setup_with_b_busy_cannot_tell(tmp_path):
     b = shutil.copytree(S2, str(tmp_path / "b"))
     _quiet(a)
     _scale(b, "test_first", 1.5)        # B's runs beside the busy loops
-    p = run_cli("flagcheck-report", "--width", "0", "--outdir",
+    p = run_cli("report", "--width", "0", "--outdir",
                 str(tmp_path / "out"), "--compare", a, b)
     assert p.returncode == 0, p.stderr
     assert "beyond noise" not in p.stdout, p.stdout
@@ -120,7 +120,7 @@ def test_compare_of_one_setup_with_b_busy_cannot_tell(tmp_path):
 def test_compare_of_one_quiet_setup_is_the_same_gain(tmp_path):
     a = shutil.copytree(S2, str(tmp_path / "a"))
     _quiet(a)
-    p = run_cli("flagcheck-report", "--width", "0", "--outdir",
+    p = run_cli("report", "--width", "0", "--outdir",
                 str(tmp_path / "out"), "--compare", a, a)
     assert p.returncode == 0, p.stderr
     gain, = [l for l in p.stdout.splitlines()

@@ -1,4 +1,4 @@
-"""When the jobs ran together (engine/corun.c, results/corun.py): the
+"""When the jobs ran together (engine/corun.c, inputs/corun.py): the
 engine's per-job stretches, their merge, and the verdict and co-running
 line of a short S1 run at 2 jobs beside busy loops on every CPU."""
 
@@ -14,7 +14,7 @@ import time
 import pytest
 
 from tests.analysis.helpers import ENGINE, FIO, REPO, message, run_cli
-from flagcheck_analysis.results import corun, fiojson
+from flagcheck_analysis.inputs import corun, fiojson
 from flagcheck_analysis.report import summary
 from flagcheck_analysis.stats import decide
 
@@ -51,7 +51,7 @@ def test_a_stretch_that_ends_before_it_starts_is_refused(tmp_path):
 
 
 def test_a_cells_share_is_the_median_of_its_runs_counters(tmp_path):
-    from flagcheck_analysis.results import matrix
+    from flagcheck_analysis.inputs import matrix
     runs = [matrix.Run("s", mode, 2, rep) for rep in (1, 2)
             for mode in ("always", "test_first")]
     # shares 100, 50, 0 (touching ends), and one run with no counters
@@ -167,11 +167,11 @@ def test_s1_beside_busy_loops_names_how_much_the_jobs_ran_together(
     out = str(tmp_path / "results")
     random.seed()
     with busy_loops(90):
-        p = run_cli("flagcheck-run", S1_JOB, "--numjobs", "2", "--repeats",
+        p = run_cli("run", S1_JOB, "--numjobs", "2", "--repeats",
                     "3", "--runtime", "1", "--ramp", "0", "--outdir", out,
                     "--quiet", timeout=120)
     assert p.returncode == 0, p.stderr
-    r = run_cli("flagcheck-report", out, timeout=120)
+    r = run_cli("report", out, timeout=120)
     assert r.returncode == 0, r.stderr
     # the merge, from the counters files the runs left
     with open(os.path.join(out, "manifest.json")) as f:
@@ -224,7 +224,7 @@ def test_until_decided_stops_a_cell_whose_jobs_never_ran_together(
     job = tmp_path / "one-cpu.fio"
     job.write_text(ONE_CPU_JOB % min(os.sched_getaffinity(0)))
     out = str(tmp_path / "results")
-    p = run_cli("flagcheck-run", str(job), "--numjobs", "2", "--no-pin",
+    p = run_cli("run", str(job), "--numjobs", "2", "--no-pin",
                 "--until-decided", "--repeats", "3", "--max-repeats", "6",
                 "--precision", "0.01", "--runtime", "1", "--ramp", "0",
                 "--no-calibrate", "--outdir", out, timeout=180)
@@ -244,10 +244,10 @@ def test_until_decided_stops_a_cell_whose_jobs_never_ran_together(
     median = corun.cell_share(shares)
     assert median < corun.SELDOM_PCT
     assert cell["stopped"] == "seldom_together"
-    assert said[-2].startswith("flagcheck-run: one-cpu nj2: undecided (its "
+    assert said[-2].startswith("flagcheck run: one-cpu nj2: undecided (its "
                                "jobs seldom ran together) after 3 repeats")
     assert said[-1] == (
-        "flagcheck-run: one-cpu nj2: the 2 jobs ran together %.0f%% of the "
+        "flagcheck run: one-cpu nj2: the 2 jobs ran together %.0f%% of the "
         "run (median over its runs): the line was seldom contended, more "
         "repeats of the same would not decide it; stop the other load"
         % median)

@@ -4,7 +4,7 @@ the recorded fixture runs."""
 import json
 
 from tests.analysis.helpers import RESULTS
-from flagcheck_analysis.results import matrix
+from flagcheck_analysis.inputs import matrix
 from flagcheck_analysis.stats import decide, significance
 
 

@@ -13,8 +13,8 @@ import pytest
 
 from tests.analysis.helpers import RESULTS, message, run_cli
 
-from flagcheck_analysis.report import cli
-from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.cli import report
+from flagcheck_analysis.inputs import fiojson
 
 A1 = "flagcheck-fixture_always_nj1_r1"
 T1 = "flagcheck-fixture_test_first_nj1_r1"
@@ -55,12 +55,12 @@ def edit_jsonl(path, line, change):
 
 
 def in_process(*argv):
-    """flagcheck-report run here: (exit status, stdout, stderr with each
+    """flagcheck report run here: (exit status, stdout, stderr with each
     message on one line); an exception (a traceback) fails the test."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            rc = cli.main(list(argv))
+            rc = report.main(list(argv))
         except SystemExit as e:
             rc = e.code
     return rc, out.getvalue(), message(err.getvalue())
@@ -81,14 +81,14 @@ def test_a_job_file_that_is_no_regular_file_is_not_read(tmp_path, kind):
         os.mkfifo(job)
     edit_manifest(out, lambda m: m["matrix"]["jobs"].update(
         {"flagcheck-fixture": job}))
-    p = run_cli("flagcheck-report", "--no-plot", out, timeout=60)
+    p = run_cli("report", "--no-plot", out, timeout=60)
     assert p.returncode == 0, p.stderr
-    p = run_cli("flagcheck-catalogue", out, timeout=60)
+    p = run_cli("catalogue", out, timeout=60)
     assert p.returncode == 1
-    said = "flagcheck-catalogue: %s: not a regular file: a job file must " \
+    said = "flagcheck catalogue: %s: not a regular file: a job file must " \
         "be one\n" % job
     assert message(p.stderr) == said
-    p = run_cli("flagcheck-catalogue", "--job", job, out, timeout=60)
+    p = run_cli("catalogue", "--job", job, out, timeout=60)
     assert message(p.stderr) == said
 
 
@@ -111,7 +111,7 @@ def test_every_entry_naming_one_json_counts_it_once(tmp_path):
         for e in m["runs"]])
     rc, stdout, err = report_of(out, tmp_path)
     assert rc == 0, err
-    assert "flagcheck-report: %s: %s: json %r is not %s.json, the run's own " \
+    assert "flagcheck report: %s: %s: json %r is not %s.json, the run's own " \
         "(run left out)" % (path, T1, A1 + ".json", T1) in err.splitlines()
     assert len(err.splitlines()) == 8, err      # 7 left out, and "wrote"
     assert "runs: 1 (always n=1)" in stdout
@@ -122,7 +122,7 @@ def test_a_duplicated_entry_is_read_once(tmp_path):
     path = edit_manifest(out, lambda m: m["runs"].append(dict(m["runs"][0])))
     rc, stdout, err = report_of(out, tmp_path)
     assert rc == 0, err
-    assert "flagcheck-report: %s/%s.json: named again (run %s of %s) " \
+    assert "flagcheck report: %s/%s.json: named again (run %s of %s) " \
         "after run %s of %s: each " \
         "run's file is read once (run left out)" % (
             out, A1, A1, path, A1, path) in err.splitlines(), err
@@ -134,7 +134,7 @@ def test_a_file_swapped_in_under_another_runs_name(tmp_path):
     for ext in (".json", ".flagcheck.jsonl"):
         shutil.copy(os.path.join(out, A1 + ext), os.path.join(out, T1 + ext))
     rc, stdout, err = report_of(out, tmp_path)
-    assert "flagcheck-report: %s/%s.json: its fio JSON wrote counters " \
+    assert "flagcheck report: %s/%s.json: its fio JSON wrote counters " \
         "to %s.flagcheck.jsonl, " \
         "not to the entry's %s.flagcheck.jsonl (manifest entry %s; run left " \
         "out)" % (out, T1, A1, T1, T1) in err.splitlines(), err
@@ -149,7 +149,7 @@ def test_counters_of_another_job_file_under_the_runs_name(tmp_path):
     with open(stats, "w") as f:
         f.write(text.replace('"job": "fixture"', '"job": "other"'))
     rc, stdout, err = report_of(out, tmp_path)
-    assert "flagcheck-report: %s/%s.json: its counters are of job(s) other, " \
+    assert "flagcheck report: %s/%s.json: its counters are of job(s) other, " \
         "its fio JSON ran fixture (manifest entry %s; run left out)" % (
             out, A1, A1) in err.splitlines(), err
     assert "runs: 7 (always n=3, test_first n=4)" in stdout
@@ -169,7 +169,7 @@ def test_a_counters_link_without_a_manifest_is_not_followed(tmp_path):
     os.symlink(outside, stats)
     rc, stdout, err = report_of(out, tmp_path)
     assert rc == 0, err
-    assert "flagcheck-report: %s: a symbolic link (refused: nothing outside " \
+    assert "flagcheck report: %s: a symbolic link (refused: nothing outside " \
         "the results directory is read; run left out)" % stats \
         in err.splitlines()
     assert "share of job time" not in stdout
@@ -180,7 +180,7 @@ def test_an_entry_naming_another_runs_counters(tmp_path):
     path = edit_manifest(out, lambda m: m["runs"][1].update(
         stats=A1 + ".flagcheck.jsonl"))
     rc, stdout, err = report_of(out, tmp_path)
-    assert "flagcheck-report: %s: %s: stats %r is not %s.flagcheck.jsonl, " \
+    assert "flagcheck report: %s: %s: stats %r is not %s.flagcheck.jsonl, " \
         "the run's own (run left out)" % (
             path, T1, A1 + ".flagcheck.jsonl", T1) in err.splitlines(), err
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.analysis.helpers import FIXTURES, RESULTS, message, run_cli
 from flagcheck_analysis.calibrate import calibration
-from flagcheck_analysis.results import fiojson, manifest
+from flagcheck_analysis.inputs import fiojson, manifest
 from tests.analysis.test_edited_inputs import (
     dump, edit_jsonl, edit_manifest, in_process, load, report_of, results)
 
@@ -61,7 +61,7 @@ def test_manifest_ranges(tmp_path, field, value, said):
         manifest.load(path)
     assert str(e.value) == "%s: %s" % (path, said)
     rc, stdout, err = report_of(out, tmp_path)
-    assert err.splitlines()[0] == "flagcheck-report: unusable manifest: " \
+    assert err.splitlines()[0] == "flagcheck report: unusable manifest: " \
         "%s: %s; reading the JSON files instead" % (path, said)
 
 
@@ -113,7 +113,7 @@ def test_counters_ranges(tmp_path, field, value, said):
                                             {field: value}))
     rc, stdout, err = report_of(out, tmp_path)
     assert rc == 0
-    assert err.splitlines()[0] == "flagcheck-report: %s: %s (run left out)" \
+    assert err.splitlines()[0] == "flagcheck report: %s: %s (run left out)" \
         % (stats, said)
     assert "(engine options unknown)" not in stdout + err
     assert "differ in" not in stdout + err
@@ -146,7 +146,7 @@ def test_fio_json_ranges(tmp_path, field, value, said):
     dump(path, doc)
     rc, stdout, err = report_of(out, tmp_path)
     assert rc == 0
-    assert err.splitlines()[0] == "flagcheck-report: %s: %s" % (path, said)
+    assert err.splitlines()[0] == "flagcheck report: %s: %s" % (path, said)
 
 
 def test_a_calibration_where_test_first_costs_more(tmp_path):
@@ -161,7 +161,7 @@ def test_a_calibration_where_test_first_costs_more(tmp_path):
     dump(path, doc)
     rc, stdout, err = report_of(out, tmp_path)
     assert rc == 0, err
-    assert "flagcheck-report: %s: patterns.test_first[1].ns_per_op is 100, " \
+    assert "flagcheck report: %s: patterns.test_first[1].ns_per_op is 100, " \
         "not below always's 60 at 2 threads: no calibrated cost per RMW at " \
         "2 jobs (measured on a busy machine?)" % path in err.splitlines()
     rows = [line.split() for line in stdout.splitlines()
@@ -215,7 +215,7 @@ def test_a_missing_figure_line_names_the_file(tmp_path):
     job = str(tmp_path / "flagcheck-fixture.fio")
     with open(job, "w") as f:
         f.write("; no figure\n[global]\n")
-    p = run_cli("flagcheck-catalogue", "--job", job, out)
+    p = run_cli("catalogue", "--job", job, out)
     assert p.returncode == 1
     assert message(p.stderr).endswith(
         "; no published-figure line in %s\n" % job)

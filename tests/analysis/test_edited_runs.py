@@ -13,7 +13,7 @@ import pytest
 
 from tests.analysis.helpers import FIO, FIXTURES, message, run_cli
 
-from flagcheck_analysis.report import cli
+from flagcheck_analysis.cli import report
 
 from tests.analysis.test_edited_inputs import (
     dump, edit_manifest, in_process, load, report_of, results)
@@ -33,7 +33,7 @@ def _job(tmp_path, reads):
 
 
 def _run(job, out, *more, env=None, dry=False):
-    return run_cli("flagcheck-run", job, "--modes", "always", "--numjobs",
+    return run_cli("run", job, "--modes", "always", "--numjobs",
                    "1", "--repeats", "1", "--ramp", "0", "--runtime", "1",
                    "--no-line-probe", "--quiet", "--outdir", out, *more,
                    *(("--dry-run",) if dry else ()),
@@ -53,7 +53,7 @@ def test_a_job_variable_from_the_environment_is_recorded(tmp_path):
     p = _run(job, out, env={"MYBS": "1m"}, dry=True)
     assert p.returncode == 2
     assert message(p.stderr).splitlines()[-1] == (
-        "flagcheck-run: error: $MYBS: %s has runs made with MYBS=4k "
+        "flagcheck run: error: $MYBS: %s has runs made with MYBS=4k "
         "(reads_always_nj1_r1), this command would use MYBS=1m: export "
         "MYBS=4k to resume it, or another --outdir" % out)
     assert _run(job, out, env={"MYBS": "4k"}, dry=True).returncode == 0
@@ -88,7 +88,7 @@ def test_the_damaged_manifest_recovery_keeps_the_setup(tmp_path):
     p = _run(job, out, "--runtime", "2", "--set", "SIZE=4g", dry=True)
     assert p.returncode == 2
     assert message(p.stderr).splitlines()[-1] == (
-        "flagcheck-run: error: --runtime: %s has runs made with RUNTIME=1 "
+        "flagcheck run: error: --runtime: %s has runs made with RUNTIME=1 "
         "(reads_always_nj1_r1), this command would use RUNTIME=2: give "
         "--runtime 1 to resume it, or another --outdir" % out)
     p = _run(job, out)                 # the same command: resumed, kept
@@ -215,11 +215,11 @@ def test_one_bad_counters_file_leaves_the_bh_lru_table(tmp_path, capsys):
     bad = os.path.join(d, "s_on_nj1_r2.flagcheck.jsonl")
     with open(bad, "w") as f:
         f.write('{"flagcheck": 1, "ios": -1}\n')
-    points = cli._lru_points([d])
+    points = report._lru_points([d])
     assert sorted((p.mode, p.mod, p.n) for p in points) == \
         [("off", 1, 1), ("on", 1, 1)]
     assert message(capsys.readouterr().err) == (
-        "flagcheck-report: %s: line 1: ios is -1: not a whole number of 0 "
+        "flagcheck report: %s: line 1: ios is -1: not a whole number of 0 "
         "or more (left out of the bh_lru table)\n" % bad)
-    cli._lru_points([d], {os.path.realpath(bad)})  # named already
+    report._lru_points([d], {os.path.realpath(bad)})  # named already
     assert capsys.readouterr().err == ""

@@ -1,4 +1,4 @@
-"""flagcheck-run's progress under --until-decided counts the budget's
+"""flagcheck run's progress under --until-decided counts the budget's
 worst case (every cell to --max-repeats): the run count and the ETA only
 fall as cells decide early; they never grow with an added repeat."""
 
@@ -18,7 +18,7 @@ LINE = re.compile(r"^\[(\d+)/(\d+)\] \S+ ok.*, elapsed [0-9:]+, "
 def test_the_total_is_the_worst_case_and_only_falls():
     tmp = tempfile.mkdtemp()
     try:
-        p = run_cli("flagcheck-run", NULL_JOB, "--fio", FAKE_FIO,
+        p = run_cli("run", NULL_JOB, "--fio", FAKE_FIO,
                     "--numjobs", "1,2,3", "--until-decided", "--repeats",
                     "3", "--max-repeats", "5", "--ramp", "0", "--outdir",
                     os.path.join(tmp, "r"))

@@ -6,7 +6,7 @@ from tests.analysis.standin_machine import Machine
 from tests.analysis.test_machine import SMALL, write
 from tests.analysis.simcase import EXACT, sim_binary, spec  # noqa: F401
 from flagcheck_analysis.predict import simulate
-from flagcheck_analysis.results import machine
+from flagcheck_analysis.machines import machine
 
 
 def one_cpu_ns(mach, sp, rest=100.0):

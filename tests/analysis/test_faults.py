@@ -18,7 +18,7 @@ from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, LOOPBACK, \
     NULL_JOB, RESULTS, ResultsDirCase, free_port, run_cli
 from tests.analysis.helpers import message
 from tests.analysis.test_clientserver import JOB as CS_JOB, Servers
-from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.inputs import fiojson
 
 DEEP = 100000           # levels of nesting: far past Python's recursion limit
 
@@ -63,7 +63,7 @@ class TestDeepJson(Scratch):
         deep = deep_json(self.path("deep.json"))
         good = shutil.copy(os.path.join(
             RESULTS, "flagcheck-fixture_always_nj1_r1.json"), self.tmp)
-        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+        p = run_cli("report", "--no-plot", "--outdir",
                     self.path("report"), deep, good)
         assert_one_line(p, deep + ": JSON nested too deeply", rc=0)
         assert "runs: 1 (always n=1)" in p.stdout
@@ -72,7 +72,7 @@ class TestDeepJson(Scratch):
     def test_runner_resume_reruns_a_deep_run_file(self):
         os.makedirs(self.out)
         deep_json(os.path.join(self.out, "null-engine_always_nj1_r1.json"))
-        p = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+        p = run_cli("run", NULL_JOB, "--modes", "always",
                     "--numjobs", "1", "--repeats", "1", "--runtime", "1",
                     "--outdir", self.out, "--quiet")
         assert p.returncode == 0, p.stderr
@@ -100,7 +100,7 @@ class TestImpossibleValues(Scratch):
         with pytest.raises(fiojson.InputError) as cm:
             fiojson.load_fio_json(bad)
         assert str(cm.value) == "%s: %s %s" % (bad, field, said)
-        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+        p = run_cli("report", "--no-plot", "--outdir",
                     self.path("report"), self.GOOD, bad)
         assert_one_line(p, bad + ": " + field, rc=0)
         assert "runs: 1 (always n=1)" in p.stdout
@@ -178,7 +178,7 @@ class TestDifferentSetups(Scratch):
     def check_apart(self, field, label_a, label_b, **change):
         a = self.copy("a")
         b = self.copy("b", **change)
-        p = run_cli("flagcheck-report", "--no-plot", "--format", "csv",
+        p = run_cli("report", "--no-plot", "--format", "csv",
                     "--outdir", self.path("report"), a, b)
         assert_one_line(p, "the runs of flagcheck-fixture differ in %s: "
                         "not averaged together" % field, rc=0)
@@ -238,7 +238,7 @@ class TestDifferentSetups(Scratch):
 
     def test_same_setup_is_pooled(self):
         a, b = self.copy("a"), self.copy("b")
-        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+        p = run_cli("report", "--no-plot", "--outdir",
                     self.path("report"), a, b)
         assert p.returncode == 0, p.stderr
         assert "differ in" not in message(p.stderr) + p.stdout
@@ -252,12 +252,12 @@ class TestDamagedManifest(Scratch):
     kept byte for byte, and the message says how to go on"""
 
     def run_runner(self):
-        return run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+        return run_cli("run", NULL_JOB, "--modes", "always",
                        "--numjobs", "1", "--repeats", "2", "--runtime", "1",
                        "--outdir", self.out, "--quiet")
 
     def check_refused(self, damage, reason):
-        first = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+        first = run_cli("run", NULL_JOB, "--modes", "always",
                         "--numjobs", "1", "--repeats", "1", "--runtime", "1",
                         "--outdir", self.out, "--quiet")
         assert first.returncode == 0, first.stderr
@@ -291,7 +291,7 @@ class TestDamagedManifest(Scratch):
         def replace(path):
             with open(path, "w") as f:
                 f.write('{"runs": 3}\n')
-        self.check_refused(replace, "not a flagcheck-run manifest")
+        self.check_refused(replace, "not a flagcheck run manifest")
 
     def test_nested_too_deeply(self):
         self.check_refused(lambda path: deep_json(path, '{"runs": '),
@@ -300,7 +300,7 @@ class TestDamagedManifest(Scratch):
     def test_report_reads_the_json_files_instead(self):
         shutil.copytree(RESULTS, self.out)
         path = deep_json(os.path.join(self.out, "manifest.json"))
-        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+        p = run_cli("report", "--no-plot", "--outdir",
                     self.path("report"), self.out)
         assert_one_line(p, "unusable manifest: %s: JSON nested too "
                         "deeply" % path, rc=0)
@@ -323,7 +323,7 @@ class TestClientMode(Scratch):
             super().teardown_method()
 
     def run_runner(self, *args, timeout=90):
-        return run_cli("flagcheck-run", CS_JOB, "--outdir", self.out,
+        return run_cli("run", CS_JOB, "--outdir", self.out,
                        "--repeats", "1", "--numjobs", "1", "--quiet",
                        "--set", "FLAGCHECK_ENGINE=" + ENGINE, *args,
                        timeout=timeout)
@@ -372,7 +372,7 @@ class TestClientMode(Scratch):
         server = self.servers.start()
         pid = self.servers.procs[-1].pid
         proc = subprocess.Popen(
-            [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"), "--fio", FIO,
+            [sys.executable, os.path.join(ANALYSIS, "flagcheck"), "run", "--fio", FIO,
              CS_JOB, "--outdir", self.out, "--repeats", "1", "--numjobs",
              "1", "--quiet", "--set", "FLAGCHECK_ENGINE=" + ENGINE,
              "--client", server, "--modes", "always", "--runtime", "20"],
@@ -434,7 +434,7 @@ class TestFullDisk(Scratch):
         os.makedirs(fs)
         out = os.path.join(fs, "results")
         run = " ".join([sys.executable, os.path.join(ANALYSIS,
-                                                     "flagcheck-run"),
+                                                     "flagcheck run"),
                         NULL_JOB, "--no-calibrate", "--modes", "always",
                         "--numjobs", "1", "--runtime", "1", "--outdir", out,
                         "--quiet"])
@@ -466,7 +466,7 @@ class TestFullDisk(Scratch):
         assert os.path.join(out, "manifest.json") in lines[0]
         # the first run's files (its .setup: what it was made with)
         assert read("left").split() == [
-            ".", "..", "flagcheck-run.lock", "manifest.json",
+            ".", "..", "flagcheck.lock", "manifest.json",
             "null-engine_always_nj1_r1.json",
             "null-engine_always_nj1_r1.setup"]
         assert read("manifest.after") == read("manifest.before")

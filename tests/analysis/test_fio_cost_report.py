@@ -1,5 +1,5 @@
 """The report's fio rest is the recorded fio cost where one is, as
-flagcheck-predict's: the same figure on every call; a measurement only
+flagcheck predict's: the same figure on every call; a measurement only
 where no record is."""
 
 import argparse

@@ -8,7 +8,7 @@ import tempfile
 import pytest
 
 from tests.analysis.helpers import CLIENTSERVER, CLIENTSERVER_HOSTS, RESULTS
-from flagcheck_analysis.results import clients, fiojson
+from flagcheck_analysis.inputs import clients, fiojson
 from flagcheck_analysis.stats import compare
 
 ALWAYS_NJ2 = os.path.join(RESULTS, "flagcheck-fixture_always_nj2_r1.json")

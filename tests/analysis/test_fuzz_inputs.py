@@ -18,9 +18,10 @@ import pytest
 from tests.analysis import helpers
 from tests.analysis.simcase import sim_binary  # noqa: F401
 from tests.widthcheck import columns
-from flagcheck_analysis.predict import cli as predict_cli, fiocost
-from flagcheck_analysis.report import cli as report_cli
-from flagcheck_analysis.results import machine
+from flagcheck_analysis.cli import predict as predict_cli
+from flagcheck_analysis.predict import fiocost
+from flagcheck_analysis.cli import report as report_cli
+from flagcheck_analysis.machines import machine
 from flagcheck_analysis.run import hosts
 
 WHY_CAL = os.path.join(helpers.FIXTURES, "why", "calibration.json")
@@ -152,7 +153,7 @@ def test_fuzz_calibrations_as_profiles(capsys, tmp_path, sim_binary):
         out, err = capsys.readouterr()
         assert rc in (0, 1, 2), (case, err)
         if rc:
-            _one_line(err, "flagcheck-predict")
+            _one_line(err, "flagcheck predict")
         else:
             _json_ok(out)
 
@@ -236,7 +237,7 @@ def test_fuzz_job_files_of_several_sections(capsys, tmp_path, sim_binary):
         out, err = capsys.readouterr()
         assert rc in (0, 1, 2), (text, err)
         if rc:
-            _one_line(err, "flagcheck-predict")
+            _one_line(err, "flagcheck predict")
         elif "--json" in args:
             _json_ok(out)
         else:

@@ -1,5 +1,5 @@
 """fio's keywords ($ncpus, $pagesize, $mb_memory) and the counters file
-past the device guard: jobs/run-job and flagcheck-run judge a value after
+past the device guard: jobs/run-job and flagcheck run judge a value after
 fio's own replacement, and every path the engine writes, against a scratch
 loop device whose SHA-256 is the same before and after."""
 
@@ -13,7 +13,8 @@ import pytest
 
 from tests.analysis.helpers import ENGINE, FIO, REPO, loop_device, message, \
     run_cli
-from flagcheck_analysis.run import jobfile, jobguard
+from flagcheck_analysis.inputs import jobfile
+from flagcheck_analysis.run import jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S1 = os.path.join(REPO, "jobs", "filemap-odirect-read.fio")      # reads
@@ -126,7 +127,7 @@ def test_run_job_filename_format_under_directory(scratch, tmp_path):
 @needs_fio
 def test_flagcheck_run_set_with_a_keyword(scratch):
     d, dev = scratch
-    p = run_cli("flagcheck-run", "--outdir", os.path.join(d, "out"),
+    p = run_cli("run", "--outdir", os.path.join(d, "out"),
                 "--numjobs", "1", "--repeats", "1", "--runtime", "1",
                 "--set", "FILENAME=d$ncpus", "--set", "BACKEND=psync",
                 "--set", "SIZE=1m", S2, cwd=d, timeout=120)
@@ -141,13 +142,13 @@ def test_counters_file_on_a_device_is_refused_for_a_reading_job(scratch,
     p = run_job(d, S1, BACKEND="null", FLAGCHECK_STATS=dev)
     refused(p, "flagcheck_stats=%s (from flagcheck_stats=%s in %s) is a "
             "block device" % (dev, dev, S1))
-    # named in the job file itself: flagcheck-run checks it the same way
+    # named in the job file itself: flagcheck run checks it the same way
     with open(S1) as f:
         text = f.read().replace("flagcheck_stats=${FLAGCHECK_STATS}",
                                 "flagcheck_stats=" + dev)
     job = tmp_path / "s1-stats.fio"
     job.write_text(text)
-    p = run_cli("flagcheck-run", "--outdir", os.path.join(d, "out"),
+    p = run_cli("run", "--outdir", os.path.join(d, "out"),
                 "--numjobs", "1", "--repeats", "1", "--runtime", "1",
                 "--set", "BACKEND=null", str(job), cwd=d, timeout=120)
     assert p.returncode != 0 and "block device" in message(p.stderr), \

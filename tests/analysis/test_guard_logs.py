@@ -3,7 +3,7 @@ write_iops_log=, write_hist_log=, write_iolog= and merge_blktrace_file=
 are opened for writing whatever rw= is, under the names fio 3.33 derives
 (init.c gen_log_name); an existing one that is not a regular file (here a
 symlink to /dev/null, a FIFO, a directory: never a real device) is
-refused by jobs/run-job and flagcheck-run before fio starts."""
+refused by jobs/run-job and flagcheck run before fio starts."""
 
 import os
 
@@ -188,16 +188,16 @@ def test_flagcheck_run_refuses_a_log_on_a_device(tmp_path):
         if more:
             os.rename(tmp_path / "x_iops.1.log",
                       tmp_path / "x_iops.1.log.127.0.0.1")
-        p = run_cli("flagcheck-run", str(job), "--dry-run", "--repeats",
+        p = run_cli("run", str(job), "--dry-run", "--repeats",
                     "1", "--numjobs", "1", "--set", "LOG=x", *more,
                     cwd=str(tmp_path))
         assert p.returncode == 2, p.stderr
-        assert ("flagcheck-run: error: %s: write_iops_log=x (from "
+        assert ("flagcheck run: error: %s: write_iops_log=x (from "
                 "write_iops_log=x in %s) writes x_iops.1.log%s, which is a "
                 "character device%s" % (job, job, ".127.0.0.1" if more
                                         else "", ALLOWED)) \
             in message(p.stderr), p.stderr
-        p = run_cli("flagcheck-run", str(job), "--dry-run", "--repeats",
+        p = run_cli("run", str(job), "--dry-run", "--repeats",
                     "1", "--numjobs", "1", "--set", "LOG=y", *more,
                     cwd=str(tmp_path))
         assert p.returncode == 0, p.stderr

@@ -5,7 +5,7 @@ import os
 import shutil
 import tempfile
 
-from flagcheck_analysis.results import busymark
+from flagcheck_analysis.report import busymark
 from flagcheck_analysis.run import interference
 
 STAT = """\
@@ -200,11 +200,11 @@ class TestProcesses:
     def test_kernel_threads_are_the_runs(self):
         # the 2 s that are not fio's: a loop device's worker and ksoftirqd
         m = self.run_with(
-            [(self.RUNNER, "flagcheck-run", 1, False, 50, 5, 0),
+            [(self.RUNNER, "flagcheck run", 1, False, 50, 5, 0),
              (42, "kworker/u4:1-loop0", 2, True, 0, 10, 1),
              (9, "ksoftirqd/0", 2, True, 0, 0, 0),
              (300, "sshd", 1, False, 10, 0, 1)],
-            [(self.RUNNER, "flagcheck-run", 1, False, 50, 5, 0),
+            [(self.RUNNER, "flagcheck run", 1, False, 50, 5, 0),
              (42, "kworker/u4:1-loop0", 2, True, 0, 160, 1),
              (9, "ksoftirqd/0", 2, True, 0, 50, 0),
              (300, "sshd", 1, False, 10, 0, 1)])
@@ -219,10 +219,10 @@ class TestProcesses:
         # a compiler (new during the run) and make reaping its children;
         # fio's own children (under the runner) are the run's
         m = self.run_with(
-            [(self.RUNNER, "flagcheck-run", 1, False, 50, 5, 0),
+            [(self.RUNNER, "flagcheck run", 1, False, 50, 5, 0),
              (600, "make", 1, False, 1, 1, 1),
              (501, "fio", self.RUNNER, False, 0, 0, 0)],
-            [(self.RUNNER, "flagcheck-run", 1, False, 50, 5, 0),
+            [(self.RUNNER, "flagcheck run", 1, False, 50, 5, 0),
              (600, "make", 1, False, 1, 1, 1, 60, 20),
              (601, "cc1", 600, False, 50, 10, 0),
              (501, "fio", self.RUNNER, False, 300, 100, 0)])

@@ -1,6 +1,6 @@
 """What fio cuts, the guards cut (issue 29 items 1, 2, 3, 5, 12, 17): the
 job file and fio's command line read as fio 3.33 reads them, in one place
-(run/jobfile.py) every guard uses.  The block-device cases on a loop device
+(inputs/jobfile.py) every guard uses.  The block-device cases on a loop device
 the test creates and removes (skipped, with the reason, where losetup is
 not permitted); the server case on a loopback fio server run as an
 unprivileged user."""
@@ -22,8 +22,9 @@ import pytest
 from tests.analysis.helpers import ENGINE, FIO, LOOPBACK, LOSETUP, REPO, \
     free_port, loop_device, message, run_cli
 from tests.analysis.helpers import message
-from flagcheck_analysis.report.cli import job_file_figures
-from flagcheck_analysis.run import jobfile, jobguard
+from flagcheck_analysis.cli.report import job_file_figures
+from flagcheck_analysis.inputs import jobfile
+from flagcheck_analysis.run import jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S2 = os.path.join(REPO, "jobs", "buffer-new-randwrite.fio")     # writes
@@ -150,11 +151,11 @@ class TestReader:
         p = run_job(self.tmp, job, BACKEND="null")
         assert p.returncode == 0, p.stderr
         assert "Traceback" not in message(p.stderr)
-        p = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
+        p = run_cli("run", job, "--dry-run", "--repeats", "1",
                     "--numjobs", "1")
         assert p.returncode == 0, p.stderr
         assert "Traceback" not in message(p.stderr)
-        p = run_cli("flagcheck-catalogue", self.tmp, "--job", job)
+        p = run_cli("catalogue", self.tmp, "--job", job)
         assert "Traceback" not in message(p.stderr)
         assert p.returncode == 1, p.stderr
 
@@ -168,18 +169,18 @@ class TestReader:
                 jobfile.read_text(path)
             assert str(cm.value) == ("%s: not a regular file: "
                                      "a job file must be one" % path)
-            p = run_cli("flagcheck-catalogue", self.tmp, "--job", path,
+            p = run_cli("catalogue", self.tmp, "--job", path,
                         timeout=30)
             assert message(p.stderr).splitlines()[-1] == (
-                "flagcheck-catalogue: %s: not a regular file: a job file "
+                "flagcheck catalogue: %s: not a regular file: a job file "
                 "must be one" % path)
             assert p.returncode == 1
-            p = run_cli("flagcheck-run", path, "--dry-run", timeout=30)
+            p = run_cli("run", path, "--dry-run", timeout=30)
             assert message(p.stderr).splitlines()[-1] == (
-                "flagcheck-run: error: %s: not a regular file: a job file "
+                "flagcheck run: error: %s: not a regular file: a job file "
                 "must be one" % path)
             assert p.returncode == 2
-            # a manifest naming it: flagcheck-report's published figures
+            # a manifest naming it: flagcheck report's published figures
             assert job_file_figures(
                 [{"matrix": {"jobs": {"s9": path}}}]) == {}
         big = write(os.path.join(self.tmp, "big.fio"),
@@ -253,13 +254,13 @@ class TestLoopDevice:
                             "device" % (self.dev, self.dev))
 
     def test_runner_cut_value(self):
-        p = run_cli("flagcheck-run", S2, "--outdir",
+        p = run_cli("run", S2, "--outdir",
                     os.path.join(self.tmp, "out"), "--repeats", "1",
                     "--numjobs", "1", "--runtime", "1", "--no-line-probe",
                     "--set", "FILENAME=%s#x" % self.dev, "--set",
                     "BACKEND=psync", "--set", "SIZE=1m")
         assert p.returncode == 2, p.stderr
-        assert "flagcheck-run: error: filename=%s#x in %s:" % (
+        assert "flagcheck run: error: filename=%s#x in %s:" % (
             self.dev, S2) in message(p.stderr)
         assert sha(self.image) == self.before
 
@@ -318,27 +319,27 @@ class TestServer:
                     "[global]\nsize=${SIZE}\n[j]\n"
                     "ioengine=exec ; the engine\nprogram=/bin/touch\n"
                     "arguments=%s\nruntime=1\n" % marker)
-        p = run_cli("flagcheck-run", job, "--outdir",
+        p = run_cli("run", job, "--outdir",
                     os.path.join(self.tmp, "out"), "--repeats", "1",
                     "--numjobs", "1", "--runtime", "1", "--client",
                     self.server(), timeout=90)
         assert p.returncode == 2, p.stderr
         assert message(p.stderr).splitlines()[-1] == \
-            ("flagcheck-run: error: %s: ioengine=exec would have "
+            ("flagcheck run: error: %s: ioengine=exec would have "
              "every fio server run the program its program= "
              "names, as the server's user; give --allow-exec if "
              "you mean it" % job)
         assert not os.path.exists(marker)
 
     def test_dev_directory_with_a_comment(self):
-        p = run_cli("flagcheck-run", S2, "--dry-run", "--repeats", "1",
+        p = run_cli("run", S2, "--dry-run", "--repeats", "1",
                     "--numjobs", "1", "--set", "FILENAME=sdz", "--set",
                     "BACKEND=psync", "--client", "127.0.0.1,1")
         assert p.returncode == 0, p.stderr
         job = write(os.path.join(self.tmp, "dir.fio"),
                     "[global]\nrw=write\nsize=1m\nfilename=sdz\n"
                     "directory=/dev ;c\n[j]\n")
-        p = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
+        p = run_cli("run", job, "--dry-run", "--repeats", "1",
                     "--numjobs", "1", "--client", "127.0.0.1,1")
         assert p.returncode == 2, p.stderr
         assert ("/dev/sdz (from filename=sdz in %s under directory="
@@ -348,7 +349,7 @@ class TestServer:
 
 class TestPatterns:
     """item 17: what the engine would get that is not what the job file
-    says: run-job and flagcheck-run read the job file and say so"""
+    says: run-job and flagcheck run read the job file and say so"""
 
     def setup_method(self):
         self.tmp = tempfile.mkdtemp()
@@ -367,7 +368,7 @@ class TestPatterns:
 
     def both(self, job, numjobs="2"):
         rj = run_job(self.tmp, job, NUMJOBS=numjobs, BACKEND="null")
-        fr = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
+        fr = run_cli("run", job, "--dry-run", "--repeats", "1",
                      "--numjobs", numjobs, "--no-pin")
         return rj, fr
 
@@ -383,7 +384,7 @@ class TestPatterns:
                                                        % want)
         assert fr.returncode == 2, fr.stderr
         assert message(fr.stderr).splitlines()[-1] == \
-            "flagcheck-run: error: %s" % want
+            "flagcheck run: error: %s" % want
         # a comment after a blank is a comment
         job = self.job("pattern_words=a@0\npattern=set_bit(a,0) ;c")
         rj, fr = self.both(job)
@@ -399,7 +400,7 @@ class TestPatterns:
         assert (rj.returncode, message(rj.stderr)) == (2, "run-job: %s\n"
                                                        % want)
         assert message(fr.stderr).splitlines()[-1] == \
-            "flagcheck-run: error: %s" % want
+            "flagcheck run: error: %s" % want
         rj, fr = self.both(job, "3")
         assert fr.returncode == 0, fr.stderr
         assert "run-job: FLAG_CHECK=" in rj.stderr
@@ -413,6 +414,6 @@ class TestPatterns:
         assert message(rj.stderr).splitlines()[0] == \
             "run-job: warning: %s" % want
         assert fr.returncode == 0, fr.stderr
-        assert "flagcheck-run: warning: %s\n" % want in message(fr.stderr)
+        assert "flagcheck run: warning: %s\n" % want in message(fr.stderr)
         rj = run_job(self.tmp, job, "--cpus_allowed=0", BACKEND="null")
         assert "warning" not in rj.stderr

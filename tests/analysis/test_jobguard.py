@@ -1,5 +1,5 @@
 """No block device written by mistake (issue 11 item 1), no command run on
-a fio server by mistake (item 16): jobs/run-job and flagcheck-run with the
+a fio server by mistake (item 16): jobs/run-job and flagcheck run with the
 real fio, against a block device node of a major number no driver holds
 (opening it fails with ENXIO: nothing can be written, whatever happens)."""
 
@@ -153,7 +153,7 @@ class TestBlockDevices:
         self.assert_refused(p, "filename=%s on the command line" % self.node)
 
     def runner(self, *args, **env):
-        return run_cli("flagcheck-run", S2, "--dry-run", "--repeats", "1",
+        return run_cli("run", S2, "--dry-run", "--repeats", "1",
                        "--set", "BACKEND=psync", *args,
                        env=dict(os.environ, **env))
 
@@ -161,7 +161,7 @@ class TestBlockDevices:
         for target in (self.node, self.link, "x:" + self.node):
             p = self.runner("--set", "FILENAME=" + target)
             assert p.returncode == 2, p.stderr
-            assert ("flagcheck-run: error: %s writes (rw=randwrite) "
+            assert ("flagcheck run: error: %s writes (rw=randwrite) "
                     "and %s (from filename=%s in %s) is a block "
                     "device" % (S2, self.node if target != self.link
                                 else self.link, target, S2)) in \
@@ -185,15 +185,15 @@ class TestHosts:
                 f.write("[global]\nioengine=null\nsize=${SIZE}\n"
                         "exec_postrun=rm -rf ${FILENAME}\n[j]\n")
             base = [job, "--dry-run", "--repeats", "1", "--numjobs", "1"]
-            p = run_cli("flagcheck-run", *base, "--client", "127.0.0.1,1")
+            p = run_cli("run", *base, "--client", "127.0.0.1,1")
             assert p.returncode == 2, p.stderr
             assert message(p.stderr).splitlines()[-1] == \
-                ("flagcheck-run: error: %s: exec_postrun=rm -rf "
+                ("flagcheck run: error: %s: exec_postrun=rm -rf "
                  "flagcheck-null would have every fio server run "
                  "that command, as the server's user; give "
                  "--allow-exec if you mean it" % job)
             for more in (["--client", "127.0.0.1,1", "--allow-exec"], []):
-                p = run_cli("flagcheck-run", *base, *more)
+                p = run_cli("run", *base, *more)
                 assert p.returncode == 0, p.stderr
 
     def test_every_option_that_runs_a_program(self):
@@ -215,19 +215,19 @@ class TestHosts:
                     f.write("[global]\nsize=${SIZE}\n[j]\n" + text)
                 base = [job, "--dry-run", "--repeats", "1", "--numjobs", "1",
                         "--client", "127.0.0.1,1"]
-                p = run_cli("flagcheck-run", *base)
+                p = run_cli("run", *base)
                 assert p.returncode == 2, p.stderr
                 assert message(p.stderr).splitlines()[-1] == \
-                    ("flagcheck-run: error: %s: %s would have "
+                    ("flagcheck run: error: %s: %s would have "
                      "every fio server run %s, as the server's "
                      "user; give --allow-exec if you mean it"
                      % (job, option, what))
-                p = run_cli("flagcheck-run", *base, "--allow-exec")
+                p = run_cli("run", *base, "--allow-exec")
                 assert p.returncode == 0, p.stderr
             # the flagcheck engine itself is what the job files load
             with open(job, "w") as f:
                 f.write("[j]\nioengine=external:${FLAGCHECK_ENGINE}\n")
-            p = run_cli("flagcheck-run", job, "--dry-run", "--repeats", "1",
+            p = run_cli("run", job, "--dry-run", "--repeats", "1",
                         "--numjobs", "1", "--client", "127.0.0.1,1")
             assert p.returncode == 0, p.stderr
 
@@ -235,12 +235,12 @@ class TestHosts:
         """item 1 on hosts: their devices can not be looked at from here"""
         base = [S2, "--dry-run", "--repeats", "1", "--numjobs", "1",
                 "--set", "FILENAME=/dev/sdz", "--set", "BACKEND=psync"]
-        p = run_cli("flagcheck-run", *base, "--client", "127.0.0.1,1")
+        p = run_cli("run", *base, "--client", "127.0.0.1,1")
         assert p.returncode == 2, p.stderr
         assert ("/dev/sdz (from filename=/dev/sdz in %s) is a name "
                 "under /dev/ on the hosts, where it may be a block "
                 "device: its data would be lost; set "
                 "FLAGCHECK_DESTROY=yes" % S2) in message(p.stderr)
-        p = run_cli("flagcheck-run", *base, "--client", "127.0.0.1,1",
+        p = run_cli("run", *base, "--client", "127.0.0.1,1",
                     "--set", "FLAGCHECK_DESTROY=yes")
         assert p.returncode == 0, p.stderr

@@ -1,7 +1,7 @@
-"""The analysis in layers, bottom to top: results/, stats/, calibrate/ run/
-predict/, report/; no module imports one of a layer above its own, with no
+"""The analysis in layers, bottom to top: width, inputs/, machines/,
+stats/, calibrate/ run/ predict/, report/, cli/; no module imports one of a layer above its own, with no
 exemption. calibrate/ does not import run/ (run/ calibrates through it),
-and nothing flagcheck-run loads is part of report/ (the report's modules
+and nothing flagcheck run loads is part of report/ (the report's modules
 and matplotlib stay out of a run)."""
 
 import ast
@@ -68,9 +68,9 @@ def closure(start, graph):
 
 # bottom to top: a module reaches (imports, directly or through others) no
 # module of a layer above its own; predict/ reads job files through
-# run/jobfile.py and is read by the report
-LAYERS = (("results",), ("stats",), ("calibrate", "run", "predict"),
-          ("report",))
+# inputs/jobfile.py and is read by the report
+LAYERS = (("width",), ("inputs",), ("machines",), ("stats",),
+          ("calibrate", "run", "predict"), ("report",), ("cli",))
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +80,8 @@ def graph():
 
 
 def of(graph, layer):
-    prefix = "%s.%s." % (NAME, layer)
-    mods = [m for m in graph if m.startswith(prefix)]
+    prefix = "%s.%s" % (NAME, layer)
+    mods = [m for m in graph if m == prefix or m.startswith(prefix + ".")]
     assert mods, "no modules under %s" % prefix
     return mods
 
@@ -119,10 +119,10 @@ def test_calibrate_never_imports_run(graph):
 
 
 def test_the_walk_sees_imports(graph):
-    # the report reads the line probes through results/: the walk would
+    # the report reads the line probes through inputs/: the walk would
     # see a layer importing one above it the same way
-    assert NAME + ".results.lineprobes" in \
-        closure([NAME + ".report.cli"], graph)
+    assert NAME + ".inputs.lineprobes" in \
+        closure([NAME + ".cli.report"], graph)
 
 
 def renamed_imports(path):
@@ -149,13 +149,13 @@ def test_modules_are_imported_by_their_names():
 def test_run_help_loads_no_report_and_no_matplotlib():
     p = subprocess.run(
         ["/usr/bin/python3", "-X", "importtime",
-         os.path.join(REPO, "analysis", "flagcheck-run"), "--help"],
+         os.path.join(REPO, "analysis", "flagcheck"), "run", "--help"],
         capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     loaded = [line.rsplit("|", 1)[-1].strip()
               for line in p.stderr.splitlines()
               if line.startswith("import time:")]
-    assert NAME + ".run.cli" in loaded
+    assert NAME + ".cli.run" in loaded
     assert [m for m in loaded if m == "matplotlib"
             or m.startswith("matplotlib.")
             or m.startswith(NAME + ".report")] == []

@@ -1,13 +1,13 @@
 """The line probe: the cache line between job 1's and job 2's CPUs,
 measured before and after each run (flagcheck_analysis.run.lineprobe and
-flagcheck-run; results.lineprobes reads what it recorded)."""
+flagcheck run; inputs.lineprobes reads what it recorded)."""
 
 import os
 
 import pytest
 
 from tests.analysis.helpers import HERE, NULL_JOB, ResultsDirCase, run_cli
-from flagcheck_analysis.results import fiojson, lineprobes
+from flagcheck_analysis.inputs import fiojson, lineprobes
 from flagcheck_analysis.stats import compare
 from flagcheck_analysis.run import lineprobe
 from flagcheck_analysis.calibrate import calibration
@@ -86,7 +86,7 @@ class TestPure:
                     reason="needs 2 usable CPUs: no pair to probe")
 class TestRunner(ResultsDirCase):
     def run_matrix(self, *extra):
-        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1,2",
+        p = run_cli("run", NULL_JOB, "--numjobs", "1,2",
                     "--modes", "always", "--repeats", "1", "--runtime", "1",
                     "--ramp", "0", "--outdir", self.out, "--quiet", *extra,
                     timeout=120)
@@ -104,7 +104,7 @@ class TestRunner(ResultsDirCase):
             # a transfer between two CPUs: more than nothing, less than
             # a microsecond on any machine that runs this
             assert (0 < lp[key] < 1000), lp
-        p = run_cli("flagcheck-report", self.out, "--no-plot")
+        p = run_cli("report", self.out, "--no-plot")
         assert p.returncode == 0, p.stderr
         assert "line probe: the one-way cache-line transfer" in p.stdout
         assert "the cache line between the jobs' CPUs, per run" in p.stdout
@@ -115,7 +115,7 @@ class TestRunner(ResultsDirCase):
         runs = self.run_matrix()
         assert runs[2].get("resumed"), runs[2]
         assert runs[2]["line_probe"] == first
-        p = run_cli("flagcheck-report", self.out, "--no-plot")
+        p = run_cli("report", self.out, "--no-plot")
         assert "the cache line between the jobs' CPUs, per run" in p.stdout
 
     def test_no_line_probe(self):

@@ -1,5 +1,5 @@
 """Every line a tool prints fits 120 columns: the long messages once seen
-(the calibration's disagreement with the line probes, flagcheck-run's
+(the calibration's disagreement with the line probes, flagcheck run's
 progress and cell lines) wrap, each tool's --help and run-job's fit, and
 the suite's own check (tests/widthcheck.py) catches a line over."""
 
@@ -13,7 +13,7 @@ import widthcheck
 from tests.analysis.helpers import ANALYSIS, REPO, run_cli
 from flagcheck_analysis.report import bigbox, messages
 from flagcheck_analysis.run import progress
-from flagcheck_analysis.results import width
+from flagcheck_analysis import width
 
 TOOLS = sorted(n for n in os.listdir(ANALYSIS) if n.startswith("flagcheck-"))
 # the 242-column warning that opened a report
@@ -31,17 +31,17 @@ def fits(text):
 
 
 def test_the_disagreement_warning_wraps(capsys):
-    assert len("flagcheck-report: " + DISAGREE) > 120
+    assert len("flagcheck report: " + DISAGREE) > 120
     messages.warn(DISAGREE)
     err = capsys.readouterr().err
     assert fits(err) and len(err.splitlines()) == 3
     assert " ".join(l.strip() for l in err.splitlines()) == \
-        "flagcheck-report: " + DISAGREE
+        "flagcheck report: " + DISAGREE
 
 
 def test_progress_lines_wrap(capsys):
     p = progress.Progress(quiet=False)
-    cell = ("flagcheck-run: S1 filemap-odirect-read nj2: decided after 3 "
+    cell = ("flagcheck run: S1 filemap-odirect-read nj2: decided after 3 "
             "repeats per mode: test_first/always x1.000 over 3 pairs, 95% CI "
             "0.997..1.003 narrower than ±2%")
     p.say(cell)
@@ -78,7 +78,7 @@ def test_run_job_help_is_its_usage():
 
 
 def test_the_suites_check_catches_a_long_line():
-    argv = [sys.executable, os.path.join(ANALYSIS, "flagcheck-report")]
+    argv = [sys.executable, os.path.join(ANALYSIS, "flagcheck"), "report"]
     long = "x" * 121
     assert widthcheck.long_lines(argv, long, "") == [long]
     assert widthcheck.long_lines(argv + ["--format", "json"], long, "") == []

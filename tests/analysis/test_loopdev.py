@@ -13,7 +13,7 @@ import pytest
 
 from tests.analysis.helpers import LOSETUP, REPO, ResultsDirCase, cpu_hog, \
     loop_device, run_cli
-from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.inputs import fiojson
 from flagcheck_analysis.run import interference
 
 FIO = shutil.which("fio")
@@ -40,7 +40,7 @@ class TestLoopDevice(ResultsDirCase):
             yield
 
     def run_s1(self):
-        p = run_cli("flagcheck-run", JOB, "--numjobs", str(len(USABLE)),
+        p = run_cli("run", JOB, "--numjobs", str(len(USABLE)),
                     "--repeats", "1", "--runtime", "1", "--ramp", "0",
                     "--no-line-probe", "--outdir", self.out, "--quiet",
                     "--set", "FILENAME=" + self.dev, "--set",

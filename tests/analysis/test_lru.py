@@ -110,7 +110,7 @@ class TestLru:
     def test_cli_writes_table_csv_and_plot(self):
         self.runs()
         out = os.path.join(self.d, "out")
-        p = run_cli("flagcheck-lru", self.d, "--outdir", out)
+        p = run_cli("lru", self.d, "--outdir", out)
         assert p.returncode == 0, p.stderr
         assert "ns per __find_get_block()" in p.stdout
         names = set(os.listdir(out))
@@ -133,16 +133,16 @@ class TestLru:
     def test_cli_without_bh_lru_records_or_with_bad_input(self):
         path = self.write("x.flagcheck.jsonl", [
             {"flagcheck": 1, "model": "filemap_check_errors"}])
-        p = run_cli("flagcheck-lru", path, "--no-plot",
+        p = run_cli("lru", path, "--no-plot",
                     "--outdir", os.path.join(self.d, "o"))
         assert p.returncode == 1
         assert "no bh_lru records" in p.stderr
         with open(path, "w") as f:
             f.write("{not json\n")
-        p = run_cli("flagcheck-lru", path, "--no-plot")
+        p = run_cli("lru", path, "--no-plot")
         assert p.returncode == 1
         assert "line 1: malformed JSON" in p.stderr
-        p = run_cli("flagcheck-lru", "--help")
+        p = run_cli("lru", "--help")
         assert p.returncode == 0
         for opt in ("--outdir", "--format", "--no-plot", "DIR_OR_FILE"):
             assert opt in p.stdout

@@ -1,4 +1,4 @@
-"""Machine profiles (machines/*.toml, results/machine.py): every profile
+"""Machine profiles (machines/*.toml, machines/machine.py): every profile
 loads and has a source for every number, the CPUs --cpus N takes and the
 relation of two CPUs are exact on small topologies, a calibration loads as
 a profile, and a bad value is refused with one line naming the file, the
@@ -11,7 +11,7 @@ import tomllib
 import pytest
 
 from tests.analysis.helpers import REPO
-from flagcheck_analysis.results import machine, physics
+from flagcheck_analysis.machines import machine, physics
 
 MACHINES = os.path.join(REPO, "machines")
 NAMES = machine.names(MACHINES)
@@ -285,7 +285,7 @@ def test_a_bad_calibration_is_refused_with_one_line(tmp_path):
 
 # ---- the job files' published machine and rest (docs/machines.md) ----
 
-from flagcheck_analysis.results import jobheader, published  # noqa: E402
+from flagcheck_analysis.inputs import jobheader, published  # noqa: E402
 
 JOBS = os.path.join(REPO, "jobs")
 PUBLISHED = sorted(

@@ -1,4 +1,4 @@
-from flagcheck_analysis.results import matrix
+from flagcheck_analysis.inputs import matrix
 
 
 class TestMatrix:

@@ -60,11 +60,11 @@ def test_a_job_file_with_none_runs_and_reports(tmp_path):
     job = tmp_path / "my-patch.fio"
     job.write_text(text)
     out = str(tmp_path / "res")
-    p = run_cli("flagcheck-run", str(job), "--numjobs", "1,2", "--repeats",
+    p = run_cli("run", str(job), "--numjobs", "1,2", "--repeats",
                 "1", "--runtime", "1", "--ramp", "0", "--no-line-probe",
                 "--no-calibrate", "--outdir", out, "--quiet", timeout=180)
     assert p.returncode == 0, p.stderr
-    p = run_cli("flagcheck-report", "--no-plot", "--width", "0",
+    p = run_cli("report", "--no-plot", "--width", "0",
                 "--machine", "skylake-sp-2s", "--predict", "64", out)
     assert p.returncode == 0, p.stderr
     block = p.stdout.rstrip("\n").split("\n\n")[-1].splitlines()

@@ -13,7 +13,7 @@ from tests.analysis import helpers
 from flagcheck_analysis.predict import explain, fiocost, jobspec, simulate
 from flagcheck_analysis.report import bigbox, summary
 from flagcheck_analysis.report.loadrecords import inputs_to_files, load_records
-from flagcheck_analysis.results import machine
+from flagcheck_analysis.machines import machine
 
 WHATIF = os.path.join(helpers.FIXTURES, "whatif")
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")

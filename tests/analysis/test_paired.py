@@ -8,7 +8,7 @@ import math
 
 from scipy import stats as sps
 
-from flagcheck_analysis.results import matrix
+from flagcheck_analysis.inputs import matrix
 from flagcheck_analysis.stats import decide, paired
 
 

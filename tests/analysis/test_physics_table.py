@@ -12,7 +12,7 @@ from tests.analysis import helpers
 from tests.analysis.helpers import REPO
 from tests.analysis.standin_machine import Machine
 from flagcheck_analysis.predict import simulate
-from flagcheck_analysis.results import machine, physics
+from flagcheck_analysis.machines import machine, physics
 
 SIM_H = os.path.join(REPO, "sim", "sim.h")
 

@@ -1,4 +1,4 @@
-"""flagcheck-predict's command and what it reads: its refusals, the job
+"""flagcheck predict's command and what it reads: its refusals, the job
 file's pattern options and header lines, the rest (work or fio's cost),
 the physics taken from the profile alone, and the report's big-box rows
 built from the same predictions (docs/predict.md)."""
@@ -12,7 +12,8 @@ import pytest
 
 from tests.analysis import helpers
 from tests.analysis.standin_machine import Machine
-from flagcheck_analysis.predict import cli, fiocost, jobspec, simulate
+from flagcheck_analysis.cli import predict
+from flagcheck_analysis.predict import fiocost, jobspec, simulate
 from tests.analysis.simcase import (EXACT, SIM, run, sim_binary,  # noqa: F401
                                   spec)
 
@@ -51,8 +52,7 @@ def test_physics_come_only_from_the_profile():
 
 def _predict(*args):
     return subprocess.run(["/usr/bin/python3",
-                           os.path.join(helpers.ANALYSIS,
-                                        "flagcheck-predict")] + list(args),
+                           helpers.FLAGCHECK, "predict"] + list(args),
                           capture_output=True, text=True, timeout=120,
                           env=dict(os.environ, FLAGCHECK_SIM=SIM))
 
@@ -64,15 +64,15 @@ def test_command_refuses_a_c_model_job():
     assert p.returncode == 2
     # one message, within 120 columns: a long path makes it go on indented
     lines = p.stderr.splitlines()
-    assert lines[0].startswith("flagcheck-predict: ") and \
+    assert lines[0].startswith("flagcheck predict: ") and \
         all(l.startswith("  ") for l in lines[1:])
-    assert "model=filemap_check_errors: flagcheck-predict takes " \
+    assert "model=filemap_check_errors: flagcheck predict takes " \
         "model=pattern job files" in " ".join(l.strip() for l in lines)
 
 
 def test_command_refuses_bad_cpus():
     with pytest.raises(ValueError) as e:
-        cli.cpu_counts("4,x")
+        predict.cpu_counts("4,x")
     assert str(e.value) == "--cpus '4,x': allowed N[,N...], whole " \
         "numbers (ASCII digits) from 1 to 1024"
 
@@ -166,7 +166,7 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
     assert fio.startswith("with this fio job's rest (fio 300 ns (--fio-ns)) "
                           "in place of the header's published-rest (work: ")
     # the published machine's figure is the back-test's for the file
-    from flagcheck_analysis.results import machine
+    from flagcheck_analysis.machines import machine
     bt = backtest.row(path, helpers.REPO, machine.load, None)
     assert at_pub.startswith(
         "machine (xeon-sp-4s-144 at 144 CPUs, the header's rest): "
@@ -209,7 +209,7 @@ def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
 
 
 def test_line_probes_stand_in_for_a_contradicted_calibration():
-    from flagcheck_analysis.results import calibmachine, machine
+    from flagcheck_analysis.machines import calibmachine, machine
     m = Machine(same_llc=(108.0,) * 3)
     p = calibmachine.Probed(m, [40.0, 29.0, 106.0, 31.0])
     assert [p.transfer_ns(0, 1, w) for w in ("low", "typ", "high")] == \
@@ -262,7 +262,7 @@ def test_a_c_model_job_file_is_simulated_as_its_pattern_twin():
 
 
 def test_a_pattern_twin_line_naming_no_file_is_one_line(tmp_path):
-    from flagcheck_analysis.results import jobheader
+    from flagcheck_analysis.inputs import jobheader
     from flagcheck_analysis.report import bigbox
     bad = tmp_path / "c.fio"
     bad.write_text("; pattern-twin: pattern/nope.fio\n[global]\n")

@@ -1,11 +1,11 @@
-"""predict reads a job file's options as fio 3.33 does, through run/jobfile.py."""
+"""predict reads a job file's options as fio 3.33 does, through inputs/jobfile.py."""
 
 import os
 
 import pytest
 
 from flagcheck_analysis.predict import jobspec
-from flagcheck_analysis.run import jobfile
+from flagcheck_analysis.inputs import jobfile
 
 HEAD = "[global]\nmodel=pattern\n[j]\npattern_words=a\n"
 

@@ -1,4 +1,4 @@
-"""flagcheck-predict gives the same bytes for the same inputs: fio's cost
+"""flagcheck predict gives the same bytes for the same inputs: fio's cost
 per I/O comes from the figure --measure-fio recorded (named with its date
 and host), never from a silent measurement; the header's published-rest is
 followed without --published; --list-machines lists every profile."""
@@ -13,7 +13,7 @@ import pytest
 from tests.analysis import helpers
 from tests.analysis.simcase import SIM
 
-PREDICT = os.path.join(helpers.ANALYSIS, "flagcheck-predict")
+PREDICT = [helpers.FLAGCHECK, "predict"]
 GUP = os.path.join(helpers.REPO, "jobs", "catalogue", "gup-pin-fast.fio")
 RECORD = {"fio_ns": 200.0, "low": 190.0, "high": 210.0, "clock_ghz": 2.0,
           "date": "2026-01-02", "host": "box", "cpu": "Some CPU",
@@ -24,7 +24,7 @@ def predict(*args, record=None):
     env = dict(os.environ, FLAGCHECK_SIM=SIM)
     if record is not None:
         env["FLAGCHECK_FIO_COST"] = str(record)
-    return subprocess.run(["/usr/bin/python3", PREDICT] + list(args),
+    return subprocess.run(["/usr/bin/python3"] + PREDICT + list(args),
                           capture_output=True, text=True, timeout=300,
                           env=env)
 
@@ -74,7 +74,7 @@ def test_a_bad_record_is_refused_naming_its_field(tmp_path, field, value):
     assert p.returncode == 2, p.stderr
     msg = helpers.message(p.stderr).strip()
     assert len(msg.splitlines()) == 1 and "Traceback" not in p.stderr
-    assert msg.startswith("flagcheck-predict: %s: %s is " % (path, field))
+    assert msg.startswith("flagcheck predict: %s: %s is " % (path, field))
 
 
 def test_a_record_that_is_a_device_is_not_read(tmp_path):

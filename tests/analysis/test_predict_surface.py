@@ -1,4 +1,4 @@
-"""flagcheck-predict's surface under bad input: each case a refusal in one
+"""flagcheck predict's surface under bad input: each case a refusal in one
 message naming the option or file (exit 2, or 1 for a simulation that
 cannot run), never a traceback, a hang or NaN in JSON; then a seeded fuzz
 over options, profiles, headers and patterns with the same rule."""
@@ -13,7 +13,7 @@ import pytest
 
 from tests.analysis import helpers
 from tests.analysis.simcase import sim_binary  # noqa: F401
-from flagcheck_analysis.predict import cli
+from flagcheck_analysis.cli.predict import main as predict_main
 
 GUP = os.path.join(helpers.REPO, "jobs", "catalogue", "gup-pin-fast.fio")
 S1 = os.path.join(helpers.REPO, "jobs", "pattern",
@@ -23,11 +23,11 @@ BASE = ["--machine", "icelake-sp-2s", "--cpus", "2", "--rest", "work",
 
 
 def predict(capsys, *args, width=True):
-    """(exit status, stdout, stderr's messages joined) of cli.main; every
+    """(exit status, stdout, stderr's messages joined) of flagcheck predict's main; every
     line within 120 columns unless @width is False (a value longer than
     that is echoed whole)."""
     try:
-        rc = cli.main([str(a) for a in args])
+        rc = predict_main([str(a) for a in args])
     except SystemExit as e:
         rc = e.code
     out, err = capsys.readouterr()
@@ -61,7 +61,7 @@ def test_cpus_is_bounded_before_anything_is_built(capsys, cpus, want):
 @pytest.mark.parametrize("seeds", ["0", "-1"])
 def test_seeds_are_checked_with_published(capsys, seeds):
     rc, _, err = predict(capsys, S1, "--published", "--seeds", seeds)
-    assert (rc, err) == (2, "flagcheck-predict: --seeds %s: allowed 1 or "
+    assert (rc, err) == (2, "flagcheck predict: --seeds %s: allowed 1 or "
                          "more, at most 100" % seeds)
 
 
@@ -105,13 +105,13 @@ def test_a_profile_that_is_no_regular_toml_is_refused(capsys, tmp_path,
         capsys, GUP, "--machine", path, "--cpus", "2")), daemon=True)
     t.start()
     t.join(20)
-    assert not t.is_alive(), "flagcheck-predict hung on %s" % make
+    assert not t.is_alive(), "flagcheck predict hung on %s" % make
     rc, _, err = got["r"]
     assert rc == 2 and str(path) in err and len(err.splitlines()) == 1
 
 
 def test_report_fio_ns_nan_is_refused_naming_it():
-    p = helpers.run_cli("flagcheck-report", "--predict", "8", "--fio-ns",
+    p = helpers.run_cli("report", "--predict", "8", "--fio-ns",
                         "nan", "/nonexistent")
     assert p.returncode == 2
     assert "argument --fio-ns: 'nan': want a number of ns from 1 to" \
@@ -160,7 +160,7 @@ def test_fuzz_the_predict_surface(capsys, tmp_path):
         if rc:
             msgs = [m for m in err.splitlines() if m]
             assert len(msgs) >= 1 and re.match(
-                r"^(flagcheck-predict: |usage: )", msgs[0]), (args, err)
+                r"^(flagcheck predict: |usage: )", msgs[0]), (args, err)
         else:
             assert out, args
 
@@ -179,13 +179,13 @@ def test_a_calibration_without_pairs_or_with_a_cpu_twice(capsys, tmp_path):
     path = calibration(tmp_path, transfer_ns=[[None, None], [None, None]])
     rc, _, err = predict(capsys, GUP, "--machine", path, "--cpus", "2",
                          "--rest", "work")
-    assert (rc, err) == (2, "flagcheck-predict: %s: transfer_ns: no pair of "
+    assert (rc, err) == (2, "flagcheck predict: %s: transfer_ns: no pair of "
                          "CPUs measured: want a number for at least one "
                          "pair" % path)
     path = calibration(tmp_path, cpus=[0, 0])
     rc, _, err = predict(capsys, GUP, "--machine", path, "--cpus", "2",
                          "--rest", "work")
-    assert (rc, err) == (2, "flagcheck-predict: %s: cpus [0, 0]: a CPU "
+    assert (rc, err) == (2, "flagcheck predict: %s: cpus [0, 0]: a CPU "
                          "twice: want each CPU once" % path)
 
 
@@ -217,5 +217,5 @@ def test_a_calibration_relation_key_of_three_cpus(capsys, tmp_path):
     path.write_text(json.dumps(doc))
     rc, _, err = predict(capsys, GUP, "--machine", path, "--cpus", "2",
                          "--rest", "work")
-    assert (rc, err) == (2, "flagcheck-predict: %s: host.relation key "
+    assert (rc, err) == (2, "flagcheck predict: %s: host.relation key "
                          "'0,1,2': want 'CPU,CPU'" % path)

@@ -1,4 +1,4 @@
-"""flagcheck-report on bad and plain inputs: one line per bad file, no
+"""flagcheck report on bad and plain inputs: one line per bad file, no
 traceback, the rest still reported, exit status 1 only with nothing."""
 
 import os
@@ -23,7 +23,7 @@ class TestReportInputs:
         return os.path.join(self.tmp, new)
 
     def report(self, *args):
-        return run_cli("flagcheck-report", "--no-plot", "--outdir", self.out,
+        return run_cli("report", "--no-plot", "--outdir", self.out,
                        *args)
 
     def test_bad_files_are_named_and_skipped(self):
@@ -58,7 +58,7 @@ class TestReportInputs:
         assert p.returncode == 1
         assert "Traceback" not in p.stderr
         assert p.stdout == ""
-        assert run_cli("flagcheck-report", self.tmp + "/none"
+        assert run_cli("report", self.tmp + "/none"
                        ).returncode == 1
 
     def test_plain_files_grouped_by_job_options(self):
@@ -85,7 +85,7 @@ class TestReportInputs:
             import matplotlib  # noqa: F401
         except ImportError:
             pytest.skip("matplotlib not installed for this Python")
-        p = run_cli("flagcheck-report", RESULTS, "--outdir", self.out)
+        p = run_cli("report", RESULTS, "--outdir", self.out)
         assert p.returncode == 0, p.stderr
         for kind in ("iops", "ratio"):
             for ext in ("png", "svg"):
@@ -94,7 +94,7 @@ class TestReportInputs:
                 assert os.path.getsize(path) > 1000, path
 
     def test_help(self):
-        p = run_cli("flagcheck-report", "--help")
+        p = run_cli("report", "--help")
         assert p.returncode == 0
         for opt in ("--base", "--outdir", "--format", "--no-plot",
                     "--group-by", "exit status"):
@@ -117,7 +117,7 @@ class TestCountsCrossChecked:
         shutil.rmtree(self.tmp)
 
     def report(self):
-        return run_cli("flagcheck-report", "--no-plot", "--outdir",
+        return run_cli("report", "--no-plot", "--outdir",
                        os.path.join(self.tmp, "out"), "--format", "markdown",
                        *sorted(os.path.join(self.tmp, n)
                                for n in os.listdir(self.tmp)

@@ -1,4 +1,4 @@
-"""flagcheck-report --format json: one object of the header, every table
+"""flagcheck report --format json: one object of the header, every table
 and the lines under the summary, with the text's own figures: each JSON
 table rendered as text is in the text report, cell for cell."""
 
@@ -19,7 +19,7 @@ SUMMARY = os.path.join(FIXTURES, "summary")
     ids=["results", "summary"])
 def test_the_json_has_the_texts_figures(inputs, tmp_path):
     def report(fmt):
-        p = run_cli("flagcheck-report", "--no-plot", "--width", "0",
+        p = run_cli("report", "--no-plot", "--width", "0",
                     "--format", fmt, "--outdir", str(tmp_path), *inputs)
         assert p.returncode == 0, p.stderr
         return p.stdout

@@ -11,7 +11,7 @@ import pytest
 from tests.analysis.helpers import REPO, run_cli
 from tests.analysis.test_faults import Scratch, assert_one_line
 from flagcheck_analysis.calibrate import calibration
-from flagcheck_analysis.results import fiojson, manifest
+from flagcheck_analysis.inputs import fiojson, manifest
 
 FIO = shutil.which("fio")
 ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
@@ -46,7 +46,7 @@ class TestNoLinkFollowed(Scratch):
         victims = [self.victim("v%d" % i) for i in range(len(planted))]
         for name, v in zip(planted, victims):
             os.symlink(v, os.path.join(self.out, name))
-        p = run_cli("flagcheck-run", FIXTURE_JOB, *QUICK, "--runtime", "1",
+        p = run_cli("run", FIXTURE_JOB, *QUICK, "--runtime", "1",
                     "--set", "FLAGCHECK_ENGINE=" + ENGINE,
                     "--outdir", self.out, timeout=120)
         assert p.returncode == 0, p.stderr
@@ -66,13 +66,13 @@ class TestNoLinkFollowed(Scratch):
         victim = self.victim("victim")
         os.symlink(victim, os.path.join(elsewhere, "report.md"))
         os.symlink(elsewhere, os.path.join(out, "report"))
-        p = run_cli("flagcheck-report", "--no-plot", out)
+        p = run_cli("report", "--no-plot", out)
         assert_one_line(p, os.path.join(out, "report"),
                         "is a symbolic link: refused", rc=1)
         assert_untouched(victim)
         # a link inside the report directory, given with --outdir
         os.unlink(os.path.join(out, "report"))
-        p = run_cli("flagcheck-report", "--no-plot", "--outdir", elsewhere,
+        p = run_cli("report", "--no-plot", "--outdir", elsewhere,
                     out)
         assert_one_line(p, "report.md is a symbolic link: refused", rc=1)
         assert_untouched(victim)
@@ -88,7 +88,7 @@ class TestNoLinkFollowed(Scratch):
                      dict(m["runs"][1], json="/etc/passwd")]
         with open(path, "w") as f:
             json.dump(m, f)
-        p = run_cli("flagcheck-report", "--no-plot", out)
+        p = run_cli("report", "--no-plot", out)
         assert_one_line(p, "json '../o.json': not a file name in", rc=1)
         assert_one_line(p, "json '/etc/passwd': not a file name in", rc=1)
         assert "nothing to report" in p.stderr
@@ -98,7 +98,7 @@ class TestNoLinkFollowed(Scratch):
         with open(path, "w") as f:
             json.dump(m, f)
         os.symlink(outside, os.path.join(out, "planted.json"))
-        p = run_cli("flagcheck-report", "--no-plot", out)
+        p = run_cli("report", "--no-plot", out)
         assert_one_line(p, "planted.json: a symbolic link (refused", rc=1)
 
 
@@ -168,7 +168,7 @@ class TestHandEditedFiles(Scratch):
         for where, value, needle in self.MANIFEST[:3]:
             with open(path, "w") as f:
                 json.dump(edited(self.manifest_doc(), where, value), f)
-            p = run_cli("flagcheck-report", "--no-plot", self.out)
+            p = run_cli("report", "--no-plot", self.out)
             assert_one_line(p, path + ": " + needle, rc=0)
 
     CALIBRATION = (

@@ -36,7 +36,7 @@ def wait_for(what, seconds=20):
 
 def start_runner(*args):
     return subprocess.Popen(
-        [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"),
+        [sys.executable, os.path.join(ANALYSIS, "flagcheck"), "run",
          "--no-calibrate"] + list(args), stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True)
 
@@ -58,7 +58,7 @@ def fio_of(out):
 def lock_holder(out):
     """What the results directory's lock file says, or {}."""
     try:
-        with open(os.path.join(out, "flagcheck-run.lock")) as f:
+        with open(os.path.join(out, "flagcheck.lock")) as f:
             return json.load(f)
     except (OSError, ValueError):
         return {}
@@ -66,7 +66,7 @@ def lock_holder(out):
 
 @pytest.mark.skipif(not FIO, reason="fio not installed")
 class TestFioDiesWithItsRunner(Scratch):
-    """item 1: fio never outlives flagcheck-run; a directory in use is
+    """item 1: fio never outlives flagcheck run; a directory in use is
     refused; a run whose counters another fio wrote into is not done"""
 
     def start(self, request, runtime="30", job=NULL_JOB, *more):
@@ -85,8 +85,8 @@ class TestFioDiesWithItsRunner(Scratch):
         p.wait()
         # fio runs 30 s: ended within 5 s, it was stopped
         assert wait_for(lambda: not alive(fio), 5), \
-            "fio (pid %d) outlived flagcheck-run" % fio
-        again = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--runtime", "1",
+            "fio (pid %d) outlived flagcheck run" % fio
+        again = run_cli("run", NULL_JOB, *QUICK, "--runtime", "1",
                         "--outdir", self.out)
         assert again.returncode == 0, again.stderr
         runs = [e for e in self.manifest()["runs"]]
@@ -95,10 +95,10 @@ class TestFioDiesWithItsRunner(Scratch):
     def test_a_directory_in_use_is_refused(self, request):
         p, fio = self.start(request)
         assert wait_for(lambda: lock_holder(self.out).get("fio")) == fio
-        again = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--runtime", "1",
+        again = run_cli("run", NULL_JOB, *QUICK, "--runtime", "1",
                         "--outdir", self.out)
         assert again.returncode == 1, again.stderr
-        assert ("--outdir %s: in use by another flagcheck-run"
+        assert ("--outdir %s: in use by another flagcheck run"
                 % self.out) in again.stderr
         assert "kill %d %d" % (p.pid, fio) in again.stderr
         p.kill()
@@ -137,12 +137,12 @@ class TestResumeWithOtherSettings(Scratch):
     matches; runs of an edited job file are reported apart"""
 
     def first(self, *more, job=NULL_JOB):
-        p = run_cli("flagcheck-run", job, *QUICK, "--runtime", "1",
+        p = run_cli("run", job, *QUICK, "--runtime", "1",
                     "--outdir", self.out, *more, timeout=120)
         assert p.returncode == 0, p.stderr
 
     def refused(self, flag, given, phrase, *more):
-        p = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+        p = run_cli("run", NULL_JOB, "--modes", "always",
                     "--numjobs", "1", "--repeats", "2", "--no-line-probe",
                     "--outdir", self.out, "--dry-run", *more)
         line = assert_one_line(p, "has runs made with", rc=2)
@@ -174,7 +174,7 @@ class TestResumeWithOtherSettings(Scratch):
 
     def test_same_settings_resume(self):
         self.first()
-        p = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--runtime", "1",
+        p = run_cli("run", NULL_JOB, *QUICK, "--runtime", "1",
                     "--outdir", self.out, "--repeats", "2", timeout=120)
         assert p.returncode == 0, p.stderr
 
@@ -186,10 +186,10 @@ class TestResumeWithOtherSettings(Scratch):
             text = f.read()
         with open(job, "w") as f:
             f.write(text.replace("bs=4k", "bs=64k"))
-        p = run_cli("flagcheck-run", job, *QUICK, "--runtime", "1",
+        p = run_cli("run", job, *QUICK, "--runtime", "1",
                     "--outdir", self.out, "--repeats", "2", timeout=120)
         assert p.returncode == 0, p.stderr
-        p = run_cli("flagcheck-report", "--no-plot", self.out)
+        p = run_cli("report", "--no-plot", self.out)
         assert p.returncode == 0, p.stderr
         assert "WARNING: the runs of edited differ in job file" in p.stdout
 
@@ -199,7 +199,7 @@ class TestNarrowerResume(Scratch):
     """item 4: a resume with fewer numjobs keeps the other runs' records"""
 
     def run_nj(self, numjobs):
-        p = run_cli("flagcheck-run", NULL_JOB, "--modes", "always",
+        p = run_cli("run", NULL_JOB, "--modes", "always",
                     "--numjobs", numjobs, "--repeats", "1", "--ramp", "0",
                     "--runtime", "1", "--no-line-probe", "--quiet",
                     "--outdir", self.out, timeout=120)
@@ -226,7 +226,7 @@ class TestDuplicateValues(Scratch):
         for option, value, dup in (("--numjobs", "1,1", "1"),
                                    ("--numjobs", "1,2,1", "1"),
                                    ("--modes", "always,always", "always")):
-            p = run_cli("flagcheck-run", NULL_JOB, option, value,
+            p = run_cli("run", NULL_JOB, option, value,
                         "--outdir", self.out, "--dry-run")
             assert_one_line(p, "argument %s: %r: %s given twice"
                             % (option, value, dup), rc=2)

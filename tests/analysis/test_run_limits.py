@@ -28,7 +28,7 @@ class TestRunsEnd(Scratch):
 
     def test_negative_runtime_refused(self):
         for value in ("-1", "0", "1.5", "abc", ""):
-            p = run_cli("flagcheck-run", NULL_JOB, "--set",
+            p = run_cli("run", NULL_JOB, "--set",
                         "RUNTIME=" + value, "--outdir", self.out,
                         "--dry-run")
             assert_one_line(p, "--set RUNTIME=%s: want a whole number "
@@ -46,7 +46,7 @@ class TestRunsEnd(Scratch):
     @pytest.mark.skipif(not FIO, reason="fio not installed")
     def test_a_local_run_is_stopped_after_run_timeout(self):
         t0 = time.monotonic()
-        p = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--runtime", "30",
+        p = run_cli("run", NULL_JOB, *QUICK, "--runtime", "30",
                     "--run-timeout", "2", "--outdir", self.out, timeout=60)
         assert time.monotonic() - t0 < 25
         assert p.returncode == 1, p.stderr
@@ -68,7 +68,7 @@ class TestRunsEnd(Scratch):
         request.addfinalizer(lambda: subprocess.run(["pkill", "-KILL", "-f",
                                                      fio]))
         t0 = time.monotonic()
-        p = run_cli("flagcheck-run", NULL_JOB, *QUICK, "--fio", fio,
+        p = run_cli("run", NULL_JOB, *QUICK, "--fio", fio,
                     "--run-timeout", "1", "--outdir", self.out, timeout=60)
         assert time.monotonic() - t0 < 40
         assert p.returncode == 1, p.stderr
@@ -108,7 +108,7 @@ class TestBoundedMatrix(Scratch):
                 ("--repeats", "99999999999999999999", 10000),
                 ("--max-repeats", "10001", 10000),
                 ("--numjobs", "1,4097", 4096)):
-            p = run_cli("flagcheck-run", NULL_JOB, option, value,
+            p = run_cli("run", NULL_JOB, option, value,
                         "--outdir", self.out, "--dry-run", timeout=30)
             assert_one_line(p, "argument %s:" % option,
                             "want a whole number of 1 or more, at most "
@@ -121,7 +121,7 @@ class TestCalibrateSeconds(Scratch):
 
     def test_refused(self):
         for value in ("0.0001", "1e308", "nan", "0"):
-            p = run_cli("flagcheck-run", NULL_JOB, "--calibrate-seconds",
+            p = run_cli("run", NULL_JOB, "--calibrate-seconds",
                         value, "--outdir", self.out, "--dry-run")
             assert_one_line(p, "argument --calibrate-seconds: %r is not "
                             "valid: a number of seconds from 0.01 to 3600"
@@ -135,8 +135,8 @@ class TestMessages(Scratch):
     def test_outdir(self):
         afile = self.path("afile")
         open(afile, "w").close()
-        for tool, more in (("flagcheck-run", (NULL_JOB, "--dry-run")),
-                           ("flagcheck-report", (FIXTURE_RESULTS,
+        for tool, more in (("run", (NULL_JOB, "--dry-run")),
+                           ("report", (FIXTURE_RESULTS,
                                                  "--no-plot"))):
             p = run_cli(tool, *more, "--outdir", "")
             assert_one_line(p, "--outdir '': want a directory name", rc=2)
@@ -156,7 +156,7 @@ class TestMessages(Scratch):
 
     def test_exclude_busy_leaving_nothing(self):
         self.busy_results()
-        p = run_cli("flagcheck-report", "--no-plot", "--exclude-busy",
+        p = run_cli("report", "--no-plot", "--exclude-busy",
                     self.out)
         assert_one_line(p, "nothing to report: --exclude-busy left out "
                         "all 8 runs (each is marked busy)", rc=1)
@@ -164,12 +164,12 @@ class TestMessages(Scratch):
     def test_group_by_and_base(self):
         one = os.path.join(FIXTURE_RESULTS,
                            "flagcheck-fixture_always_nj1_r1.json")
-        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+        p = run_cli("report", "--no-plot", "--outdir",
                     self.path("r"), "--group-by", "bogus", one)
         assert_one_line(p, one + ": cannot tell the mode: --group-by "
                         "bogus: no such job option in this run (its "
                         "options: ", rc=1)
-        p = run_cli("flagcheck-report", "--no-plot", "--outdir",
+        p = run_cli("report", "--no-plot", "--outdir",
                     self.path("r"), "--base", "bogus", FIXTURE_RESULTS)
         assert_one_line(p, "--base bogus: no runs of that mode; the "
                         "modes there are: always, test_first", rc=2)
@@ -201,7 +201,7 @@ class TestMessages(Scratch):
 
 
 class TestLruRecords(Scratch):
-    """item 13: flagcheck-lru refuses a bh_lru record the engine would not
+    """item 13: flagcheck lru refuses a bh_lru record the engine would not
     write, in one line"""
 
     def record(self, **change):
@@ -237,12 +237,12 @@ class TestLruRecords(Scratch):
                  "to 991, hits 990")):
             with open(path, "w") as f:
                 f.write(json.dumps(self.record(**change)) + "\n")
-            p = run_cli("flagcheck-lru", "--no-plot", "--outdir",
+            p = run_cli("lru", "--no-plot", "--outdir",
                         self.path("o"), path)
             assert_one_line(p, path + ": " + needle, rc=1)
         with open(path, "w") as f:
             f.write(json.dumps(self.record()) + "\n")
-        p = run_cli("flagcheck-lru", "--no-plot", "--outdir", self.path("o"),
+        p = run_cli("lru", "--no-plot", "--outdir", self.path("o"),
                     path)
         assert p.returncode == 0, p.stderr
 
@@ -251,7 +251,7 @@ class TestLruRecords(Scratch):
                     reason="needs make and the built engine")
 class TestInstallQuoted(Scratch):
     """item 8: make install and uninstall under a PREFIX with a space;
-    flagcheck-lru installed and linked like the other commands"""
+    flagcheck lru installed and linked like the other commands"""
 
     def make(self, *args):
         # -o: install what is built, never rebuild here
@@ -269,15 +269,14 @@ class TestInstallQuoted(Scratch):
         assert p.returncode == 0, p.stdout + p.stderr
         prefix = self.path("dest", "opt", "my fc")
         lib = os.path.join(prefix, "lib", "flagcheck")
-        for tool in ("flagcheck-run", "flagcheck-report",
-                     "flagcheck-calibrate", "flagcheck-lru",
-                     "flagcheck-catalogue"):
-            link = os.path.join(prefix, "bin", tool)
-            assert os.path.realpath(link) == \
-                os.path.join(lib, "analysis", tool)
-            p = subprocess.run([link, "--help"], capture_output=True,
+        link = os.path.join(prefix, "bin", "flagcheck")
+        assert os.path.realpath(link) == \
+            os.path.join(lib, "analysis", "flagcheck")
+        for sub in ("run", "report", "calibrate", "lru", "catalogue",
+                    "predict", "backtest", "compare"):
+            p = subprocess.run([link, sub, "--help"], capture_output=True,
                                text=True, timeout=60)
-            assert p.returncode == 0, tool + p.stderr
+            assert p.returncode == 0, sub + p.stderr
         src = os.path.join(REPO, "analysis", "flagcheck_analysis")
         for d, _, names in os.walk(src):
             for n in names:

@@ -1,4 +1,4 @@
-"""flagcheck-run: order, dry run, fio failures, and Ctrl-C then resume with
+"""flagcheck run: order, dry run, fio failures, and Ctrl-C then resume with
 real (short) runs of fio's built-in null engine."""
 
 import glob
@@ -18,7 +18,7 @@ from tests.analysis.helpers import message
 
 class TestDryRun:
     def test_commands_in_interleaved_order(self):
-        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1,2",
+        p = run_cli("run", NULL_JOB, "--numjobs", "1,2",
                     "--repeats", "2", "--dry-run", "--outdir", "/nonexistent",
                     "--set", "SIZE=2g")
         assert p.returncode == 0, p.stderr
@@ -36,7 +36,7 @@ class TestDryRun:
         assert not os.path.exists("/nonexistent")
 
     def test_matrix_vars_are_not_settable(self):
-        p = run_cli("flagcheck-run", NULL_JOB, "--set", "NUMJOBS=3",
+        p = run_cli("run", NULL_JOB, "--set", "NUMJOBS=3",
                     "--dry-run")
         assert p.returncode == 2
         assert "--numjobs" in message(p.stderr)
@@ -48,7 +48,7 @@ class TestDryRun:
                 ("--numjobs", "1,0", "a whole number of 1 or more"),
                 ("--connect-timeout", "0", "a number of seconds above 0"),
                 ("--modes", "a b", "letters, digits, '_' and '-'")):
-            p = run_cli("flagcheck-run", NULL_JOB, opt, value, "--dry-run")
+            p = run_cli("run", NULL_JOB, opt, value, "--dry-run")
             assert p.returncode == 2, p.stderr
             last = message(p.stderr).splitlines()[-1]
             assert "argument %s: " % opt in last
@@ -57,7 +57,7 @@ class TestDryRun:
             assert "_positive" not in last
 
     def test_help(self):
-        p = run_cli("flagcheck-run", "--help")
+        p = run_cli("run", "--help")
         for opt in ("--job", "--modes", "--numjobs", "--repeats",
                     "--runtime", "--outdir", "--set", "--json-plus", "--fio",
                     "--quiet", "--dry-run", "--keep-going", "resumes"):
@@ -67,7 +67,7 @@ class TestDryRun:
 @pytest.mark.skipif(not FIO, reason="fio not installed")
 class TestRealRuns(ResultsDirCase):
     def test_interrupt_then_resume(self):
-        args = [sys.executable, os.path.join(ANALYSIS, "flagcheck-run"), "--fio", FIO,
+        args = [sys.executable, os.path.join(ANALYSIS, "flagcheck"), "run", "--fio", FIO,
                 NULL_JOB, "--no-calibrate", "--numjobs", "1", "--repeats", "2",
                 "--runtime",
                 "1", "--outdir", self.out, "--quiet"]
@@ -106,7 +106,7 @@ class TestRealRuns(ResultsDirCase):
                     "started", "vars"):
             assert key in m
         assert m["runs"][1]["env"]["FLAG_CHECK"] == "test_first"
-        p = run_cli("flagcheck-report", self.out, "--no-plot")
+        p = run_cli("report", self.out, "--no-plot")
         assert p.returncode == 0, p.stderr
         assert "runs: 4 (always n=2, test_first n=2)" in p.stdout
 
@@ -116,14 +116,14 @@ class TestRealRuns(ResultsDirCase):
             f.write("[bad]\nioengine=no_such_engine\nsize=1m\n")
         base = ["--numjobs", "1", "--repeats", "1", "--outdir", self.out,
                 "--quiet"]
-        p = run_cli("flagcheck-run", bad, *base)
+        p = run_cli("run", bad, *base)
         assert p.returncode == 1
         assert "fio failed on bad_always_nj1_r1" in message(p.stderr)
         assert "no_such_engine" in message(p.stderr)
         runs = self.manifest()["runs"]
         assert [r["status"] for r in runs] == ["failed", "pending"]
         assert runs[0]["rc"] != 0
-        p = run_cli("flagcheck-run", bad, "--keep-going", *base)
+        p = run_cli("run", bad, "--keep-going", *base)
         assert p.returncode == 1
         assert [r["status"] for r in self.manifest()["runs"]] == \
             ["failed", "failed"]

@@ -1,4 +1,4 @@
-"""flagcheck-report --compare A B, and runs of different setups never
+"""flagcheck report --compare A B, and runs of different setups never
 pooled without it, on copies of the committed results directory (real fio
 runs) with one recorded field edited."""
 
@@ -9,7 +9,7 @@ import shutil
 import tempfile
 
 from tests.analysis.helpers import RESULTS, message, run_cli
-from flagcheck_analysis.results import fiojson
+from flagcheck_analysis.inputs import fiojson
 
 
 def _edit(path, change):
@@ -37,7 +37,7 @@ class TestSideBySide:
         return d
 
     def report(self, *args):
-        return run_cli("flagcheck-report", "--no-plot", "--width", "0",
+        return run_cli("report", "--no-plot", "--width", "0",
                        "--outdir", os.path.join(self.tmp, "report"), *args)
 
     @staticmethod
@@ -151,19 +151,19 @@ class TestSideBySide:
         a = self.copy("a")
         p = self.report("--compare", a, a)
         assert p.returncode == 0, p.stderr
-        assert "flagcheck-report: --compare: A and B are the same results " \
+        assert "flagcheck report: --compare: A and B are the same results " \
             "(%s): every difference reads none" % a in message(p.stderr)
         p = self.report("--compare", a + "," + a, a)
-        assert "flagcheck-report: --compare %s,%s: %s named twice: read " \
+        assert "flagcheck report: --compare %s,%s: %s named twice: read " \
             "once" % (a, a, a) in message(p.stderr)
         # read once: B's cells hold A's runs, not twice as many
         assert "+0.0%" in p.stdout
 
     def test_usage(self):
-        p = run_cli("flagcheck-report", "--compare", RESULTS, RESULTS,
+        p = run_cli("report", "--compare", RESULTS, RESULTS,
                     RESULTS)
         assert p.returncode == 2
         assert "not both" in p.stderr
-        p = run_cli("flagcheck-report")
+        p = run_cli("report")
         assert p.returncode == 2
         assert "not neither" in p.stderr

@@ -3,7 +3,7 @@ I/O in the comparison and per-host tables, and the skipped stores read
 apart from the skipped RMWs, from the counters file and from fio's
 client text alike."""
 
-from flagcheck_analysis.results import clients, fiojson
+from flagcheck_analysis.inputs import clients, fiojson
 from flagcheck_analysis.report import fixtable
 
 

@@ -11,7 +11,7 @@ import tempfile
 import pytest
 
 from tests.analysis.helpers import FIXTURES, REPO, ResultsDirCase, run_cli
-from flagcheck_analysis.results import fiojson, published
+from flagcheck_analysis.inputs import fiojson, published
 from flagcheck_analysis.stats import decide, paired
 from flagcheck_analysis.report import catalogue, summary
 
@@ -41,7 +41,7 @@ class TestSummaryOfFixture:
     @classmethod
     def setup_class(cls):
         cls.tmp = tempfile.TemporaryDirectory()
-        p = run_cli("flagcheck-report", "--no-plot", "--width", "0",
+        p = run_cli("report", "--no-plot", "--width", "0",
                     "--outdir", cls.tmp.name, S2, CAP)
         assert p.returncode == 0, p.stderr
         cls.out = p.stdout
@@ -140,7 +140,7 @@ class TestPlots:
         except ImportError:
             pytest.skip("matplotlib not installed for this Python")
         with tempfile.TemporaryDirectory() as out:
-            p = run_cli("flagcheck-report", "--outdir", out, directory,
+            p = run_cli("report", "--outdir", out, directory,
                         *args)
             assert p.returncode == 0, p.stderr
             with open(os.path.join(out, "%s_%s.svg" % (stem, kind))) as f:
@@ -176,11 +176,11 @@ class TestJobFileFigure(ResultsDirCase):
 
     def test_catalogue_job(self):
         job = os.path.join(REPO, "jobs", "catalogue", "gup-pin-fast.fio")
-        p = run_cli("flagcheck-run", job, "--numjobs", "1", "--repeats", "1",
+        p = run_cli("run", job, "--numjobs", "1", "--repeats", "1",
                     "--runtime", "1", "--ramp", "0", "--no-line-probe",
                     "--outdir", self.out, "--quiet", timeout=120)
         assert p.returncode == 0, p.stderr
-        p = run_cli("flagcheck-report", "--no-plot", "--width", "0",
+        p = run_cli("report", "--no-plot", "--width", "0",
                     self.out)
         assert p.returncode == 0, p.stderr
         fig = catalogue.read(job)

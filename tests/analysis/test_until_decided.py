@@ -1,4 +1,4 @@
-"""flagcheck-run --until-decided with a stand-in fio whose IOPS the test
+"""flagcheck run --until-decided with a stand-in fio whose IOPS the test
 knows: which cells stop when, resume, and what the report says of them."""
 
 import glob
@@ -38,7 +38,7 @@ class TestUntilDecided:
                                                 ".json"))}
 
     def test_cells_stop_as_their_values_say_and_resume(self):
-        p = run_cli("flagcheck-run", *self.args)
+        p = run_cli("run", *self.args)
         assert p.returncode == 0, p.stderr
         m = self.manifest()
         assert m["complete"]
@@ -71,7 +71,7 @@ class TestUntilDecided:
 
         # again: nothing to do, the same cells
         before = self.jsons()
-        p = run_cli("flagcheck-run", *self.args)
+        p = run_cli("run", *self.args)
         assert p.returncode == 0, p.stderr
         assert self.jsons() == before
         again = self.manifest()
@@ -82,7 +82,7 @@ class TestUntilDecided:
         for mode in ("always", "test_first"):
             os.unlink(os.path.join(self.out, "null-engine_%s_nj3_r5.json"
                                    % mode))
-        p = run_cli("flagcheck-run", *self.args)
+        p = run_cli("run", *self.args)
         assert p.returncode == 0, p.stderr
         after = self.jsons()
         assert sorted(n for n in after
@@ -91,7 +91,7 @@ class TestUntilDecided:
              "null-engine_test_first_nj3_r5.json"]
         assert self.manifest()["cells"] == m["cells"]
 
-        p = run_cli("flagcheck-report", self.out, "--no-plot", "--width",
+        p = run_cli("report", self.out, "--no-plot", "--width",
                     "0")
         assert p.returncode == 0, p.stderr
         lines = p.stdout.splitlines()
@@ -108,7 +108,7 @@ class TestUntilDecided:
                 "mode") in lines
 
     def test_fixed_repeats(self):
-        p = run_cli("flagcheck-run", NULL_JOB, "--fio", FAKE_FIO,
+        p = run_cli("run", NULL_JOB, "--fio", FAKE_FIO,
                     "--numjobs", "3", "--repeats", "2", "--outdir", self.out,
                     "--quiet")
         assert p.returncode == 0, p.stderr
@@ -119,7 +119,7 @@ class TestUntilDecided:
         assert not m["conditions"]["until_decided"]
 
     def test_bad_bounds(self):
-        p = run_cli("flagcheck-run", NULL_JOB, "--until-decided",
+        p = run_cli("run", NULL_JOB, "--until-decided",
                     "--repeats", "4", "--max-repeats", "3", "--dry-run")
         assert p.returncode == 2
         assert "--max-repeats 3 is less than --repeats 4" in p.stderr
@@ -130,15 +130,15 @@ class TestUntilDecided:
                 ("--precision", "100", "a percentage above 0 and below 100"),
                 ("--ramp", "-1", "whole seconds, 0 or more"),
                 ("--ramp", "0.5", "whole seconds, 0 or more")):
-            p = run_cli("flagcheck-run", NULL_JOB, opt, bad, "--dry-run")
+            p = run_cli("run", NULL_JOB, opt, bad, "--dry-run")
             assert p.returncode == 2, opt
             assert p.stderr.splitlines()[-1] == \
-                ("flagcheck-run: error: argument %s: '%s': "
+                ("flagcheck run: error: argument %s: '%s': "
                  "allowed %s %s" % (opt, bad, "are" if opt ==
                                     "--ramp" else "is", allowed))
 
     def test_dry_run_shows_pin_and_ramp(self):
-        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+        p = run_cli("run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "1", "--until-decided", "--max-repeats",
                     "4", "--dry-run", "--outdir", "/nonexistent")
         assert p.returncode == 0, p.stderr
@@ -150,7 +150,7 @@ class TestUntilDecided:
             assert " --ramp_time=1 --clocksource=" in c
             assert (" --cpus_allowed=%d --cpus_allowed_policy=split "
                     % cpu) in c
-        p = run_cli("flagcheck-run", NULL_JOB, "--numjobs", "1",
+        p = run_cli("run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "1", "--no-pin", "--ramp", "0",
                     "--dry-run", "--outdir", "/nonexistent")
         assert "cpus_allowed" not in p.stdout
@@ -159,11 +159,11 @@ class TestUntilDecided:
 
 class TestHelp:
     def test_every_new_option_is_explained(self):
-        p = run_cli("flagcheck-run", "--help")
+        p = run_cli("run", "--help")
         for opt in ("--until-decided", "--max-repeats", "--precision",
                     "--no-pin", "--ramp", "--busy-threshold", "pinning",
                     "--clocksource", "clock:",
                     "warm-up:", "interference:"):
             assert opt in p.stdout
-        p = run_cli("flagcheck-report", "--help")
+        p = run_cli("report", "--help")
         assert "--exclude-busy" in p.stdout

@@ -1,5 +1,5 @@
 """usl: the Universal Scalability Law fitted to IOPS against numjobs, and
-its place in flagcheck-report (table, --predict, plot)."""
+its place in flagcheck report (table, --predict, plot)."""
 
 import copy
 import json
@@ -150,7 +150,7 @@ class TestSixteenCoreFigures:
 
 
 class TestReport:
-    """flagcheck-report on synthetic fio results: always-dirty with a
+    """flagcheck report on synthetic fio results: always-dirty with a
     strong coherency cost, test-first nearly linear, numjobs 1..16."""
 
     MODES = {"always": KNOWN[1], "test_first": KNOWN[2]}
@@ -176,7 +176,7 @@ class TestReport:
 
     def test_table_and_prediction(self):
         out = os.path.join(self.d, "out")
-        p = run_cli("flagcheck-report", self.d, "--outdir", out,
+        p = run_cli("report", self.d, "--outdir", out,
                     "--predict", "32", "--width", "0")
         assert p.returncode == 0, p.stderr
         assert "Traceback" not in p.stderr
@@ -215,7 +215,7 @@ class TestReport:
     def test_bad_predict(self):
         for bad in ("1", "0", "x", "2.5", "-4", "1025",
                     "99999999999999999999"):
-            p = run_cli("flagcheck-report", self.d, "--no-plot",
+            p = run_cli("report", self.d, "--no-plot",
                         "--predict", bad)
             assert p.returncode == 2, bad
             assert "Traceback" not in p.stderr
@@ -224,7 +224,7 @@ class TestReport:
                 p.stderr.splitlines()[-1]
 
     def test_help_explains_the_fit(self):
-        p = run_cli("flagcheck-report", "--help")
+        p = run_cli("report", "--help")
         assert p.returncode == 0
         for word in ("--predict N", "no fit possible", "sigma", "kappa",
                      "no peak"):

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from flagcheck_analysis.results import published
+from flagcheck_analysis.inputs import published
 from flagcheck_analysis.stats import decide, significance
 from flagcheck_analysis.report import summary
 

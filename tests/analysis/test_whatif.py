@@ -75,7 +75,7 @@ def test_the_rest_comes_from_the_one_job_runs(tmp_path):
 
 
 def test_the_generic_profile_takes_this_boxs_calibrated_costs():
-    from flagcheck_analysis.results import machine
+    from flagcheck_analysis.machines import machine
     here = machine.load(CAL)
     generic = machine.load("milan-2s")
     m, used = bigbox.with_calibrated_costs(generic, here)

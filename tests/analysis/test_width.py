@@ -1,4 +1,4 @@
-"""The screen fits a terminal: flagcheck-report's text output is at most
+"""The screen fits a terminal: flagcheck report's text output is at most
 120 columns wide; a long note in a table becomes a numbered footnote under
 it (one number per distinct text), names and numbers stay whole, a table
 that still does not fit breaks its headers and then splits its columns,
@@ -30,7 +30,7 @@ def _check_fits(out, width=120):
                                                           "rate-cap")],
     [WHY]], ids=["results", "summary", "why"])
 def test_report_fits_120_columns_and_md_keeps_the_text(inputs, tmp_path):
-    p = run_cli("flagcheck-report", "--no-plot", "--outdir", str(tmp_path),
+    p = run_cli("report", "--no-plot", "--outdir", str(tmp_path),
                 *inputs)
     assert p.returncode == 0, p.stderr
     lines = _check_fits(p.stdout)
@@ -59,7 +59,7 @@ def test_report_fits_120_columns_and_md_keeps_the_text(inputs, tmp_path):
 
 
 def test_width_0_is_no_limit(tmp_path):
-    p = run_cli("flagcheck-report", "--no-plot", "--width", "0", "--outdir",
+    p = run_cli("report", "--no-plot", "--width", "0", "--outdir",
                 str(tmp_path), RESULTS)
     assert p.returncode == 0, p.stderr
     assert max(len(l) for l in p.stdout.splitlines()) > 120
@@ -67,7 +67,7 @@ def test_width_0_is_no_limit(tmp_path):
 
 
 def test_bad_width_is_one_line(tmp_path):
-    p = run_cli("flagcheck-report", "--width", "20", RESULTS)
+    p = run_cli("report", "--width", "20", RESULTS)
     assert p.returncode == 2
     assert "--width: '20' is not valid: a width in columns, 60 to 10000, " \
         "or 0 (no limit)" in p.stderr

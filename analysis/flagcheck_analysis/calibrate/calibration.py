@@ -1,5 +1,5 @@
 """This machine's cache-line costs, measured: what flagcheck-calibrate and
-flagcheck-run's calibration share (the command is flagcheck-calibrate, the
+flagcheck run's calibration share (the command is flagcheck-calibrate, the
 tables and the heatmap report/linecosts.py).
 
 Runs the C program flagcheck-calibrate (calibrate/flagcheck-calibrate.c,
@@ -23,12 +23,13 @@ import tempfile
 import threading
 import time
 
-from ..results import numbers, safewrite, width
-from ..results import calibfile
-from ..results.calibfile import CalibrationError, load, validate
-from ..results.cpulist import parse_cpulist, read_text
+from ..inputs import numbers, safewrite
+from .. import width
+from ..inputs import calibfile
+from ..inputs.calibfile import CalibrationError, load, validate
+from ..machines.cpulist import parse_cpulist, read_text
 
-PROG = "flagcheck-calibrate"
+PROG = "flagcheck calibrate"
 JSON_NAME = "calibration.json"
 PNG_NAME = "calibration.png"
 DEFAULT_SECONDS = 10.0
@@ -41,7 +42,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 # How two CPUs relate, nearest first, and how the tables name it.
 RELATIONS = (("smt", "SMT sibling"), ("same_node", "same node"),
              ("other_node", "other node"))
-# the two bit patterns it measures (the file's reader, results/calibfile.py)
+# the two bit patterns it measures (the file's reader, inputs/calibfile.py)
 PATTERNS = calibfile.PATTERNS
 
 
@@ -84,7 +85,7 @@ def _kill_group(proc):
 class _StopOnSignal:
     """While the program runs (main thread only): SIGINT or SIGTERM kills
     it at once (it runs in a session of its own, so Ctrl-C does not reach
-    it), then the handler that was there runs (flagcheck-run's records
+    it), then the handler that was there runs (flagcheck run's records
     the stop); Python's default for SIGINT is left out, Interrupted says it.
     A signal that was ignored stays ignored."""
 
@@ -368,7 +369,7 @@ def ensure(outdir, seconds=DEFAULT_SECONDS, program=None, warn=None,
     calibration.json that is already there (a resumed run), else measure
     one.  Returns the document, or None (told through warn) when the
     calibration failed: the runs go ahead without it.  The heatmap is the
-    report's (flagcheck-report draws it beside report.md)."""
+    report's (flagcheck report draws it beside report.md)."""
     warn = warn or (lambda msg: print(width.wrap("%s: %s" % (PROG, msg)),
                                       file=sys.stderr))
     path = os.path.join(outdir, JSON_NAME)
@@ -388,7 +389,7 @@ def ensure(outdir, seconds=DEFAULT_SECONDS, program=None, warn=None,
 
 
 def seconds_arg(text):
-    """--seconds (and flagcheck-run's --calibrate-seconds): the program's
+    """--seconds (and flagcheck run's --calibrate-seconds): the program's
     own range."""
     return float(_seconds(text))
 

@@ -1,4 +1,4 @@
-"""flagcheck-predict: a model=pattern job file on N simulated CPUs of a
-machine profile (results/machine.py), through flagcheck-sim (sim/), with a
+"""flagcheck predict: a model=pattern job file on N simulated CPUs of a
+machine profile (machines/machine.py), through flagcheck-sim (sim/), with a
 band and a demand check (docs/predict.md). Below report/, above results/
-and run/ (it reads job files through run/jobfile.py)."""
+and run/ (it reads job files through inputs/jobfile.py)."""

@@ -21,8 +21,8 @@ each single input the value that reaches it (bisection on the simulator).
 import math
 import re
 
-from ..results import jobheader
-from ..results.machine import MachineError
+from ..inputs import jobheader
+from ..machines.machine import MachineError
 from . import simulate
 
 NOISE = 0.03            # a single run's noise: the published figure's
@@ -291,7 +291,7 @@ def inverse_text(inv, published):
 
 
 def summary(b, published):
-    """The band's lines in words (flagcheck-predict and the back-test)."""
+    """The band's lines in words (flagcheck predict and the back-test)."""
     out = ["band over every unknown x%.2f..%.2f (width x%.2f; %d samples, "
            "one at a time plus 2 corners; noise %.1f%%)" % (
                b["low"], b["high"], b["width"], b["samples"],

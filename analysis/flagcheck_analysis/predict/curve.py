@@ -2,7 +2,7 @@
 test_first/always, each with its band, against CPU count (1, 2, 4, ... up
 to N, and N), beside the measured IOPS of each mode where runs exist and
 the published gain at the published CPU count where the job file has one.
-flagcheck-predict --plot FILE and the report (<scenario>_bigbox.png)
+flagcheck predict --plot FILE and the report (<scenario>_bigbox.png)
 draw it; matplotlib with the Agg backend, imported only to draw."""
 
 from . import simulate

@@ -1,5 +1,5 @@
 """What limits a fix's gain, in one sentence, from a prediction (the dict
-simulate.predict() returns; flagcheck-predict --json prints it): read off
+simulate.predict() returns; flagcheck predict --json prints it): read off
 the simulation's own figures, never a rule of thumb about the patch.
 
   the always form's busiest written line (the demand check's highest D/C,
@@ -21,7 +21,7 @@ the simulation's own figures, never a rule of thumb about the patch.
   holding other words): which of the fixed form's lines do not move
   (transfers per I/O below STILL) and which still do
 
-flagcheck-predict's text, its --json ("why") and the report's big-box
+flagcheck predict's text, its --json ("why") and the report's big-box
 answer print the same sentence."""
 
 import textwrap

@@ -1,9 +1,9 @@
 """fio's own cost per I/O on this box, for the rest of a predicted I/O
 (`--rest fio`): measured with fio's null engine or given, scaled by this
 box's clock over the profile's. The one module of predict/ that measures;
-the command line (predict/cli.py) only parses and prints.
+the command line (cli/predict.py) only parses and prints.
 
-flagcheck-predict never measures by itself: `flagcheck-predict
+flagcheck predict never measures by itself: `flagcheck predict
 --measure-fio` records one measurement (record()) in build/fio-cost.json
 (or $FLAGCHECK_FIO_COST) with its date, host, CPU, clock and fio version,
 and every prediction after it uses that figure (recorded()), so the same
@@ -17,13 +17,14 @@ import re
 import subprocess
 import time
 
-from ..results import fiojson, machine, numbers, textfile
+from ..inputs import fiojson, numbers, textfile
+from ..machines import machine
 
 # the recorded file: a regular file of at most 4 KiB, ns per I/O in
 # 1..1e6 (fio's null engine costs about 10^2..10^3 ns an I/O)
 RECORD_MAX_BYTES = 4096
 NS_RANGE = (1.0, 1e6)
-# a clock read from this box: a profile's range (results/machine.py)
+# a clock read from this box: a profile's range (machines/machine.py)
 CLOCK_GHZ = machine.CLOCK_GHZ
 # --fio-ns of flagcheck-predict, flagcheck-report and flagcheck-backtest
 fio_ns_arg = numbers.arg("want a number of ns from %g to %g" % NS_RANGE,
@@ -96,7 +97,7 @@ def rest_of(mode, fio_ns, machine, work_ns=None):
 
 def fio_source(fio_ns):
     """Where fio_rest() takes fio's cost from: "given" (--fio-ns),
-    "recorded" (record_path(), as flagcheck-predict reads it) or
+    "recorded" (record_path(), as flagcheck predict reads it) or
     "measured" (here, where there is no record)."""
     if fio_ns is not None:
         return "given"
@@ -178,7 +179,7 @@ def recorded(path):
     or ValueError with one line saying how to record one."""
     if not os.path.lexists(path):
         raise ValueError("no recorded fio cost (%s): record one with "
-                         "flagcheck-predict --measure-fio, or give --fio-ns "
+                         "flagcheck predict --measure-fio, or give --fio-ns "
                          "NS" % path)
     try:
         rec = json.loads(textfile.read_text(path, "fio cost record",
@@ -187,7 +188,7 @@ def recorded(path):
         raise ValueError(str(e))
     except (ValueError, RecursionError) as e:
         raise ValueError("%s: not JSON (%s): record it again with "
-                         "flagcheck-predict --measure-fio" % (path, e))
+                         "flagcheck predict --measure-fio" % (path, e))
     if not isinstance(rec, dict):
         raise ValueError("%s: want a JSON object" % path)
     ns, low, high = (_field(rec, path, k, float)

@@ -1,10 +1,10 @@
-"""What flagcheck-predict reads from a model=pattern job file: the pattern
+"""What flagcheck predict reads from a model=pattern job file: the pattern
 options the engine would get (pattern_words, pattern, pattern_fixed,
 pattern_writers) and the header lines of its published machine and rest.
 
-The text is run/jobfile.py's render() (includes inlined, ${VAR} replaced
+The text is inputs/jobfile.py's render() (includes inlined, ${VAR} replaced
 as fio does); options are fio's `key=value` lines, the job's section over
-[global]. The header lines (results/jobheader.py reads them):
+[global]. The header lines (inputs/jobheader.py reads them):
 
   ; published-machine: PROFILE N [PLACEMENT]
   ; published-rest: work | work NS | fio
@@ -14,8 +14,9 @@ as fio does); options are fio's `key=value` lines, the job's section over
 import os
 from collections import namedtuple
 
-from ..results import jobheader
-from ..run import jobfile, jobguard
+from ..inputs import jobheader
+from ..inputs import jobfile
+from ..run import jobguard
 
 RESTS = ("work", "fio")
 
@@ -40,7 +41,7 @@ def _env():
 def _options(path):
     """{key: value} of the [global] section, then the first job section's
     own values over them (fio's inheritance for one job), as fio reads
-    the file (run/jobfile.py: its cut, ${VAR}, keywords, includes)."""
+    the file (inputs/jobfile.py: its cut, ${VAR}, keywords, includes)."""
     try:
         sections, opts = jobfile.read(path, _env())
     except jobfile.JobFileError as e:
@@ -83,7 +84,7 @@ def is_pattern(path):
 
 def _header(path):
     """(Published or None, rest kind, rest ns or None, rest rule) from the
-    header, through results/jobheader.py's readers."""
+    header, through inputs/jobheader.py's readers."""
     try:
         pub = jobheader.published_machine(path)
         rest = jobheader.published_rest(path)
@@ -101,7 +102,7 @@ def read(path):
     model=pattern job or a header line is malformed."""
     opts = _options(path)
     if opts.get("model") != "pattern":
-        raise SpecError("%s: model=%s: flagcheck-predict takes "
+        raise SpecError("%s: model=%s: flagcheck predict takes "
                         "model=pattern job files (a C model's pattern twin "
                         "is in jobs/pattern/)" % (path, opts.get("model")))
     if not opts.get("pattern"):

@@ -1,6 +1,6 @@
 """make backtest: every model=pattern job file with a published figure,
 predicted on its published machine at its published CPU count
-(flagcheck-predict --published), beside the published gain; the table of
+(flagcheck predict --published), beside the published gain; the table of
 docs/backtest.md.
 
 Per file: the predicted gain test_first/always and its band, the published
@@ -24,7 +24,6 @@ No number here is measured: profiles and job files only, so the table is
 the same on any machine, loaded or not.
 """
 
-import argparse
 import glob
 import os
 import subprocess
@@ -32,15 +31,17 @@ import sys
 from collections import namedtuple
 
 from ..predict import band, fiocost, jobspec, simulate
-from ..results import jobheader, machine, width
+from ..inputs import jobheader
+from ..machines import machine
+from .. import width
 from . import catalogue
 
-PROG = "flagcheck-backtest"
+PROG = "flagcheck backtest"
 JOB_DIRS = ("jobs/pattern", "jobs/catalogue", "jobs/family")
 # what the table's commit names: the last commit of what it depends on
 INPUTS = ("sim", "engine/pattern/pattern_parse.c", "engine/pattern/pattern.h",
           "machines", "jobs", "analysis/flagcheck_analysis/predict",
-          "analysis/flagcheck_analysis/results/machine.py",
+          "analysis/flagcheck_analysis/machines/machine.py",
           "analysis/flagcheck_analysis/report/backtest.py")
 
 Row = namedtuple("Row", "name machine rest rule generic pred low high "
@@ -76,7 +77,7 @@ def _skip(name, why):
 
 
 def row(path, top, load, fio_ns):
-    """The Row of one job file; @load: results/machine.py's load()."""
+    """The Row of one job file; @load: machines/machine.py's load()."""
     name = os.path.relpath(path, top)
     spec = jobspec.read(path)
     fig = catalogue.read(path)
@@ -245,7 +246,7 @@ def markdown(rows, top):
            "Engine commit: %s (the last commit of the simulator, the "
            "profiles, the job files and the back-test)." % commit(top), "",
            "Each job file with a published figure predicted by "
-           "`flagcheck-predict --published` on its `published-machine` "
+           "`flagcheck predict --published` on its `published-machine` "
            "line; docs/predict.md has the model and the criteria. No "
            "number is measured: the table is the same on any machine.", "",
            "| " + " | ".join(HEADER) + " |",

@@ -41,14 +41,14 @@ import os
 import re
 
 from ..predict import band, curve, explain, fiocost, jobspec, simulate
-from ..results import (calibmachine, fiojson, jobheader, lineprobes, machine,
-                       published)
+from ..inputs import fiojson, jobheader, lineprobes, published
+from ..machines import calibmachine, machine
 
 WITHIN = 0.15
 # a calibration this far from the runs' own line probes is not used
 DISAGREE = 2.0
 
-TITLE = ("the big-box answer, an ESTIMATE: each pattern job simulated (flagcheck-predict, "
+TITLE = ("the big-box answer, an ESTIMATE: each pattern job simulated (flagcheck predict, "
          "docs/predict.md): gain test_first/always at typical costs, "
          "band lowest..highest over the profile's low..high costs and 3 "
          "seeds")

@@ -3,19 +3,18 @@ from its header, and each run's test_first/always ratio beside it.
 
 A catalogue job file names the figure its source published in one
 `; published-figure:` header line (the job file is the one place it is
-written); its forms and their gains are results/jobheader.py's, read from
+written); its forms and their gains are inputs/jobheader.py's, read from
 there. The gain is what a run's test_first/always IOPS ratio is compared
 with.
 """
 
 from collections import namedtuple
 
-from ..results.jobheader import (KEY, USAGE, Figure, FigureError, parse,
-                                 read)
+from ..inputs.jobheader import KEY, USAGE, Figure, FigureError, parse, read
 from ..stats import significance
 from . import render
 
-# the header reader lives in the results layer (results/published.py reads
+# the header reader lives in the results layer (inputs/published.py reads
 # S1-S4's figures with it); its names stay importable from here
 __all__ = ["KEY", "USAGE", "Figure", "FigureError", "parse", "read", "Row",
            "rows", "table", "text", "markdown"]

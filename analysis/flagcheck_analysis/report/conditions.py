@@ -1,8 +1,9 @@
-"""The report's account of how the runs were made (flagcheck-run's
+"""The report's account of how the runs were made (flagcheck run's
 manifest): where the jobs ran, the warm-up, which runs the machine was
 busy for, and why each cell stopped adding repeats."""
 
-from ..results import busymark, clocksource, jobcpus, lineprobes
+from . import busymark, clocksource, jobcpus
+from ..inputs import lineprobes
 
 
 def _key(entry):
@@ -133,7 +134,7 @@ def _interference_line(cond, entries, excluded):
 
 
 def header_lines(manifests, entries, excluded):
-    """Lines for the report header; none for results of a flagcheck-run
+    """Lines for the report header; none for results of a flagcheck run
     that recorded no conditions."""
     cond = [m["conditions"] for m in manifests
             if isinstance(m.get("conditions"), dict)]
@@ -210,7 +211,7 @@ def tables(manifests, entries, counts):
                          str(c.get("repeats")), _stopped(c, precision),
                          c.get("text") or "-",
                          _busy_cell(busy, n)])
-        out.append(("repeats and conditions per cell (flagcheck-run's "
+        out.append(("repeats and conditions per cell (flagcheck run's "
                     "stopping rule, on IOPS)",
                     ["scenario", "numjobs", "job CPUs", "repeats per mode",
                      "stopped", "ratio at the stop", "busy runs"],

@@ -10,7 +10,7 @@ from collections import namedtuple
 
 from ..stats import compare
 from . import render
-from ..results.fiojson import METRICS
+from ..inputs.fiojson import METRICS
 
 # the rows of the seed's table, as far as fio has them
 DEFAULT_METRICS = ("iops", "rmw_per_io", "stores_per_io", "clat_mean_ns",

@@ -4,7 +4,7 @@ without them, the conditions of the runs (conditions.py), the setups
 reported apart, the runs whose counters disagree with fio's, and what the
 comparison's columns mean."""
 
-from ..results import textfile
+from ..inputs import textfile
 from ..stats import compare, significance
 from . import conditions, perhost
 from .messages import warn
@@ -28,7 +28,7 @@ def _host_lines(hrecords, checks, manifests):
                 for h in (e.get("hosts") or {}).values()
                 if h.get("status") in ("down", "failed")]
         out.append("WARNING: %s left out: ran without host(s) %s; "
-                   "flagcheck-run again reruns it" % (
+                   "flagcheck run again reruns it" % (
                        e.get("name", "?"), ", ".join(down)))
     return out
 

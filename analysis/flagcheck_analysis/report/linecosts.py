@@ -2,7 +2,7 @@
 lines, the patterns table and the transfer-latency heatmap, as
 flagcheck-calibrate prints them and the report's "why" section holds them."""
 
-from ..results import textfile
+from ..inputs import textfile
 from ..calibrate.calibration import RELATIONS, point
 from . import plot, render
 

@@ -1,15 +1,15 @@
-"""The report's records: from its inputs (flagcheck-run results
+"""The report's records: from its inputs (flagcheck run results
 directories, with or without manifest.json, and fio JSON files) to one
 compare.Record per run, with its fio JSON, its counters (the engine's
 flagcheck_stats file) and, for client/server runs, one record per host.
-flagcheck-report and flagcheck-catalogue read their runs through it; a bad
+flagcheck report and flagcheck catalogue read their runs through it; a bad
 file or run is named on stderr and left out."""
 
 import glob
 import os
 
-from ..results import (clients, corun, fiojson, manifest, matrix, numbers,
-                       published, runsetup)
+from ..inputs import (clients, corun, fiojson, manifest, matrix, numbers,
+                      published, runsetup)
 from ..stats import compare
 from ..calibrate import calibration
 from . import perhost
@@ -155,7 +155,7 @@ def _entry_file(path, name, field):
 
 def host_counters(path, entry, used=None):
     """{'host:port': engine records or None} of a client/server run from
-    its manifest entry (flagcheck-run --hosts)."""
+    its manifest entry (flagcheck run --hosts)."""
     out = {}
     for info in ((entry or {}).get("hosts") or {}).values():
         if info.get("status") == "ok":

@@ -15,10 +15,10 @@ import os
 from collections import namedtuple
 
 from ..stats import significance
-from ..results import published
+from ..inputs import published
 from . import plot, render
-from ..results import schema
-from ..results.fiojson import InputError, load_counters
+from ..inputs import schema
+from ..inputs.fiojson import InputError, load_counters
 
 MODEL = "bh_lru"
 

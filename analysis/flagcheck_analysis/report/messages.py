@@ -1,12 +1,12 @@
-"""flagcheck-report's name and its one-line messages on stderr, shared by
+"""flagcheck report's name and its one-line messages on stderr, shared by
 its command line, its header and the loader of its records (which
-flagcheck-catalogue uses too, so its messages name flagcheck-report)."""
+flagcheck catalogue uses too, so its messages name flagcheck report)."""
 
 import sys
 
-from ..results import width
+from .. import width
 
-PROG = "flagcheck-report"
+PROG = "flagcheck report"
 
 
 def warn(msg):

@@ -10,7 +10,7 @@ import io
 
 import numpy as np
 
-from ..results import published, safewrite
+from ..inputs import published, safewrite
 from ..stats import decide, usl
 
 BUSY_STYLE = dict(marker="o", markersize=13, markerfacecolor="none",

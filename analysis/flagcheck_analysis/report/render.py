@@ -7,8 +7,8 @@ import io
 import json
 import re
 
-from ..results import published
-from ..results import width
+from ..inputs import published
+from .. import width
 
 # a cell's width: terminal columns, not len() (functions, not the module:
 # the layout's functions take a parameter named width)
@@ -109,7 +109,7 @@ def scaling_tables(lines, modes):
 # to numbered footnotes under it, then breaks its headers in two, then
 # splits its columns; every other line is wrapped (report.md keeps all)
 WIDTH = 120
-_width = [WIDTH]        # flagcheck-report --width sets it (set_width)
+_width = [WIDTH]        # flagcheck report --width sets it (set_width)
 NOTE_MIN = 16           # a column is not cut narrower than this for a note
 _CUTS = (": ", "; ", " (", ", ")
 _PROSE = re.compile(r"[A-Za-z]{2,}[ ,:;]+[A-Za-z]{2,}")
@@ -253,7 +253,7 @@ def _render(header, rows, right):
 
 def wrap(text, cols=None):
     """Every line longer than @cols (terminal_width()) wrapped, its
-    continuation indented by 2 (results/width.py)."""
+    continuation indented by 2 (width.py)."""
     return width.wrap(text, cols or terminal_width())
 
 

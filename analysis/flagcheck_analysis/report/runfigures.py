@@ -6,7 +6,7 @@ the RMWs and plain stores per I/O, and the time share of the modelled path
 import os
 from collections import namedtuple
 
-from ..results import fiojson, matrix
+from ..inputs import fiojson, matrix
 from . import timeshare
 
 Run = namedtuple("Run", "iops total_ios rmw_per_io share ns_per_check "

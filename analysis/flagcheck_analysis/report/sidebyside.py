@@ -1,4 +1,4 @@
-"""flagcheck-report --compare A B: two sets of results side by side (two
+"""flagcheck report --compare A B: two sets of results side by side (two
 days, before and after a patch, two machines): per scenario, mode and
 numjobs, B's IOPS against A's with %change and the report's verdict
 (significance.verdict: Welch's test and the bootstrap CI of mean(B)/mean(A)),
@@ -19,7 +19,7 @@ import csv
 import io
 from collections import namedtuple
 
-from ..results import fiojson, published, runsetup, textfile
+from ..inputs import fiojson, published, runsetup, textfile
 from ..stats import compare, decide, paired, significance
 from . import render
 

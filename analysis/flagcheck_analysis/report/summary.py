@@ -1,6 +1,6 @@
 """The bottom line: one row per scenario, in S-number order: the fix's IOPS
 against the pattern's (test_first/always) at the highest numjobs with both,
-its 95% CI and whether it is decided (decide.py, flagcheck-run's
+its 95% CI and whether it is decided (decide.py, flagcheck run's
 --until-decided rule), the published figure beside it (published.py), and
 a verdict in words.
 
@@ -17,14 +17,14 @@ The verdict:
                   precision around 1) or the opposite direction
 A scenario without a published ratio gets the direction alone. Where the
 jobs ran together less than corun.SELDOM_PCT of the time (the median over
-the cell's runs, results/corun.py), the verdict says so: such runs measure
+the cell's runs, inputs/corun.py), the verdict says so: such runs measure
 little contention, and more of them do not help."""
 
 import math
 import os
 from collections import namedtuple
 
-from ..results import corun, published
+from ..inputs import corun, published
 from ..stats import decide, paired, significance
 from . import render
 
@@ -32,7 +32,7 @@ from . import render
 Row = namedtuple("Row", "scenario numjobs base mode decision busy runs "
                  "entry verdict corun", defaults=(None,))
 
-# what to name in the advice: flagcheck-run's flag, or the make variable
+# what to name in the advice: flagcheck run's flag, or the make variable
 # that `make reproduce` passes it as (it says so in REPEATS_NAME_ENV)
 REPEATS_FLAG = "--max-repeats"
 REPEATS_NAME_ENV = "FLAGCHECK_REPEATS_NAME"
@@ -243,7 +243,7 @@ def repeats_name():
 def verdict(d, entry, numjobs, busy, runs, name=REPEATS_FLAG,
             corun_pct=None):
     """The verdict in words (see the module's text); @corun_pct: the
-    share of the runs the jobs ran together (results/corun.py)."""
+    share of the runs the jobs ran together (inputs/corun.py)."""
     apart = seldom(numjobs, corun_pct)
     if d.reason == "undecided" or d.ci is None:
         return _undecided(d, busy, runs, name, apart)

@@ -18,7 +18,7 @@ bucket, which no genuine run can put beyond fio's job_runtime."""
 
 from collections import namedtuple
 
-from ..results import fiojson, published
+from ..inputs import fiojson, published
 from ..stats import significance
 
 # S1, 7fcbbaf18392 (Jens Axboe, linux-mm, May 2014): "40% of the time in

@@ -5,8 +5,9 @@ where each host's engine counters come from afterwards."""
 import json
 import os
 
-from ..results import safewrite, clients, fiojson, matrix
-from . import hosts, jobfile
+from ..inputs import safewrite, clients, fiojson, matrix
+from . import hosts
+from ..inputs import jobfile
 
 REASON_LINES = 10      # lines a failed host's server said, kept
 
@@ -155,7 +156,7 @@ def collect_counters(args, run, entry, live, out):
 
 
 def partial_lines(prog, name, entry):
-    """What flagcheck-run says of a run that some hosts ran: how many,
+    """What flagcheck run says of a run that some hosts ran: how many,
     which were down or failed, and what each failed one's server said."""
     hosts = entry["hosts"].values()
     lines = ["%s: %s ran on %d of %d hosts, results kept; %s" % (

@@ -7,7 +7,7 @@ that test failed in about half the starts, and fio's null engine ran at
 9.0M IOPS (cpu) or 5.5M (clock_gettime: about 21 ns a call, several calls
 per I/O): the same job, two speeds, picked at random per run. A ratio of
 two runs that took different clocks measures fio's clock, not the kernel
-path; so flagcheck-run passes fio one clocksource for every run.
+path; so flagcheck run passes fio one clocksource for every run.
 
 auto (the default) follows the kernel: when its current clocksource is the
 cycle counter (x86 "tsc", arm64 "arch_sys_counter"), the kernel has checked
@@ -15,7 +15,7 @@ that counter's rate and its agreement across CPUs, and fio gets
 clocksource=cpu; else clock_gettime. "fio" leaves fio its own choice at each
 start."""
 
-from ..results import textfile
+from ..inputs import textfile
 
 CHOICES = ("auto", "cpu", "clock_gettime", "gettimeofday", "fio")
 SYSFS = "/sys/devices/system/clocksource/clocksource0/current_clocksource"

@@ -1,4 +1,4 @@
-"""flagcheck-run's configuration: the parsed arguments checked (a bad one
+"""flagcheck run's configuration: the parsed arguments checked (a bad one
 is a usage error naming it) and what follows from them (the job files'
 variables, the scenarios, the hosts and so where the runs happen, the
 clock, the placements), built once into a RunConfig that the runner, the
@@ -9,9 +9,11 @@ import os
 import re
 import sys
 
-from ..results import fiojson, manifest, matrix, numbers, safewrite, width
+from ..inputs import fiojson, manifest, matrix, numbers, safewrite
+from .. import width
 from ..stats import decide
-from . import hosts, jobfile, jobguard, placement, runmanifest, runsettings
+from . import hosts, jobguard, placement, runmanifest, runsettings
+from ..inputs import jobfile
 from .local import Local
 from .remote import Remote
 
@@ -41,7 +43,7 @@ RUN_TIMEOUT_MARGIN = 60     # s beyond RUNTIME before a client run is stopped
 
 @dataclasses.dataclass(frozen=True)
 class RunConfig:
-    """One flagcheck-run command: what it runs and how."""
+    """One flagcheck run command: what it runs and how."""
     scenarios: dict         # {job file stem: its absolute path}
     modes: list
     numjobs: list
@@ -199,7 +201,7 @@ def _patterns(p, args):
                 for w in jobguard.check_patterns(path, env, pinned=pinned):
                     if w not in warned:
                         warned.add(w)
-                        print(width.wrap("flagcheck-run: warning: %s" % w),
+                        print(width.wrap("flagcheck run: warning: %s" % w),
                               file=sys.stderr)
             except jobguard.Refused as e:
                 p.error(str(e))

@@ -1,11 +1,11 @@
-"""fio under a deadline, stopped as flagcheck-run stops it: jobs/run-job's
+"""fio under a deadline, stopped as flagcheck run stops it: jobs/run-job's
 way to run fio (python3 -m flagcheck_analysis.run.deadline --help).
 
 fio runs in a session of its own, and so does each of its job processes
 (proctree.py): a signal to fio's process group, or timeout(1)'s SIGKILL to
 fio alone, leaves a job process that does not stop by itself (a job
 spinning in a long work()) running, holding fio's output open. Here, as in
-flagcheck-run: at the deadline fio gets SIGINT (it stops its jobs and
+flagcheck run: at the deadline fio gets SIGINT (it stops its jobs and
 prints its report), and GRACE seconds later SIGKILL goes to fio's job
 processes and to fio; Ctrl-C (SIGINT or SIGTERM to this process) is passed
 on to fio as SIGINT, and a second one kills fio's tree at once; fio gets
@@ -18,11 +18,12 @@ import subprocess
 import sys
 import time
 
-from ..results import numbers, width
+from ..inputs import numbers
+from .. import width
 from . import proctree
 
 PROG = "run-job"
-GRACE = 10              # seconds from SIGINT to SIGKILL (flagcheck-run's)
+GRACE = 10              # seconds from SIGINT to SIGKILL (flagcheck run's)
 TIMED_OUT = 124         # the exit status past the deadline, as timeout(1)
 
 
@@ -86,7 +87,7 @@ def main(argv=None):
     p = width.ArgumentParser(
         prog="python3 -m flagcheck_analysis.run.deadline",
         description="Run fio until SECONDS have passed, then stop it and its "
-        "job processes as flagcheck-run does; exit 124 past the deadline.")
+        "job processes as flagcheck run does; exit 124 past the deadline.")
     p.add_argument("seconds", metavar="SECONDS", type=seconds_arg,
                    help="the deadline: SIGINT to fio, SIGKILL %d s later"
                    % GRACE)

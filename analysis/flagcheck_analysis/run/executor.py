@@ -1,4 +1,4 @@
-"""Where the runs of one flagcheck-run command happen: on this machine
+"""Where the runs of one flagcheck run command happen: on this machine
 (local.Local) or on fio servers (remote.Remote, --hosts/--client), chosen
 once when the arguments are checked (config.py).  The checks ask the
 chosen one what the arguments mean there; the runner drives either
@@ -7,7 +7,7 @@ through the same few calls, and each run ends in a Status."""
 import enum
 import shlex
 
-from ..results import matrix
+from ..inputs import matrix
 
 
 class Status(enum.Enum):

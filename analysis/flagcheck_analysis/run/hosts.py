@@ -15,7 +15,7 @@ import threading
 import time
 from collections import namedtuple
 
-from ..results import numbers, textfile
+from ..inputs import numbers, textfile
 
 FIO_DEFAULT_PORT = 8765
 # the largest host list read: 64 KiB, 256 lines of fio's longest host

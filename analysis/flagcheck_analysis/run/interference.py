@@ -26,7 +26,7 @@ import os
 import resource
 import time
 
-from ..results import numbers, textfile
+from ..inputs import numbers, textfile
 
 PROC = "/proc"
 CPUFREQ = "/sys/devices/system/cpu"

@@ -29,7 +29,7 @@ file fio would write a log of its own to (write_bw_log=, write_lat_log=,
 write_iops_log=, write_hist_log=, write_iolog=, merge_blktrace_file=,
 under the names fio derives: fiologs.py).
 
-jobs/run-job runs this module before fio; flagcheck-run checks each job
+jobs/run-job runs this module before fio; flagcheck run checks each job
 file the same way.  FLAGCHECK_DESTROY=yes lets a job write a device."""
 
 import argparse
@@ -39,8 +39,9 @@ import re
 import stat
 import sys
 
-from ..results import width
-from . import fiologs, jobfile
+from .. import width
+from . import fiologs
+from ..inputs import jobfile
 
 WRITE_FREE_RW = ("read", "randread")
 # the options that say where a job does I/O, whether it writes, and what

@@ -9,7 +9,7 @@ two vCPUs was then about 27 ns or about 123 ns, in step with it: where the
 host runs the vCPUs (sharing a last-level cache or not) decides how much a
 cache line that changes hands costs, which is the very thing the scenario
 measures. The probe puts that beside every run of 2 or more pinned jobs,
-and the report says when it moved within a cell (results/lineprobes.py
+and the report says when it moved within a cell (inputs/lineprobes.py
 reads what it recorded)."""
 
 from ..calibrate import calibration

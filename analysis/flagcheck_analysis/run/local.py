@@ -1,4 +1,4 @@
-"""The runs of a flagcheck-run command on this machine: each job pinned
+"""The runs of a flagcheck run command on this machine: each job pinned
 to its CPUs (placement), fio's clock chosen once, the line probe and the
 interference record around each run, the machine calibrated once, and a
 run done only when the engine's counters agree with fio."""
@@ -7,7 +7,7 @@ import os
 import shlex
 import sys
 
-from ..results import fiojson, matrix
+from ..inputs import fiojson, matrix
 from ..calibrate import calibration
 from . import clock, interference, jobguard, lineprobe, placement
 from .executor import Executor, Status, env_words

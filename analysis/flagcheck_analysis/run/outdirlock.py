@@ -1,22 +1,22 @@
-"""The results directory's lock: held (flock) by flagcheck-run and
+"""The results directory's lock: held (flock) by flagcheck run and
 inherited by every fio it starts, so that while any of them lives no
-other flagcheck-run uses the directory; the lock file names who holds
+other flagcheck run uses the directory; the lock file names who holds
 it, for the refusal."""
 
 import fcntl
 import json
 import os
 
-LOCK_NAME = "flagcheck-run.lock"
+LOCK_NAME = "flagcheck.lock"
 
 
 class Busy(Exception):
-    """The results directory is in use by another flagcheck-run, or by a
+    """The results directory is in use by another flagcheck run, or by a
     fio one started that outlived it."""
 
 
 def lock(outdir):
-    """The results directory's lock: an fd, held until flagcheck-run and
+    """The results directory's lock: an fd, held until flagcheck run and
     every fio it started have ended.  Raises Busy naming who holds it."""
     path = os.path.join(outdir, LOCK_NAME)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
@@ -31,7 +31,7 @@ def lock(outdir):
         os.close(fd)
         pids = " ".join(str(who[k]) for k in ("runner", "fio")
                         if isinstance(who.get(k), int))
-        raise Busy("--outdir %s: in use by another flagcheck-run or a fio it "
+        raise Busy("--outdir %s: in use by another flagcheck run or a fio it "
                    "started%s%s: wait for it to end or stop it%s, then run "
                    "the same command again" % (
                        outdir, " (pid %s)" % pids if pids else "",
@@ -42,7 +42,7 @@ def lock(outdir):
 
 
 def note(fd, **who):
-    """Who holds the lock, for the message of a flagcheck-run refused."""
+    """Who holds the lock, for the message of a flagcheck run refused."""
     data = json.dumps(dict(who, runner=os.getpid())).encode()
     os.ftruncate(fd, 0)
     os.pwrite(fd, data, 0)

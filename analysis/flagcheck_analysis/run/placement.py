@@ -11,8 +11,8 @@ import os
 import re
 from collections import namedtuple
 
-from ..results.cpulist import format_cpulist, parse_cpulist, read_text  # noqa: F401
-from . import jobfile
+from ..machines.cpulist import format_cpulist, parse_cpulist, read_text  # noqa: F401
+from ..inputs import jobfile
 
 SYSFS = "/sys/devices/system"
 POLICIES = ("spread", "node0")

@@ -1,14 +1,14 @@
-"""What flagcheck-run says on stderr while it runs: a live status line on
+"""What flagcheck run says on stderr while it runs: a live status line on
 a terminal, one line per finished run otherwise, and its messages (only
-errors with --quiet), each within 120 columns (results/width.py)."""
+errors with --quiet), each within 120 columns (width.py)."""
 
 import datetime
 import sys
 import time
 
-from ..results import width
+from .. import width
 
-PROG = "flagcheck-run"
+PROG = "flagcheck run"
 
 
 def hms(seconds):

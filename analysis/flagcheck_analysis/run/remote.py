@@ -1,4 +1,4 @@
-"""The runs of a flagcheck-run command on fio servers (--hosts,
+"""The runs of a flagcheck run command on fio servers (--hosts,
 --client): before each run the hosts are asked whether they answer, the
 live ones get their job files and run it through one `fio --client`, and
 each host's results and counters are sorted out afterwards
@@ -8,8 +8,9 @@ are not this machine's."""
 import os
 import shlex
 
-from ..results import matrix
-from . import clientserver, jobfile, jobguard
+from ..inputs import matrix
+from . import clientserver, jobguard
+from ..inputs import jobfile
 from .executor import Executor, Status, env_words
 from .progress import PROG
 

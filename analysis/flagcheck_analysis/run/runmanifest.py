@@ -1,7 +1,7 @@
-"""The manifest of one flagcheck-run command: built from its RunConfig
+"""The manifest of one flagcheck run command: built from its RunConfig
 (this machine, fio's and the engine's versions, the matrix, the
 conditions), and the previous one of its results directory, refused in
-flagcheck-run's words when damaged.  results/manifest.py reads, writes
+flagcheck run's words when damaged.  inputs/manifest.py reads, writes
 and checks the file."""
 
 import os
@@ -9,7 +9,7 @@ import platform
 import shlex
 import subprocess
 
-from ..results import fiojson, manifest, runsetup
+from ..inputs import fiojson, manifest, runsetup
 
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -72,7 +72,7 @@ def load_previous(path):
 
 def conditions(args):
     """How the runs were made trustworthy: pinning, warm-up, the busy mark
-    and the stopping rule (flagcheck-run --help explains each)."""
+    and the stopping rule (flagcheck run --help explains each)."""
     return {"pinned": args.pinned, "ramp_s": args.ramp_s,
             "clocksource": args.clock[0],
             "clocksource_why": args.clock[1],

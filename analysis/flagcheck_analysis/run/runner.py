@@ -1,4 +1,4 @@
-"""The runs of one flagcheck-run command, one after the other: fio in its
+"""The runs of one flagcheck run command, one after the other: fio in its
 own session, a live status line, Ctrl-C, and the manifest written after
 every run, so that the same command resumes."""
 
@@ -8,7 +8,8 @@ import subprocess
 import sys
 import time
 
-from ..results import manifest, matrix, runrecord, width
+from ..inputs import manifest, matrix, runrecord
+from .. import width
 from ..stats import decide
 from . import clientserver, outdirlock, proctree, runmanifest, runsettings
 from .executor import Status
@@ -114,7 +115,7 @@ class Runner:
     def _start(self, cmd, env, name):
         """fio in a session of its own, holding the lock: a fio that
         outlives us (it should not: die_with) still keeps every other
-        flagcheck-run out."""
+        flagcheck run out."""
         self.proc = subprocess.Popen(
             cmd, env=dict(os.environ, **env), stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,

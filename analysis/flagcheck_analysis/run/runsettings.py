@@ -1,14 +1,14 @@
-"""What each run of a flagcheck-run command is made with, and resuming
+"""What each run of a flagcheck run command is made with, and resuming
 only the same: the settings that change what a run measures
 (settings()), the engine's build, the job file's text and the
 environment variables it reads (run_record()); resume_error() refuses,
-naming flagcheck-run's flag, a resume that would average runs of other
-ones.  results/runrecord.py records them."""
+naming flagcheck run's flag, a resume that would average runs of other
+ones.  inputs/runrecord.py records them."""
 
 import os
 import shlex
 
-from ..results import fiojson, matrix, runrecord, runsetup
+from ..inputs import fiojson, matrix, runrecord, runsetup
 
 
 def settings(args):

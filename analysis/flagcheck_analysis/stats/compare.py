@@ -6,9 +6,8 @@ metric name at the end of the row."""
 from collections import namedtuple
 
 from . import significance
-from ..results import published
-from ..results.fiojson import BUCKETED, METRICS, plat_bucket, \
-    plat_bucket_range
+from ..inputs import published
+from ..inputs.fiojson import BUCKETED, METRICS, plat_bucket, plat_bucket_range
 
 # One fio run: who it is and its metrics (fiojson.run_metrics).
 Record = namedtuple("Record", "scenario mode numjobs repeat metrics source")

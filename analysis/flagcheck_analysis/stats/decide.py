@@ -17,7 +17,7 @@ interval."""
 
 from collections import namedtuple
 
-from ..results import corun, fiojson, matrix
+from ..inputs import corun, fiojson, matrix
 from . import paired, significance
 
 MIN_REPEATS = 3
@@ -155,7 +155,7 @@ def cell_values_by_repeat(outdir, runs, metric=METRIC):
 
 def cell_corun(outdir, runs):
     """How much of the run the jobs ran together, the median over the
-    finished @runs of one cell (results/corun.py), or None where none
+    finished @runs of one cell (inputs/corun.py), or None where none
     recorded it (one job, offloaded submission, an older engine); a run
     whose counters are missing or unreadable counts as not recorded."""
     shares = []

@@ -4,7 +4,7 @@ ratio to the base mode."""
 
 from collections import namedtuple
 
-from ..results import published
+from ..inputs import published
 from . import significance
 from .compare import group, mode_order
 

@@ -1,14 +1,15 @@
 """A flagcheck-calibrate result (calibration.json) taken as a machine
 profile (CalibratedMachine), and a calibration whose transfers are the
-runs' own line probes (Probed): results/machine.py's Machine with its
+runs' own line probes (Probed): machines/machine.py's Machine with its
 figures from a measurement, every number of it read through the
-calibration's schema (results/calibfile.py) and results/numbers.py."""
+calibration's schema (inputs/calibfile.py) and inputs/numbers.py."""
 
 import os
 import re
 import statistics
 
-from . import numbers, physics
+from ..inputs import numbers
+from . import physics
 from .machine import CLOCK_GHZ, Machine, MachineError, _which
 
 # a calibration's relations (calibrate/calibration.py) as a profile's

@@ -18,8 +18,8 @@ import os
 import re
 import tomllib
 
-from . import schema, textfile
-from .schema import Leaf, List, Obj
+from ..inputs import schema, textfile
+from ..inputs.schema import Leaf, List, Obj
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__)))))

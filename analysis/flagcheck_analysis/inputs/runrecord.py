@@ -4,7 +4,7 @@ file's text and the environment variables it reads), recorded per run in
 the manifest and beside the run's fio JSON (<run>.setup, so that a resume
 after the manifest is lost still sees them): their schema, the job
 file's variables, the record's write and read, and the records of the
-finished runs.  run/runsettings.py makes them from flagcheck-run's
+finished runs.  run/runsettings.py makes them from flagcheck run's
 command and refuses a resume with other ones."""
 
 import json

@@ -1,4 +1,4 @@
-"""flagcheck-report: read fio results, print the comparison and scaling
+"""flagcheck report: read fio results, print the comparison and scaling
 tables, write Markdown, CSV and plots."""
 
 import argparse
@@ -6,19 +6,19 @@ import os
 import sys
 
 from ..predict import simulate
-from ..results import (fiojson, lineprobes, matrix, numbers, published,
-                       safewrite, width)
+from ..inputs import (fiojson, lineprobes, matrix, numbers, published,
+                      safewrite)
+from .. import width
 from ..stats import compare, scaling, usl
-from . import (bigbox, catalogue, conditions, header, loadrecords, lru,
-               perhost, plot, render, sections, sidebyside, summary,
-               usltable, why)
-from .messages import PROG, warn
+from ..report import (bigbox, catalogue, conditions, header, loadrecords, lru,
+    perhost, plot, render, sections, sidebyside, summary, usltable, why)
+from ..report.messages import PROG, warn
 
 EPILOG = """\
 where the mode and numjobs of a run come from, first match wins:
   --group-by OPTION given: that fio job option names the mode, the job
     option numjobs gives numjobs (for every file);
-  the results directory's manifest.json (written by flagcheck-run);
+  the results directory's manifest.json (written by flagcheck run);
   the file name: <scenario>_<mode>_nj<numjobs>_r<repeat>.json;
   the fio job options variant (flag_check in older runs; or the stats file's
   variant) and numjobs.
@@ -30,9 +30,9 @@ with exactly three modes (e.g. S4: --modes before,always,test_first and
 --base before) the report adds LKP's regression-and-fix table, the base, the
 regression and the fix side by side (also in threeway.md).  Results of the
 bh_lru model (S5) add the ns-per-lookup table against mod and its plot
-(lru.md, lru.csv, bh_lru_ns_per_lookup.png/.svg), as flagcheck-lru does.
+(lru.md, lru.csv, bh_lru_ns_per_lookup.png/.svg), as flagcheck lru does.
 
-fio client/server output (flagcheck-run --hosts): the main tables hold the
+fio client/server output (flagcheck run --hosts): the main tables hold the
 aggregate, summed over the hosts; a table per scenario and numjobs has one
 row per host, the sum of the hosts and fio's own 'All clients' entry, which
 is checked against that sum (its I/O and byte counts must be equal).  The
@@ -64,7 +64,7 @@ when nothing could be compared.
 
 the summary, printed last (report.md: first): per scenario, in S-number
 order, the fix's IOPS against the pattern's at the highest numjobs with
-both, its 95% CI, decided or not (as flagcheck-run --until-decided), the
+both, its 95% CI, decided or not (as flagcheck run --until-decided), the
 published figure (docs/scenarios.md) and a verdict in words: reproduced
 (same direction; same size, smaller or larger), not reproduced, or
 undecided with what to do about it.
@@ -116,9 +116,9 @@ def parse_args(argv):
             "Compare flagcheck modes from fio JSON output: an LKP-style "
             "table with a noise verdict per metric, a scaling table and "
             "plots.", 79), epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=width.HelpFormatter)
     p.add_argument("inputs", nargs="*", metavar="DIR_OR_FILE",
-                   help="a results directory of flagcheck-run (with "
+                   help="a results directory of flagcheck run (with "
                    "manifest.json) or a directory of fio JSON files, or fio "
                    "JSON files (plain, json+ or client/server output)")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"),
@@ -141,7 +141,7 @@ def parse_args(argv):
                    help="do not draw the PNG/SVG plots (no matplotlib "
                    "needed)")
     p.add_argument("--exclude-busy", action="store_true",
-                   help="leave out the runs flagcheck-run marked busy "
+                   help="leave out the runs flagcheck run marked busy "
                    "(others' CPU time or steal above its --busy-threshold); "
                    "the header and the verdicts still count them")
     p.add_argument("--group-by", metavar="OPTION",
@@ -174,7 +174,7 @@ def parse_args(argv):
 def job_file_figures(manifests):
     """{scenario: published entry} of the job files the manifests name that
     carry their own published figure (the catalogue's header line); a job
-    file that cannot be read, or has none, adds nothing (flagcheck-catalogue
+    file that cannot be read, or has none, adds nothing (flagcheck catalogue
     names a bad one)."""
     out = {}
     for mf in manifests:

@@ -33,7 +33,7 @@ its first section ([global]), each `; KEY: VALUE` on one line.
         the rest is not derived); one line per NAME
   ; pattern-twin: PATH
         a C model's job file: its model=pattern twin (PATH relative to the
-        job file's folder), which flagcheck-report simulates for it
+        job file's folder), which flagcheck report simulates for it
 
 WHAT (the benchmark, the machine) must not be empty.  Each reader raises
 FigureError naming file:line, the value and the forms allowed.

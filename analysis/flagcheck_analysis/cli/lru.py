@@ -1,19 +1,18 @@
-"""flagcheck-lru's command line: S5's table and plot, ns per buffer_head
+"""flagcheck lru's command line: S5's table and plot, ns per buffer_head
 lookup against mod (report/lru.py)."""
 
-import argparse
 import os
 import sys
 
-from ..results import width
-from . import lru, plot
-from ..results.fiojson import InputError
+from .. import width
+from ..report import lru, plot
+from ..inputs.fiojson import InputError
 
-PROG = "flagcheck-lru"
+PROG = "flagcheck lru"
 
 EPILOG = """\
 input: the engine's stats files (flagcheck_stats=, JSON Lines) of runs of
-jobs/bh-lru-lookup.fio: a results directory of flagcheck-run (every
+jobs/bh-lru-lookup.fio: a results directory of flagcheck run (every
 *.flagcheck.jsonl in it) or the files themselves.  Lines of other models
 are ignored.  One file is one run; each line of it is one job of one mod
 section.
@@ -41,9 +40,9 @@ def parse_args(argv):
         prog=PROG, description="ns per __find_get_block() against mod, "
         "with and without\nthe per-CPU buffer_head LRU (scenario S5): a "
         "table beside the published\nfigures, and a plot.", epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=width.HelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
-                   help="a flagcheck-run results directory, or engine stats "
+                   help="a flagcheck run results directory, or engine stats "
                    "files (.flagcheck.jsonl)")
     p.add_argument("--outdir", metavar="DIR",
                    help="where to write lru.md, lru.csv and the plot "

@@ -3,7 +3,7 @@ cache line between two of them costs, and the coherence physics of its
 CPU family.  A profile is machines/NAME.toml (every number with its
 source, docs/machines.md) or a flagcheck-calibrate result
 (calibration.json: its per-pair matrix is the profile).  Its physics are
-its family's (machines/families.toml, results/physics.py) but for what its
+its family's (machines/families.toml, machines/physics.py) but for what its
 own [physics] table sets: physics (name: the typical value, what a
 prediction runs) and physics_range (name: the values a band sweeps).
 
@@ -17,12 +17,12 @@ import os
 import re
 import tomllib
 
-from . import schema
-from .calibfile import CalibrationError
-from . import calibfile
+from ..inputs import schema
+from ..inputs.calibfile import CalibrationError
+from ..inputs import calibfile
 from . import physics
-from . import textfile
-from .schema import BOOL, Leaf, List, Map, Obj, number, whole
+from ..inputs import textfile
+from ..inputs.schema import BOOL, Leaf, List, Map, Obj, number, whole
 
 # machines/ of the source tree, or of $(PREFIX)/lib/flagcheck installed
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(

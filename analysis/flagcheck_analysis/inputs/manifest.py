@@ -1,4 +1,4 @@
-"""manifest.json of a flagcheck-run results directory: its schema, what
+"""manifest.json of a flagcheck run results directory: its schema, what
 a resumed run keeps from the previous one, the checks of a finished run's
 entry, the read and the atomic write.  Plain values in and out: the
 runner builds a manifest from its command (run/runmanifest.py)."""
@@ -10,7 +10,7 @@ import re
 
 from . import safewrite, fiojson, matrix, numbers, runrecord, schema
 from .schema import (BOOL, COUNT, INT, POSITIVE, STR, AtMost, List, Map, Obj,
-                     OneOf, Opt, Tuple, number, whole)
+    OneOf, Opt, Tuple, number, whole)
 
 NAME = "manifest.json"
 # what a finished run keeps from the previous manifest when resumed
@@ -124,7 +124,7 @@ def file_in(directory, name, where, field):
 def load(path):
     """The manifest at `path`, or None where there is none.  Raises
     fiojson.InputError, naming the file, for one that can not be read or is
-    not a flagcheck-run manifest, or is a symbolic link."""
+    not a flagcheck run manifest, or is a symbolic link."""
     if os.path.islink(path):
         raise fiojson.InputError(path, "a symbolic link (refused: nothing "
                                  "outside the results directory is read)")
@@ -137,7 +137,7 @@ def load(path):
         raise fiojson.InputError(path, "malformed JSON at line %s: %s" % (
             getattr(e, "lineno", "?"), getattr(e, "msg", e)))
     if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
-        raise fiojson.InputError(path, "not a flagcheck-run manifest (no "
+        raise fiojson.InputError(path, "not a flagcheck run manifest (no "
                                  "'runs' list)")
     try:
         schema.check(doc, SCHEMA)

@@ -10,6 +10,7 @@ mark none."""
 
 import argparse
 import re
+import shutil
 import unicodedata
 
 WIDTH = 120
@@ -99,9 +100,28 @@ def _wrap_line(line, width, indent):
     return lines
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's help, its description as written, at most WIDTH columns
+    wide whatever COLUMNS says."""
+
+    def __init__(self, prog, **kw):
+        cols = kw.get("width") or shutil.get_terminal_size().columns - 2
+        kw["width"] = min(cols, WIDTH)
+        super().__init__(prog, **kw)
+
+    def _split_lines(self, text, width):
+        # as wrap() does: a path or a hyphenated name is never cut, the
+        # width in columns
+        return wrap_words(" ".join(text.split()), width)
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse's parser whose messages (an error naming a long value,
-    its usage) keep to WIDTH columns."""
+    its usage) and help keep to WIDTH columns."""
+
+    def __init__(self, *args, **kw):
+        kw.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kw)
 
     def exit(self, status=0, message=None):
         if message:

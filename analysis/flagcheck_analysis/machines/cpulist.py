@@ -3,7 +3,7 @@ runner's placement and the calibration both read of this machine (the
 layer below both)."""
 import re
 
-from . import textfile
+from ..inputs import textfile
 
 
 def parse_cpulist(text):

@@ -42,7 +42,7 @@ import os
 import re
 from collections import namedtuple
 
-from ..results import textfile
+from . import textfile
 
 # parse.h OPT_LEN_MAX: fgets() reads at most OPT_LEN_MAX - 1 bytes a line
 OPT_LEN_MAX = 8192
@@ -70,7 +70,7 @@ class JobFileError(Exception):
 
 
 def read_text(path, what="job file"):
-    """The text of @path (results/textfile.py: a regular file of at most
+    """The text of @path (inputs/textfile.py: a regular file of at most
     MAX_BYTES, its bytes kept); JobFileError where it can not be read."""
     try:
         return textfile.read_text(path, what, MAX_BYTES)
@@ -224,7 +224,7 @@ def render(path, env):
         if not is_comment(line) and body.startswith(_INCLUDE) and \
                 section_name(line) is None:
             inc = _include_path(path, body[len(_INCLUDE) + 1:])
-            out += ["; include %s (inlined by flagcheck-run)"
+            out += ["; include %s (inlined by flagcheck run)"
                     % body[len(_INCLUDE) + 1:]]
             out += [expand(l, env) for _, l in _lines(inc, read_text(inc))]
             continue

@@ -8,7 +8,7 @@ mailing-list message and the commits for each.
 A scenario with a published figure is one entry in SCENARIOS; a results
 directory whose job file stem is "s<N>-..." or one of an entry's aliases is
 that scenario.  A job file that carries its own published figure (the
-catalogue's "; published-figure:" header line, results/jobheader.py) adds an
+catalogue's "; published-figure:" header line, inputs/jobheader.py) adds an
 entry for its runs through from_job_file(); find() takes those too.
 
 S1-S4's figures are written once, in their pattern twins' headers

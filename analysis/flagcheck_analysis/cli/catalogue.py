@@ -1,19 +1,17 @@
-"""flagcheck-catalogue's command line: the catalogue's runs beside what
+"""flagcheck catalogue's command line: the catalogue's runs beside what
 their sources published (report/catalogue.py)."""
 
-import argparse
 import os
 import sys
 
-from ..results import width
-from . import catalogue, render
-from .loadrecords import (
-    inputs_to_files, load_records)
+from .. import width
+from ..report import catalogue, render
+from ..report.loadrecords import inputs_to_files, load_records
 
-PROG = "flagcheck-catalogue"
+PROG = "flagcheck catalogue"
 
 EPILOG = """\
-input: flagcheck-run results directories of catalogue job files
+input: flagcheck run results directories of catalogue job files
 (jobs/catalogue/*.fio, run in both modes, always and test_first).  Each
 run's scenario is its job file's name; the job file itself is found in the
 directory's manifest.json (the runner records every job file's path), or
@@ -32,9 +30,9 @@ def parse_args(argv):
     p = width.ArgumentParser(
         prog=PROG, description="Each catalogue job's test_first/always IOPS "
         "ratio beside the gain its source published.", epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=width.HelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="DIR",
-                   help="a flagcheck-run results directory")
+                   help="a flagcheck run results directory")
     p.add_argument("--job", action="append", default=[], metavar="FILE",
                    help="a catalogue job file whose runs the inputs hold, "
                    "when no manifest names it (repeatable)")

@@ -2,7 +2,7 @@
 (SCHEMA), and reading and validating one (load, validate).  The
 calibration itself (running the program, the topology it adds) is
 calibrate/calibration.py; this reader sits in the results layer so that
-results/machine.py can take a calibration as a machine profile."""
+machines/machine.py can take a calibration as a machine profile."""
 
 import json
 import re

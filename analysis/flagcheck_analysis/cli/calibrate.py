@@ -2,19 +2,19 @@
 costs, write calibration.json and the heatmap, print the tables.
 
 The command joins two layers: the measurement (calibrate/calibration.py,
-which flagcheck-run shares) and its rendering (report/linecosts.py), so it
+which flagcheck run shares) and its rendering (report/linecosts.py), so it
 lives in report/, above both."""
 
-import argparse
 import os
 import sys
 
-from ..calibrate.calibration import (
-    CalibrationError, DEFAULT_SECONDS, JSON_NAME, Interrupted, seconds_arg,
-    PNG_NAME, PROG, Progress, calibrate, default_program)
-from ..results import fiojson, numbers, width
-from . import plot
-from .linecosts import heatmap, text
+from ..calibrate.calibration import (CalibrationError, DEFAULT_SECONDS,
+    JSON_NAME, Interrupted, seconds_arg, PNG_NAME, PROG, Progress, calibrate,
+    default_program)
+from .. import width
+from ..inputs import fiojson, numbers
+from ..report import plot
+from ..report.linecosts import heatmap, text
 
 EPILOG = """\
 what it measures (the C program flagcheck-calibrate, built by make), on the
@@ -33,12 +33,12 @@ pinned per CPU:
 The bit operations are the engine's own (engine/bitops.h).  Up to half the
 time goes to the pairs, the rest to the patterns.  Unless --quiet, a line on
 stderr before each step says what it measures, how far the calibration is
-(step K of N) and the time elapsed; flagcheck-run prints the same lines.
+(step K of N) and the time elapsed; flagcheck run prints the same lines.
 
 files written to --outdir: calibration.json (the program's output, the CPU
 model, NUMA nodes, SMT siblings, each pair's relation, the summary per
 relation: SMT sibling, same node, other node) and, unless --no-plot,
-calibration.png (the matrix as a heatmap).  flagcheck-report reads
+calibration.png (the matrix as a heatmap).  flagcheck report reads
 calibration.json from a results directory for its "why" section.
 
 exit status: 0 written, 1 the measurement failed or the files could not be
@@ -57,7 +57,7 @@ def parse_args(argv):
         "the transfer latency\nbetween every pair of usable CPUs and the "
         "always / test_first bit patterns\nat 1..N threads; write "
         "calibration.json and a heatmap.", epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=width.HelpFormatter)
     p.add_argument("--outdir", default=".", metavar="DIR",
                    help="where to write calibration.json and calibration.png "
                    "(default: the current directory)")

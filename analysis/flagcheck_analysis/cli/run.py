@@ -1,4 +1,4 @@
-"""flagcheck-run's command line: run fio job files over the mode x numjobs
+"""flagcheck run's command line: run fio job files over the mode x numjobs
 x repeat matrix, one fio JSON and one engine stats file per run, plus
 manifest.json; resumable after Ctrl-C."""
 
@@ -7,14 +7,15 @@ import os
 import re
 import sys
 
-from ..results import fiojson, matrix, numbers, width
+from ..inputs import fiojson, matrix, numbers
+from .. import width
 from ..stats import decide
-from . import clock, interference
+from ..run import clock, interference
 from ..calibrate import calibration
-from .config import (DEFAULT_VARS, MAX_RUNTIME, RUN_TIMEOUT_MARGIN, RunConfig,
-                     validate)
-from .progress import PROG
-from .runner import Runner
+from ..run.config import (DEFAULT_VARS, MAX_RUNTIME, RUN_TIMEOUT_MARGIN,
+                          RunConfig, validate)
+from ..run.progress import PROG
+from ..run.runner import Runner
 
 
 MAX_NUMJOBS = 4096          # fio's own limit on jobs (REAL_MAX_JOBS, fio.h)
@@ -29,7 +30,7 @@ files in --outdir, per run (repeat counts from 1):
   <scenario>_<mode>_nj<numjobs>_r<repeat>.json             fio output
   <scenario>_<mode>_nj<numjobs>_r<repeat>.flagcheck.jsonl  engine counters
   manifest.json   host, versions, matrix, every run's command, env, status
-  flagcheck-run.lock  held while flagcheck-run or a fio it started runs
+  flagcheck.lock  held while flagcheck run or a fio it started runs
 scenario is the job file name without its extension.
 
 environment given to fio (override with --set VAR=VALUE):
@@ -39,7 +40,7 @@ environment given to fio (override with --set VAR=VALUE):
 
 on several hosts (--hosts FILE, --client HOST): every host runs
 `fio --server`, with the engine at the FLAGCHECK_ENGINE path on its own disk
-(make install puts it at the same path everywhere).  Per run, flagcheck-run
+(make install puts it at the same path everywhere).  Per run, flagcheck run
 asks each host's server to run a tiny null job (--connect-timeout), then runs
 the job on every host that answered through one `fio --client` (all hosts at
 once), stopped after --run-timeout.  It expands ${VARS} and inlines includes
@@ -65,7 +66,7 @@ The set and each job's CPU are in the manifest ("placement" of each run).
 clock: fio picks its clock at each start, the CPU's cycle counter or
 clock_gettime() (slower: several calls per I/O), by tests that on a VM pass
 or fail at random: the same run then has two speeds (9.0M or 5.5M IOPS of
-fio's null engine on the dev VM).  flagcheck-run gives every run one
+fio's null engine on the dev VM).  flagcheck run gives every run one
 --clocksource: auto (the default) takes cpu when the kernel's clocksource is
 the cycle counter (tsc), else clock_gettime; "fio" leaves fio its choice.
 The manifest's conditions say which, and why.
@@ -82,13 +83,13 @@ warm-up: fio's ramp_time (--ramp, default 1 s) runs before the measured
 runtime; fio leaves it out of every figure it reports.  The engine's
 counters are zeroed when it ends, as fio's are, so they count what fio counts.
 
-interference: right before and after every run, flagcheck-run samples
+interference: right before and after every run, flagcheck run samples
 /proc/stat, /proc/loadavg and, where readable, the CPU frequency governor
 and frequencies.  "others" is the busy (user+nice+system) time of the run's
-CPUs minus all CPU time of fio and of flagcheck-run itself; "steal" is the
+CPUs minus all CPU time of fio and of flagcheck run itself; "steal" is the
 hypervisor's steal time on them.  A run where either exceeds
 --busy-threshold of the run's CPU time is marked busy in the manifest
-("interference" of each run), and flagcheck-report names it.
+("interference" of each run), and flagcheck report names it.
 
 --until-decided: each cell (a job file at one numjobs) first gets
 --repeats interleaved repeats, then one more repeat of every mode at a
@@ -116,8 +117,8 @@ manifest entry records what it was made with (pinning, --ramp, the clock,
 the output format, RUNTIME and every --set, the job file's SHA-256): a
 resume with other settings is refused, naming the flag that matches; the
 runs of a job file edited in between are reported apart.  While
-flagcheck-run, or a fio it started, runs in --outdir, another flagcheck-run
-there is refused (flagcheck-run.lock); fio gets SIGTERM when flagcheck-run
+flagcheck run, or a fio it started, runs in --outdir, another flagcheck run
+there is refused (flagcheck.lock); fio gets SIGTERM when flagcheck run
 dies, and a run whose engine counters disagree with fio's I/O count is
 failed, not done.
 
@@ -324,12 +325,12 @@ def _fio_options(p):
 
 
 def build_parser(ncpu):
-    """flagcheck-run's options (ncpu: the usable CPUs, for the --numjobs
+    """flagcheck run's options (ncpu: the usable CPUs, for the --numjobs
     default)."""
     p = width.ArgumentParser(
         prog=PROG, description="Run fio job files over a matrix of "
         "variant modes x numjobs x repeats and keep every run's JSON.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EPILOG, formatter_class=width.HelpFormatter)
     _matrix_options(p, ncpu)
     _condition_options(p)
     _output_options(p)

@@ -1,4 +1,4 @@
-"""flagcheck-predict: a model=pattern job file on N simulated CPUs of a
+"""flagcheck predict: a model=pattern job file on N simulated CPUs of a
 machine profile, per mode the IOPS with its band, the gain with its band,
 per shared line the transfers per I/O and how busy it was, and the demand
 check (predict/simulate.py, docs/predict.md).
@@ -12,16 +12,17 @@ The rest of each I/O besides the pattern's operations, one for both modes:
          inputs give the same output, nothing is measured by a prediction
 """
 
-import argparse
 import os
 import json
 import re
 import sys
 
-from ..results import jobheader, machine, numbers, textfile, width
-from . import band, curve, explain, fiocost, jobspec, simulate
+from ..inputs import jobheader, numbers, textfile
+from ..machines import machine
+from .. import width
+from ..predict import band, curve, explain, fiocost, jobspec, simulate
 
-PROG = "flagcheck-predict"
+PROG = "flagcheck predict"
 # flagcheck-sim's largest matrix: refused before any is built
 MAX_CPUS = simulate.MAX_CPUS
 # seeds per cost level: each one simulation per mode and cost level
@@ -56,7 +57,7 @@ def parse_args(argv):
         prog=PROG, description="Predict a model=pattern job file's IOPS "
         "and gain on a big machine by simulating it on the machine's "
         "profile.", epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=width.HelpFormatter)
     p.add_argument("jobfile", nargs="?",
                    help="a model=pattern fio job file")
     p.add_argument("--machine", metavar="NAME_OR_FILE",
