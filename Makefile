@@ -14,6 +14,7 @@
 #   make reproduce-family, reproduce-catalogue   S3-S5; the catalogue's files
 #   make install PREFIX=DIR   the engine, the analysis and the job files
 #   make backtest         every published figure against its prediction (docs/backtest.md)
+#   make physics          every published curve (machines/curves/) against the simulator
 #
 # The analysis runs with Debian's python3 (it has python3-matplotlib), not
 # whatever python3 comes first on PATH.
@@ -320,6 +321,12 @@ reproduce-catalogue: deps
 .PHONY: backtest
 backtest: $(SIM)
 	@FLAGCHECK_SIM=$(SIM) $(PYTHON) analysis/flagcheck backtest $(BACKTEST_ARGS)
+
+# The physics' own test: published curves of a loop on one shared line, each
+# on the profile of its CPU (analysis/flagcheck_analysis/predict/curves.py).
+.PHONY: physics
+physics: $(SIM)
+	@FLAGCHECK_SIM=$(SIM) $(PYTHON) analysis/flagcheck physics
 
 # The same layout on every host: a fio server loads the engine named in the
 # job from its own disk, so for `flagcheck run --hosts` each host needs it at

@@ -334,7 +334,11 @@ void sim_apply(struct sim *s, struct sim_cpu *c)
 	}
 }
 
-/* :obj(N,RULE): this I/O's object by the job's rule (pattern_pick_object()) */
+/*
+ * :obj(N,RULE): this I/O's object by the job's rule (pattern_pick_object()). A
+ * simulated I/O has no offset: offset(BYTES) takes the objects uniformly at
+ * random, as fio's random I/O (norandommap) over a file of N x BYTES does.
+ */
 static void sim_pick_object(struct sim *s, struct sim_cpu *c)
 {
 	const struct pattern_prog *p = s->prog;
@@ -344,7 +348,7 @@ static void sim_pick_object(struct sim *s, struct sim_cpu *c)
 		return;
 	if (p->pick == PICK_TURN) {
 		c->obj_next = k + 1 == p->nr_objects ? 0 : k + 1;
-	} else if (p->pick == PICK_RANDOM) {
+	} else if (p->pick == PICK_RANDOM || p->pick == PICK_OFFSET) {
 		c->obj_rnd ^= c->obj_rnd << 13;
 		c->obj_rnd ^= c->obj_rnd >> 7;
 		c->obj_rnd ^= c->obj_rnd << 17;

@@ -32,7 +32,9 @@
 #define PATTERN_NAME_LEN	32	/* a word's name, NUL included */
 #define PATTERN_PATH_LEN	64	/* "2:test_and_clear_bit(flags,1)" */
 #define PATTERN_MAX_REPEAT	65536	/* *N */
-#define PATTERN_MAX_OBJECTS	4096	/* :obj(N,RULE) */
+#define PATTERN_MAX_OBJECTS	65536	/* :obj(N,RULE) */
+#define PATTERN_MIN_OBJ_SHIFT	9	/* offset(BYTES): 512 bytes ... */
+#define PATTERN_MAX_OBJ_SHIFT	40	/* ... to 1 TiB, a power of two */
 #define PATTERN_MAX_ALTS	16	/* A|B|...: sequences taken in turn */
 #define PATTERN_MAX_WORK_NS	1000000	/* work(ns): 1 ms, fio cannot stop it */
 
@@ -56,6 +58,7 @@ enum pattern_pick {
 	PICK_RANDOM,		/* uniform, a generator seeded by the job */
 	PICK_CPU,		/* the job's CPU at job start, mod N */
 	PICK_JOB,		/* the job's number - 1, mod N */
+	PICK_OFFSET,		/* the I/O's offset / BYTES, mod N */
 	PATTERN_PICKS,
 };
 
@@ -122,6 +125,7 @@ struct pattern_prog {
 	/* :obj(N,RULE) words: N objects (0: none) of obj_stride bytes */
 	unsigned int nr_objects;
 	enum pattern_pick pick;
+	unsigned int obj_shift;		/* offset(BYTES): log2(BYTES) */
 	unsigned int obj_stride;
 	/* A|B|C: the I/Os take the sequences in turn; alternative k is the
 	 * operations from alt_end[k - 1] (0 for k = 0) to alt_end[k] */

@@ -5,6 +5,7 @@ import os
 import sys
 
 from .. import width
+from ..inputs import safewrite
 from ..report import lru, plot
 from ..inputs.fiojson import InputError
 
@@ -79,8 +80,7 @@ def main(argv=None):
         os.makedirs(outdir, exist_ok=True)
         for name, body in (("lru.md", lru.markdown(pts)),
                            ("lru.csv", lru.csv_text(pts))):
-            with open(os.path.join(outdir, name), "w") as f:
-                f.write(body)
+            safewrite.write(os.path.join(outdir, name), body)
     except OSError as e:
         print(width.wrap("%s: cannot write to %s: %s" % (PROG, outdir,
                                               e.strerror or e)),

@@ -297,7 +297,7 @@ def main(argv=None):
         try:
             plot(args, spec, mach, rest, preds, gain_pub)
         except (curve.PlotError, simulate.PredictError) as e:
-            print("%s: --plot: %s" % (PROG, e), file=sys.stderr)
+            print(width.wrap("%s: --plot: %s" % (PROG, e)), file=sys.stderr)
             return 1
     if args.json:
         out = preds[0] if len(preds) == 1 else preds
