@@ -108,25 +108,63 @@ inject=none
 """)
 
 
+# An error one job injects reaches another only while both are on their
+# CPUs at once (test_first clears it at once): measured as the runner does,
+# by the jobs' corun stretches (inputs/corun.py), the run is repeated
+# until the injector and a reader ran together TOGETHER_NS over the runs,
+# at most TRIES runs; what holds however they were scheduled is asserted
+# on every run.  (On a 2-CPU box the fewest cross-job reports seen were 3
+# in 21 ms together: 50 ms leaves a run of none improbable.)
+TOGETHER_NS = 50 * 1000 * 1000
+TRIES = 8
+
+
+def together_ns(stats):
+    """ns during which the injector and at least one reader ran at once."""
+    def stretches(job):
+        return sorted(tuple(i) for s in stats if s["job"] == job
+                      for i in s["corun"]["intervals"])
+    readers, out = [], 0
+    for start, end in stretches("reader"):      # the readers' union
+        if readers and start <= readers[-1][1]:
+            readers[-1][1] = max(readers[-1][1], end)
+        else:
+            readers.append([start, end])
+    for a, b in stretches("injector"):
+        out += sum(max(0, min(b, d) - max(a, c)) for c, d in readers)
+    return out
+
+
 @pytest.mark.parametrize("readers", (1, 2, 3), ids=lambda n: f"readers{n}")
 @pytest.mark.parametrize("mode", MODES)
 @THREAD
 def test_jobs_share_one_mapping(ctx, thread, mode, readers):
-    r = ctx.fio_run([sharing_job(ctx, mode, "shared", readers, thread)])
-    ok(r)
     what = f"thread={thread} {mode} numjobs={readers + 1}"
-    assert len(r.stats) == readers + 1, what
-    assert len({s["pid"] for s in r.stats}) == (1 if thread else readers + 1), \
-        f"{what}: {[s['pid'] for s in r.stats]}"
-    setn = r.sum("errors_set")
-    rep = r.sum("errors_reported")
-    by_readers = r.sum("errors_reported", job="reader")
-    assert setn > 0, what
-    assert r.sum("errors_set", job="reader") == 0, what
-    assert setn == rep == r.total_err(), \
-        f"{what}: set {setn} reported {rep} fio total_err {r.total_err()}"
-    assert by_readers > 0, \
-        f"{what}: no error injected by one job was reported by another"
+    both = crossed = 0
+    for _ in range(TRIES):
+        r = ctx.fio_run([sharing_job(ctx, mode, "shared", readers, thread)])
+        ok(r)
+        assert len(r.stats) == readers + 1, what
+        assert len({s["pid"] for s in r.stats}) == \
+            (1 if thread else readers + 1), \
+            f"{what}: {[s['pid'] for s in r.stats]}"
+        setn = r.sum("errors_set")
+        rep = r.sum("errors_reported")
+        assert setn > 0, what
+        assert r.sum("errors_set", job="reader") == 0, what
+        assert setn == rep == r.total_err(), \
+            f"{what}: set {setn} reported {rep} fio total_err {r.total_err()}"
+        both += together_ns(r.stats)
+        crossed += r.sum("errors_reported", job="reader")
+        if both >= TOGETHER_NS:
+            assert crossed > 0, \
+                f"{what}: the injector and the readers ran together " \
+                f"{both / 1e6:.0f} ms, and no error injected by one job " \
+                f"was reported by another"
+            return
+    pytest.skip(f"{what}: the injector and the readers ran together "
+                f"{both / 1e6:.0f} ms in {TRIES} runs (a busy machine), "
+                f"{TOGETHER_NS / 1e6:.0f} ms needed")
 
 
 @pytest.mark.parametrize("mode", MODES)

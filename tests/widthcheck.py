@@ -10,11 +10,20 @@ but for its own "run-job:" messages; fio's lines that flagcheck run
 quotes under a failure start with "fio:" or are fio's JSON)."""
 
 import os
+import unicodedata
 
 WIDTH = 120
 MACHINE_READABLE = ("--json", "--output-format=json", "--dry-run")
 # tools whose stdout is a Markdown document
 MARKDOWN = ("flagcheck backtest",)
+
+
+def columns(line):
+    """The terminal columns of @line, by Unicode's East Asian Width (W
+    and F: two columns) and its combining marks (none): what a terminal
+    shows, not len()."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else
+               0 if unicodedata.combining(c) else 1 for c in line)
 
 
 def tool(argv):
@@ -57,7 +66,7 @@ def long_lines(argv, out, err):
                 continue
             if s.startswith(("fio:", "fio-", "{", "\"")):
                 continue
-            if len(line) > WIDTH:
+            if columns(line) > WIDTH:
                 found.append(line)
     return found
 
@@ -69,4 +78,4 @@ def check(argv, out, err):
         raise AssertionError(
             "%s printed %d line(s) over %d columns:\n%s" % (
                 " ".join(str(a) for a in argv), len(found), WIDTH,
-                "\n".join("%d: %s" % (len(l), l) for l in found)))
+                "\n".join("%d: %s" % (columns(l), l) for l in found)))

@@ -212,9 +212,9 @@ def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
 
 
 def test_line_probes_stand_in_for_a_contradicted_calibration():
-    from flagcheck_analysis.machines import machine
+    from flagcheck_analysis.machines import calibmachine, machine
     m = Machine(same_llc=(108.0,) * 3)
-    p = machine.Probed(m, [40.0, 29.0, 106.0, 31.0])
+    p = calibmachine.Probed(m, [40.0, 29.0, 106.0, 31.0])
     assert [p.transfer_ns(0, 1, w) for w in ("low", "typ", "high")] == \
         [29.0, 40.0, 106.0]
     assert p.transfer_ns(1, 1) == 0.0
@@ -224,7 +224,7 @@ def test_line_probes_stand_in_for_a_contradicted_calibration():
     r = run(spec("x@0", "atomic_inc(x)"), p, 2)
     assert r["iops"] == pytest.approx(1e9 / 40.0, rel=EXACT)
     with pytest.raises(machine.MachineError):
-        machine.Probed(m, [])
+        calibmachine.Probed(m, [])
 
 
 def test_a_calibration_the_line_probes_contradict_is_not_used():

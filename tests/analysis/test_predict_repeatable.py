@@ -100,7 +100,8 @@ def test_fio_ns_is_checked_with_published():
                              "s1-filemap-odirect-read.fio"), "--published",
                 "--fio-ns", "0")
     assert p.returncode == 2
-    assert "--fio-ns 0.0: allowed a number of ns > 0" in p.stderr
+    assert "argument --fio-ns: '0': want a number of ns from 1 to 1e+06" \
+        in p.stderr
 
 
 @pytest.mark.skipif(not helpers.FIO, reason="needs fio")

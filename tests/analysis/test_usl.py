@@ -213,14 +213,14 @@ class TestReport:
         assert "test_first USL fit" in svg
 
     def test_bad_predict(self):
-        for bad in ("1", "0", "x", "2.5", "-4", "4097",
+        for bad in ("1", "0", "x", "2.5", "-4", "1025",
                     "99999999999999999999"):
             p = run_cli("report", self.d, "--no-plot",
                         "--predict", bad)
             assert p.returncode == 2, bad
             assert "Traceback" not in p.stderr
             assert ("argument --predict: %r: want a whole number of "
-                    "jobs, 2 to 4096" % bad) in \
+                    "jobs, 2 to 1024" % bad) in \
                 p.stderr.splitlines()[-1]
 
     def test_help_explains_the_fit(self):

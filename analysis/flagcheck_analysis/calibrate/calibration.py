@@ -9,7 +9,6 @@ threads; adds the CPU model and the topology (NUMA nodes, SMT siblings) from
 /sys and /proc/cpuinfo; summarises the matrix per relation of the two CPUs;
 writes calibration.json; reads and validates one."""
 
-import argparse
 import ctypes
 import datetime
 import glob
@@ -24,7 +23,7 @@ import tempfile
 import threading
 import time
 
-from ..inputs import safewrite
+from ..inputs import numbers, safewrite
 from .. import width
 from ..inputs import calibfile
 from ..inputs.calibfile import CalibrationError, load, validate
@@ -417,11 +416,8 @@ def ensure(outdir, seconds=DEFAULT_SECONDS, program=None, warn=None,
 def seconds_arg(text):
     """--seconds (and flagcheck run's --calibrate-seconds): the program's
     own range."""
-    try:
-        v = float(text)
-    except ValueError:
-        v = None
-    if v is None or not 0.01 <= v <= 3600:
-        raise argparse.ArgumentTypeError(
-            "%r is not valid: a number of seconds from 0.01 to 3600" % text)
-    return v
+    return float(_seconds(text))
+
+
+_seconds = numbers.arg(" is not valid: a number of seconds from 0.01 to "
+                       "3600", low=0.01, high=3600)

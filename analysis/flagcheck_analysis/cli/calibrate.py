@@ -5,7 +5,6 @@ The command joins two layers: the measurement (calibrate/calibration.py,
 which flagcheck run shares) and its rendering (report/linecosts.py), so it
 lives in report/, above both."""
 
-import argparse
 import os
 import sys
 
@@ -13,6 +12,7 @@ from ..calibrate.calibration import (CalibrationError, DEFAULT_SECONDS,
     JSON_NAME, Interrupted, seconds_arg, PNG_NAME, PROG, Progress, calibrate,
     default_program)
 from .. import width
+from ..inputs import fiojson, numbers
 from ..report import plot
 from ..report.linecosts import heatmap, text
 
@@ -50,11 +50,10 @@ exit status: 0 written, 1 the measurement failed or the files could not be
 written, 2 usage error."""
 
 
-def _threads(text):
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(
-            "%r is not valid: a whole number of at least 1" % text)
-    return int(text)
+# --max-threads: a thread per CPU at most, of Linux's most CPUs
+_threads = numbers.arg(" is not valid: a whole number of at least 1, at "
+                       "most %d" % fiojson.NR_CPUS_MAX, whole=True, low=1,
+                       high=fiojson.NR_CPUS_MAX)
 
 
 def parse_args(argv):

@@ -17,16 +17,19 @@ import json
 import re
 import sys
 
-from ..inputs import jobheader
+from ..inputs import jobheader, numbers, textfile
 from ..machines import machine
 from .. import width
 from ..predict import band, curve, explain, fiocost, jobspec, simulate
 
 PROG = "flagcheck predict"
-# flagcheck-sim's largest matrix (sim/main.c): refused before any is built
-MAX_CPUS = 1024
+# flagcheck-sim's largest matrix: refused before any is built
+MAX_CPUS = simulate.MAX_CPUS
 # seeds per cost level: each one simulation per mode and cost level
 MAX_SEEDS = 100
+# CPU counts of one --cpus: each is simulated in turn (a power-of-two
+# series from 1 to 1024 is 11; 32 is three times that)
+MAX_COUNTS = 32
 # the demand check calls D/C far from the published gain beyond this factor
 FAR = 3.0
 
@@ -69,15 +72,16 @@ def parse_args(argv):
                    help="at the header's published-machine line")
     p.add_argument("--rest", choices=jobspec.RESTS,
                    help="the rest of each I/O (default: the header's, or fio)")
-    p.add_argument("--fio-ns", type=float, metavar="NS",
+    p.add_argument("--fio-ns", type=fiocost.fio_ns_arg, metavar="NS",
                    help="fio's cost per I/O here (default: the recorded one)")
     p.add_argument("--measure-fio", action="store_true",
                    help="measure fio's cost per I/O here and record it")
     p.add_argument("--list-machines", action="store_true",
                    help="list the machine profiles and exit")
     p.add_argument("--machines-dir", metavar="DIR",
+                   type=machine.machines_dir_arg,
                    help="where profile names are looked up")
-    p.add_argument("--seeds", type=int, default=simulate.SEEDS,
+    p.add_argument("--seeds", default=str(simulate.SEEDS),
                    help="seeds per cost level (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--plot", metavar="FILE",
@@ -87,15 +91,34 @@ def parse_args(argv):
 
 
 def cpu_counts(text):
-    """[N, ...] from "N[,N...]"; ValueError naming the value."""
+    """[N, ...] from "N[,N...]", each once, at most MAX_COUNTS of them;
+    ValueError naming the value."""
     if not re.match(r"^[0-9]{1,5}(,[0-9]{1,5})*$", text or ""):
-        raise ValueError("--cpus %r: allowed N[,N...], whole numbers (ASCII "
-                         "digits) from 1 to %d" % (text, MAX_CPUS))
+        raise ValueError("--cpus %s: allowed N[,N...], whole numbers (ASCII "
+                         "digits) from 1 to %d" % (numbers.shown(text),
+                                                   MAX_CPUS))
     out = [int(x) for x in text.split(",")]
     if not 1 <= min(out) <= max(out) <= MAX_CPUS:
-        raise ValueError("--cpus %r: allowed whole numbers from 1 to %d "
-                         "(the simulator's CPUs)" % (text, MAX_CPUS))
+        raise ValueError("--cpus %s: allowed whole numbers from 1 to %d "
+                         "(the simulator's CPUs)" % (numbers.shown(text),
+                                                     MAX_CPUS))
+    twice = sorted({n for n in out if out.count(n) > 1})
+    if twice:
+        raise ValueError("--cpus %s: %s given twice; each value once" % (
+            numbers.shown(text), ", ".join(map(str, twice))))
+    if len(out) > MAX_COUNTS:
+        raise ValueError("--cpus %s: %d CPU counts: allowed at most %d" % (
+            numbers.shown(text), len(out), MAX_COUNTS))
     return out
+
+
+def seeds(text):
+    """--seeds: a whole number from 1 to MAX_SEEDS; ValueError naming it."""
+    try:
+        return numbers.number(text, whole=True, low=1, high=MAX_SEEDS)
+    except numbers.NumberError:
+        raise ValueError("--seeds %s: allowed 1 or more, at most %d"
+                         % (numbers.shown(text).strip("'"), MAX_SEEDS))
 
 
 def demand_notes(demand, gain):
@@ -176,12 +199,7 @@ def run_one(spec, machine, n, placement, rest, seeds, gain_pub):
 
 def _targets(args, spec):
     """[(machine name or file, N, placement)], the rest mode."""
-    if args.fio_ns is not None and not 0 < args.fio_ns <= fiocost.NS_RANGE[1]:
-        raise ValueError("--fio-ns %r: allowed a number of ns > 0 and "
-                         "<= %g" % (args.fio_ns, fiocost.NS_RANGE[1]))
-    if not 1 <= args.seeds <= MAX_SEEDS:
-        raise ValueError("--seeds %d: allowed 1 or more, at most %d"
-                         % (args.seeds, MAX_SEEDS))
+    args.seeds = seeds(args.seeds)
     if args.published:
         if not spec.published:
             raise ValueError("%s: --published: no '; published-machine:' "
@@ -217,9 +235,10 @@ def list_machines(machines_dir):
         m = machine.load(name, machines_dir)
         line = "%-22s %5d %7d  %-7s  %s" % (
             name, m.total_cpus, m.sockets,
-            "generic" if m.generic else "named", m.description)
-        out.append(line if len(line) <= width.WIDTH else
-                   line[:width.WIDTH - 3] + "...")
+            "generic" if m.generic else "named",
+            textfile.printable(m.description))
+        out.append(line if width.columns(line) <= width.WIDTH else
+                   width.cut(line, width.WIDTH - 3) + "...")
     return "\n".join(out) + "\n"
 
 

@@ -5,7 +5,9 @@ import argparse
 import os
 import sys
 
-from ..inputs import fiojson, lineprobes, matrix, published, safewrite
+from ..predict import simulate
+from ..inputs import (fiojson, lineprobes, matrix, numbers, published,
+                      safewrite)
 from .. import width
 from ..stats import compare, scaling, usl
 from ..report import (bigbox, catalogue, conditions, header, loadrecords, lru,
@@ -85,21 +87,13 @@ drawn on <scenario>_iops.png/.svg (dashed beyond the measured numjobs, out
 to --predict N)."""
 
 
-MAX_PREDICT = 4096          # fio's own limit on jobs (REAL_MAX_JOBS, fio.h)
+# the big-box answer simulates N CPUs: the simulator's most (below fio's
+# own limit on jobs, 4096, REAL_MAX_JOBS in fio.h)
+MAX_PREDICT = simulate.MAX_CPUS
 
-
-def predict_arg(text):
-    """argparse type of --predict: a whole number of jobs, 2 to fio's
-    limit on jobs."""
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if not 2 <= n <= MAX_PREDICT:
-        raise argparse.ArgumentTypeError(
-            "%r: want a whole number of jobs, 2 to %d"
-            % (text, MAX_PREDICT))
-    return n
+# argparse type of --predict: a whole number of jobs, 2 to MAX_PREDICT
+predict_arg = numbers.arg("want a whole number of jobs, 2 to %d"
+                          % MAX_PREDICT, whole=True, low=2, high=MAX_PREDICT)
 
 
 # what --format prints on stdout (the files are always written)
@@ -107,14 +101,11 @@ FORMATS = ("text", "markdown", "csv", "json")
 
 
 def _width(text):
-    try:
-        v = int(text)
-    except ValueError:
-        v = -1
-    if v != 0 and not 60 <= v <= 10000:
+    v = numbers.from_text(text, whole=True)
+    if v != 0 and not numbers.in_range(v, 60, 10000, whole=True):
         raise argparse.ArgumentTypeError(
-            "%r is not valid: a width in columns, 60 to 10000, or 0 (no "
-            "limit)" % text)
+            "%s is not valid: a width in columns, 60 to 10000, or 0 (no "
+            "limit)" % numbers.shown(text))
     return v
 
 
@@ -277,8 +268,7 @@ def compare_main(args):
                  "%s (%s)" % (name, side.name))
             return 1
     result = sidebyside.side_by_side(a, b, args.base)
-    sys.stdout.write(sidebyside.markdown(result) if args.format == "markdown"
-                     else render.wrap(sidebyside.text(result)))
+    sys.stdout.write(sidebyside.stdout(args.format, result))
     outdir = args.outdir or os.path.join(_group(args.compare[1])[0],
                                          "report")
     try:

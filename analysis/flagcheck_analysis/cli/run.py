@@ -7,12 +7,13 @@ import os
 import re
 import sys
 
-from ..inputs import fiojson, matrix
+from ..inputs import fiojson, matrix, numbers
 from .. import width
 from ..stats import decide
 from ..run import clock, interference
 from ..calibrate import calibration
-from ..run.config import DEFAULT_VARS, RUN_TIMEOUT_MARGIN, RunConfig, validate
+from ..run.config import (DEFAULT_VARS, MAX_RUNTIME, RUN_TIMEOUT_MARGIN,
+                          RunConfig, validate)
 from ..run.progress import PROG
 from ..run.runner import Runner
 
@@ -142,14 +143,12 @@ def _csv_list(convert):
 
 def _positive(text, most=None):
     try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1 or (most is not None and n > most):
+        return numbers.number(text, whole=True, low=1, high=most)
+    except numbers.NumberError:
         raise argparse.ArgumentTypeError(
-            "%r: want a whole number of 1 or more%s" % (
-                text, "" if most is None else ", at most %d" % most))
-    return n
+            "%s: want a whole number of 1 or more%s" % (
+                numbers.shown(text),
+                "" if most is None else ", at most %d" % most))
 
 
 def _at_most(most):
@@ -160,35 +159,28 @@ def _at_most(most):
 
 def _positive_float(text):
     try:
-        x = float(text)
-    except ValueError:
-        x = 0.0
-    if not 0 < x < float("inf"):
+        return float(numbers.number(text, above=0))
+    except numbers.NumberError:
         raise argparse.ArgumentTypeError(
-            "%r: want a number of seconds above 0" % text)
-    return x
+            "%s: want a number of seconds above 0" % numbers.shown(text))
 
 
 def _non_negative(text):
     try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if n < 0:
+        return numbers.number(text, whole=True, low=0)
+    except numbers.NumberError:
         raise argparse.ArgumentTypeError(
-            "%r: allowed are whole seconds, 0 or more" % text)
-    return n
+            "%s: allowed are whole seconds, 0 or more" % numbers.shown(text))
 
 
 def _percent(text):
     try:
-        x = float(text.strip().rstrip("%"))
-    except ValueError:
-        x = -1
-    if not 0 < x < 100:
+        return float(numbers.number(text.strip().rstrip("%"), above=0,
+                                    below=100))
+    except numbers.NumberError:
         raise argparse.ArgumentTypeError(
-            "%r: allowed is a percentage above 0 and below 100" % text)
-    return x
+            "%s: allowed is a percentage above 0 and below 100"
+            % numbers.shown(text))
 
 
 def _mode(text):
@@ -275,7 +267,7 @@ def _condition_options(p):
 
 def _output_options(p):
     """The job files' variables and what is kept."""
-    p.add_argument("--runtime", type=_positive, metavar="SECONDS",
+    p.add_argument("--runtime", type=_at_most(MAX_RUNTIME), metavar="SECONDS",
                    help="seconds per run, sets RUNTIME (default: %s)"
                    % DEFAULT_VARS["RUNTIME"])
     p.add_argument("--outdir", default="results", metavar="DIR",

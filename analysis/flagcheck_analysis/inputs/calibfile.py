@@ -5,9 +5,10 @@ calibrate/calibration.py; this reader sits in the results layer so that
 machines/machine.py can take a calibration as a machine profile."""
 
 import json
+import re
 
 from . import fiojson, schema
-from .schema import COUNT, INT, POSITIVE, STR, List, Map, Obj, Opt, number
+from .schema import COUNT, INT, STR, List, Map, Obj, Opt, number, whole
 
 # the two bit patterns the program measures at 1..N threads
 PATTERNS = ("always", "test_first")
@@ -21,7 +22,13 @@ class CalibrationError(Exception):
 # of why's --transfer-ns); a rate: more than 0 per second.
 _NS = number(above=0, high=1e6)
 _RATE = number(above=0)
-_POINT = Obj({"threads": POSITIVE, "cpus": List(INT), "ns_per_op": _NS,
+# a CPU of Linux (CONFIG_NR_CPUS is at most 8192, MAXSMP), a thread count
+# at most one per CPU, a NUMA node (NODES_SHIFT at most 10: 1024 nodes)
+NR_CPUS_MAX = fiojson.NR_CPUS_MAX
+NR_NODES_MAX = 1024
+_CPU = whole(0, NR_CPUS_MAX - 1)
+_POINT = Obj({"threads": whole(1, NR_CPUS_MAX), "cpus": List(_CPU),
+              "ns_per_op": _NS,
               "ns_per_op_min": _NS, "ns_per_op_max": _NS,
               "ops_per_s": _RATE, "rmw": COUNT},
              required=("threads", "ns_per_op", "ops_per_s"))
@@ -29,8 +36,8 @@ _POINT = Obj({"threads": POSITIVE, "cpus": List(INT), "ns_per_op": _NS,
 # figures over the stretches kept (null where none was; the visit figures
 # from 2 threads on).  A visit serves at least one RMW; its hand-over is
 # part of it.
-_VISIT = Obj({"threads": POSITIVE, "cpus": List(INT),
-              "stretch_rmw": POSITIVE, "stretches": COUNT,
+_VISIT = Obj({"threads": whole(1, NR_CPUS_MAX), "cpus": List(_CPU),
+              "stretch_rmw": whole(1), "stretches": COUNT,
               "stretches_alone": COUNT, "stretches_kept": COUNT, "rmw": COUNT, "visits": COUNT,
               "seconds": number(low=0), "rmw_per_s": Opt(_RATE),
               "ns_per_rmw": Opt(_NS), "rmw_per_visit": Opt(number(low=1)),
@@ -40,14 +47,14 @@ _VISIT = Obj({"threads": POSITIVE, "cpus": List(INT),
                        "handover_ns"))
 SCHEMA = Obj({
     "flagcheck_calibrate": INT, "seconds": number(above=0),
-    "batch": POSITIVE, "clock": STR, "cpus": List(INT),
+    "batch": whole(1), "clock": STR, "cpus": List(_CPU),
     "transfer_ns": List(List(Opt(_NS))),
     "patterns": Map(List(_POINT)),
     "visits": List(_VISIT),
-    "host": Obj({"cpu_model": STR, "nodes": Map(List(INT)),
-                 "packages": List(INT), "smt_groups": List(List(INT)),
+    "host": Obj({"cpu_model": STR, "nodes": Map(List(_CPU)),
+                 "packages": List(INT), "smt_groups": List(List(_CPU)),
                  "relation": Map(STR)}),
-    "summary": Map(Obj({"pairs": POSITIVE, "median_ns": _NS,
+    "summary": Map(Obj({"pairs": whole(1), "median_ns": _NS,
                         "min_ns": _NS, "max_ns": _NS},
                        required=("median_ns",)))})
 
@@ -80,10 +87,21 @@ def validate(doc, where):
                 % name)
     try:
         schema.check(doc, SCHEMA)
+        _check_nodes(doc)
         _check_points(doc)
         _check_visits(doc)
     except schema.Invalid as e:
         raise CalibrationError("%s: %s" % (where, e))
+
+
+def _check_nodes(doc):
+    """schema.Invalid unless each host.nodes key is a node number (as
+    calibrate/calibration.py writes it: str() of the node)."""
+    for key in ((doc.get("host") or {}).get("nodes") or {}):
+        if not re.fullmatch(r"0|[1-9][0-9]{0,3}", key) or \
+                int(key) >= NR_NODES_MAX:
+            raise schema.Invalid("host.nodes key", key, "a NUMA node "
+                                 "number, 0 to %d" % (NR_NODES_MAX - 1))
 
 
 # flagcheck-calibrate.c sums each thread's ops / its seconds into

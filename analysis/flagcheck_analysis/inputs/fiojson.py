@@ -2,11 +2,10 @@
 counters JSON Lines, and reducing one run to one number per metric."""
 
 import json
-import math
 import os
 import sys
 
-from . import corun, schema, textfile
+from . import corun, numbers, schema, textfile
 
 # fio's JSON output of one run, a manifest, a calibration and an engine's
 # counters file are each far below this: a manifest of 10000 runs is
@@ -145,11 +144,14 @@ _HIGH = {"iops": U64_MAX * 1000.0, "bw": U64_MAX * 1000.0,
          "usr_cpu": 100.0 * NR_CPUS_MAX, "sys_cpu": 100.0 * NR_CPUS_MAX}
 
 
-def _impossible(value, high=math.inf):
-    """Neither absent nor a finite number of 0 to @high."""
-    return value is not _ABSENT and (
-        isinstance(value, bool) or not isinstance(value, (int, float))
-        or not math.isfinite(value) or value < 0 or value > high)
+def _impossible(value, high=None):
+    """Neither absent nor a number of 0 to @high (a whole number of any
+    size is a number: the range refuses it, never an OverflowError)."""
+    if value is _ABSENT:
+        return False
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value < 0 or (high is not None and value > high)
+    return not numbers.in_range(value, 0, high)
 
 
 # the strings and option tables of fio's JSON that the report reads
@@ -181,17 +183,19 @@ def check_values(path, doc):
         for field, value in fields:
             high = _HIGH.get(field.split(".")[-1], U64_MAX)
             if _impossible(value):
-                raise InputError(path, "%s[%d].%s is %r: not a finite "
-                                 "number of 0 or more" % (name, i, field,
-                                                          value))
+                raise InputError(path, "%s[%d].%s is %s: not a finite "
+                                 "number of 0 or more" % (
+                                     name, i, field, numbers.shown(value)))
             if _impossible(value, high):
-                raise InputError(path, "%s[%d].%s is %r: more than %.6g, "
+                raise InputError(path, "%s[%d].%s is %s: more than %.6g, "
                                  "the most fio can write there" % (
-                                     name, i, field, value, high))
+                                     name, i, field, numbers.shown(value),
+                                     high))
             if value is not _ABSENT and 0 < value < 1.0 / U64_MAX:
-                raise InputError(path, "%s[%d].%s is %r: not 0 and less "
+                raise InputError(path, "%s[%d].%s is %s: not 0 and less "
                                  "than 1 / (2^64 - 1), the least fio can "
-                                 "write there" % (name, i, field, value))
+                                 "write there" % (name, i, field,
+                                                  numbers.shown(value)))
     try:
         schema.check(doc, _DOC_SCHEMA)
     except schema.Invalid as e:
@@ -317,10 +321,11 @@ def load_counters(path):
                              "variant=: run the job again" % number)
         for key in COUNTERS:
             value = rec.get(key, _ABSENT)
-            if _impossible(value, math.inf) or (
+            if _impossible(value) or (
                     value is not _ABSENT and not isinstance(value, int)):
-                raise InputError(path, "line %d: %s is %r: not a whole "
-                                 "number of 0 or more" % (number, key, value))
+                raise InputError(path, "line %d: %s is %s: not a whole "
+                                 "number of 0 or more" % (
+                                     number, key, numbers.shown(value)))
         try:
             _check_record(rec)
             corun.check(rec)

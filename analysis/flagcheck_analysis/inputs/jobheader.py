@@ -39,12 +39,11 @@ WHAT (the benchmark, the machine) must not be empty.  Each reader raises
 FigureError naming file:line, the value and the forms allowed.
 """
 
-import math
 import os
 import re
 from collections import namedtuple
 
-from . import textfile
+from . import numbers, textfile
 
 KEY = "published-figure:"
 # values: the numbers of the line as read (A, B), (R,) or (P,)
@@ -59,12 +58,22 @@ _FORMS = (
 )
 # no figure published (a patch of one's own): gain None, "none: why"
 _NONE = re.compile(r"^none(?:\s*[:,;-]?\s+(\S.*))?$")
-USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT', '-P% WHAT' "
-         "(numbers > 0, P < 100) or 'none' (nothing published)")
+# the gain a figure may state: x1e-06 to x1e+06 (the job files' are x0.96
+# to x47; a million-fold change is a typo, and beyond it a ratio of two
+# written-out numbers overflows to an infinite gain)
+GAIN = (1e-6, 1e6)
+USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT', '-P%% WHAT' "
+         "(numbers > 0, P < 100, a gain from x%g to x%g) or 'none' (nothing "
+         "published)" % GAIN)
 
 
 class FigureError(Exception):
     pass
+
+
+def _shown(value):
+    """A header line's value in a message: quoted, a long one cut."""
+    return numbers.shown(value, numbers.NAME_SHOWN)
 
 
 def parse(value, where):
@@ -79,9 +88,10 @@ def parse(value, where):
         if not m:
             continue
         n = 2 if form == "before -> after" else 1
-        nums = [float(g) for g in m.groups()[:n]]
-        if any(not math.isfinite(n) or n <= 0 for n in nums):
+        nums = [numbers.from_text(g) for g in m.groups()[:n]]
+        if any(not numbers.in_range(n, above=0) for n in nums):
             break
+        nums = [float(n) for n in nums]
         if form == "before -> after":
             a, b = nums
             gain = b / a if m.group(3) == "higher" else a / b
@@ -91,9 +101,11 @@ def parse(value, where):
             if nums[0] >= 100:
                 break
             gain = 1.0 / (1.0 - nums[0] / 100.0)
+        if not GAIN[0] <= gain <= GAIN[1]:
+            break
         return Figure(gain, form, m.groups()[-1], tuple(nums))
-    raise FigureError("%s: published-figure %r is not valid: allowed %s"
-                      % (where, value, USAGE))
+    raise FigureError("%s: published-figure %s is not valid: allowed %s"
+                      % (where, _shown(value), USAGE))
 
 
 def read(path):
@@ -168,12 +180,13 @@ def published_machine(path):
         return None
     parts = value.split()
     ok = 2 <= len(parts) <= 3 and _PROFILE.match(parts[0]) and \
-        re.fullmatch(r"[0-9]{1,5}", parts[1]) and int(parts[1]) >= 1 and \
+        numbers.in_range(numbers.from_text(parts[1], whole=True), 1,
+                         99999) and \
         (len(parts) == 2 or _PLACEMENT.match(parts[2]))
     if not ok:
-        raise FigureError("%s: published-machine %r is not valid: allowed "
+        raise FigureError("%s: published-machine %s is not valid: allowed "
                           "'PROFILE N [nodes=A[,B...]]' (N >= 1)"
-                          % (where, value))
+                          % (where, _shown(value)))
     return Machine(parts[0], int(parts[1]),
                    parts[2] if len(parts) == 3 else None)
 
@@ -186,10 +199,11 @@ def published_rest(path):
         return None
     m = re.match(r"^(work|fio)(?:\s+([0-9]+(?:\.[0-9]+)?))?$", value)
     if not m or (m.group(1) == "fio" and m.group(2)) or \
-            (m.group(2) and not 0 < float(m.group(2)) <= 1e9):
-        raise FigureError("%s: published-rest %r is not valid: allowed "
+            (m.group(2) and not numbers.in_range(
+                numbers.from_text(m.group(2)), above=0, high=1e9)):
+        raise FigureError("%s: published-rest %s is not valid: allowed "
                           "'work', 'work NS' (0 < NS <= 1e9) or 'fio'"
-                          % (where, value))
+                          % (where, _shown(value)))
     return Rest(m.group(1), float(m.group(2)) if m.group(2) else None)
 
 
@@ -208,9 +222,11 @@ def published_share(path):
     if where is None:
         return None
     m = re.match(r"^%s%%\s+(\S.*)$" % _NUM, value)
-    if not m or not 0 < float(m.group(1)) < 100:
-        raise FigureError("%s: published-share %r is not valid: allowed "
-                          "'P%% FUNCTION' (0 < P < 100)" % (where, value))
+    if not m or not numbers.in_range(numbers.from_text(m.group(1)),
+                                     above=0, below=100):
+        raise FigureError("%s: published-share %s is not valid: allowed "
+                          "'P%% FUNCTION' (0 < P < 100)"
+                          % (where, _shown(value)))
     return Share(float(m.group(1)), m.group(2))
 
 
@@ -223,9 +239,10 @@ def pattern_twin(path):
     twin = os.path.normpath(os.path.join(os.path.dirname(path), value))
     if not value or os.path.isabs(value) or not value.endswith(".fio") or \
             not os.path.isfile(twin):
-        raise FigureError("%s: pattern-twin %r is not valid: allowed a "
+        raise FigureError("%s: pattern-twin %s is not valid: allowed a "
                           ".fio job file relative to %s that exists"
-                          % (where, value, os.path.dirname(path) or "."))
+                          % (where, _shown(value),
+                             os.path.dirname(path) or "."))
     return twin
 
 
@@ -249,19 +266,16 @@ def _assumed_value(kind, text, lo, hi):
     """The number (or name) of one value; None where it is not allowed."""
     if kind == "name":
         return text if text in PLACEMENTS else None
-    try:
-        v = int(text) if kind == "int" else float(text)
-    except ValueError:
-        return None
-    return v if math.isfinite(v) and lo <= v <= hi else None
+    v = numbers.from_text(text, whole=kind == "int")
+    return v if numbers.in_range(v, lo, hi) else None
 
 
 def parse_assumed(value, where):
     """The Assumed of one assumed line's value; FigureError naming
     `where`, the value and the form allowed."""
     m = _ASSUMED.match(value.strip())
-    bad = FigureError("%s: assumed %r is not valid: allowed %s"
-                      % (where, value, ASSUMED_USAGE))
+    bad = FigureError("%s: assumed %s is not valid: allowed %s"
+                      % (where, _shown(value), ASSUMED_USAGE))
     if not m or m.group(1) not in ASSUMED or not _WORDS.match(m.group(5)):
         raise bad
     kind, lo, hi = ASSUMED[m.group(1)]
@@ -298,7 +312,8 @@ def published_stddev(path):
     if where is None:
         return None
     m = re.match(r"^%s%%$" % _NUM, value)
-    if not m or not 0 < float(m.group(1)) < 100:
-        raise FigureError("%s: published-stddev %r is not valid: allowed "
-                          "'P%%' (0 < P < 100)" % (where, value))
+    if not m or not numbers.in_range(numbers.from_text(m.group(1)),
+                                     above=0, below=100):
+        raise FigureError("%s: published-stddev %s is not valid: allowed "
+                          "'P%%' (0 < P < 100)" % (where, _shown(value)))
     return float(m.group(1)) / 100.0

@@ -8,7 +8,7 @@ import json
 import os
 import re
 
-from . import safewrite, fiojson, matrix, runrecord, schema
+from . import safewrite, fiojson, matrix, numbers, runrecord, schema
 from .schema import (BOOL, COUNT, INT, POSITIVE, STR, AtMost, List, Map, Obj,
     OneOf, Opt, Tuple, number, whole)
 
@@ -204,26 +204,45 @@ def names_error(entry):
     name = entry.get("name")
     if not isinstance(name, str):
         return "name is missing"
-    if not re.match(r"^.+_%s_nj%s_r%s$" % (
-            re.escape(str(entry.get("mode"))), entry.get("numjobs"),
-            entry.get("repeat")), name):
-        return ("name %r is not a run of mode %s, numjobs %s, repeat %s "
-                "as the entry says" % (name, entry.get("mode"),
-                                       entry.get("numjobs"),
-                                       entry.get("repeat")))
+    mode, nj, rep = (entry.get(k) for k in ("mode", "numjobs", "repeat"))
+    own = plain(name, numbers.NAME_SHOWN)
+    if not re.match(r"^.+_%s_nj%s_r%s$" % tuple(
+            re.escape(_text(v)) for v in (mode, nj, rep)), name):
+        return ("name %s is not a run of mode %s, numjobs %s, repeat %s "
+                "as the entry says" % (name_shown(name), plain(mode),
+                                       plain(nj), plain(rep)))
     if entry.get("json") != name + ".json":
-        return "json %r is not %s.json, the run's own" % (entry.get("json"),
-                                                         name)
+        return "json %s is not %s.json, the run's own" % (
+            name_shown(entry.get("json")), own)
     if "stats" in entry and entry["stats"] != name + ".flagcheck.jsonl":
-        return "stats %r is not %s.flagcheck.jsonl, the run's own" % (
-            entry["stats"], name)
+        return "stats %s is not %s.flagcheck.jsonl, the run's own" % (
+            name_shown(entry["stats"]), own)
     for key, host in sorted((entry.get("hosts") or {}).items()):
         stats = host.get("stats")
         if stats is not None and not (stats.startswith(name + ".") and
                                       stats.endswith(".flagcheck.jsonl")):
-            return ("hosts.%s.stats %r is not %s.HOST.flagcheck.jsonl, the "
-                    "run's own" % (key, stats, name))
+            return ("hosts.%s.stats %s is not %s.HOST.flagcheck.jsonl, the "
+                    "run's own" % (plain(key), name_shown(stats), own))
     return None
+
+
+def plain(value, limit=numbers.SHOWN):
+    """@value in a message, unquoted and cut (numbers.shown)."""
+    return numbers.shown(value, limit, quote=False)
+
+
+def name_shown(value):
+    """A file name in a message: quoted, whole up to NAME_MAX."""
+    return numbers.shown(value, numbers.NAME_SHOWN)
+
+
+def _text(value):
+    """str() of a manifest value; a whole number too long to print as
+    text (past Python's 4300 digits) is no run's."""
+    try:
+        return str(value)
+    except ValueError:
+        return "-"
 
 
 def files_error(entry, doc, counters, modes=()):

@@ -29,11 +29,20 @@ def write(path, text, within=None):
             f.write(text)
         os.replace(tmp, path)
     except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        _remove(tmp)
         raise OSError(e.errno, e.strerror, path) from None
+    except BaseException:
+        # any other failure (text that cannot be encoded, Ctrl-C) leaves
+        # no PATH.tmp either
+        _remove(tmp)
+        raise
+
+
+def _remove(tmp):
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
 
 
 def dir_error(option, path):

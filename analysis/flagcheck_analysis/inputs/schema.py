@@ -9,7 +9,8 @@ Map(spec) (an object of any keys) or Obj({key: spec}, required) (the
 keys it names are checked where present, `required` ones must be)."""
 
 import json
-import math
+
+from . import numbers
 
 
 MISSING = object()
@@ -24,6 +25,9 @@ class Invalid(ValueError):
 
 
 def show(value, limit=60):
+    if isinstance(value, int) and not isinstance(value, bool) and \
+            not numbers.is_number(value):
+        return numbers.shown(value, limit)
     try:
         text = json.dumps(value, allow_nan=True)
     except (TypeError, ValueError):
@@ -41,19 +45,13 @@ class Leaf:
 
 
 def _number(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool) \
-        and math.isfinite(v)
-
-
-def _whole(v):
-    return isinstance(v, int) and not isinstance(v, bool)
+    return numbers.is_number(v)
 
 
 def number(low=None, high=None, above=None, want=None):
     """A finite number in [low, high], above `above` where given."""
     def ok(v):
-        return _number(v) and (low is None or v >= low) and \
-            (high is None or v <= high) and (above is None or v > above)
+        return numbers.in_range(v, low, high, above)
     parts = ([">= %g" % low] if low is not None else []) + \
         (["> %g" % above] if above is not None else []) + \
         (["<= %g" % high] if high is not None else [])
@@ -63,8 +61,7 @@ def number(low=None, high=None, above=None, want=None):
 
 def whole(low=None, high=None):
     def ok(v):
-        return _whole(v) and (low is None or v >= low) and \
-            (high is None or v <= high)
+        return numbers.in_range(v, low, high, whole=True)
     return Leaf("a whole number" + ("" if low is None else " >= %d" % low)
                 + ("" if high is None else " <= %d" % high), ok)
 

@@ -36,6 +36,37 @@ def read_text(path, what="job file", max_bytes=MAX_BYTES):
     return data.decode("utf-8", "surrogateescape")
 
 
+# the largest kernel file read (/proc, /sys): /proc/cpuinfo of Linux's
+# most CPUs (8192) at about 1.5 KiB each is 12 MiB
+SYSTEM_MAX_BYTES = 16 << 20
+
+
+def read_system(path, max_bytes=SYSTEM_MAX_BYTES):
+    """The text of a kernel file (/proc, /sys: regular files whose size
+    reads 0), or None where it can not be read (absent, not a regular
+    file, past @max_bytes)."""
+    try:
+        return read_text(path, "kernel file", max_bytes)
+    except TextFileError:
+        return None
+
+
 def to_bytes(text):
     """The bytes of text read_text() gave (for writing it back)."""
     return text.encode("utf-8", "surrogateescape")
+
+
+def printable(text):
+    """@text as a terminal or a Markdown file may show it: a byte that is
+    not UTF-8 (read through surrogateescape: a directory's name) as
+    \\xNN, a character that is not printable (a newline, ESC, a
+    bidirectional control) as its Python escape; the rest as it is."""
+    out = []
+    for c in str(text):
+        if "\udc80" <= c <= "\udcff":
+            out.append("\\x%02x" % (ord(c) - 0xdc00))
+        elif c.isprintable():
+            out.append(c)
+        else:
+            out.append(c.encode("unicode_escape").decode("ascii"))
+    return "".join(out)

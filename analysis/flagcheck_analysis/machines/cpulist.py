@@ -3,6 +3,8 @@ runner's placement and the calibration both read of this machine (the
 layer below both)."""
 import re
 
+from ..inputs import textfile
+
 
 def parse_cpulist(text):
     """'0-3,8,10-11' -> [0, 1, 2, 3, 8, 10, 11] (the kernel's list format)."""
@@ -35,8 +37,5 @@ def format_cpulist(cpus):
 
 def read_text(path):
     """A small /sys or /proc file's text, stripped; None if unreadable."""
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return None
+    text = textfile.read_system(path)
+    return None if text is None else text.strip()

@@ -18,7 +18,7 @@ import os
 import re
 import tomllib
 
-from ..inputs import schema
+from ..inputs import schema, textfile
 from ..inputs.schema import Leaf, List, Obj
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -101,10 +101,9 @@ def settings(path=None):
     path = path or DEF_PATH
     if path not in _cache:
         try:
-            with open(path) as f:
-                text = f.read()
-        except OSError as e:
-            raise PhysicsError("%s: cannot read: %s" % (path, e.strerror))
+            text = textfile.read_text(path, "physics table")
+        except textfile.TextFileError as e:
+            raise PhysicsError(str(e))
         rows = {}
         for m in ROW_RE.finditer(text):
             name, kind = m.group(1), m.group(2)
@@ -208,10 +207,12 @@ def families(path=None, def_path=None):
         return _cache[key]
     rows = settings(def_path)
     try:
-        with open(path, "rb") as f:
-            doc = tomllib.load(f)
-    except OSError as e:
-        raise PhysicsError("%s: cannot read: %s" % (path, e.strerror))
+        doc = tomllib.loads(textfile.read_text(path, "families file"))
+    except textfile.TextFileError as e:
+        raise PhysicsError(str(e))
+    except RecursionError:
+        raise PhysicsError("%s: nested too deeply: not a families file"
+                           % path)
     except tomllib.TOMLDecodeError as e:
         raise PhysicsError("%s: malformed TOML (%s)" % (path, e))
     spec = Obj({

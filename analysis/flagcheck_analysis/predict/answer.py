@@ -15,7 +15,7 @@ import copy
 import json
 import os
 
-from ..inputs import jobheader, lineprobes
+from ..inputs import fiojson, jobheader, lineprobes
 from ..machines import machine, physics
 from . import band, fiocost, jobspec, simulate
 
@@ -82,10 +82,12 @@ class Refused(ValueError):
 
 def cpu_model_of(calibration_path):
     try:
-        with open(calibration_path) as f:
-            return (json.load(f).get("host") or {}).get("cpu_model") or ""
-    except (OSError, ValueError, AttributeError):
+        doc = json.loads(fiojson.read_text(calibration_path, "calibration")
+                         or "{}")
+        model = (doc.get("host") or {}).get("cpu_model")
+    except (fiojson.InputError, ValueError, AttributeError, RecursionError):
         return ""
+    return model if isinstance(model, str) else ""
 
 
 def with_calibrated_costs(generic, here):

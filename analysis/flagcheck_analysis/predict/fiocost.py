@@ -11,19 +11,24 @@ inputs give the same output.
 """
 
 import json
-import math
 import os
 import platform
 import re
 import subprocess
 import time
 
-from ..inputs import outpath, safewrite, textfile
+from ..inputs import fiojson, numbers, outpath, safewrite, textfile
+from ..machines import machine
 
 # the recorded file: a regular file of at most 4 KiB, ns per I/O in
 # 1..1e6 (fio's null engine costs about 10^2..10^3 ns an I/O)
 RECORD_MAX_BYTES = 4096
 NS_RANGE = (1.0, 1e6)
+# a clock read from this box: a profile's range (machines/machine.py)
+CLOCK_GHZ = machine.CLOCK_GHZ
+# --fio-ns of flagcheck-predict, flagcheck-report and flagcheck-backtest
+fio_ns_arg = numbers.arg("want a number of ns from %g to %g" % NS_RANGE,
+                         low=NS_RANGE[0], high=NS_RANGE[1])
 
 
 def this_clock_ghz():
@@ -32,18 +37,15 @@ def this_clock_ghz():
     why not)."""
     d = "/sys/devices/system/cpu/cpu0/cpufreq/"
     for f in ("base_frequency", "cpuinfo_max_freq"):
-        try:
-            with open(d + f) as fh:
-                return int(fh.read()) / 1e6, d + f
-        except (OSError, ValueError):
-            pass
-    try:
-        with open("/proc/cpuinfo") as fh:
-            m = re.search(r"model name.*@\s*([0-9.]+)\s*GHz", fh.read())
-        if m:
-            return float(m.group(1)), "/proc/cpuinfo model name"
-    except OSError:
-        pass
+        khz = numbers.from_text(textfile.read_system(d + f) or "",
+                                whole=True)
+        if numbers.in_range(khz, CLOCK_GHZ[0] * 1e6, CLOCK_GHZ[1] * 1e6):
+            return khz / 1e6, d + f
+    m = re.search(r"model name.*@\s*([0-9.]+)\s*GHz",
+                  textfile.read_system("/proc/cpuinfo") or "")
+    ghz = numbers.from_text(m.group(1)) if m else None
+    if numbers.in_range(ghz, *CLOCK_GHZ):
+        return float(ghz), "/proc/cpuinfo model name"
     return None, "this box's clock is not known"
 
 
@@ -61,7 +63,7 @@ def measure_fio_ns(fio="fio", runtime=1, repeats=3):
         if p.returncode:
             raise ValueError("fio's null engine failed: %s"
                              % p.stderr.strip())
-        out.append(1e9 / json.loads(p.stdout)["jobs"][0]["read"]["iops"])
+        out.append(1e9 / _null_iops(p.stdout))
     out.sort()
     return out[len(out) // 2], out[0], out[-1]
 
@@ -123,12 +125,21 @@ def record_path():
 
 
 def _cpu_model():
+    m = re.search(r"^model name\s*:\s*(.*)$",
+                  textfile.read_system("/proc/cpuinfo") or "", re.M)
+    return m.group(1).strip() if m else "unknown"
+
+
+def _null_iops(stdout):
+    """The IOPS of fio's JSON of one null-engine job: more than 0 and at
+    most what fio can write (fiojson's bound), else ValueError."""
     try:
-        with open("/proc/cpuinfo") as fh:
-            m = re.search(r"^model name\s*:\s*(.*)$", fh.read(), re.M)
-        return m.group(1).strip() if m else "unknown"
-    except OSError:
-        return "unknown"
+        iops = json.loads(stdout)["jobs"][0]["read"]["iops"]
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError):
+        raise ValueError("fio's null engine wrote no JSON with "
+                         "jobs[0].read.iops")
+    return numbers.number(iops, "fio's null-engine JSON: jobs[0].read.iops",
+                          above=0, high=fiojson.U64_MAX * 1000.0)
 
 
 def record(path, fio="fio"):
@@ -152,14 +163,13 @@ def record(path, fio="fio"):
 def _field(rec, path, key, kind):
     v = rec.get(key)
     if kind is float:
-        ok = isinstance(v, (int, float)) and not isinstance(v, bool) and \
-            math.isfinite(v) and NS_RANGE[0] <= v <= NS_RANGE[1]
+        ok = numbers.in_range(v, *NS_RANGE)
         want = "a number of ns from %g to %g" % NS_RANGE
     else:
         ok = isinstance(v, str) and 0 < len(v) <= 200 and v.isprintable()
         want = "a line of text (1 to 200 printable characters)"
     if not ok:
-        raise ValueError("%s: %s is %r: want %s" % (path, key, v, want))
+        raise numbers.NumberError("%s: %s" % (path, key), v, want)
     return v
 
 
@@ -186,11 +196,9 @@ def recorded(path):
         raise ValueError("%s: want low <= fio_ns <= high, got %g, %g, %g"
                          % (path, low, ns, high))
     ghz = rec.get("clock_ghz")
-    if ghz is not None and not (isinstance(ghz, (int, float)) and
-                                not isinstance(ghz, bool) and
-                                0.1 <= ghz <= 10):
-        raise ValueError("%s: clock_ghz is %r: want null or a number of "
-                         "GHz from 0.1 to 10" % (path, ghz))
+    if ghz is not None:
+        numbers.number(ghz, "%s: clock_ghz" % path, 0.1, 10,
+                       want="null or a number of GHz from 0.1 to 10")
     for k in ("date", "host", "cpu", "fio"):
         _field(rec, path, k, str)
     return rec

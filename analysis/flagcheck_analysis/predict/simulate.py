@@ -24,6 +24,8 @@ from ..machines.physics import PhysicsError, sim_args
 
 WHICH = ("low", "typ", "high")
 SEEDS = 3
+# flagcheck-sim's largest matrix (sim/sim.h SIM_MAX_CPUS)
+MAX_CPUS = 1024
 MODES = ("always", "test_first")
 # accesses of shared units simulated per run (all CPUs, warm-up and
 # window), which sets the I/Os per CPU: about 0.3 s a run on one core

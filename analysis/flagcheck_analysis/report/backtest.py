@@ -30,8 +30,9 @@ import subprocess
 import sys
 from collections import namedtuple
 
-from ..predict import band, jobspec, simulate
+from ..predict import band, fiocost, jobspec, simulate
 from ..inputs import jobheader
+from ..machines import machine
 from .. import width
 from . import catalogue
 
@@ -306,9 +307,10 @@ def parse_args(argv):
         epilog=EPILOG, formatter_class=width.HelpFormatter)
     p.add_argument("--top", default=None,
                    help="the source tree (default: this one)")
-    p.add_argument("--fio-ns", type=float, default=None,
+    p.add_argument("--fio-ns", type=fiocost.fio_ns_arg, default=None,
                    help="fio's cost per I/O for published-rest fio files")
     p.add_argument("--machines-dir", default=None,
+                   type=machine.machines_dir_arg,
                    help="where profile names are looked up")
     return p.parse_args(argv)
 
@@ -318,7 +320,6 @@ def main(argv=None):
     here = os.path.dirname(os.path.realpath(__file__))
     top = args.top or os.path.dirname(os.path.dirname(os.path.dirname(
         here)))
-    from ..machines import machine
     rows = []
     try:
         for path in job_files(top):

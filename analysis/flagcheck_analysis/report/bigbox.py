@@ -34,7 +34,6 @@ the profile with this fio job's rest, beside the measured IOPS of each
 mode; within WITHIN of each other or not, per row (a calibration the
 runs' line probes contradict: answer.disagreement())."""
 
-import argparse
 import functools
 import os
 import re
@@ -45,7 +44,7 @@ from ..predict.answer import (Refused, beside_rest, calibration_path,
                               measured_iops, of_scenario, one_job_iops,
                               predict_at, probes, run_rest, typical)
 from ..inputs import published
-from ..machines import machine
+from ..machines import calibmachine, machine
 
 WITHIN = 0.15
 
@@ -62,27 +61,13 @@ GAIN, SPREAD, DC = 6, 7, 8
 WHY, OTHER, CAVEAT = 10, 11, 12
 
 
-def fio_ns_arg(text):
-    """--fio-ns: a number of ns from 1 to 1e6 (fiocost.NS_RANGE), never
-    NaN or infinite."""
-    try:
-        v = float(text)
-    except ValueError:
-        v = None
-    lo, hi = fiocost.NS_RANGE
-    if v is None or not lo <= v <= hi:
-        raise argparse.ArgumentTypeError(
-            "%r: want a number of ns from %g to %g" % (text, lo, hi))
-    return v
-
-
 def add_arguments(p):
     g = p.add_argument_group("big-box answer", "with --predict N or a job "
                              "file's published-machine line")
     g.add_argument("--machine", metavar="NAME_OR_FILE",
                    help="the profile --predict N simulates on (default: "
                    "the calibration, beyond it its CPU family's)")
-    g.add_argument("--fio-ns", type=fio_ns_arg, metavar="NS",
+    g.add_argument("--fio-ns", type=fiocost.fio_ns_arg, metavar="NS",
                    help="fio's cost per I/O for --predict (default: from "
                    "the one-job runs)")
 
@@ -379,7 +364,7 @@ def beside_rows(scenario, spec, mach, measured, rest):
 def beside(args, manifests, records, warn, entries=()):
     """[the table] or []: needs calibration.json in the results; where
     the runs' line probes (@entries: manifest run entries) contradict its
-    transfers, they stand in for them (machine.Probed)."""
+    transfers, they stand in for them (calibmachine.Probed)."""
     cal = calibration_path(args.inputs)
     jobs = job_files(manifests)
     if cal is None or not jobs:
@@ -392,7 +377,7 @@ def beside(args, manifests, records, warn, entries=()):
                            "line probes in simulated beside measured")
         if why:
             warn(why)
-            mach = machine.Probed(mach, probes(entries)[0])
+            mach = calibmachine.Probed(mach, probes(entries)[0])
     except ValueError as e:
         warn("%s (simulated beside measured is left out)" % e)
         return []

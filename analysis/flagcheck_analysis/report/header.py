@@ -4,6 +4,7 @@ without them, the conditions of the runs (conditions.py), the setups
 reported apart, the runs whose counters disagree with fio's, and what the
 comparison's columns mean."""
 
+from ..inputs import textfile
 from ..stats import compare, significance
 from . import conditions, perhost
 from .messages import warn
@@ -38,12 +39,12 @@ def _run_lines(records, docs, manifests, base):
         for m in compare.mode_order(records, base)))]
     for m in manifests:
         host = m.get("host") or {}
-        out.append("host: %s, %s, %s cores, kernel %s" % (
+        out.append(textfile.printable("host: %s, %s, %s cores, kernel %s" % (
             host.get("hostname", "?"), host.get("cpu_model", "?"),
-            host.get("cores", "?"), host.get("kernel", "?")))
-        out.append("fio: %s, engine: %s, started %s" % (
+            host.get("cores", "?"), host.get("kernel", "?"))))
+        out.append(textfile.printable("fio: %s, engine: %s, started %s" % (
             m.get("fio_version", "?"), m.get("engine_version", "?"),
-            m.get("started", "?")))
+            m.get("started", "?"))))
         if not m.get("complete"):
             out.append("WARNING: the matrix is incomplete "
                        "(manifest complete=false)")

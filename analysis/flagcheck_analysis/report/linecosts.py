@@ -2,6 +2,7 @@
 lines, the patterns table and the transfer-latency heatmap, as
 flagcheck-calibrate prints them and the report's "why" section holds them."""
 
+from ..inputs import textfile
 from ..calibrate.calibration import RELATIONS, line_rate, point, visit
 from . import plot, render
 
@@ -21,7 +22,8 @@ def header_lines(doc):
     return [
         "calibration: %s, %d usable CPU%s (%s), %d NUMA node%s, %s; "
         "%g s budget" % (
-            host.get("cpu_model", "unknown CPU"), len(doc["cpus"]),
+            textfile.printable(host.get("cpu_model", "unknown CPU")),
+            len(doc["cpus"]),
             "" if len(doc["cpus"]) == 1 else "s",
             ",".join(map(str, doc["cpus"])), len(nodes) or 1,
             "" if len(nodes) <= 1 else "s",

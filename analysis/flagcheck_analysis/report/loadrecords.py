@@ -8,8 +8,8 @@ file or run is named on stderr and left out."""
 import glob
 import os
 
-from ..inputs import (clients, corun, fiojson, manifest, matrix, published,
-    runsetup)
+from ..inputs import (clients, corun, fiojson, manifest, matrix, numbers,
+                      published, runsetup)
 from ..stats import compare
 from ..calibrate import calibration
 from . import perhost
@@ -71,7 +71,8 @@ def inputs_to_files(inputs):
                     bad = manifest.names_error(entry)
                     if bad:
                         raise fiojson.InputError(where, "%s: %s" % (
-                            entry.get("name"), bad))
+                            manifest.plain(entry.get("name"),
+                                          numbers.NAME_SHOWN), bad))
                     files.append((path, entry, mf))
                 except fiojson.InputError as e:
                     warn("%s (run left out)" % e)

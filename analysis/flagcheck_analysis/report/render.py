@@ -6,10 +6,14 @@ import csv
 import io
 import json
 import re
-import textwrap
 
 from ..inputs import published
 from .. import width
+
+# a cell's width: terminal columns, not len() (functions, not the module:
+# the layout's functions take a parameter named width)
+cols, pad, cut, wrap_words = (width.columns, width.pad, width.cut,
+                              width.wrap_words)
 
 
 def fmt_value(v):
@@ -121,7 +125,7 @@ def terminal_width():
 
 
 def _widths(header, rows):
-    return [max(len(line) for r in [header] + rows for line in
+    return [max(cols(line) for r in [header] + rows for line in
                 r[i].split("\n")) for i in range(len(header))]
 
 
@@ -136,12 +140,13 @@ def _note(cell, cap, notes):
     mark = "[%d]" % (notes.index(cell) + 1)
     room = cap - len(mark) - 1
     cuts = [cell.find(c) for c in _CUTS]
-    cuts = [i for i in cuts if 0 < i <= room]
+    cuts = [i for i in cuts if 0 < i and cols(cell[:i]) <= room]
     if cuts:
         head = cell[:min(cuts)]
     else:
-        head = cell[:room + 1].rsplit(" ", 1)[0] if room > 0 else ""
-        head = head[:room]
+        head = cut(cell, room + 1).rsplit(" ", 1)[0] if room > 0 \
+            else ""
+        head = cut(head, room)
     return (head.rstrip(" ,;:(") + " " + mark) if head else mark
 
 
@@ -152,11 +157,11 @@ def _is_note(cell, cap, right=False):
     figure with its spread ("2547227 ±  7%")."""
     if right and not _PROSE.search(cell):
         return False
-    return len(cell) > cap and " " in cell.strip()
+    return cols(cell) > cap and " " in cell.strip()
 
 
 def _word(h):
-    return max(len(w) for w in h.split()) if h.strip() else 0
+    return max(cols(w) for w in h.split()) if h.strip() else 0
 
 
 def _footnote(cells, right, width, notes):
@@ -164,7 +169,7 @@ def _footnote(cells, right, width, notes):
     the table fits (its headers may break later)."""
     header, rows = cells[0], cells[1:]
     while True:
-        widths = [max([_word(header[i])] + [len(r[i]) for r in rows])
+        widths = [max([_word(header[i])] + [cols(r[i]) for r in rows])
                   for i in range(len(header))]
         over = _total(widths) - width
         if over <= 0:
@@ -189,15 +194,14 @@ def _footnote(cells, right, width, notes):
 def _break_headers(header, rows, width):
     """Headers wider than their column's cells wrapped onto more lines,
     the widest first, until the table fits."""
-    order = sorted(range(len(header)), key=lambda i: -len(header[i]))
+    order = sorted(range(len(header)), key=lambda i: -cols(header[i]))
     for i in order:
         if _total(_widths(header, rows)) <= width:
             return
-        cells = max([len(r[i]) for r in rows] + [_word(header[i]), 1])
-        if len(header[i]) > cells:
-            header[i] = "\n".join(textwrap.wrap(
-                header[i], max(cells, NOTE_MIN // 2), break_long_words=False,
-                break_on_hyphens=False))
+        cells = max([cols(r[i]) for r in rows] + [_word(header[i]), 1])
+        if cols(header[i]) > cells:
+            header[i] = "\n".join(wrap_words(
+                header[i], max(cells, NOTE_MIN // 2)))
 
 
 def _keys(header):
@@ -234,7 +238,7 @@ def _render(header, rows, right):
     widths = _widths(header, rows)
 
     def line(cells):
-        return "  ".join(c.rjust(w) if i in right else c.ljust(w)
+        return "  ".join(pad(c, w, i in right)
                          for i, (c, w) in enumerate(zip(cells, widths))
                          ).rstrip()
     depth = max(h.count("\n") for h in header) + 1

@@ -18,9 +18,11 @@ noise".  Nor does a cell whose jobs seldom ran together on either side
 every difference there reads "cannot tell: A's 2 jobs ran together 11%
 of the run"."""
 
+import csv
+import io
 from collections import namedtuple
 
-from ..inputs import corun, fiojson, published, runsetup
+from ..inputs import corun, fiojson, published, runsetup, textfile
 from ..stats import compare, decide, paired, significance
 from . import render
 
@@ -255,7 +257,19 @@ def side_by_side(a, b, base="always"):
         if t:
             g = gain_table(a, b, scenario, base)
             tables += ([g] if g else []) + [t]
-    return Result(head, tables, refused)
+    return printable(Result(head, tables, refused))
+
+
+def printable(result):
+    """@result with every line and cell printable (textfile.printable):
+    a side's name may hold a byte that is not UTF-8, or a control
+    character, which neither a terminal nor sidebyside.md may get."""
+    p = textfile.printable
+    return Result([p(l) for l in result.head],
+                  [(p(title), [p(h) for h in header],
+                    [[p(c) for c in row] for row in rows], right)
+                   for title, header, rows, right in result.tables],
+                  [p(l) for l in result.refused])
 
 
 def text(result):
@@ -269,3 +283,29 @@ def markdown(result):
              "\n".join("- " + l for l in result.head + result.refused)]
     parts += [render.markdown_table(*t) for t in result.tables]
     return "\n\n".join(parts) + "\n"
+
+
+def json_text(result):
+    """--format json: the header's lines, every table and the lines
+    saying what was not compared (as "notes"), one object."""
+    return render.json_doc(result.head, result.tables, result.refused)
+
+
+def csv_text(result):
+    """--format csv: per table a CSV of its title and cells, a blank line
+    between tables."""
+    out = []
+    for title, header, rows, _ in result.tables:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["table"] + list(header))
+        for row in rows:
+            w.writerow([title] + list(row))
+        out.append(buf.getvalue())
+    return "\n".join(out)
+
+
+def stdout(fmt, result):
+    """What --format prints of a --compare."""
+    return {"text": lambda r: render.wrap(text(r)), "markdown": markdown,
+            "json": json_text, "csv": csv_text}[fmt](result)

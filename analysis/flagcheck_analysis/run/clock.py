@@ -15,6 +15,8 @@ that counter's rate and its agreement across CPUs, and fio gets
 clocksource=cpu; else clock_gettime. "fio" leaves fio its own choice at each
 start."""
 
+from ..inputs import textfile
+
 CHOICES = ("auto", "cpu", "clock_gettime", "gettimeofday", "fio")
 SYSFS = "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 CYCLE_COUNTERS = ("tsc", "arch_sys_counter")
@@ -23,11 +25,7 @@ CYCLE_COUNTERS = ("tsc", "arch_sys_counter")
 def kernel_clocksource(path=SYSFS):
     """The kernel's current clocksource ("tsc", "kvm-clock", ...), or None
     where it cannot be read."""
-    try:
-        with open(path) as f:
-            return f.read().strip() or None
-    except OSError:
-        return None
+    return (textfile.read_system(path) or "").strip() or None
 
 
 def choose(requested, kernel=None):

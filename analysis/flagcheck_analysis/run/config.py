@@ -9,7 +9,7 @@ import os
 import re
 import sys
 
-from ..inputs import fiojson, manifest, matrix, safewrite
+from ..inputs import fiojson, manifest, matrix, numbers, safewrite
 from .. import width
 from ..stats import decide
 from . import hosts, jobguard, placement, runmanifest, runsettings
@@ -35,6 +35,9 @@ DEFAULT_VARS = {
     "FILENAME": "flagcheck-null",
     "BACKEND": "null",
 }
+# fio keeps runtime= in microseconds in an unsigned long long
+# (thread_options.h timeout, options.c is_seconds): its most, in seconds
+MAX_RUNTIME = (2 ** 64 - 1) // 10 ** 6
 RUN_TIMEOUT_MARGIN = 60     # s beyond RUNTIME before a client run is stopped
 
 
@@ -104,11 +107,19 @@ def _vars(p, args):
         if var in matrix.MATRIX_VARS:
             p.error("%s is set per run from the matrix; use --modes or "
                     "--numjobs" % var)
+        if var == "RUNTIME" and args.runtime is not None:
+            p.error("--set RUNTIME=%s and --runtime %d: two runtimes; give "
+                    "one of them" % (numbers.shown(value).strip("'"),
+                                     args.runtime))
         args.vars[var] = value
-    if not re.match(r"^[1-9][0-9]*$", args.vars["RUNTIME"]):
+    if not re.match(r"^[1-9][0-9]*$", args.vars["RUNTIME"]) or \
+            not numbers.in_range(int(args.vars["RUNTIME"][:30]), 1,
+                                 MAX_RUNTIME):
         # fio takes a negative runtime for none: it would run for ever
         p.error("--set RUNTIME=%s: want a whole number of seconds, 1 or "
-                "more (as --runtime)" % args.vars["RUNTIME"])
+                "more, at most %d (as --runtime)" % (
+                    numbers.shown(args.vars["RUNTIME"]).strip("'"),
+                    MAX_RUNTIME))
 
 
 def _scenarios(p, args):

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 
+from ..inputs import numbers
 from .. import width
 from . import proctree
 
@@ -78,15 +79,8 @@ def run(argv, seconds, grace=GRACE):
     return 128 - rc if rc < 0 else rc
 
 
-def seconds_arg(text):
-    try:
-        v = int(text)
-    except ValueError:
-        v = 0
-    if v < 1:
-        raise argparse.ArgumentTypeError(
-            "%r: want a whole number of seconds, 1 or more" % text)
-    return v
+seconds_arg = numbers.arg("want a whole number of seconds, 1 or more",
+                          whole=True, low=1)
 
 
 def main(argv=None):

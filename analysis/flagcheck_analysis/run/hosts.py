@@ -15,7 +15,12 @@ import threading
 import time
 from collections import namedtuple
 
+from ..inputs import numbers, textfile
+
 FIO_DEFAULT_PORT = 8765
+# the largest host list read: 64 KiB, 256 lines of fio's longest host
+# name (255 bytes) and a port
+MAX_BYTES = 64 * 1024
 
 # spec: what fio gets after --client=; host, port: what fio's client JSON
 # calls the entry ("hostname", "port"); label: the host in file names.
@@ -66,19 +71,24 @@ def parse(spec):
 def read_list(path):
     """Hosts from a host-list file; raises HostError."""
     try:
-        with open(path) as f:
-            lines = f.read().splitlines()
-    except OSError as e:
-        raise HostError("%s: cannot read: %s" % (path, e.strerror))
+        lines = textfile.read_text(path, "host list",
+                                   MAX_BYTES).splitlines()
+    except textfile.TextFileError as e:
+        raise HostError(str(e))
     hosts = []
     for number, line in enumerate(lines, 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
+        if any("\udc80" <= c <= "\udcff" for c in line):
+            raise HostError("%s line %d: a byte that is not UTF-8: want a "
+                            "host name, an address or a socket path"
+                            % (path, number))
         try:
             hosts.append(parse(line))
         except ValueError as e:
-            raise HostError("%s line %d: %r: %s" % (path, number, line, e))
+            raise HostError("%s line %d: %s: %s" % (path, number,
+                                                    numbers.shown(line), e))
     return hosts
 
 

@@ -21,9 +21,12 @@ threshold.  The run's CPUs are the ones it was pinned to, or every usable
 CPU when it floated; the same figures over the whole machine are kept
 beside them."""
 
+import errno
 import os
 import resource
 import time
+
+from ..inputs import numbers, textfile
 
 PROC = "/proc"
 CPUFREQ = "/sys/devices/system/cpu"
@@ -42,24 +45,26 @@ def clock_ticks():
 def read_proc_stat(proc=PROC):
     """{'all' or cpu number: {field: ticks}} from /proc/stat."""
     out = {}
-    with open(os.path.join(proc, "stat")) as f:
-        for line in f:
-            words = line.split()
-            if not words or not words[0].startswith("cpu"):
-                continue
-            name = words[0][3:]
-            key = "all" if name == "" else int(name)
-            out[key] = {k: int(v) for k, v in zip(FIELDS, words[1:])}
+    path = os.path.join(proc, "stat")
+    text = textfile.read_system(path)
+    if text is None:
+        raise OSError(errno.EIO, "cannot read", path)
+    for line in text.splitlines():
+        words = line.split()
+        if not words or not words[0].startswith("cpu"):
+            continue
+        name = words[0][3:]
+        key = "all" if name == "" else int(name)
+        out[key] = {k: int(v) for k, v in zip(FIELDS, words[1:])}
     return out
 
 
 def read_loadavg(proc=PROC):
     """[1, 5, 15 minute load averages], or None if unreadable."""
-    try:
-        with open(os.path.join(proc, "loadavg")) as f:
-            return [float(x) for x in f.read().split()[:3]]
-    except (OSError, ValueError):
-        return None
+    words = (textfile.read_system(os.path.join(proc, "loadavg")) or
+             "").split()[:3]
+    vals = [numbers.from_text(x) for x in words]
+    return vals if len(vals) == 3 and None not in vals else None
 
 
 def read_cpufreq(cpus, sysfs=CPUFREQ):
@@ -68,16 +73,13 @@ def read_cpufreq(cpus, sysfs=CPUFREQ):
     gov, cur = {}, {}
     for cpu in cpus:
         d = os.path.join(sysfs, "cpu%d" % cpu, "cpufreq")
-        try:
-            with open(os.path.join(d, "scaling_governor")) as f:
-                gov[str(cpu)] = f.read().strip()
-        except OSError:
-            pass
-        try:
-            with open(os.path.join(d, "scaling_cur_freq")) as f:
-                cur[str(cpu)] = int(f.read().strip())
-        except (OSError, ValueError):
-            pass
+        name = textfile.read_system(os.path.join(d, "scaling_governor"))
+        if name is not None:
+            gov[str(cpu)] = name.strip()
+        khz = numbers.from_text(textfile.read_system(
+            os.path.join(d, "scaling_cur_freq")) or "", whole=True)
+        if khz is not None:
+            cur[str(cpu)] = khz
     if not gov and not cur:
         return None
     return {"governor": gov, "cur_khz": cur}
@@ -96,8 +98,9 @@ def read_processes(proc=PROC):
         if not name.isdigit():
             continue
         try:
-            with open(os.path.join(proc, name, "stat")) as f:
-                text = f.read()
+            text = textfile.read_system(os.path.join(proc, name, "stat"))
+            if text is None:
+                continue
             head, _, rest = text.rpartition(")")
             w = rest.split()
             # fields 4 ppid, 9 flags, 14-17 times, 39 processor
