@@ -65,9 +65,9 @@ def test_new_setting_is_one_row(tmp_path):
         2, "flagcheck-sim: --%s 9: a number from 0 to 5\n" % name)
 
     p = python(tree, """
-        from flagcheck_analysis.results import machine
+        from flagcheck_analysis.machines import machine, profile
         from flagcheck_analysis.predict import simulate
-        for n in machine.names():
+        for n in profile.names():
             m = machine.load(n)
             assert m.physics["%(n)s"] == 2.0, n
             assert m.physics_range["%(n)s"] == [2.0], n
@@ -86,7 +86,7 @@ def test_new_setting_is_one_row(tmp_path):
         with open(path, "w") as f:
             f.write(own.replace("= 4.5", "= " + value))
         p = python(tree, """
-            from flagcheck_analysis.results import machine
+            from flagcheck_analysis.machines import machine, profile
             try:
                 m = machine.load("milan-2s")
             except ValueError as e:
@@ -105,7 +105,7 @@ def test_new_setting_is_one_row(tmp_path):
         f.write('\n[amd-x86.physics.%s]\ntypical = 1.0\nrange = [0.5, 4.0]'
                 '\nsource = "a test"\n' % name)
     p = python(tree, """
-        from flagcheck_analysis.results import machine
+        from flagcheck_analysis.machines import machine, profile
         m = machine.load("milan-2s")
         print(m.physics["%(n)s"], m.physics_range["%(n)s"])
         """ % {"n": name})

@@ -19,7 +19,7 @@ import re
 import sys
 
 from ..inputs import jobheader
-from ..machines import machine
+from ..machines import machine, profile
 from .. import width
 from ..predict import band, curve, explain, fiocost, jobspec, simulate
 
@@ -201,7 +201,7 @@ def list_machines(machines_dir):
     out = ["%-22s %5s %7s  %-7s  %s" % ("machine", "CPUs", "sockets",
                                         "kind", "what it is (its sources: "
                                         "the profile's [sources])")]
-    for name in machine.names(machines_dir):
+    for name in profile.names(machines_dir):
         m = machine.load(name, machines_dir)
         line = "%-22s %5d %7d  %-7s  %s" % (
             name, m.total_cpus, m.sockets,
