@@ -82,6 +82,12 @@ def load_fio_json(path):
     text = read_text(path, "fio JSON file")
     if text is None:
         raise InputError(path, "cannot read: No such file or directory")
+    return parse_fio_json(path, text)
+
+
+def parse_fio_json(path, text):
+    """The fio output document of @text (fio's output, read from @path or
+    printed by the fio that @path names), as load_fio_json()."""
     lines = text.splitlines(keepends=True)
     skipped = 0
     for line in lines:

@@ -18,7 +18,7 @@ import re
 import subprocess
 import time
 
-from ..inputs import textfile
+from ..inputs import fiojson, textfile
 
 # the recorded file: a regular file of at most 4 KiB, ns per I/O in
 # 1..1e6 (fio's null engine costs about 10^2..10^3 ns an I/O)
@@ -61,7 +61,16 @@ def measure_fio_ns(fio="fio", runtime=1, repeats=3):
         if p.returncode:
             raise ValueError("fio's null engine failed: %s"
                              % p.stderr.strip())
-        out.append(1e9 / json.loads(p.stdout)["jobs"][0]["read"]["iops"])
+        try:
+            doc = fiojson.parse_fio_json("%s --ioengine=null" % fio,
+                                         p.stdout)
+        except fiojson.InputError as e:
+            raise ValueError(str(e))
+        iops = fiojson.run_metrics(doc, None)["iops"]
+        if not iops:
+            raise ValueError("%s --ioengine=null: no I/O in %d s" % (
+                fio, runtime))
+        out.append(1e9 / iops)
     out.sort()
     return out[len(out) // 2], out[0], out[-1]
 
