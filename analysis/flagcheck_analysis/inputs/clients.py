@@ -21,13 +21,14 @@ ALL_CLIENTS = "All clients"
 # The engine's log_info line (engine/stats.c fc_stats_text), as fio's
 # client prints it: "<server hostname> flagcheck: JOB (job N): MODEL
 # VARIANT_OPTION=VARIANT mapping=M: ios=.. checks=.. rmw=.. (r/io)
-# rmw_skipped=.. errors_set=.. errors_reported=..[; path rmw=.. ...]"
+# rmw_skipped=.. errors_set=.. errors_reported=.. stores=..
+# stores_skipped=..[; path rmw=.. ...]"
 _COUNTER_LINE = re.compile(
     r"<(?P<server>[^>]*)> flagcheck: (?P<job>.*?) \(job (?P<n>\d+)\): "
     r"(?P<model>\S+) (?P<vopt>\w+)=(?P<variant>\S+) mapping=(?P<mapping>\S+)"
     r": (?P<rest>.*)$")
 _COUNTERS = ("ios", "checks", "rmw", "rmw_skipped", "errors_set",
-             "errors_reported")
+             "errors_reported", "stores", "stores_skipped")
 
 
 def is_client_output(doc):
@@ -102,10 +103,6 @@ def counter_lines(text):
                 break
             rec[key] = int(k.group(1))
         else:
-            for key in ("stores", "stores_skipped"):    # newer engines
-                k = re.search(r"(?:^| )%s=(\d+)" % key, m.group("rest"))
-                if k is not None:
-                    rec[key] = int(k.group(1))
             out.setdefault(m.group("server"), []).append(rec)
     return out
 

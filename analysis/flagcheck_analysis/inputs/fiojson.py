@@ -6,7 +6,7 @@ import math
 import os
 import sys
 
-from . import corun, schema, textfile
+from . import counters, schema, textfile
 
 # fio's JSON output of one run, a manifest, a calibration and an engine's
 # counters file are each far below this: a manifest of 10000 runs is
@@ -145,7 +145,7 @@ def _get(d, dotted):
 # edit, and no sum or product of a run's values overflows a float.  A
 # value that is not 0 is a count, or a count over a time, both at most
 # 2^64 - 1: at least 1 / (2^64 - 1), so no ratio of two overflows either.
-U64_MAX = 2 ** 64 - 1
+U64_MAX = counters.U64_MAX
 NR_CPUS_MAX = 8192
 _HIGH = {"iops": U64_MAX * 1000.0, "bw": U64_MAX * 1000.0,
          "usr_cpu": 100.0 * NR_CPUS_MAX, "sys_cpu": 100.0 * NR_CPUS_MAX}
@@ -159,7 +159,7 @@ def _impossible(value, high=math.inf):
 
 
 # the strings and option tables of fio's JSON that the report reads
-_OPTIONS = schema.Map(schema.OneOf(schema.STR, schema.NUM, schema.BOOL))
+_OPTIONS = counters.OPTIONS
 _JOB = schema.Obj({"jobname": schema.STR, "job options": _OPTIONS,
                    "hostname": schema.STR})
 _DOC_SCHEMA = schema.Obj({
@@ -256,58 +256,6 @@ def job_options(doc):
     return opts
 
 
-def normalise_counters(rec):
-    """One shape for both versions of a record. Version 2 (the engine since
-    the exactly-once fix) names the model's variant `variant` and splits
-    `ios` by direction; version 1 called the variant `flag_check`. Both
-    keys are set, so readers of either name work."""
-    variant = rec.get("variant", rec.get("flag_check"))
-    rec["variant"] = rec["flag_check"] = variant
-    return rec
-
-
-_U64 = schema.whole(0, U64_MAX)
-_U64S = schema.List(_U64)
-# what the report reads of a counters line (engine/stats.c writes it):
-# strings where the engine writes strings, its counts unsigned 64-bit
-STATS_SCHEMA = schema.Obj(dict(
-    {k: _U64 for k in COUNTERS + ("ios_read", "ios_write", "ios_other",
-                                  "issued", "timed_calls", "timed_checks",
-                                  "timed_ns", "stores_skipped",
-                                  "inject_every")},
-    job=schema.STR, thread_number=schema.whole(1, U64_MAX),
-    pid=schema.INT, model=schema.STR, variant=schema.STR,
-    flag_check=schema.STR, mapping=schema.STR, backend=schema.STR,
-    inject=schema.STR, timed_every=schema.whole(1, U64_MAX),
-    options=_OPTIONS, timed_log2=_U64S, timed_log2_ns=_U64S,
-    paths=schema.Map(schema.Map(_U64))))
-# (model_stats: read by the bh_lru table alone, which checks its own)
-# Each path's counts (rmw, skipped, stores, stores_skipped, retries) are
-# unsigned 64-bit; a retry (a failed compare-and-swap attempt) is also one
-# of the path's rmw, so a path has at most as many retries as rmw.
-
-
-def _check_retries(rec):
-    for name, counts in (rec.get("paths") or {}).items():
-        retries, rmw = counts.get("retries", 0), counts.get("rmw", 0)
-        if retries > rmw:
-            raise schema.Invalid("paths.%s.retries" % name, retries,
-                                 "at most the path's rmw (%d): each retry "
-                                 "is one of its attempts" % rmw)
-
-
-def _check_record(rec):
-    """schema.Invalid unless the record is one the engine can write: its
-    fields (STATS_SCHEMA), its timed calls some of its model calls."""
-    schema.check(rec, STATS_SCHEMA)
-    _check_retries(rec)
-    calls = rec.get("ios") if "timed_calls" in rec else rec.get("checks")
-    timed = rec.get("timed_calls", rec.get("timed_checks"))
-    if isinstance(calls, int) and isinstance(timed, int) and timed > calls:
-        raise schema.Invalid("timed_calls", timed, "at most the model "
-                             "calls (%d): a sample of them" % calls)
-
-
 def load_counters(path):
     """The engine's per-job records (JSON Lines), or None if there is no
     counters file.  Raises InputError naming the first bad line."""
@@ -323,22 +271,28 @@ def load_counters(path):
         except ValueError as e:
             raise InputError(path, "line %d: malformed JSON (%s)"
                              % (number, getattr(e, "msg", e)))
-        if not isinstance(rec, dict) or rec.get("flagcheck") not in (1, 2) \
-                or isinstance(rec.get("flagcheck"), bool):
+        if not isinstance(rec, dict) or "flagcheck" not in rec:
             raise InputError(path, "line %d: not a flagcheck stats "
-                             "record (no \"flagcheck\": 1 or 2)" % number)
-        for key in COUNTERS:
+                             "record (no \"flagcheck\": %d)"
+                             % (number, counters.VERSION))
+        if type(rec["flagcheck"]) is not int or \
+                rec["flagcheck"] != counters.VERSION:
+            raise InputError(path, "line %d: \"flagcheck\": %r: this "
+                             "report reads version %d records (the variant "
+                             "as \"variant\", every I/O one model call); "
+                             "record the run again"
+                             % (number, rec["flagcheck"], counters.VERSION))
+        for key in counters.COUNTERS:
             value = rec.get(key, _ABSENT)
             if _impossible(value, math.inf) or (
                     value is not _ABSENT and not isinstance(value, int)):
                 raise InputError(path, "line %d: %s is %r: not a whole "
                                  "number of 0 or more" % (number, key, value))
         try:
-            _check_record(rec)
-            corun.check(rec)
+            counters.check(rec)
         except schema.Invalid as e:
             raise InputError(path, "line %d: %s" % (number, e))
-        records.append(normalise_counters(rec))
+        records.append(rec)
     return records
 
 
@@ -448,8 +402,7 @@ def counts_disagree(doc, counters):
         return "its counters or fio's JSON have no I/O count"
     if sum(vals) != fio:
         return ("the engine counted %d I/Os, fio %d: its counters do not "
-                "describe this run (a counters file of another run, or an "
-                "engine from before the exactly-once fix)"
+                "describe this run (a counters file of another run)"
                 % (sum(vals), fio))
     if all("ios_read" in r for r in counters):
         for key, d in (("ios_read", "read"), ("ios_write", "write")):

@@ -15,9 +15,8 @@ FIELDS = ("fio version", "engine", "host", "kernel", "job file", "backend",
 # what a manifest writes where it could not tell
 _UNKNOWN = ("", "?", "unknown", None)
 # the engine's options in a record of the counters file besides the model's own
-# ("options"); the variant (flag_check, renamed variant) is the mode
+# ("options"); the variant is the mode
 _ENGINE_KEYS = ("model", "mapping", "inject", "inject_every")
-_VARIANT_KEYS = ("variant", "flag_check")
 
 
 def job_file_id(path):
@@ -38,7 +37,7 @@ def _one(values):
 
 
 def _engine_options(rec):
-    variant = next((rec[k] for k in _VARIANT_KEYS if k in rec), None)
+    variant = rec.get("variant")
     opts = {k: rec[k] for k in _ENGINE_KEYS if k in rec}
     for k, v in (rec.get("options") or {}).items():
         if v != variant:            # the model's name for the variant
@@ -67,16 +66,15 @@ def of_run(doc, job_options, counters, entry, manifest):
            else mf.get("engine_version"), "host": host,
            "kernel": (mf.get("host") or {}).get("kernel"), "job file": job,
            "backend": backend, "engine options": options,
-           "variables": _variables(entry, mf)}
+           "variables": _variables(entry)}
     return {k: None if v in _UNKNOWN else v for k, v in out.items()}
 
 
-def _variables(entry, mf):
+def _variables(entry):
     """The job file's variables a run was made with: --set's and the
-    environment's it reads (the run's settings and job_env), or the
-    manifest's --set ones for a run from before they were recorded."""
+    environment's it reads (the run's settings and job_env)."""
     settings = (entry or {}).get("settings") or {}
-    values = dict(settings.get("vars") or mf.get("vars") or {})
+    values = dict(settings.get("vars") or {})
     values.pop("FLAGCHECK_ENGINE", None)        # the engine: its own field
     values.update({k: "(unset)" if v is None else v for k, v in
                    ((entry or {}).get("job_env") or {}).items()})

@@ -50,12 +50,12 @@ def counters_files(inputs):
 _COUNT_KEYS = ["lookups", "hits", "misses"] + \
     ["hit_idx%d" % i for i in range(1, 17)]
 RECORD_SCHEMA = schema.Obj({
-    "flag_check": schema.STR,
+    "variant": schema.STR,
     "options": schema.Obj({"mod": schema.POSITIVE}, required=("mod",)),
     "model_stats": schema.Obj(dict(
         {k: schema.COUNT for k in _COUNT_KEYS},
         lookup_ns=schema.number(low=0)))},
-    required=("flag_check", "options"))
+    required=("variant", "options"))
 
 
 def _check(path, number, rec):
@@ -105,7 +105,7 @@ def points(runs):
     for _, records in runs:
         sums = {}
         for r in records:
-            mode, mod = r["flag_check"], int(r["options"]["mod"])
+            mode, mod = r["variant"], int(r["options"]["mod"])
             st = r.get("model_stats") or {}
             s = sums.setdefault((mode, mod), [0, 0])
             s[0] += st.get("lookup_ns", 0)
