@@ -14,6 +14,7 @@
 #   make reproduce-family, reproduce-catalogue   S3-S5; the catalogue's files
 #   make install PREFIX=DIR   the engine, the analysis and the job files
 #   make backtest         every published figure against its prediction (docs/backtest.md)
+#   make physics          every published curve (machines/curves/) against the simulator
 #
 # The analysis runs with Debian's python3 (it has python3-matplotlib), not
 # whatever python3 comes first on PATH.
@@ -45,8 +46,16 @@ PATTERN_SRCS	:= $(sort $(wildcard engine/pattern/*.c))
 BACKEND_SRCS	:= $(sort $(wildcard engine/backends/*.c))
 ENGINE_SRCS	:= $(sort $(wildcard engine/*.c)) $(KERNEL_SRCS) $(MODEL_SRCS) \
 		   $(PATTERN_SRCS) $(BACKEND_SRCS)
+# model=pattern's operations: one table, engine/pattern/ops.tbl; the
+# headers the engine and the simulator include are written from it into
+# $(GEN) (build outputs: never stale, so nothing to check), and
+# docs/pattern.md's operation table with them (a document, committed)
+GEN		:= $(BUILD)/gen
+OPS_TBL		:= engine/pattern/ops.tbl
+OPS_GEN		:= scripts/gen-pattern-ops.py
+GEN_HDRS	:= $(GEN)/pattern_ops.h $(GEN)/pattern_does.h
 ENGINE_HDRS	:= $(wildcard engine/*.h engine/kernel/*.h engine/models/*.h \
-			  engine/pattern/*.h)
+			  engine/pattern/*.h) $(GEN_HDRS)
 ENGINE		:= $(BUILD)/fio-flagcheck.so
 
 # What differs between fio trees, by feature tests on the tree's own headers
@@ -60,7 +69,7 @@ WARN		:= -Wall -Wextra -Werror
 BASE_CFLAGS	:= -std=gnu11 -O2 -g $(WARN) -D_GNU_SOURCE \
 		   -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64
 ENGINE_CFLAGS	= $(BASE_CFLAGS) -fPIC -fvisibility=hidden \
-		  -Iengine -Iengine/kernel \
+		  -Iengine -Iengine/kernel -Iengine/pattern -I$(GEN) \
 		  -include $(FIO_TREE)/config-host.h -isystem $(FIO_TREE) \
 		  $(FIO_FEATURES) -DFLAGCHECK_FIO_VERSION='"$(FIO_VERSION_OF)"'
 # nodelete: fio dlcloses engines at exit, a known crash source
@@ -74,7 +83,7 @@ UNIT_SRCS	:= $(KERNEL_SRCS) $(MODEL_SRCS) $(PATTERN_SRCS) engine/shm.c \
 		   engine/stats.c
 UNIT_TESTS	:= $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/models \
-		   -Iengine/pattern -pthread
+		   -Iengine/pattern -I$(GEN) -pthread
 
 # flagcheck-calibrate: the cache-line costs of this machine, with the
 # engine's own bit operations (the directory that holds bitops.h)
@@ -92,9 +101,18 @@ SIM		:= $(BUILD)/flagcheck-sim
 SIM_PARSER	:= $(wildcard engine/pattern/pattern_parse.c \
 			  engine/pattern/pattern_words.c)
 SIM_SRCS	:= $(sort $(wildcard sim/*.c)) $(SIM_PARSER)
-SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/pattern
+SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/pattern \
+		   -I$(GEN)
 
-all: $(ENGINE) $(CALIBRATE) $(SIM)
+all: $(ENGINE) $(CALIBRATE) $(SIM) $(GEN)/pattern-doc.ok
+
+# One run of the generator writes the headers and the docs' table; a bad
+# row of the table stops the build there, the row named
+$(GEN_HDRS) $(GEN)/pattern-doc.ok &: $(OPS_TBL) $(OPS_GEN)
+	@mkdir -p $(GEN)
+	$(PYTHON) $(OPS_GEN) $(OPS_TBL) --ops $(GEN)/pattern_ops.h \
+		--does $(GEN)/pattern_does.h --doc docs/pattern.md
+	@touch $(GEN)/pattern_ops.h $(GEN)/pattern_does.h $(GEN)/pattern-doc.ok
 
 $(SIM): $(SIM_SRCS) $(wildcard sim/*.h) sim/physics.def $(ENGINE_HDRS)
 	@mkdir -p $(BUILD)
@@ -160,9 +178,9 @@ $(CALIBRATE): $(CALIBRATE_DEPS)
 # The pattern grammar's operation table as JSON (tests, docs check)
 PATTERN_OPS	:= $(BUILD)/flagcheck-pattern-ops
 all: $(PATTERN_OPS)
-$(PATTERN_OPS): engine/tools/pattern-ops.c engine/pattern/pattern_ops.h
+$(PATTERN_OPS): engine/tools/pattern-ops.c $(ENGINE_HDRS)
 	@mkdir -p $(BUILD)
-	$(CC) $(BASE_CFLAGS) -Iengine/pattern -o $@ $<
+	$(CC) $(BASE_CFLAGS) -Iengine -Iengine/pattern -I$(GEN) -o $@ $<
 
 $(BUILD)/clang-calibrate.ok: $(CALIBRATE_DEPS)
 	@mkdir -p $(BUILD)
@@ -304,6 +322,12 @@ reproduce-catalogue: deps
 backtest: $(SIM)
 	@FLAGCHECK_SIM=$(SIM) $(PYTHON) analysis/flagcheck backtest $(BACKTEST_ARGS)
 
+# The physics' own test: published curves of a loop on one shared line, each
+# on the profile of its CPU (analysis/flagcheck_analysis/predict/curves.py).
+.PHONY: physics
+physics: $(SIM)
+	@FLAGCHECK_SIM=$(SIM) $(PYTHON) analysis/flagcheck physics
+
 # The same layout on every host: a fio server loads the engine named in the
 # job from its own disk, so for `flagcheck run --hosts` each host needs it at
 # the same path.  The commands find their package through realpath, and the
@@ -377,7 +401,8 @@ clean:
 	rm -rf $(BUILD)/unit $(BUILD)/unit-asan $(BUILD)/unit-tsan \
 		$(BUILD)/*.so $(BUILD)/*.ok $(BUILD)/fio-version $(BUILD)/tests \
 		$(CALIBRATE) $(BUILD)/flagcheck-calibrate-clang \
-		$(SIM) $(BUILD)/flagcheck-sim-clang $(BUILD)/flagcheck-sim-asan
+		$(SIM) $(BUILD)/flagcheck-sim-clang $(BUILD)/flagcheck-sim-asan \
+		$(GEN)
 
 distclean:
 	rm -rf $(BUILD)

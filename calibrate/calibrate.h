@@ -10,6 +10,9 @@
  *    compare-and-swap (each waits for the other's value, then writes its
  *    own); a sample is a batch of round trips timed together, the pair's
  *    figure is the median sample / round trips / 2;
+ *  - the line's visits at 1..N threads (visits.c): lock xadd on one word,
+ *    the order of the returned values giving the RMWs per visit and the
+ *    hand-over time, over the stretches where every thread ran;
  *  - the kernel's two patterns on one shared flags word, at 1..N threads
  *    (the first N usable CPUs; patterns.c): "always", two
  *    test_and_clear_bit() per iteration as filemap_check_errors() did
@@ -42,6 +45,9 @@
 #define INNER		64	/* pattern iterations between stop checks */
 #define MIN_POINT_NS	1000000	/* per pattern and thread count */
 #define STOP		ULONG_MAX
+#define VISIT_STRETCH	1024	/* RMWs a thread times as one stretch */
+#define VISIT_MAX_RMW	(1u << 22)	/* kept values, all threads' */
+#define VISIT_PARTS	8	/* every thread served RMWs in each part */
 
 enum pattern { PAT_ALWAYS, PAT_TEST_FIRST, NR_PATTERNS };
 extern const char *const pattern_name[NR_PATTERNS];
@@ -66,6 +72,15 @@ struct point {
 	int migrated;
 };
 
+/* The line's visits at one thread count (visits.c) */
+struct visit_point {
+	int threads;
+	uint64_t stretches, kept;	/* every thread's stretches, kept */
+	uint64_t alone;			/* those no other thread entered */
+	uint64_t rmw, visits;		/* in the kept: RMWs served, visits */
+	double seconds;			/* the kept stretches' time, summed */
+};
+
 /* What one run measures, and on which CPUs */
 struct calibration {
 	int *cpus, ncpu, nthreads, npairs, step, migrated;
@@ -73,6 +88,7 @@ struct calibration {
 	size_t min_samples;		/* the fewest samples of a pair */
 	uint64_t pair_ns, point_ns;	/* the budget of a pair, of a point */
 	struct point *pts[NR_PATTERNS];	/* by pattern, then threads - 1 */
+	struct visit_point *visits;	/* by threads - 1 */
 };
 
 /* cpus.c: the message and exit(1); the usable CPUs; a pinned thread */
@@ -87,6 +103,10 @@ double transfer_ns(int a, int b, uint64_t budget_ns, unsigned int batch,
 /* patterns.c: @pat on n threads (cpus[0..n-1]) for budget_ns, into *pt */
 void run_pattern(enum pattern pat, const int *cpus, int n,
 		 uint64_t budget_ns, struct point *pt);
+
+/* visits.c: lock xadd on n threads for budget_ns, the visits into *vp */
+void run_visits(const int *cpus, int n, uint64_t budget_ns,
+		struct visit_point *vp);
 
 /* calibration.c: the whole measurement, within o->seconds */
 void calibration_alloc(const struct opts *o, struct calibration *c);

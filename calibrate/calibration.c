@@ -29,7 +29,8 @@ static void progress(const struct opts *o, int *step, int steps,
 /* Every pair of CPUs, each within its budget (half of --seconds in all) */
 static void measure_pairs(const struct opts *o, struct calibration *c)
 {
-	int i, j, n = c->ncpu, steps = c->npairs + NR_PATTERNS * c->nthreads;
+	int i, j, n = c->ncpu;
+	int steps = c->npairs + (NR_PATTERNS + 1) * c->nthreads;
 
 	for (i = 0; i < n; i++) {
 		for (j = i + 1; j < n; j++) {
@@ -52,19 +53,22 @@ static void measure_pairs(const struct opts *o, struct calibration *c)
 static void measure_points(const struct opts *o, struct calibration *c,
 			   uint64_t deadline)
 {
-	int i, p, steps = c->npairs + NR_PATTERNS * c->nthreads;
+	int i, p, steps = c->npairs + (NR_PATTERNS + 1) * c->nthreads;
 	uint64_t t = fc_now_ns();
 
 	c->point_ns = t < deadline ?
-		(deadline - t) / (NR_PATTERNS * c->nthreads) : 0;
+		(deadline - t) / ((NR_PATTERNS + 1) * c->nthreads) : 0;
 	if (c->point_ns < MIN_POINT_NS)
 		c->point_ns = MIN_POINT_NS;
-	for (i = 1; i <= c->nthreads; i++)
+	for (i = 1; i <= c->nthreads; i++) {
 		for (p = 0; p < NR_PATTERNS; p++) {
 			progress(o, &c->step, steps, pattern_name[p], i, -1);
 			run_pattern(p, c->cpus, i, c->point_ns,
 				    &c->pts[p][i - 1]);
 		}
+		progress(o, &c->step, steps, "visits", i, -1);
+		run_visits(c->cpus, i, c->point_ns, &c->visits[i - 1]);
+	}
 }
 
 /*
@@ -94,7 +98,8 @@ void calibration_alloc(const struct opts *o, struct calibration *c)
 		if (!c->pts[p])
 			die("%s", "out of memory", ENOMEM);
 	}
-	if (!c->matrix)
+	c->visits = calloc(c->nthreads, sizeof(*c->visits));
+	if (!c->matrix || !c->visits)
 		die("%s", "out of memory", ENOMEM);
 }
 
@@ -105,5 +110,6 @@ void calibration_free(struct calibration *c)
 	for (p = 0; p < NR_PATTERNS; p++)
 		free(c->pts[p]);
 	free(c->matrix);
+	free(c->visits);
 	free(c->cpus);
 }

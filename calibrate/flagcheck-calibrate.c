@@ -6,8 +6,11 @@
  * calibration and prints its JSON.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "calibrate.h"
 
@@ -126,6 +129,66 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	}
 }
 
+/* What @mode is where --output refuses it, else NULL (a regular file) */
+static const char *refused_kind(mode_t mode)
+{
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISDIR(mode))
+		return "a directory";
+	return S_ISREG(mode) ? NULL : "not a regular file";
+}
+
+static void __attribute__((noreturn))
+refuse(const char *path, const char *what)
+{
+	fprintf(stderr, "flagcheck-calibrate: %s is %s: refused (a regular "
+		"file or a new name is allowed, never a link)\n", path, what);
+	exit(1);
+}
+
+/*
+ * --output FILE by the rule every flagcheck output follows
+ * (analysis/flagcheck_analysis/results/outpath.py): a regular file or a
+ * new name, never a link.  A device, a FIFO, a socket or a directory is
+ * refused before anything is written; the open follows no link
+ * (O_NOFOLLOW), never blocks on a FIFO (O_NONBLOCK) and what it opened is
+ * checked again (fstat) before the file is truncated.
+ */
+static FILE *open_output(const char *path)
+{
+	struct stat st;
+	const char *what;
+	FILE *f;
+	int fd;
+
+	if (!lstat(path, &st) && (what = refused_kind(st.st_mode)))
+		refuse(path, what);
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK |
+		  O_NOCTTY | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		if (!lstat(path, &st) && (what = refused_kind(st.st_mode)))
+			refuse(path, what);
+		die("cannot write %s", path, errno);
+	}
+	if (fstat(fd, &st))
+		die("cannot write %s", path, errno);
+	what = refused_kind(st.st_mode);
+	if (what)
+		refuse(path, what);
+	if (ftruncate(fd, 0) || !(f = fdopen(fd, "w")))
+		die("cannot write %s", path, errno);
+	return f;
+}
+
 int main(int argc, char **argv)
 {
 	struct calibration c = { 0 };
@@ -135,8 +198,8 @@ int main(int argc, char **argv)
 	parse_opts(argc, argv, &o);
 	/* a bad --output fails now, not after the measurement */
 	f = stdout;
-	if (o.output && !(f = fopen(o.output, "w")))
-		die("cannot write %s", o.output, errno);
+	if (o.output)
+		f = open_output(o.output);
 	calibration_alloc(&o, &c);
 	calibration_run(&o, &c);
 	print_calibration(f, &o, &c);

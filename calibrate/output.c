@@ -46,6 +46,59 @@ static void print_point(FILE *f, const struct calibration *c,
 		pt->seconds, pt->migrated);
 }
 
+static void print_num(FILE *f, const char *name, double v, bool ok)
+{
+	if (ok)
+		fprintf(f, ", \"%s\": %.4f", name, v);
+	else
+		fprintf(f, ", \"%s\": null", name);
+}
+
+/*
+ * One visits point (visits.c): the counts, then the figures over the kept
+ * stretches (null where none was kept; the visit figures at 2 threads on)
+ */
+static void print_visits(FILE *f, const struct calibration *c,
+			 const struct visit_point *v, double alone_ns)
+{
+	bool some = v->kept && v->rmw && v->seconds > 0;
+	bool shared = some && v->threads > 1 && v->visits;
+	double ns = some ? v->seconds * 1e9 : 0;
+
+	fprintf(f, "%s\n   {\"threads\": %d, \"cpus\": ",
+		v->threads > 1 ? "," : "", v->threads);
+	print_ints(f, c->cpus, v->threads);
+	fprintf(f, ", \"stretch_rmw\": %d, \"stretches\": %llu, "
+		"\"stretches_alone\": %llu, \"stretches_kept\": %llu, "
+		"\"rmw\": %llu, \"visits\": %llu, \"seconds\": %.9g",
+		VISIT_STRETCH, (unsigned long long)v->stretches,
+		(unsigned long long)v->alone, (unsigned long long)v->kept,
+		(unsigned long long)v->rmw, (unsigned long long)v->visits,
+		v->seconds);
+	print_num(f, "rmw_per_s", some ? v->rmw / v->seconds : 0, some);
+	print_num(f, "ns_per_rmw", some ? ns / v->rmw : 0, some);
+	print_num(f, "rmw_per_visit", shared ? (double)v->rmw / v->visits : 0,
+		  shared);
+	print_num(f, "visit_ns", shared ? ns / v->visits : 0, shared);
+	shared = shared && alone_ns > 0 && ns > v->rmw * alone_ns;
+	print_num(f, "handover_ns", shared ?
+		  (ns - v->rmw * alone_ns) / v->visits : 0, shared);
+	fputc('}', f);
+}
+
+static void print_all_visits(FILE *f, const struct calibration *c)
+{
+	const struct visit_point *one = &c->visits[0];
+	double alone = one->kept && one->rmw ?
+		       one->seconds * 1e9 / one->rmw : 0;
+	int i;
+
+	fputs(",\n \"visits\": [", f);
+	for (i = 0; i < c->nthreads; i++)
+		print_visits(f, c, &c->visits[i], alone);
+	fputs("]", f);
+}
+
 /* The calibration's JSON (analysis/flagcheck_analysis/calibrate reads it) */
 void print_calibration(FILE *f, const struct opts *o,
 		       const struct calibration *c)
@@ -68,5 +121,7 @@ void print_calibration(FILE *f, const struct opts *o,
 			print_point(f, c, &c->pts[p][i], i + 1);
 		fputs("]", f);
 	}
-	fputs("}}\n", f);
+	fputs("}", f);
+	print_all_visits(f, c);
+	fputs("}\n", f);
 }

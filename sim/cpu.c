@@ -26,12 +26,23 @@
 
 #include "sim_int.h"
 
+/* The unit a word of @sharing at @offset is in, for @node */
+static unsigned int sim_unit_of(unsigned int sharing, unsigned int offset,
+				unsigned int node, bool line_pair)
+{
+	unsigned int line = offset / PATTERN_LINE;
+
+	if (line_pair)
+		line &= ~1U;
+	return (sharing == PATTERN_NODE ? 1 + node : 0) * PATTERN_LINES + line;
+}
+
 /*
  * The unit of @op's word for CPU @cpu (job @cpu + 1) on object @obj, -1
  * for its own :job word. A :slot(STRIDE) word is job N's 8 bytes at the
  * word's place + STRIDE x (N - 1) in the shared arena; an :obj word is a field of
  * object @obj, the objects after the arena, obj_stride bytes each
- * (pattern_attach(), pattern_pick()).
+ * (pattern_attach(), pattern_pick_object()).
  */
 int sim_word_unit(const struct sim *s, unsigned int cpu, unsigned int obj,
 		  const struct pattern_op *op)
@@ -44,7 +55,6 @@ int sim_word_unit(const struct sim *s, unsigned int cpu, unsigned int obj,
 	case PATTERN_NODE:
 		return sim_unit_of(PATTERN_NODE, op->offset, s->cpu[cpu].node,
 				   pair);
-#if SIM_HAS_OBJ
 	case PATTERN_SLOT:
 		return sim_unit_of(PATTERN_ALL, op->offset +
 				   s->prog->word[op->word].stride * cpu, 0,
@@ -55,9 +65,7 @@ int sim_word_unit(const struct sim *s, unsigned int cpu, unsigned int obj,
 
 		return SIM_UNITS + (pair ? line & ~1U : line);
 	}
-#endif
 	default:
-		(void)obj;
 		return sim_unit_of(PATTERN_ALL, op->offset, 0, pair);
 	}
 }
@@ -69,16 +77,12 @@ static unsigned long *sim_word(struct sim *s, struct sim_cpu *c,
 	*unit = sim_word_unit(s, c - s->cpu, c->obj, op);
 	switch (op->sharing) {
 	case PATTERN_JOB:
-#if SIM_HAS_OBJ
 	case PATTERN_SLOT:
-#endif
 		return &c->job[op->word];
 	case PATTERN_NODE:
 		return &s->node[c->node][op->word];
-#if SIM_HAS_OBJ
 	case PATTERN_OBJ:
 		return &s->obj[(size_t)c->obj * PATTERN_MAX_WORDS + op->word];
-#endif
 	default:
 		return &s->all[op->word];
 	}
@@ -100,8 +104,8 @@ static unsigned long sim_value(const struct sim *s, const struct sim_cpu *c,
 	}
 }
 
-#define SIM_LOOP(code, name, kind, args, tf, flip, loop, does) [code] = loop,
-static const bool sim_loop[PATTERN_NR_OPCODES] = { PATTERN_OPS(SIM_LOOP) };
+#define SIM_LOOP(code, name, kind, args, tf, flip, loop) [code] = loop,
+static const bool sim_cas_loop[PATTERN_NR_OPCODES] = { PATTERN_OPS(SIM_LOOP) };
 #undef SIM_LOOP
 
 static double sim_hit_ns(const struct sim *s, enum sim_access acc)
@@ -114,9 +118,9 @@ static double sim_hit_ns(const struct sim *s, enum sim_access acc)
  * An access of @op's word: true with the REQ set up for a shared unit;
  * false after doing it at once on the CPU's own :job word (a hit).
  */
-static bool sim_access(struct sim *s, struct sim_cpu *c,
-		       const struct pattern_op *op, enum sim_access acc,
-		       enum sim_act act)
+static bool sim_word_access(struct sim *s, struct sim_cpu *c,
+			    const struct pattern_op *op, enum sim_access acc,
+			    enum sim_act act)
 {
 	int unit;
 
@@ -132,7 +136,7 @@ static bool sim_access(struct sim *s, struct sim_cpu *c,
 	return false;
 }
 
-static enum sim_access sim_kind(const struct pattern_op *op)
+static enum sim_access sim_access_of(const struct pattern_op *op)
 {
 	return op->kind == KIND_RMW ? SIM_RMW :
 	       op->kind == KIND_STORE ? SIM_STORE : SIM_LOAD;
@@ -189,7 +193,7 @@ static bool sim_guards_pass(struct sim_cpu *c, const struct pattern_op *op)
 static bool sim_reader(struct sim *s, struct sim_cpu *c)
 {
 	while (c->op < s->nr_read) {
-		if (sim_access(s, c, &s->prog->op[s->read_op[c->op]],
+		if (sim_word_access(s, c, &s->prog->op[s->read_op[c->op]],
 			       SIM_LOAD, ACT_READ))
 			return true;
 	}
@@ -197,15 +201,15 @@ static bool sim_reader(struct sim *s, struct sim_cpu *c)
 }
 
 /* One stage of @op: true with a REQ set up for a shared unit */
-static bool sim_stage(struct sim *s, struct sim_cpu *c,
-		      const struct pattern_op *op)
+static bool sim_do_stage(struct sim *s, struct sim_cpu *c,
+			 const struct pattern_op *op)
 {
 	switch (c->stage) {
 	case ST_GUARD:
 		c->stage = ST_EVERY;
 		return op->flip_every && (c->calls + c->flip_phase[c->op]) %
 		       op->flip_every == 0 &&
-		       sim_access(s, c, op, SIM_RMW, ACT_FLIP);
+		       sim_word_access(s, c, op, SIM_RMW, ACT_FLIP);
 	case ST_EVERY:
 		if (sim_guards_pass(c, op))
 			c->stage = ST_BELOW;
@@ -214,17 +218,18 @@ static bool sim_stage(struct sim *s, struct sim_cpu *c,
 		return false;
 	case ST_BELOW:
 		c->stage = ST_TEST;
-		return op->below && sim_access(s, c, op, SIM_LOAD, ACT_BELOW);
+		return op->below &&
+		       sim_word_access(s, c, op, SIM_LOAD, ACT_BELOW);
 	case ST_TEST:
 		c->stage = ST_MAIN;
 		return op->test_first &&
-		       sim_access(s, c, op, SIM_LOAD, ACT_TEST);
+		       sim_word_access(s, c, op, SIM_LOAD, ACT_TEST);
 	case ST_MAIN:
-		return sim_loop[op->code] ?
-		       sim_access(s, c, op, SIM_LOAD, ACT_CAS_LOAD) :
-		       sim_access(s, c, op, sim_kind(op), ACT_MAIN);
+		return sim_cas_loop[op->code] ?
+		       sim_word_access(s, c, op, SIM_LOAD, ACT_CAS_LOAD) :
+		       sim_word_access(s, c, op, sim_access_of(op), ACT_MAIN);
 	default:	/* ST_CAS: one more cmpxchg */
-		return sim_access(s, c, op, SIM_RMW, ACT_CAS);
+		return sim_word_access(s, c, op, SIM_RMW, ACT_CAS);
 	}
 }
 
@@ -242,7 +247,7 @@ bool sim_advance(struct sim *s, struct sim_cpu *c)
 			sim_next_op(c);		/* /if_test: the bit is not V */
 		else if (!op->has_word)
 			sim_no_word(s, c, op);
-		else if (sim_stage(s, c, op))
+		else if (sim_do_stage(s, c, op))
 			return true;
 	}
 	return false;
@@ -286,7 +291,7 @@ static void sim_main(struct sim *s, struct sim_cpu *c,
 	}
 	unsigned long r = sim_effect(op, sim_value(s, c, op), c->w);
 
-	if (sim_result(op) != SUM)
+	if (sim_op_result(op) != SUM)
 		c->tested = r;		/* a test of the bit, for /if_test */
 	sim_next_rep(s, c);
 }
@@ -311,8 +316,8 @@ void sim_apply(struct sim *s, struct sim_cpu *c)
 		break;
 	case ACT_TEST:
 		if (!sim_test_runs(op, sim_value(s, c, op), c->w)) {
-			if (sim_result(op) != SUM)	/* as it leaves it */
-				c->tested = sim_result(op);
+			if (sim_op_result(op) != SUM)	/* as it leaves it */
+				c->tested = sim_op_result(op);
 			sim_next_rep(s, c);
 		}
 		break;
@@ -329,10 +334,13 @@ void sim_apply(struct sim *s, struct sim_cpu *c)
 	}
 }
 
-/* :obj(N,RULE): this I/O's object by the job's rule (pattern_pick()) */
-static void sim_pick(struct sim *s, struct sim_cpu *c)
+/*
+ * :obj(N,RULE): this I/O's object by the job's rule (pattern_pick_object()). A
+ * simulated I/O has no offset: offset(BYTES) takes the objects uniformly at
+ * random, as fio's random I/O (norandommap) over a file of N x BYTES does.
+ */
+static void sim_pick_object(struct sim *s, struct sim_cpu *c)
 {
-#if SIM_HAS_OBJ
 	const struct pattern_prog *p = s->prog;
 	unsigned int k = c->obj_next;
 
@@ -340,16 +348,13 @@ static void sim_pick(struct sim *s, struct sim_cpu *c)
 		return;
 	if (p->pick == PICK_TURN) {
 		c->obj_next = k + 1 == p->nr_objects ? 0 : k + 1;
-	} else if (p->pick == PICK_RANDOM) {
+	} else if (p->pick == PICK_RANDOM || p->pick == PICK_OFFSET) {
 		c->obj_rnd ^= c->obj_rnd << 13;
 		c->obj_rnd ^= c->obj_rnd >> 7;
 		c->obj_rnd ^= c->obj_rnd << 17;
 		k = ((c->obj_rnd >> 32) * p->nr_objects) >> 32;
 	}
 	c->obj = k;
-#else
-	(void)s, (void)c;
-#endif
 }
 
 /* A|B|C: this I/O's alternative, taken in turn (pattern_alt()) */
@@ -369,7 +374,7 @@ static void sim_alt(struct sim *s, struct sim_cpu *c)
 
 void sim_new_io(struct sim *s, struct sim_cpu *c)
 {
-	sim_pick(s, c);
+	sim_pick_object(s, c);
 	c->calls++;
 	sim_alt(s, c);
 	c->rep = 0;

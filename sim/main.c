@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * flagcheck-sim: the command flagcheck-predict runs (docs/predict.md).
+ * flagcheck-sim: the command flagcheck predict runs (docs/predict.md).
  *
  *   flagcheck-sim --words W --pattern P [--fixed F] [--writers N]
- *       --variant always|test_first [--rest NS] [--atomic-local NS]
- *       [--atomic-far NS]
- *       [--load-hit NS] [--NAME VALUE ...] [--seed N]
- *       [--ios N] [--warmup N] [--max-events N]  < MATRIX
+ *       --variant always|test_first [--rest NS] [--atomic_local NS]
+ *       [--atomic_far NS] [--load_hit NS] [--NAME VALUE ...] [--seed N]
+ *       [--ios N] [--warmup N] [--max_events N]  < MATRIX
  *
+ * Each option is spelled as fio spells its own, words joined by '_'.
  * --NAME VALUE: a physics setting of sim/physics.def (--handover nearest,
  * --shared_readers serial, --line_pair true, --jitter 0.1 ...), each at
  * its row's default when not given.
@@ -15,7 +15,7 @@
  * MATRIX: the number of CPUs N (1 to 1024), then N x N one-way transfer
  * costs in ns (0 to 1e6; row: the CPU that holds the line, column: the one
  * that wants it), then N NUMA node numbers (0 to 7). Prints one JSON
- * object. --max-events (default 50,000,000) bounds the work: a run that
+ * object. --max_events (default 50,000,000) bounds the work: a run that
  * needs more simulated events is refused, exit status 3 (sim.c). The
  * program is compiled by the engine's own pattern_compile(), so the
  * grammar and its refusals are the engine's.
@@ -113,11 +113,11 @@ static int option(struct args *a, const char *o, const char *v)
 		r = whole(o, v, 0, SIM_MAX_CPUS, &d) ?: (a->pp.writers = d, 0);
 	else if (!strcmp(o, "--rest"))
 		r = num(o, v, 0, 1e9, &c->rest_ns);
-	else if (!strcmp(o, "--atomic-local"))
+	else if (!strcmp(o, "--atomic_local"))
 		r = num(o, v, 0, 1e6, &c->atomic_local_ns);
-	else if (!strcmp(o, "--atomic-far"))
+	else if (!strcmp(o, "--atomic_far"))
 		r = num(o, v, 0, 1e6, &c->atomic_far_ns);
-	else if (!strcmp(o, "--load-hit"))
+	else if (!strcmp(o, "--load_hit"))
 		r = num(o, v, 0, 1e6, &c->load_hit_ns);
 	else if (!strcmp(o, "--seed"))
 		r = whole(o, v, 0, 1e15, &d) ?: (c->seed = d, 0);
@@ -125,7 +125,7 @@ static int option(struct args *a, const char *o, const char *v)
 		r = whole(o, v, 1, 1e9, &d) ?: (c->ios = d, 0);
 	else if (!strcmp(o, "--warmup"))
 		r = whole(o, v, 0, 1e9, &d) ?: (c->warmup = d, 0);
-	else if (!strcmp(o, "--max-events"))
+	else if (!strcmp(o, "--max_events"))
 		r = whole(o, v, 1, 1e12, &d) ?: (c->max_events = d, 0);
 	else
 		r = bad(o, NULL, "unknown option (see sim/main.c's head)");
@@ -191,7 +191,6 @@ static bool word_on(const struct pattern_prog *p, unsigned int w, int block,
 	case PATTERN_NODE:
 		want = block >= 1 ? block : 1;
 		break;
-#if SIM_HAS_OBJ
 	case PATTERN_SLOT:
 		want = 0;
 		last = (pw->offset + 8 * (a->conf.cpus - 1)) / PATTERN_LINE;
@@ -199,7 +198,6 @@ static bool word_on(const struct pattern_prog *p, unsigned int w, int block,
 	case PATTERN_OBJ:
 		want = -1;
 		break;
-#endif
 	default:
 		return false;
 	}
@@ -325,7 +323,7 @@ int main(int argc, char **argv)
 	if (i == -E2BIG)
 		fprintf(stderr, "flagcheck-sim: over the budget of %llu "
 			"simulated events (CAS retries included): "
-			"--max-events raises it, 1 to 1e12\n",
+			"--max_events raises it, 1 to 1e12\n",
 			(unsigned long long)a.conf.max_events);
 	else if (i == -EDOM)
 		fprintf(stderr, "flagcheck-sim: the simulated time is not a "

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * flagcheck-sim: what each operation of the table (pattern_ops.h) does to
- * a simulated word: its row's test, run, undo and result
- * (pattern_does.h), the same functions the engine's pattern_ops.c runs on
- * the shared arena, here on a word that only the simulator's one thread
- * touches. @arg is the operation's value as the job has it (a constant,
+ * flagcheck-sim: what each operation of the table (ops.tbl) does to a
+ * simulated word: its row's test, run, undo and result (pattern_does.h,
+ * written from the table), the same functions the engine's pattern_ops.c
+ * runs on the shared arena, here on a word that only the simulator's one
+ * thread touches. @arg is the operation's value as the job has it (a constant,
  * or the job's CPU or number). When each access happens and what it costs
  * is cpu.c's and unit.c's; a CAS loop's attempts are cpu.c's sim_cas().
  */
@@ -37,7 +37,7 @@ unsigned long sim_effect(const struct pattern_op *op, unsigned long arg,
 }
 
 /* The result's use: SUM, or a test of a bit with its value if skipped */
-int sim_result(const struct pattern_op *op)
+int sim_op_result(const struct pattern_op *op)
 {
 	return pattern_does[op->code].result;
 }

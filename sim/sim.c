@@ -27,7 +27,8 @@ static bool ev_before(const struct sim_ev *a, const struct sim_ev *b)
 	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
 }
 
-void sim_push(struct sim *s, double t, enum sim_ev_kind kind, unsigned int id)
+static void sim_push(struct sim *s, double t, enum sim_ev_kind kind,
+		     unsigned int id)
 {
 	struct sim_ev e = { .t = t, .seq = s->seq++, .kind = kind, .id = id };
 	unsigned int i = s->nev++, up;
@@ -54,38 +55,6 @@ static struct sim_ev sim_pop(struct sim *s)
 	}
 	s->ev[i] = last;
 	return top;
-}
-
-/* ----- random numbers: splitmix64, one stream per CPU ----- */
-
-uint64_t sim_rand(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Local time, spread by the profile's jitter: x U(1 - j, 1 + j) */
-double sim_local(struct sim *s, struct sim_cpu *c, double ns)
-{
-	double u;
-
-	if (!s->conf->jitter || !ns)
-		return ns;
-	u = (double)(sim_rand(&c->rng) >> 11) / (double)(1ULL << 53);
-	return ns * (1.0 + s->conf->jitter * (2.0 * u - 1.0));
-}
-
-unsigned int sim_unit_of(unsigned int sharing, unsigned int offset,
-			 unsigned int node, bool line_pair)
-{
-	unsigned int line = offset / PATTERN_LINE;
-
-	if (line_pair)
-		line &= ~1U;
-	return (sharing == PATTERN_NODE ? 1 + node : 0) * PATTERN_LINES + line;
 }
 
 /* ----- one CPU: its next access, the end of its I/O ----- */
@@ -162,7 +131,7 @@ static void sim_remove(struct sim_unit *u, unsigned int i)
 }
 
 /* The waiter the unit goes to: the first, or the nearest to its last user */
-static unsigned int sim_pick(struct sim *s, const struct sim_unit *u)
+static unsigned int sim_next_waiter(struct sim *s, const struct sim_unit *u)
 {
 	unsigned int i, best = 0, n = s->conf->cpus;
 	double d, bd;
@@ -180,12 +149,36 @@ static unsigned int sim_pick(struct sim *s, const struct sim_unit *u)
 	return best;
 }
 
+/* The readers of one batch: costs from the holders before any is served */
+static void sim_grant_loads(struct sim *s, struct sim_unit *u,
+			    const struct sim_waiter *b, unsigned int nb,
+			    double t)
+{
+	unsigned int k;
+	double end = t;
+
+	for (k = 0; k < nb; k++)
+		s->bend[k] = t + sim_load_cost(s, u, b[k].cpu, true);
+	for (k = 0; k < nb; k++) {
+		sim_hold(s, u, b[k].cpu, SIM_LOAD);
+		if (s->bend[k] > end)
+			end = s->bend[k];
+	}
+	u->free_at = end;
+	if (s->measuring) {
+		u->stats.busy_ns += end - t;
+		u->busy_end = end;
+	}
+	for (k = 0; k < nb; k++)
+		sim_granted(s, &s->cpu[b[k].cpu], s->bend[k]);
+}
+
 /*
  * The unit is free at @t: its next waiter gets it; with parallel readers
  * a load takes every waiting load along, each paying its own transfer
  * from the holders as they were, the unit busy until the last is served.
  */
-static void sim_free(struct sim *s, struct sim_unit *u, double t)
+static void sim_on_free(struct sim *s, struct sim_unit *u, double t)
 {
 	unsigned int i, nb = 0, k;
 	struct sim_waiter first;
@@ -194,7 +187,7 @@ static void sim_free(struct sim *s, struct sim_unit *u, double t)
 	u->pending = false;
 	if (!u->qlen)		/* cannot happen: a FREE is queued for waiters */
 		return;
-	i = sim_pick(s, u);
+	i = sim_next_waiter(s, u);
 	first = u->q[i];
 	sim_remove(u, i);
 	s->batch[nb++] = first;
@@ -219,36 +212,13 @@ static void sim_free(struct sim *s, struct sim_unit *u, double t)
 	}
 }
 
-/* The readers of one batch: costs from the holders before any is served */
-void sim_grant_loads(struct sim *s, struct sim_unit *u,
-		     const struct sim_waiter *b, unsigned int nb, double t)
-{
-	unsigned int k;
-	double end = t;
-
-	for (k = 0; k < nb; k++)
-		s->bend[k] = t + sim_load_cost(s, u, b[k].cpu, true);
-	for (k = 0; k < nb; k++) {
-		sim_hold(s, u, b[k].cpu, SIM_LOAD);
-		if (s->bend[k] > end)
-			end = s->bend[k];
-	}
-	u->free_at = end;
-	if (s->measuring) {
-		u->stats.busy_ns += end - t;
-		u->busy_end = end;
-	}
-	for (k = 0; k < nb; k++)
-		sim_granted(s, &s->cpu[b[k].cpu], s->bend[k]);
-}
-
 /* ----- the run ----- */
 
 /*
  * The work budget: every event counts, so each access (each cmpxchg of a
  * CAS loop, its retries included) is one REQ, a contended one a FREE too
  */
-static void sim_loop(struct sim *s)
+static void sim_event_loop(struct sim *s)
 {
 	struct sim_ev e;
 
@@ -264,7 +234,7 @@ static void sim_loop(struct sim *s)
 			sim_request(s, &s->cpu[e.id], e.t);
 			break;
 		case EV_FREE:
-			sim_free(s, &s->unit[e.id], e.t);
+			sim_on_free(s, &s->unit[e.id], e.t);
 			break;
 		case EV_DONE:
 			sim_done(s, &s->cpu[e.id], e.t);
@@ -273,7 +243,7 @@ static void sim_loop(struct sim *s)
 	}
 }
 
-static int sim_results(const struct sim *s, struct sim_result *res)
+static int sim_fill_result(const struct sim *s, struct sim_result *res)
 {
 	unsigned int i;
 
@@ -326,8 +296,8 @@ int sim_run(const struct pattern_prog *prog, const struct sim_conf *conf,
 		sim_new_io(s, &s->cpu[i]);
 		sim_continue(s, &s->cpu[i]);
 	}
-	sim_loop(s);
-	err = s->over ? -E2BIG : sim_results(s, res);
-	sim_free_all(s);
+	sim_event_loop(s);
+	err = s->over ? -E2BIG : sim_fill_result(s, res);
+	sim_delete(s);
 	return err;
 }

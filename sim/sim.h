@@ -32,24 +32,13 @@
 /* the arena's units (all, then each node's); :obj units follow them */
 #define SIM_UNITS	((1 + PATTERN_MAX_NODES) * PATTERN_LINES)
 
-/*
- * The grammar's :obj(N,RULE) and :slot words, where the engine's parser
- * has them (PATTERN_MAX_OBJECTS comes with them): a feature test, as
- * engine/fio_compat.h tests fio's headers.
- */
-#ifdef PATTERN_MAX_OBJECTS
-#define SIM_HAS_OBJ	1
-#else
-#define SIM_HAS_OBJ	0
-#endif
-
 /* the values of a CHOICE setting of physics.def, in its order */
 enum sim_handover { SIM_FIFO = 0, SIM_NEAREST };
 enum sim_shared_readers { SIM_PARALLEL = 0, SIM_SERIAL };
 enum sim_atomics { SIM_NEAR = 0, SIM_FAR };
 enum sim_access { SIM_LOAD = 0, SIM_STORE, SIM_RMW };
 
-/* The machine and the run, as flagcheck-predict passes them */
+/* The machine and the run, as flagcheck predict passes them */
 struct sim_conf {
 	unsigned int cpus;
 	double *cost;			/* cpus x cpus one-way ns, [from][to] */
@@ -107,8 +96,5 @@ void sim_physics_defaults(struct sim_conf *c);
 int sim_physics_option(struct sim_conf *c, const char *opt, const char *val);
 /* an uncontended RMW: atomic_local, or atomic_far where atomics is far */
 double sim_rmw_hit_ns(const struct sim_conf *c);
-/* sim.c: the unit a word of @sharing at @offset is in, for @node */
-unsigned int sim_unit_of(unsigned int sharing, unsigned int offset,
-			 unsigned int node, bool line_pair);
 
 #endif

@@ -1,5 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* flagcheck-sim's own structures, shared by sim.c, cpu.c, ops.c and unit.c */
+/*
+ * flagcheck-sim's own structures, and what each file gives the others.
+ * Who calls whom (no file calls back into one that calls it):
+ *
+ *   main.c -> sim.c, physics.c
+ *   sim.c (the events) -> setup.c, unit.c, cpu.c, local.c
+ *   setup.c (before the first event) -> unit.c, cpu.c, local.c
+ *   cpu.c (a CPU's walk) -> ops.c, physics.c, local.c
+ *   unit.c (the coherence units) -> physics.c
+ *   ops.c, physics.c, local.c -> none
+ */
 #ifndef FLAGCHECK_SIM_INT_H
 #define FLAGCHECK_SIM_INT_H
 
@@ -85,12 +95,9 @@ struct sim {
 	double t_start, t_end;
 };
 
-/* sim.c */
-void sim_push(struct sim *s, double t, enum sim_ev_kind kind, unsigned int id);
+/* local.c */
 uint64_t sim_rand(uint64_t *x);
 double sim_local(struct sim *s, struct sim_cpu *c, double ns);
-void sim_grant_loads(struct sim *s, struct sim_unit *u,
-		     const struct sim_waiter *b, unsigned int nb, double t);
 
 /* cpu.c */
 int sim_word_unit(const struct sim *s, unsigned int cpu, unsigned int obj,
@@ -99,12 +106,12 @@ bool sim_advance(struct sim *s, struct sim_cpu *c);
 void sim_apply(struct sim *s, struct sim_cpu *c);
 void sim_new_io(struct sim *s, struct sim_cpu *c);
 
-/* ops.c: each operation's row of pattern_ops.h on a simulated word */
+/* ops.c: each operation's row of ops.tbl on a simulated word */
 bool sim_test_runs(const struct pattern_op *op, unsigned long arg,
 		   unsigned long *w);
 unsigned long sim_effect(const struct pattern_op *op, unsigned long arg,
 			 unsigned long *w);
-int sim_result(const struct pattern_op *op);
+int sim_op_result(const struct pattern_op *op);
 bool sim_cas_tries(const struct pattern_op *op, unsigned long arg,
 		   unsigned long old);
 unsigned long sim_cas_new(const struct pattern_op *op, unsigned long arg,
@@ -112,10 +119,13 @@ unsigned long sim_cas_new(const struct pattern_op *op, unsigned long arg,
 void sim_flip(const struct pattern_op *op, unsigned long arg,
 	      unsigned long *w);
 
-/* unit.c */
+/* setup.c: 0 with *@out the simulation, or -ENOMEM, -ERANGE (sim_run()) */
 int sim_new(const struct pattern_prog *prog, const struct sim_conf *conf,
 	    struct sim **out);
-void sim_free_all(struct sim *s);
+void sim_delete(struct sim *s);
+
+/* unit.c */
+int sim_unit_init(struct sim *s, unsigned int i, unsigned int cpu);
 double sim_grant(struct sim *s, struct sim_unit *u, unsigned int cpu,
 		 enum sim_access acc, double t);
 double sim_load_cost(struct sim *s, struct sim_unit *u,

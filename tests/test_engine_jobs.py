@@ -22,8 +22,7 @@ import types
 import pytest
 
 from flagcheck_analysis.inputs import matrix
-from flagcheck_analysis.cli import run
-from flagcheck_analysis.run import proctree
+from flagcheck_analysis.run import config, proctree
 from tests.analysis.helpers import alive
 from jobrun import (JOB_VARS, OPTIONAL_VARS, RUN_JOB, RUN_VARS, S1, S2, S4,
                     TOP, check_run, clean_env, job_files, job_modes, job_vars,
@@ -57,7 +56,7 @@ def test_job_file_names_its_source_and_takes_every_var(path):
 
 @pytest.mark.parametrize("path", JOB_FILES, ids=JOB_IDS)
 def test_every_job_var_has_a_default_in_run_job_and_the_runner(ctx, path):
-    runner_vars = set(cli.DEFAULT_VARS) | set(matrix.MATRIX_VARS)
+    runner_vars = set(config.DEFAULT_VARS) | set(matrix.MATRIX_VARS)
     used = job_vars(path) - OPTIONAL_VARS
     assert used <= runner_vars, \
         f"{os.path.basename(path)}: flagcheck run leaves " \
@@ -335,8 +334,9 @@ def test_run_job_refuses_to_write_a_block_device(ctx):
     try:
         for backend in ("psync", ""):
             env, err = fake_run(ctx, S2, {"FILENAME": node, "BACKEND": backend})
+            # the message is wrapped within 120 columns: read it joined
             assert env is None and "FLAGCHECK_DESTROY=yes" in err and \
-                "block device" in err, err
+                "block device" in " ".join(err.split()), err
         env, err = fake_run(ctx, S2, {"FILENAME": f"other:{node}"})
         assert env is None, "a device later in a filename list was written"
         env, _ = fake_run(ctx, S2, {"FILENAME": node, "FLAGCHECK_DESTROY": "yes"})

@@ -133,3 +133,106 @@ def test_pattern_gives_its_c_models_rmws(ctx, path, variant):
     assert p_rmw == c_rmw_, \
         f"{name} {variant}: pattern {p_rmw / p_ios:.4f} RMWs/io, " \
         f"C model {c_rmw_ / c_ios:.4f}"
+
+
+# S2's twin on the C model's own job: the file flagcheck run writes (1g,
+# 16384 pages of 64K), random 4k writes at fio's fixed seed, so both files
+# write the same offsets
+S2_TWIN = os.path.join(JOBS, "pattern", "s2-buffer-new-randwrite.fio")
+S2_C = os.path.join(JOBS, "buffer-new-randwrite.fio")
+S2_IOS = 20000
+S2_PAGE = 65536
+
+
+def s2_shaped(ctx, path, tail, extra=()):
+    """@path with a fixed number of I/Os and seed, no time_based, and
+    @tail (job sections) in place of its own [randwrite] section."""
+    with open(path) as f:
+        text = f.read()
+    body, _ = text.split("\n[randwrite]", 1)
+    out = []
+    for line in body.splitlines():
+        if line.strip() == "time_based" or line.startswith("runtime="):
+            continue
+        out.append(line)
+        if line.strip() == "[global]":
+            out += [f"number_ios={S2_IOS}", "randseed=7"] + list(extra)
+    copy = os.path.join(ctx.tmp, "s2-" + os.path.basename(path))
+    with open(copy, "w") as f:
+        f.write("\n".join(out) + "\n" + tail)
+    return copy
+
+
+def s2_run(ctx, path, variant, tail, numjobs, log=None):
+    """{thread_number: (ios, the twin's RMWs or the C model's
+    clear_buffer_new RMWs, the C model's set_buffer_uptodate RMWs)}"""
+    shaped = s2_shaped(ctx, path, tail)
+    args = [f"--write_iolog={log}"] if log else []
+    try:
+        p, stats = run_job(ctx, shaped, clean_env(
+            FLAG_CHECK=variant, NUMJOBS=numjobs, SIZE="1g"), args)
+    finally:
+        os.unlink(shaped)
+    counted(p, stats, f"{os.path.basename(path)} {variant}")
+    c = "clear_buffer_new" in stats[0]["paths"]
+    return {s["thread_number"]: (
+        s["ios"], c_rmw_s2(s) if c else total_rmw(s),
+        s["paths"]["set_buffer_uptodate"]["rmw"] if c else None)
+        for s in stats}
+
+
+def logged(log, unit):
+    """The distinct offset // @unit that fio's write_iolog (v3: time, file,
+    action, offset, length) recorded writes at: fio's own record."""
+    seen = set()
+    with open(log) as f:
+        for line in f:
+            x = line.split()
+            if len(x) == 5 and x[2] == "write":
+                seen.add(int(x[3]) // unit)
+    return seen
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_s2_twin_commits_the_page_of_each_write(ctx, variant):
+    """One job on the same 20000 offsets: the twin's RMWs are the C model's
+    clear_buffer_new RMWs exactly, 16 a write in always, 16 per page first
+    written in test_first, the pages counted from fio's own I/O log; the C
+    model's set_buffer_uptodate (what the twin leaves out) runs once per 4k
+    block first written."""
+    log = os.path.join(ctx.tmp, f"s2-{variant}.iolog")
+    twin = s2_run(ctx, S2_TWIN, variant, "[randwrite]\n", 1, log)
+    pages, blocks = logged(log, S2_PAGE), logged(log, 4096)
+    os.unlink(log)
+    c = s2_run(ctx, S2_C, variant, "[randwrite]\n", 1)
+    ((ios, rmw, _),), ((c_ios, c_rmw, c_uptodate),) = twin.values(), \
+        c.values()
+    assert ios == c_ios == S2_IOS
+    assert rmw == c_rmw == (16 * S2_IOS if variant == "always"
+                            else 16 * len(pages)), (variant, len(pages))
+    assert c_uptodate == len(blocks)
+    assert len(pages) < S2_IOS < 16384 * 2, "the writes spread over pages"
+
+
+def test_s2_twin_shares_a_page_only_when_two_jobs_meet_on_it(ctx):
+    """Two jobs on halves of the file (the upper half first, so its job
+    makes the state for the whole file): no page is written by both, so in
+    test_first each job clears the 16 new heads of each of its own pages
+    (fio's log of each job), the twin exactly as the C model, job by job.
+    A twin that put every job on one page (the heads shared by all) gives
+    the second job none."""
+    logs = {1: os.path.join(ctx.tmp, "s2-hi.iolog"),
+            2: os.path.join(ctx.tmp, "s2-lo.iolog")}
+    tail = (f"[hi]\noffset=512m\nsize=512m\nwrite_iolog={logs[1]}\n"
+            f"[lo]\nstonewall\noffset=0\nsize=512m\nwrite_iolog={logs[2]}\n")
+    twin = s2_run(ctx, S2_TWIN, "test_first", tail, 1)
+    pages = {job: logged(log, S2_PAGE) for job, log in logs.items()}
+    c = s2_run(ctx, S2_C, "test_first", tail, 1)
+    for log in logs.values():
+        os.unlink(log)
+    assert min(pages[1]) >= 8192 > max(pages[2]), "the halves"
+    assert sorted(twin) == sorted(c) == [1, 2]
+    for job in (1, 2):
+        ios, rmw, _ = twin[job]
+        assert ios == c[job][0] == S2_IOS
+        assert rmw == c[job][1] == 16 * len(pages[job]), (job, twin, c)

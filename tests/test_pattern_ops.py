@@ -1,22 +1,26 @@
 """model=pattern's operation table, one table for all who read it.
 
-build/flagcheck-pattern-ops prints the engine's table
-(engine/pattern/pattern_ops.h) as JSON; docs/pattern.md's operation table
-must say the same, row for row: the operation and its arguments, what it
-counts, its test-first form, whether /flip_every may undo it, whether it
-is a compare-and-swap loop. The parser
-must accept each operation with its arguments, and refuse '?' exactly on
-those without a test-first form.
+build/flagcheck-pattern-ops prints the engine's table (compiled from
+engine/pattern/ops.tbl) as JSON; docs/pattern.md's operation table, which
+make writes from ops.tbl, is what the generator writes from it now and
+says the same as the engine, row for row: the operation and its
+arguments, what it counts, its test-first form, whether /flip_every may
+undo it, whether it is a compare-and-swap loop. The parser must accept
+each operation with its arguments, and refuse '?' exactly on those
+without a test-first form.
 """
 import json
 import os
 import re
 import subprocess
+import sys
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "pattern.md")
+GEN = os.path.join(ROOT, "scripts", "gen-pattern-ops.py")
+TABLE = os.path.join(ROOT, "engine", "pattern", "ops.tbl")
 _ROW = re.compile(r"^\| `([A-Za-z_]+)\(([a-z,]*)\)` \| (\w+) \| (.+?) \| "
                   r"(yes|no) \| (yes|no) \|$")
 
@@ -36,6 +40,18 @@ def doc_rows():
     return [(m[1], m[2], m[3],
              None if m[4] == "none" else m[4].strip("`").replace("\\|", "|"),
              m[5] == "yes", m[6] == "yes") for m in rows if m]
+
+
+def test_docs_table_is_what_make_writes_from_ops_tbl():
+    out = subprocess.run([sys.executable, GEN, TABLE, "--doc-rows"],
+                         check=True, capture_output=True, text=True).stdout
+    with open(DOC) as f:
+        text = f.read()
+    begin = "<!-- The rows below are written by make from " \
+        "engine/pattern/ops.tbl: edit the table there. -->\n"
+    end = "<!-- end of the rows from engine/pattern/ops.tbl -->\n"
+    assert text.split(begin, 1)[1].split(end, 1)[0] == out
+    assert len(doc_rows()) == out.count("\n") - 2
 
 
 def test_docs_table_is_the_engines(table):

@@ -7,6 +7,7 @@ lowest layer, so that every tool's messages use it; ArgumentParser is
 argparse's with its errors kept to the same width."""
 
 import argparse
+import shutil
 import textwrap
 
 WIDTH = 120
@@ -28,9 +29,28 @@ def wrap(text, width=WIDTH):
     return "\n".join(out)
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's help, its description as written, at most WIDTH columns
+    wide whatever COLUMNS says."""
+
+    def __init__(self, prog, **kw):
+        cols = kw.get("width") or shutil.get_terminal_size().columns - 2
+        kw["width"] = min(cols, WIDTH)
+        super().__init__(prog, **kw)
+
+    def _split_lines(self, text, width):
+        # as wrap() does: a path or a hyphenated name is never cut
+        return textwrap.wrap(" ".join(text.split()), width,
+                             break_on_hyphens=False, break_long_words=False)
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse's parser whose messages (an error naming a long value,
-    its usage) keep to WIDTH columns."""
+    its usage) and help keep to WIDTH columns."""
+
+    def __init__(self, *args, **kw):
+        kw.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kw)
 
     def exit(self, status=0, message=None):
         if message:

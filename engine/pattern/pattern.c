@@ -123,9 +123,10 @@ static inline uint64_t pattern_rnd(uint64_t *x)
 
 /*
  * pattern_objects: the object of this I/O by the job's rule, and the
- * words of its obj steps in it (no division: random scales 32 bits by N)
+ * words of its obj steps in it (random scales 32 bits by N, no division;
+ * offset(BYTES) shifts, and divides by N only for offsets past N objects)
  */
-static void pattern_pick(struct pattern_job *j)
+static void pattern_pick_object(struct pattern_job *j, unsigned long long offset)
 {
 	const struct pattern_prog *p = &j->prog;
 	struct pattern_step *s;
@@ -135,6 +136,9 @@ static void pattern_pick(struct pattern_job *j)
 		j->obj_next = k + 1 == p->nr_objects ? 0 : k + 1;
 	else if (p->pick == PICK_RANDOM)
 		k = ((pattern_rnd(&j->rnd) >> 32) * p->nr_objects) >> 32;
+	else if (p->pick == PICK_OFFSET)
+		k = (offset >>= p->obj_shift) < p->nr_objects ? offset :
+		    offset % p->nr_objects;
 	j->base[PATTERN_OBJ] = j->objects + (size_t)k * p->obj_stride;
 	for (i = 0; i < j->nr_obj_steps; i++) {
 		s = &j->step[j->obj_step[i]];
@@ -179,7 +183,7 @@ static int pattern_io(void *state, const void *params,
 	j->calls++;
 	c->checks++;
 	if (j->prog.nr_objects)
-		pattern_pick(j);
+		pattern_pick_object(j, io->offset);
 	if (__builtin_expect(!j->writer, 0))
 		return pattern_read(j, c);
 	s = j->step;
@@ -304,7 +308,7 @@ static void pattern_objects_start(struct pattern_job *j,
 }
 
 /* One operation's step */
-static void pattern_step(struct pattern_job *j, unsigned int i)
+static void pattern_add_step(struct pattern_job *j, unsigned int i)
 {
 	const struct pattern_op *op = &j->prog.op[i];
 	struct pattern_step *s;
@@ -335,7 +339,7 @@ static void pattern_steps(struct pattern_job *j)
 	for (k = 0; k < j->prog.nr_alts; k++) {
 		j->alt_first[k] = j->nr_steps;
 		for (; i < j->prog.alt_end[k]; i++)
-			pattern_step(j, i);
+			pattern_add_step(j, i);
 		j->step[j->nr_steps++].fn = NULL;	/* the end */
 	}
 }

@@ -21,7 +21,7 @@
 
 #include "counters.h"
 #include "model.h"
-#include "pattern_ops.h"
+#include "pattern_ops.h"	/* written from ops.tbl by make */
 
 #define PATTERN_LINE		64	/* bytes of a cache line */
 #define PATTERN_LINES		64	/* lines of the arena: 0..63 */
@@ -32,7 +32,9 @@
 #define PATTERN_NAME_LEN	32	/* a word's name, NUL included */
 #define PATTERN_PATH_LEN	64	/* "2:test_and_clear_bit(flags,1)" */
 #define PATTERN_MAX_REPEAT	65536	/* *N */
-#define PATTERN_MAX_OBJECTS	4096	/* :obj(N,RULE) */
+#define PATTERN_MAX_OBJECTS	65536	/* :obj(N,RULE) */
+#define PATTERN_MIN_OBJ_SHIFT	9	/* offset(BYTES): 512 bytes ... */
+#define PATTERN_MAX_OBJ_SHIFT	40	/* ... to 1 TiB, a power of two */
 #define PATTERN_MAX_ALTS	16	/* A|B|...: sequences taken in turn */
 #define PATTERN_MAX_WORK_NS	1000000	/* work(ns): 1 ms, fio cannot stop it */
 
@@ -56,6 +58,7 @@ enum pattern_pick {
 	PICK_RANDOM,		/* uniform, a generator seeded by the job */
 	PICK_CPU,		/* the job's CPU at job start, mod N */
 	PICK_JOB,		/* the job's number - 1, mod N */
+	PICK_OFFSET,		/* the I/O's offset / BYTES, mod N */
 	PATTERN_PICKS,
 };
 
@@ -67,9 +70,17 @@ struct pattern_word {
 	unsigned int stride;		/* slot(STRIDE): job N at + STRIDE x (N-1) */
 };
 
-#define PATTERN_OPCODE(code, name, kind, args, tf, flip, loop, does) code,
+#define PATTERN_OPCODE(code, name, kind, args, tf, flip, loop) code,
 enum pattern_opcode { PATTERN_OPS(PATTERN_OPCODE) PATTERN_NR_OPCODES };
 #undef PATTERN_OPCODE
+
+/* The guards an operation may carry, in the order the docs list them */
+#define PATTERN_GUARDS(X)						\
+X(GUARD_BELOW, "below")							\
+X(GUARD_EVERY, "every")							\
+X(GUARD_EVERY_NS, "every_ns")						\
+X(GUARD_FLIP_EVERY, "flip_every")					\
+X(GUARD_IF_TEST, "if_test")
 
 #define PATTERN_GUARD_CODE(code, name) code,
 enum pattern_guard { PATTERN_GUARDS(PATTERN_GUARD_CODE) PATTERN_NR_GUARDS };
@@ -77,6 +88,10 @@ enum pattern_guard { PATTERN_GUARDS(PATTERN_GUARD_CODE) PATTERN_NR_GUARDS };
 
 /* What an operation costs the line, as counted */
 enum pattern_kind { KIND_LOAD, KIND_STORE, KIND_RMW, KIND_OTHER };
+
+/* A row's result (pattern_does.h): summed where no load waits for it, or
+ * else a test of a bit kept for /if_test, its value when skipped */
+#define SUM	(-1)
 
 /*
  * One operation, ready to run: its word resolved to (sharing, offset).
@@ -110,6 +125,7 @@ struct pattern_prog {
 	/* :obj(N,RULE) words: N objects (0: none) of obj_stride bytes */
 	unsigned int nr_objects;
 	enum pattern_pick pick;
+	unsigned int obj_shift;		/* offset(BYTES): log2(BYTES) */
 	unsigned int obj_stride;
 	/* A|B|C: the I/Os take the sequences in turn; alternative k is the
 	 * operations from alt_end[k - 1] (0 for k = 0) to alt_end[k] */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * model=pattern: the operations, one function each, made from the rows of
- * pattern_ops.h (what each does: pattern_does.h, as the simulator runs it
- * too), and their guards. Each runs its step @n times (its *N) and counts
+ * ops.tbl (what each does: pattern_does.h, written from the table, as the
+ * simulator runs it too), and their guards. Each runs its step @n times (its *N) and counts
  * each call: an RMW or a store it ran, or one its test or a guard skipped.
  */
 #include <stdint.h>
@@ -119,7 +119,7 @@ static pattern_inline void pattern_loop(struct pattern_job *j,
 }
 
 /* Each row's function: its loop or its run, inlined with its row */
-#define PATTERN_RUN(code, name, kind, args, tf, flip, loop, does)	\
+#define PATTERN_RUN(code, name, kind, args, tf, flip, loop)		\
 static void run_##code(struct pattern_job *j,				\
 		       const struct pattern_step *s,			\
 		       struct fc_counters *c, unsigned int n)		\
@@ -134,7 +134,7 @@ PATTERN_OPS(PATTERN_RUN)
 #undef PATTERN_RUN
 
 /*
- * Each opcode's function, from the one table (pattern_ops.h).
+ * Each opcode's function, from the one table (ops.tbl).
  * smp_mb__before_atomic() has none where the kernel emits only a compiler
  * barrier (x86): the job leaves it out of its steps, and the call of the
  * next step is a compiler barrier already.
@@ -144,7 +144,7 @@ PATTERN_OPS(PATTERN_RUN)
 #else
 #define BARRIER_ONLY(code)	0
 #endif
-#define PATTERN_FN(code, name, kind, args, tf, flip, loop, does)	\
+#define PATTERN_FN(code, name, kind, args, tf, flip, loop)		\
 	[code] = BARRIER_ONLY(code) ? NULL : run_##code,
 pattern_fn *const pattern_fns[PATTERN_NR_OPCODES] = { PATTERN_OPS(PATTERN_FN) };
 #undef PATTERN_FN

@@ -8,7 +8,7 @@
  */
 #include "pattern_lex.h"
 
-/* One operation of the grammar: a row of PATTERN_OPS (pattern_ops.h) */
+/* One operation of the grammar: a row of PATTERN_OPS (ops.tbl) */
 struct pattern_opdef {
 	const char *name;
 	enum pattern_opcode code;
@@ -18,7 +18,7 @@ struct pattern_opdef {
 	bool flip;		/* has a state it undoes (flip_every) */
 };
 
-#define PATTERN_OPDEF(c, n, k, a, tf, f, l, does) { n, c, KIND_##k, a, tf, f },
+#define PATTERN_OPDEF(c, n, k, a, tf, f, l) { n, c, KIND_##k, a, tf, f },
 static const struct pattern_opdef opdefs[] = {
 	PATTERN_OPS(PATTERN_OPDEF)
 	{ .name = NULL },

@@ -16,7 +16,7 @@ static const char *const sharing_names[] = {
 
 static const char *const pick_names[] = {
 	[PICK_TURN] = "turn", [PICK_RANDOM] = "random", [PICK_CPU] = "cpu",
-	[PICK_JOB] = "job", NULL,
+	[PICK_JOB] = "job", [PICK_OFFSET] = "offset", NULL,
 };
 
 static int name_in(const char *s, int n, const char *const *names)
@@ -29,6 +29,29 @@ static int name_in(const char *s, int n, const char *const *names)
 	return -1;
 }
 
+/* offset(BYTES): an object per BYTES of the file, a power of two; *shift */
+static int pick_bytes(const char **s, const char *end, unsigned int *shift)
+{
+	uint64_t n = 0;
+
+	if (*s >= end || *(*s)++ != '(' || parse_u64(s, end, &n) ||
+	    *s >= end || *(*s)++ != ')' || n & (n - 1))
+		return -1;
+	*shift = __builtin_ctzll(n | 1ULL << 63);
+	return *shift < PATTERN_MIN_OBJ_SHIFT ||
+	       *shift > PATTERN_MAX_OBJ_SHIFT ? -1 : 0;
+}
+
+/* The rule as written, for the messages: "offset(65536)" or "turn" */
+static const char *pick_text(char *buf, size_t len, int pick,
+			     unsigned int shift)
+{
+	if (pick != PICK_OFFSET)
+		return pick_names[pick];
+	snprintf(buf, len, "offset(%llu)", 1ULL << shift);
+	return buf;
+}
+
 /*
  * obj(N,RULE): the word is a field of N objects, one picked per I/O by
  * RULE; every obj word is a field of the same objects
@@ -36,7 +59,9 @@ static int name_in(const char *s, int n, const char *const *names)
 static int word_objects(const struct pctx *x, const char **s,
 			const char *end, struct pattern_prog *p)
 {
+	char a[32], b[32];
 	uint64_t n = 0;
+	unsigned int shift = 0;
 	int pick, len;
 
 	if (*s >= end || *(*s)++ != '(' || parse_u64(s, end, &n) || !n ||
@@ -45,21 +70,29 @@ static int word_objects(const struct pctx *x, const char **s,
 	len = name_len(*s, end);
 	pick = name_in(*s, len, pick_names);
 	*s += len;
+	if (pick == PICK_OFFSET && pick_bytes(s, end, &shift))
+		goto bad;
 	if (pick < 0 || *s >= end || *(*s)++ != ')')
 		goto bad;
-	if (p->nr_objects && (p->nr_objects != n || (int)p->pick != pick))
+	if (p->nr_objects && (p->nr_objects != n || (int)p->pick != pick ||
+			      p->obj_shift != shift))
 		return refuse(x, "obj(%llu,%s) differs from the first obj word's "
 			      "obj(%u,%s): every obj word is a field of the "
 			      "same objects", (unsigned long long)n,
-			      pick_names[pick], p->nr_objects,
-			      pick_names[p->pick]);
+			      pick_text(a, sizeof(a), pick, shift),
+			      p->nr_objects,
+			      pick_text(b, sizeof(b), p->pick, p->obj_shift));
 	p->nr_objects = n;
 	p->pick = pick;
+	p->obj_shift = shift;
 	return 0;
 bad:
 	return refuse(x, "obj needs (N,RULE): N objects from 1 to %d, RULE "
-		      "turn (in turn), random, cpu (the job's CPU) or job "
-		      "(the job's number)", PATTERN_MAX_OBJECTS);
+		      "turn (in turn), random, cpu (the job's CPU), job "
+		      "(the job's number) or offset(BYTES) (the I/O's offset "
+		      "/ BYTES mod N, BYTES a power of two from %llu to %llu)",
+		      PATTERN_MAX_OBJECTS, 1ULL << PATTERN_MIN_OBJ_SHIFT,
+		      1ULL << PATTERN_MAX_OBJ_SHIFT);
 }
 
 /* slot[(STRIDE)]: job N's copy STRIDE x (N - 1) bytes on, 8 if not given */
@@ -208,6 +241,7 @@ int pattern_parse_words(const char *s, struct pattern_prog *p, char *msg,
 	p->nr_words = 0;
 	p->uses_node = false;
 	p->nr_objects = 0;
+	p->obj_shift = 0;
 	if (for_each_item(&x, s ? s : "", p, word_item))
 		return -1;
 	p->obj_stride = obj_stride(p);

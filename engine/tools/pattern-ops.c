@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * flagcheck-pattern-ops: model=pattern's operation table
- * (engine/pattern/pattern_ops.h) as JSON on stdout, for the tests and the
+ * (engine/pattern/ops.tbl, through pattern_ops.h) as JSON on stdout, for the tests and the
  * docs' check: every operation with its arguments, what one call counts,
  * its test-first form, whether /flip_every may undo it and whether it is a
  * compare-and-swap loop (its retries counted); then the guards.
@@ -9,7 +9,7 @@
  */
 #include <stdio.h>
 
-#include "pattern_ops.h"
+#include "pattern.h"
 
 #define COUNTS_LOAD	"load"
 #define COUNTS_STORE	"store"
@@ -21,7 +21,7 @@ struct row {
 	int flip, loop;
 };
 
-#define ROW(code, name, kind, args, tf, flip, loop, does) \
+#define ROW(code, name, kind, args, tf, flip, loop) \
 	{ name, COUNTS_##kind, args, tf, flip, loop },
 static const struct row rows[] = { PATTERN_OPS(ROW) };
 #undef ROW

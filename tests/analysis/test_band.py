@@ -151,13 +151,13 @@ def test_a_figure_outside_is_named_and_its_inverse_reaches_it(tmp_path):
 
 
 def test_predict_published_says_where_s1_lies_and_its_widest(capsys):
-    assert cli.main([S1, "--published"]) == 0
+    assert predict.main([S1, "--published"]) == 0
     out = capsys.readouterr().out
     assert "  published x2.35 lies inside the band\n" in out
     assert "  widest unknown: " in out
     ours = out[out.index("  band over every unknown"):]
     assert max(len(line) for line in ours.splitlines()) <= 120
-    assert cli.main([S1, "--published", "--json"]) == 0
+    assert predict.main([S1, "--published", "--json"]) == 0
     b = json.loads(capsys.readouterr().out)["band"]
     assert b["where"] == "inside"
     assert b["low"] <= 2.35 <= b["high"]

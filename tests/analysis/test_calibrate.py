@@ -274,27 +274,27 @@ class TestFiles:
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"
         assert "calibration: " in p.stdout
         lines = p.stderr.splitlines()
-        assert lines[-1] == ("flagcheck-calibrate: wrote calibration.json "
+        assert lines[-1] == ("flagcheck calibrate: wrote calibration.json "
                              "and calibration.png to %s" % out)
-        # one progress line per step: every pair, then each pattern at
-        # 1..2 threads, numbered against the whole
+        # one progress line per step: every pair, then each pattern and
+        # the visits at 1..2 threads, numbered against the whole
         threads = min(2, len(USABLE))
         pairs = len(USABLE) * (len(USABLE) - 1) // 2
-        steps = pairs + 2 * threads
+        steps = pairs + 3 * threads
         assert len(lines) == steps + 1, p.stderr
         whats = ["transfer latency CPU %d <-> CPU %d" % (a, b)
                  for i, a in enumerate(USABLE) for b in USABLE[i + 1:]]
         whats += ["%s at %d thread%s" % (pat, n, "" if n == 1 else "s")
                   for n in range(1, threads + 1)
-                  for pat in ("always", "test_first")]
+                  for pat in ("always", "test_first", "visits")]
         for k, (line, what) in enumerate(zip(lines, whats), 1):
-            assert re.search((r"^flagcheck-calibrate: calibration "
+            assert re.search((r"^flagcheck calibrate: calibration "
                               r"\[%d/%d\] %s, elapsed \d+:\d\d:\d\d$"
                               % (k, steps, re.escape(what))), line)
         p = run_cli("calibrate", "--outdir", out, "--seconds",
                     "0.1", "--max-threads", "2", "--no-plot", "--quiet")
         assert p.returncode == 0, p.stderr
-        assert p.stderr == ("flagcheck-calibrate: wrote "
+        assert p.stderr == ("flagcheck calibrate: wrote "
                             "calibration.json to %s\n" % out)
 
     @pytest.mark.skipif(not (shutil.which("make") and os.path.exists(PROGRAM)),

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.analysis.helpers import ANALYSIS, FLAGCHECK, REPO
+from tests.analysis.helpers import ANALYSIS, FLAGCHECK, REPO, message
 
 sys.path.insert(0, ANALYSIS)
 from flagcheck_analysis.cli import main as cli  # noqa: E402
@@ -46,7 +46,7 @@ def test_help_lists_every_subcommand_once():
               if line.startswith("  ")]
     assert listed == NAMES
     assert NAMES == ["run", "report", "compare", "predict", "calibrate",
-                     "backtest", "catalogue", "lru"]
+                     "backtest", "physics", "catalogue", "lru"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -63,8 +63,9 @@ def test_each_subcommand_has_its_main_and_help(name):
 def test_unknown_or_missing_subcommand_is_refused_in_one_line():
     p = flagcheck("frobnicate")
     assert (p.returncode, p.stdout) == (2, "")
-    assert p.stderr == ("flagcheck: 'frobnicate': not a subcommand; "
-                        "allowed: %s\n" % ", ".join(NAMES))
+    assert message(p.stderr) == ("flagcheck: 'frobnicate': not a "
+                                 "subcommand; allowed: %s\n"
+                                 % ", ".join(NAMES))
     p = flagcheck()
     assert p.returncode == 2 and p.stdout.startswith("usage: flagcheck ")
 

@@ -109,7 +109,7 @@ def test_a_real_simulation_says_the_same_in_text_and_json(monkeypatch,
     if not os.path.exists(SIM):
         pytest.fail("%s missing: run make" % SIM)
     monkeypatch.setenv("FLAGCHECK_SIM", SIM)
-    assert cli.main([THRESHOLD, "--published", "--seeds", "1",
+    assert predict.main([THRESHOLD, "--published", "--seeds", "1",
                      "--json"]) == 0
     p = json.loads(capsys.readouterr().out)
     (d,) = p["demand"]
@@ -124,7 +124,7 @@ def test_a_real_simulation_says_the_same_in_text_and_json(monkeypatch,
         "path." % (p["gain"]["value"], ", ".join(d["words"]),
                    a["transfers_per_io"], t["transfers_per_io"],
                    100 * a["busy"], 100 * t["busy"], d["ratio"]))
-    assert cli.main([THRESHOLD, "--published", "--seeds", "1"]) == 0
+    assert predict.main([THRESHOLD, "--published", "--seeds", "1"]) == 0
     out = capsys.readouterr().out
     # the sentence's lines are the text's last ones
     tail = [l.strip() for l in out.splitlines()][-len(

@@ -14,8 +14,10 @@ from tests.analysis.test_guard_keywords import needs_fio, run_job
 from flagcheck_analysis.run import fiologs, jobguard
 
 S1 = os.path.join(REPO, "jobs", "filemap-odirect-read.fio")      # reads
-ALLOWED = ": a regular file or a new one is allowed (fio writes its logs " \
-    "whatever rw= is)"
+ALLOWED = ": a regular file or a new name is allowed, never a link (fio " \
+    "writes its logs whatever rw= is)"
+# a link is refused whatever it points to (inputs/outpath.py)
+TO_NULL = "which is a symbolic link (to a character device)"
 
 
 def refusal(job, env=None, args=(), remote=False):
@@ -106,7 +108,8 @@ class TestGuard:
             os.symlink(target, here / link)
             job = write_job(here, "%s=x\n" % option)
             assert refusal(job) == (
-                "%s: %s=x (from %s=x in %s) writes x_%s, which is %s%s"
+                "%s: %s=x (from %s=x in %s) writes x_%s, which is a "
+                "symbolic link (to %s)%s"
                 % (job, option, option, job, link[2:], what, ALLOWED))
             os.unlink(here / link)
             jobguard.check_devices(str(job), {})     # fio may run it
@@ -121,13 +124,13 @@ class TestGuard:
         job = write_job(here, "write_bw_log=x\n")
         jobguard.check_devices(str(job), {})         # fio writes x_bw.1.log
         job = write_job(here, "write_bw_log=x\nper_job_logs=0\n")
-        assert "writes x_bw.log, which is a character device" in \
-            refusal(job)
+        assert "writes x_bw.log, " + TO_NULL in refusal(job)
         os.symlink("/dev/null", here / "sec_bw.1.log")
         job = write_job(here, "write_bw_log\n", name="sec")
         assert refusal(job) == (
             "%s: write_bw_log= (from write_bw_log= in %s) writes "
-            "sec_bw.1.log, which is a character device%s"
+            "sec_bw.1.log, which is a symbolic link (to a character "
+            "device)%s"
             % (job, job, ALLOWED))
         jobguard.check_devices(str(job), {"FLAGCHECK_DESTROY": "yes"})
 
@@ -135,7 +138,7 @@ class TestGuard:
         page = str(os.sysconf("SC_PAGESIZE"))
         os.symlink("/dev/null", here / ("l%s_bw.1.log" % page))
         job = write_job(here, "write_bw_log=${LOG}\n")
-        assert "writes l%s_bw.1.log, which is a character device" % page \
+        assert "writes l%s_bw.1.log, %s" % (page, TO_NULL) \
             in refusal(job, {"LOG": "l$pagesize"})
         job = write_job(here, "write_bw_log=l$pagesize\n")
         assert "writes l%s_bw.1.log" % page in refusal(job)
@@ -149,14 +152,15 @@ class TestGuard:
                      ["--write_lat=x"]):
             assert refusal(job, args=args) == (
                 "%s: write_lat_log=x (from %s=x on the command line) "
-                "writes x_clat.7.log, which is a character device%s"
-                % (job, args[0].lstrip("-").split("=")[0], ALLOWED))
+                "writes x_clat.7.log, %s%s" % (
+                    job, args[0].lstrip("-").split("=")[0], TO_NULL,
+                    ALLOWED))
 
     def test_hosts(self, here):
         os.symlink("/dev/null", here / "x_bw.1.log.10.0.0.1")
         job = write_job(here, "write_bw_log=x\nwrite_iolog=/dev/sdz\n")
         jobguard.check_devices(str(job), {})
-        assert "writes x_bw.1.log.10.0.0.1, which is a character device" \
+        assert "writes x_bw.1.log.10.0.0.1, " + TO_NULL \
             in refusal(job, remote=True)
         os.unlink(here / "x_bw.1.log.10.0.0.1")
         assert "write_iolog=/dev/sdz (from write_iolog=/dev/sdz in %s) is a " \
@@ -170,8 +174,7 @@ def test_run_job_refuses_a_log_on_a_device(tmp_path):
     assert p.returncode == 2, p.stderr
     assert message(p.stderr) == (
         "run-job: %s: write_bw_log=x (from write_bw_log=x on the command "
-        "line) writes x_bw.1.log, which is a character device%s\n"
-        % (S1, ALLOWED))
+        "line) writes x_bw.1.log, %s%s\n" % (S1, TO_NULL, ALLOWED))
     assert "run-job: FLAG_CHECK=" not in p.stderr      # fio not started
     p = run_job(str(tmp_path), S1, "--write_bw_log=y", BACKEND="null")
     assert p.returncode == 0, p.stderr
@@ -193,9 +196,9 @@ def test_flagcheck_run_refuses_a_log_on_a_device(tmp_path):
                     cwd=str(tmp_path))
         assert p.returncode == 2, p.stderr
         assert ("flagcheck run: error: %s: write_iops_log=x (from "
-                "write_iops_log=x in %s) writes x_iops.1.log%s, which is a "
-                "character device%s" % (job, job, ".127.0.0.1" if more
-                                        else "", ALLOWED)) \
+                "write_iops_log=x in %s) writes x_iops.1.log%s, %s%s"
+                % (job, job, ".127.0.0.1" if more else "", TO_NULL,
+                   ALLOWED)) \
             in message(p.stderr), p.stderr
         p = run_cli("run", str(job), "--dry-run", "--repeats",
                     "1", "--numjobs", "1", "--set", "LOG=y", *more,

@@ -86,7 +86,7 @@ def test_new_setting_is_one_row(tmp_path):
         with open(path, "w") as f:
             f.write(own.replace("= 4.5", "= " + value))
         p = python(tree, """
-            from flagcheck_analysis.machines import machine, profile
+            from flagcheck_analysis.machines import machine
             try:
                 m = machine.load("milan-2s")
             except ValueError as e:
@@ -105,7 +105,7 @@ def test_new_setting_is_one_row(tmp_path):
         f.write('\n[amd-x86.physics.%s]\ntypical = 1.0\nrange = [0.5, 4.0]'
                 '\nsource = "a test"\n' % name)
     p = python(tree, """
-        from flagcheck_analysis.machines import machine, profile
+        from flagcheck_analysis.machines import machine
         m = machine.load("milan-2s")
         print(m.physics["%(n)s"], m.physics_range["%(n)s"])
         """ % {"n": name})

@@ -243,21 +243,8 @@ def test_demand_is_n_times_rate_over_line_capacity():
     assert d["ratio"] == pytest.approx(1.6, rel=EXACT)
 
 
-# ----- :obj(N,RULE) and :slot words, where the grammar has them -----
+# ----- :obj(N,RULE) and :slot words -----
 
-def _grammar_has_obj():
-    p = subprocess.run([SIM, "--words", "a@0:obj(2,job)", "--pattern",
-                        "atomic_inc(a)", "--ios", "1"], input="1 0 0\n",
-                       capture_output=True, text=True)
-    return p.returncode == 0
-
-
-needs_obj = pytest.mark.skipif(
-    not os.path.exists(SIM) or not _grammar_has_obj(),
-    reason="the engine's parser has no :obj(N,RULE) or :slot words yet")
-
-
-@needs_obj
 def test_obj_one_per_job_never_transfers():
     m = Machine(atomic_local=(5.0,) * 3)
     r = run(spec("a@0:obj(8,job)", "atomic_inc(a),work(100)"), m, 8)
@@ -266,14 +253,12 @@ def test_obj_one_per_job_never_transfers():
     assert r["iops"] == pytest.approx(8e9 / 105.0, rel=EXACT)
 
 
-@needs_obj
 def test_obj_of_one_is_one_shared_word():
     m = Machine(same_llc=(100.0,) * 3)
     r = run(spec("a@0:obj(1,random)", "atomic_inc(a)*2"), m, 8)
     assert r["iops"] == pytest.approx(1e9 / 200.0, rel=EXACT)
 
 
-@needs_obj
 def test_obj_random_over_many_objects():
     # 400 objects, 8 CPUs, far apart in time: the object's last user is
     # another CPU 7 times in 8
@@ -284,7 +269,6 @@ def test_obj_random_over_many_objects():
                                                               abs=0.03)
 
 
-@needs_obj
 def test_slots_share_a_line_eight_jobs_to_it():
     # 16 jobs: slots 0..7 on line 0, 8..15 on line 1: two lines, each
     # contended by 8 CPUs, no rest: 2 / transfer

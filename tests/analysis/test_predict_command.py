@@ -72,7 +72,7 @@ def test_command_refuses_a_c_model_job():
 
 def test_command_refuses_bad_cpus():
     with pytest.raises(ValueError) as e:
-        cli.cpu_counts("4,x")
+        predict.cpu_counts("4,x")
     assert str(e.value) == "--cpus '4,x': allowed N[,N...], whole " \
         "numbers (ASCII digits) from 1 to 1024"
 

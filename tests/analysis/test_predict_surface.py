@@ -13,7 +13,7 @@ import pytest
 
 from tests.analysis import helpers
 from tests.analysis.simcase import sim_binary  # noqa: F401
-from flagcheck_analysis.cli import predict
+from flagcheck_analysis.cli.predict import main as predict_main
 
 GUP = os.path.join(helpers.REPO, "jobs", "catalogue", "gup-pin-fast.fio")
 S1 = os.path.join(helpers.REPO, "jobs", "pattern",
@@ -23,11 +23,11 @@ BASE = ["--machine", "icelake-sp-2s", "--cpus", "2", "--rest", "work",
 
 
 def predict(capsys, *args, width=True):
-    """(exit status, stdout, stderr's messages joined) of cli.main; every
+    """(exit status, stdout, stderr's messages joined) of flagcheck predict's main; every
     line within 120 columns unless @width is False (a value longer than
     that is echoed whole)."""
     try:
-        rc = cli.main([str(a) for a in args])
+        rc = predict_main([str(a) for a in args])
     except SystemExit as e:
         rc = e.code
     out, err = capsys.readouterr()

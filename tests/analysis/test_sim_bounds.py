@@ -1,9 +1,11 @@
 """flagcheck-sim's bounds: the event budget (CAS retries counted), every
-number of the matrix and options checked with its range, the busy share
-within the window, and predict's I/O budget counting the retries."""
+number of the matrix and options checked with its range, the options'
+one spelling, the busy share within the window, and predict's I/O budget
+counting the retries."""
 
 import json
 import os
+import re
 import subprocess
 import time
 
@@ -42,13 +44,13 @@ def test_the_budget_refuses_at_exactly_its_count():
     free = sim(args, matrix(8))
     events = json.loads(free.stdout)["events"]
     assert json.loads(free.stdout)["retries_per_io"] > 0
-    at = sim(args + ["--max-events", str(events)], matrix(8))
+    at = sim(args + ["--max_events", str(events)], matrix(8))
     assert at.returncode == 0 and json.loads(at.stdout)["events"] == events
-    under = sim(args + ["--max-events", str(events - 1)], matrix(8))
+    under = sim(args + ["--max_events", str(events - 1)], matrix(8))
     assert (under.returncode, under.stdout) == (simulate.SIM_OVER_BUDGET, "")
     assert under.stderr == (
         "flagcheck-sim: over the budget of %d simulated events (CAS retries "
-        "included): --max-events raises it, 1 to 1e12\n" % (events - 1))
+        "included): --max_events raises it, 1 to 1e12\n" % (events - 1))
 
 
 def test_the_retries_are_events():
@@ -91,20 +93,37 @@ def test_a_bad_matrix_entry_is_named(text, what):
 @pytest.mark.parametrize("opt,val,allowed", [
     ("--rest", "nan", "a number from 0 to 1e+09"),
     ("--rest", "1e308", "a number from 0 to 1e+09"),
-    ("--atomic-local", "inf", "a number from 0 to 1e+06"),
-    ("--load-hit", "-inf", "a number from 0 to 1e+06"),
+    ("--atomic_local", "inf", "a number from 0 to 1e+06"),
+    ("--load_hit", "-inf", "a number from 0 to 1e+06"),
     ("--jitter", "nan", "a number from 0 to 1"),
     ("--ios", "2.5", "a whole number from 1 to 1e+09"),
     ("--ios", "1e10", "a whole number from 1 to 1e+09"),
     ("--warmup", "nan", "a whole number from 0 to 1e+09"),
     ("--seed", "-1", "a whole number from 0 to 1e+15"),
     ("--writers", "1.5", "a whole number from 0 to 1024"),
-    ("--max-events", "0", "a whole number from 1 to 1e+12"),
+    ("--max_events", "0", "a whole number from 1 to 1e+12"),
 ])
 def test_a_bad_option_is_named(opt, val, allowed):
     p = sim(SET + [opt, val], matrix(2))
     assert (p.returncode, p.stdout) == (2, "")
     assert p.stderr == "flagcheck-sim: %s %s: %s\n" % (opt, val, allowed)
+
+
+def test_every_option_is_spelled_as_fio_spells_its_own():
+    """sim/main.c's head lists the options: words joined by '_', as fio's
+    own (and physics.def's rows); a hyphen between the words is unknown."""
+    with open(os.path.join(helpers.REPO, "sim", "main.c")) as f:
+        head = f.read().split("*/", 1)[0]
+    opts = set(re.findall(r"--[A-Za-z_-]+", head))
+    assert {"--atomic_local", "--atomic_far", "--load_hit",
+            "--max_events"} <= opts
+    assert [o for o in opts if "-" in o[2:]] == []
+    for opt in ("--atomic-local", "--atomic-far", "--load-hit",
+                "--max-events"):
+        p = sim(SET + [opt, "5"], matrix(1))
+        assert (p.returncode, p.stdout) == (2, "")
+        assert p.stderr == "flagcheck-sim: %s : unknown option (see " \
+            "sim/main.c's head)\n" % opt
 
 
 def test_the_largest_numbers_give_json():
@@ -129,7 +148,7 @@ def test_the_busy_share_is_within_the_window(ios, warmup):
 
 def test_no_warmup_measures_from_the_start():
     out = json.loads(sim(SET + ["--ios", "4", "--warmup", "0",
-                                "--atomic-local", "5"], matrix(1)).stdout)
+                                "--atomic_local", "5"], matrix(1)).stdout)
     assert out["seconds"] == pytest.approx(4 * 5e-9, rel=1e-12)
     assert out["units"][0]["accesses_per_io"] == 1
 

@@ -309,6 +309,31 @@ def point(doc, pattern, threads):
     return None
 
 
+def visit(doc, threads):
+    """The visits point at that many threads (calibrate/visits.c), or
+    None (a calibration from before them, or past its threads)."""
+    for v in doc.get("visits") or ():
+        if v["threads"] == threads:
+            return v
+    return None
+
+
+def line_rate(doc, threads):
+    """(RMWs per second on the one shared line at @threads, what it is):
+    the visits' rate over the stretches where every thread ran (a busy
+    machine cannot raise it: a thread alone on the line is not counted),
+    None where none was kept; a calibration from before the visits: the
+    always pattern's wall-time rate, said so."""
+    v = visit(doc, threads)
+    if v is not None:
+        return v["rmw_per_s"], "co-running, %d of %d stretches" % (
+            v["stretches_kept"], v["stretches"])
+    p = point(doc, "always", threads)
+    if p is None:
+        return None, "not measured"
+    return p["ops_per_s"], "wall time (a calibration without visits)"
+
+
 def max_threads(doc):
     return max(p["threads"] for p in doc["patterns"]["always"])
 

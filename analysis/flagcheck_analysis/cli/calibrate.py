@@ -27,9 +27,14 @@ pinned per CPU:
   always            two test_and_clear_bit() per iteration on one shared
                     word (filemap_check_errors() before 7fcbbaf18392), at
                     1..N threads: ns per RMW per thread (mean over threads)
-                    and RMWs per second on the line (the line's ceiling)
   test_first        test_bit() first, the RMW only when the bit is set (the
                     fix): ns per test_bit per thread
+  visits            lock xadd on one line at 1..N threads, each thread
+                    keeping the values returned: their order says which
+                    CPU the line served each RMW in, so the RMWs per visit
+                    and the hand-over time; timed in stretches of 1024
+                    RMWs, only the stretches where every thread ran are
+                    counted (kept/all printed): the line RMW/s column
 The bit operations are the engine's own (engine/bitops.h).  Up to half the
 time goes to the pairs, the rest to the patterns.  Unless --quiet, a line on
 stderr before each step says what it measures, how far the calibration is
@@ -58,7 +63,7 @@ def parse_args(argv):
         "the transfer latency\nbetween every pair of usable CPUs and the "
         "always / test_first bit patterns\nat 1..N threads; write "
         "calibration.json and a heatmap.", epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=width.HelpFormatter)
     p.add_argument("--outdir", default=".", metavar="DIR",
                    help="where to write calibration.json and calibration.png "
                    "(default: the current directory)")

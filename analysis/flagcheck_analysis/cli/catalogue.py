@@ -1,7 +1,6 @@
 """flagcheck catalogue's command line: the catalogue's runs beside what
 their sources published (report/catalogue.py)."""
 
-import argparse
 import os
 import sys
 
@@ -31,7 +30,7 @@ def parse_args(argv):
     p = width.ArgumentParser(
         prog=PROG, description="Each catalogue job's test_first/always IOPS "
         "ratio beside the gain its source published.", epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=width.HelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="DIR",
                    help="a flagcheck run results directory")
     p.add_argument("--job", action="append", default=[], metavar="FILE",

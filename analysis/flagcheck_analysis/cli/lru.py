@@ -1,11 +1,11 @@
 """flagcheck lru's command line: S5's table and plot, ns per buffer_head
 lookup against mod (report/lru.py)."""
 
-import argparse
 import os
 import sys
 
 from .. import width
+from ..inputs import safewrite
 from ..report import lru, plot
 from ..inputs.fiojson import InputError
 
@@ -41,7 +41,7 @@ def parse_args(argv):
         prog=PROG, description="ns per __find_get_block() against mod, "
         "with and without\nthe per-CPU buffer_head LRU (scenario S5): a "
         "table beside the published\nfigures, and a plot.", epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=width.HelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
                    help="a flagcheck run results directory, or engine stats "
                    "files (.flagcheck.jsonl)")
@@ -80,8 +80,7 @@ def main(argv=None):
         os.makedirs(outdir, exist_ok=True)
         for name, body in (("lru.md", lru.markdown(pts)),
                            ("lru.csv", lru.csv_text(pts))):
-            with open(os.path.join(outdir, name), "w") as f:
-                f.write(body)
+            safewrite.write(os.path.join(outdir, name), body)
     except OSError as e:
         print(width.wrap("%s: cannot write to %s: %s" % (PROG, outdir,
                                               e.strerror or e)),

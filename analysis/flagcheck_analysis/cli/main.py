@@ -20,6 +20,8 @@ SUBCOMMANDS = (
      "cache-line costs (calibration.json)"),
     ("backtest", "report.backtest", "predict every job file with a "
      "published figure and set the two side by side"),
+    ("physics", "cli.physics", "each published curve of one shared line "
+     "beside the simulator on its CPU's profile"),
     ("catalogue", "cli.catalogue", "each catalogue job's "
      "test_first/always beside its published gain"),
     ("lru", "cli.lru", "S5: ns per __find_get_block() against the "

@@ -12,7 +12,6 @@ The rest of each I/O besides the pattern's operations, one for both modes:
          inputs give the same output, nothing is measured by a prediction
 """
 
-import argparse
 import os
 import json
 import re
@@ -55,7 +54,7 @@ def parse_args(argv):
         prog=PROG, description="Predict a model=pattern job file's IOPS "
         "and gain on a big machine by simulating it on the machine's "
         "profile.", epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=width.HelpFormatter)
     p.add_argument("jobfile", nargs="?",
                    help="a model=pattern fio job file")
     p.add_argument("--machine", metavar="NAME_OR_FILE",
@@ -279,7 +278,7 @@ def main(argv=None):
         try:
             plot(args, spec, mach, rest, preds, gain_pub)
         except (curve.PlotError, simulate.PredictError) as e:
-            print("%s: --plot: %s" % (PROG, e), file=sys.stderr)
+            print(width.wrap("%s: --plot: %s" % (PROG, e)), file=sys.stderr)
             return 1
     if args.json:
         out = preds[0] if len(preds) == 1 else preds

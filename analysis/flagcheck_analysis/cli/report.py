@@ -125,7 +125,7 @@ def parse_args(argv):
             "Compare flagcheck modes from fio JSON output: an LKP-style "
             "table with a noise verdict per metric, a scaling table and "
             "plots.", 79), epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=width.HelpFormatter)
     p.add_argument("inputs", nargs="*", metavar="DIR_OR_FILE",
                    help="a results directory of flagcheck run (with "
                    "manifest.json) or a directory of fio JSON files, or fio "

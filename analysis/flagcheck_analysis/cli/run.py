@@ -338,7 +338,7 @@ def build_parser(ncpu):
     p = width.ArgumentParser(
         prog=PROG, description="Run fio job files over a matrix of "
         "variant modes x numjobs x repeats and keep every run's JSON.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EPILOG, formatter_class=width.HelpFormatter)
     _matrix_options(p, ncpu)
     _condition_options(p)
     _output_options(p)

@@ -25,11 +25,25 @@ _POINT = Obj({"threads": POSITIVE, "cpus": List(INT), "ns_per_op": _NS,
               "ns_per_op_min": _NS, "ns_per_op_max": _NS,
               "ops_per_s": _RATE, "rmw": COUNT},
              required=("threads", "ns_per_op", "ops_per_s"))
+# The line's visits at 1..N threads (calibrate/visits.c): counts, and the
+# figures over the stretches kept (null where none was; the visit figures
+# from 2 threads on).  A visit serves at least one RMW; its hand-over is
+# part of it.
+_VISIT = Obj({"threads": POSITIVE, "cpus": List(INT),
+              "stretch_rmw": POSITIVE, "stretches": COUNT,
+              "stretches_alone": COUNT, "stretches_kept": COUNT, "rmw": COUNT, "visits": COUNT,
+              "seconds": number(low=0), "rmw_per_s": Opt(_RATE),
+              "ns_per_rmw": Opt(_NS), "rmw_per_visit": Opt(number(low=1)),
+              "visit_ns": Opt(_NS), "handover_ns": Opt(_NS)},
+             required=("threads", "stretches", "stretches_kept", "rmw",
+                       "visits", "seconds", "rmw_per_s", "rmw_per_visit",
+                       "handover_ns"))
 SCHEMA = Obj({
     "flagcheck_calibrate": INT, "seconds": number(above=0),
     "batch": POSITIVE, "clock": STR, "cpus": List(INT),
     "transfer_ns": List(List(Opt(_NS))),
     "patterns": Map(List(_POINT)),
+    "visits": List(_VISIT),
     "host": Obj({"cpu_model": STR, "nodes": Map(List(INT)),
                  "packages": List(INT), "smt_groups": List(List(INT)),
                  "relation": Map(STR)}),
@@ -67,6 +81,7 @@ def validate(doc, where):
     try:
         schema.check(doc, SCHEMA)
         _check_points(doc)
+        _check_visits(doc)
     except schema.Invalid as e:
         raise CalibrationError("%s: %s" % (where, e))
 
@@ -99,6 +114,57 @@ def _check_points(doc):
                     "from threads x 1e9 / ns_per_op (%.6g) to threads x "
                     "1e9 / ns_per_op_min (%.6g): the threads' rates summed"
                     % (low * RATE_SLACK, high / RATE_SLACK))
+
+
+# the printed figures' rounding (4 decimals) against the counts' quotients
+VISIT_SLACK = 1.001
+
+
+def _agrees(value, want):
+    return want / VISIT_SLACK <= value <= want * VISIT_SLACK
+
+
+def _check_visit(i, v):
+    """schema.Invalid unless visit point @i's figures are its counts'."""
+    def bad(field, want):
+        raise schema.Invalid("visits[%d].%s" % (i, field), v.get(field),
+                             want)
+    alone = v.get("stretches_alone", 0)
+    if v["stretches_kept"] + alone > v["stretches"]:
+        bad("stretches_kept", "at most stretches - stretches_alone (%d)"
+            % (v["stretches"] - alone))
+    # a kept stretch serves its thread's stretch_rmw RMWs at least
+    if v["rmw"] < v["stretches_kept"] * v.get("stretch_rmw", 1):
+        bad("rmw", "at least stretches_kept x stretch_rmw")
+    some = v["stretches_kept"] > 0 and v["seconds"] > 0
+    for field, want in (("rmw_per_s", v["rmw"] / v["seconds"] if some
+                         else None),
+                        ("rmw_per_visit", v["rmw"] / v["visits"]
+                         if some and v["threads"] > 1 and v["visits"]
+                         else None)):
+        got = v.get(field)
+        if (got is None) != (want is None) or \
+                (want is not None and not _agrees(got, want)):
+            bad(field, "null" if want is None else
+                "%.6g (the counts' quotient)" % want)
+    if v.get("handover_ns") is not None and \
+            (v.get("visit_ns") is None or
+             v["handover_ns"] > v["visit_ns"] * VISIT_SLACK):
+        bad("handover_ns", "at most visit_ns: the hand-over is part of "
+            "the visit")
+
+
+def _check_visits(doc):
+    """schema.Invalid unless the visit points are 1..N threads, each
+    with the figures of its counts."""
+    visits = doc.get("visits")
+    if visits is None:
+        return              # a calibration from before the visits
+    for i, v in enumerate(visits):
+        if v["threads"] != i + 1:
+            raise schema.Invalid("visits[%d].threads" % i, v["threads"],
+                                 "%d: the points are 1..N threads" % (i + 1))
+        _check_visit(i, v)
 
 
 def load(path):

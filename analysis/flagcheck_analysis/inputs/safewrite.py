@@ -1,14 +1,23 @@
 """Writing a file whole or not at all: the text goes to PATH.tmp, which
 replaces PATH only once every byte is written.  On a full disk (or any
 other failure) PATH keeps its old contents, PATH.tmp is removed, and the
-OSError names PATH.  No symbolic link is followed: one at PATH.tmp is
-removed (never its target written), one at PATH is replaced by the file."""
+OSError names PATH.  PATH is judged first by the one rule for every path
+a tool writes (outpath.py): a device, a FIFO, a socket, a directory or a
+symbolic link there is refused (OutPathError), never replaced; so is
+PATH outside @within where the command names its output directory.  A
+leftover PATH.tmp is removed when it is a regular file or a link (the
+link, never its target) and refused when it is anything else."""
 
 import os
 
+from . import outpath
 
-def write(path, text):
+
+def write(path, text, within=None):
+    outpath.check(path, within)
     tmp = path + ".tmp"
+    if not os.path.islink(tmp):
+        outpath.check(tmp, within)
     try:
         try:
             os.unlink(tmp)

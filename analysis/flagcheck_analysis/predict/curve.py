@@ -5,6 +5,9 @@ the published gain at the published CPU count where the job file has one.
 flagcheck predict --plot FILE and the report (<scenario>_bigbox.png)
 draw it; matplotlib with the Agg backend, imported only to draw."""
 
+import io
+
+from ..inputs import outpath, safewrite
 from . import simulate
 
 
@@ -83,10 +86,16 @@ def draw(d, path, title):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
     top.set_title(title, fontsize=9)
+    buf = io.BytesIO()
     try:
-        fig.savefig(path, format="png", dpi=80)
-    except OSError as e:
-        raise PlotError("cannot write %s: %s" % (path, e.strerror or e))
+        fig.savefig(buf, format="png", dpi=80)
     finally:
         plt.close(fig)
+    try:
+        # whole or not at all, by outpath's rule (no device, FIFO, link)
+        safewrite.write(path, buf.getvalue())
+    except outpath.OutPathError as e:
+        raise PlotError(str(e))
+    except OSError as e:
+        raise PlotError("cannot write %s: %s" % (path, e.strerror or e))
     return d

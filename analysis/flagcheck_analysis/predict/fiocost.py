@@ -18,7 +18,7 @@ import re
 import subprocess
 import time
 
-from ..inputs import fiojson, textfile
+from ..inputs import fiojson, outpath, safewrite, textfile
 
 # the recorded file: a regular file of at most 4 KiB, ns per I/O in
 # 1..1e6 (fio's null engine costs about 10^2..10^3 ns an I/O)
@@ -142,7 +142,10 @@ def _cpu_model():
 
 def record(path, fio="fio"):
     """Measure fio's cost per I/O here (measure_fio_ns) and write it with
-    what it was measured on to @path; returns the record."""
+    what it was measured on to @path (safewrite: judged by outpath's rule
+    before fio is measured, and again as it is written); returns the
+    record."""
+    outpath.check(path)
     ns, low, high = measure_fio_ns(fio)
     ghz, _ = this_clock_ghz()
     version = subprocess.run([fio, "--version"], capture_output=True,
@@ -151,11 +154,7 @@ def record(path, fio="fio"):
            "high": round(high, 1), "clock_ghz": ghz,
            "date": time.strftime("%Y-%m-%d", time.gmtime()),
            "host": platform.node(), "cpu": _cpu_model(), "fio": version}
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(rec, f, indent=1, allow_nan=False)
-        f.write("\n")
-    os.replace(tmp, path)
+    safewrite.write(path, json.dumps(rec, indent=1, allow_nan=False) + "\n")
     return rec
 
 

@@ -32,10 +32,10 @@ BUDGET = 400000
 # says so); more would multiply the time of exactly the runs the budget
 # cuts, the longest ones
 MIN_IOS, MAX_IOS = 16, 4000
-# the most simulated events one run may take (flagcheck-sim --max-events):
+# the most simulated events one run may take (flagcheck-sim --max_events):
 # a program that needs more at MIN_IOS I/Os per CPU is refused
 MAX_EVENTS = 10000000
-# flagcheck-sim's exit status when a run needs more than --max-events
+# flagcheck-sim's exit status when a run needs more than --max_events
 SIM_OVER_BUDGET = 3
 
 
@@ -94,14 +94,14 @@ def run_sim(spec, variant, machine, cpus, which, rest_ns, seed, ios,
     args = [sim_path(), "--words", spec.words, "--pattern", spec.pattern,
             "--variant", variant, "--writers", str(spec.writers),
             "--rest", "%.6g" % rest_ns,
-            "--atomic-local", "%.6g" % machine.local_ns("atomic_local", which),
-            "--load-hit", "%.6g" % machine.local_ns("load_hit", which),
+            "--atomic_local", "%.6g" % machine.local_ns("atomic_local", which),
+            "--load_hit", "%.6g" % machine.local_ns("load_hit", which),
             "--seed", str(seed), "--ios", str(ios),
-            "--max-events", str(MAX_EVENTS),
+            "--max_events", str(MAX_EVENTS),
             "--warmup", str(warmup if warmup is not None else
                             max(ios // 4, 1))] + physics(machine, choice)
     if "atomic_far" in machine.costs:
-        args += ["--atomic-far", "%.6g" % machine.local_ns("atomic_far",
+        args += ["--atomic_far", "%.6g" % machine.local_ns("atomic_far",
                                                            which)]
     if spec.fixed:
         args += ["--fixed", spec.fixed]

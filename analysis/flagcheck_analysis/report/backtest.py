@@ -24,7 +24,6 @@ No number here is measured: profiles and job files only, so the table is
 the same on any machine, loaded or not.
 """
 
-import argparse
 import glob
 import os
 import subprocess

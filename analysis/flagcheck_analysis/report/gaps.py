@@ -12,8 +12,9 @@ Per scenario and numjobs N, with the means over the repeats:
                          thread, at N threads (calibration.json)
   accounted              calibrated / in the run
   ceiling                the line's calibrated RMWs per second at N threads
-                         / line writes per I/O of always: an upper bound on
-                         always-mode IOPS per shared mapping"""
+                         (co-running: calibration.line_rate) / line writes
+                         per I/O of always: an upper bound on always-mode
+                         IOPS per shared mapping"""
 
 from collections import namedtuple
 
@@ -63,8 +64,9 @@ def gaps(groups, cal):
                 cal_ns = pa["ns_per_op"] - pt["ns_per_op"]
             if cal_ns and ns_rmw and ns_rmw > 0:
                 accounted = cal_ns / ns_rmw
-            if writes[ALWAYS]:
-                ceiling = pa["ops_per_s"] / writes[ALWAYS]
+            rate = calibration.line_rate(cal, nj)[0]
+            if writes[ALWAYS] and rate:
+                ceiling = rate / writes[ALWAYS]
                 if iops[ALWAYS]:
                     of_ceiling = iops[ALWAYS] / ceiling
         out.append(Gap(scenario, nj, iops, ns_io, rmw, gap, ns_rmw, cal_ns,

@@ -2,7 +2,7 @@
 lines, the patterns table and the transfer-latency heatmap, as
 flagcheck-calibrate prints them and the report's "why" section holds them."""
 
-from ..calibrate.calibration import RELATIONS, point
+from ..calibrate.calibration import RELATIONS, line_rate, point, visit
 from . import plot, render
 
 
@@ -50,20 +50,34 @@ def transfer_text(doc):
 def patterns_table(doc):
     """(title, header, rows, right) for render: per thread count."""
     header = ["threads", "always ns/RMW per thread", "min..max",
-              "line RMW/s", "test_first ns/op per thread", "test_first RMWs"]
+              "line RMW/s", "RMWs/visit", "hand-over ns", "kept",
+              "test_first ns/op per thread", "test_first RMWs"]
     rows = []
     for a in doc["patterns"]["always"]:
         t = point(doc, "test_first", a["threads"])
+        v = visit(doc, a["threads"])
+        rate = line_rate(doc, a["threads"])[0]
         rows.append([str(a["threads"]), "%.2f" % a["ns_per_op"],
                      "%.2f..%.2f" % (a.get("ns_per_op_min", a["ns_per_op"]),
                                      a.get("ns_per_op_max", a["ns_per_op"])),
-                     _rate(a["ops_per_s"]),
+                     "-" if rate is None else _rate(rate),
+                     _opt(v, "rmw_per_visit", "%.2f"),
+                     _opt(v, "handover_ns", "%.1f"),
+                     "-" if v is None else "%d/%d" % (v["stretches_kept"],
+                                                      v["stretches"]),
                      "-" if t is None else "%.3f" % t["ns_per_op"],
                      "-" if t is None else str(t.get("rmw", "-"))])
     return ("one shared flags word: always = two test_and_clear_bit() per "
             "iteration, test_first = test_bit() first (the bits stay clear); "
+            "line RMW/s, RMWs/visit and hand-over from lock xadd on one "
+            "line, over the stretches where every thread ran (kept/all), "
+            "a visit the RMWs the line serves in one CPU; "
             "threads pinned to the first N usable CPUs",
             header, rows, set(range(len(header))))
+
+
+def _opt(v, field, fmt):
+    return "-" if v is None or v.get(field) is None else fmt % v[field]
 
 
 def text(doc):

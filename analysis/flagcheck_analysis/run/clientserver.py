@@ -129,7 +129,9 @@ def write_job_files(args, run, live):
                               dict(os.environ, **matrix.run_env(
                                   args.vars, args.outdir, run, h.label)))
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        safewrite.write(path, jobfile.to_bytes(text))
+        # inside the results directory (outpath.py): a planted link at
+        # jobs/ would send the job files wherever it points
+        safewrite.write(path, jobfile.to_bytes(text), within=args.outdir)
         paths[h.label] = os.path.relpath(path, args.outdir)
     return paths
 
@@ -148,7 +150,8 @@ def collect_counters(args, run, entry, live, out):
             info["counters"] = "engine stats file"
         elif h.label in from_text:
             safewrite.write(path, "".join(json.dumps(rec) + "\n"
-                                       for rec in from_text[h.label]))
+                                       for rec in from_text[h.label]),
+                            within=args.outdir)
             info["counters"] = "fio client text"
         else:
             info["counters"] = "missing"

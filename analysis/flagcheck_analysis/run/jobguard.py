@@ -24,10 +24,16 @@ compute it, and, for fio servers, one in which it replaces a keyword with
 the server's own value.  The engine's counters file (flagcheck_stats=)
 is written by every job, reading or not: an existing one that is not a
 regular file (a device, a FIFO, a socket) is refused, as the engine
-refuses it; so is fio's --output= naming a block device, and so is any
-file fio would write a log of its own to (write_bw_log=, write_lat_log=,
-write_iops_log=, write_hist_log=, write_iolog=, merge_blktrace_file=,
-under the names fio derives: fiologs.py).
+refuses it; so is every other file fio writes or removes whatever rw= is
+(its logs, --output, --trigger-file, the verify state: fiopaths.py), by
+the one rule for written paths (inputs/outpath.py: a regular file or
+absent, never a link).  A job with read_iolog= writes where its log holds
+a write or trim action (fio replays the log whatever rw= says), onto the
+files the log names or replay_redirect= (replay.py); a log not read here
+(a blktrace, stdin, a socket) is refused unless replay_redirect= names
+where it goes.  fio's command line is read as fio reads it (fioargs.py):
+short options (-o FILE, -oFILE), every job file it names (each read as
+the first is), and fio's server and client options, refused here.
 
 jobs/run-job runs this module before fio; flagcheck run checks each job
 file the same way.  FLAGCHECK_DESTROY=yes lets a job write a device."""
@@ -40,7 +46,7 @@ import stat
 import sys
 
 from .. import width
-from . import fiologs
+from . import fioargs, fiologs, fiopaths, replay
 from ..inputs import jobfile
 
 WRITE_FREE_RW = ("read", "randread")
@@ -48,16 +54,20 @@ WRITE_FREE_RW = ("read", "randread")
 # it has a server run
 WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
            "readwrite", "backend", "ioengine", "name", "exec_prerun",
-           "exec_postrun", "flagcheck_stats", "output") + \
-    fiologs.LOG_OPTIONS + fiologs.NAME_OPTIONS
+           "exec_postrun", "flagcheck_stats", "read_iolog",
+           "replay_redirect") + fiologs.LOG_OPTIONS + fiologs.NAME_OPTIONS
 EXEC_OPTIONS = ("exec_prerun", "exec_postrun")
 # the engine's options whose value is a pattern (docs/pattern.md)
 PATTERN_OPTIONS = ("pattern", "pattern_fixed", "pattern_words")
 # the watched options whose value, from ${VAR} or the command line, may
 # not hold ';' or '#' (see _check_cut)
 CUT_WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
-               "readwrite", "backend", "ioengine", "flagcheck_stats") + \
-    fiologs.LOG_OPTIONS
+               "readwrite", "backend", "ioengine", "flagcheck_stats",
+               "read_iolog", "replay_redirect") + fiologs.LOG_OPTIONS
+# fio's own options that make it a server, or a client of servers: the
+# jobs then run elsewhere, unseen here (flagcheck run --hosts runs them)
+SERVER_OPTIONS = ("server", "daemonize", "client", "remote-config")
+_ASKERS = {}
 _KEYWORD = re.compile(r"\$(jobname|jobnum|filenum|clientuid)")
 DEFAULT_FORMAT = "$jobname.$jobnum.$filenum"
 
@@ -127,27 +137,34 @@ def _check_cut(key, value, origin):
                       "and '#')" % origin)
 
 
-def cmdline_options(args, watched=WATCHED):
-    """[(None, key, value, origin)] of the watched options in fio's
-    command line: --opt=value, --opt value, -opt=value; an abbreviation
-    (getopt_long_only takes any unambiguous one) as every watched option
-    it begins."""
-    out, i = [], 0
-    while i < len(args):
-        arg = args[i]
-        i += 1
-        if not arg.startswith("-") or arg in ("-", "--"):
+def fio_command_line(args, env=None):
+    """fioargs.read() of fio's command line @args, asking @env's FIO (or
+    fio) which job options take a value."""
+    fio = (env or os.environ).get("FIO") or "fio"
+    if fio not in _ASKERS:
+        _ASKERS[fio] = fioargs.asking(fio)
+    return fioargs.read(list(args), _ASKERS[fio])
+
+
+def cmdline_options(args, watched=WATCHED, env=None):
+    """[(None, key, value, origin)] of the watched job options in fio's
+    command line, every way fio could read each word (fioargs.py):
+    --opt=value, --opt value, -opt=value; an abbreviation (getopt_long_only
+    takes any unambiguous one) as every watched option it begins; a log
+    option without a value names the job's own name."""
+    out = []
+    for o in fio_command_line(args, env)[0]:
+        if o.fio:
             continue
-        name, eq, value = arg.lstrip("-").partition("=")
-        keys = [name] if name in watched else [
-            k for k in watched if len(name) >= 3 and k.startswith(name)]
-        if not keys:
-            continue
-        if not eq and i < len(args):
-            value = args[i]
-            i += 1
+        keys = [o.name] if o.name in watched else [
+            k for k in watched if len(o.name) >= 3 and k.startswith(o.name)]
         for k in keys:
-            origin = "%s=%s on the command line" % (name, value)
+            value = o.value
+            if value is None and k in fiologs.LOG_TYPES:
+                value = ""
+            if value is None:
+                continue
+            origin = "%s=%s on the command line" % (o.name, value)
             _check_cut(k, value, origin)
             out.append((None, k, value, origin))
     return out
@@ -168,10 +185,13 @@ def _values(opts, *keys):
 
 
 def writes(opts):
-    """The first rw= that writes, or None."""
+    """What makes the job write ("rw=randwrite", or a log's replay), or
+    None."""
     for value, _ in _values(opts, "rw", "readwrite"):
         if value.split(":")[0].strip() not in WRITE_FREE_RW:
-            return value
+            return "rw=" + value
+    for value, _ in _values(opts, REPLAY_WRITES):
+        return value
     return None
 
 
@@ -244,77 +264,87 @@ def block_devices(opts, remote=False):
     return found
 
 
+def _command(path, env, args=(), remote=False):
+    """(job options, fio's own options) of job file @path, every other
+    job file fio's command line @args names (fioargs.py: each word fio
+    may take as one), and the job options of @args; raises Refused."""
+    fio_opts, jobs, maybe = fio_command_line(args, env)
+    opts = job_options(path, env, remote)
+    for job in jobs + [m for m in maybe if os.path.isfile(m)]:
+        if job == "-":
+            raise Refused("%s: fio would read a job file from stdin ('-' on "
+                          "its command line), which is not judged here: "
+                          "refused (name a job file)" % path)
+        opts += job_options(job, env, remote)
+    for o in fio_opts:
+        if o.fio and o.name in SERVER_OPTIONS:
+            raise Refused("%s: %s on fio's command line runs fio as a "
+                          "server or a client of servers, whose jobs are "
+                          "not judged here: refused (flagcheck run --hosts "
+                          "runs jobs on fio servers)" % (path, o.written))
+    return opts + cmdline_options(args, env=env), fio_opts
+
+
 def options_of(path, env, args=(), remote=False):
-    """Every option of job file `path` (${VAR} from env) and of fio's
-    command line `args`; raises Refused for a job file fio would not
-    read."""
-    return job_options(path, env, remote) + cmdline_options(list(args))
+    """Every job option of job file `path` (${VAR} from env), of every
+    other job file fio's command line `args` names, and of `args`;
+    raises Refused for a job file fio would not read."""
+    return _command(path, env, args, remote)[0]
 
 
-def _not_regular(path, remote):
-    """What @path is where it exists and is not a regular file (symlinks
-    followed), else None; @remote: every name under /dev/."""
-    if remote and os.path.normpath(path).startswith("/dev/"):
-        return "a name under /dev/ on the hosts"
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return None
-    for test, what in ((stat.S_ISBLK, "a block device"),
-                       (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISSOCK, "a socket"),
-                       (stat.S_ISDIR, "a directory")):
-        if test(mode):
-            return what
-    return None
+REPLAY_WRITES = "replay writes"     # a key no job option has
 
 
-def check_outputs(path, opts, remote=False):
-    """Raises Refused for a counters file (flagcheck_stats=) or a file
-    of fio's logs (fiologs.py) that exists and is not a regular file, and
-    for fio's --output= naming a block device: every job writes them,
-    reading or not."""
-    for key, value, origin, log in fiologs.log_files(
-            opts, _job_names(opts), remote):
-        # fio's client writes the logs of its servers here (NAME.HOST)
-        what = _not_regular(log, remote and key in fiologs.LOG_FILES)
-        if what:
-            raise Refused("%s: %s=%s (from %s) %s %s: a regular file or a "
-                          "new one is allowed (fio writes its logs whatever "
-                          "rw= is)" % (
-                              path, key, value.strip(), origin,
-                              "is" if log == value.strip() else
-                              "writes %s, which is" % log, what))
-    for value, origin in _values(opts, "flagcheck_stats"):
-        what = _not_regular(value.strip(), remote) if value.strip() else None
-        if what:
-            raise Refused("%s: flagcheck_stats=%s (from %s) is %s: a regular "
-                          "file or a new one is allowed (the engine writes "
-                          "it whatever rw= is)" % (path, value.strip(),
-                                                   origin, what))
-    for value, origin in _values(opts, "output"):
-        what = _not_regular(value.strip(), remote)
-        if what in ("a block device", "a name under /dev/ on the hosts"):
-            raise Refused("%s: --output=%s (from %s) is %s: fio would "
-                          "overwrite it; name a regular file"
-                          % (path, value.strip(), origin, what))
+def _replayed(path, opts, guarded):
+    """The options read_iolog= adds: each file its log names (or each
+    replay_redirect= instead) as a filename=, and (REPLAY_WRITES, what)
+    where the log writes.  Raises Refused, where @guarded, for a log not
+    read here (replay.py) that no replay_redirect= sends elsewhere."""
+    redirects = _values(opts, "replay_redirect")
+    out = [(None, "filename", v, o) for v, o in redirects]
+    for value, origin in _values(opts, "read_iolog"):
+        for log in sorted(set(split_list(value)) | {value}):
+            try:
+                writes, files = replay.read_log(log)
+            except replay.Unknown as e:
+                if guarded and not redirects:
+                    raise Refused(
+                        "%s: read_iolog=%s (from %s): %s; fio replays every "
+                        "action of the log, writes too, onto the files it "
+                        "names, not known here: refused (give a text iolog "
+                        "or replay_redirect=; FLAGCHECK_DESTROY=yes to run "
+                        "it anyway)" % (path, log, origin, e))
+                writes, files = True, []
+            what = "the log read_iolog=%s (from %s) names" % (log, origin)
+            if not redirects:
+                out += [(None, "filename", f.replace(":", "\\:"),
+                         "%s, in %s" % (f, what)) for f in files]
+            if writes:
+                out.append((None, REPLAY_WRITES, "read_iolog=%s replays "
+                            "writes" % log, origin))
+    return out
 
 
-def check_devices(path, env, args=(), remote=False):
+def check_devices(path, env, args=(), remote=False, cleared=()):
     """Raises Refused when the job writes a block device and env lacks
-    FLAGCHECK_DESTROY=yes (`remote`: see block_devices)."""
-    opts = options_of(path, env, args, remote)
-    if env.get("FLAGCHECK_DESTROY") != "yes":
-        check_outputs(path, opts, remote)
+    FLAGCHECK_DESTROY=yes (`remote`: see block_devices), and for a file
+    fio would write or remove that the rule refuses (fiopaths.py; a link
+    at a path of @cleared is removed by the caller before fio starts)."""
+    opts, fio_opts = _command(path, env, args, remote)
+    destroy = env.get("FLAGCHECK_DESTROY") == "yes"
+    if not destroy:
+        why = fiopaths.check(path, opts, _job_names(opts), fio_opts, remote,
+                             cleared)
+        if why:
+            raise Refused(why)
+    opts = opts + _replayed(path, opts, not (destroy or opens_nothing(opts)))
     rw = writes(opts)
-    if rw is None or opens_nothing(opts) or \
-            env.get("FLAGCHECK_DESTROY") == "yes":
+    if rw is None or opens_nothing(opts) or destroy:
         return
     found = block_devices(opts, remote)
     if found:
         dev, origin, what = found[0]
-        raise Refused("%s writes (rw=%s) and %s (from %s) %s: its data "
+        raise Refused("%s writes (%s) and %s (from %s) %s: its data "
                       "would be lost; set FLAGCHECK_DESTROY=yes to run it "
                       "anyway" % (path, rw, dev, origin, what))
 

@@ -14,12 +14,21 @@ from .executor import Executor, Status, env_words
 from .progress import PROG
 
 
+def aux_args(args):
+    """fio's --aux-path: the files fio derives names for itself (the
+    verify state, local-JOB-N-verify.state; verify dumps) go into the
+    results directory, not into the directory flagcheck run started in."""
+    return ["--aux-path=" + os.path.abspath(args.outdir)]
+
+
 class Local(Executor):
     @staticmethod
     def check_job(path, env, args):
         """Raises jobguard.Refused for a job that would write a block
-        device."""
-        jobguard.check_devices(path, env, remote=False)
+        device, or a file the rule for written paths refuses (a link at
+        the run's counters file is not: the runner removes it)."""
+        jobguard.check_devices(path, env, aux_args(args), remote=False,
+                               cleared=(env["FLAGCHECK_STATS"],))
 
     @staticmethod
     def clock(args):
@@ -60,7 +69,7 @@ class Local(Executor):
         a = self.args
         return [a.fio, "--output-format=" + ("json+" if a.json_plus
                                              else "json"),
-                "--output=" + output] \
+                "--output=" + output] + aux_args(a) \
             + (["--ramp_time=%d" % a.ramp] if a.ramp else []) \
             + clock.fio_args(a.clock[0]) \
             + placement.fio_args(a.placements.get((run.scenario,

@@ -7,6 +7,8 @@ import fcntl
 import json
 import os
 
+from ..inputs import outpath
+
 LOCK_NAME = "flagcheck.lock"
 
 
@@ -17,10 +19,18 @@ class Busy(Exception):
 
 def lock(outdir):
     """The results directory's lock: an fd, held until flagcheck run and
-    every fio it started have ended.  Raises Busy naming who holds it."""
+    every fio it started have ended.  Raises Busy naming who holds it,
+    outpath.OutPathError where the lock file may not be written."""
     path = os.path.join(outdir, LOCK_NAME)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
-                 0o644)
+    # by the rule for written paths (outpath.py): the holder's name is
+    # written into it, never into a device or a FIFO planted there
+    outpath.check(path)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC |
+                 os.O_NONBLOCK, 0o644)
+    what = outpath.what_is_fd(fd)
+    if what:
+        os.close(fd)
+        raise outpath.OutPathError(path, what)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -82,7 +82,7 @@ class Remote(Executor):
         try:
             entry["job_files"] = clientserver.write_job_files(
                 self.args, run, self.live)
-        except jobfile.JobFileError as e:
+        except (jobfile.JobFileError, OSError) as e:
             entry.update(rc=None, failure="%s did not run: no job "
                          "file for the hosts" % name, stderr_tail=[str(e)])
             return Status.FAILED

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from ..inputs import manifest, matrix, runrecord
+from ..inputs import manifest, matrix, outpath, runrecord
 from .. import width
 from ..stats import decide
 from . import clientserver, outdirlock, proctree, runmanifest, runsettings
@@ -312,7 +312,7 @@ class Runner:
         os.makedirs(self.args.outdir, exist_ok=True)
         try:
             self.lock_fd = outdirlock.lock(self.args.outdir)
-        except outdirlock.Busy as e:
+        except (outdirlock.Busy, outpath.OutPathError) as e:
             print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
             return 1
         try:

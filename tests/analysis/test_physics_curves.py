@@ -1,0 +1,83 @@
+"""make physics: the published curves under machines/curves/, each with
+its source, read as the source wrote them, simulated on the profile of
+its CPU (predict/curves.py, cli/physics.py)."""
+import csv
+import os
+import re
+import statistics
+import subprocess
+
+import pytest
+
+from tests.analysis.helpers import REPO
+from flagcheck_analysis.predict import curves
+from flagcheck_analysis.machines import machine
+
+FILES = sorted(os.path.join(curves.CURVES_DIR, f)
+               for f in os.listdir(curves.CURVES_DIR) if f.endswith(".csv"))
+
+
+@pytest.mark.parametrize("path", FILES, ids=os.path.basename)
+def test_each_curve_names_its_source_cpu_and_profile(path):
+    c = curves.read(path)
+    assert re.fullmatch(r"[0-9a-f]{40}", c.meta["source-commit"])
+    assert c.meta["source-repository"].startswith("github.com/")
+    if c.meta["profile"] != "-":
+        machine.load(c.meta["profile"])
+    assert c.meta["profile-rule"]
+
+
+@pytest.mark.parametrize("path", FILES, ids=os.path.basename)
+def test_the_published_figure_is_the_median_of_the_sources_rows(path):
+    with open(path) as f:
+        rows = list(csv.reader(x for x in f if not x.startswith("#")))
+    head, body = rows[0], rows[1:]
+    cores, ns = head.index("Cores"), head.index("Nanos/Op")
+    want = {}
+    for r in body:
+        want.setdefault(int(r[cores]), []).append(float(r[ns]))
+    got = curves.read(path).points
+    assert got == {n: statistics.median(v) for n, v in want.items()}
+    # one loop a file, 15 trials a thread count, 1..N threads
+    assert len({r[head.index("Implementation")] for r in body}) == 1
+    assert {len(v) for v in want.values()} == {15}
+    assert sorted(got) == list(range(1, max(got) + 1))
+
+
+def test_one_thread_alone_runs_at_the_profiles_uncontended_rmw():
+    """No other CPU: each atomic add costs the profile's typical
+    atomic_local, nothing else (rest 0): exactly 1e9 / atomic_local."""
+    path = os.path.join(curves.CURVES_DIR,
+                        "travisdowns-g2-16-atomic-add.csv")
+    c = curves.read(path)
+    prof = machine.load(c.meta["profile"])
+    assert curves.simulated(c, prof, 1) == pytest.approx(
+        1e9 / prof.local_ns("atomic_local", "typ"), rel=1e-9)
+
+
+def test_a_curve_without_its_source_is_refused(tmp_path):
+    text = open(FILES[0]).read().replace("# source-commit:", "# commit:")
+    bad = tmp_path / "bad.csv"
+    bad.write_text(text)
+    with pytest.raises(curves.CurveError) as e:
+        curves.read(str(bad))
+    assert str(e.value) == "%s: header lacks source-commit: every curve " \
+        "names its source and CPU" % bad
+
+
+def test_make_physics_prints_every_curve_and_the_line():
+    p = subprocess.run(["make", "-s", "physics"], cwd=REPO,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    items = curves.curves()
+    assert sum(len(c.points) for c in items) == sum(
+        1 for x in lines if x.startswith("travisdowns-"))
+    m = re.fullmatch(r"physics: (\d+) curves from (\d+) sources on (\d+) "
+                     r"families, worst pub/sim x([0-9.]+)", lines[-1])
+    assert m, lines[-1]
+    assert int(m.group(1)) == len(items) == len(FILES)
+    assert int(m.group(2)) == len({c.meta["source-repository"]
+                                   for c in items})
+    assert int(m.group(3)) == len({c.meta["family"] for c in items})
+    assert all(len(x) <= 120 for x in lines)
