@@ -103,8 +103,12 @@ def parse_fio_json(path, text):
     except ValueError as e:
         line = getattr(e, "lineno", 0) + skipped
         msg = getattr(e, "msg", str(e))
-        # a string only stays unterminated when the file ends inside it
-        if (getattr(e, "pos", 0) >= len(body.rstrip())
+        # a string only stays unterminated when the file ends inside it;
+        # fio writes one value a line: an error in the last line's last
+        # token (a number cut after its '.') is where the file ends
+        rest = body[getattr(e, "pos", 0):].rstrip()
+        if (not rest or (len(rest) < 32 and not any(c.isspace()
+                                                    for c in rest))
                 or msg.startswith("Unterminated string")):
             raise InputError(path, "truncated JSON (ends at line %d)" % line)
         raise InputError(path, "malformed JSON at line %d: %s" % (line, msg))
