@@ -191,7 +191,7 @@ def job_config(path, mode, numjobs, section, size, a, engine):
     """A job file run: its variables in the environment, the pinning and
     the clock before it (fio applies options given after a job file to
     no job of that file)."""
-    env = dict(os.environ, FLAGCHECK_ENGINE=engine, FLAG_CHECK=mode,
+    env = dict(os.environ, FLAGCHECK_ENGINE=engine, VARIANT=mode,
                NUMJOBS=str(numjobs), RUNTIME=str(a.runtime), SIZE=size,
                FILENAME="flagcheck-bench", BACKEND="null",
                FLAGCHECK_STATS="", CREAT_DIR="")

@@ -136,6 +136,7 @@ static int fc_init_refusals(struct thread_data *td)
 static int fc_model_init(struct thread_data *td, struct flagcheck_data *jd)
 {
 	const struct fc_model *m = jd->model;
+	char msg[512] = "";
 	int err;
 
 	jd->params = calloc(1, m->params_size ?: 1);
@@ -152,9 +153,11 @@ static int fc_model_init(struct thread_data *td, struct flagcheck_data *jd)
 		return 1;
 	}
 	err = m->job_init ? m->job_init(jd->job, jd->params,
-					td->thread_number) : 0;
+					td->thread_number, msg, sizeof(msg)) : 0;
 	if (err) {
-		/* the model printed its reason; fio prints the errno */
+		/* the model's reason; fio prints the errno */
+		if (msg[0])
+			log_err("flagcheck: %s\n", msg);
 		td_verror(td, -err, m->name);
 		free(jd->job);
 		jd->job = NULL;

@@ -18,7 +18,7 @@
 #include "counters.h"
 #include "registry.h"
 
-/* The two forms every model has: the atomic RMW on every call, or the
+/* The two variants every model has: the atomic RMW on every call, or the
  * plain test first and the RMW only when it changes something. */
 enum fc_variant {
 	FC_ALWAYS = 0,
@@ -44,10 +44,8 @@ struct fc_io {
  *
  * The one exception is the model's variant, always named "variant"
  * (FC_VARIANT_OPTION): its choices and default are each model's own
- * (always and test_first, a model's extra forms, on and off), checked
- * against the job's model= once both are known. @alias, of a variant
- * only, is the model's older name for it (flag_check, clear_new, ...),
- * accepted for that model alone.
+ * (always and test_first, a model's extra variants, on and off), checked
+ * against the job's model= once both are known.
  */
 #define FC_VARIANT_OPTION	"variant"
 #define FC_MODEL_STR_LEN	4096
@@ -62,7 +60,6 @@ struct fc_model_option {
 	int is_variant;			/* the model's variant: always / test_first,
 					 * or the model's own names */
 	int is_string;
-	const char *alias;		/* a variant's older name, or NULL */
 };
 
 struct fc_model {
@@ -99,13 +96,14 @@ struct fc_model {
 	 * Memory of one job that no other job sees (a per-CPU cache, a
 	 * directory of its own): job_size bytes, zero-filled, handed to ->io as
 	 * io->job. job_init (optional) runs once before the first I/O, with
-	 * fio's job number (1 up, as thread_number in the counters): 0 or a
-	 * negative errno that fails the job, its reason printed by job_init in
-	 * one "flagcheck: " line (the engine adds none: fio prints the errno);
-	 * job_exit (optional) at job end.
+	 * fio's job number (1 up, as thread_number in the counters): 0, or a
+	 * negative errno that fails the job with its reason in @msg (naming
+	 * the option and value, as ->check's), which the engine prints
+	 * through fio's log_err(); job_exit (optional) at job end.
 	 */
 	size_t job_size;
-	int (*job_init)(void *job, const void *params, unsigned int job_number);
+	int (*job_init)(void *job, const void *params, unsigned int job_number,
+			char *msg, size_t len);
 	void (*job_exit)(void *job, const void *params);
 	/*
 	 * Optional: the names of the paths this job counted, when they come

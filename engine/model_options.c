@@ -1,29 +1,83 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The models' options as fio options (options.h): each distinct name in the
- * models' option tables (model.h), and each variant's older name, is one
- * slot, one fio option after the engine's own in fc_options[]. fio calls an
- * option's callback with the job's options and the value; one callback per
- * slot knows which option it is.
+ * Parsing an option's value, and the models' options as fio options
+ * (options.h): each distinct name in the models' option tables (model.h) is
+ * one slot, one fio option that options.c puts after the engine's own in
+ * fc_options[]. fio calls an option's callback with the job's options and
+ * the value; one callback per slot knows which option it is. Nothing here
+ * calls into options.c.
  */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fio.h"
 #include "optgroup.h"
 
 #include "options.h"
-#include "stats.h"
+
+void fc_list(char *buf, size_t len, const char *const *names)
+{
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; names[i]; i++) {
+		if (i)
+			strncat(buf, ", ", len - strlen(buf) - 1);
+		strncat(buf, names[i], len - strlen(buf) - 1);
+	}
+}
+
+/*
+ * The string options are parsed here rather than by fio's posval table,
+ * whose error in a job file names neither the bad value nor the option's
+ * allowed values in one line.
+ */
+int fc_parse_choice(const char *opt, const char *val,
+		    const char *const *allowed, unsigned int *out)
+{
+	char list[256];
+	int i;
+
+	for (i = 0; allowed[i]; i++) {
+		if (val && !strcmp(val, allowed[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	fc_list(list, sizeof(list), allowed);
+	log_err("flagcheck: %s=%s is not valid: allowed values are %s\n",
+		opt, val ? val : "", list);
+	return 1;
+}
+
+int fc_parse_number(const char *opt, const char *val, unsigned int min,
+		    unsigned int max, unsigned int *out)
+{
+	unsigned long long v = 0;
+	char *end = NULL;
+
+	errno = 0;
+	if (val && *val >= '0' && *val <= '9')
+		v = strtoull(val, &end, 10);
+	if (!end || errno || *end || v < min || v > max) {
+		log_err("flagcheck: %s=%s is not valid: a whole number from %u "
+			"to %u is allowed\n", opt, val ? val : "", min, max);
+		return 1;
+	}
+	*out = v;
+	return 0;
+}
 
 /*
  * The slot table is made once, at load, from the models' option tables,
  * before fio parses a job or forks one: read-only afterwards, the same in
  * every job process and thread. A slot is one fio option: a model option's
- * name, or a variant's older name (alias_of: the model it belongs to).
+ * name.
  */
 struct fc_slot {
 	const char *name;
 	const struct fc_model_option *mo;	/* the first model's of the name */
-	int alias_of;		/* an older name of that model's variant, or -1 */
 	unsigned int str;	/* a string option's strs[] */
 };
 
@@ -40,12 +94,6 @@ static int slot_of(const char *name)
 	return -1;
 }
 
-static bool slot_is_variant(unsigned int slot)
-{
-	return slots[slot].alias_of >= 0 ||
-	       !strcmp(slots[slot].name, FC_VARIANT_OPTION);
-}
-
 /* The model's variant as given for the job, else the model's default */
 static unsigned int fc_variant_value(const struct fc_model_option *v,
 				     const struct flagcheck_options *o)
@@ -55,7 +103,6 @@ static unsigned int fc_variant_value(const struct fc_model_option *v,
 	return i >= 0 ? (unsigned int)i : (unsigned int)fc_option_choice(v, v->def);
 }
 
-/* The model's params from the parsed option values. */
 void fc_model_params(const struct fc_model *m,
 		     const struct flagcheck_options *o, void *params)
 {
@@ -74,8 +121,8 @@ void fc_model_params(const struct fc_model *m,
 	}
 }
 
-/* Every value some model's variant takes through @slot, for a message */
-static void fc_variant_choices(unsigned int slot, char *buf, size_t len)
+/* Every value some model's variant takes, for a message */
+static void fc_variant_choices(char *buf, size_t len)
 {
 	const char *names[32];
 	unsigned int n = 0;
@@ -85,9 +132,7 @@ static void fc_variant_choices(unsigned int slot, char *buf, size_t len)
 		const struct fc_model_option *v =
 			fc_model_variant_option(fc_models[i]);
 
-		if (!v || (slots[slot].alias_of >= 0 && slots[slot].alias_of != i))
-			continue;
-		for (j = 0; v->choices[j] && n < 31; j++) {
+		for (j = 0; v && v->choices[j] && n < 31; j++) {
 			for (k = 0; k < (int)n && strcmp(names[k], v->choices[j]);
 			     k++)
 				;
@@ -100,52 +145,40 @@ static void fc_variant_choices(unsigned int slot, char *buf, size_t len)
 }
 
 /*
- * The variant given (as variant= or as the job's model's older name) is
- * one the job's model takes: 0, or -1 with the message in @msg. Checked
- * once model= and the variant are both known (fio parses them in the order
- * given, a job file's [global] before its job's section).
+ * The variant given is one the job's model takes: 0, or -1 with the
+ * message in @msg. Checked once model= and variant= are both known (fio
+ * parses them in the order given, a job file's [global] before its job's
+ * section).
  */
 int fc_variant_check(const struct flagcheck_options *o, char *msg,
 		     size_t len)
 {
 	const struct fc_model *m = fc_models[o->model];
 	const struct fc_model_option *v = fc_model_variant_option(m);
-	const struct fc_slot *s;
 	char list[256];
 
 	if (!o->variant_given)
 		return 0;
-	s = &slots[o->variant_slot];
 	if (!v) {
-		snprintf(msg, len, "%s=%s: model=%s has no variant option",
-			 s->name, o->variant, m->name);
-		return -1;
-	}
-	fc_list(list, sizeof(list), v->choices);
-	if (s->alias_of >= 0 && fc_models[s->alias_of] != m) {
-		snprintf(msg, len, "%s=%s is not an option of model=%s (it is "
-			 "model=%s's older name for variant): model=%s takes "
-			 "variant%s%s%s, allowed values are %s", s->name,
-			 o->variant, m->name, fc_models[s->alias_of]->name,
-			 m->name, v->alias ? " (or its older name " : "",
-			 v->alias ? v->alias : "", v->alias ? ")" : "", list);
+		snprintf(msg, len, "variant=%s: model=%s has no variant option",
+			 o->variant, m->name);
 		return -1;
 	}
 	if (fc_option_choice(v, o->variant) < 0) {
-		snprintf(msg, len, "%s=%s is not valid for model=%s: allowed "
-			 "values are %s", s->name, o->variant, m->name, list);
+		fc_list(list, sizeof(list), v->choices);
+		snprintf(msg, len, "variant=%s is not valid for model=%s: "
+			 "allowed values are %s", o->variant, m->name, list);
 		return -1;
 	}
 	return 0;
 }
 
 /*
- * variant= or an older name: a value some model's variant takes is kept,
- * and checked against the job's model once model= has been given (at
- * setup otherwise: fc_variant_check).
+ * variant=: a value some model's variant takes is kept, and checked
+ * against the job's model once model= has been given (at setup otherwise:
+ * fc_variant_check).
  */
-static int fc_variant_cb(unsigned int slot, struct flagcheck_options *o,
-			 const char *str)
+static int fc_variant_cb(struct flagcheck_options *o, const char *str)
 {
 	char list[256], msg[512];
 	unsigned int i;
@@ -154,21 +187,18 @@ static int fc_variant_cb(unsigned int slot, struct flagcheck_options *o,
 		const struct fc_model_option *v =
 			fc_model_variant_option(fc_models[i]);
 
-		if (v && (slots[slot].alias_of < 0 ||
-			  slots[slot].alias_of == (int)i) &&
-		    fc_option_choice(v, str) >= 0)
+		if (v && fc_option_choice(v, str) >= 0)
 			break;
 	}
 	if (!fc_models[i]) {
-		fc_variant_choices(slot, list, sizeof(list));
-		log_err("flagcheck: %s=%s is not valid: allowed values are %s "
-			"(each model takes its own: see fio --enghelp)\n",
-			slots[slot].name, str ? str : "", list);
+		fc_variant_choices(list, sizeof(list));
+		log_err("flagcheck: variant=%s is not valid: allowed values are "
+			"%s (each model takes its own: see fio --enghelp)\n",
+			str ? str : "", list);
 		return 1;
 	}
 	snprintf(o->variant, sizeof(o->variant), "%s", str);
 	o->variant_given = 1;
-	o->variant_slot = slot;
 	if (o->model_set && fc_variant_check(o, msg, sizeof(msg))) {
 		log_err("flagcheck: %s\n", msg);
 		return 1;
@@ -176,7 +206,7 @@ static int fc_variant_cb(unsigned int slot, struct flagcheck_options *o,
 	return 0;
 }
 
-/* Has model @m an option of @name? (an older name's slot: "variant") */
+/* Has model @m an option of @name? */
 static bool has_option(const struct fc_model *m, const char *name)
 {
 	const struct fc_model_option *mo;
@@ -185,6 +215,31 @@ static bool has_option(const struct fc_model *m, const char *name)
 		if (!strcmp(mo->name, name))
 			return true;
 	return false;
+}
+
+/* One slot's value into the options: 0, or 1 after saying why not */
+static int fc_slot_parse(unsigned int slot, struct flagcheck_options *o,
+			 const char *str)
+{
+	const struct fc_model_option *mo = slots[slot].mo;
+
+	if (!strcmp(mo->name, FC_VARIANT_OPTION))
+		return fc_variant_cb(o, str);
+	if (mo->is_string) {
+		/* kept in the options, which fio copies whole to every job */
+		if (strlen(str ? str : "") >= FC_MODEL_STR_LEN) {
+			log_err("flagcheck: %s is longer than %d bytes\n",
+				mo->name, FC_MODEL_STR_LEN - 1);
+			return 1;
+		}
+		strcpy(o->strs[slots[slot].str], str ? str : "");
+		return 0;
+	}
+	if (mo->choices)
+		return fc_parse_choice(mo->name, str, mo->choices,
+				       &o->vals[slot]);
+	return fc_parse_number(mo->name, str, mo->min, mo->max,
+			       &o->vals[slot]);
 }
 
 /*
@@ -196,26 +251,11 @@ static bool has_option(const struct fc_model *m, const char *name)
 static int fc_model_option_cb(unsigned int slot, void *data, const char *str)
 {
 	struct flagcheck_options *o = data;
-	const struct fc_model_option *mo = slots[slot].mo;
 	unsigned char params[FC_MAX_PARAMS] __attribute__((aligned(16)));
 	char msg[512];
 	int i, err;
 
-	if (slot_is_variant(slot)) {
-		err = fc_variant_cb(slot, o, str);
-	} else if (mo->is_string) {
-		/* kept in the options, which fio copies whole to every job */
-		err = strlen(str ? str : "") >= FC_MODEL_STR_LEN;
-		if (err)
-			log_err("flagcheck: %s is longer than %d bytes\n",
-				mo->name, FC_MODEL_STR_LEN - 1);
-		else
-			strcpy(o->strs[slots[slot].str], str ? str : "");
-	} else if (mo->choices)
-		err = fc_parse_choice(mo->name, str, mo->choices, &o->vals[slot]);
-	else
-		err = fc_parse_number(mo->name, str, mo->min, mo->max,
-				      &o->vals[slot]);
+	err = fc_slot_parse(slot, o, str);
 	if (err || o->check_failed)
 		return err;
 
@@ -223,7 +263,7 @@ static int fc_model_option_cb(unsigned int slot, void *data, const char *str)
 		const struct fc_model *m = fc_models[i];
 
 		/* params_size checked at load */
-		if (!m->check || !has_option(m, mo->name))
+		if (!m->check || !has_option(m, slots[slot].name))
 			continue;
 		fc_model_params(m, o, params);
 		if (m->check(params, msg, sizeof(msg))) {
@@ -263,11 +303,32 @@ static int (*const slot_cb[])(void *, const char *) = {
 _Static_assert(sizeof(slot_cb) / sizeof(slot_cb[0]) == FC_MAX_MODEL_OPTS,
 	       "FC_SLOTS lists one slot per FC_MAX_MODEL_OPTS");
 
-/* One more slot, as the fio option @name: 0, or 1 after saying why not */
-static int fc_add_slot(const char *name, const char *help,
-		       const struct fc_model_option *mo, int alias_of)
+/* variant='s help, from the models */
+static const char *fc_variant_help(void)
 {
-	struct fio_option *fo = &fc_options[FC_GLUE_OPTS + nr_slots];
+	static char help[512];
+	size_t n = sizeof(help);
+	int i;
+
+	snprintf(help, n, "The model's variant (default: the model's own):");
+	for (i = 0; fc_models[i]; i++) {
+		const struct fc_model_option *v =
+			fc_model_variant_option(fc_models[i]);
+		char list[128];
+
+		if (!v)
+			continue;
+		fc_list(list, sizeof(list), v->choices);
+		snprintf(help + strlen(help), n - strlen(help), "%s %s: %s (%s)",
+			 i ? ";" : "", fc_models[i]->name, list, v->def);
+	}
+	return help;
+}
+
+/* One more slot, the fio option @fo: 0, or 1 after saying why not */
+static int fc_add_slot(struct fio_option *fo, const struct fc_model_option *mo)
+{
+	bool variant = !strcmp(mo->name, FC_VARIANT_OPTION);
 
 	if (nr_slots == FC_MAX_MODEL_OPTS) {
 		log_err("flagcheck: the models have more than %d options "
@@ -281,110 +342,32 @@ static int fc_add_slot(const char *name, const char *help,
 			FC_MAX_MODEL_STRS);
 		return 1;
 	}
-	fo->name = name;
-	fo->lname = name;
+	fo->name = mo->name;
+	fo->lname = mo->name;
 	fo->type = FIO_OPT_STR;
 	fo->cb = slot_cb[nr_slots];
-	fo->help = help;
+	fo->help = variant ? fc_variant_help() : mo->help;
 	/* not given: "" for a string, the job's model's own for a variant */
-	fo->def = mo->is_string || alias_of >= 0 ||
-		  !strcmp(name, FC_VARIANT_OPTION) ? NULL : mo->def;
+	fo->def = mo->is_string || variant ? NULL : mo->def;
 	fo->category = FIO_OPT_C_ENGINE;
 	fo->group = FIO_OPT_G_INVALID;
-	slots[nr_slots].name = name;
+	slots[nr_slots].name = mo->name;
 	slots[nr_slots].mo = mo;
-	slots[nr_slots].alias_of = alias_of;
 	if (mo->is_string)
 		slots[nr_slots].str = nr_strs++;
 	nr_slots++;
 	return 0;
 }
 
-/* The help of variant= and of each older name, from the models */
-static const char *fc_variant_help(int alias_of)
-{
-	static char help[FC_MAX_MODELS + 1][512];
-	char *h = help[alias_of + 1];
-	size_t n = sizeof(help[0]);
-	int i;
-
-	if (alias_of >= 0) {
-		snprintf(h, n, "variant= of model=%s under its older name, for "
-			 "that model only: %s", fc_models[alias_of]->name,
-			 fc_model_variant_option(fc_models[alias_of])->help);
-		return h;
-	}
-	snprintf(h, n, "The model's form (default: the model's own):");
-	for (i = 0; fc_models[i]; i++) {
-		const struct fc_model_option *v =
-			fc_model_variant_option(fc_models[i]);
-		char list[128];
-
-		if (!v)
-			continue;
-		fc_list(list, sizeof(list), v->choices);
-		snprintf(h + strlen(h), n - strlen(h), "%s %s: %s (%s)",
-			 i ? ";" : "", fc_models[i]->name, list, v->def);
-	}
-	return h;
-}
-
-/* The models' options become fio options, one per distinct name, and each
- * variant's older name one more. */
-int fc_add_model_options(void)
-{
-	int i;
-
-	for (i = 0; fc_models[i]; i++) {
-		const struct fc_model_option *mo;
-
-		for (mo = fc_models[i]->options; mo && mo->name; mo++) {
-			bool variant = !strcmp(mo->name, FC_VARIANT_OPTION);
-
-			if (slot_of(mo->name) < 0 &&
-			    fc_add_slot(mo->name, variant ? fc_variant_help(-1) :
-					mo->help, mo, -1))
-				return 1;
-			if (mo->alias && fc_add_slot(mo->alias,
-						     fc_variant_help(i), mo, i))
-				return 1;
-		}
-	}
-	return 0;
-}
-
-/* The model's options as a JSON object, for the stats file: malloc'd */
-char *fc_options_json(const struct fc_model *m,
-		      const struct flagcheck_options *o)
+int fc_add_model_options(struct fio_option *fo)
 {
 	const struct fc_model_option *mo;
-	char *buf = NULL, *str;
-	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
+	int i;
 
-	if (!out)
-		return NULL;
-	fputc('{', out);
-	for (mo = m->options; mo && mo->name; mo++) {
-		int slot = slot_of(mo->name);
-		unsigned int v = mo == fc_model_variant_option(m) ?
-				 fc_variant_value(mo, o) : o->vals[slot];
-
-		fprintf(out, "%s\"%s\": ", mo == m->options ? "" : ", ",
-			mo->name);
-		if (mo->is_string) {
-			str = fc_json_str(o->strs[slots[slot].str]);
-			fputs(str ? str : "\"\"", out);
-			free(str);
-		} else if (mo->choices)
-			fprintf(out, "\"%s\"", mo->choices[v]);
-		else
-			fprintf(out, "%u", v);
-	}
-	fputc('}', out);
-	if (fclose(out)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	for (i = 0; fc_models[i]; i++)
+		for (mo = fc_models[i]->options; mo && mo->name; mo++)
+			if (slot_of(mo->name) < 0 &&
+			    fc_add_slot(&fo[nr_slots], mo))
+				return 1;
+	return 0;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The engine's own options and their parsing (options.h): model, mapping,
- * backend, flagcheck_stats; the models' options follow them in fc_options[]
- * (model_options.c).
+ * The engine's fio option table (options.h): its own options and their
+ * parsing (model, mapping, backend, flagcheck_stats), then the models'
+ * options, added at load by model_options.c, which parses values for both.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,59 +18,6 @@
 
 const char *const fc_mapping_names[] = {
 	[FC_MAPPING_SHARED] = "shared", [FC_MAPPING_PRIVATE] = "private", NULL };
-
-void fc_list(char *buf, size_t len, const char *const *names)
-{
-	int i;
-
-	buf[0] = '\0';
-	for (i = 0; names[i]; i++) {
-		if (i)
-			strncat(buf, ", ", len - strlen(buf) - 1);
-		strncat(buf, names[i], len - strlen(buf) - 1);
-	}
-}
-
-/*
- * The string options are parsed here rather than by fio's posval table,
- * whose error in a job file names neither the bad value nor the option's
- * allowed values in one line.
- */
-int fc_parse_choice(const char *opt, const char *val,
-		    const char *const *allowed, unsigned int *out)
-{
-	char list[256];
-	int i;
-
-	for (i = 0; allowed[i]; i++) {
-		if (val && !strcmp(val, allowed[i])) {
-			*out = i;
-			return 0;
-		}
-	}
-	fc_list(list, sizeof(list), allowed);
-	log_err("flagcheck: %s=%s is not valid: allowed values are %s\n",
-		opt, val ? val : "", list);
-	return 1;
-}
-
-int fc_parse_number(const char *opt, const char *val, unsigned int min,
-		    unsigned int max, unsigned int *out)
-{
-	unsigned long long v = 0;
-	char *end = NULL;
-
-	errno = 0;
-	if (val && *val >= '0' && *val <= '9')
-		v = strtoull(val, &end, 10);
-	if (!end || errno || *end || v < min || v > max) {
-		log_err("flagcheck: %s=%s is not valid: a whole number from %u "
-			"to %u is allowed\n", opt, val ? val : "", min, max);
-		return 1;
-	}
-	*out = v;
-	return 0;
-}
 
 static int str_model_cb(void *data, const char *str)
 {
@@ -318,5 +265,5 @@ int fc_options_load(void)
 		return 1;
 	fc_model_help(model_help, sizeof(model_help));
 	fc_backend_help(backend_help, sizeof(backend_help));
-	return fc_add_model_options();
+	return fc_add_model_options(&fc_options[FC_GLUE_OPTS]);
 }

@@ -39,11 +39,10 @@ struct flagcheck_options {
 	 * the options parsed after it need not say so again */
 	unsigned int check_failed;
 	unsigned int model_set;		/* model= was given */
-	/* the variant as given (variant= or an older name), checked against
-	 * the job's model by fc_variant_check(); variant_given 0: not given
-	 * (the model's default), else variant_slot is the option it came by */
+	/* variant= as given, checked against the job's model by
+	 * fc_variant_check(); variant_given 0: not given (the model's
+	 * default) */
 	unsigned int variant_given;
-	unsigned int variant_slot;
 	char variant[32];
 	/* io_submit_mode=offload: the job's data, set at the job's init, for
 	 * the copies fio makes of these options for its submit workers */
@@ -57,18 +56,19 @@ extern struct fio_option fc_options[];
 enum { FC_OPT_MODEL, FC_OPT_MAPPING, FC_OPT_BACKEND, FC_OPT_STATS,
        FC_GLUE_OPTS };
 
-/* options.c, for the models' options too: "a, b, c" of @names in @buf;
- * @val among @allowed or a whole number in [min, max] into *out, else 1
- * after one log_err() line naming @opt, @val and what is allowed. */
+/* model_options.c, for the engine's own options too: "a, b, c" of @names
+ * in @buf; @val among @allowed or a whole number in [min, max] into *out,
+ * else 1 after one log_err() line naming @opt, @val and what is allowed. */
 void fc_list(char *buf, size_t len, const char *const *names);
 int fc_parse_choice(const char *opt, const char *val,
 		    const char *const *allowed, unsigned int *out);
 int fc_parse_number(const char *opt, const char *val, unsigned int min,
 		    unsigned int max, unsigned int *out);
 
-/* model_options.c: the models' options become fio options (at load, once
- * the models are checked): 0, or 1 after a log_err() saying why not */
-int fc_add_model_options(void);
+/* model_options.c: the models' options become fio options from @fo on, at
+ * most FC_MAX_MODEL_OPTS (at load, once the models are checked): 0, or 1
+ * after a log_err() saying why not */
+int fc_add_model_options(struct fio_option *fo);
 
 /*
  * At load, before fio parses a job: check the models against the tables'
@@ -87,9 +87,5 @@ int fc_variant_check(const struct flagcheck_options *o, char *msg,
 /* The model's params from the parsed option values. */
 void fc_model_params(const struct fc_model *m,
 		     const struct flagcheck_options *o, void *params);
-
-/* The model's options as a JSON object, for the stats file: malloc'd */
-char *fc_options_json(const struct fc_model *m,
-		      const struct flagcheck_options *o);
 
 #endif

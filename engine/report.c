@@ -102,13 +102,10 @@ static void fc_stats_job_of(struct thread_data *td,
 	j->thread_number = td->thread_number;
 	j->pid = (int)getpid();
 	j->model = m->name;
-	j->variant_option = NULL;
 	j->variant = fc_variant_names[FC_ALWAYS];
 	mo = fc_model_variant_option(m);
-	if (mo) {	/* by the model's own names */
-		j->variant_option = mo->name;
+	if (mo)		/* by the model's own names */
 		j->variant = mo->choices[fc_model_variant(m, rj->params)];
-	}
 	j->mapping = fc_mapping_names[o->mapping];
 	j->backend = rj->backend->name;
 	j->options = opts;
@@ -123,7 +120,7 @@ void fc_report(struct thread_data *td, const struct flagcheck_options *o,
 	char *opts, *line, *corun = NULL;
 	int err;
 
-	opts = fc_options_json(rj->model, o);
+	opts = fc_model_options_json(rj->model, rj->params);
 	fc_stats_job_of(td, o, rj, &j, opts);
 	if (rj->corun)
 		corun = fc_corun_json(rj->corun);

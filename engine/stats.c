@@ -85,6 +85,34 @@ char *fc_json_str(const char *s)
 	return fc_closed(out, &buf);
 }
 
+/* The model's options as a JSON object, from its params: malloc'd */
+char *fc_model_options_json(const struct fc_model *m, const void *params)
+{
+	const struct fc_model_option *mo;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	if (!out)
+		return NULL;
+	fputc('{', out);
+	for (mo = m->options; mo && mo->name; mo++) {
+		const char *p = (const char *)params + mo->offset;
+		unsigned int v = mo->is_string ? 0 : *(const unsigned int *)p;
+
+		fprintf(out, "%s\"%s\": ", mo == m->options ? "" : ", ",
+			mo->name);
+		if (mo->is_string)
+			fc_json_put(out, *(const char *const *)p ?: "");
+		else if (mo->choices)
+			fprintf(out, "\"%s\"", mo->choices[v]);
+		else
+			fprintf(out, "%u", v);
+	}
+	fputc('}', out);
+	return fc_closed(out, &buf);
+}
+
 /* , "name": [v0, v1, ...] */
 static void fc_json_u64s(FILE *out, const char *name, const uint64_t *v,
 			 int n)
@@ -204,11 +232,11 @@ char *fc_stats_text(const struct fc_stats_job *j, const struct fc_counters *c)
 	if (!out)
 		return NULL;
 	fprintf(out,
-		"flagcheck: %s (job %u): %s %s=%s mapping=%s: ios=%llu checks=%llu "
-		"rmw=%llu (%.2f/io) rmw_skipped=%llu errors_set=%llu "
-		"errors_reported=%llu stores=%llu stores_skipped=%llu",
-		j->job ? j->job : "", j->thread_number, j->model,
-		j->variant_option ? j->variant_option : "variant", j->variant,
+		"flagcheck: %s (job %u): %s variant=%s mapping=%s: ios=%llu "
+		"checks=%llu rmw=%llu (%.2f/io) rmw_skipped=%llu "
+		"errors_set=%llu errors_reported=%llu stores=%llu "
+		"stores_skipped=%llu",
+		j->job ? j->job : "", j->thread_number, j->model, j->variant,
 		j->mapping, ios, (unsigned long long)c->checks, rmw,
 		ios ? (double)rmw / ios : 0.0,
 		(unsigned long long)fc_counters_skipped(c),

@@ -10,13 +10,13 @@
 #include <stddef.h>
 
 #include "counters.h"
+#include "model.h"
 
 struct fc_stats_job {
 	const char *job;
 	unsigned int thread_number;
 	int pid;
 	const char *model;
-	const char *variant_option; /* flag_check, clear_new, ... */
 	const char *variant;	/* always, test_first */
 	const char *mapping;	/* shared, private */
 	const char *backend;
@@ -37,5 +37,8 @@ int fc_stats_append(const char *path, const struct fc_stats_job *j,
 		    const struct fc_counters *c);
 /* @s as a JSON string, quotes included: malloc'd, NULL without memory */
 char *fc_json_str(const char *s);
+/* The model's options as a JSON object, from its params: malloc'd, NULL
+ * without memory */
+char *fc_model_options_json(const struct fc_model *m, const void *params);
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * flagcheck-sim: the simulation's set-up, before its first event (sim.c
- * runs it). The units the program's words are in get their queues, each
+ * runs it). The units the program's words are in get their holders, each
  * owned by the first CPU that uses it; every CPU its random stream, its
  * guards' phases and its first :obj object; every copy of a word its
  * initial value; a reader the words it loads. sim_delete() frees it all.
@@ -24,27 +24,39 @@ static unsigned int sim_objs(const struct sim *s, const struct pattern_op *op)
 	return op->sharing == PATTERN_OBJ ? s->objects : 1;
 }
 
+/*
+ * The CPUs whose unit of @op's word can differ: every CPU for a :node or
+ * :slot word; an arena or :obj word is in one unit (per object) for all,
+ * which CPU 0, the first, sets up and owns, and the others would find set
+ * up already
+ */
+static unsigned int sim_cpus_apart(const struct sim *s,
+				   const struct pattern_op *op)
+{
+	return op->sharing == PATTERN_NODE || op->sharing == PATTERN_SLOT ?
+	       s->conf->cpus : 1;
+}
+
 /* The units one operation's word is in, for every CPU (and object) */
 static int sim_op_units(struct sim *s, const struct pattern_op *op)
 {
 	unsigned int k, o, objs = sim_objs(s, op);
-	int unit, err;
+	unsigned int cpus = sim_cpus_apart(s, op);
+	int unit;
 
-	for (k = 0; k < s->conf->cpus; k++)
+	for (k = 0; k < cpus; k++)
 		for (o = 0; o < objs; o++) {
 			unit = sim_word_unit(s, k, o, op);
 			if (unit < 0)
 				continue;
 			if (!sim_fits(op, unit))
 				return -ERANGE;
-			err = sim_unit_init(s, unit, k);
-			if (err)
-				return err;
+			sim_unit_init(s, unit, k);
 		}
 	return 0;
 }
 
-/* The units the program uses get their queues */
+/* The units the program uses are set up */
 static int sim_units(struct sim *s)
 {
 	const struct pattern_prog *p = s->prog;
@@ -140,13 +152,17 @@ int sim_new(const struct pattern_prog *prog, const struct sim_conf *conf,
 	s->conf = conf;
 	sim_objects(s);
 	s->unit = calloc(s->nr_units, sizeof(*s->unit));
+	/* each unit's holders, a bitmap of the CPUs: pages of units never
+	 * used stay untouched */
+	s->hold = calloc((size_t)s->nr_units * ((n + 63) / 64), 8);
 	s->obj = calloc((size_t)s->objects * PATTERN_MAX_WORDS + 1,
 			sizeof(*s->obj));
 	s->cpu = calloc(n, sizeof(*s->cpu));
 	s->ev = calloc(n + s->nr_units + 1, sizeof(*s->ev));
 	s->batch = calloc(n, sizeof(*s->batch));
 	s->bend = calloc(n, sizeof(*s->bend));
-	if (!s->unit || !s->obj || !s->cpu || !s->ev || !s->batch || !s->bend)
+	if (!s->unit || !s->hold || !s->obj || !s->cpu || !s->ev ||
+	    !s->batch || !s->bend)
 		goto fail;
 	sim_cpus(s);
 	err = sim_units(s);
@@ -162,13 +178,8 @@ fail:
 
 void sim_delete(struct sim *s)
 {
-	unsigned int i;
-
-	for (i = 0; s->unit && i < s->nr_units; i++) {
-		free(s->unit[i].q);
-		free(s->unit[i].holders);
-	}
 	free(s->unit);
+	free(s->hold);
 	free(s->obj);
 	free(s->cpu);
 	free(s->ev);

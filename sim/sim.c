@@ -97,12 +97,83 @@ static void sim_done(struct sim *s, struct sim_cpu *c, double t)
 	sim_continue(s, c);
 }
 
+/*
+ * ----- a unit's queue: a CPU waits for one access at a time, so the
+ * waiting CPUs are linked in arrival order through their own qnext -----
+ */
+
+static void sim_enqueue(struct sim *s, struct sim_unit *u, unsigned int cpu)
+{
+	s->cpu[cpu].qnext = -1;
+	if (u->qtail < 0)
+		u->qhead = cpu;
+	else
+		s->cpu[u->qtail].qnext = cpu;
+	u->qtail = cpu;
+	u->qlen++;
+}
+
+/* @cpu leaves @u's queue; @prev is the waiter before it, -1: none */
+static void sim_dequeue(struct sim *s, struct sim_unit *u, int prev, int cpu)
+{
+	int next = s->cpu[cpu].qnext;
+
+	if (prev < 0)
+		u->qhead = next;
+	else
+		s->cpu[prev].qnext = next;
+	if (u->qtail == cpu)
+		u->qtail = prev;
+	u->qlen--;
+}
+
+/*
+ * The waiter the unit goes to: the first, or the nearest to its last user
+ * (the first of the nearest); *@prev, the waiter before it
+ */
+static int sim_next_waiter(struct sim *s, const struct sim_unit *u,
+			   int *prev)
+{
+	const double *from;
+	int k, p, best = u->qhead;
+
+	*prev = -1;
+	if (s->conf->handover == SIM_FIFO || u->last < 0)
+		return best;
+	from = s->conf->cost + (size_t)u->last * s->conf->cpus;
+	for (p = best, k = s->cpu[best].qnext; k >= 0;
+	     p = k, k = s->cpu[k].qnext)
+		if (from[k] < from[best]) {
+			best = k;
+			*prev = p;
+		}
+	return best;
+}
+
+/* Every waiting load joins the batch of @nb, in arrival order */
+static unsigned int sim_take_loads(struct sim *s, struct sim_unit *u,
+				   unsigned int nb)
+{
+	int p = -1, k, next;
+
+	for (k = u->qhead; k >= 0; k = next) {
+		next = s->cpu[k].qnext;
+		if (s->cpu[k].acc != SIM_LOAD) {
+			p = k;
+			continue;
+		}
+		s->batch[nb].cpu = k;
+		s->batch[nb++].acc = SIM_LOAD;
+		sim_dequeue(s, u, p, k);
+	}
+	return nb;
+}
+
 /* ----- the units ----- */
 
 static void sim_request(struct sim *s, struct sim_cpu *c, double t)
 {
 	struct sim_unit *u = &s->unit[c->unit];
-	struct sim_waiter *w;
 
 	if (c->acc == SIM_LOAD && sim_holds(u, c - s->cpu)) {
 		/* a load of its own copy: an L1 hit, whoever waits */
@@ -114,39 +185,12 @@ static void sim_request(struct sim *s, struct sim_cpu *c, double t)
 		sim_granted(s, c, sim_grant(s, u, c - s->cpu, c->acc, t));
 		return;
 	}
-	w = &u->q[u->qlen++];
-	w->cpu = c - s->cpu;
-	w->acc = c->acc;
+	sim_enqueue(s, u, c - s->cpu);
 	if (!u->pending) {
 		u->pending = true;
 		sim_push(s, u->free_at > t ? u->free_at : t, EV_FREE,
 			 c->unit);
 	}
-}
-
-static void sim_remove(struct sim_unit *u, unsigned int i)
-{
-	memmove(&u->q[i], &u->q[i + 1], (u->qlen - i - 1) * sizeof(u->q[0]));
-	u->qlen--;
-}
-
-/* The waiter the unit goes to: the first, or the nearest to its last user */
-static unsigned int sim_next_waiter(struct sim *s, const struct sim_unit *u)
-{
-	unsigned int i, best = 0, n = s->conf->cpus;
-	double d, bd;
-
-	if (s->conf->handover == SIM_FIFO || u->last < 0)
-		return 0;
-	bd = s->conf->cost[u->last * n + u->q[0].cpu];
-	for (i = 1; i < u->qlen; i++) {
-		d = s->conf->cost[u->last * n + u->q[i].cpu];
-		if (d < bd) {
-			bd = d;
-			best = i;
-		}
-	}
-	return best;
 }
 
 /* The readers of one batch: costs from the holders before any is served */
@@ -180,26 +224,20 @@ static void sim_grant_loads(struct sim *s, struct sim_unit *u,
  */
 static void sim_on_free(struct sim *s, struct sim_unit *u, double t)
 {
-	unsigned int i, nb = 0, k;
 	struct sim_waiter first;
+	unsigned int nb = 0;
+	int prev;
 	double end;
 
 	u->pending = false;
 	if (!u->qlen)		/* cannot happen: a FREE is queued for waiters */
 		return;
-	i = sim_next_waiter(s, u);
-	first = u->q[i];
-	sim_remove(u, i);
+	first.cpu = sim_next_waiter(s, u, &prev);
+	first.acc = s->cpu[first.cpu].acc;
+	sim_dequeue(s, u, prev, first.cpu);
 	s->batch[nb++] = first;
-	for (k = 0; first.acc == SIM_LOAD &&
-	     s->conf->shared_readers == SIM_PARALLEL && k < u->qlen;) {
-		if (u->q[k].acc != SIM_LOAD) {
-			k++;
-			continue;
-		}
-		s->batch[nb++] = u->q[k];
-		sim_remove(u, k);
-	}
+	if (first.acc == SIM_LOAD && s->conf->shared_readers == SIM_PARALLEL)
+		nb = sim_take_loads(s, u, nb);
 	if (nb == 1) {
 		end = sim_grant(s, u, first.cpu, first.acc, t);
 		sim_granted(s, &s->cpu[first.cpu], end);
@@ -265,7 +303,7 @@ static int sim_fill_result(const struct sim *s, struct sim_result *res)
 	res->stores = s->stores;
 	res->retries = s->retries;
 	for (i = 0; i < s->nr_units; i++) {
-		res->used[i] = s->unit[i].q != NULL;
+		res->used[i] = s->unit[i].holders != NULL;
 		res->unit[i] = s->unit[i].stats;
 		/* a transfer begun in the window counts up to its end only */
 		if (s->unit[i].busy_end > s->t_end)

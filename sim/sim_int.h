@@ -29,7 +29,8 @@ struct sim_waiter {
 	enum sim_access acc;
 };
 
-/* A coherence unit: a line, or a 128-byte pair */
+/* A coherence unit: a line, or a 128-byte pair; set up (holders) where
+ * the program uses it */
 struct sim_unit {
 	int owner;			/* holding it modified, -1: clean */
 	int last;			/* the CPU served last, -1: none */
@@ -37,7 +38,8 @@ struct sim_unit {
 	double free_at;			/* serving a request until then */
 	double busy_end;		/* the end of its last counted busy */
 	bool pending;			/* a FREE is queued */
-	struct sim_waiter *q;		/* waiting, in arrival order */
+	/* waiting, in arrival order: first and last CPU, -1: none (sim.c) */
+	int qhead, qtail;
 	unsigned int qlen;
 	struct sim_unit_stats stats;
 };
@@ -69,6 +71,7 @@ struct sim_cpu {
 	uint64_t obj_rnd;
 	/* the access it waits for */
 	unsigned int unit;
+	int qnext;			/* the unit's next waiter, -1: none */
 	enum sim_access acc;
 	enum sim_act act;
 	unsigned long *w;
@@ -80,6 +83,7 @@ struct sim {
 	struct sim_cpu *cpu;
 	struct sim_unit *unit;
 	unsigned int nr_units;
+	uint64_t *hold;			/* the units' holders, unit by unit */
 	unsigned int objects, obj_lines;	/* :obj(N,RULE), 0: none */
 	unsigned long *obj;		/* objects x words: their values */
 	unsigned long all[PATTERN_MAX_WORDS];
@@ -125,7 +129,7 @@ int sim_new(const struct pattern_prog *prog, const struct sim_conf *conf,
 void sim_delete(struct sim *s);
 
 /* unit.c */
-int sim_unit_init(struct sim *s, unsigned int i, unsigned int cpu);
+void sim_unit_init(struct sim *s, unsigned int i, unsigned int cpu);
 double sim_grant(struct sim *s, struct sim_unit *u, unsigned int cpu,
 		 enum sim_access acc, double t);
 double sim_load_cost(struct sim *s, struct sim_unit *u,

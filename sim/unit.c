@@ -17,8 +17,6 @@
  * whatever waits (sim.c): a waiting writer's invalidation has not arrived
  * yet. Every other request goes through the unit, one at a time.
  */
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "sim_int.h"
@@ -124,20 +122,21 @@ double sim_grant(struct sim *s, struct sim_unit *u, unsigned int cpu,
 	return t + ns;
 }
 
-/* Unit @i gets its queue and holders; @cpu, the first to use it, owns it */
-int sim_unit_init(struct sim *s, unsigned int i, unsigned int cpu)
+/*
+ * Unit @i gets its holders (its place in s->hold: an object's units side
+ * by side) and an empty queue; @cpu, the first to use it, owns it
+ */
+void sim_unit_init(struct sim *s, unsigned int i, unsigned int cpu)
 {
-	unsigned int n = s->conf->cpus;
+	size_t words = (s->conf->cpus + BITS - 1) / BITS;
 	struct sim_unit *u = &s->unit[i];
 
-	if (u->q)
-		return 0;
-	u->q = calloc(n, sizeof(*u->q));
-	u->holders = calloc((n + BITS - 1) / BITS, 8);
-	if (!u->q || !u->holders)
-		return -ENOMEM;
+	if (u->holders)
+		return;
+	u->holders = &s->hold[(size_t)i * words];
+	u->qhead = -1;
+	u->qtail = -1;
 	u->owner = cpu;
 	u->last = cpu;
 	hold_only(s, u, cpu);
-	return 0;
 }

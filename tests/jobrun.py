@@ -27,11 +27,11 @@ S4 = os.path.join(JOBS, "fxmark-dwtl-uptodate.fio")
 S5 = os.path.join(JOBS, "bh-lru-lookup.fio")
 
 # every job file takes these; run-job and the analysis runner set them all
-JOB_VARS = {"FLAGCHECK_ENGINE", "FLAG_CHECK", "NUMJOBS", "RUNTIME", "SIZE",
+JOB_VARS = {"FLAGCHECK_ENGINE", "VARIANT", "NUMJOBS", "RUNTIME", "SIZE",
             "FILENAME", "BACKEND"}
 RUN_VARS = JOB_VARS | {"FLAGCHECK_STATS"}
 MODES = ("always", "test_first")
-# the modes (FLAG_CHECK values) of a job file whose variant has its own names
+# the modes (VARIANT values) of a job file whose variant has its own names
 JOB_MODES = {S4: ("before", "always", "test_first"), S5: ("on", "off")}
 # S5's sweep has 20 sections (stonewall); the tests run three of them
 SECTIONS = {S5: ("mod3", "mod16", "mod17")}
@@ -95,7 +95,7 @@ def section_args(job):
 
 
 def check_run(p, stats, job, mode, numjobs, backend):
-    what = f"{os.path.basename(job)} FLAG_CHECK={mode} BACKEND={backend}"
+    what = f"{os.path.basename(job)} VARIANT={mode} BACKEND={backend}"
     assert p.returncode == 0, f"{what}: exit {p.returncode}\n{p.stderr}"
     out = load_fio_json(p.stdout)
     groups = len(SECTIONS.get(job, ())) or 1

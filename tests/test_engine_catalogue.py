@@ -157,7 +157,7 @@ def test_header_cites_its_source(path):
     assert not missing, f"{path}: lacks ${{{sorted(missing)}}}"
     o = options(path)
     assert o.get("model") == "pattern" and \
-        o.get("variant") == "${FLAG_CHECK}", o
+        o.get("variant") == "${VARIANT}", o
     for mode in MODES:
         assert sequence(path, mode), f"{path}: no operations for {mode}"
 
@@ -254,7 +254,7 @@ def check_op(what, op, per_job, total_ios, runtime_ns, copies=1):
 @pytest.mark.parametrize("job,mode", RUNS, ids=RUN_IDS)
 def test_catalogue_job_counts_what_its_pattern_says(ctx, job, mode):
     p, stats = run_job(ctx, job, clean_env(
-        FLAG_CHECK=mode, NUMJOBS=NUMJOBS, RUNTIME=1, SIZE="64m"))
+        VARIANT=mode, NUMJOBS=NUMJOBS, RUNTIME=1, SIZE="64m"))
     total = check_run(p, stats, job, mode, NUMJOBS, "null")
     name = os.path.basename(job)
     assert {s["model"] for s in stats} == {"pattern"}, name

@@ -237,7 +237,6 @@ def test_counters_reach_the_text_output(ctx):
 BAD_OPTIONS = [
     (["--variant=sometimes"], "variant=sometimes", "always, test_first"),
     (["--variant=alwaysx"], "variant=alwaysx", "always, test_first"),
-    (["--flag_check=sometimes"], "flag_check=sometimes", "always, test_first"),
     (["--model=filemap_check_errors", "--variant=before"],
      "variant=before is not valid for model=filemap_check_errors",
      "always, test_first"),

@@ -17,7 +17,7 @@ def test_s3_real_cycles_in_a_directory_of_their_own(ctx):
     d = tempfile.mkdtemp(prefix="creat-", dir=ctx.tmp)
     try:
         p, stats = run_job(ctx, S3, clean_env(
-            FLAG_CHECK="always", NUMJOBS=2, RUNTIME=1, SIZE="16m",
+            VARIANT="always", NUMJOBS=2, RUNTIME=1, SIZE="16m",
             CREAT_DIR=d))
         ios = check_run(p, stats, S3, "always", 2, "null")
         for s in stats:
@@ -41,13 +41,8 @@ BAD_OPTIONS = (
     (["--model=set_buffer_verified", "--creat_dir=/nonexistent/x"],
      "creat_dir=/nonexistent/x: cannot create files there"),
     (["--creat_dir=" + "a" * 4200], "creat_dir is longer than 4095"),
-    (["--model=set_buffer_uptodate", "--uptodate=sometimes"],
-     "uptodate=sometimes is not valid: allowed values are always, "
-     "test_first, before"),
     (["--model=bh_lru", "--mod=4097"],
      "mod=4097 is not valid: a whole number from 1 to 4096"),
-    (["--model=bh_lru", "--bh_lru=always"],
-     "bh_lru=always is not valid: allowed values are on, off"),
     (["--model=bh_lru", "--variant=always"],
      "variant=always is not valid for model=bh_lru: allowed values are on, "
      "off"),

@@ -112,7 +112,7 @@ def test_run_job_defaults(ctx, job, numjobs, runtime, size):
     got = {k: env.get(k) for k in sorted(RUN_VARS)}
     assert got == {
         "FLAGCHECK_ENGINE": os.path.join(TOP, "build", "fio-flagcheck.so"),
-        "FLAG_CHECK": "test_first", "NUMJOBS": numjobs, "RUNTIME": runtime,
+        "VARIANT": "test_first", "NUMJOBS": numjobs, "RUNTIME": runtime,
         "SIZE": size, "FILENAME": "flagcheck-null-target", "BACKEND": "null",
         "FLAGCHECK_STATS": os.path.join(env["FAKE_DIR"],
                                         os.path.basename(job)[:-4] +
@@ -120,9 +120,9 @@ def test_run_job_defaults(ctx, job, numjobs, runtime, size):
     }, got
     assert argv[0] == job, argv
     # the environment wins; extra arguments reach fio after the job file
-    env, argv = fake_run(ctx, job, {"NUMJOBS": 3, "FLAG_CHECK": "always",
+    env, argv = fake_run(ctx, job, {"NUMJOBS": 3, "VARIANT": "always",
                                     "BACKEND": "psync"}, ["--bs=8k"])
-    assert (env["NUMJOBS"], env["FLAG_CHECK"], env["BACKEND"]) == \
+    assert (env["NUMJOBS"], env["VARIANT"], env["BACKEND"]) == \
         ("3", "always", "psync")
     assert argv == [job, "--bs=8k"], argv
 
@@ -188,7 +188,7 @@ backend=${BACKEND}
 filename=${FILENAME}
 size=${SIZE}
 numjobs=${NUMJOBS}
-variant=${FLAG_CHECK}
+variant=${VARIANT}
 flagcheck_stats=${FLAGCHECK_STATS}
 rw=randread
 time_based=1
@@ -378,7 +378,7 @@ def test_run_job_spreads_s1_over_numa_nodes(ctx):
 @pytest.mark.parametrize("job,mode", JOB_RUNS, ids=JOB_RUN_IDS)
 def test_job_file_runs_on_the_embedded_default(ctx, job, mode):
     p, stats = run_job(ctx, job, clean_env(
-        FLAG_CHECK=mode, NUMJOBS=2, RUNTIME=1, SIZE="64m"),
+        VARIANT=mode, NUMJOBS=2, RUNTIME=1, SIZE="64m"),
         section_args(job))
     check_run(p, stats, job, mode, 2, "null")
 
@@ -423,14 +423,14 @@ def test_job_file_runs_on_a_small_real_file(ctx, job, mode):
         target = os.path.join(d, os.path.basename(job)[:-4] + ".dat")
         if mode:
             p, stats = run_job(ctx, job, clean_env(
-                FLAG_CHECK=mode, NUMJOBS=2, RUNTIME=1, SIZE="16m",
+                VARIANT=mode, NUMJOBS=2, RUNTIME=1, SIZE="16m",
                 FILENAME=target, BACKEND="psync"), section_args(job))
             check_run(p, stats, job, mode, 2, "psync")
             assert os.path.getsize(target) == 16 << 20
         else:
             mode = job_modes(job)[0]
             p, stats = run_job(ctx, job, clean_env(
-                FLAG_CHECK=mode, NUMJOBS=1, RUNTIME=1, SIZE="16m",
+                VARIANT=mode, NUMJOBS=1, RUNTIME=1, SIZE="16m",
                 FILENAME=target), section_args(job))
             want = "libaio" if engine_has_backend(ctx, "libaio") else "psync"
             check_run(p, stats, job, mode, 1, want)

@@ -1,15 +1,15 @@
 """One variant option for every model: variant= with each model's own
 choices (always/test_first; set_buffer_uptodate also before; bh_lru on/off),
-each model's older name (flag_check, clear_new, ...) kept for that model
-alone, and a variant of another model than the job's model= refused with a
-line naming variant. The models, their choices and their older names are
-the engine's own (fio --enghelp)."""
-import re
-
+the only name a model's variant has, and a variant of another model than the
+job's model= refused with a line naming variant. The models and their
+choices are the engine's own (fio --enghelp)."""
 import pytest
 
 from expectations import EXPECT
 from fiorun import engine_help, engine_variants
+
+# the per-model names the variant had before it was variant= for all
+OLDER_NAMES = ("flag_check", "clear_new", "uptodate", "verified", "bh_lru")
 
 
 @pytest.fixture(scope="module")
@@ -17,40 +17,30 @@ def variants(ctx):
     return engine_variants(ctx.fio, ctx.engine)
 
 
-@pytest.fixture(scope="module")
-def aliases(ctx):
-    """{older name: its model}, from the engine's help of each."""
-    out = {}
-    for name, text in engine_help(ctx.fio, ctx.engine).items():
-        m = re.match(r"variant= of model=(\w+) under its older name", text)
-        if m:
-            out[name] = m.group(1)
-    return out
-
-
 def run(ctx, *args):
     return ctx.fio_run(ctx.base_args(runtime="100ms", size="16m") + list(args))
 
 
-def test_every_model_has_a_variant_and_an_older_name(variants, aliases):
-    assert set(aliases.values()) <= set(variants), (aliases, variants)
+def test_every_model_has_a_variant(ctx, variants):
     assert "before" in variants["set_buffer_uptodate"][0], variants
     assert variants["bh_lru"] == (["on", "off"], "on"), variants
-    assert aliases["flag_check"] == "filemap_check_errors", aliases
+    names = set(engine_help(ctx.fio, ctx.engine))
+    assert "variant" in names, names
+    assert names.isdisjoint(OLDER_NAMES), names & set(OLDER_NAMES)
 
 
-def test_variant_and_older_name_are_one_option(ctx, variants, aliases):
-    for old, model in aliases.items():
-        for value in variants[model][0]:
-            for opt in ("variant", old):
-                r = run(ctx, f"--model={model}", f"--{opt}={value}")
-                what = f"--model={model} --{opt}={value}"
-                assert r.rc == 0, f"{what}: {r.err}"
-                assert len(r.stats) == 1, what
-                s = r.stats[0]
-                assert s["variant"] == s["options"]["variant"] == value, \
-                    (what, s)
-                assert old not in s["options"], (what, s["options"])
+def test_every_variant_value_runs_as_variant(ctx, variants):
+    for model, (values, _) in variants.items():
+        needs = [o for o in EXPECT[model].always
+                 if not o.startswith("--variant=")]
+        for value in values:
+            r = run(ctx, f"--model={model}", f"--variant={value}", *needs)
+            what = f"--model={model} --variant={value}"
+            assert r.rc == 0, f"{what}: {r.err}"
+            assert len(r.stats) == 1, what
+            s = r.stats[0]
+            assert s["variant"] == s["options"]["variant"] == value, \
+                (what, s)
 
 
 def test_default_is_the_models_own(ctx, variants):
@@ -65,14 +55,13 @@ def test_default_is_the_models_own(ctx, variants):
 
 @pytest.mark.parametrize("order", ("model first", "variant first"))
 def test_another_models_variant_is_refused(ctx, order):
-    args = ["--model=block_commit_write", "--flag_check=always"]
+    args = ["--model=block_commit_write", "--variant=before"]
     if order == "variant first":
         args.reverse()
     r = run(ctx, *args)
     assert r.rc != 0, f"{args}: fio exited 0"
-    line = [l for l in r.err.splitlines() if "flag_check=always" in l]
-    assert line and "model=block_commit_write takes variant" in line[0], r.err
-    assert "clear_new" in line[0] and "always, test_first" in line[0], line
+    assert ("variant=before is not valid for model=block_commit_write: "
+            "allowed values are always, test_first") in r.err, r.err
     assert r.stats == [], "the refused job ran"
     if '"jobs"' in r.out:
         assert sum(j["read"]["total_ios"] for j in r.json()["jobs"]) == 0

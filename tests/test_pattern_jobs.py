@@ -57,7 +57,7 @@ def test_pattern_job_names_its_source_and_takes_every_var(path):
     check_header(path)
     with open(path) as f:
         text = f.read()
-    assert "model=pattern" in text and "variant=${FLAG_CHECK}" in text
+    assert "model=pattern" in text and "variant=${VARIANT}" in text
     assert "cannot express" in text, "the header says what it leaves out"
     assert MIRRORS[os.path.basename(path)][0] in text, "cites its C model"
 
@@ -78,7 +78,7 @@ def counted(p, stats, what):
 def test_pattern_job_runs_through_run_job(ctx, path, variant):
     section = MIRRORS[os.path.basename(path)][3]
     p, stats = run_job(ctx, path, clean_env(
-        FLAG_CHECK=variant, NUMJOBS=2, RUNTIME=1, SIZE="64m"),
+        VARIANT=variant, NUMJOBS=2, RUNTIME=1, SIZE="64m"),
         [f"--section={section}"] if section else [])
     ios = counted(p, stats, f"{os.path.basename(path)} {variant}")
     assert len(stats) == 2
@@ -121,7 +121,7 @@ def test_pattern_gives_its_c_models_rmws(ctx, path, variant):
                              c_modes.get(variant, variant))):
         shaped = counted_shape(ctx, job)
         try:
-            p, stats = run_job(ctx, shaped, clean_env(FLAG_CHECK=mode, **env),
+            p, stats = run_job(ctx, shaped, clean_env(VARIANT=mode, **env),
                                args)
         finally:
             os.unlink(shaped)
@@ -170,7 +170,7 @@ def s2_run(ctx, path, variant, tail, numjobs, log=None):
     args = [f"--write_iolog={log}"] if log else []
     try:
         p, stats = run_job(ctx, shaped, clean_env(
-            FLAG_CHECK=variant, NUMJOBS=numjobs, SIZE="1g"), args)
+            VARIANT=variant, NUMJOBS=numjobs, SIZE="1g"), args)
     finally:
         os.unlink(shaped)
     counted(p, stats, f"{os.path.basename(path)} {variant}")

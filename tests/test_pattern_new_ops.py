@@ -48,7 +48,7 @@ def test_the_watermark_test_first_stores_once_on_one_job(ctx):
 
 
 def test_the_example_runs_and_predicts(ctx):
-    env = clean_env(FLAG_CHECK="test_first", NUMJOBS="2", RUNTIME="1",
+    env = clean_env(VARIANT="test_first", NUMJOBS="2", RUNTIME="1",
                     SIZE="1m", BACKEND="null")
     p, lines = run_job(ctx, EXAMPLE, env)
     assert p.returncode == 0, p.stderr

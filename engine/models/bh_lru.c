@@ -55,7 +55,7 @@ struct bh_lru {
 };
 
 struct bh_lru_params {
-	unsigned int bh_lru;		/* BH_LRU_ON, BH_LRU_OFF */
+	unsigned int variant;		/* BH_LRU_ON, BH_LRU_OFF */
 	unsigned int mod;		/* blocks 1..mod, in turn */
 	unsigned int lookups_per_io;
 };
@@ -259,7 +259,7 @@ static int bh_lru_io(void *state, const void *params, const struct fc_io *io,
 		unsigned long long block = 1 + lru->next++ % p->mod;
 
 		brelse(__find_get_block(state, nr,
-					p->bh_lru == BH_LRU_ON ? lru : NULL,
+					p->variant == BH_LRU_ON ? lru : NULL,
 					block, c), c);
 	}
 	c->stat[STAT_LOOKUP_NS] += fc_now_ns() - t0;
@@ -309,13 +309,12 @@ static const char *const bh_lru_names[] = {
 static const struct fc_model_option bh_lru_options[] = {
 	{
 		.name	= "variant",
-		.alias	= "bh_lru",
 		.help	= "on: the per-CPU (per-job) LRU of 16 buffer heads in "
 			  "front of __find_get_block_slow(); off: the slow path "
 			  "only",
 		.def	= "on",
 		.choices = bh_lru_names,
-		.offset	= offsetof(struct bh_lru_params, bh_lru),
+		.offset	= offsetof(struct bh_lru_params, variant),
 		.is_variant = 1,
 	},
 	{

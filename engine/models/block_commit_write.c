@@ -74,7 +74,7 @@ static int block_commit_write_io(void *state, const void *params,
 		__block_write_begin(head, nr);
 		c->checks++;
 		__block_commit_write(head, nr, from, to,
-				     p->clear_new == FC_TEST_FIRST, &count);
+				     p->variant == FC_TEST_FIRST, &count);
 		pos = start + page_size;
 	}
 	return 0;
@@ -97,13 +97,12 @@ static const char *const page_size_names[] = {
 static const struct fc_model_option block_commit_options[] = {
 	{
 		.name	= "variant",
-		.alias	= "clear_new",
 		.help	= "always: clear_buffer_new() on every buffer head of the "
 			  "page (before the 2021 fs/buffer.c patch); test_first: "
 			  "buffer_new() first (the fix)",
 		.def	= "test_first",
 		.choices = fc_variant_names,
-		.offset	= offsetof(struct block_commit_params, clear_new),
+		.offset	= offsetof(struct block_commit_params, variant),
 		.is_variant = 1,
 	},
 	{

@@ -21,7 +21,7 @@ enum {
 enum { PAGE_SIZE_4K = 0, PAGE_SIZE_16K, PAGE_SIZE_64K };
 
 struct block_commit_params {
-	unsigned int clear_new;		/* enum fc_variant */
+	unsigned int variant;		/* enum fc_variant */
 	unsigned int page_size;		/* PAGE_SIZE_4K, ... */
 };
 

@@ -41,7 +41,7 @@ static int filemap_io(void *state, const void *params,
 	if (__atomic_load_n(&mapping->nrpages, __ATOMIC_RELAXED))
 		return 0;
 	c->checks++;
-	if (p->flag_check == FC_ALWAYS)
+	if (p->variant == FC_ALWAYS)
 		return filemap_check_errors_always(mapping, c,
 						   PATH_FILEMAP_CHECK_ERRORS);
 	return filemap_check_errors_test_first(mapping, c,
@@ -71,12 +71,11 @@ static const char *const filemap_paths[] = {
 static const struct fc_model_option filemap_options[] = {
 	{
 		.name	= "variant",
-		.alias	= "flag_check",
 		.help	= "always: two test_and_clear_bit() on every I/O (before "
 			  "7fcbbaf18392); test_first: test_bit() first (the fix)",
 		.def	= "test_first",
 		.choices = fc_variant_names,
-		.offset	= offsetof(struct filemap_params, flag_check),
+		.offset	= offsetof(struct filemap_params, variant),
 		.is_variant = 1,
 	},
 	{

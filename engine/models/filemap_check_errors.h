@@ -22,7 +22,7 @@ enum filemap_inject {
 };
 
 struct filemap_params {
-	unsigned int flag_check;	/* enum fc_variant */
+	unsigned int variant;		/* enum fc_variant */
 	unsigned int inject;		/* enum filemap_inject */
 	unsigned int inject_every;	/* every N-th I/O of a job injects */
 };

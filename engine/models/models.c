@@ -104,24 +104,20 @@ static int two_models_agree(const struct fc_model *m,
 }
 
 /*
- * The variant is named FC_VARIANT_OPTION, is a choice with a default among
- * its choices, and only it has an older name; an older name is not the name
- * of any model's option (it is a fio option of its own).
+ * The variant is the option named FC_VARIANT_OPTION, a choice with a
+ * default among its choices: no other option says it is the variant.
  */
-static int variant_is_named(const struct fc_model *const *models,
-			    const struct fc_model *m, char *msg, size_t len)
+static int variant_is_named(const struct fc_model *m, char *msg, size_t len)
 {
 	const struct fc_model_option *a;
-	const struct fc_model *const *n;
 
 	for (a = m->options; a && a->name; a++) {
 		bool variant = is_variant_name(a->name);
 
-		if ((a->is_variant && !variant) || (a->alias && !variant)) {
+		if (a->is_variant && !variant) {
 			snprintf(msg, len, "option %s of model %s: a model's "
-				 "variant is named %s (its older name, if any, "
-				 "goes in .alias), and only it has an alias",
-				 a->name, m->name, FC_VARIANT_OPTION);
+				 "variant is named %s", a->name, m->name,
+				 FC_VARIANT_OPTION);
 			return -1;
 		}
 		if (variant && fc_option_choice(a, a->def) < 0) {
@@ -129,20 +125,6 @@ static int variant_is_named(const struct fc_model *const *models,
 				 "a choice whose default is one of its choices",
 				 a->name, m->name);
 			return -1;
-		}
-		for (n = models; a->alias && *n; n++) {
-			const struct fc_model_option *b;
-
-			for (b = (*n)->options; b && b->name; b++)
-				if (!strcmp(b->name, a->alias) ||
-				    (b->alias && b != a &&
-				     !strcmp(b->alias, a->alias))) {
-					snprintf(msg, len, "alias %s of model %s's "
-						 "variant is also an option of "
-						 "model %s", a->alias, m->name,
-						 (*n)->name);
-					return -1;
-				}
 		}
 	}
 	return 0;
@@ -154,7 +136,7 @@ int fc_models_agree(const struct fc_model *const *models, char *msg,
 	const struct fc_model *const *m, *const *n;
 
 	for (m = models; *m; m++) {
-		if (variant_is_named(models, *m, msg, len))
+		if (variant_is_named(*m, msg, len))
 			return -1;
 		for (n = m + 1; *n; n++)
 			if (two_models_agree(*m, *n, msg, len))

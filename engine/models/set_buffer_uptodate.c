@@ -38,7 +38,7 @@ enum uptodate_variant {
 };
 
 struct uptodate_params {
-	unsigned int uptodate;		/* enum uptodate_variant */
+	unsigned int variant;		/* enum uptodate_variant */
 	unsigned int metadata_bhs;	/* buffers dirtied per operation */
 };
 
@@ -122,7 +122,7 @@ static int uptodate_io(void *state, const void *params,
 	(void)io;
 	c->checks++;
 	for (i = 0; i < p->metadata_bhs; i++)
-		ext4_handle_dirty_metadata(&bh[i], p->uptodate, c);
+		ext4_handle_dirty_metadata(&bh[i], p->variant, c);
 	return 0;
 }
 
@@ -147,7 +147,6 @@ static const char *const uptodate_names[] = {
 static const struct fc_model_option uptodate_options[] = {
 	{
 		.name	= "variant",
-		.alias	= "uptodate",
 		.help	= "before: test_bit() first, no barrier (e394ff83, "
 			  "BUFFER_FNS since 60f91826ca62); always: "
 			  "smp_mb__before_atomic() and set_bit() on every call "
@@ -156,7 +155,7 @@ static const struct fc_model_option uptodate_options[] = {
 			  "only (2f79cdfe58c1, the fix)",
 		.def	= "test_first",
 		.choices = uptodate_names,
-		.offset	= offsetof(struct uptodate_params, uptodate),
+		.offset	= offsetof(struct uptodate_params, variant),
 		.is_variant = 1,
 	},
 	{

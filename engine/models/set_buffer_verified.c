@@ -36,7 +36,7 @@
 #include "model.h"
 
 struct verified_params {
-	unsigned int verified;		/* enum fc_variant */
+	unsigned int variant;		/* enum fc_variant */
 	const char *creat_dir;		/* "": no real file operations */
 };
 
@@ -99,15 +99,15 @@ static int verified_io(void *state, const void *params,
 	struct verified_job *j = io->job;
 
 	c->checks++;
-	ext4_read_inode_bitmap(state, p->verified, c);	/* ext4_new_inode */
-	ext4_read_inode_bitmap(state, p->verified, c);	/* ext4_free_inode */
+	ext4_read_inode_bitmap(state, p->variant, c);	/* ext4_new_inode */
+	ext4_read_inode_bitmap(state, p->variant, c);	/* ext4_free_inode */
 	if (j && j->dir[0])
 		return creat_clo(j, c);
 	return 0;
 }
 
 static int verified_job_init(void *job, const void *params,
-			     unsigned int job_number)
+			     unsigned int job_number, char *msg, size_t len)
 {
 	const struct verified_params *p = params;
 	struct verified_job *j = job;
@@ -124,8 +124,8 @@ static int verified_job_init(void *job, const void *params,
 		err = errno;
 	}
 	j->dir[0] = '\0';
-	fprintf(stderr, "flagcheck: creat_dir=%s: cannot make this job's "
-		"directory there: %s\n", p->creat_dir, strerror(err));
+	snprintf(msg, len, "creat_dir=%s: cannot make this job's directory "
+		 "there: %s", p->creat_dir, strerror(err));
 	return -err;
 }
 
@@ -175,13 +175,12 @@ static const char *const verified_stats[] = {
 static const struct fc_model_option verified_options[] = {
 	{
 		.name	= "variant",
-		.alias	= "verified",
 		.help	= "always: set_bit(BH_Verified) on every inode bitmap "
 			  "read (before 60f91826ca62); test_first: test_bit() "
 			  "first (the fix)",
 		.def	= "test_first",
 		.choices = fc_variant_names,
-		.offset	= offsetof(struct verified_params, verified),
+		.offset	= offsetof(struct verified_params, variant),
 		.is_variant = 1,
 	},
 	{

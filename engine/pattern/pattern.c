@@ -212,18 +212,23 @@ static size_t pattern_state_size(const void *params,
 }
 
 /* The NUMA node of the CPU this job runs on now (fio pinned it already) */
-static int pattern_node(struct pattern_job *j)
+static int pattern_node(struct pattern_job *j, char *msg, size_t len)
 {
 	unsigned int cpu, node;
+	int err;
 
 	if (!j->prog.uses_node)
 		return 0;
-	if (getcpu(&cpu, &node))
-		return -errno;
+	if (getcpu(&cpu, &node)) {
+		err = errno;
+		snprintf(msg, len, "pattern_words: a node word: getcpu() "
+			 "failed: %s", strerror(err));
+		return -err;
+	}
 	if (node >= PATTERN_MAX_NODES) {
-		fprintf(stderr, "flagcheck: pattern_words: a node word on NUMA "
-			"node %u: the engine holds nodes 0 to %d\n", node,
-			PATTERN_MAX_NODES - 1);
+		snprintf(msg, len, "pattern_words: a node word on NUMA node "
+			 "%u: the engine holds nodes 0 to %d", node,
+			 PATTERN_MAX_NODES - 1);
 		return -ERANGE;
 	}
 	j->node = node;
@@ -254,7 +259,7 @@ static bool pattern_taken(const struct pattern_prog *p,
  * in the arena and on no other word; the job's operations on it then use
  * that place in the shared arena
  */
-static int pattern_slots(struct pattern_job *j)
+static int pattern_slots(struct pattern_job *j, char *msg, size_t len)
 {
 	struct pattern_prog *p = &j->prog;
 	const struct pattern_word *a;
@@ -266,11 +271,11 @@ static int pattern_slots(struct pattern_job *j)
 		mine = a->offset + a->stride * j->slot;
 		if (mine < PATTERN_ARENA && !pattern_taken(p, a, mine, j->slot))
 			continue;
-		fprintf(stderr, "flagcheck: pattern_words: job %u's slot of "
-			"word %s is at byte %u, %s: place the slot word where "
-			"every job's slot fits\n", j->slot + 1, a->name, mine,
-			mine < PATTERN_ARENA ? "on another word's place" :
-			"past the arena (4096 bytes)");
+		snprintf(msg, len, "pattern_words: job %u's slot of word %s is "
+			 "at byte %u, %s: place the slot word where every job's "
+			 "slot fits", j->slot + 1, a->name, mine,
+			 mine < PATTERN_ARENA ? "on another word's place" :
+			 "past the arena (4096 bytes)");
 		return -ERANGE;
 	}
 	for (i = 0; i < p->nr_ops; i++)
@@ -362,24 +367,21 @@ static void pattern_readers(struct pattern_job *j)
 }
 
 static int pattern_job_init(void *job, const void *params,
-			    unsigned int job_number)
+			    unsigned int job_number, char *msg, size_t len)
 {
 	const struct pattern_params *pp = params;
 	struct pattern_job *j = job;
 	uintptr_t a = (uintptr_t)j->arena;
-	char msg[512];
 	unsigned int i;
 	int err;
 
-	if (pattern_compile(pp, true, &j->prog, msg, sizeof(msg))) {
-		fprintf(stderr, "flagcheck: %s\n", msg);
+	if (pattern_compile(pp, true, &j->prog, msg, len))
 		return -EINVAL;
-	}
-	err = pattern_node(j);
+	err = pattern_node(j, msg, len);
 	if (err)
 		return err;
 	j->slot = job_number ? job_number - 1 : 0;
-	err = pattern_slots(j);
+	err = pattern_slots(j, msg, len);
 	if (err)
 		return err;
 	pattern_objects_start(j, job_number);

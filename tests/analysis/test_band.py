@@ -5,6 +5,7 @@ inverse reaching it; flagcheck predict --published saying both."""
 
 import json
 import math
+import re
 import os
 
 import pytest
@@ -155,24 +156,61 @@ def test_predict_published_says_where_s1_lies_and_its_widest(capsys):
     out = capsys.readouterr().out
     assert "  published x2.35 lies inside the band\n" in out
     assert "  widest unknown: " in out
+    flat = " ".join(out.split())        # the lines as wrapped, joined
+    w = re.search(r"widest unknown: (\w+) \(x[0-9.]+ alone\): ", flat)
+    assert w, out
+    assert "; to fix it: %s" % band.fix_text(w.group(1)) in flat
     ours = out[out.index("  band over every unknown"):]
     assert max(len(line) for line in ours.splitlines()) <= 120
     assert predict.main([S1, "--published", "--json"]) == 0
-    b = json.loads(capsys.readouterr().out)["band"]
+    pred = json.loads(capsys.readouterr().out)
+    b, g = pred["band"], pred["gain"]
     assert b["where"] == "inside"
     assert b["low"] <= 2.35 <= b["high"]
     assert b["widest"]["dim"] in b["dims"]
+    # one band: the gain's low/high are the band over every unknown, the
+    # costs-and-seeds spread beside it, named; the text prints the same
+    assert (g["low"], g["high"], g["band"]) == (b["low"], b["high"],
+                                                "every unknown")
+    assert g["costs_seeds"] == b["today"]
+    flat = " ".join(out.split())
+    assert "gain test_first/always x%.2f (%.2f..%.2f over every unknown; " \
+        "costs and seeds alone %.2f..%.2f)" % (
+            g["value"], g["low"], g["high"], g["costs_seeds"]["low"],
+            g["costs_seeds"]["high"]) in flat
+    assert "band over every unknown x%.2f..%.2f " % (g["low"], g["high"]) \
+        in flat
 
 
 def test_the_reports_summary_says_where_the_figure_lies():
     from flagcheck_analysis.report import bigbox
+    # the table's gain cell is THE band; the summary prints that one
     row = ["S1 filemap-odirect-read", "xeon-4s-2014 nodes=0,1", "16",
-           "work", "-", "-", "x1.24 (1.21..1.27)", "1.28", "x2.35"]
+           "work", "-", "-", "x1.24 (1.00..2.00)", "1.21..1.27", "1.28",
+           "x2.35"]
     b = {"value": 1.24, "low": 1.0, "high": 2.0, "published": 2.35,
          "where": "above"}
     line = "S1 filemap-odirect-read: " + bigbox.summary_lines(
-        {"S1 filemap-odirect-read": row + [b]})["S1 filemap-odirect-read"]
+        {"S1 filemap-odirect-read": {"published": (row, {"band": b}),
+                                     "asked": None, "row": row}})[
+            "S1 filemap-odirect-read"]
     assert line == ("S1 filemap-odirect-read: on xeon-4s-2014 nodes=0,1 at "
                     "16 CPUs: x1.24 (1.00..2.00), published x2.35 lies "
                     "above the band")
     assert len(line) <= 120
+
+
+def test_every_unknown_says_what_would_fix_it():
+    # an input the reviewer can give, or a measurement that names what it
+    # measures: never "no measurement fixes" alone
+    assert set(band.FIX) == set(band.WHY)
+    given = {"cpus": "give N", "placement": "nodes=0,1", "calls": "calls",
+             "rest": "published-rest: work NS", "rule": "published-rest"}
+    for dim, fix in band.FIX.items():
+        assert fix.startswith(("give ", "measure ", "nothing to give")), dim
+        if dim in given:
+            assert given[dim] in fix, dim
+    assert band.fix_text("shared_readers").startswith(
+        "measure how waiting readers are served")
+    assert band.fix_text("new_physics") == "measure the physics' " \
+        "new_physics on the published CPU family"

@@ -90,8 +90,12 @@ def test_the_report_plots_its_answer_beside_the_runs(tmp_path, drawn):
     assert drawn[0][1] == png and is_png(png)
     # the answer (the published machine, 4 CPUs) is the curve's last point
     assert d["cpus"] == [1, 2, 4]
-    assert row[6] == "x%.2f (%.2f..%.2f)" % tuple(
-        d["gain"][k][-1] for k in ("value", "low", "high"))
+    # the table's band is the plot's bar at N, its spread the grey fill
+    (n, value, low, high), = d["band"]
+    assert n == 4 and row[bigbox.GAIN] == "x%.2f (%.2f..%.2f)" % (
+        value, low, high)
+    assert row[bigbox.SPREAD] == "%.2f..%.2f" % tuple(
+        d["gain"][k][-1] for k in ("low", "high"))
     # one run of each mode and numjobs (fixtures/whatif): its IOPS
     assert d["measured"] == {mode: sorted(
         (r.numjobs, r.metrics["iops"]) for r in records()
@@ -99,3 +103,26 @@ def test_the_report_plots_its_answer_beside_the_runs(tmp_path, drawn):
         for mode in simulate.MODES}
     assert d["measured"]["always"][0] == (1, 1e6)
     assert d["published"] == [4, jobspec.published_gain(str(path))]
+
+
+S1 = os.path.join(helpers.REPO, "jobs", "pattern",
+                  "s1-filemap-odirect-read.fio")
+
+
+def test_the_published_plot_draws_the_band_the_text_prints(tmp_path, drawn,
+                                                           capsys):
+    out = str(tmp_path / "s1.png")
+    assert predict.main([S1, "--published", "--json", "--plot", out]) == 0
+    pred = __import__("json").loads(capsys.readouterr().out)
+    ((d, path),) = drawn
+    b, g = pred["band"], pred["gain"]
+    # the bar at the published N is the band over every unknown, the grey
+    # spread the costs and seeds alone, and the star where the text says
+    assert d["band"] == [[pred["cpus"], g["value"], b["low"], b["high"]]]
+    assert [d["gain"][k][-1] for k in ("low", "high")] == \
+        [g["costs_seeds"]["low"], g["costs_seeds"]["high"]]
+    n, gain_pub = d["published"]
+    assert n == pred["cpus"] and gain_pub == b["published"]
+    assert (b["low"] <= gain_pub <= b["high"]) == (b["where"] == "inside")
+    assert "published x%.2f lies %s the band" % (gain_pub, b["where"]) in \
+        b["lines"]

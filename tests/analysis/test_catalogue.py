@@ -93,8 +93,12 @@ class TestCli:
         assert p.returncode == 0, p.stderr
         row, = [l.split() for l in p.stdout.splitlines()
                 if l.startswith("s1 ")]
-        assert row[:7] == ["s1", "2", "2000000", "4000000", "2+1",
-                           "x2.00", "x2.35"]
+        # 2 runs against 1, one pair: no CI, undecided (the summary's)
+        assert row[:8] == ["s1", "2", "2000000", "4000000", "2+1",
+                           "x2.00", "-", "x2.35"]
+        assert "undecided: 1 pair, at least 3 needed: rerun with more "\
+            "repeats (--max-repeats 3)" in \
+            " ".join(p.stdout.split())
 
     def test_nothing_to_report(self):
         p = run_cli("catalogue", self.res)     # no job file named

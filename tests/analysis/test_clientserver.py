@@ -83,7 +83,7 @@ class TestUnits:
             hosts.check_unique([hosts.parse("a,1"), hosts.parse("ip:a,1")])
 
     def test_job_file_expanded_and_included(self):
-        text = jobfile.render(JOB, {"FLAG_CHECK": "always", "NUMJOBS": "3"})
+        text = jobfile.render(JOB, {"VARIANT": "always", "NUMJOBS": "3"})
         assert "${" not in text
         assert "variant=always\n" in text
         assert "numjobs=3\n" in text
@@ -102,11 +102,11 @@ class TestUnits:
 
     def test_counter_lines(self):
         text = ("Jobs: 1 (f=1)<node1> flagcheck: s1 (job 2): "
-                "filemap_check_errors flag_check=always mapping=shared: "
+                "filemap_check_errors variant=always mapping=shared: "
                 "ios=10 checks=10 rmw=20 (2.00/io) rmw_skipped=0 "
                 "errors_set=1 errors_reported=1 stores=0 stores_skipped=0\n"
                 "<node2.lab> flagcheck: s1 (job 1): filemap_check_errors "
-                "flag_check=test_first mapping=shared: ios=7 checks=7 rmw=0 "
+                "variant=test_first mapping=shared: ios=7 checks=7 rmw=0 "
                 "(0.00/io) rmw_skipped=14 errors_set=0 errors_reported=0 "
                 "stores=0 stores_skipped=0; "
                 "filemap_check_errors rmw=0 skipped=14\n"
@@ -114,7 +114,7 @@ class TestUnits:
         found = clients.counter_lines(text)
         assert sorted(found) == ["node1", "node2.lab"]
         r = found["node1"][0]
-        assert (r["job"], r["thread_number"], r["flag_check"],
+        assert (r["job"], r["thread_number"], r["variant"],
                 r["ios"], r["rmw"], r["errors_set"]) == \
             ("s1", 2, "always", 10, 20, 1)
         assert found["node2.lab"][0]["rmw_skipped"] == 14

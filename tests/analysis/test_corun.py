@@ -74,32 +74,44 @@ def _d(ratio, lo, hi, reason="excludes_1"):
                            by="pairs")
 
 
-def test_verdict_names_jobs_that_seldom_ran_together():
+def test_a_cell_whose_jobs_seldom_ran_together_is_never_decided():
     words = "the 2 jobs ran together 31% of the time: the line was " \
         "seldom contended"
+    stop = "; stop the other load: more runs like these measure little " \
+        "contention"
+    # a CI clear of 1 does not decide runs that did not contend the line
     assert summary.verdict(_d(1.2, 1.1, 1.3), None, 2, 0, 10,
                            corun_pct=31.0) == \
-        "decided: test_first faster; " + words
+        "undecided: " + words + ", so these runs cannot decide it (the " \
+        "95% CI over 5 pairs excludes 1)" + stop
     assert summary.verdict(_d(1.0, 0.8, 1.3, "undecided"), None, 2, 0, 10,
                            corun_pct=31.0) == \
-        "undecided: the 95% CI over 5 pairs still holds 1; " + words + \
-        "; stop the other load: more runs like these measure little " \
-        "contention"
+        "undecided: " + words + ", so these runs cannot decide it (the " \
+        "95% CI over 5 pairs still holds 1)" + stop
     assert summary.verdict(_d(1.0, 0.8, 1.3, "undecided"), None, 2, 4, 10,
                            corun_pct=31.0) == \
-        "undecided: the 95% CI over 5 pairs still holds 1; the machine " \
-        "was busy in 4 of 10 runs; " + words + "; stop the other load: " \
-        "more runs like these measure little contention"
+        "undecided: " + words + ", so these runs cannot decide it (the " \
+        "95% CI over 5 pairs still holds 1); the machine was busy in 4 " \
+        "of 10 runs" + stop
     # together at least half the time, or one job: nothing said
     assert summary.verdict(_d(1.2, 1.1, 1.3), None, 2, 0, 10,
                            corun_pct=50.0) == "decided: test_first faster"
     assert summary.verdict(_d(1.2, 1.1, 1.3), None, 1, 0, 10,
                            corun_pct=0.0) == "decided: test_first faster"
+    # the decision itself: apart() leaves it undecided, the share kept
+    d, = decide.apart([_d(1.2, 1.1, 1.3)], 2, 31.0)
+    assert (d.reason, d.why, d.corun) == ("undecided", "apart", 31.0)
+    assert decide.text(d, "always") == "test_first/always x1.200 over 5 " \
+        "pairs, 95% CI 1.100..1.300 excludes 1, but its jobs ran together " \
+        "31% of the run (under 50%): not decided"
+    assert decide.apart([_d(1.2, 1.1, 1.3)], 2, 50.0) == [_d(1.2, 1.1, 1.3)]
+    assert decide.apart([_d(1.2, 1.1, 1.3)], 1, 0.0) == [_d(1.2, 1.1, 1.3)]
+    assert corun.seldom(2, 49.9) and not corun.seldom(2, 50.0)
 
 
 def _fio_s1(tmp_path, numjobs, *args):
     stats = tmp_path / "s1.jsonl"
-    env = dict(os.environ, FLAGCHECK_ENGINE=ENGINE, FLAG_CHECK="always",
+    env = dict(os.environ, FLAGCHECK_ENGINE=ENGINE, VARIANT="always",
                NUMJOBS=str(numjobs), RUNTIME="1", SIZE="1g",
                FILENAME="flagcheck-null-target", BACKEND="null",
                FLAGCHECK_STATS=str(stats))
@@ -191,13 +203,15 @@ def test_s1_beside_busy_loops_names_how_much_the_jobs_ran_together(
     assert (seldom in text) == (median < corun.SELDOM_PCT)
 
 
-ONE_CPU_JOB = """[global]
+ONE_CPU_JOB = """; published-figure: x1.30 a test input: the fix faster
+[global]
 ioengine=external:${FLAGCHECK_ENGINE}
 backend=null
 model=pattern
-variant=${FLAG_CHECK}
+variant=${VARIANT}
 pattern_words=w@0
-pattern=READ_ONCE(w)
+pattern=atomic_inc(w),atomic_dec(w),atomic_inc(w),atomic_dec(w)
+pattern_fixed=READ_ONCE(w)
 flagcheck_stats=${FLAGCHECK_STATS}
 filename=${FILENAME}
 size=${SIZE}
@@ -208,46 +222,61 @@ numjobs=${NUMJOBS}
 time_based
 runtime=${RUNTIME}
 cpus_allowed=%d
+cpus_allowed_policy=shared
 
 [one-cpu]
 """
 
 
 @needs_fio
-def test_until_decided_stops_a_cell_whose_jobs_never_ran_together(
-        tmp_path):
-    # two jobs on one CPU take turns: more repeats of the same cannot
-    # contend a line, so the cell stops after --repeats, saying why; both
-    # forms run the same program (a load), and a 0.01% precision never
-    # decides by width: only a CI that excludes 1 by chance (the pairs'
-    # 5%) decides it first, and then the stop is the decision
+def test_a_cell_whose_jobs_never_ran_together_is_never_decided(tmp_path):
+    # two jobs on one CPU take turns: no line is contended.  The forms
+    # still differ (four locked RMWs against one load per I/O, a gap a
+    # 1 s run resolves), so a CI may well exclude 1: the cell must stop
+    # after --repeats as undecided all the same, and the report's
+    # summary, its per-numjobs table and the catalogue must agree
     job = tmp_path / "one-cpu.fio"
     job.write_text(ONE_CPU_JOB % min(os.sched_getaffinity(0)))
     out = str(tmp_path / "results")
     p = run_cli("run", str(job), "--numjobs", "2", "--no-pin",
                 "--until-decided", "--repeats", "3", "--max-repeats", "6",
-                "--precision", "0.01", "--runtime", "1", "--ramp", "0",
-                "--no-calibrate", "--outdir", out, timeout=180)
+                "--runtime", "1", "--ramp", "0", "--no-calibrate",
+                "--outdir", out, timeout=180)
     assert p.returncode == 0, p.stderr
     with open(os.path.join(out, "manifest.json")) as f:
         doc = json.load(f)
     cell, = doc["cells"]
-    assert cell["repeats"] == 3
     shares = [corun.share(fiojson.load_counters(os.path.join(out, e["stats"])))
               for e in doc["runs"] if e["status"] == "ok"]
     assert len(shares) == 6
-    said = [l for l in message(p.stdout + p.stderr).splitlines()
-            if "one-cpu nj2" in l]
-    if cell["stopped"] == "decided":
-        assert all(d["reason"] == "excludes_1" for d in cell["decisions"])
-        return
     median = corun.cell_share(shares)
     assert median < corun.SELDOM_PCT
-    assert cell["stopped"] == "seldom_together"
+    assert (cell["repeats"], cell["stopped"]) == (3, "seldom_together")
+    assert cell["corun_pct"] == median
+    assert [(d["reason"], d["why"]) for d in cell["decisions"]] == \
+        [("undecided", "apart")]
+    said = [l for l in message(p.stdout + p.stderr).splitlines()
+            if "one-cpu nj2" in l]
     assert said[-2].startswith("flagcheck run: one-cpu nj2: undecided (its "
                                "jobs seldom ran together) after 3 repeats")
+    assert said[-2].endswith(", but its jobs ran together %.0f%% of the run "
+                             "(under 50%%): not decided" % median)
     assert said[-1] == (
         "flagcheck run: one-cpu nj2: the 2 jobs ran together %.0f%% of the "
         "run (median over its runs): the line was seldom contended, more "
         "repeats of the same would not decide it; stop the other load"
         % median)
+    r = run_cli("report", out, "--no-plot", timeout=180)
+    assert r.returncode == 0, r.stderr
+    text = re.sub(r"\s+", " ", r.stdout)
+    words = "undecided: the 2 jobs ran together %.0f%% of the time: the " \
+        "line was seldom contended, so these runs cannot decide it" % median
+    assert words in text
+    # the summary's row: scenario, numjobs, ratio, its CI, decided or not
+    row, = [l.split() for l in r.stdout.splitlines()
+            if l.split()[:3] == ["one-cpu", "2", "test_first/always"]]
+    assert row[5] == "undecided"
+    assert "beyond noise" not in text
+    c = run_cli("catalogue", out, timeout=120)
+    assert c.returncode == 0, c.stderr
+    assert words in re.sub(r"\s+", " ", c.stdout)

@@ -27,7 +27,7 @@ def _job(tmp_path, reads):
     with open(job, "w") as f:
         f.write("[global]\nioengine=null\nthread\nrw=randread\nbs=4k\n"
                 "size=${SIZE}\ntime_based\nruntime=${RUNTIME}\n"
-                "numjobs=${NUMJOBS}\ndescription=%s ${FLAG_CHECK}\n[j]\n"
+                "numjobs=${NUMJOBS}\ndescription=%s ${VARIANT}\n[j]\n"
                 % reads)
     return job
 

@@ -94,6 +94,18 @@ def test_a_layout_fix_names_the_lines_that_stopped_moving():
     assert explain.layout(pred(1.0, a, a, 0.3)) == ""
 
 
+def test_per_node_copies_of_a_line_are_named_apart():
+    """A counter moved to one line per NUMA node: each copy names its
+    node, never "the drops line and the drops line"."""
+    a = [unit(0, ["rmem", "drops"], 1.0, 0.9)]
+    t = [unit(0, ["rmem"], 0.6, 0.6), dict(unit(2, ["drops"], 0.0, 0.0),
+                                           node=0),
+         dict(unit(3, ["drops"], 0.0, 0.0), node=1)]
+    assert explain.layout(pred(1.2, a, t, 1.5)) == (
+        "layout: the drops line of node 0 and the drops line of node 1 "
+        "stopped moving; the rmem line still moves (0.6 transfers per I/O)")
+
+
 def test_wrapped_fits_the_width():
     p = pred(1.0, [unit(3, ["usage", "watermark"], 1.0, 0.97, 2.0)],
              [unit(3, ["usage", "watermark"], 0.99, 0.96, 1.02)], 3.43)

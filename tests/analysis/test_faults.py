@@ -147,6 +147,20 @@ class TestImpossibleValues(Scratch):
         assert str(cm.value) == ("%s: line 2: rmw is -20: not a "
                                  "whole number of 0 or more" % path)
 
+    def test_variant_by_its_older_name(self):
+        """A record of an engine whose option was flag_check=: refused in
+        one line that says what changed, not read under another name."""
+        path = self.path("s.jsonl")
+        with open(path, "w") as f:
+            f.write('{"flagcheck": 2, "ios": 10, "variant": "always"}\n'
+                    '{"flagcheck": 2, "ios": 10, "flag_check": "always"}\n')
+        with pytest.raises(fiojson.InputError) as cm:
+            fiojson.load_counters(path)
+        assert str(cm.value) == ("%s: line 2: the variant is flag_check "
+                                 "here, written by an engine before the "
+                                 "option was variant=: run the job again"
+                                 % path)
+
 
 class TestDifferentSetups(Scratch):
     """item 7: runs of one scenario on different setups are not pooled"""

@@ -138,7 +138,7 @@ class TestMetrics:
         assert round(m["iops"] - sum(e["read"]["iops"]
                                      for e in entries), 7) == 0
         opts = fiojson.job_options(doc)
-        assert opts["flag_check"] in ("always", "test_first")
+        assert opts["variant"] in ("always", "test_first")
 
     def test_client_server_global_options_one_dict(self):
         """fio 3.33, one server: one dict, every host's."""
@@ -167,13 +167,13 @@ class TestMetrics:
             assert "hostname" not in glob[key]
             # each server was sent its own file: its stats path names it
             assert glob[key]["flagcheck_stats"].endswith(
-                "/%s.jsonl" % glob[key]["flag_check"]), glob[key]
-        assert sorted(g["flag_check"] for g in glob.values()) == \
+                "/%s.jsonl" % glob[key]["variant"]), glob[key]
+        assert sorted(g["variant"] for g in glob.values()) == \
             ["always", "test_first"]
         first = fiojson.fio_jobs(doc)[0]
         opts = fiojson.job_options(doc)
-        assert opts["flag_check"] == \
-            glob[fiojson.host_key(first)]["flag_check"]
+        assert opts["variant"] == \
+            glob[fiojson.host_key(first)]["variant"]
         for key in hosts:
             m = fiojson.run_metrics(clients.host_doc(doc, key), None)
             assert m["iops"] == sum(e["read"]["iops"]

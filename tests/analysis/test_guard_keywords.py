@@ -89,7 +89,7 @@ needs_fio = pytest.mark.skipif(not (FIO and os.path.exists(ENGINE)),
 def run_job(cwd, job, *args, **env):
     base = {k: v for k, v in os.environ.items()
             if not k.startswith("FLAGCHECK_") and k not in (
-                "FILENAME", "BACKEND", "FLAG_CHECK")}
+                "FILENAME", "BACKEND", "VARIANT")}
     base.update(FIO=FIO, FLAGCHECK_ENGINE=ENGINE, RUNTIME="1", NUMJOBS="1",
                 SIZE="1m", FLAGCHECK_NUMA="off",
                 FLAGCHECK_STATS=os.path.join(cwd, "stats.jsonl"))
@@ -101,7 +101,7 @@ def run_job(cwd, job, *args, **env):
 def refused(p, what):
     assert p.returncode == 2, p.stderr
     assert what in message(p.stderr), p.stderr
-    assert "run-job: FLAG_CHECK=" not in p.stderr     # fio not started
+    assert "run-job: VARIANT=" not in p.stderr     # fio not started
 
 
 @needs_fio

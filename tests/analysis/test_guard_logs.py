@@ -175,7 +175,7 @@ def test_run_job_refuses_a_log_on_a_device(tmp_path):
     assert message(p.stderr) == (
         "run-job: %s: write_bw_log=x (from write_bw_log=x on the command "
         "line) writes x_bw.1.log, %s%s\n" % (S1, TO_NULL, ALLOWED))
-    assert "run-job: FLAG_CHECK=" not in p.stderr      # fio not started
+    assert "run-job: VARIANT=" not in p.stderr      # fio not started
     p = run_job(str(tmp_path), S1, "--write_bw_log=y", BACKEND="null")
     assert p.returncode == 0, p.stderr
     assert os.path.isfile(tmp_path / "y_bw.1.log")

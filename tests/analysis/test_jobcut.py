@@ -44,7 +44,7 @@ def sha(path):
 def job_env(tmp, **env):
     base = {k: v for k, v in os.environ.items()
             if not k.startswith("FLAGCHECK_") and k not in (
-                "FILENAME", "BACKEND", "FLAG_CHECK")}
+                "FILENAME", "BACKEND", "VARIANT")}
     base.update(FIO=FIO or "fio", FLAGCHECK_ENGINE=ENGINE, RUNTIME="1",
                 NUMJOBS="1", SIZE="1m", FLAGCHECK_NUMA="off",
                 FLAGCHECK_STATS=os.path.join(tmp, "stats.jsonl"))
@@ -224,7 +224,7 @@ class TestLoopDevice:
     def assert_refused(self, p, text):
         assert p.returncode == 2, p.stderr
         assert text in message(p.stderr)
-        assert "run-job: FLAG_CHECK=" not in message(p.stderr)  # fio not run
+        assert "run-job: VARIANT=" not in message(p.stderr)  # fio not run
         assert sha(self.image) == self.before
 
     def test_run_job_cut_values(self):
@@ -360,7 +360,7 @@ class TestPatterns:
     def job(self, lines):
         return write(os.path.join(self.tmp, "p.fio"),
                      "[global]\nioengine=external:${FLAGCHECK_ENGINE}\n"
-                     "backend=null\nmodel=pattern\nvariant=${FLAG_CHECK}"
+                     "backend=null\nmodel=pattern\nvariant=${VARIANT}"
                      "   ; always | test_first\nfilename=x\nsize=1m\n"
                      "rw=randwrite\nnumjobs=${NUMJOBS}\ntime_based\n"
                      "runtime=${RUNTIME}\nflagcheck_stats=${FLAGCHECK_STATS}"
@@ -389,7 +389,7 @@ class TestPatterns:
         job = self.job("pattern_words=a@0\npattern=set_bit(a,0) ;c")
         rj, fr = self.both(job)
         assert fr.returncode == 0, fr.stderr
-        assert "run-job: FLAG_CHECK=" in rj.stderr
+        assert "run-job: VARIANT=" in rj.stderr
 
     def test_writers_above_numjobs(self):
         job = self.job("pattern_words=a@0\npattern=set_bit(a,0)\n"
@@ -403,7 +403,7 @@ class TestPatterns:
             "flagcheck run: error: %s" % want
         rj, fr = self.both(job, "3")
         assert fr.returncode == 0, fr.stderr
-        assert "run-job: FLAG_CHECK=" in rj.stderr
+        assert "run-job: VARIANT=" in rj.stderr
 
     def test_node_words_without_cpus_allowed(self):
         job = self.job("pattern_words=a@0:node\npattern=set_bit(a,0)")

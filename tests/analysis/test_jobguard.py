@@ -88,7 +88,7 @@ class TestBlockDevices:
     def run_job(self, job, *args, **env):
         base = {k: v for k, v in os.environ.items()
                 if not k.startswith("FLAGCHECK_") and k not in (
-                    "FILENAME", "BACKEND", "FLAG_CHECK")}
+                    "FILENAME", "BACKEND", "VARIANT")}
         base.update(FIO=FIO, FLAGCHECK_ENGINE=ENGINE, RUNTIME="1", NUMJOBS="1",
                     SIZE="16m", FLAGCHECK_STATS=os.path.join(
                         self.tmp, "stats.jsonl"), FLAGCHECK_NUMA="off")
@@ -108,10 +108,10 @@ class TestBlockDevices:
                 "FLAGCHECK_DESTROY=yes") in lines[0]
         assert "(from %s" % origin in lines[0]
         # fio not started
-        assert "run-job: FLAG_CHECK=" not in message(p.stderr)
+        assert "run-job: VARIANT=" not in message(p.stderr)
 
     def assert_started(self, p):
-        assert "run-job: FLAG_CHECK=" in message(p.stderr)
+        assert "run-job: VARIANT=" in message(p.stderr)
         assert "block device" not in message(p.stderr)
 
     def test_every_way_to_name_a_device(self):

@@ -10,7 +10,8 @@ import os
 import pytest
 
 from tests.analysis import helpers
-from flagcheck_analysis.predict import explain, fiocost, jobspec, simulate
+from flagcheck_analysis.predict import (band, explain, fiocost, jobspec,
+                                        simulate)
 from flagcheck_analysis.report import bigbox, summary
 from flagcheck_analysis.report.loadrecords import inputs_to_files, load_records
 from flagcheck_analysis.machines import machine
@@ -65,13 +66,26 @@ def work_prediction(sp, n):
     return simulate.predict(sp, mach, n, None, rest[0])
 
 
+def the_band(sp, n):
+    """The band over every unknown at @n CPUs of icelake-sp-2s: the
+    published machine's at its N, else with N given (band.band_at)."""
+    mach = machine.load("icelake-sp-2s")
+    rest = fiocost.rest_of("work", None, mach, sp.rest_ns)[0]
+    if n == sp.published.cpus:
+        return band.band(sp, mach, rest)
+    return band.band_at(sp, mach, n, None, rest)
+
+
 def test_predict_at_the_published_machine_is_one_answer(tmp_path):
     rows, simulated, sp = answer(tmp_path, 4)
     (row,) = rows
     assert row[:4] == ["pat", "icelake-sp-2s", "4", "work"]
     p = work_prediction(sp, 4)
-    g = p["gain"]
-    assert row[6] == "x%.2f (%.2f..%.2f)" % (g["value"], g["low"], g["high"])
+    g, b = p["gain"], the_band(sp, 4)
+    # THE band is the band over every unknown; the costs and seeds beside
+    assert row[bigbox.GAIN] == "x%.2f (%.2f..%.2f)" % (g["value"], b["low"],
+                                                       b["high"])
+    assert row[bigbox.SPREAD] == "%.2f..%.2f" % (g["low"], g["high"])
     assert row[bigbox.WHY] == explain.sentence(p)
     # the fio rest is the footnote, with its own figures and why
     fio_row, _ = bigbox._predicted(
@@ -83,22 +97,39 @@ def test_predict_at_the_published_machine_is_one_answer(tmp_path):
         "published-rest (work: the job file's work(ns) alone): %s, D/C %s; "
         "fio's own cost per I/O spaces the accesses to the shared lines, "
         "which the header's published workload does not pay, so the answer "
-        "follows its published-rest" % (fio_row[3], fio_row[6], fio_row[7]))
+        "follows its published-rest" % (fio_row[3], fio_row[bigbox.GAIN],
+                                         fio_row[bigbox.DC]))
     assert fio_row[3].startswith("fio ") and \
         fio_row[3].endswith(" ns (one-job runs)")
     assert row[bigbox.CAVEAT] == "-"
-    assert simulated == {"pat": row}
+    assert simulated["pat"]["row"] == row == simulated["pat"]["asked"][0] \
+        == simulated["pat"]["published"][0]
+    assert bigbox.summary_lines(simulated)["pat"] == \
+        "on icelake-sp-2s at 4 CPUs: %s\n  %s" % (row[bigbox.GAIN],
+                                                  row[bigbox.WHY])
 
 
 def test_predict_elsewhere_names_the_published_machine_in_the_footnote(
         tmp_path):
-    rows, _, sp = answer(tmp_path, 8)
+    rows, simulated, sp = answer(tmp_path, 8)
     (row,) = rows
     assert row[:4] == ["pat", "icelake-sp-2s", "8", "work"]
-    g = work_prediction(sp, 4)["gain"]
+    g, b = work_prediction(sp, 4)["gain"], the_band(sp, 4)
     assert row[bigbox.OTHER].split("; ")[-1].startswith(
         "on the published machine (icelake-sp-2s at 4 CPUs, the header's "
-        "rest): x%.2f (%.2f..%.2f), D/C " % (g["value"], g["low"], g["high"]))
+        "rest): x%.2f (%.2f..%.2f), D/C " % (g["value"], b["low"], b["high"]))
+    # at 8 CPUs THE band is band_at()'s: N given, every other unknown swept
+    g8, b8 = work_prediction(sp, 8)["gain"], the_band(sp, 8)
+    assert row[bigbox.GAIN] == "x%.2f (%.2f..%.2f)" % (g8["value"],
+                                                       b8["low"], b8["high"])
+    assert "cpus" not in b8["dims"] and "placement" not in b8["dims"]
+    # the summary keeps the published machine's answer, --predict 8's
+    # beside it
+    text = bigbox.summary_lines(simulated)["pat"]
+    assert text.startswith(
+        "on icelake-sp-2s at 4 CPUs: x%.2f (%.2f..%.2f)\n  --predict 8: on "
+        "icelake-sp-2s at 8 CPUs: %s\n" % (g["value"], b["low"], b["high"],
+                                           row[bigbox.GAIN]))
 
 
 def test_a_failed_check_is_a_caveat_in_the_table_and_the_summary(tmp_path):
@@ -121,6 +152,6 @@ def test_a_failed_check_is_a_caveat_in_the_table_and_the_summary(tmp_path):
     assert row[bigbox.CAVEAT] == cav["pat"]
     text = bigbox.summary_lines(simulated)["pat"]
     assert text == "on icelake-sp-2s at 4 CPUs: %s\n  %s\n  caveat: %s" % (
-        row[6], row[bigbox.WHY], cav["pat"])
+        row[bigbox.GAIN], row[bigbox.WHY], cav["pat"])
     R = type("R", (), {"scenario": "pat", "corun": None, "numjobs": 2})
     assert summary.simulated_lines([R()], {"pat": text}) == ["pat: " + text]

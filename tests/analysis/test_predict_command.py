@@ -165,12 +165,15 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
     fio, at_pub = first[0][bigbox.OTHER].split("; on the published ")
     assert fio.startswith("with this fio job's rest (fio 300 ns (--fio-ns)) "
                           "in place of the header's published-rest (work: ")
-    # the published machine's figure is the back-test's for the file
+    # the published machine's figure is the back-test's for the file,
+    # with its band over every unknown (THE band; bt.low..high is the
+    # costs and seeds alone, today's band)
     from flagcheck_analysis.machines import machine
     bt = backtest.row(path, helpers.REPO, machine.load, None)
     assert at_pub.startswith(
         "machine (xeon-sp-4s-144 at 144 CPUs, the header's rest): "
-        "x%.2f (%.2f..%.2f), D/C " % (bt.pred, bt.low, bt.high))
+        "x%.2f (%.2f..%.2f), D/C " % (bt.pred, bt.band["low"],
+                                      bt.band["high"]))
     # two reports of the same results give the same band
     assert bigbox.rows(args, mf, warned.append) == first
 

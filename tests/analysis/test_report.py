@@ -62,7 +62,7 @@ class TestReportInputs:
                        ).returncode == 1
 
     def test_plain_files_grouped_by_job_options(self):
-        # names without the convention: mode from the flag_check job option
+        # names without the convention: mode from the variant job option
         a = self.copy("flagcheck-fixture_always_nj2_r1.json", "a.json")
         b = self.copy("flagcheck-fixture_test_first_nj2_r1.json", "b.json")
         p = self.report(a, b, CLIENTSERVER)
@@ -73,6 +73,22 @@ class TestReportInputs:
         # --group-by another option: every run is one mode ("null" backend)
         p = self.report("--group-by", "backend", "--base", "null", a, b)
         assert "runs: 2 (null n=2)" in p.stdout
+
+    def test_the_variant_by_its_older_name_is_refused(self):
+        # a run whose job file said flag_check=: named, not read as variant
+        a = self.copy("flagcheck-fixture_always_nj2_r1.json", "a.json")
+        b = self.copy("flagcheck-fixture_test_first_nj2_r1.json", "b.json")
+        with open(a) as f:
+            text = f.read()
+        assert text.count('"variant" :') == 1, text
+        with open(a, "w") as f:
+            f.write(text.replace('"variant" :', '"flag_check" :'))
+        p = self.report(a, b)
+        assert "Traceback" not in p.stderr
+        said = " ".join(l.strip() for l in p.stderr.splitlines())
+        assert (a + ": job option flag_check: the variant is variant= since "
+                "the engine renamed it: run the job again") in said, p.stderr
+        assert said.count("flag_check") == 1, p.stderr
 
     def test_group_by_missing_option(self):
         a = self.copy("flagcheck-fixture_always_nj2_r1.json", "a.json")

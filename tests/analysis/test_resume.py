@@ -109,7 +109,7 @@ class TestFioDiesWithItsRunner(Scratch):
     def test_counters_written_by_two_fio_are_not_done(self, request):
         env = dict(os.environ, FLAGCHECK_ENGINE=ENGINE, BACKEND="null",
                    FILENAME="flagcheck-null", SIZE="1g", RUNTIME="1",
-                   FLAG_CHECK="always", NUMJOBS="1")
+                   VARIANT="always", NUMJOBS="1")
         p, _ = self.start(request, "4", FIXTURE_JOB)
         env["FLAGCHECK_STATS"] = os.path.join(
             self.out, "flagcheck-fixture_always_nj1_r1.flagcheck.jsonl")

@@ -32,7 +32,7 @@ class TestDryRun:
         cmds = [l for l in p.stdout.splitlines() if not l.startswith("#")]
         assert all("SIZE=2g" in c and "FLAGCHECK_ENGINE=" in c
                    for c in cmds)
-        assert "FLAG_CHECK=always NUMJOBS=2" in cmds[-1]
+        assert "VARIANT=always NUMJOBS=2" in cmds[-1]
         assert not os.path.exists("/nonexistent")
 
     def test_matrix_vars_are_not_settable(self):
@@ -105,7 +105,7 @@ class TestRealRuns(ResultsDirCase):
         for key in ("fio_version", "engine_version", "host", "matrix",
                     "started", "vars"):
             assert key in m
-        assert m["runs"][1]["env"]["FLAG_CHECK"] == "test_first"
+        assert m["runs"][1]["env"]["VARIANT"] == "test_first"
         p = run_cli("report", self.out, "--no-plot")
         assert p.returncode == 0, p.stderr
         assert "runs: 4 (always n=2, test_first n=2)" in p.stdout

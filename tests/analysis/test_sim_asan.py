@@ -22,12 +22,25 @@ def matrix(n, cost="100"):
                              " ".join(str(a % 2) for a in range(n)))
 
 
+def ring(n):
+    """CPUs on a ring, 10 ns a step: every waiter at its own distance"""
+    rows = [" ".join(str(10 * min(abs(a - b), n - abs(a - b)))
+                     for b in range(n)) for a in range(n)]
+    return "%d\n%s\n%s\n" % (n, "\n".join(rows), " ".join(["0"] * n))
+
+
 SET = ["--words", "a@0", "--pattern", "set_bit(a,1)", "--variant", "always"]
+# loads and stores queued on one line, handed nearest first: a batch of
+# loads taken from between stores, the queue's first, middle and last
+MIX = ["--words", "a@0", "--pattern", "READ_ONCE(a),set_bit(a,1),"
+       "READ_ONCE(a),READ_ONCE(a),clear_bit(a,1)", "--variant", "always",
+       "--handover", "nearest", "--jitter", "0.3"]
 CAS = ["--words", "r@0=1", "--pattern", "atomic_inc_not_zero(r),work(9)",
        "--variant", "test_first", "--handover", "nearest", "--jitter", "0.2"]
 # the first GOOD cases print their JSON (exit 0), the rest are refused
-GOOD = 4
+GOOD = 5
 CASES = [
+    (MIX + ["--ios", "30", "--warmup", "3"], ring(12)),
     (SET + ["--ios", "5", "--warmup", "1"], matrix(4)),
     (CAS + ["--ios", "5", "--warmup", "0", "--line_pair", "true"], matrix(8)),
     (["--words", "n@3:node,o@5:obj(4,cpu)", "--pattern",

@@ -25,10 +25,11 @@ def _holds_1(ci):
     return ci[0] <= 1.0 <= ci[1]
 
 
-def check(d, entry, numjobs, busy, runs, text):
+def check(d, entry, numjobs, busy, runs, text, apart=None):
     """Every claim @text makes about @d agrees with @d's figures; returns
-    the path's name."""
-    undecided = d.reason == "undecided" or d.ci is None
+    the path's name; @apart: the share the jobs ran together, where under
+    corun.SELDOM_PCT."""
+    undecided = d.reason == "undecided" or d.ci is None or apart is not None
     assert text.startswith("undecided: ") == undecided, text
     if re.search(r"CI (over \d+ pairs )?still holds 1", text):
         assert _holds_1(d.ci), (d, text)
@@ -53,6 +54,14 @@ def check(d, entry, numjobs, busy, runs, text):
     if m:
         assert (int(m.group(1)), int(m.group(2))) == (busy, runs)
     m = re.search(r"\(--max-repeats (\d+)\)", text)
+    if apart is not None:
+        # never decided, whatever the CI; more runs would not help
+        assert text.startswith("undecided: the %d jobs ran together %.0f%% "
+                               "of the time: the line was seldom contended"
+                               % (numjobs, apart)), text
+        assert m is None and text.endswith("measure little contention")
+        return "apart:" + ("excludes" if d.ci and not _holds_1(d.ci)
+                           else "holds")
     assert (m is not None) == undecided, text
     if m:
         assert int(m.group(1)) > d.n
@@ -69,7 +78,12 @@ def check(d, entry, numjobs, busy, runs, text):
                 else "decided:no difference")
     pub = entry.ratio
     if "opposite direction" in text:
-        assert text.startswith("not reproduced")
+        # on a busy box, the busy runs are said first
+        assert text.startswith("the machine was busy in %d of %d runs, "
+                               "and the runs go against the published "
+                               "direction" % (busy, runs) if busy else
+                               "not reproduced: the opposite direction")
+        assert "not reproduced: the opposite direction" in text
         assert (lo > 1) != (pub > 1) and not _holds_1(d.ci), (d, text)
         return "not reproduced:opposite"
     assert text.startswith("reproduced: same direction"), text
@@ -123,7 +137,12 @@ def test_every_verdict_path_agrees_with_its_figures():
                     seen.add(path)
                     if d.by == "pairs":
                         seen.add("pairs:" + path)
+                    text = summary.verdict(d, entry, numjobs, busy, runs,
+                                           corun_pct=31.0)
+                    seen.add(check(d, entry, numjobs, busy, runs, text,
+                                   31.0))
     assert seen == {
+        "apart:excludes", "apart:holds",
         "undecided:runs", "undecided:holds_1", "undecided:welch",
         "pairs:undecided:runs", "pairs:undecided:holds_1",
         "pairs:decided:direction", "pairs:decided:no difference",

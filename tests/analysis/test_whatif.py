@@ -25,6 +25,8 @@ from tests.analysis import helpers
 from tests.analysis.standin_machine import Machine
 from flagcheck_analysis.predict import jobspec
 from flagcheck_analysis.predict import fiocost
+from flagcheck_analysis.predict import answer
+from flagcheck_analysis.machines import physics
 from flagcheck_analysis.report import bigbox
 from flagcheck_analysis.report.loadrecords import inputs_to_files, load_records
 
@@ -78,16 +80,16 @@ def test_the_generic_profile_takes_this_boxs_calibrated_costs():
     from flagcheck_analysis.machines import machine
     here = machine.load(CAL)
     generic = machine.load("milan-2s")
-    m, used = bigbox.with_calibrated_costs(generic, here)
+    m, used = answer.with_calibrated_costs(generic, here)
     assert used == ["same_llc"]
     assert m.costs["same_llc"] == [100.0, 100.0, 100.0]
     assert m.costs["other_socket"] == generic.costs["other_socket"]
     assert generic.costs["same_llc"] != [100.0, 100.0, 100.0]
-    assert bigbox.family_profile("AMD EPYC 7763 64-Core Processor") == \
+    assert physics.generic_profile("AMD EPYC 7763 64-Core Processor") == \
         "milan-2s"
-    assert bigbox.family_profile("Intel(R) Xeon(R) CPU E5-2699 v4 @ "
+    assert physics.generic_profile("Intel(R) Xeon(R) CPU E5-2699 v4 @ "
                                  "2.20GHz") == "broadwell-ep-2s"
-    assert bigbox.family_profile("AMD EPYC") is None
+    assert physics.generic_profile("AMD EPYC") is None
 
 
 def _results(tmp_path, name, scale=1.0, model="AMD EPYC 7763 64-Core"):
@@ -171,12 +173,14 @@ def test_the_summary_names_the_published_machine():
     from flagcheck_analysis.report import summary
     R = namedtuple("R", "scenario")
     row = ["S1 filemap-odirect-read", "xeon-4s-2014 nodes=0,1", "16",
-           "work", "-", "-", "x1.24 (1.21..1.27)", "1.28", "x2.35"]
+           "work", "-", "-", "x1.24 (1.01..5.67)", "1.21..1.27", "1.28",
+           "x2.35"]
     lines = summary.simulated_lines(
         [R("S1 filemap-odirect-read"), R("other")],
-        bigbox.summary_lines({"S1 filemap-odirect-read": row}))
+        bigbox.summary_lines({"S1 filemap-odirect-read": {
+            "published": (row, {}), "asked": None, "row": row}}))
     assert lines == ["S1 filemap-odirect-read: on xeon-4s-2014 nodes=0,1 "
-                     "at 16 CPUs: x1.24 (1.21..1.27)"]
+                     "at 16 CPUs: x1.24 (1.01..5.67)"]
     assert max(len(l) for l in lines) <= 120
 
 
@@ -186,8 +190,10 @@ def test_runs_of_differing_setups_are_the_scenarios_too():
     labels = {"S1 x", "S1 x (job file sha256 ab)", "S1 xy", "S2 x"}
     assert bigbox.of_scenario("S1 x", labels) == {
         "S1 x", "S1 x (job file sha256 ab)"}
-    row = ["S1 x", "m", "4", "work", "-", "-", "x2.00 (1.90..2.10)", "1",
-           "x2"]
-    assert bigbox.summary_lines({"S1 x": row}, labels) == {
+    row = ["S1 x", "m", "4", "work", "-", "-", "x2.00 (1.90..2.10)",
+           "1.95..2.05", "1", "x2"]
+    assert bigbox.summary_lines({"S1 x": {"published": (row, {}),
+                                          "asked": None, "row": row}},
+                                labels) == {
         "S1 x": "on m at 4 CPUs: x2.00 (1.90..2.10)",
         "S1 x (job file sha256 ab)": "on m at 4 CPUs: x2.00 (1.90..2.10)"}

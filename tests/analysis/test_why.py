@@ -124,6 +124,38 @@ class TestArithmetic:
             ["0.000", "0.000", "3.000", "0.000", "166.7"]
         assert "per line write, an RMW or a plain store" in title
 
+    def test_equal_write_counts_give_no_ns_per_write(self):
+        """A layout fix: both forms write the line twice per I/O; the
+        counts divided by each run's own total_ios leave a residue (the
+        engine's 2 setup writes here), which is no difference to divide
+        the gap by.  One more store per 1024 I/Os is one."""
+        def run(iops, ios, rmw, stores):
+            return runfigures.Run(iops, ios, rmw / ios, None, None,
+                                  "pattern", "x", stores / ios)
+        a = [run(2.0e6, 3000001, 2 * 3000001, 2),
+             run(2.1e6, 3100003, 2 * 3100003, 2)]
+        t = [run(2.5e6, 2900007, 2 * 2900007, 2),
+             run(2.4e6, 3000011, 2 * 3000011, 2)]
+        extra = (sum(r.rmw_per_io + r.stores_per_io for r in a) -
+                 sum(r.rmw_per_io + r.stores_per_io for r in t)) / 2
+        assert extra != 0.0                    # the residue
+        g, = gaps.gaps({("l", 2, "always"): a, ("l", 2, "test_first"): t},
+                       None)
+        assert g.gap is not None and g.ns_rmw is None
+        title, header, rows, _ = why.gap_table([g], None)
+        col = {h: i for i, h in enumerate(header)}
+        assert rows[0][col["ns/write in run"]] == \
+            "none: both forms write the line as often"
+        # a real difference: always stores once more every 1024 I/Os
+        a2 = [run(r.iops, r.total_ios, 2 * r.total_ios,
+                  2 + r.total_ios // 1024) for r in a]
+        g2, = gaps.gaps({("l", 2, "always"): a2, ("l", 2, "test_first"): t},
+                        None)
+        assert gaps.real_extra(a2, t, 1.0 / 1024)
+        assert round(g2.ns_rmw - g2.gap / (
+            sum(r.rmw_per_io + r.stores_per_io for r in a2) / 2 -
+            sum(r.rmw_per_io + r.stores_per_io for r in t) / 2), 6) == 0
+
     def test_gap_without_calibration(self):
         g, = gaps.gaps(self.groups, None)
         assert g.ns_rmw == 250.0

@@ -20,6 +20,7 @@ struct run {
 	unsigned char *state;
 	struct fc_counters c;
 	int err;		/* job_init's */
+	char msg[512];		/* ... and its reason */
 };
 
 static inline void run_start(struct run *r, const char *variant,
@@ -42,7 +43,8 @@ static inline void run_start(struct run *r, const char *variant,
 	r->job = calloc(1, m->job_size);
 	if (!r->state || !r->job)
 		abort();
-	r->err = m->job_init(r->job, r->params, job_number);
+	r->err = m->job_init(r->job, r->params, job_number, r->msg,
+			     sizeof(r->msg));
 }
 
 static inline void run_ios(struct run *r, void *state, unsigned int n)

@@ -17,7 +17,7 @@ static const struct fc_model *m = &fc_model_block_commit_write;
 
 static struct block_commit_params params(enum fc_variant v, unsigned int ps)
 {
-	struct block_commit_params p = { .clear_new = v, .page_size = ps };
+	struct block_commit_params p = { .variant = v, .page_size = ps };
 
 	return p;
 }
@@ -70,7 +70,7 @@ static void the_model_as_the_glue_sees_it(void)
 	for (o = m->options; o->name; o++) {
 		if (o->is_variant) {
 			variants++;
-			CHECK(!strcmp(o->name, "variant") && !strcmp(o->alias, "clear_new"));
+			CHECK(!strcmp(o->name, "variant"));
 			CHECK(o->choices == fc_variant_names);
 		}
 		if (!strcmp(o->name, "page_size"))

@@ -100,7 +100,7 @@ static void set_error_coalesces(void)
 static void nrpages_skips_the_check(void)
 {
 	struct address_space m = { .nrpages = 1 };
-	struct filemap_params p = { .flag_check = FC_ALWAYS };
+	struct filemap_params p = { .variant = FC_ALWAYS };
 	struct fc_io io = { .ddir = FC_READ };
 	struct fc_counters c = { .ios = { 1 } };
 
@@ -143,7 +143,7 @@ static void concurrent_accounting_is_exact(enum fc_variant v)
 	memset(w, 0, sizeof(w));
 	for (i = 0; i < 4; i++) {
 		w[i].mapping = &mapping;
-		w[i].p.flag_check = v;
+		w[i].p.variant = v;
 		w[i].p.inject = i == 0 ? FILEMAP_INJECT_EIO : FILEMAP_INJECT_NONE;
 		w[i].p.inject_every = 3;
 		CHECK(pthread_create(&w[i].thread, NULL, worker_run, &w[i]) == 0);

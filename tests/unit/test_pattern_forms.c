@@ -24,12 +24,14 @@ struct run {
 	size_t size;
 	void *job[4];
 	struct fc_counters c[4];
+	char msg[512];		/* the first job_init's reason for failing */
 };
 
 static int run_start_fixed(struct run *r, const char *variant,
 			   const char *words, const char *pattern,
 			   const char *fixed, unsigned int jobs)
 {
+	char scratch[sizeof(r->msg)];
 	unsigned int i;
 	int err = 0;
 
@@ -49,7 +51,9 @@ static int run_start_fixed(struct run *r, const char *variant,
 		r->job[i] = calloc(1, m->job_size);
 		if (!r->job[i])
 			abort();
-		err |= m->job_init(r->job[i], r->params, i + 1);
+		if (m->job_init(r->job[i], r->params, i + 1,
+				err ? scratch : r->msg, sizeof(scratch)))
+			err = 1;
 	}
 	return err;
 }
@@ -240,10 +244,16 @@ static void slots_must_fit(void)
 	struct run r;
 
 	CHECK(run_start(&r, "always", "c@63+40:slot", "atomic_inc(c)", 4));
+	CHECK(!strcmp(r.msg, "pattern_words: job 4's slot of word c is at "
+		      "byte 4096, past the arena (4096 bytes): place the slot "
+		      "word where every job's slot fits"));
 	run_end(&r);
 	CHECK(!run_start(&r, "always", "c@63+40:slot", "atomic_inc(c)", 3));
 	run_end(&r);
 	CHECK(run_start(&r, "always", "c@0:slot,d@0+16", "atomic_inc(c)", 3));
+	CHECK(!strcmp(r.msg, "pattern_words: job 3's slot of word c is at "
+		      "byte 16, on another word's place: place the slot word "
+		      "where every job's slot fits"));
 	run_end(&r);
 	CHECK(run_start(&r, "always", "c@0:slot,d@0", "atomic_inc(c)", 1));
 	run_end(&r);

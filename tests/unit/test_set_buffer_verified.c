@@ -123,6 +123,7 @@ static int entries(const char *dir)
 static void real_creat_close_unlink(void)
 {
 	char base[] = "/tmp/flagcheck-unit-XXXXXX";
+	char msg[512], want[512];
 	struct fc_counters c = { 0 };
 	struct buffer_head bh;
 	void *p, *job;
@@ -133,7 +134,7 @@ static void real_creat_close_unlink(void)
 	job = calloc(1, m->job_size);
 	CHECK(job);
 	memset(&bh, 0, sizeof(bh));
-	CHECK_EQ(m->job_init(job, p, 1), 0);
+	CHECK_EQ(m->job_init(job, p, 1, msg, sizeof(msg)), 0);
 	CHECK_EQ(entries(base), 1);
 	for (i = 0; i < 100; i++)
 		CHECK_EQ(one_cycle(&bh, p, job, &c), 0);
@@ -148,10 +149,21 @@ static void real_creat_close_unlink(void)
 	if (geteuid() != 0) {
 		job = calloc(1, m->job_size);
 		CHECK(chmod(base, 0500) == 0);
-		CHECK_EQ(m->job_init(job, p, 1), -EACCES);
+		CHECK_EQ(m->job_init(job, p, 1, msg, sizeof(msg)), -EACCES);
 		free(job);
 	}
 	CHECK(rmdir(base) == 0);
+	free(p);
+
+	/* ... and one that is gone by then, with the reason in @msg */
+	p = params_of("always", base);
+	job = calloc(1, m->job_size);
+	CHECK(job);
+	CHECK_EQ(m->job_init(job, p, 1, msg, sizeof(msg)), -ENOENT);
+	snprintf(want, sizeof(want), "creat_dir=%s: cannot make this job's "
+		 "directory there: No such file or directory", base);
+	CHECK(!strcmp(msg, want));
+	free(job);
 	free(p);
 }
 

@@ -5,7 +5,7 @@ import os
 import sys
 
 from .. import width
-from ..report import catalogue, render
+from ..report import catalogue, conditions, render
 from ..report.loadrecords import inputs_to_files, load_records
 
 PROG = "flagcheck catalogue"
@@ -74,7 +74,8 @@ def main(argv=None):
         else:
             without.append(path)
     records = load_records(files, None, ["always", "test_first"])[0]
-    rows = catalogue.rows(records, figures)
+    rows = catalogue.rows(records, figures, conditions.cell_counts(
+        conditions.ok_entries(manifests)))
     if not rows:
         print(width.wrap("%s: no runs of both modes of a job file with a "
               "published-figure line in %s%s" % (

@@ -43,7 +43,9 @@ and one sentence on what limits the gain (predict/explain.py).
 "rest": {...}, "why": the sentence}.  --published adds the band over
 every input the header assumes, the profile's physics range, the costs and
 the seeds ("band": low, high, where the published gain lies, the widest
-unknown, and outside the band each single input's value that reaches it).
+unknown and what would fix it, and outside the band each single input's
+value that reaches it); it is then THE band of the gain: "gain" low and
+high are the band's, the costs-and-seeds spread alone is "costs_seeds".
 docs/predict.md has the model and its assumptions.
 
 exit status: 0 predicted, 1 a prediction failed, 2 usage error."""
@@ -121,6 +123,17 @@ def _line_name(u):
     return "line %s%s (%s)" % (lines, node, ",".join(u["words"]) or "-")
 
 
+def gain_text(g):
+    """"x1.15 (0.98..2.04 over every unknown; costs and seeds alone
+    1.08..1.16)" where the band over every unknown is the gain's (band.
+    one_band), else "x1.15 (1.08..1.16)", the costs and seeds'."""
+    if "costs_seeds" not in g:
+        return "x%.2f (%.2f..%.2f)" % (g["value"], g["low"], g["high"])
+    return "x%.2f (%.2f..%.2f over every unknown; costs and seeds alone " \
+        "%.2f..%.2f)" % (g["value"], g["low"], g["high"],
+                         g["costs_seeds"]["low"], g["costs_seeds"]["high"])
+
+
 def text(pred, gain_published=None):
     """The human form of one prediction."""
     m, g = pred["modes"], pred["gain"]
@@ -131,9 +144,9 @@ def text(pred, gain_published=None):
     for mode in simulate.MODES:
         out.append("  %-10s  %12.0f IOPS  (%.0f..%.0f)" % (
             mode, m[mode]["iops"], m[mode]["low"], m[mode]["high"]))
-    out.append("  gain test_first/always x%.2f (%.2f..%.2f)%s" % (
-        g["value"], g["low"], g["high"],
-        "   published x%.2f" % gain_published if gain_published else ""))
+    out.append("  gain test_first/always %s%s" % (
+        gain_text(g), "   published x%.2f" % gain_published
+        if gain_published else ""))
     for mode in simulate.MODES:
         for u in pred["lines"][mode]:
             out.append("  %-10s  %-28s %.3f transfers/io, busy %.0f%%" % (

@@ -18,8 +18,7 @@ where the mode and numjobs of a run come from, first match wins:
     option numjobs gives numjobs (for every file);
   the results directory's manifest.json (written by flagcheck run);
   the file name: <scenario>_<mode>_nj<numjobs>_r<repeat>.json;
-  the fio job options variant (flag_check in older runs; or the stats file's
-  variant) and numjobs.
+  the fio job options variant (or the stats file's variant) and numjobs.
 
 files written to --outdir: report.md, compare.csv, scaling.csv and, unless
 --no-plot, <scenario>_iops.png/.svg and <scenario>_ratio.png/.svg.
@@ -320,7 +319,8 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     figures = job_file_figures(manifests)
     out = [sections.Compare(conditions.annotate(
                compare.compare(records, args.base), counts,
-               args.exclude_busy, lineprobes.cell_spans(ok_runs))),
+               args.exclude_busy, lineprobes.cell_spans(ok_runs),
+               records)),
            sections.Scaling(scaling.scaling(records, args.base), order, fits,
                            args.predict, summary.marks(records, counts,
                                                        args.base), figures),
@@ -345,6 +345,7 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
                                            bigbox.caveats(checked), plans) +
                               checked))
     out.append(sections.BigBoxPlot(plans, records))
+    out.append(sections.Data("bigbox", bigbox.data(simulated)))
     out.append(sections.Summary(summary.rows(records, counts, args.base,
                                             figures),
                                bigbox.summary_lines(
@@ -424,6 +425,8 @@ def main(argv=None):
         warn("--base %s: no runs of that mode; the modes there are: %s"
              % (args.base, ", ".join(sorted({r.mode for r in records}))))
         return 2
+    for line in conditions.cold_first_runs(records):
+        warn(line)
     order = compare.mode_order(records, args.base)
     head = header.lines(args, runs + (left_out,), manifests, ok_runs)
     secs = build_sections(args, runs + (counters_read,), order, files,

@@ -35,7 +35,7 @@ scenario is the job file name without its extension.
 environment given to fio (override with --set VAR=VALUE):
   FLAGCHECK_ENGINE  %(FLAGCHECK_ENGINE)s
   RUNTIME %(RUNTIME)s, SIZE %(SIZE)s, FILENAME %(FILENAME)s, BACKEND %(BACKEND)s
-  FLAG_CHECK, NUMJOBS, FLAGCHECK_STATS  set per run from the matrix
+  VARIANT, NUMJOBS, FLAGCHECK_STATS  set per run from the matrix
 
 on several hosts (--hosts FILE, --client HOST): every host runs
 `fio --server`, with the engine at the FLAGCHECK_ENGINE path on its own disk
@@ -367,8 +367,25 @@ def dry_run(args, runs):
     return 0
 
 
+def over_cpus(numjobs, ncpu, hosts=None):
+    """The warning for a --numjobs above this box's usable CPUs (jobs
+    beyond them take turns: a cell that seldom runs together is never
+    decided), or None; on fio servers (--hosts) their CPUs count."""
+    over = [n for n in numjobs if n > ncpu]
+    if hosts or not over:
+        return None
+    return ("%s: --numjobs %s: above this box's %d usable CPUs: the jobs "
+            "beyond them share CPUs and take turns, so those cells "
+            "seldom run together and are never decided"
+            % (PROG, ",".join(map(str, over)), ncpu))
+
+
 def main(argv=None):
     args = parse_args(argv)
+    warning = over_cpus(args.numjobs, len(os.sched_getaffinity(0)),
+                        getattr(args, "hosts", None))
+    if warning:
+        print(width.wrap(warning), file=sys.stderr)
     runs = matrix.build(list(args.scenarios), args.modes, args.numjobs,
                         args.repeats)
     if args.dry_run:

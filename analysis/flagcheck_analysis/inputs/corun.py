@@ -25,7 +25,7 @@ SCHEMA = schema.Obj({
 }, required=("intervals",))
 
 # below this share the jobs ran apart more than together: the run says
-# little about the line's contention (the verdict names it)
+# little about the line's contention, and no verdict is decided on it
 SELDOM_PCT = 50.0
 
 
@@ -80,3 +80,30 @@ def cell_share(values):
         return None
     mid = len(vals) // 2
     return vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2
+
+
+def seldom(numjobs, pct):
+    """True where a cell's jobs seldom ran together: two or more jobs, a
+    share recorded (cell_share) and under SELDOM_PCT.  The one definition:
+    the runner's stop, the report's verdicts, the summary, the catalogue
+    and --compare all ask this."""
+    return numjobs is not None and numjobs >= 2 and pct is not None and \
+        pct < SELDOM_PCT
+
+
+def records_share(records, scenario, numjobs):
+    """(the cell's share, cell_share over its runs' "corun_pct" metric, or
+    None; the most jobs a run of it recorded stretches for) of the report's
+    records (loadrecords: metrics "corun_pct" and "corun_jobs")."""
+    cell = [r.metrics for r in records
+            if (r.scenario, r.numjobs) == (scenario, numjobs)]
+    return (cell_share(m.get("corun_pct") for m in cell),
+            max([m.get("corun_jobs") or 0 for m in cell] or [0]))
+
+
+def seldom_text(numjobs, pct):
+    """The words for a cell whose jobs seldom ran together, or None."""
+    if not seldom(numjobs, pct):
+        return None
+    return ("the %d jobs ran together %.0f%% of the time: the line was "
+            "seldom contended" % (numjobs, pct))

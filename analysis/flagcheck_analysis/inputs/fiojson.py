@@ -286,6 +286,10 @@ def load_counters(path):
                              "as \"variant\", every I/O one model call); "
                              "record the run again"
                              % (number, rec["flagcheck"], counters.VERSION))
+        if "flag_check" in rec:
+            raise InputError(path, "line %d: the variant is flag_check here, "
+                             "written by an engine before the option was "
+                             "variant=: run the job again" % number)
         for key in counters.COUNTERS:
             value = rec.get(key, _ABSENT)
             if _impossible(value, math.inf) or (

@@ -67,8 +67,8 @@ RUN_SCHEMA = Obj({
               "status"))
 CELL_SCHEMA = Obj({
     "scenario": STR, "numjobs": NUMJOBS, "repeats": POSITIVE,
-    "stopped": Opt(STR), "text": STR,
-    "decisions": List(Obj({"mode": STR, "reason": STR,
+    "stopped": Opt(STR), "text": STR, "corun_pct": Opt(number(0, 100)),
+    "decisions": List(Obj({"mode": STR, "reason": STR, "why": Opt(STR),
                            "ratio": Opt(number(above=0)),
                            "ci": Opt(List(number(above=0), 2)),
                            "by": Opt(STR)}))})
@@ -252,7 +252,7 @@ def files_error(entry, doc, counters, modes=()):
     if isinstance(path, str) and os.path.basename(path) not in own:
         return ("its fio JSON wrote counters to %s, not to the entry's %s"
                 % (os.path.basename(path), entry.get("stats")))
-    mode = opts.get("variant", opts.get("flag_check"))
+    mode = opts.get("variant")
     if mode is not None and str(mode) != entry.get("mode") and \
             str(mode) in modes:
         return ("its fio JSON ran variant=%s, the entry says mode %s"

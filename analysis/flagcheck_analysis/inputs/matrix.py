@@ -103,7 +103,7 @@ def is_done(outdir, run):
 
 
 # The job files' variables that each run of the matrix sets itself.
-MATRIX_VARS = ("FLAG_CHECK", "NUMJOBS", "FLAGCHECK_STATS")
+MATRIX_VARS = ("VARIANT", "NUMJOBS", "FLAGCHECK_STATS")
 
 
 def run_env(variables, outdir, run, label=None):
@@ -112,6 +112,6 @@ def run_env(variables, outdir, run, label=None):
     env = dict(variables)
     counters = (counters_path(outdir, run) if label is None else
                 host_counters_path(outdir, run, label))
-    env.update(FLAG_CHECK=run.mode, NUMJOBS=str(run.numjobs),
+    env.update(VARIANT=run.mode, NUMJOBS=str(run.numjobs),
                FLAGCHECK_STATS=os.path.abspath(counters))
     return env

@@ -262,3 +262,30 @@ def family_of_model(model, fams):
             return fam
     raise PhysicsError("CPU %r: no family of machines/families.toml names "
                        "it and none is for any CPU" % model)
+
+
+# a CPU model string -> the generic profile (machines/) of its family, by the vendors'
+# model numbering: Intel Xeon E5 v3 Haswell-EP, v4 Broadwell-EP; Xeon
+# Scalable x1xx Skylake-SP, x2xx Cascade Lake-SP, x3xx Ice Lake-SP, x4xx
+# Sapphire Rapids; AMD EPYC 7xx3 Milan, 9xx4 Genoa; Ampere Altra
+# (Neoverse-N1).  A model string that names no number ("AMD EPYC" in a
+# VM) has no family: --machine names one.
+FAMILIES = (
+    (r"E5-\d{4}\w* v3", "haswell-ep-2s"),
+    (r"E5-\d{4}\w* v4", "broadwell-ep-2s"),
+    (r"(Platinum|Gold|Silver|Bronze) \d[12]\d\d", "skylake-sp-2s"),
+    (r"(Platinum|Gold|Silver|Bronze) \d3\d\d", "icelake-sp-2s"),
+    (r"(Platinum|Gold|Silver|Bronze) \d4\d\d", "sapphirerapids-2s"),
+    (r"EPYC 7\d\d3", "milan-2s"),
+    (r"EPYC 9\d\d4", "genoa-2s"),
+    (r"Ampere Altra|Neoverse-N1", "altra-2s"),
+)
+
+
+def generic_profile(cpu_model):
+    """The generic profile (machines/NAME.toml's NAME) of @cpu_model's
+    family, None if none (the one table: FAMILIES)."""
+    for pattern, name in FAMILIES:
+        if re.search(pattern, cpu_model or ""):
+            return name
+    return None

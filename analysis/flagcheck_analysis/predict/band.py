@@ -23,7 +23,7 @@ import re
 
 from ..inputs import jobheader
 from ..machines.machine import MachineError
-from . import simulate
+from . import jobspec, simulate
 
 NOISE = 0.03            # a single run's noise: the published figure's
 SPAN = (0.1, 10.0)      # the inverse's search, a factor of the file's value
@@ -33,7 +33,9 @@ STEPS = 6               # its bisection steps (each x(SPAN)^(1/2^STEPS))
 INVERSE_PHYSICS = (("handover", "hand-over", ("fifo", "nearest")),)
 WORK = re.compile(r"work\((\d+)\)")
 
-# the sentence "the band is wide because ..." of each dimension
+# the sentence "the band is wide because ..." of each dimension: what is
+# unknown, then what would fix it (FIX): an input the reviewer can give, or
+# the measurement that would settle it, named
 WHY = {"cpus": "the source gives no N",
        "placement": "the source does not say where the CPUs ran",
        "calls": "the source does not give the calls of the path per "
@@ -48,6 +50,40 @@ WHY = {"cpus": "the source gives no N",
        "jitter": "no measurement fixes the spread of the local time",
        "line_pair": "no measurement fixes whether the line pair is one unit",
        "atomics": "no measurement fixes where an uncontended atomic runs"}
+FIX = {"cpus": "give N: the published-machine line's N (an `; assumed: "
+               "cpus=` line names its range)",
+       "placement": "give the placement: `nodes=0,1` (or one node) at the "
+                    "end of the published-machine line",
+       "calls": "give the calls of the path per published operation (an "
+                "`; assumed: calls=` line with the source's words)",
+       "rest": "give the rest: `; published-rest: work NS`, or the "
+               "source's rate or its profile's share of the function",
+       "rule": "give the rest measured on the published machine "
+               "(`; published-rest: work NS`)",
+       "costs": "measure the transfer costs on the published machine's "
+                "CPU family (flagcheck calibrate there, a profile from it)",
+       "seeds": "nothing to give: run the published workload several "
+                "times, its spread is this one",
+       "handover": "measure who gets a contended line next on the "
+                   "published CPU family (one atomic line, threads on two "
+                   "sockets: cross-socket transfers per RMW, ccbench-style)",
+       "shared_readers": "measure how waiting readers are served on the "
+                         "published CPU family (k readers spinning on a "
+                         "line one CPU writes: the time until all k see "
+                         "the write, against k)",
+       "jitter": "measure the per-call spread of the published path (its "
+                 "latency histogram on the published machine)",
+       "line_pair": "measure whether a write to one line of a 128-byte "
+                    "pair invalidates the other on the published CPU "
+                    "family (two lines, two CPUs)",
+       "atomics": "measure an uncontended atomic add against a plain add "
+                  "on the published CPU family"}
+
+
+def fix_text(dim):
+    """What would fix dimension @dim: an input or a measurement."""
+    return FIX.get(dim, "measure the physics' %s on the published CPU "
+                   "family" % dim)
 
 
 def physics_range(machine):
@@ -175,11 +211,14 @@ def _dims(spec, sim, assumed):
     return point, {k: v for k, v in other.items() if v}
 
 
-def band(spec, machine, rest_ns, seeds=simulate.SEEDS):
+def band(spec, machine, rest_ns, seeds=simulate.SEEDS, given=()):
     """The band of @spec at its published machine (module doc): a dict
     with value, low, high, width, noise, today (costs and seeds only),
-    dims ({dimension: {"values", "gains", "ratio"}}), widest, corners."""
-    assumed = jobheader.assumed(spec.path)
+    dims ({dimension: {"values", "gains", "ratio"}}), widest, corners;
+    the assumed inputs named in @given are fixed (the reviewer gave
+    them), not swept."""
+    assumed = {k: v for k, v in jobheader.assumed(spec.path).items()
+               if k not in given}
     noise = jobheader.published_stddev(spec.path) or NOISE
     sim = _Sim(spec, machine, rest_ns)
     point, other = _dims(spec, sim, assumed)
@@ -217,7 +256,8 @@ def band(spec, machine, rest_ns, seeds=simulate.SEEDS):
             "dims": dims, "corners": corners, "samples": len(sim.known),
             "every": every,
             "widest": {"dim": widest, "ratio": dims[widest]["ratio"],
-                       "why": WHY.get(widest, "the physics' " + widest)},
+                       "why": WHY.get(widest, "the physics' " + widest),
+                       "fix": fix_text(widest)},
             "point": point, "_sim": sim}
 
 
@@ -300,8 +340,8 @@ def summary(b, published):
         out.append("published x%.2f lies %s the band" % (
             published, where(b, published)))
     w = b["widest"]
-    out.append("widest unknown: %s (x%.2f alone): %s" % (
-        w["dim"], w["ratio"], w["why"]))
+    out.append("widest unknown: %s (x%.2f alone): %s; to fix it: %s" % (
+        w["dim"], w["ratio"], w["why"], w["fix"]))
     if b["width"] > 2:
         out.append("the band is wide because %s" % w["why"])
     return out
@@ -312,10 +352,44 @@ def public(b):
     return {k: v for k, v in b.items() if not k.startswith("_")}
 
 
+def one_band(pred, b):
+    """@pred's gain with the band over every unknown @b as THE band
+    (low, high), the costs-and-seeds spread kept beside it, named
+    ("costs_seeds"): every surface that prints a gain prints this one."""
+    g = pred["gain"]
+    if "costs_seeds" not in g:
+        g["costs_seeds"] = {"low": g["low"], "high": g["high"]}
+    g["low"], g["high"], g["band"] = b["low"], b["high"], "every unknown"
+    return pred
+
+
+def band_at(spec, machine, n, placement, rest_ns, seeds=simulate.SEEDS):
+    """The band over every unknown of @spec on @machine at @n CPUs and
+    @placement (None: compact; "nodes=A,B"): the published machine's
+    band with N and the placement given, so the header's assumed cpus
+    and placement are not swept; every other unknown is."""
+    pub = jobspec.Published(machine.name, n, placement)
+    return band(spec._replace(published=pub), machine, rest_ns, seeds,
+                given=("cpus", "placement"))
+
+
+def attach_at(pred, spec, machine, n, placement, rest_ns, published):
+    """attach() for a prediction at N CPUs given (band_at()): the band in
+    words, no inverse (the published figure is at its own N)."""
+    b = band_at(spec, machine, n, placement, rest_ns)
+    out = public(b)
+    out["lines"] = summary(b, None)
+    out["published"], out["where"] = None, None
+    pred["band"] = out
+    one_band(pred, out)
+    return out
+
+
 def attach(pred, spec, machine, rest_ns, published, inverse_too=True):
     """Add the band of a published prediction to @pred ("band": its
     figures, where the published figure lies, the inverse where it lies
-    outside, and "lines", the band in words)."""
+    outside, and "lines", the band in words); @pred's gain band becomes
+    it (one_band())."""
     b = band(spec, machine, rest_ns)
     lines = summary(b, published)
     out = public(b)
@@ -327,4 +401,5 @@ def attach(pred, spec, machine, rest_ns, published, inverse_too=True):
             lines += inverse_text(inv, published)
     out["lines"] = lines
     pred["band"] = out
+    one_band(pred, out)
     return out

@@ -1,7 +1,11 @@
 """The big-box answer as a plot: both modes' simulated IOPS and the gain
-test_first/always, each with its band, against CPU count (1, 2, 4, ... up
-to N, and N), beside the measured IOPS of each mode where runs exist and
-the published gain at the published CPU count where the job file has one.
+test_first/always, each with its costs-and-seeds spread, against CPU count
+(1, 2, 4, ... up to N, and N); at N, where the answer has it, the band
+over every unknown (band.py: THE band, the one the text prints) as an
+error bar; the published gain at the published CPU count where the job
+file has one, so the star lies inside or outside that bar as the text
+says; the measured IOPS of each mode, where runs exist, on axes of their
+own (this box's, against numjobs: never on the big box's axes).
 flagcheck predict --plot FILE and the report (<scenario>_bigbox.png)
 draw it; matplotlib with the Agg backend, imported only to draw."""
 
@@ -44,8 +48,13 @@ def data(preds, measured=None, published=None):
     for mode in simulate.MODES:
         out[mode] = {k: [p["modes"][mode][k] for p in preds]
                      for k in ("iops", "low", "high")}
-    out["gain"] = {k: [p["gain"][k] for p in preds]
-                   for k in ("value", "low", "high")}
+    spread = [p["gain"].get("costs_seeds") or p["gain"] for p in preds]
+    out["gain"] = {"value": [p["gain"]["value"] for p in preds],
+                   "low": [c["low"] for c in spread],
+                   "high": [c["high"] for c in spread]}
+    out["band"] = [[p["cpus"], p["gain"]["value"], p["gain"]["low"],
+                    p["gain"]["high"]] for p in preds
+                   if "costs_seeds" in p["gain"]]
     out["measured"] = {m: sorted(v) for m, v in (measured or {}).items()}
     out["published"] = list(published) if published else None
     return out
@@ -60,35 +69,50 @@ def draw(d, path, title):
         import matplotlib.pyplot as plt
     except ImportError as e:
         raise PlotError("matplotlib is not installed (%s)" % e)
-    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(7, 7))
+    here = any(d["measured"].values())
+    fig, axes = plt.subplots(3 if here else 2, 1, figsize=(7, 10 if here
+                                                            else 7))
+    top, bottom = axes[0], axes[-1]
     x = d["cpus"]
-    for mode, colour in zip(simulate.MODES, ("tab:red", "tab:blue")):
+    colours = dict(zip(simulate.MODES, ("tab:red", "tab:blue")))
+    for mode in simulate.MODES:
         m = d[mode]
-        top.plot(x, m["iops"], "-o", color=colour, label=mode +
+        top.plot(x, m["iops"], "-o", color=colours[mode], label=mode +
                  " (simulated)")
-        top.fill_between(x, m["low"], m["high"], color=colour, alpha=0.2)
+        top.fill_between(x, m["low"], m["high"], color=colours[mode],
+                         alpha=0.2)
         pts = d["measured"].get(mode) or []
         if pts:
-            top.plot([p[0] for p in pts], [p[1] for p in pts], "x",
-                     color=colour, markersize=9, label=mode + " (measured)")
+            axes[1].plot([p[0] for p in pts], [p[1] for p in pts], "x-",
+                         color=colours[mode], markersize=9,
+                         label=mode + " (measured here)")
     g = d["gain"]
     bottom.plot(x, g["value"], "-o", color="black",
                 label="gain test_first/always")
-    bottom.fill_between(x, g["low"], g["high"], color="grey", alpha=0.3)
+    bottom.fill_between(x, g["low"], g["high"], color="grey", alpha=0.3,
+                        label="costs and seeds alone")
+    for n, value, low, high in d.get("band") or ():
+        bottom.errorbar([n], [value], yerr=[[value - low], [high - value]],
+                        fmt="none", ecolor="tab:orange", elinewidth=3,
+                        capsize=8, label="band over every unknown")
     if d["published"]:
         bottom.plot([d["published"][0]], [d["published"][1]], "*",
                     color="tab:green", markersize=14, label="published")
-    top.set_ylabel("IOPS")
+    top.set_ylabel("IOPS (simulated)")
     bottom.set_ylabel("gain")
     bottom.set_xlabel("CPUs")
-    for ax in (top, bottom):
+    if here:
+        axes[1].set_ylabel("IOPS (measured here)")
+        axes[1].set_xlabel("numjobs on this box")
+    for ax in axes:
         ax.set_xscale("log", base=2)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
+        # outside the axes: a legend never covers a point or a bar
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     top.set_title(title, fontsize=9)
     buf = io.BytesIO()
     try:
-        fig.savefig(buf, format="png", dpi=80)
+        fig.savefig(buf, format="png", dpi=80, bbox_inches="tight")
     finally:
         plt.close(fig)
     try:

@@ -47,9 +47,15 @@ def _lines(u):
 
 
 def _name(u):
-    """"the usage, watermark line" (its words) or "line 3" with none."""
+    """"the usage, watermark line" (its words) or "line 3" with none;
+    a line of one NUMA node (a per-node copy: the same words on every
+    node) adds its node, so two copies never read as one line named
+    twice."""
     words = ", ".join(u.get("words") or ())
-    return "the %s line" % words if words else "line %s" % _lines(u)
+    name = "the %s line" % words if words else "line %s" % _lines(u)
+    node = u.get("node", -1)
+    return name + (" of node %d" % node if node is not None and node >= 0
+                   else "")
 
 
 def _pct(x):

@@ -35,7 +35,7 @@ class SpecError(Exception):
 
 
 def _env():
-    return dict(os.environ, FLAG_CHECK="always")
+    return dict(os.environ, VARIANT="always")
 
 
 def _options(path):

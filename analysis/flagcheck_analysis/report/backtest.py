@@ -16,7 +16,7 @@ one-way cost between the N CPUs), against the targets docs/predict.md states:
 
   target   within x1.5 of the published gain AND the effect within x2
   x2       within x2 of the published gain
-  layout   a layout fix (the same RMWs and stores per I/O in both forms)
+  layout   a layout fix (the same RMWs and stores per I/O in both variants)
            predicted above x1.05
   wrong    the predicted effect of the opposite sign to the published
 
@@ -99,7 +99,7 @@ def row(path, top, load, fio_ns):
     pred = simulate.predict(spec, mach, p.cpus, p.placement, rest_ns)
     where = "%s %d%s" % (mach.name, p.cpus,
                          " " + p.placement if p.placement else "")
-    g = pred["gain"]
+    g = dict(pred["gain"])      # the costs and seeds alone: today's band
     b = band.attach(pred, spec, mach, rest_ns, fig.gain)
     return Row(name, where, rest, spec.rest_rule or "", mach.generic,
                g["value"], g["low"], g["high"], fig.gain,
@@ -251,7 +251,7 @@ def markdown(rows, top):
            "| " + " | ".join(HEADER) + " |",
            "|" + "---|" * len(HEADER)]
     out += ["| " + " | ".join(_cells(r)) + " |" for r in rows]
-    out += ["", "D/C: the demand check of the always form, the busiest "
+    out += ["", "D/C: the demand check of the always variant, the busiest "
             "written line's (docs/predict.md). formula: today's "
             "1/IOPS(N) = 1/(N x IOPS(1)) + line ops per I/O x transfer.",
             "", "Each file's rest, as its header derives it:", ""]
@@ -270,10 +270,40 @@ def markdown(rows, top):
     return "\n".join(out) + "\n"
 
 
+EPILOG = """\
+what it reads: every model=pattern job file under
+%s of the source tree (--top) whose header has
+a published-figure, published-machine and published-rest line
+(docs/your-patch.md); a C model's job file through its pattern-twin
+line.  Each is simulated on its published machine
+(machines/PROFILE.toml, --machines-dir) at its published CPU count and
+placement, as flagcheck predict --published does, with its band over
+every unknown.
+
+what it prints (Markdown, docs/backtest.md's table): per file the
+predicted gain and its band, the band's width, the costs-and-seeds
+spread alone (today's band), the published gain and where it lies in the
+band, the widest unknown, predicted/published, the effects' ratio,
+today's formula's gain, D/C, the kind of fix and which targets it met;
+then the scores against docs/predict.md's targets (target: within x1.5
+and the effect within x2; x2; a layout fix above x1.05; none of the
+opposite sign) and the files whose published figure lies outside the
+band, each with the single inputs that would reach it.
+
+Nothing is measured: the same table on any machine, loaded or not; a
+published-rest fio file needs --fio-ns (else it is listed as skipped).
+
+exit status: 0 printed, 1 a job file could not be read or simulated
+(one line naming it).""" % ", ".join(JOB_DIRS)
+
+
 def parse_args(argv):
     p = width.ArgumentParser(
-        prog=PROG, description="Predict every job file with a published "
-        "figure on its published machine, beside the figure.")
+        prog=PROG, description=width.wrap(
+            "Predict every job file with a published figure on its "
+            "published machine, beside the figure: the simulator's "
+            "back-test (make backtest, docs/backtest.md).", 79),
+        epilog=EPILOG, formatter_class=width.HelpFormatter)
     p.add_argument("--top", default=None,
                    help="the source tree (default: this one)")
     p.add_argument("--fio-ns", type=float, default=None,

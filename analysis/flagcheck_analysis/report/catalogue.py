@@ -5,14 +5,17 @@ A catalogue job file names the figure its source published in one
 `; published-figure:` header line (the job file is the one place it is
 written); its forms and their gains are inputs/jobheader.py's, read from
 there. The gain is what a run's test_first/always IOPS ratio is compared
-with.
+with: per cell its 95% CI and its verdict are the summary's
+(summary.decision and summary.verdict: never decided where the jobs seldom
+ran together).
 """
 
 from collections import namedtuple
 
 from ..inputs.jobheader import KEY, USAGE, Figure, FigureError, parse, read
+from ..inputs import corun, published
 from ..stats import significance
-from . import render
+from . import render, summary
 
 # the header reader lives in the results layer (inputs/published.py reads
 # S1-S4's figures with it); its names stay importable from here
@@ -20,13 +23,15 @@ __all__ = ["KEY", "USAGE", "Figure", "FigureError", "parse", "read", "Row",
            "rows", "table", "text", "markdown"]
 
 Row = namedtuple("Row", "scenario numjobs always test_first runs ratio "
-                 "published")
+                 "published decision verdict", defaults=(None, None))
 
 
-def rows(records, figures):
+def rows(records, figures, counts=None):
     """One Row per scenario with a Figure and numjobs with runs of both
     modes: the mean IOPS of each (fio's, over the repeats), their ratio
-    recomputed from those runs, and the published gain."""
+    recomputed from those runs, the published gain, and the cell's
+    decision and verdict in words (summary.py; @counts:
+    conditions.cell_counts, for the busy runs)."""
     cells = {}
     for r in records:
         iops = r.metrics.get("iops")
@@ -39,26 +44,37 @@ def rows(records, figures):
         if not a or not t:
             continue
         ma, mt = significance.mean(a), significance.mean(t)
+        fig = figures[scenario]
+        d = summary.decision(records, scenario, nj, "always", "test_first")
+        busy, n = (counts or {}).get((scenario, nj), ([], 0))
+        entry = published.from_job_file(scenario, fig.gain, fig.what, None) \
+            if fig.gain is not None else None
+        words = summary.verdict(d, entry, nj, len(busy), n, corun_pct=(
+            corun.records_share(records, scenario, nj)[0]))
         out.append(Row(scenario, nj, ma, mt, (len(a), len(t)),
-                       mt / ma if ma else None, figures[scenario]))
+                       mt / ma if ma else None, fig, d, words))
     return out
 
 
 def table(rows_):
     header = ["scenario", "numjobs", "always IOPS", "test_first IOPS",
-              "runs", "test_first/always", "published", "published figure"]
+              "runs", "test_first/always", "95% CI", "published",
+              "published figure", "verdict"]
     body = [[r.scenario, str(r.numjobs), render.fmt_value(r.always),
              render.fmt_value(r.test_first), "%d+%d" % r.runs,
              "-" if r.ratio is None else "x%.2f" % r.ratio,
+             "-" if r.decision is None or r.decision.ci is None else
+             "%.2f..%.2f" % r.decision.ci,
              "-" if r.published.gain is None else
              "x%.2f" % r.published.gain,
-             r.published.what or "-"] for r in rows_]
+             r.published.what or "-", r.verdict or "-"] for r in rows_]
     title = ("the catalogue beside its sources (test_first/always = mean "
              "IOPS of test_first runs / of always runs; published = the "
              "fix's gain as its source gives it, from the job file's "
-             "published-figure line; on a machine far smaller than the "
-             "published one only the direction is expected to agree)")
-    return title, header, body, {1, 2, 3, 4, 5, 6}
+             "published-figure line; 95% CI and verdict: the report's "
+             "summary's, on the runs' pairs; on a machine far smaller than "
+             "the published one only the direction is expected to agree)")
+    return title, header, body, {1, 2, 3, 4, 5, 6, 7}
 
 
 def text(rows_):

@@ -3,7 +3,7 @@ manifest): where the jobs ran, the warm-up, which runs the machine was
 busy for, and why each cell stopped adding repeats."""
 
 from . import busymark, clocksource, jobcpus
-from ..inputs import lineprobes
+from ..inputs import corun, lineprobes
 
 
 def _key(entry):
@@ -53,25 +53,43 @@ def busy_text(counts, key, excluded):
         len(busy), n, ", left out" if excluded else "")
 
 
-def annotate(sections, counts, excluded, spans=None):
+def _apart(verdict, words):
+    """A verdict of a cell whose jobs seldom ran together: a difference
+    it found reads "cannot tell" (such runs never decide one)."""
+    if verdict.kind not in ("beyond", "differs"):
+        return verdict
+    return verdict._replace(kind="cannot_tell", text="cannot tell: %s (%s)"
+                            % (words, verdict.text.split(": ", 1)[-1]))
+
+
+def annotate(sections, counts, excluded, spans=None, records=()):
     """The comparison sections with "machine busy in k of n runs" added to
-    every verdict of a cell that had busy runs, and what the line probe saw
+    every verdict of a cell that had busy runs, what the line probe saw
     in a cell where the line's cost moved between runs (@spans:
-    lineprobes.cell_spans)."""
+    lineprobes.cell_spans), and, in a cell of @records whose jobs seldom
+    ran together (corun.seldom), "cannot tell" for every difference."""
     out = []
     for s in sections:
         key = (s.scenario, s.numjobs)
+        apart = corun.seldom_text(s.numjobs, corun.records_share(
+            records, s.scenario, s.numjobs)[0])
         notes = [t for t in (busy_text(counts, key, excluded),
                              lineprobes.moved_text(spans or {}, key)) if t]
         extra = "; ".join(notes) or None
-        if extra is None:
+        if extra is None and apart is None:
             out.append(s)
             continue
-        rows = [r._replace(others=[c._replace(verdict=c.verdict._replace(
-            text="%s; %s" % (c.verdict.text, extra))) for c in r.others])
-            for r in s.rows]
+        rows = [r._replace(others=[c._replace(verdict=_note(
+            _apart(c.verdict, apart) if apart else c.verdict, extra))
+            for c in r.others]) for r in s.rows]
         out.append(s._replace(rows=rows))
     return out
+
+
+def _note(verdict, extra):
+    if extra is None:
+        return verdict
+    return verdict._replace(text="%s; %s" % (verdict.text, extra))
 
 
 def _placements(entries):
@@ -272,3 +290,36 @@ def kthreads_table(entries):
 
 def _pct(x):
     return "-" if x is None else "%.0f%%" % (100 * x)
+
+
+# a cell's first run this far below the median of its others reads as cold
+COLD = 1.5
+
+
+def cold_first_runs(records):
+    """Lines naming each cell (scenario, numjobs, mode) whose first run
+    (repeat 1) did less than 1/COLD of the median IOPS of its other runs
+    (at least 2): a cold start (a real file's first touch, the page
+    cache, the CPU's clock), which would read as a gain or a loss."""
+    cells = {}
+    for r in records:
+        if r.repeat is not None and r.metrics.get("iops") is not None:
+            cells.setdefault((r.scenario, r.numjobs, r.mode), {})[
+                r.repeat] = r.metrics["iops"]
+    out = []
+    for (scenario, nj, mode), runs in sorted(cells.items(), key=str):
+        first = runs.get(1)
+        rest = sorted(v for k, v in runs.items() if k != 1)
+        if first is None or len(rest) < 2:
+            continue
+        mid = len(rest) // 2
+        median = rest[mid] if len(rest) % 2 else (rest[mid - 1] +
+                                                   rest[mid]) / 2
+        if first * COLD < median:
+            out.append("%s %s nj%d r1: %.0f IOPS against a median %.0f of "
+                       "its %d other runs: a cold first run (a real file's "
+                       "first touch, the page cache, the clock); give "
+                       "flagcheck run --ramp S, or a warm-up run first, "
+                       "before reading the ratio" % (
+                           scenario, mode, nj, first, median, len(rest)))
+    return out

@@ -7,7 +7,11 @@ Per scenario and numjobs N, with the means over the repeats:
   line writes per I/O    RMWs + stores per I/O: each takes the line
   gap                    ns per I/O of always - ns per I/O of test_first
   ns per write in run    gap / (line writes per I/O of always - of
-                         test_first)
+                         test_first), only where that difference is a
+                         real count difference (real_extra): more than
+                         one write per run and more than the spread of
+                         each form's own runs; none for a layout fix,
+                         whose forms write as often
   calibrated ns per RMW  always ns per RMW - test_first ns per test_bit, per
                          thread, at N threads (calibration.json)
   accounted              calibrated / in the run
@@ -28,6 +32,28 @@ ALWAYS, TEST_FIRST = "always", "test_first"
 Gap = namedtuple("Gap", "scenario numjobs iops ns_io rmw_io gap ns_rmw "
                  "cal_ns_rmw accounted ceiling of_ceiling stores_io",
                  defaults=(None,))
+
+
+def _writes(run):
+    if run.rmw_per_io is None:
+        return None
+    return run.rmw_per_io + (run.stores_per_io or 0)
+
+
+def real_extra(a, t, extra):
+    """True where @extra (always's line writes per I/O less
+    test_first's, over the runs @a and @t) is a difference of counts, not
+    the residue of dividing equal counts by each run's own total_ios:
+    larger than one write in the shortest run and than the spread of
+    either form's per-run writes per I/O."""
+    if not extra:
+        return False
+    floor = [1.0 / r.total_ios for r in list(a) + list(t) if r.total_ios]
+    for runs in (a, t):
+        w = [x for x in map(_writes, runs) if x is not None]
+        if w:
+            floor.append(max(w) - min(w))
+    return abs(extra) > max(floor or [0.0])
 
 
 def gaps(groups, cal):
@@ -54,7 +80,7 @@ def gaps(groups, cal):
             gap = ns_io[ALWAYS] - ns_io[TEST_FIRST]
             extra = None if None in writes.values() \
                 else writes[ALWAYS] - writes[TEST_FIRST]
-            ns_rmw = gap / extra if extra else None
+            ns_rmw = gap / extra if real_extra(a, t, extra) else None
         cal_ns = accounted = ceiling = of_ceiling = None
         pa = calibration.point(cal, ALWAYS, nj) if cal else None
         pt = calibration.point(cal, TEST_FIRST, nj) if cal else None

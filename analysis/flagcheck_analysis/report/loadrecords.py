@@ -110,16 +110,19 @@ def identify(path, doc, counters, entry, group_by, modes):
         run = matrix.parse_name(path, modes)
         if run is not None:
             return tuple(run)
-    # the variant job option; flag_check: its older name, in older runs
-    option = group_by or ("variant" if "variant" in opts else "flag_check")
+    option = group_by or "variant"
     mode = opts.get(option)
     if mode is None and group_by is None and counters:
-        mode = counters[0].get("variant", counters[0].get("flag_check"))
+        mode = counters[0].get("variant")
     if mode is None and group_by is not None:
         raise fiojson.InputError(path, "cannot tell the mode: --group-by "
                                  "%s: no such job option in this run (its "
                                  "options: %s)" % (
                                      group_by, ", ".join(sorted(opts))))
+    if mode is None and "flag_check" in opts:
+        raise fiojson.InputError(path, "job option flag_check: the variant "
+                                 "is variant= since the engine renamed it: "
+                                 "run the job again")
     if mode is None:
         raise fiojson.InputError(path, "cannot tell the mode: no %r job "
                                  "option and no naming convention; use "

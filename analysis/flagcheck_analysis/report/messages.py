@@ -9,6 +9,11 @@ from .. import width
 PROG = "flagcheck report"
 
 
+# every message warn() printed, in order: --format json carries them
+WARNINGS = []
+
+
 def warn(msg):
-    """One message, wrapped within 120 columns."""
+    """One message, wrapped within 120 columns; kept in WARNINGS."""
+    WARNINGS.append(msg)
     print(width.wrap("%s: %s" % (PROG, msg)), file=sys.stderr)

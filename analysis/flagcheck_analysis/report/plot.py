@@ -32,6 +32,12 @@ def _pyplot():
     return plt
 
 
+def _legend(ax):
+    """The legend beside the axes, never over a point or an error bar."""
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0),
+              borderaxespad=0.0)
+
+
 def save_figure(fig, path, **kw):
     """fig into path, whole or not at all, following no link
     (safewrite.write)."""
@@ -49,8 +55,8 @@ def _save(plt, fig, outdir, stem):
     for ext in ("png", "svg"):
         path = os.path.join(outdir, "%s.%s" % (stem, ext))
         # no date (and the fixed svg.hashsalt): same input, same SVG bytes
-        save_figure(fig, path, dpi=100, metadata={"Date": None}
-                    if ext == "svg" else None)
+        save_figure(fig, path, dpi=100, bbox_inches="tight",
+                    metadata={"Date": None} if ext == "svg" else None)
         paths.append(path)
     plt.close(fig)
     return paths
@@ -120,7 +126,7 @@ def _iops(plt, scenario, mine, modes, fits, predict, busy):
     ax.yaxis.get_major_formatter().set_useOffset(False)
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    _legend(ax)
     return fig
 
 
@@ -166,7 +172,7 @@ def _ratios(plt, scenario, mine, ratios, base, undecided, busy, figures):
     ax.set_ylabel("IOPS ratio to %s" % base)
     ax.set_title("%s: IOPS ratio vs numjobs" % scenario)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    _legend(ax)
     return fig
 
 

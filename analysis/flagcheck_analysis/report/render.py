@@ -306,12 +306,43 @@ def json_table(title, header, rows, right):
             "right": sorted(right), "rows": [list(r) for r in rows]}
 
 
-def json_doc(header_lines, tables, notes=()):
-    """--format json: the header's lines, every table (json_table()) and
-    the lines under the summary, as one object."""
-    return json.dumps({"header": list(header_lines),
-                       "tables": [json_table(*t) for t in tables],
-                       "notes": list(notes)}, indent=1) + "\n"
+def json_doc(header_lines, tables, notes=(), data=None, warnings=()):
+    """--format json: the header's lines, every table (json_table()), the
+    lines under the summary, the sections' figures as numbers (@data:
+    {"compare": ..., "summary": ..., "bigbox": ...}) and the warnings
+    printed on stderr, as one object."""
+    doc = {"header": list(header_lines),
+           "tables": [json_table(*t) for t in tables],
+           "notes": list(notes), "warnings": list(warnings)}
+    doc.update(data or {})
+    return json.dumps(doc, indent=1, allow_nan=False) + "\n"
+
+
+def compare_data(sections):
+    """The comparison's figures as numbers: per scenario, numjobs and
+    metric, the base cell and each other mode's, with %change, Welch's
+    test, the ratio's 95% CI and the verdict (its kind and its words)."""
+    out = []
+    for s in sections:
+        for row in s.rows:
+            out.append({
+                "scenario": s.scenario, "numjobs": s.numjobs,
+                "metric": row.key, "name": row.name,
+                "base": _cell_data(row.base),
+                "others": [dict(_cell_data(c.cell),
+                                pct_change=c.pct_change,
+                                welch=c.verdict.welch._asdict()
+                                if c.verdict.welch else None,
+                                ci=list(c.verdict.ci) if c.verdict.ci
+                                else None, verdict=c.verdict.kind,
+                                verdict_text=c.verdict.text)
+                           for c in row.others]})
+    return out
+
+
+def _cell_data(c):
+    return {"mode": c.mode, "n": c.n, "mean": c.mean, "stddev": c.stddev,
+            "values": list(c.values)}
 
 
 def in_format(fmt, text, markdown):

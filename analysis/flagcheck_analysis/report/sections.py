@@ -5,7 +5,7 @@ csv()); the files of each section in the output directory; its plots
 (draw); and what it appends to report.md (appendix).  Each default below
 adds nothing: a section defines only what it has."""
 
-from . import bigbox, fixtable, lru, plot, render, summary
+from . import bigbox, fixtable, lru, messages, plot, render, summary
 from ..predict import curve, simulate
 
 
@@ -32,6 +32,10 @@ class Section:
     def files(self):
         """[(name, body)] written to the output directory."""
         return []
+
+    def json_data(self):
+        """{key: its figures as numbers} for --format json."""
+        return {}
 
     def draw(self, outdir):
         """Draw the plots into outdir; True when it wrote one.  Raises
@@ -72,6 +76,9 @@ class Compare(Section):
 
     def files(self):
         return [("compare.csv", self.csv())]
+
+    def json_data(self):
+        return {"compare": render.compare_data(self.sections)}
 
 
 class Scaling(Section):
@@ -147,6 +154,16 @@ class BigBoxPlot(Section):
             raise plot.PlotError(str(e))
 
 
+class Data(Section):
+    """Figures for --format json alone (the big-box answers' numbers)."""
+
+    def __init__(self, key, figures):
+        self.key, self.figures = key, figures
+
+    def json_data(self):
+        return {self.key: self.figures}
+
+
 class Summary(Section):
     """The bottom line, one row per scenario: last on stdout, first in
     report.md."""
@@ -161,6 +178,9 @@ class Summary(Section):
     def json_tables(self):
         return [summary.table(self.rows)], summary.lines(self.rows,
                                                          self.simulated)
+
+    def json_data(self):
+        return {"summary": summary.data(self.rows)}
 
     def lead(self):
         return summary.markdown(self.rows, self.simulated)
@@ -189,10 +209,14 @@ def stdout(fmt, head, sections):
         return "\n".join(c for c in (s.csv() for s in sections) if c)
     if fmt == "json":
         blocks = [s.json_tables() for s in sections]
+        data = {}
+        for s in sections:
+            data.update(s.json_data())
         return render.json_doc(
             head, [t for s in sections for t in s.tables()] +
             [t for b in blocks for t in b[0]], [l for b in blocks
-                                                  for l in b[1]])
+                                                  for l in b[1]],
+            data, messages.WARNINGS)
     out = body(fmt, head, sections)
     for s in sections:
         b = s.block(fmt)

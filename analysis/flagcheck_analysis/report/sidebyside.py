@@ -13,11 +13,14 @@ sides' pair logs.  Runs marked busy never decide a difference: where a
 side has busy runs the quiet pairs alone decide (at least MIN_PAIRS on
 each side), else a difference reads "cannot tell: B busy in k of n
 runs"; a per-mode row of a busy cell likewise never reads "beyond
-noise"."""
+noise".  Nor does a cell whose jobs seldom ran together on either side
+(corun.seldom): its runs measured little of the line's contention, so
+every difference there reads "cannot tell: A's 2 jobs ran together 11%
+of the run"."""
 
 from collections import namedtuple
 
-from ..inputs import fiojson, published, runsetup
+from ..inputs import corun, fiojson, published, runsetup
 from ..stats import compare, decide, paired, significance
 from . import render
 
@@ -70,6 +73,18 @@ def _busy(side, scenario, numjobs):
     return "%d of %d" % (len(busy), n) if busy else None
 
 
+def _apart(a, b, scenario, numjobs):
+    """"A's 2 jobs ran together 11% of the run; ..." of the sides whose
+    cell's jobs seldom ran together (corun.seldom), or None."""
+    out = []
+    for name, side in (("A", a), ("B", b)):
+        pct = corun.records_share(side.records, scenario, numjobs)[0]
+        if corun.seldom(numjobs, pct):
+            out.append("%s's %d jobs ran together %.0f%% of the run" % (
+                name, numjobs, pct))
+    return "; ".join(out) or None
+
+
 def _iops(side, scenario, mode, numjobs):
     return [r.metrics for r in side.records
             if (r.scenario, r.mode, r.numjobs) == (scenario, mode, numjobs)]
@@ -114,6 +129,10 @@ def gain_verdict(a, b, scenario, numjobs, base, mode):
         ("A", _busy(a, scenario, numjobs)), ("B", _busy(b, scenario,
                                                        numjobs))) if t]
     stat = "Welch p=%s, %d vs %d pairs" % (significance.fmt_p(g.p), g.na, g.nb)
+    apart = _apart(a, b, scenario, numjobs)
+    if apart:       # runs that did not contend the line decide nothing
+        return g, "cannot tell: %s, under %.0f%%: the line was seldom " \
+            "contended (all pairs: %s)" % (apart, corun.SELDOM_PCT, stat)
     if not busy:
         return g, ("gain differs: %s" % stat if _differs(g) else
                    "same gain: no difference beyond the spread of the "
@@ -185,6 +204,12 @@ def scenario_table(a, b, scenario, refused):
         busy_of = [(s, t) for s, t in (("A", _busy(a, scenario, nj)),
                                         ("B", _busy(b, scenario, nj))) if t]
         notes = ["busy: %s %s" % st for st in busy_of]
+        apart = _apart(a, b, scenario, nj)
+        if apart and v.kind in ("beyond", "differs"):
+            v = v._replace(kind="cannot_tell", text="cannot tell: %s, "
+                           "under %.0f%% (%s)" % (
+                               apart, corun.SELDOM_PCT,
+                               v.text.split(": ", 1)[-1]))
         if notes and v.kind in ("beyond", "differs"):
             # busy runs never decide a difference
             v = v._replace(kind="cannot_tell", text="cannot tell: %s (%s)"

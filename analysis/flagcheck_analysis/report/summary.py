@@ -17,8 +17,11 @@ The verdict:
                   precision around 1) or the opposite direction
 A scenario without a published ratio gets the direction alone. Where the
 jobs ran together less than corun.SELDOM_PCT of the time (the median over
-the cell's runs, inputs/corun.py), the verdict says so: such runs measure
-little contention, and more of them do not help."""
+the cell's runs, corun.seldom in inputs/corun.py), the cell is never
+decided, whatever its CI: such runs measure little contention, and more of
+them do not help; the verdict says so first. A decided verdict against the
+published direction on a busy machine names the busy runs first: the load,
+not the fix, may have made it."""
 
 import math
 import os
@@ -61,11 +64,14 @@ def _pairs(records, scenario, numjobs, base, mode):
 def decision(records, scenario, numjobs, base, mode,
              precision=decide.DEFAULT_PRECISION):
     """The Decision of one cell's mode against the base, on its pairs
-    where it has them (decide.py)."""
-    return decide.decide(_iops(records, scenario, numjobs, base),
-                         _iops(records, scenario, numjobs, mode), mode,
-                         precision, _pairs(records, scenario, numjobs,
-                                           base, mode))
+    where it has them (decide.py); undecided where its jobs seldom ran
+    together (decide.apart)."""
+    d = decide.decide(_iops(records, scenario, numjobs, base),
+                      _iops(records, scenario, numjobs, mode), mode,
+                      precision, _pairs(records, scenario, numjobs,
+                                        base, mode))
+    return decide.apart([d], numjobs, corun.records_share(
+        records, scenario, numjobs)[0])[0]
 
 
 def _modes(records, scenario, base, entry):
@@ -104,28 +110,16 @@ def rows(records, counts, base, extra=None):
         nj = max(both)
         d = decision(records, scenario, nj, b, m)
         busy, n = counts.get((scenario, nj), ([], 0))
-        together = _corun(records, scenario, nj)
+        together = corun.records_share(records, scenario, nj)
         out.append(Row(scenario, nj, b, m, d, len(busy), n, entry,
                        verdict(d, entry, nj, len(busy), n,
                                repeats_name(), together[0]), together))
     return out
 
 
-def _corun(records, scenario, numjobs):
-    """(the median over the cell's runs of the share of each run the jobs
-    ran together, or None; the most jobs a run recorded it for)."""
-    cell = [r.metrics for r in records
-            if (r.scenario, r.numjobs) == (scenario, numjobs)]
-    return (corun.cell_share(m.get("corun_pct") for m in cell),
-            max([m.get("corun_jobs") or 0 for m in cell] or [0]))
-
-
 def seldom(numjobs, pct):
     """The words for a run whose jobs seldom ran together, or None."""
-    if numjobs < 2 or pct is None or pct >= corun.SELDOM_PCT:
-        return None
-    return ("the %d jobs ran together %.0f%% of the time: the line was "
-            "seldom contended" % (numjobs, pct))
+    return corun.seldom_text(numjobs, pct)
 
 
 def marks(records, counts, base):
@@ -191,6 +185,9 @@ def _why(d):
                 "the 95%% CI over %d pairs excludes 1" % d.n)
     if d.ci[0] <= 1.0 <= d.ci[1]:
         return "the 95%% CI still holds 1 after %d runs per mode" % d.n
+    if d.p is not None and d.p < significance.ALPHA:
+        # Welch agrees: a cell undecided only as its jobs ran apart
+        return "the 95%% CI excludes 1 after %d runs per mode" % d.n
     return ("the 95%% CI excludes 1 but Welch's test does not agree%s "
             "after %d runs per mode"
             % (" (p=%s)" % significance.fmt_p(d.p) if d.p is not None
@@ -198,12 +195,14 @@ def _why(d):
 
 
 def _undecided(d, busy, runs, name=REPEATS_FLAG, apart=None):
-    text = "undecided: " + _why(d)
     if apart:       # more runs of the same would not run them together
+        text = "undecided: %s, so these runs cannot decide it (%s)" % (
+            apart, _why(d))
         if busy:
             text += "; the machine was busy in %d of %d runs" % (busy, runs)
-        return text + "; %s; stop the other load: more runs like these " \
-            "measure little contention" % apart
+        return text + "; stop the other load: more runs like these " \
+            "measure little contention"
+    text = "undecided: " + _why(d)
     if busy:
         return text + ("; the machine was busy in %d of %d runs: rerun idle "
                        "or with more repeats (%s)"
@@ -245,7 +244,7 @@ def verdict(d, entry, numjobs, busy, runs, name=REPEATS_FLAG,
     """The verdict in words (see the module's text); @corun_pct: the
     share of the runs the jobs ran together (inputs/corun.py)."""
     apart = seldom(numjobs, corun_pct)
-    if d.reason == "undecided" or d.ci is None:
+    if apart or d.reason == "undecided" or d.ci is None:
         return _undecided(d, busy, runs, name, apart)
     way = _direction(d)
     if entry is None or entry.ratio is None:
@@ -259,12 +258,14 @@ def verdict(d, entry, numjobs, busy, runs, name=REPEATS_FLAG,
                               100 * (entry.ratio - 1)))
     elif (way > 0) != (entry.ratio > 1):
         text = "not reproduced: the opposite direction"
+        if busy:        # said first: the load may have made it
+            return ("the machine was busy in %d of %d runs, and the runs "
+                    "go against the published direction: rerun idle "
+                    "before believing it; %s" % (busy, runs, text))
     else:
         text = _size(d, entry, numjobs)
     if busy:
         text += "; the machine was busy in %d of %d runs" % (busy, runs)
-    if apart:
-        text += "; " + apart
     return text
 
 
@@ -305,6 +306,30 @@ HEADER = ["scenario", "numjobs", "ratio", "95% CI", "decided", "published",
 def table(summary_rows):
     """(title, header, rows, right) for render's text and Markdown."""
     return (TITLE, HEADER, [_cells(r) for r in summary_rows], {1, 2, 3})
+
+
+def data(summary_rows):
+    """The summary's rows as numbers, for --format json: per scenario the
+    ratio, its CI, how and whether it is decided, the co-running share,
+    the busy runs, the published ratio and the verdict in words."""
+    out = []
+    for r in summary_rows:
+        d, e = r.decision, r.entry
+        pct, jobs = r.corun or (None, 0)
+        out.append({
+            "scenario": r.scenario, "numjobs": r.numjobs, "base": r.base,
+            "mode": r.mode,
+            "ratio": d.ratio if d else None,
+            "ci": list(d.ci) if d and d.ci else None,
+            "n": d.n if d else None, "by": d.by if d else None,
+            "decided": bool(d) and d.reason != "undecided",
+            "reason": d.reason if d else None, "why": d.why if d else None,
+            "p": d.p if d else None, "corun_pct": pct, "corun_jobs": jobs,
+            "seldom_together": corun.seldom(r.numjobs, pct),
+            "busy_runs": r.busy, "runs": r.runs,
+            "published": e.ratio if e and e.mode == r.mode else None,
+            "verdict": r.verdict})
+    return out
 
 
 def simulated_lines(summary_rows, simulated):

@@ -222,18 +222,22 @@ class Runner:
         return [r for r in runs
                 if self.entry_of[r]["status"] == Status.OK.value]
 
-    def _decide(self, runs):
-        by_repeat = decide.cell_values_by_repeat(self.args.outdir,
-                                                 self._ok(runs))
+    def _decide(self, runs, numjobs):
+        """(the cell's decisions, left undecided where its jobs seldom ran
+        together; the co-running share, or None)."""
+        ok = self._ok(runs)
+        by_repeat = decide.cell_values_by_repeat(self.args.outdir, ok)
         values = {m: list(v.values()) for m, v in by_repeat.items()}
-        return decide.decide_cell(values, self.args.modes,
-                                  self.args.precision / 100, by_repeat)
+        together = decide.cell_corun(self.args.outdir, ok)
+        return decide.apart(decide.decide_cell(
+            values, self.args.modes, self.args.precision / 100, by_repeat),
+            numjobs, together), together
 
     def _run_cell(self, scenario, numjobs, first):
         """All repeats of one cell; with --until-decided, one more repeat
-        of every mode at a time until it is decided, its jobs seldom ran
-        together (more of the same would not contend the line), or
-        --max-repeats."""
+        of every mode at a time until its jobs seldom ran together (more
+        of the same would not contend the line: never decided, whatever
+        the CI), it is decided, or --max-repeats."""
         a = self.args
         runs, repeat, stopped, together = [], 0, None, None
         while stopped is None:
@@ -248,22 +252,22 @@ class Runner:
                 if repeat >= a.repeats:
                     stopped = "repeats"
             elif repeat >= a.repeats:
-                decisions = self._decide(runs)
-                if decide.is_decided(decisions):
-                    stopped = "decided"
-                elif decide.seldom_together(numjobs, together := (
-                        decide.cell_corun(a.outdir, self._ok(runs)))):
+                decisions, together = self._decide(runs, numjobs)
+                if decide.seldom_together(numjobs, together):
                     stopped = "seldom_together"
+                elif decide.is_decided(decisions):
+                    stopped = "decided"
                 elif repeat >= a.max_repeats:
                     stopped = "max_repeats"
         # a cell that stopped early gives back the repeats it did not run
         self.worst -= (self._worst_repeats() - repeat) * len(a.modes)
-        decisions = self._decide(runs)
+        decisions, together = self._decide(runs, numjobs)
         base = a.modes[0]
         self.manifest["cells"].append({
             "scenario": scenario, "numjobs": numjobs, "repeats": repeat,
-            "stopped": stopped,
+            "stopped": stopped, "corun_pct": together,
             "decisions": [{"mode": d.mode, "reason": d.reason,
+                           "why": d.why,
                            "ratio": d.ratio,
                            "ci": list(d.ci) if d.ci else None,
                            "by": d.by}

@@ -13,7 +13,9 @@ verdict is kept as the second opinion (Decision.second).  With several
 modes, every mode against the base.  No cell is decided on fewer than
 MIN_REPEATS runs (pairs) per side: the percentile bootstrap of two values
 per side can take only a handful of values and gives far too narrow an
-interval."""
+interval.  Nor is a cell whose jobs seldom ran together (results/corun.py,
+corun.seldom): its runs measured little of the line's contention, so
+whatever their CI says, apart() leaves it undecided (why "apart")."""
 
 from collections import namedtuple
 
@@ -29,11 +31,14 @@ METRIC = "iops"
 #   "no_ci"   no interval (no spread to resample)
 #   "holds_1" the CI holds 1 and is wider than the precision
 #   "welch"   the CI excludes 1 but Welch's test does not agree (p >= 0.05)
+#   "apart"   the jobs seldom ran together (corun.seldom): never decided
 # p: Welch's p-value (the pairs' t-test p when by == "pairs"), or None
 # where the test is undefined.  by: "pairs" or "unpaired", what decided
-# (or would decide); second: the unpaired (ratio, ci, p) beside the pairs'.
-Decision = namedtuple("Decision", "mode reason ratio ci n why p by second",
-                      defaults=(None, None, "unpaired", None))
+# (or would decide); second: the unpaired (ratio, ci, p) beside the pairs';
+# corun: the cell's co-running share (percent) where apart() set why.
+Decision = namedtuple("Decision",
+                      "mode reason ratio ci n why p by second corun",
+                      defaults=(None, None, "unpaired", None, None))
 
 
 def decide(base, other, mode="", precision=DEFAULT_PRECISION, pairs=None):
@@ -90,6 +95,16 @@ def decide_cell(values, modes, precision=DEFAULT_PRECISION, by_repeat=None):
     return out
 
 
+def apart(decisions, numjobs, share):
+    """@decisions with every one left undecided (why "apart", the share
+    kept) where the cell's jobs seldom ran together (corun.seldom), else
+    as given."""
+    if not corun.seldom(numjobs, share):
+        return list(decisions)
+    return [d._replace(reason="undecided", why="apart", corun=share)
+            for d in decisions]
+
+
 def is_decided(decisions):
     return all(d.reason != "undecided" for d in decisions)
 
@@ -121,6 +136,11 @@ def why_text(d):
                 "excludes 1 but Welch's test does not agree")
     if d.why == "holds_1":
         return "holds 1"
+    if d.why == "apart":
+        return ("%s, but its jobs ran together %.0f%% of the run (under "
+                "%.0f%%): not decided" % (
+                    "holds 1" if d.ci is None or d.ci[0] <= 1 <= d.ci[1]
+                    else "excludes 1", d.corun, corun.SELDOM_PCT))
     if d.why == "no_ci":
         return "undefined (no spread to resample)"
     if d.by == "pairs":
@@ -170,5 +190,6 @@ def cell_corun(outdir, runs):
 
 def seldom_together(numjobs, share):
     """True where a cell's jobs ran together less than corun.SELDOM_PCT of
-    the run: more repeats of the same would not contend the line either."""
-    return numjobs >= 2 and share is not None and share < corun.SELDOM_PCT
+    the run (corun.seldom): more repeats of the same would not contend the
+    line either."""
+    return corun.seldom(numjobs, share)

@@ -1,0 +1,243 @@
+"""The big-box answer's computation (docs/predict.md), for the report
+(report/bigbox.py renders it): which model=pattern job files a results
+directory's manifests name, which machine --predict N simulates on (this
+box's calibration, beyond it its CPU family's generic profile with this
+box's calibrated costs, or --machine), this fio job's rest from the
+results' one-job runs, and each answer's prediction with THE band, the
+band over every unknown (band.py; band_at() where the reviewer gave N).
+
+Checked on this box: measured_iops() and beside_rest(), and
+disagreement(): a calibration whose transfer between the runs' CPUs is
+more than DISAGREE from the runs' own line probes (their median) is named
+and not used."""
+
+import copy
+import json
+import os
+
+from ..inputs import jobheader, lineprobes
+from ..machines import machine, physics
+from . import band, fiocost, jobspec, simulate
+
+# a calibration this far from the runs' own line probes is not used
+DISAGREE = 2.0
+
+
+def calibration_path(inputs):
+    """The results' calibration.json (never through a link), or None."""
+    for item in inputs:
+        path = os.path.join(item, "calibration.json")
+        if os.path.isdir(item) and os.path.isfile(path) and \
+                not os.path.islink(path):
+            return path
+    return None
+
+
+def typical(ns):
+    """The typical figure of a rest: one figure, or (typ, low, high)."""
+    return ns if isinstance(ns, (int, float)) else ns[0]
+
+
+def predict_at(spec, mach, n, placement, rest, gain_pub):
+    """The prediction of @spec on @mach at @n CPUs (@rest: (ns, words))
+    with THE band, the band over every unknown: at the published machine
+    band.attach()'s, elsewhere band_at()'s (N and the placement given);
+    band.one_band() makes it the gain's low..high."""
+    p = simulate.predict(spec, mach, n, placement, rest[0])
+    pub = spec.published
+    if pub is not None and mach.name == pub.profile and n == pub.cpus and \
+            placement == pub.placement:
+        band.attach(p, spec, mach, typical(rest[0]), gain_pub, False)
+    else:
+        band.attach_at(p, spec, mach, n, placement, typical(rest[0]),
+                       gain_pub)
+    return p
+
+
+def job_files(manifests, warn=None):
+    """{scenario: job file} of the model=pattern job files named, a C
+    model's job file standing for the pattern twin its header names."""
+    out = {}
+    for mf in manifests:
+        jobs = (mf.get("matrix") or {}).get("jobs")
+        for scenario, path in (jobs.items() if isinstance(jobs, dict)
+                               else ()):
+            if not isinstance(path, str) or not os.path.exists(path):
+                continue
+            if not jobspec.is_pattern(path):
+                try:
+                    path = jobheader.pattern_twin(path)
+                except jobheader.FigureError as e:
+                    if warn:
+                        warn("%s (the big-box answer leaves it out)" % e)
+                    path = None
+            if path is not None and jobspec.is_pattern(path):
+                out[scenario] = path
+    return out
+
+
+class Refused(ValueError):
+    """str(): one line naming why --predict N gives no estimate."""
+
+
+def cpu_model_of(calibration_path):
+    try:
+        with open(calibration_path) as f:
+            return (json.load(f).get("host") or {}).get("cpu_model") or ""
+    except (OSError, ValueError, AttributeError):
+        return ""
+
+
+def with_calibrated_costs(generic, here):
+    """A copy of profile @generic whose transfer costs are this box's
+    calibration @here's ([min, median, max]) for each relation both have:
+    (machine, [the relations taken from the calibration])."""
+    m = copy.copy(generic)
+    m.costs, m.sources = dict(generic.costs), dict(generic.sources)
+    used = []
+    for rel in machine.RELATIONS:
+        if rel in here.costs and rel in generic.costs:
+            m.costs[rel] = list(here.costs[rel])
+            m.sources["costs_ns." + rel] = "this box's calibration (%s)" \
+                % here.path
+            used.append(rel)
+    return m, used
+
+
+def default_machine(args, n, entries, load):
+    """(the machine --predict @n simulates on, this box's calibration or
+    None, which and why in words); Refused naming why there is none.
+    A calibration the runs' line probes (@entries) contradict is refused
+    (two calibrations of one box x4 apart: at most one agrees)."""
+    cal = calibration_path(args.inputs)
+    here = load(cal) if cal else None
+    why = disagreement(here, entries, "--predict %d is refused: name a "
+                       "profile with --machine, or calibrate again" % n) \
+        if here else None
+    if args.machine:
+        return load(args.machine), (None if why else here), \
+            "--machine %s" % args.machine
+    if why:
+        raise Refused(why)
+    if here is None:
+        raise Refused("--predict %d: no --machine and no calibration.json "
+                      "in the results: the big-box answer names no machine"
+                      % n)
+    if n <= here.total_cpus:
+        return here, here, "this box's calibration (%d CPUs)" \
+            % here.total_cpus
+    model = cpu_model_of(cal)
+    name = physics.generic_profile(model)
+    if name is None:
+        raise Refused("--predict %d: beyond this box's %d calibrated CPUs, "
+                      "and its CPU %r is of no family with a generic "
+                      "profile (machines/): name one with --machine"
+                      % (n, here.total_cpus, model))
+    mach, used = with_calibrated_costs(load(name), here)
+    return mach, here, (
+        "%s, the generic profile of this box's family (%s; %d > its %d "
+        "calibrated CPUs), with this box's calibrated %s"
+        % (name, model, n, here.total_cpus,
+           ", ".join(used) + (" costs" if used else "costs for no relation")))
+
+
+def one_job_iops(records, label):
+    """[(mode, IOPS)] of the scenario's numjobs=1 runs (of_scenario())."""
+    mine = of_scenario(label, {r.scenario for r in records})
+    return [(r.mode, r.metrics["iops"]) for r in records
+            if r.scenario in mine and r.numjobs == 1 and
+            r.mode in simulate.MODES and r.metrics.get("iops")]
+
+
+def run_rest(spec, mach, here, runs):
+    """This fio job's rest from its one-job @runs [(mode, IOPS)]: each
+    run's ns per I/O less the pattern's own (simulated on one CPU of
+    @here, this box's calibration, else of @mach), scaled by the clocks
+    (here over @mach's): ((median, lowest, highest) ns, how), or None."""
+    if not runs:
+        return None
+    box = here or mach
+    one = simulate.predict(spec, box, 1, None, 0.0, seeds=1)["modes"]
+    ns = sorted(1e9 / x - 1e9 / one[mode]["one_cpu"] for mode, x in runs)
+    if ns[len(ns) // 2] <= 0:
+        return None
+    scale, how = 1.0, "not scaled: the same box"
+    if box is not mach:
+        if box.clock_ghz and mach.clock_ghz:
+            scale = box.clock_ghz / mach.clock_ghz
+            how = "x %.2f GHz here / %.2f GHz" % (box.clock_ghz,
+                                                  mach.clock_ghz)
+        else:
+            how = "not scaled: a clock is not known"
+    rest = tuple(max(v, 0.0) * scale for v in
+                 (ns[len(ns) // 2], ns[0], ns[-1]))
+    return rest, ("fio: work(ns) + %.0f ns per I/O from this results' %d "
+                  "one-job runs (%.0f..%.0f, each less the pattern's own "
+                  "ns), %s" % (ns[len(ns) // 2], len(ns), ns[0], ns[-1], how))
+
+
+def measured_iops(records):
+    """{(scenario, numjobs, mode): mean IOPS over the repeats}."""
+    acc = {}
+    for r in records:
+        v = r.metrics.get("iops")
+        if v is not None:
+            acc.setdefault((r.scenario, r.numjobs, r.mode), []).append(v)
+    return {k: sum(v) / len(v) for k, v in acc.items()}
+
+
+def of_scenario(label, labels):
+    """The run labels of scenario @label among @labels: itself, and the
+    labels the report gives its runs of differing setups ("LABEL (job
+    file sha256 ..., ...)": a C model and its twin run together)."""
+    return {x for x in labels if x == label or x.startswith(label + " (")}
+
+
+def beside_rest(args, spec, mach, records, label, fio_rest=None):
+    """(rest ns, its words, whether the one-job runs gave it) of scenario
+    @label simulated beside measured on @mach: --fio-ns, else this
+    results' one-job runs (run_rest()), else fio's null engine here
+    (@fio_rest: its fio_rest() once for every scenario: the recorded
+    cost, or one measurement)."""
+    if args.fio_ns is None:
+        got = run_rest(spec, mach, mach, one_job_iops(records, label))
+        if got is not None:
+            return got[0], "%.0f" % got[0][0], True
+    rest = fio_rest() if fio_rest else \
+        fiocost.fio_rest(args.fio_ns, mach)
+    how = {"given": "given", "recorded": "recorded",
+           "measured": "null"}[fiocost.fio_source(args.fio_ns)]
+    return rest[0], "%.0f %s" % (typical(rest[0]), how), False
+
+
+def probes(entries):
+    """(the runs' line probe values in ns, sorted; the CPU pairs they
+    measured) of the manifest run @entries."""
+    vs, pairs = [], set()
+    for e in entries:
+        v = lineprobes.values(e)
+        if v:
+            vs += v
+            pairs.add(tuple(e["line_probe"].get("cpus") or ()))
+    return sorted(vs), [p for p in pairs if len(p) == 2]
+
+
+def disagreement(mach, entries, what="simulated beside measured is left "
+                 "out"):
+    """A line naming how the calibration @mach and the runs' line probes
+    (manifest @entries) disagree by more than DISAGREE, or None."""
+    vs, pairs = probes(entries)
+    if not vs or not pairs:
+        return None
+    probe = vs[len(vs) // 2]
+    try:
+        cal = sorted(mach.transfer_ns(a, b) for a, b in pairs)
+    except (KeyError, IndexError, ValueError):
+        return None
+    cal_ns = cal[len(cal) // 2]
+    if max(cal_ns, probe) <= DISAGREE * min(cal_ns, probe):
+        return None
+    return ("the calibration (%s) puts %.0f ns between the runs' CPUs, "
+            "their line probes %.0f ns (median of %d): more than x%g "
+            "apart, the calibration is not used (%s)"
+            % (mach.name, cal_ns, probe, len(vs), DISAGREE, what))
