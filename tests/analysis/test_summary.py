@@ -116,11 +116,11 @@ class TestSummaryOfFixture:
             "S2 buffer-new-randwrite", "2", "test_first/always",
             "x%.3f" % ratio, "%.3f..%.3f" % ci, "undecided",
             "x%.2f (930 -> 958 MiB/s, arm64 Kunpeng 920, 16 jobs)"
-            % (958 / 930), "undecided: 2 pairs, at least 3 needed;"
-            " the machine was busy in 4 of 4 runs; the 2 jobs ran together"
-            " %.0f%% of the time: the line was seldom contended; stop the"
-            " other load: more runs like these measure little contention"
-            % together])
+            % (958 / 930), "undecided: the 2 jobs ran together %.0f%% of"
+            " the time: the line was seldom contended, so these runs cannot"
+            " decide it (2 pairs, at least 3 needed); the machine was busy"
+            " in 4 of 4 runs; stop the other load: more runs like these"
+            " measure little contention" % together])
 
     def test_the_hog_kept_the_jobs_apart(self):
         # the undecided cell's jobs ran together less than SELDOM_PCT of
