@@ -15,7 +15,7 @@ from flagcheck_analysis.cli import predict as predict_cli
 from flagcheck_analysis.predict import fiocost
 from flagcheck_analysis.inputs import (calibfile, fiojson, jobheader,
                                       numbers)
-from flagcheck_analysis.machines import machine
+from flagcheck_analysis.machines import machine, profile
 
 BIG = 10 ** 400
 WHY_CAL = os.path.join(helpers.FIXTURES, "why", "calibration.json")
@@ -77,7 +77,7 @@ def test_fio_cost_record_fio_ns(tmp_path):
 
 
 def test_a_profiles_clock(tmp_path):
-    src = os.path.join(machine.MACHINES_DIR, "icelake-sp-2s.toml")
+    src = os.path.join(profile.MACHINES_DIR, "icelake-sp-2s.toml")
     with open(src) as f:
         text = f.read()
     path = tmp_path / "icelake-sp-2s.toml"

@@ -15,6 +15,7 @@ import pytest
 from tests.analysis.helpers import BUILD, REPO, run_cli
 
 from flagcheck_analysis.calibrate import calibration
+from flagcheck_analysis.machines import cpulist
 
 PROGRAM = os.path.join(BUILD, "flagcheck-calibrate")
 USABLE = sorted(os.sched_getaffinity(0))
@@ -155,8 +156,9 @@ class TestTopology:
         shutil.rmtree(self.tmp)
 
     def test_cpulist(self):
-        assert calibration.cpulist("0-3,8,10-11\n") == {0, 1, 2, 3, 8, 10, 11}
-        assert calibration.cpulist("") == set()
+        assert cpulist.parse_cpulist("0-3,8,10-11\n") == \
+            [0, 1, 2, 3, 8, 10, 11]
+        assert cpulist.parse_cpulist("") == []
 
     def test_relations_and_summary(self):
         # transfer = 10 * (a + b) + 1: every pair has its own figure

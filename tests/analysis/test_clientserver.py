@@ -104,10 +104,11 @@ class TestUnits:
         text = ("Jobs: 1 (f=1)<node1> flagcheck: s1 (job 2): "
                 "filemap_check_errors variant=always mapping=shared: "
                 "ios=10 checks=10 rmw=20 (2.00/io) rmw_skipped=0 "
-                "errors_set=1 errors_reported=1\n"
+                "errors_set=1 errors_reported=1 stores=0 stores_skipped=0\n"
                 "<node2.lab> flagcheck: s1 (job 1): filemap_check_errors "
                 "variant=test_first mapping=shared: ios=7 checks=7 rmw=0 "
-                "(0.00/io) rmw_skipped=14 errors_set=0 errors_reported=0; "
+                "(0.00/io) rmw_skipped=14 errors_set=0 errors_reported=0 "
+                "stores=0 stores_skipped=0; "
                 "filemap_check_errors rmw=0 skipped=14\n"
                 "<node2.lab> flagcheck: not a counter line\n")
         found = clients.counter_lines(text)

@@ -44,7 +44,6 @@ class TestChoose:
         assert clock.kernel_clocksource("/nonexistent/cs") is None
 
     def test_report_line(self):
-        assert clocksource.describe({"ramp_s": 1}) is None
         assert clocksource.describe({"clocksource": "cpu",
                                      "clocksource_why": "x"}) == \
             "clock: fio clocksource=cpu for every run (x)"

@@ -17,7 +17,7 @@ from flagcheck_analysis.cli import predict as predict_cli
 from flagcheck_analysis.report import render
 from flagcheck_analysis import width
 from flagcheck_analysis.inputs import textfile
-from flagcheck_analysis.machines import machine
+from flagcheck_analysis.machines import profile
 
 CJK = "\u6f22\u5b57\u306e\u540d\u524d"          # 5 wide characters
 
@@ -68,7 +68,7 @@ def test_a_report_of_a_cjk_job_name_fits_120_columns(tmp_path):
 
 
 def _profile(d, name, description):
-    src = os.path.join(machine.MACHINES_DIR, "icelake-sp-2s.toml")
+    src = os.path.join(profile.MACHINES_DIR, "icelake-sp-2s.toml")
     with open(src, encoding="utf-8") as f:
         text = f.read()
     text = re.sub(r'^name = .*$', lambda m: 'name = "%s"' % name, text,

@@ -1,7 +1,11 @@
 """conditions: the report's header lines, per-cell and busy-run tables,
 the verdict note and --exclude-busy, from a made-up manifest."""
 
+import json
 
+import pytest
+
+from flagcheck_analysis.inputs import fiojson, manifest
 from flagcheck_analysis.stats import compare, significance
 from flagcheck_analysis.report import conditions
 
@@ -31,7 +35,10 @@ RUNS = [entry("always", 1, 1, False), entry("test_first", 1, 1, False),
 MANIFEST = {
     "conditions": {"pinned": True, "ramp_s": 1, "busy_threshold_pct": 10.0,
                    "until_decided": True, "max_repeats": 5,
-                   "precision_pct": 2.0},
+                   "precision_pct": 2.0, "clocksource": "cpu",
+                   "clocksource_why": "the kernel's clocksource is tsc",
+                   "line_probe_s": None, "topology": [],
+                   "numa_policies": {}},
     "cells": [{"scenario": "s1", "numjobs": 1, "repeats": 1,
                "stopped": "decided",
                "decisions": [{"mode": "test_first", "reason": "narrow"}],
@@ -57,6 +64,8 @@ class TestConditions:
             "placement: s1 pinned, job k on the k-th CPU (fio cpus_allowed_"
             "policy=split), cores before SMT siblings, NUMA spread: nj1 CPU "
             "0 (node 0); nj2 CPUs 0,1 (node 0)",
+            "clock: fio clocksource=cpu for every run (the kernel's "
+            "clocksource is tsc)",
             "warm-up: fio ramp_time 1 s before each run, in no fio figure",
             "interference: machine busy in 2 of 6 runs (others' CPU time, "
             "user-space processes other than fio, or steal above 10% of the "
@@ -65,10 +74,19 @@ class TestConditions:
             "repeats: until decided (the IOPS ratio's 95% CI excludes 1, or "
             "is narrower than ±2%), at most 5 per mode"]
         assert "busy runs left out (--exclude-busy)" in \
-            conditions.header_lines([MANIFEST], ok, True)[2]
-        # an older manifest: no conditions, no lines
-        assert conditions.header_lines([{"runs": RUNS}], ok,
-                                       False) == []
+            conditions.header_lines([MANIFEST], ok, True)[3]
+        # no manifest, no lines
+        assert conditions.header_lines([], ok, False) == []
+
+    def test_a_manifest_without_its_conditions_is_refused(self, tmp_path):
+        path = tmp_path / "manifest.json"
+        path.write_text(json.dumps({"runs": RUNS}))
+        with pytest.raises(fiojson.InputError) as e:
+            manifest.load(str(path))
+        assert str(e.value) == (
+            "%s: no conditions.clocksource: a manifest from before "
+            "flagcheck run recorded its conditions and clock; run the "
+            "matrix again in another --outdir" % path)
 
     def test_tables(self):
         ok = conditions.ok_entries([MANIFEST])

@@ -214,7 +214,7 @@ def test_one_bad_counters_file_leaves_the_bh_lru_table(tmp_path, capsys):
             f.write(json.dumps(line(mode, 1, 1000, 10000)) + "\n")
     bad = os.path.join(d, "s_on_nj1_r2.flagcheck.jsonl")
     with open(bad, "w") as f:
-        f.write('{"flagcheck": 1, "ios": -1}\n')
+        f.write('{"flagcheck": 2, "ios": -1}\n')
     points = report._lru_points([d])
     assert sorted((p.mode, p.mod, p.n) for p in points) == \
         [("off", 1, 1), ("on", 1, 1)]

@@ -6,7 +6,7 @@ from tests.analysis.standin_machine import Machine
 from tests.analysis.test_machine import SMALL, write
 from tests.analysis.simcase import EXACT, sim_binary, spec  # noqa: F401
 from flagcheck_analysis.predict import simulate
-from flagcheck_analysis.machines import machine
+from flagcheck_analysis.machines import machine, profile
 
 
 def one_cpu_ns(mach, sp, rest=100.0):
@@ -52,7 +52,7 @@ def test_kunpeng_executes_far_altra_near():
     altra = machine.load("altra-2s")
     assert (altra.family, altra.physics["atomics"]) == \
         ("arm64-neoverse-n1", "near")
-    for name in machine.names():
+    for name in profile.names():
         m = machine.load(name)
         assert ("atomic_far" in m.costs) == \
             ("far" in m.physics_range["atomics"])

@@ -65,11 +65,40 @@ class TestBadFiles:
         assert fiojson.load_fio_json(path) == fiojson.load_fio_json(ALWAYS_NJ2)
 
     def test_bad_stats_line(self):
-        path = self.write("s.jsonl", '{"flagcheck": 1, "ios": 1}\n{"ios": \n')
+        path = self.write("s.jsonl", '{"flagcheck": 2, "ios": 1}\n{"ios": \n')
         with pytest.raises(fiojson.InputError) as cm:
             fiojson.load_counters(path)
         assert "line 2" in str(cm.value)
         assert fiojson.load_counters(path + ".absent") is None
+
+    def refused(self, line):
+        path = self.write("s.jsonl", json.dumps(line) + "\n")
+        with pytest.raises(fiojson.InputError) as cm:
+            fiojson.load_counters(path)
+        return str(cm.value)[len(path) + 2:]
+
+    def test_an_older_record_is_refused_naming_what_changed(self):
+        assert self.refused({"flagcheck": 1, "ios": 1, "flag_check": "x"}) \
+            == ('line 1: "flagcheck": 1: this report reads version 2 '
+                'records (the variant as "variant", every I/O one model '
+                'call); record the run again')
+        assert self.refused({"ios": 1}) == \
+            'line 1: not a flagcheck stats record (no "flagcheck": 2)'
+
+    def test_timed_calls_come_with_their_buckets(self):
+        rec = {"flagcheck": 2, "ios": 1000, "timed_calls": 4,
+               "timed_ns": 400}
+        assert self.refused(rec) == (
+            "line 1: timed_log2 is missing: want the timed_calls by log2 "
+            "bucket beside timed_calls (an engine before them wrote none: "
+            "record the run again)")
+        rec.update(timed_log2=[0] * 7 + [4], timed_log2_ns=[0] * 7 + [399])
+        assert self.refused(rec) == (
+            "line 1: timed_log2_ns is %s: want buckets that add up to "
+            "timed_ns (400)" % json.dumps(rec["timed_log2_ns"]))
+        rec["timed_log2_ns"] = [0] * 7 + [400]
+        path = self.write("s.jsonl", json.dumps(rec) + "\n")
+        assert fiojson.load_counters(path) == [rec]
 
 
 class TestMetrics:

@@ -70,8 +70,10 @@ def stat(**cpus):
 
 
 def sample(st, children, me, t, load=None):
-    return {"t": t, "stat": st, "loadavg": load, "cpufreq": None,
-            "children_s": children, "self_s": me}
+    """A sample whose /proc listed no process (unreadable): the figures
+    are /proc/stat's alone."""
+    return {"t": t, "stat": st, "procs": {}, "loadavg": load,
+            "cpufreq": None, "children_s": children, "self_s": me}
 
 
 class TestMeasure:

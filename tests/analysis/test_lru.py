@@ -17,7 +17,7 @@ def line(mode, mod, lookups, ns, hits=None, job=1):
           "lookup_ns": ns}
     for i in range(1, 17):
         st["hit_idx%d" % i] = hits if i == mod else 0
-    return {"flagcheck": 1, "job": "mod%d" % mod, "thread_number": job,
+    return {"flagcheck": 2, "job": "mod%d" % mod, "thread_number": job,
             "model": "bh_lru", "variant": mode,
             "options": {"bh_lru": mode, "mod": mod, "lookups_per_io": 1000},
             "ios": lookups // 1000, "model_stats": st}
@@ -46,7 +46,7 @@ class TestLru:
             line("on", 1, 2000, 24000), line("on", 17, 1000, 44000)])
         self.write("s_off_nj1_r1.flagcheck.jsonl", [
             line("off", 1, 1000, 25000), line("off", 17, 1000, 26000),
-            {"flagcheck": 1, "model": "filemap_check_errors", "ios": 5}])
+            {"flagcheck": 2, "model": "filemap_check_errors", "ios": 5}])
         return lru.load(lru.counters_files([self.d]))
 
     def test_points_mean_over_runs_of_each_runs_ratio(self):
@@ -132,7 +132,7 @@ class TestLru:
 
     def test_cli_without_bh_lru_records_or_with_bad_input(self):
         path = self.write("x.flagcheck.jsonl", [
-            {"flagcheck": 1, "model": "filemap_check_errors"}])
+            {"flagcheck": 2, "model": "filemap_check_errors"}])
         p = run_cli("lru", path, "--no-plot",
                     "--outdir", os.path.join(self.d, "o"))
         assert p.returncode == 1

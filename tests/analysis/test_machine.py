@@ -11,10 +11,10 @@ import tomllib
 import pytest
 
 from tests.analysis.helpers import REPO
-from flagcheck_analysis.machines import machine, physics
+from flagcheck_analysis.machines import machine, physics, profile
 
 MACHINES = os.path.join(REPO, "machines")
-NAMES = machine.names(MACHINES)
+NAMES = profile.names(MACHINES)
 
 SMALL = """\
 name = "small"
@@ -88,7 +88,7 @@ def test_every_number_has_its_own_source(name):
     import tomllib
     with open(os.path.join(MACHINES, name + ".toml"), "rb") as f:
         doc = tomllib.load(f)
-    assert machine.unsourced(doc) == []
+    assert profile.unsourced(doc) == []
     # in the shipped profiles each cost and physics field has its own
     # entry (a table-wide entry is for a user's own profile)
     for table in ("costs_ns", "physics"):

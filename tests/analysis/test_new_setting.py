@@ -65,9 +65,9 @@ def test_new_setting_is_one_row(tmp_path):
         2, "flagcheck-sim: --%s 9: a number from 0 to 5\n" % name)
 
     p = python(tree, """
-        from flagcheck_analysis.machines import machine
+        from flagcheck_analysis.machines import machine, profile
         from flagcheck_analysis.predict import simulate
-        for n in machine.names():
+        for n in profile.names():
             m = machine.load(n)
             assert m.physics["%(n)s"] == 2.0, n
             assert m.physics_range["%(n)s"] == [2.0], n

@@ -207,7 +207,7 @@ class TestLruRecords(Scratch):
     def record(self, **change):
         st = {"lookups": 1000, "hits": 990, "misses": 10, "lookup_ns": 5e4}
         st.update({"hit_idx%d" % i: 0 for i in range(1, 17)}, hit_idx1=990)
-        rec = {"flagcheck": 1, "job": "mod1", "thread_number": 1,
+        rec = {"flagcheck": 2, "job": "mod1", "thread_number": 1,
                "model": "bh_lru", "variant": "on", "ios": 1,
                "options": {"bh_lru": "on", "mod": 1, "lookups_per_io": 1000},
                "model_stats": st}

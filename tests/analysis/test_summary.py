@@ -11,7 +11,7 @@ import tempfile
 import pytest
 
 from tests.analysis.helpers import FIXTURES, REPO, ResultsDirCase, run_cli
-from flagcheck_analysis.inputs import fiojson, published
+from flagcheck_analysis.inputs import corun, fiojson, published
 from flagcheck_analysis.stats import decide, paired
 from flagcheck_analysis.report import catalogue, summary
 
@@ -29,6 +29,14 @@ def raw_iops(directory, scenario, mode, nj):
         out.append(sum(j[d]["iops"] for j in doc["jobs"]
                        for d in ("read", "write")))
     return out
+
+
+def corun_pct(directory):
+    """The share of the run its jobs ran together, the median over the
+    directory's runs (inputs/corun.py)."""
+    return corun.cell_share([corun.share(fiojson.load_counters(p)) for p in
+                             sorted(glob.glob(os.path.join(
+                                 directory, "*.flagcheck.jsonl")))])
 
 
 def busy_runs(directory):
@@ -101,17 +109,23 @@ class TestSummaryOfFixture:
         pr = paired.paired(pairs)
         ratio, ci = pr.gain, pr.ci
         line, = self.row("S2 buffer-new-randwrite ")
+        together = corun_pct(S2)
         s2 = published.find("buffer-new-randwrite")
         assert s2.figure == "930 -> 958 MiB/s"
         assert " ".join(line.split()) == " ".join([
             "S2 buffer-new-randwrite", "2", "test_first/always",
             "x%.3f" % ratio, "%.3f..%.3f" % ci, "undecided",
             "x%.2f (930 -> 958 MiB/s, arm64 Kunpeng 920, 16 jobs)"
-            % (958 / 930), "undecided: 2 pairs, at least 3 needed;"
-            " the machine was busy in 4 of 4 runs: rerun idle or with more"
-            " repeats (--max-repeats %d)"
-            % summary.repeats_needed(decide.decide(base, other,
-                                                   pairs=pairs))])
+            % (958 / 930), "undecided: the 2 jobs ran together %.0f%% of"
+            " the time: the line was seldom contended, so these runs cannot"
+            " decide it (2 pairs, at least 3 needed); the machine was busy"
+            " in 4 of 4 runs; stop the other load: more runs like these"
+            " measure little contention" % together])
+
+    def test_the_hog_kept_the_jobs_apart(self):
+        # the undecided cell's jobs ran together less than SELDOM_PCT of
+        # each run (its counters' corun): more repeats would not decide it
+        assert corun_pct(S2) < corun.SELDOM_PCT
 
     def test_report_md_starts_with_it(self):
         parts = self.md.split("\n\n")

@@ -3,13 +3,15 @@
 
 The fixtures, per run (group_reporting: one fio entry; 2 jobs at nj=2):
   s1 always  r1: IOPS 1.8M, total_ios 3.6M, job_runtime 4000 ms; each job
-                 1.8M checks, 3.6M RMWs, 28125 timed checks of 200 ns;
-                 the counters' ios say 3.6M per job (double fio's count)
-  s1 always  r2: IOPS 2.2M, total_ios 4.4M, 4000 ms; each job 2.2M checks,
-                 4.4M RMWs, 34375 timed checks of 300 ns
-  s1 test_first: IOPS 4.0M, total_ios 8.0M, 4000 ms; each job 4.0M checks,
-                 0 RMWs, 62500 timed checks of 10 ns
-  idle always nj=1: a job that runs no model: checks 0, nothing timed
+                 1.8M calls, 3.6M RMWs, 7031 timed calls of 200 ns
+  s1 always  r2: IOPS 2.2M, total_ios 4.4M, 4000 ms; each job 2.2M calls,
+                 4.4M RMWs, 8593 timed calls of 300 ns
+  s1 test_first: IOPS 4.0M, total_ios 8.0M, 4000 ms; each job 4.0M calls,
+                 0 RMWs, 15625 timed calls of 10 ns
+  idle always nj=1: a model whose path takes no time: 2.0M calls, checks
+                 0, 7812 timed calls of 0 ns
+  (one timed call in timed_every = 256, each line's timed calls in the one
+  log2 bucket of its ns)
   calibration: 2 CPUs, 100 ns one way; at 2 threads always 60 ns/op and
                  40M ops/s, test_first 10 ns/op
 By hand:
@@ -66,7 +68,7 @@ class TestArithmetic:
         assert round(tf.share - 2.0, 9) == 0
         idle, = self.groups[("idle", 1, "always")]
         assert idle.share == 0.0
-        assert idle.ns_per_check is None
+        assert idle.ns_per_check == 0.0
 
     def test_gap(self):
         g, = gaps.gaps(self.groups, self.cal)
@@ -181,64 +183,55 @@ class TestArithmetic:
 
     def test_time_share_edges(self):
         # no model ran: 0, whatever the timing keys
-        assert timeshare.time_share([{"checks": 0}], 1000) == (0.0, None)
-        # checks ran but nothing timed (an engine without timing): unknown
-        assert timeshare.time_share([{"checks": 10}], 1000) == (None, None)
+        assert timeshare.time_share([{"ios": 0}], 1000) == (0.0, None)
+        # model calls ran but none was timed: unknown
         assert timeshare.time_share(
-            [{"checks": 10, "timed_checks": 0, "timed_ns": 0}], 1000) == \
+            [{"ios": 10, "timed_calls": 0, "timed_ns": 0}], 1000) == \
             (None, None)
         # one job whose path took all of its 1 ms: exactly 100%
-        assert timeshare.time_share(
-            [{"checks": 1000, "timed_checks": 16, "timed_ns": 16000}], 1) == \
+        assert timeshare.time_share([timed(1000, 16, 1000)], 1) == \
             (100.0, 1000.0)
 
-    def test_time_share_of_version_2_records(self):
+    def test_time_share_of_the_model_calls(self):
         # the engine's own keys: timed_calls of the model's calls, which
         # are the job's ios (equal to fio's): 2 jobs x 500 ns x 1e6 calls
         # in 1 s of runtime each (2000 ms summed) = 50%
-        recs = [{"ios": 1000000, "ios_read": 1000000, "checks": 1000000,
-                 "timed_calls": 15625, "timed_ns": 15625 * 500}] * 2
+        recs = [dict(timed(1000000, 15625, 500), ios_read=1000000,
+                     checks=1000000)] * 2
         assert timeshare.time_share(recs, 2000) == (50.0, 500.0)
         # a model that ran no check for these I/Os still ran per call
-        recs = [{"ios": 1000, "ios_read": 1000, "checks": 0,
-                 "timed_calls": 16, "timed_ns": 16 * 100}]
+        recs = [dict(timed(1000, 16, 100), ios_read=1000, checks=0)]
         assert timeshare.time_share(recs, 1) == (10.0, 100.0)
 
     def test_time_share_without_the_preempted_calls(self):
         # 1e6 calls of 40 ns in 1 s; of the 3907 timed, 30 preempted for
-        # 2 ms each (a busy machine): their plain mean says 15.4 us per
-        # call, 1536% of the runtime; trimmed, the 40 ns calls: 4%
+        # 2 ms each (a busy machine): their plain mean would say 15.4 us
+        # per call, 1536% of the runtime; trimmed, the 40 ns calls: 4%
         hist, hist_ns = [0] * 32, [0] * 32
         hist[6], hist_ns[6] = 3877, 3877 * 40
         hist[21], hist_ns[21] = 30, 30 * 2000000
         rec = {"ios": 1000000, "checks": 1000000, "timed_calls": 3907,
                "timed_ns": 3877 * 40 + 30 * 2000000, "timed_log2": hist,
                "timed_log2_ns": hist_ns}
-        share, ns, robust = timeshare.time_share_of([rec], 1000)
-        assert robust
-        assert (share, ns) == (4.0, 40.0)
-        plain = dict(rec)
-        del plain["timed_log2"], plain["timed_log2_ns"]
-        share, ns, robust = timeshare.time_share_of([plain], 1000)
-        assert not robust
-        assert share > 1000
+        assert timeshare.time_share([rec], 1000) == (4.0, 40.0)
         # within TRIM_BUCKETS of the median: a genuine slow call, kept
         hist[8], hist_ns[8] = 100, 100 * 200
-        rec.update(timed_calls=4007, timed_ns=rec["timed_ns"] + 20000)
         assert round(timeshare.trimmed_ns_per_call(hist, hist_ns) -
                      (3877 * 40 + 20000) / 3977, 9) == 0
-        # buckets that do not add up to the line's totals: not used
-        rec["timed_calls"] += 1
-        assert not timeshare.time_share_of([rec], 1000)[2]
 
     def test_share_warning_only_for_what_cannot_be_genuine(self):
-        run = runfigures.Run(1.0, 10, 2.0, 150.0, 40.0, "m", "x.json", None,
-                         True)
+        run = runfigures.Run(1.0, 10, 2.0, 150.0, 40.0, "m", "x.json", None)
         assert "are wrong" in timeshare.share_warning(run)
-        old = run._replace(robust=False)
-        assert "are wrong" not in timeshare.share_warning(old)
-        assert "lack timed_log2" in timeshare.share_warning(old)
         assert timeshare.share_warning(run._replace(share=100.0)) is None
+
+
+def timed(ios, calls, ns):
+    """A counters line of @ios model calls, @calls of them timed at @ns
+    each, in the one log2 bucket of @ns (the engine's: its bit length)."""
+    hist, hist_ns = [0] * 32, [0] * 32
+    hist[ns.bit_length()], hist_ns[ns.bit_length()] = calls, calls * ns
+    return {"ios": ios, "timed_calls": calls, "timed_ns": calls * ns,
+            "timed_log2": hist, "timed_log2_ns": hist_ns}
 
 
 class TestReport:
@@ -266,7 +259,7 @@ class TestReport:
                         "50.00", "20.0%", "20000000", "10.0%"]]
         assert ("s1              2  always         2         250.0"
                 "              25.5%  40% (S1, before the fix)") in p.stdout
-        assert ("idle            1  always         1             -"
+        assert ("idle            1  always         1           0.0"
                 "               0.0%  -") in p.stdout
         # issue 26: the formula's worked estimate is gone (the big-box
         # answer is the simulator's)
@@ -290,8 +283,15 @@ class TestReport:
                     "(calibration.png)") in f.read()
 
     def test_no_section_without_calibration_or_timing(self):
-        # the committed results: no calibration.json, no timed counters
-        p = self.report(RESULTS)
+        # the committed results without their calibration.json and
+        # counters files: nothing to show
+        d = os.path.join(self.tmp, "res")
+        shutil.copytree(RESULTS, d)
+        for name in os.listdir(d):
+            if name.endswith(".flagcheck.jsonl") or \
+                    name == calibration.JSON_NAME:
+                os.remove(os.path.join(d, name))
+        p = self.report(d)
         assert p.returncode == 0, p.stderr
         assert "why:" not in p.stdout
         with open(os.path.join(self.out, "report.md")) as f:
@@ -310,8 +310,8 @@ class TestReport:
         path = os.path.join(d, "s1_test_first_nj2_r1.flagcheck.jsonl")
         with open(path) as f:
             lines = [json.loads(l) for l in f]
-        for r in lines:
-            r["timed_ns"] = r["timed_checks"] * 600   # 600 ns x 8M > 4 s
+        for r in lines:                 # 600 ns x 8M > 4 s
+            r.update(timed(r["ios"], r["timed_calls"], 600))
         with open(path, "w") as f:
             f.write("".join(json.dumps(r) + "\n" for r in lines))
         p = self.report(d)

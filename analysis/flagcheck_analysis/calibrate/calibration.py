@@ -11,7 +11,6 @@ writes calibration.json; reads and validates one."""
 
 import ctypes
 import datetime
-import glob
 import json
 import os
 import re
@@ -27,13 +26,14 @@ from ..inputs import numbers, safewrite
 from .. import width
 from ..inputs import calibfile
 from ..inputs.calibfile import CalibrationError, load, validate
-from ..machines.cpulist import parse_cpulist, read_text
+from ..machines import cpulist
+from ..machines.cpulist import read_text
 
 PROG = "flagcheck calibrate"
 JSON_NAME = "calibration.json"
 PNG_NAME = "calibration.png"
 DEFAULT_SECONDS = 10.0
-SYSFS = "/sys/devices/system"
+SYSFS = cpulist.SYSFS
 CPUINFO = "/proc/cpuinfo"
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -239,40 +239,11 @@ class Progress:
 
 # ---- the machine: CPU model and topology ----
 
-def cpulist(text):
-    """The CPUs of a kernel cpulist ("0-3,8,10-11") as a set; None or ""
-    is none (parse_cpulist reads the format)."""
-    return set(parse_cpulist(text or ""))
-
-
 def cpu_model(cpuinfo=CPUINFO):
     text = read_text(cpuinfo) or ""
     m = re.search(r"^(?:model name|Model|cpu model)\s*:\s*(.+)$", text,
                   re.MULTILINE)
     return m.group(1).strip() if m else "unknown"
-
-
-def topology(cpus, sysfs=SYSFS):
-    """{"node": {cpu: node}, "siblings": {cpu: [SMT siblings, itself
-    included]}, "package": {cpu: package}} for the given CPUs.  Without
-    NUMA information every CPU is on node 0; without SMT information each
-    CPU is its own core."""
-    node = {}
-    for d in glob.glob(os.path.join(sysfs, "node", "node[0-9]*")):
-        n = int(os.path.basename(d)[4:])
-        for c in cpulist(read_text(os.path.join(d, "cpulist"))):
-            node[c] = n
-    out = {"node": {}, "siblings": {}, "package": {}}
-    for c in cpus:
-        topo = os.path.join(sysfs, "cpu", "cpu%d" % c, "topology")
-        sib = read_text(os.path.join(topo, "thread_siblings_list")) or \
-            read_text(os.path.join(topo, "core_cpus_list"))
-        pkg = read_text(os.path.join(topo, "physical_package_id"))
-        out["node"][c] = node.get(c, 0)
-        out["siblings"][c] = sorted(cpulist(sib) | {c})
-        out["package"][c] = int(pkg) if pkg and pkg.lstrip("-").isdigit() \
-            else 0
-    return out
 
 
 def relation(a, b, topo):
@@ -308,7 +279,7 @@ def describe(doc, sysfs=SYSFS, cpuinfo=CPUINFO):
     """doc with "host" (CPU model, nodes, SMT groups of the usable CPUs) and
     "summary" (per relation) added."""
     cpus = doc["cpus"]
-    topo = topology(cpus, sysfs)
+    topo = cpulist.topology(cpus, sysfs)
     nodes = {}
     for c in cpus:
         nodes.setdefault(str(topo["node"][c]), []).append(c)

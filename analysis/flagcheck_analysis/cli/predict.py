@@ -18,7 +18,7 @@ import re
 import sys
 
 from ..inputs import jobheader, numbers, textfile
-from ..machines import machine
+from ..machines import machine, profile
 from .. import width
 from ..predict import band, curve, explain, fiocost, jobspec, simulate
 
@@ -79,7 +79,7 @@ def parse_args(argv):
     p.add_argument("--list-machines", action="store_true",
                    help="list the machine profiles and exit")
     p.add_argument("--machines-dir", metavar="DIR",
-                   type=machine.machines_dir_arg,
+                   type=profile.machines_dir_arg,
                    help="where profile names are looked up")
     p.add_argument("--seeds", default=str(simulate.SEEDS),
                    help="seeds per cost level (default: %(default)s)")
@@ -231,7 +231,7 @@ def list_machines(machines_dir):
     out = ["%-22s %5s %7s  %-7s  %s" % ("machine", "CPUs", "sockets",
                                         "kind", "what it is (its sources: "
                                         "the profile's [sources])")]
-    for name in machine.names(machines_dir):
+    for name in profile.names(machines_dir):
         m = machine.load(name, machines_dir)
         line = "%-22s %5d %7d  %-7s  %s" % (
             name, m.total_cpus, m.sockets,

@@ -14,20 +14,21 @@ and byte counts equal that sum, and shows how far fio's iops are off.
 
 import re
 
-from . import fiojson
+from . import counters, fiojson
 
 ALL_CLIENTS = "All clients"
 
 # The engine's log_info line (engine/stats.c fc_stats_text), as fio's
 # client prints it: "<server hostname> flagcheck: JOB (job N): MODEL
 # variant=VARIANT mapping=M: ios=.. checks=.. rmw=.. (r/io)
-# rmw_skipped=.. errors_set=.. errors_reported=..[; path rmw=.. ...]"
+# rmw_skipped=.. errors_set=.. errors_reported=.. stores=..
+# stores_skipped=..[; path rmw=.. ...]"
 _COUNTER_LINE = re.compile(
     r"<(?P<server>[^>]*)> flagcheck: (?P<job>.*?) \(job (?P<n>\d+)\): "
     r"(?P<model>\S+) variant=(?P<variant>\S+) mapping=(?P<mapping>\S+)"
     r": (?P<rest>.*)$")
 _COUNTERS = ("ios", "checks", "rmw", "rmw_skipped", "errors_set",
-             "errors_reported")
+             "errors_reported", "stores", "stores_skipped")
 
 
 def is_client_output(doc):
@@ -91,7 +92,7 @@ def counter_lines(text):
         m = _COUNTER_LINE.search(line)
         if not m:
             continue
-        rec = {"flagcheck": 1, "source": "fio client text",
+        rec = {"flagcheck": counters.VERSION, "source": "fio client text",
                "server": m.group("server"), "job": m.group("job"),
                "thread_number": int(m.group("n")),
                "model": m.group("model"), "variant": m.group("variant"),
@@ -102,10 +103,6 @@ def counter_lines(text):
                 break
             rec[key] = int(k.group(1))
         else:
-            for key in ("stores", "stores_skipped"):    # newer engines
-                k = re.search(r"(?:^| )%s=(\d+)" % key, m.group("rest"))
-                if k is not None:
-                    rec[key] = int(k.group(1))
             out.setdefault(m.group("server"), []).append(rec)
     return out
 

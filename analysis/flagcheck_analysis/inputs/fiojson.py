@@ -5,7 +5,7 @@ import json
 import os
 import sys
 
-from . import corun, numbers, schema, textfile
+from . import counters, numbers, schema, textfile
 
 # fio's JSON output of one run, a manifest, a calibration and an engine's
 # counters file are each far below this: a manifest of 10000 runs is
@@ -81,6 +81,12 @@ def load_fio_json(path):
     text = read_text(path, "fio JSON file")
     if text is None:
         raise InputError(path, "cannot read: No such file or directory")
+    return parse_fio_json(path, text)
+
+
+def parse_fio_json(path, text):
+    """The fio output document of @text (fio's output, read from @path or
+    printed by the fio that @path names), as load_fio_json()."""
     lines = text.splitlines(keepends=True)
     skipped = 0
     for line in lines:
@@ -96,8 +102,12 @@ def load_fio_json(path):
     except ValueError as e:
         line = getattr(e, "lineno", 0) + skipped
         msg = getattr(e, "msg", str(e))
-        # a string only stays unterminated when the file ends inside it
-        if (getattr(e, "pos", 0) >= len(body.rstrip())
+        # a string only stays unterminated when the file ends inside it;
+        # fio writes one value a line: an error in the last line's last
+        # token (a number cut after its '.') is where the file ends
+        rest = body[getattr(e, "pos", 0):].rstrip()
+        if (not rest or (len(rest) < 32 and not any(c.isspace()
+                                                    for c in rest))
                 or msg.startswith("Unterminated string")):
             raise InputError(path, "truncated JSON (ends at line %d)" % line)
         raise InputError(path, "malformed JSON at line %d: %s" % (line, msg))
@@ -138,7 +148,7 @@ def _get(d, dotted):
 # edit, and no sum or product of a run's values overflows a float.  A
 # value that is not 0 is a count, or a count over a time, both at most
 # 2^64 - 1: at least 1 / (2^64 - 1), so no ratio of two overflows either.
-U64_MAX = 2 ** 64 - 1
+U64_MAX = counters.U64_MAX
 NR_CPUS_MAX = 8192
 _HIGH = {"iops": U64_MAX * 1000.0, "bw": U64_MAX * 1000.0,
          "usr_cpu": 100.0 * NR_CPUS_MAX, "sys_cpu": 100.0 * NR_CPUS_MAX}
@@ -155,7 +165,7 @@ def _impossible(value, high=None):
 
 
 # the strings and option tables of fio's JSON that the report reads
-_OPTIONS = schema.Map(schema.OneOf(schema.STR, schema.NUM, schema.BOOL))
+_OPTIONS = counters.OPTIONS
 _JOB = schema.Obj({"jobname": schema.STR, "job options": _OPTIONS,
                    "hostname": schema.STR})
 _DOC_SCHEMA = schema.Obj({
@@ -254,48 +264,6 @@ def job_options(doc):
     return opts
 
 
-_U64 = schema.whole(0, U64_MAX)
-_U64S = schema.List(_U64)
-# what the report reads of a counters line (engine/stats.c writes it):
-# strings where the engine writes strings, its counts unsigned 64-bit
-STATS_SCHEMA = schema.Obj(dict(
-    {k: _U64 for k in COUNTERS + ("ios_read", "ios_write", "ios_other",
-                                  "issued", "timed_calls", "timed_checks",
-                                  "timed_ns", "stores_skipped",
-                                  "inject_every")},
-    job=schema.STR, thread_number=schema.whole(1, U64_MAX),
-    pid=schema.INT, model=schema.STR, variant=schema.STR,
-    mapping=schema.STR, backend=schema.STR,
-    inject=schema.STR, timed_every=schema.whole(1, U64_MAX),
-    options=_OPTIONS, timed_log2=_U64S, timed_log2_ns=_U64S,
-    paths=schema.Map(schema.Map(_U64))))
-# (model_stats: read by the bh_lru table alone, which checks its own)
-# Each path's counts (rmw, skipped, stores, stores_skipped, retries) are
-# unsigned 64-bit; a retry (a failed compare-and-swap attempt) is also one
-# of the path's rmw, so a path has at most as many retries as rmw.
-
-
-def _check_retries(rec):
-    for name, counts in (rec.get("paths") or {}).items():
-        retries, rmw = counts.get("retries", 0), counts.get("rmw", 0)
-        if retries > rmw:
-            raise schema.Invalid("paths.%s.retries" % name, retries,
-                                 "at most the path's rmw (%d): each retry "
-                                 "is one of its attempts" % rmw)
-
-
-def _check_record(rec):
-    """schema.Invalid unless the record is one the engine can write: its
-    fields (STATS_SCHEMA), its timed calls some of its model calls."""
-    schema.check(rec, STATS_SCHEMA)
-    _check_retries(rec)
-    calls = rec.get("ios") if "timed_calls" in rec else rec.get("checks")
-    timed = rec.get("timed_calls", rec.get("timed_checks"))
-    if isinstance(calls, int) and isinstance(timed, int) and timed > calls:
-        raise schema.Invalid("timed_calls", timed, "at most the model "
-                             "calls (%d): a sample of them" % calls)
-
-
 def load_counters(path):
     """The engine's per-job records (JSON Lines), or None if there is no
     counters file.  Raises InputError naming the first bad line."""
@@ -311,15 +279,22 @@ def load_counters(path):
         except ValueError as e:
             raise InputError(path, "line %d: malformed JSON (%s)"
                              % (number, getattr(e, "msg", e)))
-        if not isinstance(rec, dict) or rec.get("flagcheck") not in (1, 2) \
-                or isinstance(rec.get("flagcheck"), bool):
+        if not isinstance(rec, dict) or "flagcheck" not in rec:
             raise InputError(path, "line %d: not a flagcheck stats "
-                             "record (no \"flagcheck\": 1 or 2)" % number)
+                             "record (no \"flagcheck\": %d)"
+                             % (number, counters.VERSION))
+        if type(rec["flagcheck"]) is not int or \
+                rec["flagcheck"] != counters.VERSION:
+            raise InputError(path, "line %d: \"flagcheck\": %r: this "
+                             "report reads version %d records (the variant "
+                             "as \"variant\", every I/O one model call); "
+                             "record the run again"
+                             % (number, rec["flagcheck"], counters.VERSION))
         if "flag_check" in rec:
             raise InputError(path, "line %d: the variant is flag_check here, "
                              "written by an engine before the option was "
                              "variant=: run the job again" % number)
-        for key in COUNTERS:
+        for key in counters.COUNTERS:
             value = rec.get(key, _ABSENT)
             if _impossible(value) or (
                     value is not _ABSENT and not isinstance(value, int)):
@@ -327,8 +302,7 @@ def load_counters(path):
                                  "number of 0 or more" % (
                                      number, key, numbers.shown(value)))
         try:
-            _check_record(rec)
-            corun.check(rec)
+            counters.check(rec)
         except schema.Invalid as e:
             raise InputError(path, "line %d: %s" % (number, e))
         records.append(rec)
@@ -441,8 +415,7 @@ def counts_disagree(doc, counters):
         return "its counters or fio's JSON have no I/O count"
     if sum(vals) != fio:
         return ("the engine counted %d I/Os, fio %d: its counters do not "
-                "describe this run (a counters file of another run, or an "
-                "engine from before the exactly-once fix)"
+                "describe this run (a counters file of another run)"
                 % (sum(vals), fio))
     if all("ios_read" in r for r in counters):
         for key, d in (("ios_read", "read"), ("ios_write", "write")):

@@ -108,23 +108,30 @@ def parse(value, where):
                       % (where, _shown(value), USAGE))
 
 
-def read(path):
-    """The job file's Figure, None when it has no published-figure line;
-    FigureError for a bad one, a second one, or one below the first
-    section (the header is the comments before [global])."""
-    found, section = None, None
+def _comments(path):
+    """[(line number, the comment's text after ';', the section above it
+    or None in the header)] of the job file's ';' comment lines; the one
+    read of a job file's header (FigureError where it cannot be read)."""
     try:
         text_lines = textfile.read_text(path).split("\n")
     except textfile.TextFileError as e:
         raise FigureError(str(e))
+    out, section = [], None
     for n, line in enumerate(text_lines, 1):
         text = line.strip()
         if text.startswith("["):
             section = section or text
-            continue
-        if not text.startswith(";"):
-            continue
-        body = text[1:].strip()
+        elif text.startswith(";"):
+            out.append((n, text[1:].strip(), section))
+    return out
+
+
+def read(path):
+    """The job file's Figure, None when it has no published-figure line;
+    FigureError for a bad one, a second one, or one below the first
+    section (the header is the comments before [global])."""
+    found = None
+    for n, body, section in _comments(path):
         if not body.startswith(KEY):
             continue
         where = "%s:%d" % (path, n)
@@ -150,19 +157,9 @@ _PROFILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 def lines(path, key):
     """[(where "path:line", value)] of a header key, in order."""
-    try:
-        text = textfile.read_text(path).split("\n")
-    except textfile.TextFileError as e:
-        raise FigureError(str(e))
-    out = []
-    for n, line in enumerate(text, 1):
-        t = line.strip()
-        if t.startswith("["):
-            break
-        if t.startswith(";") and t[1:].strip().startswith(key + ":"):
-            out.append(("%s:%d" % (path, n),
-                        t[1:].strip()[len(key) + 1:].strip()))
-    return out
+    return [("%s:%d" % (path, n), body[len(key) + 1:].strip())
+            for n, body, section in _comments(path)
+            if section is None and body.startswith(key + ":")]
 
 
 def _one(path, key):

@@ -72,6 +72,10 @@ CELL_SCHEMA = Obj({
                            "ratio": Opt(number(above=0)),
                            "ci": Opt(List(number(above=0), 2)),
                            "by": Opt(STR)}))})
+# what flagcheck run records of how the runs were made (runmanifest.py)
+CONDITIONS = ("pinned", "ramp_s", "clocksource", "clocksource_why",
+              "line_probe_s", "busy_threshold_pct", "until_decided",
+              "max_repeats", "precision_pct", "topology", "numa_policies")
 SCHEMA = Obj({
     "flagcheck_manifest": INT, "complete": BOOL, "started": STR,
     "updated": STR, "stopped": STR, "fio": STR, "fio_version": STR,
@@ -89,10 +93,11 @@ SCHEMA = Obj({
         "busy_threshold_pct": number(0, 100), "until_decided": BOOL,
         "max_repeats": Opt(POSITIVE),
         "precision_pct": Opt(number(above=0, high=100)),
-        "topology": List(Map(INT)), "numa_policies": Map(STR)}),
+        "topology": List(Map(INT)), "numa_policies": Map(STR)},
+        required=CONDITIONS),
     "hosts": List(STR), "calibration": Opt(STR),
     "runs": List(RUN_SCHEMA), "cells": List(CELL_SCHEMA)},
-    required=("runs",))
+    required=("runs", "conditions"))
 
 
 def path_in(outdir):
@@ -139,6 +144,12 @@ def load(path):
     if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
         raise fiojson.InputError(path, "not a flagcheck run manifest (no "
                                  "'runs' list)")
+    cond = doc.get("conditions", {})
+    if isinstance(cond, dict) and "clocksource" not in cond:
+        raise fiojson.InputError(path, "no conditions.clocksource: a "
+                                 "manifest from before flagcheck run "
+                                 "recorded its conditions and clock; run "
+                                 "the matrix again in another --outdir")
     try:
         schema.check(doc, SCHEMA)
     except schema.Invalid as e:

@@ -18,26 +18,9 @@ from .schema import BOOL, COUNT, STR, Map, Obj, Opt
 SETUP_SUFFIX = ".setup"
 SETTINGS_SCHEMA = Obj({"pinned": BOOL, "ramp_s": COUNT,
                        "clocksource": Opt(STR), "vars": Map(STR),
-                       "output_format": STR})
-
-
-def _old_settings(old, entry):
-    """The settings of a finished run of the previous manifest; a run from
-    before they were recorded per run has the manifest's own."""
-    if isinstance(entry.get("settings"), dict):
-        return entry["settings"]
-    cond = old.get("conditions") if isinstance(old.get("conditions"),
-                                               dict) else {}
-    mat = old.get("matrix") if isinstance(old.get("matrix"), dict) else {}
-    got = {"pinned": cond.get("pinned"), "ramp_s": cond.get("ramp_s"),
-           "clocksource": cond.get("clocksource", UNKNOWN),
-           "vars": old.get("vars"), "output_format": mat.get("output_format")}
-    return {k: v for k, v in got.items() if v is not None}
-
-
-# the clocksource of a run whose manifest did not record one (None is
-# fio's own choice)
-UNKNOWN = object()
+                       "output_format": STR},
+                      required=("pinned", "ramp_s", "clocksource", "vars",
+                                "output_format"))
 
 
 _JOB_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -81,7 +64,7 @@ def write_setup(outdir, run, record):
 
 def read_setup(outdir, name):
     """The record of run `name` beside its fio JSON (SETUP_SCHEMA), or None
-    where there is none (a run from before it was written); raises
+    where there is none (flagcheck run writes it before fio starts); raises
     fiojson.InputError for one that cannot be read or is not one."""
     path = setup_path(outdir, name)
     if not os.path.lexists(path):
@@ -112,9 +95,14 @@ def finished_records(old, outdir):
         if not isinstance(entry, dict) or entry.get("status") != "ok":
             continue
         known.add(entry.get("name"))
+        if not isinstance(entry.get("settings"), dict):
+            raise fiojson.InputError(
+                os.path.join(outdir, "manifest.json"), "run %s has no "
+                "\"settings\" (a manifest from before each run recorded "
+                "its own): resume it in another --outdir"
+                % entry.get("name"))
         rec = {k: entry[k] for k in ("job_sha256", "engine_sha256",
-                                     "job_env") if k in entry}
-        rec["settings"] = _old_settings(old, entry)
+                                     "job_env", "settings") if k in entry}
         out.append((entry.get("name"), entry.get("scenario"), rec))
     try:
         names = sorted(os.listdir(outdir))

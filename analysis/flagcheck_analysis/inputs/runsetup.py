@@ -66,16 +66,15 @@ def of_run(doc, job_options, counters, entry, manifest):
            else mf.get("engine_version"), "host": host,
            "kernel": (mf.get("host") or {}).get("kernel"), "job file": job,
            "backend": backend, "engine options": options,
-           "variables": _variables(entry, mf)}
+           "variables": _variables(entry)}
     return {k: None if v in _UNKNOWN else v for k, v in out.items()}
 
 
-def _variables(entry, mf):
+def _variables(entry):
     """The job file's variables a run was made with: --set's and the
-    environment's it reads (the run's settings and job_env), or the
-    manifest's --set ones for a run from before they were recorded."""
+    environment's it reads (the run's settings and job_env)."""
     settings = (entry or {}).get("settings") or {}
-    values = dict(settings.get("vars") or mf.get("vars") or {})
+    values = dict(settings.get("vars") or {})
     values.pop("FLAGCHECK_ENGINE", None)        # the engine: its own field
     values.update({k: "(unset)" if v is None else v for k, v in
                    ((entry or {}).get("job_env") or {}).items()})

@@ -10,7 +10,8 @@ import statistics
 
 from ..inputs import numbers
 from . import physics
-from .machine import CLOCK_GHZ, Machine, MachineError, _which
+from .machine import Machine, _which
+from .profile import CLOCK_GHZ, MachineError
 
 # a calibration's relations (calibrate/calibration.py) as a profile's
 CALIBRATION_RELATIONS = {"smt": "smt_sibling", "same_node": "same_llc",

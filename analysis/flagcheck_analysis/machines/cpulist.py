@@ -1,9 +1,12 @@
 """The kernel's CPU list format and small /sys and /proc files: what the
 runner's placement and the calibration both read of this machine (the
 layer below both)."""
+import os
 import re
 
 from ..inputs import textfile
+
+SYSFS = "/sys/devices/system"
 
 
 def parse_cpulist(text):
@@ -39,3 +42,32 @@ def read_text(path):
     """A small /sys or /proc file's text, stripped; None if unreadable."""
     text = textfile.read_system(path)
     return None if text is None else text.strip()
+
+
+def topology(cpus, sysfs=SYSFS):
+    """{"node": {cpu: node}, "siblings": {cpu: [SMT siblings, itself
+    included]}, "package": {cpu: package}} of @cpus, from sysfs.  Without
+    NUMA information every CPU is on node 0; without SMT information each
+    CPU is its own core."""
+    node = {}
+    try:
+        names = os.listdir(os.path.join(sysfs, "node"))
+    except OSError:
+        names = []
+    for name in names:
+        m = re.match(r"^node(\d+)$", name)
+        text = read_text(os.path.join(sysfs, "node", name, "cpulist")) \
+            if m else None
+        for c in parse_cpulist(text or ""):
+            node[c] = int(m.group(1))
+    out = {"node": {}, "siblings": {}, "package": {}}
+    for c in cpus:
+        topo = os.path.join(sysfs, "cpu", "cpu%d" % c, "topology")
+        sib = read_text(os.path.join(topo, "thread_siblings_list")) or \
+            read_text(os.path.join(topo, "core_cpus_list"))
+        pkg = read_text(os.path.join(topo, "physical_package_id"))
+        out["node"][c] = node.get(c, 0)
+        out["siblings"][c] = sorted(set(parse_cpulist(sib or "")) | {c})
+        out["package"][c] = int(pkg) if pkg and pkg.lstrip("-").isdigit() \
+            else 0
+    return out

@@ -16,7 +16,7 @@ import json
 import os
 
 from ..inputs import fiojson, jobheader, lineprobes
-from ..machines import machine, physics
+from ..machines import physics, profile
 from . import band, fiocost, jobspec, simulate
 
 # a calibration this far from the runs' own line probes is not used
@@ -97,7 +97,7 @@ def with_calibrated_costs(generic, here):
     m = copy.copy(generic)
     m.costs, m.sources = dict(generic.costs), dict(generic.sources)
     used = []
-    for rel in machine.RELATIONS:
+    for rel in profile.RELATIONS:
         if rel in here.costs and rel in generic.costs:
             m.costs[rel] = list(here.costs[rel])
             m.sources["costs_ns." + rel] = "this box's calibration (%s)" \

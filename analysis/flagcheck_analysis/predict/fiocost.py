@@ -18,14 +18,14 @@ import subprocess
 import time
 
 from ..inputs import fiojson, numbers, outpath, safewrite, textfile
-from ..machines import machine
+from ..machines import profile
 
 # the recorded file: a regular file of at most 4 KiB, ns per I/O in
 # 1..1e6 (fio's null engine costs about 10^2..10^3 ns an I/O)
 RECORD_MAX_BYTES = 4096
 NS_RANGE = (1.0, 1e6)
-# a clock read from this box: a profile's range (machines/machine.py)
-CLOCK_GHZ = machine.CLOCK_GHZ
+# a clock read from this box: a profile's range (machines/profile.py)
+CLOCK_GHZ = profile.CLOCK_GHZ
 # --fio-ns of flagcheck-predict, flagcheck-report and flagcheck-backtest
 fio_ns_arg = numbers.arg("want a number of ns from %g to %g" % NS_RANGE,
                          low=NS_RANGE[0], high=NS_RANGE[1])
@@ -63,7 +63,16 @@ def measure_fio_ns(fio="fio", runtime=1, repeats=3):
         if p.returncode:
             raise ValueError("fio's null engine failed: %s"
                              % p.stderr.strip())
-        out.append(1e9 / _null_iops(p.stdout))
+        try:
+            doc = fiojson.parse_fio_json("%s --ioengine=null" % fio,
+                                         p.stdout)
+        except fiojson.InputError as e:
+            raise ValueError(str(e))
+        iops = fiojson.run_metrics(doc, None)["iops"]
+        if not iops:
+            raise ValueError("%s --ioengine=null: no I/O in %d s" % (
+                fio, runtime))
+        out.append(1e9 / iops)
     out.sort()
     return out[len(out) // 2], out[0], out[-1]
 
@@ -128,18 +137,6 @@ def _cpu_model():
     m = re.search(r"^model name\s*:\s*(.*)$",
                   textfile.read_system("/proc/cpuinfo") or "", re.M)
     return m.group(1).strip() if m else "unknown"
-
-
-def _null_iops(stdout):
-    """The IOPS of fio's JSON of one null-engine job: more than 0 and at
-    most what fio can write (fiojson's bound), else ValueError."""
-    try:
-        iops = json.loads(stdout)["jobs"][0]["read"]["iops"]
-    except (ValueError, KeyError, IndexError, TypeError, RecursionError):
-        raise ValueError("fio's null engine wrote no JSON with "
-                         "jobs[0].read.iops")
-    return numbers.number(iops, "fio's null-engine JSON: jobs[0].read.iops",
-                          above=0, high=fiojson.U64_MAX * 1000.0)
 
 
 def record(path, fio="fio"):

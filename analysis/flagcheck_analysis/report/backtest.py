@@ -32,7 +32,7 @@ from collections import namedtuple
 
 from ..predict import band, fiocost, jobspec, simulate
 from ..inputs import jobheader
-from ..machines import machine
+from ..machines import machine, profile
 from .. import width
 from . import catalogue
 
@@ -310,7 +310,7 @@ def parse_args(argv):
     p.add_argument("--fio-ns", type=fiocost.fio_ns_arg, default=None,
                    help="fio's cost per I/O for published-rest fio files")
     p.add_argument("--machines-dir", default=None,
-                   type=machine.machines_dir_arg,
+                   type=profile.machines_dir_arg,
                    help="where profile names are looked up")
     return p.parse_args(argv)
 

@@ -4,11 +4,9 @@ the report."""
 
 
 def describe(conditions):
-    """The report header's line for one manifest's conditions, or None
-    where it recorded no clock (older manifests, runs on fio servers)."""
-    if "clocksource" not in conditions:
-        return None
-    cs = conditions.get("clocksource")
+    """The report header's line for one manifest's conditions (the
+    manifest reader holds them to their clock)."""
+    cs = conditions["clocksource"]
     why = conditions.get("clocksource_why") or ""
     if not cs:
         return "clock: %s" % (why or "fio's own choice at each start")

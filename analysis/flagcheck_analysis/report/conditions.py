@@ -152,14 +152,13 @@ def _interference_line(cond, entries, excluded):
 
 
 def header_lines(manifests, entries, excluded):
-    """Lines for the report header; none for results of a flagcheck run
-    that recorded no conditions."""
-    cond = [m["conditions"] for m in manifests
-            if isinstance(m.get("conditions"), dict)]
+    """Lines for the report header; none for results without a manifest
+    (the manifest reader holds each to its conditions)."""
+    cond = [m["conditions"] for m in manifests]
     if not cond:
         return []
     out = _placement_lines(entries)
-    for line in sorted({clocksource.describe(c) for c in cond} - {None}) + \
+    for line in sorted({clocksource.describe(c) for c in cond}) + \
             [lineprobes.header_line(cond)]:
         if line:
             out.append(line)

@@ -10,7 +10,7 @@ from ..inputs import fiojson, matrix
 from . import timeshare
 
 Run = namedtuple("Run", "iops total_ios rmw_per_io share ns_per_check "
-                 "model source stores_per_io robust", defaults=(True,))
+                 "model source stores_per_io")
 
 
 def run_figures(doc, counters, iops, source=None):
@@ -24,11 +24,9 @@ def run_figures(doc, counters, iops, source=None):
         stores = [fiojson.number_or_none(r.get("stores")) for r in counters]
         if ios and None not in stores:      # counted by model=pattern
             stores_io = sum(stores) / ios
-        share, ns_check, robust = timeshare.time_share_of(
+        share, ns_check = timeshare.time_share(
             counters, timeshare.job_runtime_ms(doc))
         model = counters[0].get("model")
-        return Run(iops, ios, rmw_io, share, ns_check, model, source,
-                   stores_io, robust)
     return Run(iops, ios, rmw_io, share, ns_check, model, source, stores_io)
 
 

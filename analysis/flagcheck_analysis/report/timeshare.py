@@ -2,19 +2,18 @@
 engine's counters: per run, per scenario, numjobs and mode, and what a
 share beyond 100% says.
 
-The engine times 1 model call in timed_every (256; 64 in older files),
-with timed_calls and timed_ns in each counters line, the clock's own cost
-taken off: a job's time in the path = timed_ns / timed_calls * its model
-calls (its ios, which equal fio's total_ios: the report leaves out runs
-where they do not); the share = the jobs' time in the path / fio's
-job_runtime (summed over the jobs).  Records of version 1 (timed_checks)
-are read with checks as the calls.
+The engine times 1 model call in timed_every (256), with timed_calls and
+timed_ns in each counters line, the clock's own cost taken off, and the
+timed calls by log2 of their ns (timed_log2, timed_log2_ns; the counters
+reader holds them to timed_calls and timed_ns): a job's time in the path =
+its ns per timed call * its model calls (its ios, which equal fio's
+total_ios: the report leaves out runs where they do not); the share = the
+jobs' time in the path / fio's job_runtime (summed over the jobs).
 On a busy machine a timed call preempted between its two clock reads lasts
 microseconds to milliseconds and weighs as much as timed_every - 1 untimed
-calls: where the counters line has the timed calls by log2 of their ns
-(timed_log2, timed_log2_ns), the ns per call is the mean of the timed calls
-at most TRIM_BUCKETS buckets (a factor 2 each) above the median call's
-bucket, which no genuine run can put beyond fio's job_runtime."""
+calls: the ns per call is the mean of the timed calls at most TRIM_BUCKETS
+buckets (a factor 2 each) above the median call's bucket, which no genuine
+run can put beyond fio's job_runtime."""
 
 from collections import namedtuple
 
@@ -44,20 +43,6 @@ def job_runtime_ms(doc):
 TRIM_BUCKETS = 4
 
 
-def _buckets(r, t_calls, t_ns):
-    """The job's (calls, ns) by log2 bucket, or None where the line has
-    none or they do not add up to its timed_calls and timed_ns."""
-    hist, hist_ns = r.get("timed_log2"), r.get("timed_log2_ns")
-    if not isinstance(hist, list) or not isinstance(hist_ns, list) or \
-            len(hist) != len(hist_ns) or \
-            any(fiojson.number_or_none(v) is None or v < 0
-                for v in hist + hist_ns):
-        return None
-    if sum(hist) != t_calls or sum(hist_ns) != t_ns:
-        return None
-    return hist, hist_ns
-
-
 def trimmed_ns_per_call(hist, hist_ns):
     """The mean ns of the timed calls up to TRIM_BUCKETS buckets above the
     median call's bucket (None without calls)."""
@@ -73,47 +58,26 @@ def trimmed_ns_per_call(hist, hist_ns):
     return sum(hist_ns[:keep]) / calls
 
 
-def _job_ns_per_call(r, t_calls, t_ns):
-    """(ns per model call of one job, robust: from its buckets)"""
-    b = _buckets(r, t_calls, t_ns)
-    if b is None:
-        return t_ns / t_calls, False
-    return trimmed_ns_per_call(*b), True
-
-
 def time_share(counters, runtime_ms):
-    """(share in %, ns per check) of one run; share None when a job ran
-    checks but has no timed ones (or the engine does not time them)."""
-    share, ns, _ = time_share_of(counters, runtime_ms)
-    return share, ns
-
-
-def time_share_of(counters, runtime_ms):
-    """(share in %, ns per check, robust) of one run from its counters
-    lines: robust when every job's line has its timed calls by bucket
-    (trimmed of preempted calls)."""
-    in_path, weighted, timed, robust = 0.0, 0.0, 0, True
+    """(share in %, ns per call) of one run from its counters lines (the
+    reader's: timed calls with their buckets); share None when a job ran
+    model calls but timed none."""
+    in_path, weighted, timed = 0.0, 0.0, 0
     for r in counters:
-        if "timed_calls" in r:          # version 2: every I/O calls it
-            checks = fiojson.number_or_none(r.get("ios")) or 0
-            t_checks = fiojson.number_or_none(r.get("timed_calls"))
-        else:
-            checks = fiojson.number_or_none(r.get("checks")) or 0
-            t_checks = fiojson.number_or_none(r.get("timed_checks"))
-        if not checks:
+        calls = fiojson.number_or_none(r.get("ios")) or 0
+        if not calls:
             continue                    # no model ran in this job: 0 ns
-        t_ns = fiojson.number_or_none(r.get("timed_ns"))
-        if not t_checks or t_ns is None:
-            return None, None, False
-        per_call, job_robust = _job_ns_per_call(r, t_checks, t_ns)
-        robust = robust and job_robust
-        in_path += per_call * checks
-        weighted += per_call * t_checks
-        timed += t_checks
+        t_calls = fiojson.number_or_none(r.get("timed_calls"))
+        if not t_calls:
+            return None, None
+        per_call = trimmed_ns_per_call(r["timed_log2"], r["timed_log2_ns"])
+        in_path += per_call * calls
+        weighted += per_call * t_calls
+        timed += t_calls
     if not runtime_ms:
-        return None, None, False
+        return None, None
     return (100.0 * in_path / (runtime_ms * 1e6),
-            weighted / timed if timed else None, robust)
+            weighted / timed if timed else None)
 
 
 def shares(groups):
@@ -132,17 +96,11 @@ def shares(groups):
 
 
 def share_warning(r):
-    """What a run's time share beyond 100% says, or None: with the timed
-    calls by bucket it cannot be genuine; without them (an older engine) a
-    busy machine's preempted calls can do it."""
+    """What a run's time share beyond 100% says, or None: without the calls
+    a busy machine preempted it cannot be genuine."""
     if r.share is None or r.share <= 100:
         return None
-    if r.robust:
-        return ("%s: its counters put %.1f%% of the jobs' time in the "
-                "modelled path, more than fio's job_runtime even without "
-                "the calls a busy machine preempted: timed_log2_ns, "
-                "timed_calls or ios are wrong" % (r.source, r.share))
-    return ("%s: its counters put %.1f%% of the jobs' time in the modelled "
-            "path, more than fio's job_runtime: its counters (an older "
-            "engine) lack timed_log2, and a busy machine's preempted calls "
-            "weigh in full there" % (r.source, r.share))
+    return ("%s: its counters put %.1f%% of the jobs' time in the "
+            "modelled path, more than fio's job_runtime even without "
+            "the calls a busy machine preempted: timed_log2_ns, "
+            "timed_calls or ios are wrong" % (r.source, r.share))

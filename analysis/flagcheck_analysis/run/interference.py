@@ -12,8 +12,9 @@ others = the CPU time of the user-space processes other than fio and this
          runner.  Kernel threads are not others: the work a run's own I/O
          causes (a loop device's workers, kworkers, ksoftirqd, threaded
          IRQs, an io_uring SQPOLL thread) is the run's.  Their time on the
-         run's CPUs is reported apart, by name (kthreads).  Without process
-         samples (older files) others is the /proc/stat figure alone.
+         run's CPUs is reported apart, by name (kthreads).  Where /proc
+         lists no process (unreadable) others is the /proc/stat figure
+         alone.
 steal  = the steal time of the run's CPUs (a hypervisor running others)
 both as a share of the run's CPU time (all /proc/stat columns but guest,
 which user already holds).  A run is busy when either share exceeds the
@@ -130,8 +131,8 @@ def _ours(pid, *maps):
 def _process_seconds(before, after, cpus, hz):
     """(user-space others' seconds, {kernel thread name: seconds}) of the
     processes that last ran on one of @cpus, between two samples; None
-    when the samples hold no processes."""
-    b, a = before.get("procs"), after.get("procs")
+    when the samples hold no processes (/proc unreadable)."""
+    b, a = before["procs"], after["procs"]
     if not b or not a:
         return None
     ours = _ours(before.get("pid"), b, a)

@@ -7,14 +7,13 @@ all the job sections of the file), the ((k - 1) mod n)-th lowest CPU of the
 n in cpus_allowed (fio_cpus_split() in options.c), so the CPU of every job
 follows from the set alone."""
 
-import os
-import re
 from collections import namedtuple
 
-from ..machines.cpulist import format_cpulist, parse_cpulist, read_text  # noqa: F401
-from ..inputs import jobfile
+from ..machines import cpulist
+from ..machines.cpulist import format_cpulist, parse_cpulist  # noqa: F401
+from ..inputs import jobheader
 
-SYSFS = "/sys/devices/system"
+SYSFS = cpulist.SYSFS
 POLICIES = ("spread", "node0")
 DEFAULT_POLICY = "spread"
 
@@ -28,31 +27,14 @@ class PlacementError(Exception):
 
 
 def read_topology(usable, sysfs=SYSFS):
-    """[Cpu] of the usable CPUs, from sysfs: the NUMA node of each (node 0
-    when the kernel shows no nodes) and its place among its core's SMT
-    siblings (a core of its own when the kernel does not say)."""
-    node_of = {}
-    node_dir = os.path.join(sysfs, "node")
-    try:
-        names = os.listdir(node_dir)
-    except OSError:
-        names = []
-    for name in names:
-        m = re.match(r"^node(\d+)$", name)
-        text = read_text(os.path.join(node_dir, name, "cpulist")) if m else None
-        if text:
-            for cpu in parse_cpulist(text):
-                node_of[cpu] = int(m.group(1))
-    out = []
-    for cpu in sorted(usable):
-        topo = os.path.join(sysfs, "cpu", "cpu%d" % cpu, "topology")
-        text = read_text(os.path.join(topo, "thread_siblings_list"))
-        siblings = parse_cpulist(text) if text else [cpu]
-        if cpu not in siblings:
-            siblings = [cpu]
-        out.append(Cpu(cpu, node_of.get(cpu, 0), siblings[0],
-                       siblings.index(cpu)))
-    return out
+    """[Cpu] of the usable CPUs, from sysfs (cpulist.topology): the NUMA
+    node of each (node 0 when the kernel shows no nodes) and its place
+    among its core's SMT siblings (a core of its own when the kernel does
+    not say)."""
+    cpus = sorted(usable)
+    t = cpulist.topology(cpus, sysfs)
+    return [Cpu(cpu, t["node"][cpu], t["siblings"][cpu][0],
+                t["siblings"][cpu].index(cpu)) for cpu in cpus]
 
 
 def fill_order(topology, policy):
@@ -121,17 +103,14 @@ def fio_args(placement):
 
 def scenario_policy(path):
     """The NUMA policy a job file asks for on its '; run-job defaults:'
-    line (NUMA=spread or NUMA=node0, as jobs/run-job reads it); spread
-    when it names none."""
+    header line (NUMA=spread or NUMA=node0, as jobs/run-job reads it);
+    spread when it names none."""
     try:
-        lines = jobfile.read_text(path).split("\n")
-    except jobfile.JobFileError as e:
+        found = jobheader.lines(path, "run-job defaults")
+    except jobheader.FigureError as e:
         raise PlacementError(str(e))
-    for line in lines:
-        m = re.match(r"^;\s*run-job defaults:(.*)$", line)
-        if not m:
-            continue
-        for kv in m.group(1).split():
+    for _, defaults in found[:1]:
+        for kv in defaults.split():
             key, _, value = kv.partition("=")
             if key == "NUMA":
                 if value not in POLICIES:
@@ -140,5 +119,4 @@ def scenario_policy(path):
                         "allowed are %s" % (path, value,
                                             ", ".join(POLICIES)))
                 return value
-        break
     return DEFAULT_POLICY

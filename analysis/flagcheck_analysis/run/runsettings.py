@@ -37,30 +37,28 @@ def _differences(was, now):
     def fio(cs):
         return cs or "fio"
     out = []
-    if "pinned" in was and was["pinned"] != now["pinned"]:
+    if was["pinned"] != now["pinned"]:
         out.append(("--no-pin", "pinned jobs" if was["pinned"]
                     else "floating jobs", "pinned" if now["pinned"]
                     else "floating jobs", "leave out --no-pin"
                     if was["pinned"] else "give --no-pin"))
-    if "ramp_s" in was and was["ramp_s"] != now["ramp_s"]:
+    if was["ramp_s"] != now["ramp_s"]:
         out.append(("--ramp", "a warm-up of %s s" % was["ramp_s"],
                     "%s s" % now["ramp_s"], "give --ramp %s" % was["ramp_s"]))
-    if was.get("clocksource", runrecord.UNKNOWN) not in (
-            runrecord.UNKNOWN, now["clocksource"]):
+    if was["clocksource"] != now["clocksource"]:
         out.append(("--clocksource", "clocksource=%s" % fio(
             was["clocksource"]), fio(now["clocksource"]),
             "give --clocksource %s" % fio(was["clocksource"])))
-    if "output_format" in was and was["output_format"] != now["output_format"]:
+    if was["output_format"] != now["output_format"]:
         out.append(("--json-plus", "--output-format=%s" % was["output_format"],
                     now["output_format"], "give --json-plus"
                     if was["output_format"] == "json+"
                     else "leave out --json-plus"))
-    old_vars = was.get("vars")
-    if isinstance(old_vars, dict):
-        for var in sorted(set(old_vars) | set(now["vars"])):
-            if old_vars.get(var) != now["vars"].get(var):
-                out.append(_var_difference(var, old_vars.get(var),
-                                           now["vars"].get(var)))
+    old_vars = was["vars"]
+    for var in sorted(set(old_vars) | set(now["vars"])):
+        if old_vars.get(var) != now["vars"].get(var):
+            out.append(_var_difference(var, old_vars.get(var),
+                                       now["vars"].get(var)))
     return out
 
 
