@@ -151,7 +151,7 @@ def _no_hang(call):
 
 
 def test_system_files_that_are_fifos_are_not_read(tmp_path):
-    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.predict import answer
     from flagcheck_analysis.machines import cpulist
     from flagcheck_analysis.run import clock, interference
     for name in ("loadavg", "stat", "cs", "cal.json"):
@@ -160,7 +160,7 @@ def test_system_files_that_are_fifos_are_not_read(tmp_path):
     assert _no_hang(lambda: clock.kernel_clocksource(
         str(tmp_path / "cs"))) is None
     assert _no_hang(lambda: cpulist.read_text(str(tmp_path / "cs"))) is None
-    assert _no_hang(lambda: bigbox.cpu_model_of(
+    assert _no_hang(lambda: answer.cpu_model_of(
         str(tmp_path / "cal.json"))) == ""
     got = _no_hang(lambda: pytest.raises(OSError, interference.read_proc_stat,
                                          str(tmp_path)))
@@ -179,9 +179,11 @@ def test_a_loadavg_of_no_numbers_is_none(tmp_path):
 def test_fio_null_engine_iops_is_bounded(iops):
     from flagcheck_analysis.predict import fiocost
     with pytest.raises(ValueError) as e:
-        fiocost._null_iops('{"jobs": [{"read": {"iops": %s}}]}' % iops)
-    assert str(e.value).startswith("fio's null-engine JSON: jobs[0].read."
-                                   "iops is ")
+        fiocost.null_iops("fio's null-engine JSON",
+                          '{"fio version": "fio-3.33", "jobs": [{"jobname": '
+                          '"null", "read": {"iops": %s}}]}' % iops)
+    assert str(e.value).startswith("fio's null-engine JSON: jobs[") and \
+        ".iops " in str(e.value), str(e.value)
 
 
 def test_a_manifests_host_is_printed_escaped(tmp_path):

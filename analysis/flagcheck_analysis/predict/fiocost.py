@@ -63,18 +63,22 @@ def measure_fio_ns(fio="fio", runtime=1, repeats=3):
         if p.returncode:
             raise ValueError("fio's null engine failed: %s"
                              % p.stderr.strip())
-        try:
-            doc = fiojson.parse_fio_json("%s --ioengine=null" % fio,
-                                         p.stdout)
-        except fiojson.InputError as e:
-            raise ValueError(str(e))
-        iops = fiojson.run_metrics(doc, None)["iops"]
-        if not iops:
-            raise ValueError("%s --ioengine=null: no I/O in %d s" % (
-                fio, runtime))
-        out.append(1e9 / iops)
+        out.append(1e9 / null_iops("%s --ioengine=null" % fio, p.stdout))
     out.sort()
     return out[len(out) // 2], out[0], out[-1]
+
+
+def null_iops(what, stdout):
+    """The IOPS of the fio JSON @stdout of one null-engine run, read by
+    fiojson's one reader (its bounds); ValueError naming @what."""
+    try:
+        iops = fiojson.run_metrics(fiojson.parse_fio_json(what, stdout),
+                                   None)["iops"]
+    except fiojson.InputError as e:
+        raise ValueError(str(e))
+    if not iops:
+        raise ValueError("%s: no I/O done" % what)
+    return iops
 
 
 def rest_of(mode, fio_ns, machine, work_ns=None):
