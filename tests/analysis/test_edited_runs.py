@@ -158,7 +158,14 @@ def _ranged_figures(markdown):
                     yield h, c
 
 
-def test_generated_edits(tmp_path):
+@pytest.mark.skipif(not FIO, reason="needs fio (its cost is recorded once)")
+def test_generated_edits(tmp_path, monkeypatch):
+    # fio's cost per I/O recorded once, as flagcheck predict --measure-fio
+    # does, so that each of the reports reads it rather than measures it
+    from flagcheck_analysis.predict import fiocost
+    cost = str(tmp_path / "fio-cost.json")
+    fiocost.record(cost, FIO)
+    monkeypatch.setenv("FLAGCHECK_FIO_COST", cost)
     rnd = random.Random(29)
     base = str(tmp_path / "base")
     _fuzz_dir(base)
