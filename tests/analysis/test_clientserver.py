@@ -12,14 +12,15 @@ import socket
 import subprocess
 import tempfile
 import time
+from types import SimpleNamespace
 
 import pytest
 
 from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, HERE, LOOPBACK, \
     REPO, free_port, run_cli
 from flagcheck_analysis.inputs import clients
-from flagcheck_analysis.run import clientserver, hosts
-from flagcheck_analysis.inputs import jobfile
+from flagcheck_analysis.run import clientserver, hosts, remote
+from flagcheck_analysis.inputs import jobfile, matrix
 
 JOB = os.path.join(HERE, "clientserver.fio")
 
@@ -315,3 +316,30 @@ class TestInstall:
             assert p.returncode == 0, p.stderr
             assert "runs: 8 (always n=4, test_first n=4)" in p.stdout
             assert ANALYSIS not in p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("rc_text", [
+    # what fio's client wrote when its one server refused the job: with
+    # the server's words and, as CI once saw it, the client disconnected
+    "<vm> flagcheck: variant=bogus is not valid: allowed values are ...\n"
+    "client: host=127.0.0.1 disconnected\n",
+    "<vm> flagcheck: variant=bogus is not valid: allowed values are ...\n"
+    "<vm> fio: job x dropped\n\n{\n \"client_stats\" : [ ]\n}\n",
+])
+def test_a_client_ended_non_zero_without_results_is_the_hosts(tmp_path,
+                                                              rc_text):
+    """fio --client exits 0 or 1 as its servers' words arrive: where no
+    host has results, either exit is the hosts' failure in their words."""
+    host = hosts.parse("127.0.0.1,8765")
+    ex = remote.Remote(SimpleNamespace(hosts=[host]))
+    run = matrix.Run("clientserver", "bogus", 1, 1)
+    entry = {"hosts": clientserver.host_entries([host], [])}
+    partial, kept = tmp_path / "r.json.partial", tmp_path / "r.json.failed"
+    partial.write_text(rc_text)
+    assert ex.failed_everywhere(run, entry, str(partial), str(kept))
+    assert not partial.exists() and kept.read_text() == rc_text
+    assert entry["failure"].startswith(
+        "clientserver_bogus_nj1_r1: no job results from any host")
+    assert entry["hosts"][host.label]["status"] == "failed"
+    assert entry["stderr_tail"][0] == "127.0.0.1,8765: <vm> flagcheck: " \
+        "variant=bogus is not valid: allowed values are ..."

@@ -28,7 +28,8 @@ class Executor:
     methods, for config.py): check_job(), clock(), placements(), pinned(),
     ramp_s().  Per run the runner calls ready(), command(), env(),
     before(); fio runs; after(), then done() when fio ended well, else
-    counters_paths() (removed) and, after --run-timeout, timeout_reason().
+    counters_paths() (removed), failed_everywhere() and, after
+    --run-timeout, timeout_reason().
     calibrate() once before the runs, dry_run() for --dry-run."""
 
     def __init__(self, args, progress=None, stopped=None):
@@ -51,6 +52,11 @@ class Executor:
 
     def after(self, entry):
         """Right after fio ended."""
+
+    def failed_everywhere(self, run, entry, partial, kept):
+        """True where fio, ended non-zero, left output that says why
+        better than its exit status (the entry then says it)."""
+        return False
 
     def counters_paths(self, run):
         """The run's engine stats files, removed when fio failed."""

@@ -95,7 +95,26 @@ class Remote(Executor):
         if live:
             clientserver.collect_counters(self.args, run, entry, live, out)
             return Status.PARTIAL if self.down or failed else Status.OK
-        # nothing a resume or the report could take for a result
+        self._no_results(run, entry, out, kept, failed)
+        return Status.FAILED
+
+    def failed_everywhere(self, run, entry, partial, kept):
+        """A client whose every server failed its job exits 0 or 1 as the
+        servers' messages happen to arrive: either way it is the hosts'
+        failure, said in their words."""
+        if not os.path.exists(partial):
+            return False
+        failed = clientserver.hosts_without_results(self.live, entry,
+                                                    partial)
+        if len(failed) < len(self.live):
+            return False
+        self._no_results(run, entry, partial, kept, failed)
+        return True
+
+    @staticmethod
+    def _no_results(run, entry, out, kept, failed):
+        """Nothing a resume or the report could take for a result: the
+        output kept aside, the servers' words in the entry."""
         os.replace(out, kept)
         entry.update(failure="%s: no job results from any host; what "
                      "the servers said (all of it in %s)"
@@ -104,7 +123,6 @@ class Remote(Executor):
                      stderr_tail=["%s: %s" % (h.spec, line)
                                   for h in failed for line in
                                   entry["hosts"][h.label]["reason"]])
-        return Status.FAILED
 
     def counters_paths(self, run):
         return super().counters_paths(run) + clientserver.counters_paths(self.args,

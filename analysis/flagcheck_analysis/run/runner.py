@@ -161,6 +161,8 @@ class Runner:
         if self.stop_reason is not None:
             _unlink(partial)
             return Status.INTERRUPTED
+        if not timed_out and ex.failed_everywhere(run, entry, partial, kept):
+            return Status.FAILED
         return self._failed(entry, name, rc, partial, kept,
                             stderr or stdout, timed_out)
 
