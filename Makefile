@@ -258,7 +258,7 @@ bench-pattern: all
 	$(PYTHON) benchmarks/bench_pattern.py --engine $(ENGINE) $(BENCH_PATTERN_ARGS)
 
 # The headline reproduction on the embedded default (null backend, nothing
-# written): both scenarios, both modes, numjobs 1..nproc, interleaved
+# written): both scenarios, both variants, numjobs 1..nproc, interleaved
 # repeats, pinned jobs, 1 s warm-up; each cell gets REPRO_MIN_REPEATS
 # repeats, then more until its ratio is decided, at most REPRO_REPEATS
 # (about 3 minutes on 2 cores at most); tables on the terminal, Markdown,
@@ -281,7 +281,7 @@ reproduce: deps
 		$(REPRO_ARGS) $(REPRO_JOBS)
 	FLAGCHECK_REPEATS_NAME=REPRO_REPEATS $(PYTHON) analysis/flagcheck report $(REPRO_OUT)
 
-# The rest of the family, each with its own modes: S3 (always/test_first),
+# The rest of the family, each with its own variants: S3 (always/test_first),
 # S4 (before/always/test_first, against before), S5 (LRU on/off, one job,
 # ns per lookup against mod).
 reproduce-family: deps
@@ -291,17 +291,17 @@ reproduce-family: deps
 		$(REPRO_ARGS) jobs/aim7-creat-clo.fio
 	$(PYTHON) analysis/flagcheck report $(REPRO_OUT)/s3
 	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/s4 \
-		--modes before,always,test_first \
+		--variants before,always,test_first \
 		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) jobs/fxmark-dwtl-uptodate.fio
 	$(PYTHON) analysis/flagcheck report --base before $(REPRO_OUT)/s4
 	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/s5 \
-		--modes on,off --numjobs 1 --repeats 3 --ramp 0 --no-calibrate \
+		--variants on,off --numjobs 1 --repeats 3 --ramp 0 --no-calibrate \
 		--runtime $(REPRO_RUNTIME) $(REPRO_ARGS) jobs/bh-lru-lookup.fio
 	$(PYTHON) analysis/flagcheck lru $(REPRO_OUT)/s5
 
 # The catalogue, more of the family as model=pattern job files
-# (jobs/catalogue/*.fio): every one in both modes, REPRO_REPEATS interleaved
+# (jobs/catalogue/*.fio): every one in both variants, REPRO_REPEATS interleaved
 # repeats, numjobs 1..nproc; the report, then each job's test_first/always
 # beside the gain its source published (the job file's published-figure
 # line).

@@ -90,9 +90,9 @@ def main():
               f"--runtime={a.runtime}", f"--cpus_allowed=0-{a.jobs - 1}",
               "--cpus_allowed_policy=split"] + clock.fio_args(cs)
 
-    def fc(so, mode, mapping, nj):
+    def fc(so, variant, mapping, nj):
         return [f"--ioengine=external:{so}", "--backend=null",
-                f"--variant={mode}", f"--mapping={mapping}", f"--numjobs={nj}"]
+                f"--variant={variant}", f"--mapping={mapping}", f"--numjobs={nj}"]
 
     configs = {}
     for nj in sorted({1, a.jobs}):
@@ -101,9 +101,9 @@ def main():
             configs[f"{b} test_first private nj={nj}"] = fc(
                 so, "test_first", "private", nj)
     for b, so in builds.items():
-        for mode in ("always", "test_first"):
-            configs[f"{b} {mode} shared nj={a.jobs}"] = fc(
-                so, mode, "shared", a.jobs)
+        for variant in ("always", "test_first"):
+            configs[f"{b} {variant} shared nj={a.jobs}"] = fc(
+                so, variant, "shared", a.jobs)
 
     res = {k: [] for k in configs}
     with tempfile.TemporaryDirectory() as cwd:

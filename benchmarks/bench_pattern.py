@@ -125,7 +125,7 @@ FORMS = {
         "tests/test_pattern_forms.py's value-job", "w@0=1",
         "WRITE_ONCE(w,job)", "always", 1, "private", "op WRITE_ONCE"),
 }
-# scenario: (pattern job file, C job file, C modes by variant, section,
+# scenario: (pattern job file, C job file, C variants by variant, section,
 # SIZE). S2 on one 64K page: there the C model's clear_buffer_new() path
 # is the pattern's exactly (its job file's header); on a larger file the C
 # model also keeps every page's heads, which the pattern leaves out.
@@ -187,11 +187,11 @@ def row_jobs(a, row):
     return a.jobs if a.rows[row][4] == "N" else 1
 
 
-def job_config(path, mode, numjobs, section, size, a, engine):
+def job_config(path, variant, numjobs, section, size, a, engine):
     """A job file run: its variables in the environment, the pinning and
     the clock before it (fio applies options given after a job file to
     no job of that file)."""
-    env = dict(os.environ, FLAGCHECK_ENGINE=engine, VARIANT=mode,
+    env = dict(os.environ, FLAGCHECK_ENGINE=engine, VARIANT=variant,
                NUMJOBS=str(numjobs), RUNTIME=str(a.runtime), SIZE=size,
                FILENAME="flagcheck-bench", BACKEND="null",
                FLAGCHECK_STATS="", CREAT_DIR="")

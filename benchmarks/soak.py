@@ -34,7 +34,7 @@ def job_argv(a, d):
     if a.fio_engine:
         return [a.fio, "--ioengine=libaio"] + common
     return [a.fio, f"--ioengine=external:{os.path.abspath(a.engine)}",
-            "--backend=libaio", f"--variant={a.mode}", "--inject=eio",
+            "--backend=libaio", f"--variant={a.variant}", "--inject=eio",
             "--inject_every=7",
             f"--flagcheck_stats={os.path.join(d, 'stats.jsonl')}"] + common
 
@@ -49,7 +49,7 @@ def main():
                     "build/fio-flagcheck.so)")
     ap.add_argument("--fio-engine", action="store_true",
                     help="run the job with fio's own libaio engine instead")
-    ap.add_argument("--mode", default="always", choices=("always", "test_first"),
+    ap.add_argument("--variant", default="always", choices=("always", "test_first"),
                     help="variant= (default: always)")
     ap.add_argument("--thread", type=int, default=1, choices=(0, 1),
                     help="fio's thread= (default: 1)")

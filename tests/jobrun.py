@@ -30,9 +30,9 @@ S5 = os.path.join(JOBS, "bh-lru-lookup.fio")
 JOB_VARS = {"FLAGCHECK_ENGINE", "VARIANT", "NUMJOBS", "RUNTIME", "SIZE",
             "FILENAME", "BACKEND"}
 RUN_VARS = JOB_VARS | {"FLAGCHECK_STATS"}
-MODES = ("always", "test_first")
-# the modes (VARIANT values) of a job file whose variant has its own names
-JOB_MODES = {S4: ("before", "always", "test_first"), S5: ("on", "off")}
+VARIANTS = ("always", "test_first")
+# the variants (VARIANT values) of a job file whose variant has its own names
+JOB_VARIANTS = {S4: ("before", "always", "test_first"), S5: ("on", "off")}
 # S5's sweep has 20 sections (stonewall); the tests run three of them
 SECTIONS = {S5: ("mod3", "mod16", "mod17")}
 # a job file may leave these empty: CREAT_DIR (S3) empty = no file operations
@@ -86,16 +86,16 @@ def run_job(ctx, job, env, args=(), timeout=120):
     return p, lines
 
 
-def job_modes(job):
-    return JOB_MODES.get(job, MODES)
+def job_variants(job):
+    return JOB_VARIANTS.get(job, VARIANTS)
 
 
 def section_args(job):
     return [f"--section={s}" for s in SECTIONS.get(job, ())]
 
 
-def check_run(p, stats, job, mode, numjobs, backend):
-    what = f"{os.path.basename(job)} VARIANT={mode} BACKEND={backend}"
+def check_run(p, stats, job, variant, numjobs, backend):
+    what = f"{os.path.basename(job)} VARIANT={variant} BACKEND={backend}"
     assert p.returncode == 0, f"{what}: exit {p.returncode}\n{p.stderr}"
     out = load_fio_json(p.stdout)
     groups = len(SECTIONS.get(job, ())) or 1
@@ -103,7 +103,7 @@ def check_run(p, stats, job, mode, numjobs, backend):
         f"{what}: group_reporting gives one entry per section"
     assert all(j["error"] == 0 for j in out["jobs"]), f"{what}: {out['jobs']}"
     assert len(stats) == numjobs * groups, f"{what}: {len(stats)} stats lines"
-    assert {s["variant"] for s in stats} == {mode}, what
+    assert {s["variant"] for s in stats} == {variant}, what
     assert {s["backend"] for s in stats} == {backend}, what
     ios = sum(s["ios"] for s in stats)
     fio_ios = sum(j[d]["total_ios"] for j in out["jobs"]
@@ -112,15 +112,15 @@ def check_run(p, stats, job, mode, numjobs, backend):
     if job == S1:
         assert {s["model"] for s in stats} == {"filemap_check_errors"}, what
         rmw = sum(s["rmw"] for s in stats)
-        want = 2 * ios if mode == "always" else 0
+        want = 2 * ios if variant == "always" else 0
         assert rmw == want, f"{what}: {rmw / ios:.3f} RMWs/io"
     elif job == S2:
         assert {s["model"] for s in stats} == {"block_commit_write"}, what
-        assert {s["options"]["variant"] for s in stats} == {mode}, what
+        assert {s["options"]["variant"] for s in stats} == {variant}, what
         assert {s["options"]["page_size"] for s in stats} == {"64k"}, what
         new = sum(s["paths"]["clear_buffer_new"]["rmw"] for s in stats)
         rmw = sum(s["rmw"] for s in stats)
-        if mode == "always":
+        if variant == "always":
             assert new == S2_HEADS * ios, \
                 f"{what}: {new / ios:.3f} clear_buffer_new RMWs/io, not 16"
         else:
@@ -128,32 +128,32 @@ def check_run(p, stats, job, mode, numjobs, backend):
             assert 0 < new <= 2 * S2_HEADS * S2_PAGES, f"{what}: {new}"
             assert rmw / ios < 0.5, f"{what}: {rmw / ios:.3f} RMWs/io"
     elif job in FAMILY_CHECKS:
-        FAMILY_CHECKS[job](what, stats, mode, ios)
+        FAMILY_CHECKS[job](what, stats, variant, ios)
     return ios
 
 
-def check_s3(what, stats, mode, ios):
+def check_s3(what, stats, variant, ios):
     assert {s["model"] for s in stats} == {"set_buffer_verified"}, what
     rmw = sum(s["paths"]["set_buffer_verified"]["rmw"] for s in stats)
-    if mode == "always":
+    if variant == "always":
         assert rmw == 2 * ios, f"{what}: {rmw / ios:.3f} RMWs/io, not 2"
     else:       # the first cycle sets the bit; racing first ones may both
         assert 1 <= rmw <= len(stats), f"{what}: {rmw} RMWs"
 
 
-def check_s4(what, stats, mode, ios):
+def check_s4(what, stats, variant, ios):
     assert {s["model"] for s in stats} == {"set_buffer_uptodate"}, what
     assert {s["options"]["metadata_bhs"] for s in stats} == {3}, what
     rmw = sum(s["paths"]["set_buffer_uptodate"]["rmw"] for s in stats)
     mb = sum(s["model_stats"]["smp_mb__before_atomic"] for s in stats)
-    if mode == "always":
+    if variant == "always":
         assert rmw == mb == 3 * ios, f"{what}: {rmw / ios:.3f} RMWs/io"
     else:       # one per buffer, or a few more when first calls race
         assert 3 <= rmw <= 3 * len(stats), f"{what}: {rmw} RMWs"
-        assert mb == (rmw if mode == "test_first" else 0), f"{what}: {mb}"
+        assert mb == (rmw if variant == "test_first" else 0), f"{what}: {mb}"
 
 
-def check_s5(what, stats, mode, ios):
+def check_s5(what, stats, variant, ios):
     assert {s["model"] for s in stats} == {"bh_lru"}, what
     for s in stats:
         st, mod = s["model_stats"], s["options"]["mod"]
@@ -162,7 +162,7 @@ def check_s5(what, stats, mode, ios):
         assert st["lookup_ns"] > 0, what
         depth = [st[f"hit_idx{i}"] for i in range(1, 17)]
         assert sum(depth) == st["hits"], what
-        if mode == "off" or mod > 16:
+        if variant == "off" or mod > 16:
             assert st["hits"] == 0, f"{what} mod={mod}: {st}"
         else:   # one miss per block, then every hit at index mod
             assert st["misses"] == mod and depth[mod - 1] == st["hits"], \

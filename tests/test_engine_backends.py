@@ -20,7 +20,7 @@ from fiorun import ok
 
 # the backends with real files: every one the engine lists but null
 DISKLESS = ("null",)
-MODES = ("always", "test_first")
+VARIANTS = ("always", "test_first")
 
 _refused = {}
 
@@ -176,12 +176,12 @@ VERIFY_RUNS = [
 @pytest.mark.parametrize("opts", VERIFY_RUNS,
                          ids=["-".join(f"{k}={v}" for k, v in o.items())
                               for o in VERIFY_RUNS])
-@pytest.mark.parametrize("mode", MODES)
-def test_verify_is_clean(ctx, backend, mode, opts):
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_verify_is_clean(ctx, backend, variant, opts):
     with data_file(ctx, "verify") as path:
-        what = f"variant={mode} {opts}"
+        what = f"variant={variant} {opts}"
         r = ctx.fio_run(file_args(ctx, backend, path, size="8m",
-                                  variant=mode, do_verify=1,
+                                  variant=variant, do_verify=1,
                                   verify_fatal=1, **opts))
         check(r, what, backend)
         j = r.json()["jobs"][0]
@@ -195,17 +195,17 @@ def test_verify_is_clean(ctx, backend, mode, opts):
 # --- errors ----------------------------------------------------------------
 
 @pytest.mark.parametrize("thread", (1, 0), ids=("thread", "process"))
-@pytest.mark.parametrize("mode", MODES)
-def test_injection_issues_nothing(ctx, backend, mode, thread):
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_injection_issues_nothing(ctx, backend, variant, thread):
     """Injected errors are exact with a real backend, and an I/O the model
     fails never reaches the kernel, also in the middle of an async batch."""
     with data_file(ctx, "inject") as path:
         r = ctx.fio_run(file_args(
-            ctx, backend, path, variant=mode, inject="eio",
+            ctx, backend, path, variant=variant, inject="eio",
             inject_every=7, numjobs=2, thread=thread, rw="randrw",
             iodepth=32, iodepth_batch_submit=16, io_size="4m",
             continue_on_error="io"))
-        what = f"{mode} thread={thread}"
+        what = f"{variant} thread={thread}"
         check(r, what, backend, jobs=2, errors=True)
         setn, rep = r.sum("errors_set"), r.sum("errors_reported")
         assert setn > 0, what

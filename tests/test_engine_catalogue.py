@@ -3,7 +3,7 @@
 Every file there is found here by itself. Its header must cite its source
 (commit, function, the code before and after, the published figure in the
 fixed published-figure form, what the model leaves out); each runs in both
-modes through jobs/run-job (short, 2 jobs, the null backend) and its
+variants through jobs/run-job (short, 2 jobs, the null backend) and its
 counters must be what its own pattern says, read from the job file:
 
   every RMW or store operation  ran + skipped == repeat x fio's total_ios
@@ -37,13 +37,13 @@ import subprocess
 import pytest
 
 from fiorun import load_fio_json
-from jobrun import (JOB_VARS, JOBS, MODES, check_run, clean_env, job_vars,
+from jobrun import (JOB_VARS, JOBS, VARIANTS, check_run, clean_env, job_vars,
                     run_job)
 
 CATALOGUE = os.path.join(JOBS, "catalogue")
 FILES = sorted(glob.glob(os.path.join(CATALOGUE, "*.fio")))
 IDS = [os.path.basename(f) for f in FILES]
-RUNS = [(f, m) for f in FILES for m in MODES]
+RUNS = [(f, m) for f in FILES for m in VARIANTS]
 RUN_IDS = [f"{os.path.basename(f)}-{m}" for f, m in RUNS]
 NUMJOBS = 2
 
@@ -124,12 +124,12 @@ def objects(path):
     return out
 
 
-def sequence(path, mode):
-    """The operations the engine runs in `mode`, as the grammar says:
+def sequence(path, variant):
+    """The operations the engine runs in `variant`, as the grammar says:
     always runs pattern=, test_first pattern_fixed= or else pattern= with
     every operation that has a test-first form in that form."""
     o = options(path)
-    if mode == "always":
+    if variant == "always":
         return parse_ops(o["pattern"])
     if "pattern_fixed" in o:
         return parse_ops(o["pattern_fixed"])
@@ -158,8 +158,8 @@ def test_header_cites_its_source(path):
     o = options(path)
     assert o.get("model") == "pattern" and \
         o.get("variant") == "${VARIANT}", o
-    for mode in MODES:
-        assert sequence(path, mode), f"{path}: no operations for {mode}"
+    for variant in VARIANTS:
+        assert sequence(path, variant), f"{path}: no operations for {variant}"
 
 
 # --- the files under fio -----------------------------------------------------
@@ -251,19 +251,19 @@ def check_op(what, op, per_job, total_ios, runtime_ns, copies=1):
             f"{what}: {ran} of {repeat} x {total_ios}"
 
 
-@pytest.mark.parametrize("job,mode", RUNS, ids=RUN_IDS)
-def test_catalogue_job_counts_what_its_pattern_says(ctx, job, mode):
+@pytest.mark.parametrize("job,variant", RUNS, ids=RUN_IDS)
+def test_catalogue_job_counts_what_its_pattern_says(ctx, job, variant):
     p, stats = run_job(ctx, job, clean_env(
-        VARIANT=mode, NUMJOBS=NUMJOBS, RUNTIME=1, SIZE="64m"))
-    total = check_run(p, stats, job, mode, NUMJOBS, "null")
+        VARIANT=variant, NUMJOBS=NUMJOBS, RUNTIME=1, SIZE="64m"))
+    total = check_run(p, stats, job, variant, NUMJOBS, "null")
     name = os.path.basename(job)
     assert {s["model"] for s in stats} == {"pattern"}, name
     runtime_ns = sum(j["job_runtime"] for j in load_fio_json(p.stdout)["jobs"]
                      ) * 1e6
-    ops = sequence(job, mode)
+    ops = sequence(job, variant)
     paths = [by_position(s) for s in stats]
     assert all(len(ps) == len(ops) for ps in paths), \
-        f"{name} {mode}: {len(ops)} operations, paths {paths}"
+        f"{name} {variant}: {len(ops)} operations, paths {paths}"
     for s, ps in zip(stats, paths):
         assert s["rmw"] == sum(c["rmw"] for _, c in ps), name
         assert s["stores"] == sum(c["stores"] for _, c in ps), name
@@ -271,6 +271,6 @@ def test_catalogue_job_counts_what_its_pattern_says(ctx, job, mode):
     for i, op in enumerate(ops):
         per_job = [(s["ios"], ps[i][1], s.get("model_stats", {}).get("flips"))
                    for s, ps in zip(stats, paths)]
-        check_op(f"{name} {mode} {paths[0][i][0]}", op, per_job, total,
+        check_op(f"{name} {variant} {paths[0][i][0]}", op, per_job, total,
                  runtime_ns, copies.get(op[2].split(",")[0].strip(), 1))
-    check_cas_loops(f"{name} {mode}", ops, stats, paths)
+    check_cas_loops(f"{name} {variant}", ops, stats, paths)

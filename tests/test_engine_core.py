@@ -13,7 +13,7 @@ import pytest
 
 from fiorun import ok, run_program, shm_entries
 
-MODES = ("always", "test_first")
+VARIANTS = ("always", "test_first")
 THREAD = pytest.mark.parametrize("thread", (True, False),
                                  ids=("thread", "process"))
 
@@ -54,33 +54,33 @@ def test_version_skew_is_refused(ctx):
 
 # --- runs ----------------------------------------------------------------
 
-@pytest.mark.parametrize("mode,per_io", (("always", 2.0), ("test_first", 0.0)),
-                         ids=MODES)
+@pytest.mark.parametrize("variant,per_io", (("always", 2.0), ("test_first", 0.0)),
+                         ids=VARIANTS)
 @pytest.mark.parametrize("depth", (1, 16), ids=lambda d: f"iodepth{d}")
-def test_runs_at_iodepth(ctx, depth, mode, per_io):
-    r = ctx.fio_run(ctx.base_args(iodepth=depth, variant=mode,
+def test_runs_at_iodepth(ctx, depth, variant, per_io):
+    r = ctx.fio_run(ctx.base_args(iodepth=depth, variant=variant,
                                   runtime="500ms"))
     ok(r)
     jobs = r.json()["jobs"]
     ios = jobs[0]["read"]["total_ios"]
-    assert ios > 1000, f"iodepth={depth} {mode}: only {ios} I/Os"
+    assert ios > 1000, f"iodepth={depth} {variant}: only {ios} I/Os"
     assert len(r.stats) == 1, r.stats
     s = r.stats[0]
     # fio's own count, exactly: the model ran once per I/O fio issued
     assert s["ios"] == s["ios_read"] == ios, (s, ios)
     assert s["checks"] == s["ios"], s
     assert s["rmw"] / s["ios"] == per_io, \
-        f"{mode}: {s['rmw'] / s['ios']} RMWs per I/O, want {per_io}"
+        f"{variant}: {s['rmw'] / s['ios']} RMWs per I/O, want {per_io}"
     path = s["paths"]["filemap_check_errors"]
     assert path["rmw"] == s["rmw"], s
     assert s["rmw_skipped"] == path["skipped"] == \
-        (2 * s["checks"] if mode == "test_first" else 0), s
-    assert s["options"] == {"variant": mode, "inject": "none",
+        (2 * s["checks"] if variant == "test_first" else 0), s
+    assert s["options"] == {"variant": variant, "inject": "none",
                             "inject_every": 1000}, s
-    assert s["variant"] == mode and s["backend"] == "null", s
+    assert s["variant"] == variant and s["backend"] == "null", s
 
 
-def sharing_job(ctx, mode, mapping, readers, thread):
+def sharing_job(ctx, variant, mapping, readers, thread):
     """One job injecting EIO on every 2nd I/O, `readers` jobs only checking,
     all on one file name."""
     return ctx.jobfile(f"""
@@ -93,7 +93,7 @@ rw=randread
 time_based=1
 runtime=1
 thread={1 if thread else 0}
-variant={mode}
+variant={variant}
 mapping={mapping}
 continue_on_error=io
 flagcheck_stats=${{FLAGCHECK_STATS}}
@@ -136,13 +136,13 @@ def together_ns(stats):
 
 
 @pytest.mark.parametrize("readers", (1, 2, 3), ids=lambda n: f"readers{n}")
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("variant", VARIANTS)
 @THREAD
-def test_jobs_share_one_mapping(ctx, thread, mode, readers):
-    what = f"thread={thread} {mode} numjobs={readers + 1}"
+def test_jobs_share_one_mapping(ctx, thread, variant, readers):
+    what = f"thread={thread} {variant} numjobs={readers + 1}"
     both = crossed = 0
     for _ in range(TRIES):
-        r = ctx.fio_run([sharing_job(ctx, mode, "shared", readers, thread)])
+        r = ctx.fio_run([sharing_job(ctx, variant, "shared", readers, thread)])
         ok(r)
         assert len(r.stats) == readers + 1, what
         assert len({s["pid"] for s in r.stats}) == \
@@ -167,12 +167,12 @@ def test_jobs_share_one_mapping(ctx, thread, mode, readers):
                 f"{TOGETHER_NS / 1e6:.0f} ms needed")
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("variant", VARIANTS)
 @THREAD
-def test_private_mapping_shares_nothing(ctx, thread, mode):
-    r = ctx.fio_run([sharing_job(ctx, mode, "private", 3, thread)])
+def test_private_mapping_shares_nothing(ctx, thread, variant):
+    r = ctx.fio_run([sharing_job(ctx, variant, "private", 3, thread)])
     ok(r)
-    what = f"thread={thread} {mode}"
+    what = f"thread={thread} {variant}"
     assert r.sum("errors_reported", job="reader") == 0, what
     assert r.sum("errors_set", job="injector") == \
         r.sum("errors_reported", job="injector") == r.total_err() > 0, what
@@ -180,18 +180,18 @@ def test_private_mapping_shares_nothing(ctx, thread, mode):
 
 @pytest.mark.parametrize("numjobs", (1, 2, 4), ids=lambda n: f"numjobs{n}")
 @pytest.mark.parametrize("thread", (1, 0), ids=("thread", "process"))
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("inject,extra", (
     ("eio", []), ("enospc", ["--ignore_error=ENOSPC,ENOSPC"])),
     ids=("eio", "enospc"))
-def test_injection_accounting_is_exact(ctx, inject, extra, mode, thread,
+def test_injection_accounting_is_exact(ctx, inject, extra, variant, thread,
                                        numjobs):
     r = ctx.fio_run(ctx.base_args(
-        variant=mode, inject=inject, inject_every=7,
+        variant=variant, inject=inject, inject_every=7,
         numjobs=numjobs, thread=thread, runtime="500ms",
         iodepth=4, continue_on_error="io") + extra)
     ok(r)
-    what = f"{inject} {mode} thread={thread} numjobs={numjobs}"
+    what = f"{inject} {variant} thread={thread} numjobs={numjobs}"
     setn, rep = r.sum("errors_set"), r.sum("errors_reported")
     assert setn > 0, what
     assert setn == rep == r.total_err(), \

@@ -6,7 +6,7 @@ total_ios in that direction; the model ran once for each of them; and the
 atomic RMWs per fio-counted I/O in the always form are what each scenario
 states (S1 2, S2 16 at 64K pages, S3 2, S4 one per metadata buffer). The
 matrix: every backend x iodepth 1, 8, 32, 64 x rw read, write, randrw x
-thread and process mode x every model, one fio run per (backend, mode,
+thread and process mode x every model, one fio run per (backend, variant,
 model) with one job per (iodepth, rw).
 
 The model runs once per I/O fio counts, also for an I/O the null backend
@@ -140,7 +140,7 @@ def peak_rss_kib(ctx, args):
 
 def test_private_state_is_freed_and_kept_across_reopen(ctx):
     """mapping=private block_commit_write: 26 MiB of heads per 1 GiB file.
-    Six jobs one after another in one thread-mode run peak at what one
+    Six jobs one after another in one thread-variant run peak at what one
     job needs, not six times it (fio frees a job's files before the
     engine's cleanup: the engine frees a job's state itself); and many open/close
     cycles of a job's files (nrfiles, openfiles=1) do not grow it."""
@@ -177,7 +177,7 @@ def test_failed_init_writes_no_record(ctx):
 
 
 def test_offload_deep_ends_exactly_or_is_refused(ctx, datadir, backend):
-    """fio's offload submit mode at iodepth 16 over a 16m file: its 4096
+    """fio's offload submit variant at iodepth 16 over a 16m file: its 4096
     blocks read once each, every I/O counted (io_uring refused before any I/O, as fio refuses its own).
     test_engine_offload.py has the offload runs by backend, iodepth and
     thread."""

@@ -1,6 +1,6 @@
 """The job files in jobs/ and their wrapper jobs/run-job, under the real fio.
 
-Every job file runs in each of its modes, on the embedded default (null
+Every job file runs in each of its variants, on the embedded default (null
 backend, nothing opened) and on a small real file, and its counters must
 show the RMWs per I/O its scenario is about (jobrun.check_run says what
 each scenario's are). The wrapper's defaults, its backend switch,
@@ -25,13 +25,13 @@ from flagcheck_analysis.inputs import matrix
 from flagcheck_analysis.run import config, proctree
 from tests.analysis.helpers import alive
 from jobrun import (JOB_VARS, OPTIONAL_VARS, RUN_JOB, RUN_VARS, S1, S2, S4,
-                    TOP, check_run, clean_env, job_files, job_modes, job_vars,
+                    TOP, check_run, clean_env, job_files, job_variants, job_vars,
                     run_job, section_args)
 
 JOB_FILES = job_files()
 JOB_IDS = [os.path.basename(j) for j in JOB_FILES]
-# every job file in each of its modes
-JOB_RUNS = [(j, m) for j in JOB_FILES for m in job_modes(j)]
+# every job file in each of its variants
+JOB_RUNS = [(j, m) for j in JOB_FILES for m in job_variants(j)]
 JOB_RUN_IDS = [f"{os.path.basename(j)}-{m}" for j, m in JOB_RUNS]
 
 # --- the files themselves ----------------------------------------------------
@@ -375,12 +375,12 @@ def test_run_job_spreads_s1_over_numa_nodes(ctx):
 
 # --- the job files under fio ----------------------------------------------------
 
-@pytest.mark.parametrize("job,mode", JOB_RUNS, ids=JOB_RUN_IDS)
-def test_job_file_runs_on_the_embedded_default(ctx, job, mode):
+@pytest.mark.parametrize("job,variant", JOB_RUNS, ids=JOB_RUN_IDS)
+def test_job_file_runs_on_the_embedded_default(ctx, job, variant):
     p, stats = run_job(ctx, job, clean_env(
-        VARIANT=mode, NUMJOBS=2, RUNTIME=1, SIZE="64m"),
+        VARIANT=variant, NUMJOBS=2, RUNTIME=1, SIZE="64m"),
         section_args(job))
-    check_run(p, stats, job, mode, 2, "null")
+    check_run(p, stats, job, variant, 2, "null")
 
 
 def engine_has_backend(ctx, name):
@@ -404,15 +404,15 @@ def direct_io_works(d):
             os.unlink(path)
 
 
-# each job file in each of its modes on psync, and once with no BACKEND
+# each job file in each of its variants on psync, and once with no BACKEND
 # (None): run-job picks a real one for a named file
 REAL_RUNS = JOB_RUNS + [(j, None) for j in JOB_FILES]
 REAL_RUN_IDS = JOB_RUN_IDS + [f"{os.path.basename(j)}-no-backend"
                               for j in JOB_FILES]
 
 
-@pytest.mark.parametrize("job,mode", REAL_RUNS, ids=REAL_RUN_IDS)
-def test_job_file_runs_on_a_small_real_file(ctx, job, mode):
+@pytest.mark.parametrize("job,variant", REAL_RUNS, ids=REAL_RUN_IDS)
+def test_job_file_runs_on_a_small_real_file(ctx, job, variant):
     if not engine_has_backend(ctx, "psync"):
         pytest.skip("the engine has no psync backend yet")
     d = tempfile.mkdtemp(prefix="realfile-", dir=ctx.tmp)
@@ -421,19 +421,19 @@ def test_job_file_runs_on_a_small_real_file(ctx, job, mode):
             pytest.skip(f"{ctx.tmp} does not take O_DIRECT: "
                         f"{os.path.basename(job)} ran on the null target only")
         target = os.path.join(d, os.path.basename(job)[:-4] + ".dat")
-        if mode:
+        if variant:
             p, stats = run_job(ctx, job, clean_env(
-                VARIANT=mode, NUMJOBS=2, RUNTIME=1, SIZE="16m",
+                VARIANT=variant, NUMJOBS=2, RUNTIME=1, SIZE="16m",
                 FILENAME=target, BACKEND="psync"), section_args(job))
-            check_run(p, stats, job, mode, 2, "psync")
+            check_run(p, stats, job, variant, 2, "psync")
             assert os.path.getsize(target) == 16 << 20
         else:
-            mode = job_modes(job)[0]
+            variant = job_variants(job)[0]
             p, stats = run_job(ctx, job, clean_env(
-                VARIANT=mode, NUMJOBS=1, RUNTIME=1, SIZE="16m",
+                VARIANT=variant, NUMJOBS=1, RUNTIME=1, SIZE="16m",
                 FILENAME=target), section_args(job))
             want = "libaio" if engine_has_backend(ctx, "libaio") else "psync"
-            check_run(p, stats, job, mode, 1, want)
+            check_run(p, stats, job, variant, 1, want)
     finally:
         shutil.rmtree(d)
 

@@ -88,9 +88,9 @@ def test_new_operation_is_one_row(ctx, tmp_path):
     job = tmp_path / "or.fio"
     job.write_text("[global]\nmodel=pattern\npattern_words=w@0\n"
                    "pattern=atomic_or(w,6),work(100)\n[j]\n")
-    modes = predict(tree, str(job))["modes"]
-    assert (modes["always"]["rmw_per_io"],
-            modes["test_first"]["rmw_per_io"]) == (1, 0)
+    variants = predict(tree, str(job))["variants"]
+    assert (variants["always"]["rmw_per_io"],
+            variants["test_first"]["rmw_per_io"]) == (1, 0)
 
     table = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",

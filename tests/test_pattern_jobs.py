@@ -32,7 +32,7 @@ def total_rmw(s):
     return s["rmw"]
 
 
-# pattern file -> (its C model's job file, the C file's mode for each
+# pattern file -> (its C model's job file, the C file's variant for each
 # variant, the C model's RMWs the pattern mirrors, the section to run)
 MIRRORS = {
     "s1-filemap-odirect-read.fio": ("filemap-odirect-read.fio", {},
@@ -112,20 +112,20 @@ def test_pattern_gives_its_c_models_rmws(ctx, path, variant):
     """One job (the first calls of two jobs may race and both run the
     RMW), 64k: one page of S2's, the same I/Os for both files."""
     name = os.path.basename(path)
-    c_file, c_modes, c_rmw, section = MIRRORS[name]
+    c_file, c_variants, c_rmw, section = MIRRORS[name]
     args = [f"--section={section}"] if section else []
     env = dict(NUMJOBS=1, RUNTIME=1, SIZE="64k")
     runs = {}
-    for kind, job, mode in (("pattern", path, variant),
-                            ("c", os.path.join(JOBS, c_file),
-                             c_modes.get(variant, variant))):
+    for kind, job, its in (("pattern", path, variant),
+                           ("c", os.path.join(JOBS, c_file),
+                            c_variants.get(variant, variant))):
         shaped = counted_shape(ctx, job)
         try:
-            p, stats = run_job(ctx, shaped, clean_env(VARIANT=mode, **env),
+            p, stats = run_job(ctx, shaped, clean_env(VARIANT=its, **env),
                                args)
         finally:
             os.unlink(shaped)
-        ios = counted(p, stats, f"{name} {kind} {mode}")
+        ios = counted(p, stats, f"{name} {kind} {its}")
         (s,) = stats
         runs[kind] = (ios, total_rmw(s) if kind == "pattern" else c_rmw(s))
     (p_ios, p_rmw), (c_ios, c_rmw_) = runs["pattern"], runs["c"]

@@ -65,9 +65,9 @@ def test_predict_plot_is_the_predictions(tmp_path, drawn, capsys):
     rest = fiocost.rest_of("work", None, mach, spec.rest_ns)
     for i, n in enumerate(d["cpus"]):
         p = simulate.predict(spec, mach, n, None, rest[0], 1)
-        for mode in simulate.MODES:
-            assert [d[mode][k][i] for k in ("iops", "low", "high")] == \
-                [p["modes"][mode][k] for k in ("iops", "low", "high")]
+        for variant in simulate.VARIANTS:
+            assert [d[variant][k][i] for k in ("iops", "low", "high")] == \
+                [p["variants"][variant][k] for k in ("iops", "low", "high")]
         assert [d["gain"][k][i] for k in ("value", "low", "high")] == \
             [p["gain"][k] for k in ("value", "low", "high")]
     assert d["published"] == [spec.published.cpus,
@@ -96,11 +96,11 @@ def test_the_report_plots_its_answer_beside_the_runs(tmp_path, drawn):
         value, low, high)
     assert row[bigbox.SPREAD] == "%.2f..%.2f" % tuple(
         d["gain"][k][-1] for k in ("low", "high"))
-    # one run of each mode and numjobs (fixtures/whatif): its IOPS
-    assert d["measured"] == {mode: sorted(
+    # one run of each variant and numjobs (fixtures/whatif): its IOPS
+    assert d["measured"] == {variant: sorted(
         (r.numjobs, r.metrics["iops"]) for r in records()
-        if r.scenario == "pat" and r.mode == mode)
-        for mode in simulate.MODES}
+        if r.scenario == "pat" and r.variant == variant)
+        for variant in simulate.VARIANTS}
     assert d["measured"]["always"][0] == (1, 1e6)
     assert d["published"] == [4, jobspec.published_gain(str(path))]
 

@@ -73,7 +73,7 @@ def test_a_manifests_long_repeat_is_cut(tmp_path, digits):
     assert "Traceback" not in p.stderr and "9" * 41 not in p.stderr
     name = doc["runs"][0]["name"]
     if digits == 300:
-        want = ("%s: %s: name %r is not a run of mode always, numjobs 1, "
+        want = ("%s: %s: name %r is not a run of variant always, numjobs 1, "
                 "repeat a whole number of 300 digits "
                 "as the entry says (run left out)" % (path, name, name))
     else:
@@ -130,7 +130,7 @@ def test_compare_prints_the_format_asked(tmp_path):
     doc = json.loads(out["json"])
     assert doc["header"][:2] == ["A: %s (8 runs)" % a, "B: %s (8 runs)" % a]
     assert [t["columns"][:2] for t in doc["tables"]] == \
-        [["gain", "numjobs"], ["mode", "numjobs"]]
+        [["gain", "numjobs"], ["variant", "numjobs"]]
     rows = [r for t in doc["tables"] for r in t["rows"]]
     assert len(rows) == 6 and doc["notes"] == []
     csv_lines = out["csv"].splitlines()

@@ -102,14 +102,14 @@ class TestBusyAndPlacement(ResultsDirCase):
         assert "nothing to report" in p.stderr
 
     def _run_and_watch(self, *extra):
-        """Run a 1-repeat, 1-mode matrix at numjobs = the usable CPUs and
+        """Run a 1-repeat, 1-variant matrix at numjobs = the usable CPUs and
         watch fio's threads every 50 ms; (manifest entry, [(allowed CPU,
         CPU last run on)] of the threads pinned to one CPU that lived at
         least LONG_LIVED samples).  Only long-lived threads are the jobs
         (3 s here): at start fio runs its clock test in a short-lived
         thread pinned to each CPU in turn."""
         args = [sys.executable, os.path.join(ANALYSIS, "flagcheck"), "run", "--fio", FIO,
-                NULL_JOB, "--no-calibrate", "--modes", "always",
+                NULL_JOB, "--no-calibrate", "--variants", "always",
                 "--numjobs", str(len(USABLE)),
                 "--repeats", "1", "--runtime", "2", "--ramp", "1",
                 "--outdir", self.out, "--quiet"] + list(extra)

@@ -351,7 +351,7 @@ class TestRunnerCalibrates:
 
     def run_matrix(self, *extra, calibrate=True):
         from tests.analysis.helpers import NULL_JOB
-        p = run_cli("run", NULL_JOB, "--modes", "always",
+        p = run_cli("run", NULL_JOB, "--variants", "always",
                     "--numjobs", "1", "--repeats", "1", "--runtime", "1",
                     "--ramp", "0", "--outdir", self.out, "--quiet",
                     "--calibrate-seconds", "0.5", *extra,

@@ -58,7 +58,7 @@ def start(name, tmp, *extra):
     else:
         if not FIO:
             pytest.skip("fio not installed")
-        argv = cli_argv(name, NULL_JOB, "--modes", "always", "--numjobs",
+        argv = cli_argv(name, NULL_JOB, "--variants", "always", "--numjobs",
                         "1", "--repeats", "1", "--runtime", "1", "--ramp",
                         "0", "--outdir", tmp, "--calibrate-seconds", BUDGET,
                         *extra, calibrate=True)

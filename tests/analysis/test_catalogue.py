@@ -103,7 +103,7 @@ class TestCli:
     def test_nothing_to_report(self):
         p = run_cli("catalogue", self.res)     # no job file named
         assert p.returncode == 1
-        assert "no runs of both modes" in p.stderr
+        assert "no runs of both variants" in p.stderr
 
     def test_bad_figure_is_one_line(self):
         with open(self.job, "w") as f:

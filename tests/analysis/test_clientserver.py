@@ -207,8 +207,8 @@ class TestTwoServers:
                 assert sum(r["ios"] for r in recs) == ios
                 stats_ios += ios
                 rmw = sum(r["rmw"] for r in recs) / ios
-                assert rmw == (2.0 if run["mode"] == "always" else 0)
-                assert all(r["variant"] == run["mode"]
+                assert rmw == (2.0 if run["variant"] == "always" else 0)
+                assert all(r["variant"] == run["variant"]
                            for r in recs)
                 with open(os.path.join(self.out, run["job_files"][label])) \
                         as f:
@@ -243,7 +243,7 @@ class TestTwoServers:
         t0 = time.monotonic()
         p = self.run_runner("--client", live, "--client", refused,
                             "--client", silent, "--connect-timeout", "3",
-                            "--modes", "always", "--numjobs", "1",
+                            "--variants", "always", "--numjobs", "1",
                             timeout=60)
         took = time.monotonic() - t0
         assert p.returncode == 1, p.stderr
@@ -303,7 +303,7 @@ class TestInstall:
             assert p.returncode == 0, p.stderr
             p = subprocess.run(
                 [link, "run", JOB, "--dry-run",
-                 "--numjobs", "1", "--repeats", "1", "--modes", "always"],
+                 "--numjobs", "1", "--repeats", "1", "--variants", "always"],
                 capture_output=True, text=True, timeout=60, cwd=dest)
             assert p.returncode == 0, p.stderr
             assert "FLAGCHECK_ENGINE=%s " % os.path.join(

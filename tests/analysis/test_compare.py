@@ -6,9 +6,9 @@ from flagcheck_analysis.stats import compare, scaling
 from flagcheck_analysis.report import render
 
 
-def rec(mode, nj, iops, rmw=None):
+def rec(variant, nj, iops, rmw=None):
     metrics = {"iops": iops, "rmw_per_io": rmw}
-    return compare.Record("s", mode, nj, None, metrics, "-")
+    return compare.Record("s", variant, nj, None, metrics, "-")
 
 
 class TestCompare:

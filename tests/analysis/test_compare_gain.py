@@ -21,13 +21,13 @@ S2 = os.path.join(FIXTURES, "summary", "s2")
 
 def _side(gains, busy=(), name="x", scenario="s", nj=2):
     """A Side of one cell: repeat i has always 1e6 and test_first 1e6 x
-    gains[i]; @busy: the (mode, repeat) marked busy."""
+    gains[i]; @busy: the (variant, repeat) marked busy."""
     records = []
     for i, g in enumerate(gains, 1):
-        for mode, iops in (("always", 1e6), ("test_first", 1e6 * g)):
-            records.append(compare.Record(scenario, mode, nj, i,
+        for variant, iops in (("always", 1e6), ("test_first", 1e6 * g)):
+            records.append(compare.Record(scenario, variant, nj, i,
                                           {"iops": iops}, "f"))
-    entries = [{"mode": m, "repeat": r} for m, r in busy]
+    entries = [{"variant": m, "repeat": r} for m, r in busy]
     counts = {(scenario, nj): (entries, 2 * len(gains))} if busy else {}
     return sidebyside.Side(name, records, [{}] * len(records),
                            [{}] * len(records), counts)
@@ -78,9 +78,9 @@ def test_quiet_false_positive_rate_is_the_stated_5_percent():
     assert 0.04 <= hits / trials <= 0.06, hits / trials
 
 
-def _scale(directory, mode, factor):
+def _scale(directory, variant, factor):
     for path in glob.glob(os.path.join(directory, "*_%s_nj*_r*.json"
-                                       % mode)):
+                                       % variant)):
         with open(path) as f:
             doc = json.load(f)
         for job in doc["jobs"]:

@@ -10,10 +10,10 @@ from flagcheck_analysis.stats import compare, significance
 from flagcheck_analysis.report import conditions
 
 
-def entry(mode, nj, r, busy, others=0.0, cpus=(0,)):
-    return {"name": "s1_%s_nj%d_r%d" % (mode, nj, r), "scenario": "s1",
-            "mode": mode, "numjobs": nj, "repeat": r, "status": "ok",
-            "json": "s1_%s_nj%d_r%d.json" % (mode, nj, r),
+def entry(variant, nj, r, busy, others=0.0, cpus=(0,)):
+    return {"name": "s1_%s_nj%d_r%d" % (variant, nj, r), "scenario": "s1",
+            "variant": variant, "numjobs": nj, "repeat": r, "status": "ok",
+            "json": "s1_%s_nj%d_r%d.json" % (variant, nj, r),
             "placement": {"pinned": True, "policy": "spread",
                           "cpus": list(cpus), "jobs": list(cpus),
                           "cpus_allowed": ",".join(map(str, cpus)),
@@ -41,11 +41,11 @@ MANIFEST = {
                    "numa_policies": {}},
     "cells": [{"scenario": "s1", "numjobs": 1, "repeats": 1,
                "stopped": "decided",
-               "decisions": [{"mode": "test_first", "reason": "narrow"}],
+               "decisions": [{"variant": "test_first", "reason": "narrow"}],
                "text": "test_first/always x1.000"},
               {"scenario": "s1", "numjobs": 2, "repeats": 2,
                "stopped": "max_repeats",
-               "decisions": [{"mode": "test_first", "reason": "undecided"}],
+               "decisions": [{"variant": "test_first", "reason": "undecided"}],
                "text": "test_first/always x1.100"}],
     "runs": RUNS + [dict(entry("always", 2, 3, True), status="failed")]}
 
@@ -72,7 +72,7 @@ class TestConditions:
             "run's CPUs); load average (1 min) "
             "0.50..1.25; CPU frequency governor: not readable",
             "repeats: until decided (the IOPS ratio's 95% CI excludes 1, or "
-            "is narrower than ±2%), at most 5 per mode"]
+            "is narrower than ±2%), at most 5 per variant"]
         assert "busy runs left out (--exclude-busy)" in \
             conditions.header_lines([MANIFEST], ok, True)[3]
         # no manifest, no lines
@@ -105,7 +105,7 @@ class TestConditions:
     def test_verdict_note_and_exclusion(self):
         ok = conditions.ok_entries([MANIFEST])
         counts = conditions.cell_counts(ok)
-        recs = [compare.Record(e["scenario"], e["mode"], e["numjobs"],
+        recs = [compare.Record(e["scenario"], e["variant"], e["numjobs"],
                                e["repeat"], {"iops": 100.0 + i}, e["name"])
                 for i, e in enumerate(RUNS)]
         secs = conditions.annotate(compare.compare(recs, "always"), counts,

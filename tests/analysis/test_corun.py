@@ -52,8 +52,8 @@ def test_a_stretch_that_ends_before_it_starts_is_refused(tmp_path):
 
 def test_a_cells_share_is_the_median_of_its_runs_counters(tmp_path):
     from flagcheck_analysis.inputs import matrix
-    runs = [matrix.Run("s", mode, 2, rep) for rep in (1, 2)
-            for mode in ("always", "test_first")]
+    runs = [matrix.Run("s", variant, 2, rep) for rep in (1, 2)
+            for variant in ("always", "test_first")]
     # shares 100, 50, 0 (touching ends), and one run with no counters
     stretches = [((0, 10), (0, 10)), ((0, 100), (50, 150)),
                  ((0, 10), (10, 20))]

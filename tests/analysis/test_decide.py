@@ -48,16 +48,16 @@ class TestDecide:
         assert v.ci[0] > 1.0
         assert decide.decide(base, other).reason != "excludes_1"
 
-    def test_cell_with_three_modes(self):
+    def test_cell_with_three_variants(self):
         values = {"before": [100, 101, 99], "always": [80, 81, 79],
                   "test_first": [100, 150, 50]}
         ds = decide.decide_cell(values, ["before", "always", "test_first"])
-        assert [(d.mode, d.reason) for d in ds] == \
+        assert [(d.variant, d.reason) for d in ds] == \
             [("always", "excludes_1"), ("test_first", "undecided")]
         assert not decide.is_decided(ds)
         assert decide.is_decided(ds[:1])
 
-    def test_missing_mode(self):
+    def test_missing_variant(self):
         d = decide.decide_cell({"always": [1, 2, 3]},
                                ["always", "test_first"])[0]
         assert (d.reason, d.ratio) == ("undecided", None)
@@ -73,7 +73,7 @@ class TestCellValues:
         for run in runs[:4]:                 # r3 was never run
             with open(matrix.json_path(RESULTS, run)) as f:
                 doc = json.load(f)
-            want.setdefault(run.mode, []).append(
+            want.setdefault(run.variant, []).append(
                 sum(j["read"]["iops"] for j in doc["jobs"]))
         assert got == want
         assert len(got["always"]) == 2

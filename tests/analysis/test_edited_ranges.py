@@ -196,7 +196,7 @@ def test_a_latin1_byte_in_a_counters_line(tmp_path):
 def test_a_cell_decided_without_precision(tmp_path):
     out = results(tmp_path, S2)
     edit_manifest(out, lambda m: m["cells"][0].update(
-        stopped="decided", decisions=[{"mode": "test_first",
+        stopped="decided", decisions=[{"variant": "test_first",
                                        "reason": "narrow"}]))
     rc, stdout, err = report_of(out, tmp_path)
     assert rc == 0, err

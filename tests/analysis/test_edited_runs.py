@@ -33,7 +33,7 @@ def _job(tmp_path, reads):
 
 
 def _run(job, out, *more, env=None, dry=False):
-    return run_cli("run", job, "--modes", "always", "--numjobs",
+    return run_cli("run", job, "--variants", "always", "--numjobs",
                    "1", "--repeats", "1", "--ramp", "0", "--runtime", "1",
                    "--no-line-probe", "--quiet", "--outdir", out, *more,
                    *(("--dry-run",) if dry else ()),
@@ -216,14 +216,14 @@ def test_generated_edits(tmp_path, monkeypatch):
 def test_one_bad_counters_file_leaves_the_bh_lru_table(tmp_path, capsys):
     from tests.analysis.test_lru import line
     d = str(tmp_path)
-    for name, mode in (("s_on_nj1_r1", "on"), ("s_off_nj1_r1", "off")):
+    for name, variant in (("s_on_nj1_r1", "on"), ("s_off_nj1_r1", "off")):
         with open(os.path.join(d, name + ".flagcheck.jsonl"), "w") as f:
-            f.write(json.dumps(line(mode, 1, 1000, 10000)) + "\n")
+            f.write(json.dumps(line(variant, 1, 1000, 10000)) + "\n")
     bad = os.path.join(d, "s_on_nj1_r2.flagcheck.jsonl")
     with open(bad, "w") as f:
         f.write('{"flagcheck": 2, "ios": -1}\n')
     points = report._lru_points([d])
-    assert sorted((p.mode, p.mod, p.n) for p in points) == \
+    assert sorted((p.variant, p.mod, p.n) for p in points) == \
         [("off", 1, 1), ("on", 1, 1)]
     assert message(capsys.readouterr().err) == (
         "flagcheck report: %s: line 1: ios is -1: not a whole number of 0 "

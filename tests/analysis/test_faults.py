@@ -72,7 +72,7 @@ class TestDeepJson(Scratch):
     def test_runner_resume_reruns_a_deep_run_file(self):
         os.makedirs(self.out)
         deep_json(os.path.join(self.out, "null-engine_always_nj1_r1.json"))
-        p = run_cli("run", NULL_JOB, "--modes", "always",
+        p = run_cli("run", NULL_JOB, "--variants", "always",
                     "--numjobs", "1", "--repeats", "1", "--runtime", "1",
                     "--outdir", self.out, "--quiet")
         assert p.returncode == 0, p.stderr
@@ -272,12 +272,12 @@ class TestDamagedManifest(Scratch):
     kept byte for byte, and the message says how to go on"""
 
     def run_runner(self):
-        return run_cli("run", NULL_JOB, "--modes", "always",
+        return run_cli("run", NULL_JOB, "--variants", "always",
                        "--numjobs", "1", "--repeats", "2", "--runtime", "1",
                        "--outdir", self.out, "--quiet")
 
     def check_refused(self, damage, reason):
-        first = run_cli("run", NULL_JOB, "--modes", "always",
+        first = run_cli("run", NULL_JOB, "--variants", "always",
                         "--numjobs", "1", "--repeats", "1", "--runtime", "1",
                         "--outdir", self.out, "--quiet")
         assert first.returncode == 0, first.stderr
@@ -350,7 +350,7 @@ class TestClientMode(Scratch):
 
     def test_every_host_down(self):
         refused = "%s,%d" % (LOOPBACK, free_port())     # nothing listens
-        p = self.run_runner("--client", refused, "--modes", "always",
+        p = self.run_runner("--client", refused, "--variants", "always",
                             "--runtime", "1", "--connect-timeout", "3")
         assert_one_line(p, "host %s is down: " % refused, "refused",
                         rc=1)
@@ -380,12 +380,12 @@ class TestClientMode(Scratch):
 
     def test_engine_the_server_cannot_load(self):
         self.check_no_results(["--set", "FLAGCHECK_ENGINE=/nonexistent/x.so",
-                               "--modes", "always"],
+                               "--variants", "always"],
                               'invalid external ioengine path '
                               '"/nonexistent/x.so"')
 
     def test_mode_the_engine_refuses(self):
-        self.check_no_results(["--modes", "bogus"],
+        self.check_no_results(["--variants", "bogus"],
                               "variant=bogus is not valid")
 
     def test_killed_server_child_is_quoted(self, request):
@@ -395,7 +395,7 @@ class TestClientMode(Scratch):
             [sys.executable, os.path.join(ANALYSIS, "flagcheck"), "run", "--fio", FIO,
              CS_JOB, "--outdir", self.out, "--repeats", "1", "--numjobs",
              "1", "--quiet", "--set", "FLAGCHECK_ENGINE=" + ENGINE,
-             "--client", server, "--modes", "always", "--runtime", "20"],
+             "--client", server, "--variants", "always", "--runtime", "20"],
             stderr=subprocess.PIPE, text=True)
         request.addfinalizer(proc.kill)
         # the server forks a child per connection, which forks the job
@@ -455,7 +455,7 @@ class TestFullDisk(Scratch):
         out = os.path.join(fs, "results")
         run = " ".join([sys.executable, os.path.join(ANALYSIS,
                                                      "flagcheck run"),
-                        NULL_JOB, "--no-calibrate", "--modes", "always",
+                        NULL_JOB, "--no-calibrate", "--variants", "always",
                         "--numjobs", "1", "--runtime", "1", "--outdir", out,
                         "--quiet"])
         script = f"""

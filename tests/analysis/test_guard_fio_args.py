@@ -206,7 +206,7 @@ def test_flagcheck_run_keeps_the_verify_state_in_outdir(tmp_path):
     elsewhere, out = tmp_path / "elsewhere", tmp_path / "out"
     elsewhere.mkdir()
     args = (str(job), "--numjobs", "1", "--repeats", "1", "--runtime", "1",
-            "--ramp", "0", "--no-line-probe", "--modes", "always",
+            "--ramp", "0", "--no-line-probe", "--variants", "always",
             "--outdir", str(out), "--quiet")
     p = run_cli("run", *args, cwd=str(elsewhere), timeout=120)
     assert p.returncode == 0, p.stderr

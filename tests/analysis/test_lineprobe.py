@@ -17,8 +17,8 @@ FIXTURE = os.path.join(HERE, "fixtures", "results",
                        "flagcheck-fixture_always_nj2_r1.json")
 
 
-def entry(mode, repeat, before, after, scenario="s", numjobs=2):
-    return {"scenario": scenario, "numjobs": numjobs, "mode": mode,
+def entry(variant, repeat, before, after, scenario="s", numjobs=2):
+    return {"scenario": scenario, "numjobs": numjobs, "variant": variant,
             "repeat": repeat, "line_probe": {"cpus": [0, 1],
                                              "before_ns": before,
                                              "after_ns": after}}
@@ -37,7 +37,7 @@ class TestPure:
         runs = [entry("always", 1, 26.4, 125.1), entry("test_first", 1,
                                                         125.7, 124.2),
                 entry("always", 1, 30.0, None, numjobs=4),
-                {"scenario": "s", "numjobs": 1, "mode": "always"}]
+                {"scenario": "s", "numjobs": 1, "variant": "always"}]
         spans = lineprobes.cell_spans(runs)
         assert spans == {("s", 2): (26.4, 125.7),
                          ("s", 4): (30.0, 30.0)}
@@ -60,7 +60,7 @@ class TestPure:
         records = [compare.Record("s", "always", 2, 1, fiojson.run_metrics(
             fiojson.load_fio_json(FIXTURE), None), FIXTURE)]
         title, header, rows, right = lineprobes.table(files, records)
-        assert header == ["scenario", "numjobs", "repeat", "mode",
+        assert header == ["scenario", "numjobs", "repeat", "variant",
                           "CPUs", "IOPS", "before ns", "after ns"]
         iops = fiojson.run_metrics(fiojson.load_fio_json(FIXTURE),
                                    None)["iops"]
@@ -87,7 +87,7 @@ class TestPure:
 class TestRunner(ResultsDirCase):
     def run_matrix(self, *extra):
         p = run_cli("run", NULL_JOB, "--numjobs", "1,2",
-                    "--modes", "always", "--repeats", "1", "--runtime", "1",
+                    "--variants", "always", "--repeats", "1", "--runtime", "1",
                     "--ramp", "0", "--outdir", self.out, "--quiet", *extra,
                     timeout=120)
         assert p.returncode == 0, p.stderr

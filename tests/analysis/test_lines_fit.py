@@ -44,7 +44,7 @@ def test_the_disagreement_warning_wraps(capsys):
 def test_progress_lines_wrap(capsys):
     p = progress.Progress(quiet=False)
     cell = ("flagcheck run: S1 filemap-odirect-read nj2: decided after 3 "
-            "repeats per mode: test_first/always x1.000 over 3 pairs, 95% CI "
+            "repeats per variant: test_first/always x1.000 over 3 pairs, 95% CI "
             "0.997..1.003 narrower than ±2%")
     p.say(cell)
     p.line(8, 26, "null-engine_test_first_nj2_r1" * 3, 0.0, [1.0], 18,

@@ -10,16 +10,16 @@ from tests.analysis.helpers import REPO, run_cli
 from flagcheck_analysis.report import lru
 
 
-def line(mode, mod, lookups, ns, hits=None, job=1):
-    hits = (0 if mode == "off" or mod > 16 else lookups - mod) \
+def line(variant, mod, lookups, ns, hits=None, job=1):
+    hits = (0 if variant == "off" or mod > 16 else lookups - mod) \
         if hits is None else hits
     st = {"lookups": lookups, "hits": hits, "misses": lookups - hits,
           "lookup_ns": ns}
     for i in range(1, 17):
         st["hit_idx%d" % i] = hits if i == mod else 0
     return {"flagcheck": 2, "job": "mod%d" % mod, "thread_number": job,
-            "model": "bh_lru", "variant": mode,
-            "options": {"bh_lru": mode, "mod": mod, "lookups_per_io": 1000},
+            "model": "bh_lru", "variant": variant,
+            "options": {"bh_lru": variant, "mod": mod, "lookups_per_io": 1000},
             "ios": lookups // 1000, "model_stats": st}
 
 
@@ -50,7 +50,7 @@ class TestLru:
         return lru.load(lru.counters_files([self.d]))
 
     def test_points_mean_over_runs_of_each_runs_ratio(self):
-        pts = {(p.mode, p.mod): p for p in lru.points(self.runs())}
+        pts = {(p.variant, p.mod): p for p in lru.points(self.runs())}
         on1 = pts[("on", 1)]
         # run 1: (10000 + 30000) / 4000 = 10; run 2: 24000 / 2000 = 12
         assert on1.n == 2
@@ -122,7 +122,7 @@ class TestLru:
             pass
         with open(os.path.join(out, "lru.csv")) as f:
             head = f.readline().strip().split(",")
-        assert head[:4] == ["mode", "mod", "runs", "ns_per_lookup"]
+        assert head[:4] == ["variant", "mod", "runs", "ns_per_lookup"]
         assert head[-2:] == ["published_lru_ns", "published_slow_ns"]
         with open(os.path.join(out, "lru.csv")) as f:
             rows = {(r[0], r[1]): r for r in

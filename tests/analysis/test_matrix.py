@@ -12,7 +12,7 @@ class TestMatrix:
         runs = matrix.build(["s1"], ["always", "test_first"], [1, 4], 3)
         assert len(runs) == 2 * 2 * 3
         # ABBA: reversed in even repeats
-        assert [r.mode for r in runs] == \
+        assert [r.variant for r in runs] == \
             ["always", "test_first", "test_first", "always",
              "always", "test_first"] * 2
         assert [(r.numjobs, r.repeat) for r in runs[:6]] == \

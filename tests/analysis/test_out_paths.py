@@ -197,7 +197,7 @@ def test_lock_file_on_a_device(device, tmp_path):
     os.rename(device, lock)
     p = helpers.run_cli(
         "run", os.path.join(helpers.HERE, "flagcheck-fixture.fio"),
-        "--modes", "always", "--numjobs", "1", "--repeats", "1", "--ramp",
+        "--variants", "always", "--numjobs", "1", "--repeats", "1", "--ramp",
         "0", "--no-line-probe", "--quiet", "--runtime", "1", "--set",
         "FLAGCHECK_ENGINE=" + helpers.ENGINE, "--outdir", str(out),
         timeout=120)

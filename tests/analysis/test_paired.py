@@ -1,4 +1,4 @@
-"""Paired runs, paired statistics: each repeat runs the modes back to back,
+"""Paired runs, paired statistics: each repeat runs the variants back to back,
 the order alternating ABBA; the gain is the geometric mean of each pair's
 ratio with a t-interval over the pairs, so a slow drift of the load that
 hides the gain from the unpaired means cancels out; the unpaired verdict
@@ -14,10 +14,10 @@ from flagcheck_analysis.stats import decide, paired
 
 def test_abba_order():
     runs = matrix.build(["s"], ["always", "test_first"], [2], 4)
-    assert [(r.repeat, r.mode) for r in runs] == [
+    assert [(r.repeat, r.variant) for r in runs] == [
         (1, "always"), (1, "test_first"), (2, "test_first"), (2, "always"),
         (3, "always"), (3, "test_first"), (4, "test_first"), (4, "always")]
-    assert matrix.modes_in_order(["a", "b", "c"], 2) == ["c", "b", "a"]
+    assert matrix.variants_in_order(["a", "b", "c"], 2) == ["c", "b", "a"]
 
 
 def test_geometric_mean_and_t_interval():

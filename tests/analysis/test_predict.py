@@ -227,7 +227,7 @@ def test_the_simulator_links_pattern_parse():
 def test_band_from_low_typ_high_costs():
     m = Machine(same_llc=(50.0, 100.0, 200.0))
     p = simulate.predict(spec("x@0", "atomic_inc(x)"), m, 8, seeds=1)
-    a = p["modes"]["always"]
+    a = p["variants"]["always"]
     assert a["iops"] == pytest.approx(1e7, rel=EXACT)
     assert a["low"] == pytest.approx(5e6, rel=EXACT)
     assert a["high"] == pytest.approx(2e7, rel=EXACT)
@@ -382,9 +382,9 @@ def test_the_prediction_carries_the_retries():
     m = Machine(same_llc=(100.0,) * 3, handover="fifo")
     sp = spec("r@0=1", "atomic_inc_not_zero(r),atomic_dec(r)")
     p = simulate.predict(sp, m, 8, seeds=1)
-    assert p["modes"]["always"]["retries_per_io"] > 0
+    assert p["variants"]["always"]["retries_per_io"] > 0
     one = simulate.predict(sp, m, 1, seeds=1)
-    assert one["modes"]["always"]["retries_per_io"] == 0
+    assert one["variants"]["always"]["retries_per_io"] == 0
 
 
 def _call(op):

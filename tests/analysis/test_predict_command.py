@@ -140,7 +140,7 @@ def test_measured_rest_widens_the_band():
     m = Machine(same_llc=(100.0,) * 3, atomic_local=(0.0,) * 3)
     sp = spec("x@0:job", "atomic_inc(x)")
     p = simulate.predict(sp, m, 1, rest_ns=(100.0, 50.0, 200.0), seeds=1)
-    a = p["modes"]["always"]
+    a = p["variants"]["always"]
     assert (a["iops"], a["low"], a["high"]) == pytest.approx(
         (1e7, 5e6, 2e7), rel=EXACT)
 
@@ -199,8 +199,8 @@ def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
     m = Machine(same_llc=(50.0,) * 3, atomic_local=(5.0,) * 3,
                 load_hit=(1.0,) * 3)
     sp = spec("x@0", "atomic_inc(x),work(95)")
-    recs = [Record("S", mode, 1, 0, {"iops": 4e6}, "r.json")
-            for mode in ("always", "test_first")]
+    recs = [Record("S", variant, 1, 0, {"iops": 4e6}, "r.json")
+            for variant in ("always", "test_first")]
     args = argparse.Namespace(fio_ns=None)
     rest = bigbox.beside_rest(args, sp, m, recs, "S")
     assert rest == ((150.0, 150.0, 150.0), "150", True)

@@ -48,7 +48,7 @@ class TestReportInputs:
         assert garbage + ": malformed JSON" in p.stderr
         assert "runs: 1 (always n=1)" in p.stdout
         assert "flagcheck-fixture, numjobs=1" in p.stdout
-        assert "test_first" not in p.stdout    # only one mode read
+        assert "test_first" not in p.stdout    # only one variant read
 
     def test_nothing_to_report(self):
         bad = os.path.join(self.tmp, "bad.json")
@@ -62,7 +62,7 @@ class TestReportInputs:
                        ).returncode == 1
 
     def test_plain_files_grouped_by_job_options(self):
-        # names without the convention: mode from the variant job option
+        # names without the convention: variant from the variant job option
         a = self.copy("flagcheck-fixture_always_nj2_r1.json", "a.json")
         b = self.copy("flagcheck-fixture_test_first_nj2_r1.json", "b.json")
         p = self.report(a, b, CLIENTSERVER)
@@ -70,7 +70,7 @@ class TestReportInputs:
         assert "runs: 3 (always n=1, test_first n=2)" in p.stdout
         assert "fixture, numjobs=2" in p.stdout
         assert "n=1 vs 2: cannot tell" in p.stdout
-        # --group-by another option: every run is one mode ("null" backend)
+        # --group-by another option: every run is one variant ("null" backend)
         p = self.report("--group-by", "backend", "--base", "null", a, b)
         assert "runs: 2 (null n=2)" in p.stdout
 
@@ -94,7 +94,7 @@ class TestReportInputs:
         a = self.copy("flagcheck-fixture_always_nj2_r1.json", "a.json")
         p = self.report("--group-by", "no_such_option", a)
         assert p.returncode == 1
-        assert "cannot tell the mode" in p.stderr
+        assert "cannot tell the variant" in p.stderr
 
     def test_plots(self):
         try:

@@ -52,19 +52,19 @@ def test_the_json_has_the_texts_figures(inputs, tmp_path):
         if fig["ratio"] is None:
             continue
         assert row[col["ratio"]] == "%s/%s x%.3f" % (
-            fig["mode"], fig["base"], fig["ratio"])
+            fig["variant"], fig["base"], fig["ratio"])
         assert row[col["95% CI"]] == ("-" if fig["ci"] is None else
                                       "%.3f..%.3f" % tuple(fig["ci"]))
         assert row[col["decided"]].startswith("decided") == fig["decided"]
     # compare.csv's numbers, written with 10 significant figures
     with open(os.path.join(str(tmp_path), "compare.csv")) as f:
         body = list(csv.DictReader(f))
-    mine = [(c["scenario"], str(c["numjobs"]), c["name"], o["mode"],
+    mine = [(c["scenario"], str(c["numjobs"]), c["name"], o["variant"],
              render.csv_number(c["base"]["mean"]),
              render.csv_number(o["mean"]), render.csv_number(
                  o["pct_change"]), o["verdict_text"])
             for c in doc["compare"] for o in c["others"]]
-    assert mine == [(r["scenario"], r["numjobs"], r["metric"], r["mode"],
+    assert mine == [(r["scenario"], r["numjobs"], r["metric"], r["variant"],
                      r["base_mean"], r["mean"], r["pct_change"], r["verdict"])
                     for r in body]
     # every warning printed on stderr is in it, in order

@@ -16,7 +16,7 @@ from flagcheck_analysis.inputs import fiojson, manifest
 FIO = shutil.which("fio")
 ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
 FIXTURE_JOB = os.path.join(REPO, "tests", "analysis", "flagcheck-fixture.fio")
-QUICK = ("--modes", "always", "--numjobs", "1", "--repeats", "1",
+QUICK = ("--variants", "always", "--numjobs", "1", "--repeats", "1",
          "--ramp", "0", "--no-line-probe", "--quiet")
 
 
@@ -124,12 +124,12 @@ class TestHandEditedFiles(Scratch):
 
     MANIFEST = (
         (("runs", 0, "scenario"), None, "runs[0].scenario is null"),
-        (("runs", 0, "mode"), 5, "runs[0].mode is 5"),
+        (("runs", 0, "variant"), 5, "runs[0].variant is 5"),
         (("runs", 0, "numjobs"), "x", 'runs[0].numjobs is "x"'),
         (("conditions",), "s", 'conditions is "s": want an object'),
         (("host",), "s", 'host is "s"'),
         (("matrix",), "s", 'matrix is "s"'),
-        (("matrix", "modes"), [1], "matrix.modes[0] is 1"),
+        (("matrix", "variants"), [1], "matrix.variants[0] is 1"),
         (("runs", 0, "placement"), "s", 'runs[0].placement is "s"'),
         (("runs", 0, "interference"), "s", 'runs[0].interference is "s"'),
         (("runs", 0, "interference"), {"busy": "yes"},
@@ -155,12 +155,12 @@ class TestHandEditedFiles(Scratch):
             with pytest.raises(fiojson.InputError) as cm:
                 manifest.load(path)
             assert path + ": " + needle in str(cm.value)
-        del doc["runs"][0]["mode"]
+        del doc["runs"][0]["variant"]
         with open(path, "w") as f:
             json.dump(doc, f)
         with pytest.raises(fiojson.InputError) as cm:
             manifest.load(path)
-        assert "runs[0].mode is missing: want a string" in str(cm.value)
+        assert "runs[0].variant is missing: want a string" in str(cm.value)
 
     def test_report_says_it_in_one_line(self):
         shutil.copytree(FIXTURE_RESULTS, self.out)

@@ -20,7 +20,7 @@ from tests.analysis.test_faults import Scratch, assert_one_line
 FIO = shutil.which("fio")
 ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
 FIXTURE_JOB = os.path.join(REPO, "tests", "analysis", "flagcheck-fixture.fio")
-QUICK = ("--modes", "always", "--numjobs", "1", "--repeats", "1",
+QUICK = ("--variants", "always", "--numjobs", "1", "--repeats", "1",
          "--ramp", "0", "--no-line-probe", "--quiet")
 
 
@@ -142,7 +142,7 @@ class TestResumeWithOtherSettings(Scratch):
         assert p.returncode == 0, p.stderr
 
     def refused(self, flag, given, phrase, *more):
-        p = run_cli("run", NULL_JOB, "--modes", "always",
+        p = run_cli("run", NULL_JOB, "--variants", "always",
                     "--numjobs", "1", "--repeats", "2", "--no-line-probe",
                     "--outdir", self.out, "--dry-run", *more)
         line = assert_one_line(p, "has runs made with", rc=2)
@@ -199,7 +199,7 @@ class TestNarrowerResume(Scratch):
     """item 4: a resume with fewer numjobs keeps the other runs' records"""
 
     def run_nj(self, numjobs):
-        p = run_cli("run", NULL_JOB, "--modes", "always",
+        p = run_cli("run", NULL_JOB, "--variants", "always",
                     "--numjobs", numjobs, "--repeats", "1", "--ramp", "0",
                     "--runtime", "1", "--no-line-probe", "--quiet",
                     "--outdir", self.out, timeout=120)
@@ -220,12 +220,12 @@ class TestNarrowerResume(Scratch):
 
 
 class TestDuplicateValues(Scratch):
-    """item 5: a value given twice in --numjobs or --modes is refused"""
+    """item 5: a value given twice in --numjobs or --variants is refused"""
 
     def test_refused_with_exit_2(self):
         for option, value, dup in (("--numjobs", "1,1", "1"),
                                    ("--numjobs", "1,2,1", "1"),
-                                   ("--modes", "always,always", "always")):
+                                   ("--variants", "always,always", "always")):
             p = run_cli("run", NULL_JOB, option, value,
                         "--outdir", self.out, "--dry-run")
             assert_one_line(p, "argument %s: %r: %s given twice"

@@ -38,8 +38,8 @@ def test_the_legend_is_beside_the_axes():
     plt.close(fig)
 
 
-def _rec(mode, repeat, iops, nj=1):
-    return Record("s", mode, nj, repeat, {"iops": iops}, "x")
+def _rec(variant, repeat, iops, nj=1):
+    return Record("s", variant, nj, repeat, {"iops": iops}, "x")
 
 
 def test_a_cold_first_run_is_named():

@@ -18,7 +18,7 @@ from tests.analysis.test_results_dir_safety import FIXTURE_RESULTS
 
 FIO = shutil.which("fio")
 ENGINE = os.path.join(REPO, "build", "fio-flagcheck.so")
-QUICK = ("--modes", "always", "--numjobs", "1", "--repeats", "1",
+QUICK = ("--variants", "always", "--numjobs", "1", "--repeats", "1",
          "--ramp", "0", "--no-line-probe", "--quiet")
 
 
@@ -166,13 +166,13 @@ class TestMessages(Scratch):
                            "flagcheck-fixture_always_nj1_r1.json")
         p = run_cli("report", "--no-plot", "--outdir",
                     self.path("r"), "--group-by", "bogus", one)
-        assert_one_line(p, one + ": cannot tell the mode: --group-by "
+        assert_one_line(p, one + ": cannot tell the variant: --group-by "
                         "bogus: no such job option in this run (its "
                         "options: ", rc=1)
         p = run_cli("report", "--no-plot", "--outdir",
                     self.path("r"), "--base", "bogus", FIXTURE_RESULTS)
-        assert_one_line(p, "--base bogus: no runs of that mode; the "
-                        "modes there are: always, test_first", rc=2)
+        assert_one_line(p, "--base bogus: no runs of that variant; the "
+                        "variants there are: always, test_first", rc=2)
         assert not os.path.exists(self.path("r", "report.md"))
 
     def program(self, body):

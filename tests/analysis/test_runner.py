@@ -47,7 +47,7 @@ class TestDryRun:
                 ("--runtime", "x", "a whole number of 1 or more"),
                 ("--numjobs", "1,0", "a whole number of 1 or more"),
                 ("--connect-timeout", "0", "a number of seconds above 0"),
-                ("--modes", "a b", "letters, digits, '_' and '-'")):
+                ("--variants", "a b", "letters, digits, '_' and '-'")):
             p = run_cli("run", NULL_JOB, opt, value, "--dry-run")
             assert p.returncode == 2, p.stderr
             last = message(p.stderr).splitlines()[-1]
@@ -58,7 +58,7 @@ class TestDryRun:
 
     def test_help(self):
         p = run_cli("run", "--help")
-        for opt in ("--job", "--modes", "--numjobs", "--repeats",
+        for opt in ("--job", "--variants", "--numjobs", "--repeats",
                     "--runtime", "--outdir", "--set", "--json-plus", "--fio",
                     "--quiet", "--dry-run", "--keep-going", "resumes"):
             assert opt in p.stdout

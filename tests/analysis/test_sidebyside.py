@@ -41,11 +41,11 @@ class TestSideBySide:
                        "--outdir", os.path.join(self.tmp, "report"), *args)
 
     @staticmethod
-    def iops(d, mode, nj):
+    def iops(d, variant, nj):
         """mean IOPS of a directory's runs of one cell, from fio's JSON"""
         vals = [sum(j["read"]["iops"] for j in fiojson.load_fio_json(p)["jobs"])
                 for p in sorted(glob.glob(os.path.join(
-                    d, "flagcheck-fixture_%s_nj%d_r*.json" % (mode, nj))))]
+                    d, "flagcheck-fixture_%s_nj%d_r*.json" % (variant, nj))))]
         return sum(vals) / len(vals)
 
     def newer_fio(self):
@@ -91,8 +91,8 @@ class TestSideBySide:
         assert sorted(rows) == [("always", 1), ("always", 2),
                                 ("test_first", 1),
                                 ("test_first", 2)]
-        for (mode, nj), line in rows.items():
-            change = 100 * (self.iops(b, mode, nj) / self.iops(a, mode, nj)
+        for (variant, nj), line in rows.items():
+            change = 100 * (self.iops(b, variant, nj) / self.iops(a, variant, nj)
                             - 1)
             assert " %+.1f%% " % change in line
             assert "n=2 vs 2" in line
@@ -144,9 +144,9 @@ class TestSideBySide:
         assert "flagcheck-fixture: only in A: not compared" in p.stdout
         assert "other: only in B: not compared" in p.stdout
 
-        def one_mode(mf):
-            mf["runs"] = [e for e in mf["runs"] if e["mode"] == "always"]
-        d = self.copy("d", change_manifest=one_mode)
+        def one_variant(mf):
+            mf["runs"] = [e for e in mf["runs"] if e["variant"] == "always"]
+        d = self.copy("d", change_manifest=one_variant)
         p = self.report("--compare", a, d)
         assert p.returncode == 0, p.stderr
         for nj in (1, 2):

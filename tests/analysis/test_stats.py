@@ -108,7 +108,7 @@ class TestAgainstScipy:
             "beyond noise: Welch p=0.021, n=3 vs 3"
         self.assert_matches_scipy([10, 11, 12, 13, 14, 15], [20, 26])
 
-    def test_sign_follows_the_other_mode(self):
+    def test_sign_follows_the_other_variant(self):
         assert significance.welch([4, 5, 6], [1, 2, 3]).t < 0
         assert significance.welch([1, 2, 3], [4, 5, 6]).t > 0
 

@@ -19,12 +19,12 @@ SUMMARY = os.path.join(FIXTURES, "summary")
 S2, CAP = os.path.join(SUMMARY, "s2"), os.path.join(SUMMARY, "rate-cap")
 
 
-def raw_iops(directory, scenario, mode, nj):
+def raw_iops(directory, scenario, variant, nj):
     """IOPS of each run of one cell, summed over fio's jobs, read and
     write, from fio's own JSON."""
     out = []
     for path in sorted(glob.glob(os.path.join(
-            directory, "%s_%s_nj%d_r*.json" % (scenario, mode, nj)))):
+            directory, "%s_%s_nj%d_r*.json" % (scenario, variant, nj)))):
         doc = fiojson.load_fio_json(path)
         out.append(sum(j[d]["iops"] for j in doc["jobs"]
                        for d in ("read", "write")))
@@ -89,7 +89,7 @@ class TestSummaryOfFixture:
             and why.endswith("."), block
 
     def test_decided_cell(self):
-        # r1, r2, r3 of each mode: the pairs of the same repeat
+        # r1, r2, r3 of each variant: the pairs of the same repeat
         base = raw_iops(CAP, "rate-cap", "20000", 1)
         other = raw_iops(CAP, "rate-cap", "40000", 1)
         assert (len(base), len(other)) == (3, 3)
@@ -167,8 +167,8 @@ class TestPlots:
     def test_undecided_busy_with_published(self):
         iops = self.svg(S2, "S2_buffer-new-randwrite", "iops")
         assert "M IOPS (sum over the jobs)" in iops
-        for mode in ("always", "test_first"):
-            assert "%s: mean ± stddev of its runs" % mode in iops
+        for variant in ("always", "test_first"):
+            assert "%s: mean ± stddev of its runs" % variant in iops
         assert ("red ring: the machine was busy (4 of 4 runs in these "
                 "cells)") in iops
         ratio = self.svg(S2, "S2_buffer-new-randwrite", "ratio")
@@ -257,16 +257,16 @@ class TestVerdict:
         d = _d(1.1, 0.9, 1.3, n=5, reason="undecided")
         assert summary.verdict(d, self.S1, 2, 0, 10) == \
             ("undecided: the 95% CI still holds 1 after 5 runs "
-             "per mode: rerun with more repeats "
+             "per variant: rerun with more repeats "
              "(--max-repeats 20)")
         assert summary.verdict(d, self.S1, 2, 10, 10) == \
             ("undecided: the 95% CI still holds 1 after 5 runs "
-             "per mode; the machine was busy in 10 of 10 runs: "
+             "per variant; the machine was busy in 10 of 10 runs: "
              "rerun idle or with more repeats "
              "(--max-repeats 20)")
         d = _d(1.1, 0.9, 1.3, n=2, reason="undecided")
         assert summary.verdict(d, None, 2, 0, 4, "REPRO_REPEATS") == \
-            ("undecided: 2 runs per mode, at least 3 needed: "
+            ("undecided: 2 runs per variant, at least 3 needed: "
              "rerun with more repeats (REPRO_REPEATS=8)")
 
     def test_without_a_published_ratio(self):

@@ -60,11 +60,11 @@ class TestUntilDecided:
         assert round(m["cells"][2]["decisions"][0]["ratio"] -
                      paired.paired([120 / 100, 60 / 150, 170 / 50,
                                     90 / 120, 110 / 80]).gain, 12) == 0
-        # ABBA: the modes in reverse order in even repeats
-        want = ["null-engine_%s_nj%d_r%d" % (mode, nj, r)
+        # ABBA: the variants in reverse order in even repeats
+        want = ["null-engine_%s_nj%d_r%d" % (variant, nj, r)
                 for nj, n in ((1, 3), (2, 3), (3, 5))
                 for r in range(1, n + 1)
-                for mode in (("always", "test_first") if r % 2 else
+                for variant in (("always", "test_first") if r % 2 else
                              ("test_first", "always"))]
         assert [e["name"] for e in m["runs"]] == want
         assert sorted(self.jsons()) == sorted(n + ".json" for n in want)
@@ -79,9 +79,9 @@ class TestUntilDecided:
         assert all(e["resumed"] for e in again["runs"])
 
         # an interrupted matrix that had not yet run repeat 5 of nj3
-        for mode in ("always", "test_first"):
+        for variant in ("always", "test_first"):
             os.unlink(os.path.join(self.out, "null-engine_%s_nj3_r5.json"
-                                   % mode))
+                                   % variant))
         p = run_cli("run", *self.args)
         assert p.returncode == 0, p.stderr
         after = self.jsons()
@@ -105,7 +105,7 @@ class TestUntilDecided:
                     "than ±2%" in l]) == 1
         assert ("repeats: until decided (the IOPS ratio's 95% CI "
                 "excludes 1, or is narrower than ±2%), at most 5 per "
-                "mode") in lines
+                "variant") in lines
 
     def test_fixed_repeats(self):
         p = run_cli("run", NULL_JOB, "--fio", FAKE_FIO,
@@ -142,7 +142,7 @@ class TestUntilDecided:
                     "--repeats", "1", "--until-decided", "--max-repeats",
                     "4", "--dry-run", "--outdir", "/nonexistent")
         assert p.returncode == 0, p.stderr
-        assert ("then one more repeat of every mode at a time, up to "
+        assert ("then one more repeat of every variant at a time, up to "
                 "4") in p.stdout
         cmds = [l for l in p.stdout.splitlines() if not l.startswith("#")]
         cpu = min(os.sched_getaffinity(0))

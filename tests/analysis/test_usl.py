@@ -32,8 +32,8 @@ def curve(lam, sigma, kappa, numjobs=NUMJOBS, repeats=3, noise=0.0,
     return ns, xs
 
 
-def records(scenario, mode, ns, xs):
-    return [compare.Record(scenario, mode, n, None, {"iops": x}, None)
+def records(scenario, variant, ns, xs):
+    return [compare.Record(scenario, variant, n, None, {"iops": x}, None)
             for n, x in zip(ns, xs)]
 
 
@@ -136,11 +136,11 @@ class TestSixteenCoreFigures:
         fig = self.figures()
         assert sorted(fig) == [8, 16]
         recs = []
-        for i, mode in enumerate(("always", "test_first")):
-            recs += records("S1 16-core", mode, sorted(fig),
+        for i, variant in enumerate(("always", "test_first")):
+            recs += records("S1 16-core", variant, sorted(fig),
                             [fig[n][i] for n in sorted(fig)])
         fits = usl.fits(recs, "always")
-        assert [(f.mode, f.values) for f in fits] == \
+        assert [(f.variant, f.values) for f in fits] == \
             [("always", None), ("test_first", None)]
         out = render.text_table(*usltable.tables(fits, predict=64)[0])
         assert out.count("no fit possible: 2 numjobs values "
@@ -153,14 +153,14 @@ class TestReport:
     """flagcheck report on synthetic fio results: always-dirty with a
     strong coherency cost, test-first nearly linear, numjobs 1..16."""
 
-    MODES = {"always": KNOWN[1], "test_first": KNOWN[2]}
+    VARIANTS = {"always": KNOWN[1], "test_first": KNOWN[2]}
 
     def setup_method(self):
         self.d = tempfile.mkdtemp(prefix="usl-test-")
         with open(os.path.join(RESULTS,
                                "flagcheck-fixture_always_nj1_r1.json")) as f:
             template = json.load(f)
-        for mode, truth in self.MODES.items():
+        for variant, truth in self.VARIANTS.items():
             ns, xs = curve(*truth, repeats=2, noise=0.001)
             for i, (n, x) in enumerate(zip(ns, xs)):
                 doc = copy.deepcopy(template)
@@ -168,7 +168,7 @@ class TestReport:
                     job["read"]["iops"] = 0
                 doc["jobs"][0]["read"]["iops"] = x
                 with open(os.path.join(self.d, "syn_%s_nj%d_r%d.json"
-                                       % (mode, n, i % 2 + 1)), "w") as f:
+                                       % (variant, n, i % 2 + 1)), "w") as f:
                     json.dump(doc, f)
 
     def teardown_method(self):
@@ -183,12 +183,12 @@ class TestReport:
         text = p.stdout[p.stdout.index("scaling law (USL): syn"):]
         rows = {l.split()[0]: l for l in text.splitlines()[3:5]}
         assert sorted(rows) == ["always", "test_first"]
-        for mode, (lam, sigma, kappa) in self.MODES.items():
-            cells = re.split(r"\s{2,}", rows[mode].strip())
+        for variant, (lam, sigma, kappa) in self.VARIANTS.items():
+            cells = re.split(r"\s{2,}", rows[variant].strip())
             assert cells[1:3] == ["1..16", "32"]
             for cell, want in zip(cells[3:6], (lam, sigma, kappa)):
                 got = float(cell.split()[0])
-                assert abs(got / want - 1) < 0.10, (mode, cell)
+                assert abs(got / want - 1) < 0.10, (variant, cell)
             # issue 26: beyond the measured numjobs the fit gives no
             # number (a description of the measured curve, not a second
             # big-box estimate); issue 21 item 14: said in the text

@@ -39,12 +39,12 @@ def check(d, entry, numjobs, busy, runs, text, apart=None):
     if m:
         assert d.by == "pairs" and int(m.group(1) or m.group(2)) == d.n
     if d.by == "pairs":
-        assert "Welch" not in text and "runs per mode" not in text, text
+        assert "Welch" not in text and "runs per variant" not in text, text
     m = re.search(r"Welch's test does not agree \(p=([^)]*)\)", text)
     if m:
         assert d.p is not None and d.p >= significance.ALPHA, (d, text)
         assert m.group(1) == significance.fmt_p(d.p)
-    m = re.search(r"(\d+) runs? per mode", text)
+    m = re.search(r"(\d+) runs? per variant", text)
     if m:
         assert int(m.group(1)) == d.n, (d, text)
     if "at least %d needed" % decide.MIN_REPEATS in text:
@@ -116,7 +116,7 @@ def _decisions():
                 for seed in range(3):
                     base, other = _runs(ratio, spread, n, seed)
                     yield decide.decide(base, other, "test_first")
-                    # the same runs as pairs (repeat i of each mode)
+                    # the same runs as pairs (repeat i of each variant)
                     yield decide.decide(base, other, "test_first", pairs=[
                         o / b for b, o in zip(base, other)])
     # the issue's case: a bootstrap CI clear of 1 that Welch does not back
@@ -162,7 +162,7 @@ def test_the_issue_case_names_welch_not_the_ci():
     assert d.ci[0] > 1
     text = summary.verdict(d, published.find("filemap-odirect-read"), 2, 0, 6)
     assert text == ("undecided: the 95%% CI excludes 1 but Welch's test "
-                    "does not agree (p=%s) after 3 runs per mode: rerun "
+                    "does not agree (p=%s) after 3 runs per variant: rerun "
                     "with more repeats (--max-repeats %d)"
                     % (significance.fmt_p(d.p), summary.repeats_needed(d)))
     assert decide.text(d, "always") == (

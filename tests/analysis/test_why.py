@@ -43,9 +43,9 @@ from flagcheck_analysis.report.loadrecords import inputs_to_files, load_records
 WHY = os.path.join(FIXTURES, "why")
 
 
-def load(directory, modes=("always", "test_first")):
+def load(directory, variants=("always", "test_first")):
     files, _ = inputs_to_files([directory])
-    records, docs, _, _, _ = load_records(files, None, list(modes))
+    records, docs, _, _, _ = load_records(files, None, list(variants))
     return records, docs
 
 
@@ -170,7 +170,7 @@ class TestArithmetic:
         assert (g.cal_ns_rmw, g.ceiling) == (None, None)
 
     def test_shares(self):
-        got = {(s.scenario, s.numjobs, s.mode): s
+        got = {(s.scenario, s.numjobs, s.variant): s
                for s in timeshare.shares(self.groups)}
         a = got[("s1", 2, "always")]
         assert (a.n, a.ns_per_check, a.published) == (2, 250.0, 40.0)

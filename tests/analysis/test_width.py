@@ -74,7 +74,7 @@ def test_bad_width_is_one_line(tmp_path):
 
 
 def test_notes_become_footnotes_names_stay_whole():
-    long_a = "undecided: the 95% CI still holds 1 after 5 runs per mode"
+    long_a = "undecided: the 95% CI still holds 1 after 5 runs per variant"
     long_b = "reproduced: same direction; smaller than published"
     name = "flagcheck.a_metric_name_that_is_long_but_one_word"
     rows = [["1.000", long_a, name], ["2.000", long_b, name],

@@ -12,13 +12,13 @@ PROG = "flagcheck catalogue"
 
 EPILOG = """\
 input: flagcheck run results directories of catalogue job files
-(jobs/catalogue/*.fio, run in both modes, always and test_first).  Each
+(jobs/catalogue/*.fio, run in both variants, always and test_first).  Each
 run's scenario is its job file's name; the job file itself is found in the
 directory's manifest.json (the runner records every job file's path), or
 named with --job.  Its header's published-figure line gives the published
 gain (jobs/catalogue/*.fio; the forms: flagcheck_analysis/report/catalogue.py).
 
-columns: per scenario and numjobs the mean IOPS of each mode over its runs
+columns: per scenario and numjobs the mean IOPS of each variant over its runs
 (fio's own IOPS), the runs of each, test_first/always recomputed from those
 means, and the gain the source published with its benchmark and machine.
 
@@ -77,7 +77,7 @@ def main(argv=None):
     rows = catalogue.rows(records, figures, conditions.cell_counts(
         conditions.ok_entries(manifests)))
     if not rows:
-        print(width.wrap("%s: no runs of both modes of a job file with a "
+        print(width.wrap("%s: no runs of both variants of a job file with a "
               "published-figure line in %s%s" % (
                   PROG, ", ".join(args.inputs), "; no published-figure "
                   "line in %s" % ", ".join(without) if without else

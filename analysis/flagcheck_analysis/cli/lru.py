@@ -22,7 +22,7 @@ columns: per mod first the figures published in the 2023 thread (Marcelo
 Tosatti, 27 Jun 2023; docs/scenarios.md records them with their source):
 ns per __find_get_block() with the LRU (41..63 for mod 1..16, 138 past 16),
 ns per __find_get_block_slow() alone (70..72), and their ratio; then ours:
-per mode (bh_lru=on, off) ns per lookup, the mean over runs of each run's
+per variant (bh_lru=on, off) ns per lookup, the mean over runs of each run's
 sum of lookup_ns over its sum of lookups (± the stddev over runs when there
 are several), and the share of lookups that hit the LRU; on/off, the ratio
 of our means.  Mods past 19 have no published figure ("-").

@@ -1,9 +1,9 @@
 """flagcheck predict: a model=pattern job file on N simulated CPUs of a
-machine profile, per mode the IOPS with its band, the gain with its band,
+machine profile, per variant the IOPS with its band, the gain with its band,
 per shared line the transfers per I/O and how busy it was, and the demand
 check (predict/simulate.py, docs/predict.md).
 
-The rest of each I/O besides the pattern's operations, one for both modes:
+The rest of each I/O besides the pattern's operations, one for both variants:
   work   the job file's work(ns) stands for the whole rest of the call
          (a published workload that is not this fio job); nothing added
   fio    this fio job: work(ns) plus fio's own per-I/O cost, --fio-ns or
@@ -25,7 +25,7 @@ from ..predict import band, curve, explain, fiocost, jobspec, simulate
 PROG = "flagcheck predict"
 # flagcheck-sim's largest matrix: refused before any is built
 MAX_CPUS = simulate.MAX_CPUS
-# seeds per cost level: each one simulation per mode and cost level
+# seeds per cost level: each one simulation per variant and cost level
 MAX_SEEDS = 100
 # CPU counts of one --cpus: each is simulated in turn (a power-of-two
 # series from 1 to 1024 is 11; 32 is three times that)
@@ -34,14 +34,14 @@ MAX_COUNTS = 32
 FAR = 3.0
 
 EPILOG = """\
-prints, per CPU count: per mode the IOPS (typical costs, the mean of the
+prints, per CPU count: per variant the IOPS (typical costs, the mean of the
 seeds) with the band (lowest..highest over the profile's low, typical and
 high costs and the seeds), the gain test_first/always with its band, per
-shared line its transfers per I/O and busy fraction in each mode, and the
+shared line its transfers per I/O and busy fraction in each variant, and the
 demand check of the always form (D/C; above 1 the line is the bottleneck),
 and one sentence on what limits the gain (predict/explain.py).
 --json: one object per CPU count (a list for several):
-{"machine", "cpus", "modes": {"always": {"iops", "low", "high"},
+{"machine", "cpus", "variants": {"always": {"iops", "low", "high"},
 "test_first": {...}}, "gain": {"value", "low", "high"}, "lines", "demand",
 "rest": {...}, "why": the sentence}.  --published adds the band over
 every input the header assumes, the profile's physics range, the costs and
@@ -159,21 +159,21 @@ def gain_text(g):
 
 def text(pred, gain_published=None):
     """The human form of one prediction."""
-    m, g = pred["modes"], pred["gain"]
+    m, g = pred["variants"], pred["gain"]
     out = ["%s on %s at %d CPUs%s (rest: %s)" % (
         pred["jobfile"], pred["machine"], pred["cpus"],
         " " + pred["placement"] if pred["placement"] else "",
         pred["rest"]["source"])]
-    for mode in simulate.MODES:
+    for variant in simulate.VARIANTS:
         out.append("  %-10s  %12.0f IOPS  (%.0f..%.0f)" % (
-            mode, m[mode]["iops"], m[mode]["low"], m[mode]["high"]))
+            variant, m[variant]["iops"], m[variant]["low"], m[variant]["high"]))
     out.append("  gain test_first/always %s%s" % (
         gain_text(g), "   published x%.2f" % gain_published
         if gain_published else ""))
-    for mode in simulate.MODES:
-        for u in pred["lines"][mode]:
+    for variant in simulate.VARIANTS:
+        for u in pred["lines"][variant]:
             out.append("  %-10s  %-28s %.3f transfers/io, busy %.0f%%" % (
-                mode, _line_name(u), u["transfers_per_io"],
+                variant, _line_name(u), u["transfers_per_io"],
                 100.0 * u["busy"]))
     for d in pred["demand"]:
         c = "C %.3g/s" % d["c"] if d["c"] else "no C: no other CPU"
@@ -198,7 +198,7 @@ def run_one(spec, machine, n, placement, rest, seeds, gain_pub):
 
 
 def _targets(args, spec):
-    """[(machine name or file, N, placement)], the rest mode."""
+    """[(machine name or file, N, placement)], the rest variant."""
     args.seeds = seeds(args.seeds)
     if args.published:
         if not spec.published:

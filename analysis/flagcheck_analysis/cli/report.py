@@ -15,17 +15,17 @@ from ..report import (bigbox, catalogue, conditions, header, loadrecords, lru,
 from ..report.messages import PROG, warn
 
 EPILOG = """\
-where the mode and numjobs of a run come from, first match wins:
-  --group-by OPTION given: that fio job option names the mode, the job
+where the variant and numjobs of a run come from, first match wins:
+  --group-by OPTION given: that fio job option names the variant, the job
     option numjobs gives numjobs (for every file);
   the results directory's manifest.json (written by flagcheck run);
-  the file name: <scenario>_<mode>_nj<numjobs>_r<repeat>.json;
+  the file name: <scenario>_<variant>_nj<numjobs>_r<repeat>.json;
   the fio job options variant (or the stats file's variant) and numjobs.
 
 files written to --outdir: report.md, compare.csv, scaling.csv and, unless
 --no-plot, <scenario>_iops.png/.svg and <scenario>_ratio.png/.svg.
 
-with exactly three modes (e.g. S4: --modes before,always,test_first and
+with exactly three variants (e.g. S4: --variants before,always,test_first and
 --base before) the report adds LKP's regression-and-fix table, the base, the
 regression and the fix side by side (also in threeway.md).  Results of the
 bh_lru model (S5) add the ns-per-lookup table against mod and its plot
@@ -49,15 +49,15 @@ scenario then named with what differs, e.g. "S1 filemap-odirect-read
 of these ("unknown") is a setup of its own, never averaged with runs that
 do.  To set two such sets of runs side by side: --compare A B.
 
---compare A B: first, per scenario, numjobs and mode, B's gain against A's
-(the geometric mean of each side's pairs' mode/--base ratios; Welch's
+--compare A B: first, per scenario, numjobs and variant, B's gain against A's
+(the geometric mean of each side's pairs' variant/--base ratios; Welch's
 t-interval and test over the pairs' logs; busy runs never decide a
 difference: the quiet pairs alone, or "cannot tell"); then per scenario,
-mode and numjobs, B's IOPS against A's: both means, %change, the ratio's
+variant and numjobs, B's IOPS against A's: both means, %change, the ratio's
 95% bootstrap CI and the verdict (Welch's test, as in the report), busy
 runs named; the header says in which of the fields
 above B differs from A.  Not compared, with the reason: a scenario, or a
-mode at a numjobs, found on one side only, and a scenario whose job shape
+variant at a numjobs, found on one side only, and a scenario whose job shape
 (rw, bs, iodepth, direct, buffered, thread, model) differs.  Exit status 1
 when nothing could be compared.
 
@@ -76,7 +76,7 @@ exit status: 0 when at least one run was reported (even if some inputs were
 bad), 1 when nothing could be reported or the output files could not be
 written, 2 for a usage error.
 
-the scaling law: per scenario and mode, the Universal Scalability Law
+the scaling law: per scenario and variant, the Universal Scalability Law
 X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)) fitted to every run's
 IOPS against numjobs (scipy.optimize.curve_fit, lambda, sigma, kappa >= 0),
 with 95% confidence intervals: lambda, one job's IOPS; sigma, contention;
@@ -112,7 +112,7 @@ def _width(text):
 def parse_args(argv):
     p = width.ArgumentParser(
         prog=PROG, description=width.wrap(
-            "Compare flagcheck modes from fio JSON output: an LKP-style "
+            "Compare flagcheck variants from fio JSON output: an LKP-style "
             "table with a noise verdict per metric, a scaling table and "
             "plots.", 79), epilog=EPILOG,
         formatter_class=width.HelpFormatter)
@@ -122,13 +122,13 @@ def parse_args(argv):
                    "JSON files (plain, json+ or client/server output)")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"),
                    help="instead of the report: B's runs against A's, per "
-                   "scenario, mode and numjobs (IOPS, %%change, verdict), "
+                   "scenario, variant and numjobs (IOPS, %%change, verdict), "
                    "labelled with what differs between them; A and B are "
                    "each a results directory or several joined by commas "
                    "(dir1,dir2; a directory whose name holds a comma is "
                    "taken whole); writes sidebyside.md to --outdir")
-    p.add_argument("--base", default="always", metavar="MODE",
-                   help="the mode the others are compared against "
+    p.add_argument("--base", default="always", metavar="VARIANT",
+                   help="the variant the others are compared against "
                    "(default: %(default)s)")
     p.add_argument("--outdir", metavar="DIR",
                    help="where to write report.md, the CSV files and the "
@@ -144,7 +144,7 @@ def parse_args(argv):
                    "(others' CPU time or steal above its --busy-threshold); "
                    "the header and the verdicts still count them")
     p.add_argument("--group-by", metavar="OPTION",
-                   help="take each run's mode from this fio job option "
+                   help="take each run's variant from this fio job option "
                    "(e.g. variant, ioengine) for every file, instead of "
                    "the manifest or the file name")
     p.add_argument("--width", type=_width, default=render.WIDTH,
@@ -193,14 +193,14 @@ def job_file_figures(manifests):
     return out
 
 
-def _modes(base, manifests):
-    """The modes the file names may hold: the base, the default ones and
+def _variants(base, manifests):
+    """The variants the file names may hold: the base, the default ones and
     every manifest's."""
-    modes = [base] + [m for m in matrix.DEFAULT_MODES if m != base]
+    variants = [base] + [m for m in matrix.DEFAULT_VARIANTS if m != base]
     for m in manifests:
-        modes += [x for x in (m.get("matrix") or {}).get("modes", [])
-                  if x not in modes]
-    return modes
+        variants += [x for x in (m.get("matrix") or {}).get("variants", [])
+                  if x not in variants]
+    return variants
 
 
 def _group(group, say=True):
@@ -229,7 +229,7 @@ def _side(args, group):
         files, _ = conditions.exclude_busy(files)
     setup = []
     records, docs, _, _, apart = loadrecords.load_records(
-        files, args.group_by, _modes(args.base, manifests),
+        files, args.group_by, _variants(args.base, manifests),
         setups_out=setup)
     for line in apart:
         warn("%s: %s" % (group, line[len("WARNING: "):]))
@@ -402,7 +402,7 @@ def main(argv=None):
         files, busy = conditions.exclude_busy(files)
     left_out, counters_read = [], {}
     runs = loadrecords.load_records(files, args.group_by,
-                        _modes(args.base, manifests), left_out,
+                        _variants(args.base, manifests), left_out,
                         counters_out=counters_read)
     records = runs[0]
     if not records:
@@ -411,13 +411,13 @@ def main(argv=None):
             "leave it out to report them" % len(busy) if busy and not files
             else "no readable fio JSON among the inputs"))
         return 1
-    if args.base not in {r.mode for r in records}:
-        warn("--base %s: no runs of that mode; the modes there are: %s"
-             % (args.base, ", ".join(sorted({r.mode for r in records}))))
+    if args.base not in {r.variant for r in records}:
+        warn("--base %s: no runs of that variant; the variants there are: %s"
+             % (args.base, ", ".join(sorted({r.variant for r in records}))))
         return 2
     for line in conditions.cold_first_runs(records):
         warn(line)
-    order = compare.mode_order(records, args.base)
+    order = compare.variant_order(records, args.base)
     head = header.lines(args, runs + (left_out,), manifests, ok_runs)
     secs = build_sections(args, runs + (counters_read,), order, files,
                           manifests, ok_runs, counts)

@@ -1,4 +1,4 @@
-"""flagcheck run's command line: run fio job files over the mode x numjobs
+"""flagcheck run's command line: run fio job files over the variant x numjobs
 x repeat matrix, one fio JSON and one engine stats file per run, plus
 manifest.json; resumable after Ctrl-C."""
 
@@ -19,16 +19,16 @@ from ..run.runner import Runner
 
 
 MAX_NUMJOBS = 4096          # fio's own limit on jobs (REAL_MAX_JOBS, fio.h)
-MAX_REPEATS = 10000         # runs per mode and numjobs
+MAX_REPEATS = 10000         # runs per variant and numjobs
 
 EPILOG = """\
-order: for each job file, for each numjobs, for each repeat, every mode in
+order: for each job file, for each numjobs, for each repeat, every variant in
 turn (always, test_first, always, test_first, ...), so slow drift of the
-machine hits all modes alike.
+machine hits all variants alike.
 
 files in --outdir, per run (repeat counts from 1):
-  <scenario>_<mode>_nj<numjobs>_r<repeat>.json             fio output
-  <scenario>_<mode>_nj<numjobs>_r<repeat>.flagcheck.jsonl  engine counters
+  <scenario>_<variant>_nj<numjobs>_r<repeat>.json             fio output
+  <scenario>_<variant>_nj<numjobs>_r<repeat>.flagcheck.jsonl  engine counters
   manifest.json   host, versions, matrix, every run's command, env, status
   flagcheck.lock  held while flagcheck run or a fio it started runs
 scenario is the job file name without its extension.
@@ -92,8 +92,8 @@ hypervisor's steal time on them.  A run where either exceeds
 ("interference" of each run), and flagcheck report names it.
 
 --until-decided: each cell (a job file at one numjobs) first gets
---repeats interleaved repeats, then one more repeat of every mode at a
-time until the IOPS ratio of every mode against the first mode is
+--repeats interleaved repeats, then one more repeat of every variant at a
+time until the IOPS ratio of every variant against the first variant is
 decided: its 95%% bootstrap CI (the report's) excludes 1 and Welch's test
 agrees, or the CI is narrower than +-PRECISION of the ratio; or until
 --max-repeats.  No cell is decided on fewer than %(min)d runs per side.
@@ -183,24 +183,24 @@ def _percent(text):
             % numbers.shown(text))
 
 
-def _mode(text):
+def _variant(text):
     text = text.strip()
     if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_-]*$", text):
         raise argparse.ArgumentTypeError(
-            "%r: a mode name is letters, digits, '_' and '-', starting "
+            "%r: a variant name is letters, digits, '_' and '-', starting "
             "with a letter or digit" % text)
     return text
 
 
 def _matrix_options(p, ncpu):
-    """The files, modes, numjobs and repeats of the matrix."""
+    """The files, variants, numjobs and repeats of the matrix."""
     p.add_argument("jobs", nargs="*", metavar="JOBFILE",
                    help="fio job file(s); same as --job")
     p.add_argument("--job", action="append", default=[], metavar="FILE",
                    help="fio job file to run (repeatable)")
-    p.add_argument("--modes", type=_csv_list(_mode),
-                   default=list(matrix.DEFAULT_MODES), metavar="A,B",
-                   help="variant modes (the engine's variant=), run "
+    p.add_argument("--variants", type=_csv_list(_variant),
+                   default=list(matrix.DEFAULT_VARIANTS), metavar="A,B",
+                   help="variants (the engine's variant=), run "
                    "interleaved in this order (default: always,test_first)")
     p.add_argument("--numjobs", type=_csv_list(_at_most(MAX_NUMJOBS)),
                    default=matrix.default_numjobs(ncpu), metavar="N,N",
@@ -210,7 +210,7 @@ def _matrix_options(p, ncpu):
                    "here: %s)" % (MAX_NUMJOBS, ",".join(map(
                        str, matrix.default_numjobs(ncpu)))))
     p.add_argument("--repeats", type=_at_most(MAX_REPEATS), metavar="N",
-                   help="runs per mode and numjobs, at most %d (default: "
+                   help="runs per variant and numjobs, at most %d (default: "
                    "5; with "
                    "--until-decided the runs before the first check, "
                    "default %d)" % (MAX_REPEATS, decide.MIN_REPEATS))
@@ -219,7 +219,7 @@ def _matrix_options(p, ncpu):
                    "IOPS ratio is decided (see below) or --max-repeats")
     p.add_argument("--max-repeats", type=_at_most(MAX_REPEATS), default=10,
                    metavar="N",
-                   help="with --until-decided: at most N runs per mode and "
+                   help="with --until-decided: at most N runs per variant and "
                    "numjobs (default: %(default)s)")
     p.add_argument("--precision", type=_percent,
                    default=100 * decide.DEFAULT_PRECISION, metavar="PCT",
@@ -329,7 +329,7 @@ def build_parser(ncpu):
     default)."""
     p = width.ArgumentParser(
         prog=PROG, description="Run fio job files over a matrix of "
-        "variant modes x numjobs x repeats and keep every run's JSON.",
+        "variants x numjobs x repeats and keep every run's JSON.",
         epilog=EPILOG, formatter_class=width.HelpFormatter)
     _matrix_options(p, ncpu)
     _condition_options(p)
@@ -349,7 +349,7 @@ def parse_args(argv):
 def dry_run(args, runs):
     if args.until_decided:
         print("# --until-decided: these first, then one more repeat of "
-              "every mode at a time, up to %d, until each cell is decided"
+              "every variant at a time, up to %d, until each cell is decided"
               % args.max_repeats)
     executor = args.executor(args)
     for i, run in enumerate(runs, 1):
@@ -378,7 +378,7 @@ def main(argv=None):
                         getattr(args, "hosts", None))
     if warning:
         print(width.wrap(warning), file=sys.stderr)
-    runs = matrix.build(list(args.scenarios), args.modes, args.numjobs,
+    runs = matrix.build(list(args.scenarios), args.variants, args.numjobs,
                         args.repeats)
     if args.dry_run:
         return dry_run(args, runs)

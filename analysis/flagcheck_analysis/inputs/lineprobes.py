@@ -69,9 +69,9 @@ def table(files, records):
         lp = entry["line_probe"]
         iops = iops_of.get(path)
         rows.append(((str(entry.get("scenario")), entry.get("numjobs", 0),
-                      entry.get("repeat", 0), str(entry.get("mode"))),
+                      entry.get("repeat", 0), str(entry.get("variant"))),
                      [str(entry.get("scenario")), str(entry.get("numjobs")),
-                      "r%s" % entry.get("repeat"), str(entry.get("mode")),
+                      "r%s" % entry.get("repeat"), str(entry.get("variant")),
                       ",".join(map(str, lp.get("cpus", ()))),
                       "-" if iops is None else "%.0f" % iops,
                       _ns(lp.get("before_ns")), _ns(lp.get("after_ns"))]))
@@ -80,5 +80,5 @@ def table(files, records):
     rows.sort(key=lambda r: r[0])
     return ("the cache line between the jobs' CPUs, per run (one way, ns, "
             "right before and after it)",
-            ["scenario", "numjobs", "repeat", "mode", "CPUs", "IOPS",
+            ["scenario", "numjobs", "repeat", "variant", "CPUs", "IOPS",
              "before ns", "after ns"], [r[1] for r in rows], {1, 5, 6, 7})

@@ -51,7 +51,7 @@ _HOST_RUN = Obj({"spec": STR, "key": STR, "status": STR, "stats": STR,
                  "counters": STR,
                  "reason": OneOf(STR, List(STR))})
 RUN_SCHEMA = Obj({
-    "name": STR, "scenario": STR, "mode": STR, "numjobs": NUMJOBS,
+    "name": STR, "scenario": STR, "variant": STR, "numjobs": NUMJOBS,
     "repeat": POSITIVE, "json": STR, "stats": STR, "status": STR,
     "command": List(STR), "cwd": STR, "env": Map(STR), "rc": Opt(INT),
     "started": STR, "seconds": SECONDS, "resumed": BOOL,
@@ -63,12 +63,12 @@ RUN_SCHEMA = Obj({
                        "after_ns": _PROBE_NS}),
     "settings": runrecord.SETTINGS_SCHEMA, "job_sha256": Opt(STR),
     "engine_sha256": Opt(STR), "job_env": Map(Opt(STR))},
-    required=("name", "scenario", "mode", "numjobs", "repeat", "json",
+    required=("name", "scenario", "variant", "numjobs", "repeat", "json",
               "status"))
 CELL_SCHEMA = Obj({
     "scenario": STR, "numjobs": NUMJOBS, "repeats": POSITIVE,
     "stopped": Opt(STR), "text": STR, "corun_pct": Opt(number(0, 100)),
-    "decisions": List(Obj({"mode": STR, "reason": STR, "why": Opt(STR),
+    "decisions": List(Obj({"variant": STR, "reason": STR, "why": Opt(STR),
                            "ratio": Opt(number(above=0)),
                            "ci": Opt(List(number(above=0), 2)),
                            "by": Opt(STR)}))})
@@ -83,7 +83,7 @@ SCHEMA = Obj({
     "host": Obj({"hostname": STR, "cpu_model": STR, "cores": Opt(INT),
                  "usable_cpus": INT, "kernel": STR, "machine": STR}),
     "matrix": Obj({"jobs": Map(STR), "job_sha256": Map(Opt(STR)),
-                   "modes": List(STR), "numjobs": List(NUMJOBS),
+                   "variants": List(STR), "numjobs": List(NUMJOBS),
                    "repeats": POSITIVE, "order": STR,
                    "output_format": STR}),
     "vars": Map(STR),
@@ -168,7 +168,7 @@ def run_entries(outdir, runs, old):
     for run in runs:
         name = matrix.run_name(run)
         entry = {"name": name, "scenario": run.scenario,
-                 "mode": run.mode, "numjobs": run.numjobs,
+                 "variant": run.variant, "numjobs": run.numjobs,
                  "repeat": run.repeat, "json": name + ".json",
                  "stats": name + ".flagcheck.jsonl"}
         prev = old_runs.get(name) or runrecord.read_setup(outdir, name) \
@@ -185,7 +185,7 @@ def run_entries(outdir, runs, old):
 
 def others(old, runs):
     """The previous manifest's entries of runs outside `runs` (made with
-    another --numjobs, --modes, --repeats or job file), kept as they were:
+    another --numjobs, --variants, --repeats or job file), kept as they were:
     their record is not this command's to drop."""
     names = {matrix.run_name(r) for r in runs}
     return [dict(e, outside_matrix=True) for e in old.get("runs", [])
@@ -207,7 +207,7 @@ def write(path, manifest):
 
 def names_error(entry):
     """Why a finished run's entry does not name its own files, or None:
-    its name ends in _<mode>_nj<numjobs>_r<repeat> of the entry
+    its name ends in _<variant>_nj<numjobs>_r<repeat> of the entry
     (matrix.run_name; the scenario before it is the job file's stem, which
     the entry may call otherwise), its fio JSON is <name>.json, its
     counters <name>.flagcheck.jsonl or, per host,
@@ -215,12 +215,12 @@ def names_error(entry):
     name = entry.get("name")
     if not isinstance(name, str):
         return "name is missing"
-    mode, nj, rep = (entry.get(k) for k in ("mode", "numjobs", "repeat"))
+    variant, nj, rep = (entry.get(k) for k in ("variant", "numjobs", "repeat"))
     own = plain(name, numbers.NAME_SHOWN)
     if not re.match(r"^.+_%s_nj%s_r%s$" % tuple(
-            re.escape(_text(v)) for v in (mode, nj, rep)), name):
-        return ("name %s is not a run of mode %s, numjobs %s, repeat %s "
-                "as the entry says" % (name_shown(name), plain(mode),
+            re.escape(_text(v)) for v in (variant, nj, rep)), name):
+        return ("name %s is not a run of variant %s, numjobs %s, repeat %s "
+                "as the entry says" % (name_shown(name), plain(variant),
                                        plain(nj), plain(rep)))
     if entry.get("json") != name + ".json":
         return "json %s is not %s.json, the run's own" % (
@@ -256,12 +256,12 @@ def _text(value):
         return "-"
 
 
-def files_error(entry, doc, counters, modes=()):
+def files_error(entry, doc, counters, variants=()):
     """Why a finished run's fio JSON `doc` and its counters file's
     records `counters` (or None) are not the run its manifest entry describes, or None (its
     entry names its own files: names_error()): fio's flagcheck_stats option
     (the runner sets it to the run's counters file) names the entry's;
-    fio's variant option is no other mode of the matrix (`modes`), nor
+    fio's variant option is no other variant of the matrix (`variants`), nor
     its numjobs another numjobs; the counters' variant is fio's, and some
     of their jobs are fio's."""
     opts = fiojson.job_options(doc)
@@ -271,19 +271,19 @@ def files_error(entry, doc, counters, modes=()):
     if isinstance(path, str) and os.path.basename(path) not in own:
         return ("its fio JSON wrote counters to %s, not to the entry's %s"
                 % (os.path.basename(path), entry.get("stats")))
-    mode = opts.get("variant")
-    if mode is not None and str(mode) != entry.get("mode") and \
-            str(mode) in modes:
-        return ("its fio JSON ran variant=%s, the entry says mode %s"
-                % (mode, entry.get("mode")))
+    variant = opts.get("variant")
+    if variant is not None and str(variant) != entry.get("variant") and \
+            str(variant) in variants:
+        return ("its fio JSON ran variant=%s, the entry says variant %s"
+                % (variant, entry.get("variant")))
     nj = opts.get("numjobs")
     if nj is not None and str(nj) != str(entry.get("numjobs")):
         return ("its fio JSON ran numjobs=%s, the entry says %s"
                 % (nj, entry.get("numjobs")))
     for r in counters or ():
-        if mode is not None and r.get("variant") not in (None, str(mode)):
+        if variant is not None and r.get("variant") not in (None, str(variant)):
             return ("its counters are of variant %s, its fio JSON ran "
-                    "variant=%s" % (r.get("variant"), mode))
+                    "variant=%s" % (r.get("variant"), variant))
     # the engine writes fio's job name; a group's entry has its first's
     theirs = {e.get("jobname") for e in fiojson.fio_jobs(doc)} - {None}
     mine = {r.get("job") for r in counters or ()} - {None}

@@ -1,13 +1,13 @@
 """The run matrix: which runs, in which order, and what their files are called.
 
 Naming convention (one fio JSON and one engine counters file per run):
-    <scenario>_<mode>_nj<numjobs>_r<repeat>.json
-    <scenario>_<mode>_nj<numjobs>_r<repeat>.flagcheck.jsonl
+    <scenario>_<variant>_nj<numjobs>_r<repeat>.json
+    <scenario>_<variant>_nj<numjobs>_r<repeat>.flagcheck.jsonl
 scenario is the job file's stem, repeat counts from 1.  On several hosts
 (fio client/server) the JSON is the client's, and each host has its own
 counters file and the job file that was sent to it:
-    <scenario>_<mode>_nj<numjobs>_r<repeat>.<host label>.flagcheck.jsonl
-    jobs/<scenario>_<mode>_nj<numjobs>_r<repeat>.<host label>.fio
+    <scenario>_<variant>_nj<numjobs>_r<repeat>.<host label>.flagcheck.jsonl
+    jobs/<scenario>_<variant>_nj<numjobs>_r<repeat>.<host label>.fio
 """
 
 import os
@@ -16,9 +16,9 @@ from collections import namedtuple
 
 from . import fiojson
 
-DEFAULT_MODES = ("always", "test_first")
+DEFAULT_VARIANTS = ("always", "test_first")
 
-Run = namedtuple("Run", "scenario mode numjobs repeat")
+Run = namedtuple("Run", "scenario variant numjobs repeat")
 
 def default_numjobs(ncpu):
     """1, 2, 4, ... up to ncpu, plus ncpu itself if it is not a power of two."""
@@ -31,23 +31,23 @@ def default_numjobs(ncpu):
     return out
 
 
-def modes_in_order(modes, repeat):
-    """The order of the modes in one repeat: as given in odd repeats,
+def variants_in_order(variants, repeat):
+    """The order of the variants in one repeat: as given in odd repeats,
     reversed in even ones (A B, B A, A B, ...: ABBA), so that neither
-    mode always runs first and a first-run effect cancels over the
+    variant always runs first and a first-run effect cancels over the
     pairs."""
-    return list(modes) if repeat % 2 else list(modes)[::-1]
+    return list(variants) if repeat % 2 else list(variants)[::-1]
 
 
-def build(scenarios, modes, numjobs, repeats):
-    """All runs in execution order: the modes are interleaved innermost,
+def build(scenarios, variants, numjobs, repeats):
+    """All runs in execution order: the variants are interleaved innermost,
     each repeat's runs back to back (A B B A A B ...), so slow drift of
-    the machine hits every mode alike and each repeat is a pair."""
+    the machine hits every variant alike and each repeat is a pair."""
     return [Run(s, m, nj, r)
             for s in scenarios
             for nj in numjobs
             for r in range(1, repeats + 1)
-            for m in modes_in_order(modes, r)]
+            for m in variants_in_order(variants, r)]
 
 
 def run_name(run):
@@ -77,15 +77,15 @@ def counters_path_for_json(path):
     return base + ".flagcheck.jsonl"
 
 
-def parse_name(filename, modes=DEFAULT_MODES):
-    """Run from a file name that follows the convention, else None.  The mode
-    must be one of `modes`, since scenario and mode may both hold '_'."""
+def parse_name(filename, variants=DEFAULT_VARIANTS):
+    """Run from a file name that follows the convention, else None.  The variant
+    must be one of `variants`, since scenario and variant may both hold '_'."""
     base = os.path.basename(filename)
-    for mode in sorted(modes, key=len, reverse=True):
+    for variant in sorted(variants, key=len, reverse=True):
         m = re.match(r"^(?P<scenario>.+)_%s_nj(?P<nj>\d+)_r(?P<r>\d+)\.json$"
-                     % re.escape(mode), base)
+                     % re.escape(variant), base)
         if m:
-            return Run(m.group("scenario"), mode, int(m.group("nj")),
+            return Run(m.group("scenario"), variant, int(m.group("nj")),
                        int(m.group("r")))
     return None
 
@@ -112,6 +112,6 @@ def run_env(variables, outdir, run, label=None):
     env = dict(variables)
     counters = (counters_path(outdir, run) if label is None else
                 host_counters_path(outdir, run, label))
-    env.update(VARIANT=run.mode, NUMJOBS=str(run.numjobs),
+    env.update(VARIANT=run.variant, NUMJOBS=str(run.numjobs),
                FLAGCHECK_STATS=os.path.abspath(counters))
     return env

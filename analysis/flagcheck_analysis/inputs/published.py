@@ -2,7 +2,7 @@
 entry per scenario, its S-number and short name (the one name the tables,
 plots and the summary use), the names its runs can carry (job file stem,
 fio job name, engine model), and the published result as the ratio of two
-modes.  Every figure is quoted from docs/scenarios.md, which gives the
+variants.  Every figure is quoted from docs/scenarios.md, which gives the
 mailing-list message and the commits for each.
 
 A scenario with a published figure is one entry in SCENARIOS; a results
@@ -67,15 +67,15 @@ def twin_figure(number):
 
 # number    "S1"; name: short name ("S1 filemap-odirect-read" in tables)
 # aliases   job file stems, fio job names and engine models of its runs
-# base, mode  the ratio is mode / base (what the fix gains)
-# ratio     the published mode / base, as a speed (higher is faster); None
+# base, variant  the ratio is variant / base (what the fix gains)
+# ratio     the published variant / base, as a speed (higher is faster); None
 #           where the published result is not one ratio of the job's IOPS
 # figure    the published figures the ratio comes from, as quoted
 # machine   where they were measured
 # sharers   how many CPUs (jobs, processes) shared the line there, None
 #           where the source does not say; sharers_text says it in words
 # source    the commit or message, docs/scenarios.md has the rest
-Scenario = namedtuple("Scenario", "number name aliases base mode ratio figure "
+Scenario = namedtuple("Scenario", "number name aliases base variant ratio figure "
                       "machine sharers sharers_text source")
 
 _FIG = {n: twin_figure(n) for n in TWINS}

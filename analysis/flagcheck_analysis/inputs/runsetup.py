@@ -15,7 +15,7 @@ FIELDS = ("fio version", "engine", "host", "kernel", "job file", "backend",
 # what a manifest writes where it could not tell
 _UNKNOWN = ("", "?", "unknown", None)
 # the engine's options in a record of the counters file besides the model's own
-# ("options"); the variant is the mode
+# ("options"); the variant is the variant
 _ENGINE_KEYS = ("model", "mapping", "inject", "inject_every")
 
 

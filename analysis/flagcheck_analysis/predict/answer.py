@@ -144,23 +144,23 @@ def default_machine(args, n, entries, load):
 
 
 def one_job_iops(records, label):
-    """[(mode, IOPS)] of the scenario's numjobs=1 runs (of_scenario())."""
+    """[(variant, IOPS)] of the scenario's numjobs=1 runs (of_scenario())."""
     mine = of_scenario(label, {r.scenario for r in records})
-    return [(r.mode, r.metrics["iops"]) for r in records
+    return [(r.variant, r.metrics["iops"]) for r in records
             if r.scenario in mine and r.numjobs == 1 and
-            r.mode in simulate.MODES and r.metrics.get("iops")]
+            r.variant in simulate.VARIANTS and r.metrics.get("iops")]
 
 
 def run_rest(spec, mach, here, runs):
-    """This fio job's rest from its one-job @runs [(mode, IOPS)]: each
+    """This fio job's rest from its one-job @runs [(variant, IOPS)]: each
     run's ns per I/O less the pattern's own (simulated on one CPU of
     @here, this box's calibration, else of @mach), scaled by the clocks
     (here over @mach's): ((median, lowest, highest) ns, how), or None."""
     if not runs:
         return None
     box = here or mach
-    one = simulate.predict(spec, box, 1, None, 0.0, seeds=1)["modes"]
-    ns = sorted(1e9 / x - 1e9 / one[mode]["one_cpu"] for mode, x in runs)
+    one = simulate.predict(spec, box, 1, None, 0.0, seeds=1)["variants"]
+    ns = sorted(1e9 / x - 1e9 / one[variant]["one_cpu"] for variant, x in runs)
     if ns[len(ns) // 2] <= 0:
         return None
     scale, how = 1.0, "not scaled: the same box"
@@ -179,12 +179,12 @@ def run_rest(spec, mach, here, runs):
 
 
 def measured_iops(records):
-    """{(scenario, numjobs, mode): mean IOPS over the repeats}."""
+    """{(scenario, numjobs, variant): mean IOPS over the repeats}."""
     acc = {}
     for r in records:
         v = r.metrics.get("iops")
         if v is not None:
-            acc.setdefault((r.scenario, r.numjobs, r.mode), []).append(v)
+            acc.setdefault((r.scenario, r.numjobs, r.variant), []).append(v)
     return {k: sum(v) / len(v) for k, v in acc.items()}
 
 

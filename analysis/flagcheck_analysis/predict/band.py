@@ -162,10 +162,10 @@ class _Sim:
             choice = {k: s[k] for k in self.phys}
             ios = simulate.window(spec, self.m, cpus, self.one, which,
                                   self.rest_ns * f, choice, s["scale"])
-            iops = [simulate.run_sim(spec, mode, self.m, cpus, which,
+            iops = [simulate.run_sim(spec, variant, self.m, cpus, which,
                                      self.rest_ns * f, seed, ios,
                                      choice=choice, scale=s["scale"])["iops"]
-                    for mode in simulate.MODES]
+                    for variant in simulate.VARIANTS]
             self.known[key] = iops[1] / iops[0]
         return self.known[key]
 

@@ -1,10 +1,10 @@
-"""The big-box answer as a plot: both modes' simulated IOPS and the gain
+"""The big-box answer as a plot: both variants' simulated IOPS and the gain
 test_first/always, each with its costs-and-seeds spread, against CPU count
 (1, 2, 4, ... up to N, and N); at N, where the answer has it, the band
 over every unknown (band.py: THE band, the one the text prints) as an
 error bar; the published gain at the published CPU count where the job
 file has one, so the star lies inside or outside that bar as the text
-says; the measured IOPS of each mode, where runs exist, on axes of their
+says; the measured IOPS of each variant, where runs exist, on axes of their
 own (this box's, against numjobs: never on the big box's axes).
 flagcheck predict --plot FILE and the report (<scenario>_bigbox.png)
 draw it; matplotlib with the Agg backend, imported only to draw."""
@@ -40,13 +40,13 @@ def predictions(spec, mach, n, placement, rest_ns, seeds=simulate.SEEDS,
 
 def data(preds, measured=None, published=None):
     """What the plot shows, from @preds (predictions, by CPU count),
-    @measured {mode: [(numjobs, IOPS)]} and @published (CPUs, gain) or
+    @measured {variant: [(numjobs, IOPS)]} and @published (CPUs, gain) or
     None: {"cpus", "always"/"test_first": {"iops", "low", "high"},
     "gain": {"value", "low", "high"}, "measured", "published"}."""
     preds = sorted(preds, key=lambda p: p["cpus"])
     out = {"cpus": [p["cpus"] for p in preds]}
-    for mode in simulate.MODES:
-        out[mode] = {k: [p["modes"][mode][k] for p in preds]
+    for variant in simulate.VARIANTS:
+        out[variant] = {k: [p["variants"][variant][k] for p in preds]
                      for k in ("iops", "low", "high")}
     spread = [p["gain"].get("costs_seeds") or p["gain"] for p in preds]
     out["gain"] = {"value": [p["gain"]["value"] for p in preds],
@@ -74,18 +74,18 @@ def draw(d, path, title):
                                                             else 7))
     top, bottom = axes[0], axes[-1]
     x = d["cpus"]
-    colours = dict(zip(simulate.MODES, ("tab:red", "tab:blue")))
-    for mode in simulate.MODES:
-        m = d[mode]
-        top.plot(x, m["iops"], "-o", color=colours[mode], label=mode +
+    colours = dict(zip(simulate.VARIANTS, ("tab:red", "tab:blue")))
+    for variant in simulate.VARIANTS:
+        m = d[variant]
+        top.plot(x, m["iops"], "-o", color=colours[variant], label=variant +
                  " (simulated)")
-        top.fill_between(x, m["low"], m["high"], color=colours[mode],
+        top.fill_between(x, m["low"], m["high"], color=colours[variant],
                          alpha=0.2)
-        pts = d["measured"].get(mode) or []
+        pts = d["measured"].get(variant) or []
         if pts:
             axes[1].plot([p[0] for p in pts], [p[1] for p in pts], "x-",
-                         color=colours[mode], markersize=9,
-                         label=mode + " (measured here)")
+                         color=colours[variant], markersize=9,
+                         label=variant + " (measured here)")
     g = d["gain"]
     bottom.plot(x, g["value"], "-o", color="black",
                 label="gain test_first/always")

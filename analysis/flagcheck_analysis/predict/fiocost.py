@@ -81,13 +81,13 @@ def null_iops(what, stdout):
     return iops
 
 
-def rest_of(mode, fio_ns, machine, work_ns=None):
+def rest_of(variant, fio_ns, machine, work_ns=None):
     """(rest ns per I/O: one figure or (typ, low, high) measured, how it
-    was sourced) for rest @mode; @work_ns: the header's "work NS"."""
-    if mode == "work" and work_ns is not None:
+    was sourced) for rest @variant; @work_ns: the header's "work NS"."""
+    if variant == "work" and work_ns is not None:
         return work_ns, "work %.0f ns: the header's published-rest (the " \
             "pattern has no work())" % work_ns
-    if mode == "work":
+    if variant == "work":
         return 0.0, "work: the job file's work(ns) is the whole rest"
     if fio_ns is None:
         fio = measure_fio_ns()

@@ -1,8 +1,8 @@
 """A job file's prediction on N CPUs of a machine profile: the profile
 expanded to an N x N one-way cost matrix (machines/machine.py's Machine),
-flagcheck-sim run on it per mode, and the band (docs/predict.md).
+flagcheck-sim run on it per variant, and the band (docs/predict.md).
 
-The band: each mode simulated with the profile's low, typical and high
+The band: each variant simulated with the profile's low, typical and high
 costs (every cost of one run at the same end of its range), each with
 SEEDS seeds (the guards' phases and the jitter); the value is the mean of
 the typical runs, the band the lowest and highest of all. The gain is
@@ -26,7 +26,7 @@ WHICH = ("low", "typ", "high")
 SEEDS = 3
 # flagcheck-sim's largest matrix (sim/sim.h SIM_MAX_CPUS)
 MAX_CPUS = 1024
-MODES = ("always", "test_first")
+VARIANTS = ("always", "test_first")
 # accesses of shared units simulated per run (all CPUs, warm-up and
 # window), which sets the I/Os per CPU: about 0.3 s a run on one core
 BUDGET = 400000
@@ -217,21 +217,21 @@ def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
                            "give a work(ns) or a rest (--rest fio)"
                            % spec.path)
     one_ios = window(spec, machine, cpus[:1], probe)
-    one = {mode: run_sim(spec, mode, machine, cpus[:1], "typ", rest["typ"],
-                         0, one_ios, warmup=4) for mode in MODES}
+    one = {variant: run_sim(spec, variant, machine, cpus[:1], "typ", rest["typ"],
+                         0, one_ios, warmup=4) for variant in VARIANTS}
     ios = window(spec, machine, cpus, one["always"], "typ", rest["typ"])
     runs = {}
     for which in WHICH:
         for seed in range(seeds):
-            for mode in MODES:
-                runs[(mode, which, seed)] = run_sim(
-                    spec, mode, machine, cpus, which, rest[which], seed,
+            for variant in VARIANTS:
+                runs[(variant, which, seed)] = run_sim(
+                    spec, variant, machine, cpus, which, rest[which], seed,
                     ios)
-    modes = {}
-    for mode in MODES:
-        all_ = [runs[(mode, w, s)]["iops"] for w in WHICH
+    variants = {}
+    for variant in VARIANTS:
+        all_ = [runs[(variant, w, s)]["iops"] for w in WHICH
                 for s in range(seeds)]
-        modes[mode] = {"iops": _mean([runs[(mode, "typ", s)]["iops"]
+        variants[variant] = {"iops": _mean([runs[(variant, "typ", s)]["iops"]
                                       for s in range(seeds)]),
                        "low": min(all_), "high": max(all_)}
     gains = {(w, s): runs[("test_first", w, s)]["iops"] /
@@ -239,17 +239,17 @@ def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
              for w in WHICH for s in range(seeds)}
     gain = {"value": _mean([gains[("typ", s)] for s in range(seeds)]),
             "low": min(gains.values()), "high": max(gains.values())}
-    for mode in MODES:
-        typ0 = runs[(mode, "typ", 0)]
-        modes[mode].update(one_cpu=one[mode]["iops"],
-                           one_cpu_line_ops=one[mode]["rmw_per_io"] +
-                           one[mode]["stores_per_io"],
+    for variant in VARIANTS:
+        typ0 = runs[(variant, "typ", 0)]
+        variants[variant].update(one_cpu=one[variant]["iops"],
+                           one_cpu_line_ops=one[variant]["rmw_per_io"] +
+                           one[variant]["stores_per_io"],
                            rmw_per_io=typ0["rmw_per_io"],
                            stores_per_io=typ0["stores_per_io"],
                            retries_per_io=typ0["retries_per_io"])
-    lines = {mode: runs[(mode, "typ", 0)]["units"] for mode in MODES}
+    lines = {variant: runs[(variant, "typ", 0)]["units"] for variant in VARIANTS}
     return {"machine": machine.name, "cpus": n, "placement": placement,
-            "rest_ns": rest["typ"], "modes": modes, "gain": gain,
+            "rest_ns": rest["typ"], "variants": variants, "gain": gain,
             "lines": lines, "demand": demand(machine, cpus, one["always"],
                                              runs[("always", "typ", 0)]),
             "mean_transfer_ns": mean_transfer(machine, cpus),

@@ -10,7 +10,7 @@ machine were sourced. The scores, of the simulator, of "no effect" (a gain
 of x1.00 for every file) and of today's formula (the report's what-if
 before the simulator, kept only here, formula_gain(): 1/IOPS(N) =
 1/(N x IOPS(1)) + line ops per I/O x
-transfer, IOPS(1) the mode's one-CPU figure with the same rest, line ops
+transfer, IOPS(1) the variant's one-CPU figure with the same rest, line ops
 the RMWs and stores per I/O as the engine counts them, transfer the mean
 one-way cost between the N CPUs), against the targets docs/predict.md states:
 
@@ -59,15 +59,15 @@ def formula_gain(pred):
     """Today's formula's test_first/always (module doc)."""
     n, t = pred["cpus"], pred["mean_transfer_ns"] * 1e-9
     iops = {}
-    for mode in simulate.MODES:
-        m = pred["modes"][mode]
+    for variant in simulate.VARIANTS:
+        m = pred["variants"][variant]
         line = m["rmw_per_io"] + m["stores_per_io"]
-        iops[mode] = 1.0 / (1.0 / (n * m["one_cpu"]) + line * t)
+        iops[variant] = 1.0 / (1.0 / (n * m["one_cpu"]) + line * t)
     return iops["test_first"] / iops["always"]
 
 
 def is_layout(pred):
-    a, f = (pred["modes"][m]["one_cpu_line_ops"] for m in simulate.MODES)
+    a, f = (pred["variants"][m]["one_cpu_line_ops"] for m in simulate.VARIANTS)
     return a > 0 and abs(a - f) <= 1e-9 * a
 
 

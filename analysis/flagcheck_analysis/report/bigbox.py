@@ -31,7 +31,7 @@ else measured once with fio's null engine.
 Checked on this box (beside()): where the results hold calibration.json,
 each pattern job at every numjobs it ran, simulated on that calibration as
 the profile with this fio job's rest, beside the measured IOPS of each
-mode; within WITHIN of each other or not, per row (a calibration the
+variant; within WITHIN of each other or not, per row (a calibration the
 runs' line probes contradict: answer.disagreement())."""
 
 import functools
@@ -76,7 +76,7 @@ def _row(scenario, spec, mach, n, placement, rest, gain_pub):
     """(the row, the prediction) of @spec on @mach at @n CPUs, its gain
     with THE band (answer.predict_at())."""
     p = predict_at(spec, mach, n, placement, rest, gain_pub)
-    m, g = p["modes"], p["gain"]
+    m, g = p["variants"], p["gain"]
     dc = max([d["ratio"] for d in p["demand"]] or [0.0])
     return [scenario, mach.name + (" " + placement if placement else ""),
             str(n), rest[1].split(":")[0],
@@ -284,9 +284,9 @@ def data(simulated):
         b = p.get("band") or {}
         return {"machine": p["machine"], "cpus": p["cpus"],
                 "placement": p["placement"], "gain": p["gain"],
-                "modes": {m: {k: p["modes"][m][k] for k in
+                "variants": {m: {k: p["variants"][m][k] for k in
                               ("iops", "low", "high")}
-                          for m in simulate.MODES},
+                          for m in simulate.VARIANTS},
                 "published": b.get("published"), "where": b.get("where"),
                 "widest": b.get("widest")}
     return {label: {"published": one(s["published"]),
@@ -306,7 +306,7 @@ def table(args, manifests, warn, records=(), entries=(), simulated=None,
 
 def caveats(beside_tables):
     """{run label: the caveat} of each scenario whose check on this box
-    failed (a beside() row marked "no"): its meas./sim. per mode and
+    failed (a beside() row marked "no"): its meas./sim. per variant and
     numjobs, and what that puts in doubt."""
     missed = {}
     for _, _, body, _ in beside_tables:
@@ -332,12 +332,12 @@ BESIDE_TITLE = ("checked on this box: each pattern job simulated on this "
                 "its rest, not a check), else fio's null engine here "
                 "(null) or --fio-ns (given)"
                 % round(100 * WITHIN))
-BESIDE_HEADER = ["scenario", "numjobs", "mode", "rest ns", "measured IOPS",
+BESIDE_HEADER = ["scenario", "numjobs", "variant", "rest ns", "measured IOPS",
                  "simulated IOPS (band)", "meas./sim.", "within"]
 
 
 def beside_rows(scenario, spec, mach, measured, rest):
-    """Rows for one job: @measured {(numjobs, mode): IOPS}; @rest as
+    """Rows for one job: @measured {(numjobs, variant): IOPS}; @rest as
     beside_rest() gives it (a 1-job row that gave the rest is marked so,
     not judged)."""
     ns, how, from_runs = rest
@@ -346,14 +346,14 @@ def beside_rows(scenario, spec, mach, measured, rest):
         if nj > mach.total_cpus:
             continue
         p = simulate.predict(spec, mach, nj, None, ns)
-        for mode in simulate.MODES:
-            x = measured.get((nj, mode))
+        for variant in simulate.VARIANTS:
+            x = measured.get((nj, variant))
             if x is None:
                 continue
-            s = p["modes"][mode]
+            s = p["variants"][variant]
             ratio = x / s["iops"]
             within = "yes" if abs(ratio - 1) <= WITHIN else "no"
-            out.append([scenario, str(nj), mode, how, "%.0f" % x,
+            out.append([scenario, str(nj), variant, how, "%.0f" % x,
                         "%.0f (%.0f..%.0f)" % (s["iops"], s["low"],
                                                s["high"]),
                         "%.2f" % ratio,
@@ -389,7 +389,7 @@ def beside(args, manifests, records, warn, entries=()):
         for label in of_scenario(published.label(stem),
                                  {s for s, _, _ in iops}) - done:
             done.add(label)
-            mine = {(nj, mode): v for (s, nj, mode), v in iops.items()
+            mine = {(nj, variant): v for (s, nj, variant), v in iops.items()
                     if s == label}
             try:
                 spec = jobspec.read(path)
@@ -413,9 +413,9 @@ def plot(plans, records, outdir):
     for label, spec, (mach, n, placement, rest_ns), gain_pub, p in plans:
         mine = of_scenario(label, {s for s, _, _ in iops})
         measured = {}
-        for (s, nj, mode), v in sorted(iops.items()):
-            if s in mine and mode in simulate.MODES:
-                measured.setdefault(mode, []).append((nj, v))
+        for (s, nj, variant), v in sorted(iops.items()):
+            if s in mine and variant in simulate.VARIANTS:
+                measured.setdefault(variant, []).append((nj, v))
         pub = spec.published
         d = curve.data(curve.predictions(spec, mach, n, placement, rest_ns,
                                          have=[p]),

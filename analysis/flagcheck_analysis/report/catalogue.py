@@ -28,7 +28,7 @@ Row = namedtuple("Row", "scenario numjobs always test_first runs ratio "
 
 def rows(records, figures, counts=None):
     """One Row per scenario with a Figure and numjobs with runs of both
-    modes: the mean IOPS of each (fio's, over the repeats), their ratio
+    variants: the mean IOPS of each (fio's, over the repeats), their ratio
     recomputed from those runs, the published gain, and the cell's
     decision and verdict in words (summary.py; @counts:
     conditions.cell_counts, for the busy runs)."""
@@ -36,7 +36,7 @@ def rows(records, figures, counts=None):
     for r in records:
         iops = r.metrics.get("iops")
         if r.scenario in figures and iops is not None:
-            cells.setdefault((r.scenario, r.numjobs, r.mode), []).append(iops)
+            cells.setdefault((r.scenario, r.numjobs, r.variant), []).append(iops)
     out = []
     for scenario, nj in sorted({(s, n) for s, n, _ in cells}):
         a = cells.get((scenario, nj, "always"))

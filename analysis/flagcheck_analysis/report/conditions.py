@@ -173,7 +173,7 @@ def header_lines(manifests, entries, excluded):
         if c.get("until_decided"):
             out.append("repeats: until decided (the IOPS ratio's 95%% CI "
                        "excludes 1, or is narrower than ±%g%%), at most %s "
-                       "per mode" % (c.get("precision_pct"),
+                       "per variant" % (c.get("precision_pct"),
                                      c.get("max_repeats")))
     return out
 
@@ -201,7 +201,7 @@ def _busy_cell(busy, n):
     if not busy:
         return "0 of %d" % n
     return "%d of %d: %s" % (len(busy), n, "all" if len(busy) == n else
-                             ", ".join("%s r%s" % (e.get("mode"),
+                             ", ".join("%s r%s" % (e.get("variant"),
                                                    e.get("repeat"))
                                        for e in busy))
 
@@ -230,7 +230,7 @@ def tables(manifests, entries, counts):
                          _busy_cell(busy, n)])
         out.append(("repeats and conditions per cell (flagcheck run's "
                     "stopping rule, on IOPS)",
-                    ["scenario", "numjobs", "job CPUs", "repeats per mode",
+                    ["scenario", "numjobs", "job CPUs", "repeats per variant",
                      "stopped", "ratio at the stop", "busy runs"],
                     rows, {1, 3}))
     busy = sorted((e for e in entries if busymark.is_busy(e)),
@@ -297,17 +297,17 @@ COLD = 1.5
 
 
 def cold_first_runs(records):
-    """Lines naming each cell (scenario, numjobs, mode) whose first run
+    """Lines naming each cell (scenario, numjobs, variant) whose first run
     (repeat 1) did less than 1/COLD of the median IOPS of its other runs
     (at least 2): a cold start (a real file's first touch, the page
     cache, the CPU's clock), which would read as a gain or a loss."""
     cells = {}
     for r in records:
         if r.repeat is not None and r.metrics.get("iops") is not None:
-            cells.setdefault((r.scenario, r.numjobs, r.mode), {})[
+            cells.setdefault((r.scenario, r.numjobs, r.variant), {})[
                 r.repeat] = r.metrics["iops"]
     out = []
-    for (scenario, nj, mode), runs in sorted(cells.items(), key=str):
+    for (scenario, nj, variant), runs in sorted(cells.items(), key=str):
         first = runs.get(1)
         rest = sorted(v for k, v in runs.items() if k != 1)
         if first is None or len(rest) < 2:
@@ -321,5 +321,5 @@ def cold_first_runs(records):
                        "first touch, the page cache, the clock); give "
                        "flagcheck run --ramp S, or a warm-up run first, "
                        "before reading the ratio" % (
-                           scenario, mode, nj, first, median, len(rest)))
+                           scenario, variant, nj, first, median, len(rest)))
     return out

@@ -1,5 +1,5 @@
 """LKP's table for a regression and its fix (lkp-tests lib/compare.rb, as in
-the S4 report): three modes side by side, the first the base, then for each
+the S4 report): three variants side by side, the first the base, then for each
 of the other two %change against the base and its value, mean ± %stddev,
 one metric per row named <scenario>_<numjobs>.<metric> at the end of the
 row.  A last column gives the noise verdict of each change (stats.verdict,
@@ -23,33 +23,33 @@ class ThreeWayError(Exception):
     pass
 
 
-def _ordered(records, modes):
-    """The records of the three modes, grouped in `modes` order, so that
-    compare.mode_order sees them in that order."""
-    rank = {m: i for i, m in enumerate(modes)}
-    return sorted((r for r in records if r.mode in rank),
-                  key=lambda r: rank[r.mode])
+def _ordered(records, variants):
+    """The records of the three variants, grouped in `variants` order, so that
+    compare.variant_order sees them in that order."""
+    rank = {m: i for i, m in enumerate(variants)}
+    return sorted((r for r in records if r.variant in rank),
+                  key=lambda r: rank[r.variant])
 
 
-def rows(records, modes, metrics=DEFAULT_METRICS):
+def rows(records, variants, metrics=DEFAULT_METRICS):
     """ThreeRows in scenario, numjobs, metric order; raises ThreeWayError
-    unless `modes` names three modes."""
-    if len(modes) != 3 or len(set(modes)) != 3:
-        raise ThreeWayError("three different modes are needed (base, "
-                            "regression, fix), got %s" % ",".join(modes))
+    unless `variants` names three variants."""
+    if len(variants) != 3 or len(set(variants)) != 3:
+        raise ThreeWayError("three different variants are needed (base, "
+                            "regression, fix), got %s" % ",".join(variants))
     names = dict(METRICS)
     out = []
-    for section in compare.compare(_ordered(records, modes), modes[0]):
-        # a mode without any run has no column in the section: keep the
+    for section in compare.compare(_ordered(records, variants), variants[0]):
+        # a variant without any run has no column in the section: keep the
         # other one where it belongs
-        present = section.modes[1:]
+        present = section.variants[1:]
         by_key = {r.key: r for r in section.rows}
         for key in metrics:
             row = by_key.get(key)
             if row is None:
                 continue
             others = [row.others[present.index(m)] if m in present else None
-                      for m in modes[1:]]
+                      for m in variants[1:]]
             out.append(ThreeRow("%s_%d.%s" % (section.scenario,
                                                section.numjobs, names[key]),
                                 row.base, others))
@@ -70,20 +70,20 @@ def _cells(row):
     return cells + [row.name, " | ".join(verdicts)]
 
 
-def table(records, modes, metrics=DEFAULT_METRICS):
+def table(records, variants, metrics=DEFAULT_METRICS):
     """(title, header, rows, right) for render.text_table/markdown_table."""
-    header = [modes[0], "%change", modes[1], "%change", modes[2], "metric",
-              "verdict (%s vs %s | %s vs %s)" % (modes[1], modes[0], modes[2],
-                                                modes[0])]
+    header = [variants[0], "%change", variants[1], "%change", variants[2], "metric",
+              "verdict (%s vs %s | %s vs %s)" % (variants[1], variants[0], variants[2],
+                                                variants[0])]
     title = ("%s -> %s -> %s: mean ± %%stddev, %%change against %s"
-             % (modes[0], modes[1], modes[2], modes[0]))
-    return (title, header, [_cells(r) for r in rows(records, modes, metrics)],
+             % (variants[0], variants[1], variants[2], variants[0]))
+    return (title, header, [_cells(r) for r in rows(records, variants, metrics)],
             {0, 1, 2, 3, 4})
 
 
-def text(records, modes, metrics=DEFAULT_METRICS):
-    return render.text_table(*table(records, modes, metrics)) + "\n"
+def text(records, variants, metrics=DEFAULT_METRICS):
+    return render.text_table(*table(records, variants, metrics)) + "\n"
 
 
-def markdown(records, modes, metrics=DEFAULT_METRICS):
-    return render.markdown_table(*table(records, modes, metrics)) + "\n"
+def markdown(records, variants, metrics=DEFAULT_METRICS):
+    return render.markdown_table(*table(records, variants, metrics)) + "\n"

@@ -17,7 +17,7 @@ Per scenario and numjobs N, with the means over the repeats:
   accounted              calibrated / in the run
   ceiling                the line's calibrated RMWs per second at N threads
                          (co-running: calibration.line_rate) / line writes
-                         per I/O of always: an upper bound on always-mode
+                         per I/O of always: an upper bound on always-variant
                          IOPS per shared mapping"""
 
 from collections import namedtuple
@@ -27,7 +27,7 @@ from ..calibrate import calibration
 
 ALWAYS, TEST_FIRST = "always", "test_first"
 
-# rmw_io, stores_io: {mode: per fio I/O}; ns_rmw: the gap per extra line
+# rmw_io, stores_io: {variant: per fio I/O}; ns_rmw: the gap per extra line
 # write (RMW or plain store: each takes the line)
 Gap = namedtuple("Gap", "scenario numjobs iops ns_io rmw_io gap ns_rmw "
                  "cal_ns_rmw accounted ceiling of_ceiling stores_io",
@@ -58,7 +58,7 @@ def real_extra(a, t, extra):
 
 def gaps(groups, cal):
     """One Gap per scenario and numjobs of @groups ({(scenario, numjobs,
-    mode): [runfigures.Run]}) that has both always and test_first runs."""
+    variant): [runfigures.Run]}) that has both always and test_first runs."""
     out = []
     for scenario, nj in sorted({(s, n) for s, n, _ in groups}):
         a, t = groups.get((scenario, nj, ALWAYS)), \

@@ -1,4 +1,4 @@
-"""The report's header: the runs per mode, the host, fio and the engine
+"""The report's header: the runs per variant, the host, fio and the engine
 of each manifest, the hosts of a client/server run and the runs left out
 without them, the conditions of the runs (conditions.py), the setups
 reported apart, the runs whose counters disagree with fio's, and what the
@@ -35,8 +35,8 @@ def _host_lines(hrecords, checks, manifests):
 
 def _run_lines(records, docs, manifests, base):
     out = ["runs: %d (%s)" % (len(records), ", ".join(
-        "%s n=%d" % (m, sum(1 for r in records if r.mode == m))
-        for m in compare.mode_order(records, base)))]
+        "%s n=%d" % (m, sum(1 for r in records if r.variant == m))
+        for m in compare.variant_order(records, base)))]
     for m in manifests:
         host = m.get("host") or {}
         out.append(textfile.printable("host: %s, %s, %s cores, kernel %s" % (
@@ -51,9 +51,9 @@ def _run_lines(records, docs, manifests, base):
     if not manifests:
         versions = sorted({d.get("fio version", "?") for d in docs})
         out.append("fio: %s" % ", ".join(versions))
-    out.append("columns: per mode 'mean ± %%stddev' (sample stddev in %% of "
+    out.append("columns: per variant 'mean ± %%stddev' (sample stddev in %% of "
                "the mean); %%change against %s; ratio 95%% CI: percentile "
-               "bootstrap of mean(mode)/mean(%s), %d resamples, seed %d; "
+               "bootstrap of mean(variant)/mean(%s), %d resamples, seed %d; "
                "verdict: Welch's two-sided t-test at alpha %g"
                % (base, base, significance.BOOTSTRAP_ITERATIONS,
                   significance.BOOTSTRAP_SEED, significance.ALPHA))

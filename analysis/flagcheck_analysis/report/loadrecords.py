@@ -101,31 +101,31 @@ def _run_of(item):
         item[0]), manifest.NAME)) if entry else "an input"
 
 
-def identify(path, doc, counters, entry, group_by, modes):
-    """(scenario, mode, numjobs, repeat) of one run; raises InputError."""
+def identify(path, doc, counters, entry, group_by, variants):
+    """(scenario, variant, numjobs, repeat) of one run; raises InputError."""
     opts = fiojson.job_options(doc)
     if group_by is None:
         if entry is not None:
-            return (entry["scenario"], entry["mode"], int(entry["numjobs"]),
+            return (entry["scenario"], entry["variant"], int(entry["numjobs"]),
                     int(entry["repeat"]))
-        run = matrix.parse_name(path, modes)
+        run = matrix.parse_name(path, variants)
         if run is not None:
             return tuple(run)
     option = group_by or "variant"
-    mode = opts.get(option)
-    if mode is None and group_by is None and counters:
-        mode = counters[0].get("variant")
-    if mode is None and group_by is not None:
-        raise fiojson.InputError(path, "cannot tell the mode: --group-by "
+    variant = opts.get(option)
+    if variant is None and group_by is None and counters:
+        variant = counters[0].get("variant")
+    if variant is None and group_by is not None:
+        raise fiojson.InputError(path, "cannot tell the variant: --group-by "
                                  "%s: no such job option in this run (its "
                                  "options: %s)" % (
                                      group_by, ", ".join(sorted(opts))))
-    if mode is None and "flag_check" in opts:
+    if variant is None and "flag_check" in opts:
         raise fiojson.InputError(path, "job option flag_check: the variant "
                                  "is variant= since the engine renamed it: "
                                  "run the job again")
-    if mode is None:
-        raise fiojson.InputError(path, "cannot tell the mode: no %r job "
+    if variant is None:
+        raise fiojson.InputError(path, "cannot tell the variant: no %r job "
                                  "option and no naming convention; use "
                                  "--group-by" % option)
     try:
@@ -134,7 +134,7 @@ def identify(path, doc, counters, entry, group_by, modes):
         raise fiojson.InputError(path, "numjobs job option %r is not a "
                                  "number" % opts.get("numjobs"))
     scenario = fiojson.fio_jobs(doc)[0].get("jobname", "fio")
-    return (scenario, str(mode), numjobs, None)
+    return (scenario, str(variant), numjobs, None)
 
 
 def _load_counters(path):
@@ -232,7 +232,7 @@ def _read_run(path, entry, used):
     return doc, counters, per_host, checked
 
 
-def load_records(files, group_by, modes, left_out=None, setups_out=None,
+def load_records(files, group_by, variants, left_out=None, setups_out=None,
                  counters_out=None):
     """(records, docs, host records, All clients checks, lines naming the
     scenarios whose runs differ in setup, reported apart); the runs left
@@ -250,13 +250,13 @@ def load_records(files, group_by, modes, left_out=None, setups_out=None,
             if entry is not None:
                 why = manifest.files_error(
                     entry, doc, counters,
-                    ((mf or {}).get("matrix") or {}).get("modes") or ())
+                    ((mf or {}).get("matrix") or {}).get("variants") or ())
                 if why:
                     raise fiojson.InputError(path, "%s (manifest entry %s; "
                                              "run left out)" % (
                                                  why, entry.get("name")))
-            scenario, mode, numjobs, repeat = identify(
-                path, doc, counters, entry, group_by, modes)
+            scenario, variant, numjobs, repeat = identify(
+                path, doc, counters, entry, group_by, variants)
             scenario = published.label(scenario)
             why = fiojson.counts_disagree(doc, counters)
             if why:
@@ -273,7 +273,7 @@ def load_records(files, group_by, modes, left_out=None, setups_out=None,
             warn("%s: unexpected structure (%s: %s)"
                  % (path, type(e).__name__, e))
             continue
-        records.append(compare.Record(scenario, mode, numjobs, repeat,
+        records.append(compare.Record(scenario, variant, numjobs, repeat,
                                       metrics, path))
         docs.append(doc)
         if counters_out is not None:
@@ -283,9 +283,9 @@ def load_records(files, group_by, modes, left_out=None, setups_out=None,
         if checked is not None:
             checks.append(checked)
             hrecords += [(len(records) - 1, perhost.HostRecord(
-                scenario, mode, numjobs, host, m)) for host, m in per_host]
+                scenario, variant, numjobs, host, m)) for host, m in per_host]
             hrecords.append((len(records) - 1, perhost.HostRecord(
-                scenario, mode, numjobs, perhost.SUM_ROW, metrics)))
+                scenario, variant, numjobs, perhost.SUM_ROW, metrics)))
     labels, apart = runsetup.split([r.scenario for r in records], setup)
     records = [r._replace(scenario=label)
                for r, label in zip(records, labels)]

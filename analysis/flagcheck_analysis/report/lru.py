@@ -30,7 +30,7 @@ PUBLISHED_ON = published.S5_LRU_NS
 PUBLISHED_OFF = published.S5_SLOW_NS
 PUBLISHED_SOURCE = published.S5_SOURCE
 
-Point = namedtuple("Point", "mode mod n ns stddev hits misses depth")
+Point = namedtuple("Point", "variant mod n ns stddev hits misses depth")
 
 
 def counters_files(inputs):
@@ -98,34 +98,34 @@ def load(paths):
 
 
 def points(runs):
-    """One Point per (mode, mod), modes in order of appearance, mods
+    """One Point per (variant, mod), variants in order of appearance, mods
     ascending.  hits, misses and depth (hits at LRU index 1..16) are summed
     over every run."""
-    per_run, totals, modes = {}, {}, []
+    per_run, totals, variants = {}, {}, []
     for _, records in runs:
         sums = {}
         for r in records:
-            mode, mod = r["variant"], int(r["options"]["mod"])
+            variant, mod = r["variant"], int(r["options"]["mod"])
             st = r.get("model_stats") or {}
-            s = sums.setdefault((mode, mod), [0, 0])
+            s = sums.setdefault((variant, mod), [0, 0])
             s[0] += st.get("lookup_ns", 0)
             s[1] += st.get("lookups", 0)
-            t = totals.setdefault((mode, mod), [0, 0, [0] * 16])
+            t = totals.setdefault((variant, mod), [0, 0, [0] * 16])
             t[0] += st.get("hits", 0)
             t[1] += st.get("misses", 0)
             for i in range(16):
                 t[2][i] += st.get("hit_idx%d" % (i + 1), 0)
-            if mode not in modes:
-                modes.append(mode)
+            if variant not in variants:
+                variants.append(variant)
         for key, (ns, lookups) in sums.items():
             if lookups:
                 per_run.setdefault(key, []).append(ns / lookups)
     out = []
-    for mode in modes:
-        for mod in sorted(m for (md, m) in per_run if md == mode):
-            vals = per_run[(mode, mod)]
-            hits, misses, depth = totals[(mode, mod)]
-            out.append(Point(mode, mod, len(vals), significance.mean(vals),
+    for variant in variants:
+        for mod in sorted(m for (md, m) in per_run if md == variant):
+            vals = per_run[(variant, mod)]
+            hits, misses, depth = totals[(variant, mod)]
+            out.append(Point(variant, mod, len(vals), significance.mean(vals),
                              significance.stddev(vals), hits, misses, depth))
     return out
 
@@ -153,23 +153,23 @@ def _published(mod):
 def table(pts):
     """(title, header, rows, right) for render's text/markdown tables: per
     mod the published figures (LRU, slow path, their ratio), then ours."""
-    modes = []
+    variants = []
     for p in pts:
-        if p.mode not in modes:
-            modes.append(p.mode)
-    by = {(p.mode, p.mod): p for p in pts}
+        if p.variant not in variants:
+            variants.append(p.variant)
+    by = {(p.variant, p.mod): p for p in pts}
     header = ["mod", "published LRU ns", "published slow ns",
               "published on/off"]
-    for mode in modes:
-        header += ["%s ns/lookup" % mode, "%s hits" % mode]
-    both = "on" in modes and "off" in modes
+    for variant in variants:
+        header += ["%s ns/lookup" % variant, "%s hits" % variant]
+    both = "on" in variants and "off" in variants
     if both:
         header.append("on/off")
     rows = []
     for mod in sorted({p.mod for p in pts}):
         cells = [str(mod)] + _published(mod)
-        for mode in modes:
-            p = by.get((mode, mod))
+        for variant in variants:
+            p = by.get((variant, mod))
             cells += [_fmt_ns(p), _hit_pct(p)]
         if both:
             on, off = by.get(("on", mod)), by.get(("off", mod))
@@ -195,11 +195,11 @@ def markdown(pts):
 def csv_text(pts):
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["mode", "mod", "runs", "ns_per_lookup", "stddev", "hits",
+    w.writerow(["variant", "mod", "runs", "ns_per_lookup", "stddev", "hits",
                 "misses"] + ["hit_idx%d" % i for i in range(1, 17)]
                + ["published_lru_ns", "published_slow_ns"])
     for p in pts:
-        w.writerow([p.mode, p.mod, p.n, render.csv_number(p.ns),
+        w.writerow([p.variant, p.mod, p.n, render.csv_number(p.ns),
                     render.csv_number(p.stddev), p.hits, p.misses] + p.depth
                    + [PUBLISHED_ON.get(p.mod, ""),
                       PUBLISHED_OFF.get(p.mod, "")])
@@ -208,16 +208,16 @@ def csv_text(pts):
 
 def draw(pts, outdir):
     """bh_lru_ns_per_lookup.{png,svg}: ns per lookup against mod, one line
-    per mode with its stddev, and the published per-mod figures as dashed
+    per variant with its stddev, and the published per-mod figures as dashed
     (LRU) and dotted (slow path) lines; the paths."""
     plt = plot._pyplot()
     plt.rcParams["svg.hashsalt"] = "flagcheck"
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for mode in sorted({p.mode for p in pts}):
-        mine = [p for p in pts if p.mode == mode]
+    for variant in sorted({p.variant for p in pts}):
+        mine = [p for p in pts if p.variant == variant]
         ax.errorbar([p.mod for p in mine], [p.ns for p in mine],
                     yerr=[p.stddev for p in mine], marker="o", capsize=3,
-                    label="bh_lru=%s (measured)" % mode)
+                    label="bh_lru=%s (measured)" % variant)
     for name, pub, style in (("with the LRU", PUBLISHED_ON,
                               dict(linestyle="--", marker="x")),
                              ("slow path only", PUBLISHED_OFF,

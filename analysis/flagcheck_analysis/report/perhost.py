@@ -12,7 +12,7 @@ SUM_ROW = "sum of hosts"
 FIO_ROW = "fio 'All clients'"
 
 # One host (or SUM_ROW / FIO_ROW) in one run; metrics as fiojson.run_metrics.
-HostRecord = namedtuple("HostRecord", "scenario mode numjobs host metrics")
+HostRecord = namedtuple("HostRecord", "scenario variant numjobs host metrics")
 # One run's check (clients.check_all_clients) and where it came from.
 Check = namedtuple("Check", "source result")
 
@@ -21,43 +21,43 @@ def _group(records):
     out = {}
     for r in records:
         out.setdefault((r.scenario, r.numjobs), {}).setdefault(
-            r.host, {}).setdefault(r.mode, []).append(r.metrics)
+            r.host, {}).setdefault(r.variant, []).append(r.metrics)
     return out
 
 
-def tables(records, modes):
+def tables(records, variants):
     """(title, header, rows, right) per scenario and numjobs."""
-    base = modes[0]
+    base = variants[0]
     out = []
     for (scenario, numjobs), by_host in sorted(_group(records).items()):
         header = ["host"]
-        for mode in modes:
-            header.append("%s iops" % mode)
-        for mode in modes[1:]:
+        for variant in variants:
+            header.append("%s iops" % variant)
+        for variant in variants[1:]:
             header += ["%change", "verdict"]
-        header += ["%s rmw/io" % mode for mode in modes]
-        header += ["%s stores/io" % mode for mode in modes]
+        header += ["%s rmw/io" % variant for variant in variants]
+        header += ["%s stores/io" % variant for variant in variants]
         rows = []
         order = sorted(h for h in by_host if h not in (SUM_ROW, FIO_ROW))
         for host in order + [SUM_ROW, FIO_ROW]:
             runs = by_host.get(host)
             if runs is None:
                 continue
-            cells = {m: cell(m, runs.get(m, []), "iops") for m in modes}
-            row = [host] + [fmt_mean_sd(cells[m]) for m in modes]
-            for mode in modes[1:]:
+            cells = {m: cell(m, runs.get(m, []), "iops") for m in variants}
+            row = [host] + [fmt_mean_sd(cells[m]) for m in variants]
+            for variant in variants[1:]:
                 change = significance.pct_change(cells[base].mean,
-                                                 cells[mode].mean)
+                                                 cells[variant].mean)
                 row += ["-" if change is None else "%+.1f%%" % change,
                         significance.verdict(cells[base].values,
-                                      cells[mode].values).text]
+                                      cells[variant].values).text]
             for key in ("rmw_per_io", "stores_per_io"):
-                for mode in modes:
-                    c = cell(mode, runs.get(mode, []), key)
+                for variant in variants:
+                    c = cell(variant, runs.get(variant, []), key)
                     row.append(fmt_value(c.mean) if c.n else "-")
             rows.append(row)
         right = set(range(1, len(header)))
-        right -= {1 + len(modes) + 2 * i + 1 for i in range(len(modes) - 1)}
+        right -= {1 + len(variants) + 2 * i + 1 for i in range(len(variants) - 1)}
         out.append(("hosts: %s, numjobs=%d per host (IOPS mean ± %%stddev; "
                     "rmw/io and stores/io from each host's engine counters)"
                     % (scenario, numjobs), header, rows, right))

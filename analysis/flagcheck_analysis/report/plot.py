@@ -1,7 +1,7 @@
 """PNG and SVG plots (matplotlib, Agg): IOPS (in millions) against numjobs
-for every mode with the linear ideal from one job (as will-it-scale draws
+for every variant with the linear ideal from one job (as will-it-scale draws
 it, dotted) and, where one was fitted, the scaling law's curve (dashed
-where extrapolated), and each mode's ratio to the base mode against
+where extrapolated), and each variant's ratio to the base variant against
 numjobs with the published ratio where the registry has one.  Cells that
 had busy runs are ringed in red; on the ratio plot an undecided ratio
 (decide.py) is drawn hollow.  Every line and mark has its legend entry."""
@@ -75,7 +75,7 @@ def _busy_rings(ax, xys, busy, scenario):
 
 
 def _usl_curve(ax, fit, color, predict=None, scale=1.0):
-    """The fitted curve of one mode on the IOPS plot: thin and solid over
+    """The fitted curve of one variant on the IOPS plot: thin and solid over
     the measured numjobs, dashed from there out to `predict`; IOPS divided
     by @scale (1e6 for a plot in M IOPS)."""
     if fit is None or fit.values is None:
@@ -84,41 +84,41 @@ def _usl_curve(ax, fit, color, predict=None, scale=1.0):
     xs = np.linspace(lo, hi, 100)
     ax.plot(xs, usl.throughput(xs, *fit.values) / scale, color=color,
             linewidth=1, alpha=0.7, label="%s USL fit: the scaling law "
-            "through its runs" % fit.mode)
+            "through its runs" % fit.variant)
     if predict and predict > hi:
         xs = np.linspace(hi, predict, 100)
         ax.plot(xs, usl.throughput(xs, *fit.values) / scale, color=color,
                 linewidth=1, linestyle="--", label="%s USL extrapolated to "
-                "%d jobs" % (fit.mode, predict))
+                "%d jobs" % (fit.variant, predict))
 
 
-def _iops(plt, scenario, mine, modes, fits, predict, busy):
+def _iops(plt, scenario, mine, variants, fits, predict, busy):
     """One scenario's IOPS (in M) against numjobs; the figure."""
     ticks = {l.numjobs for l in mine}
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for mode in modes:
-        pts = [(l.numjobs, l.points[mode]) for l in mine
-               if mode in l.points]
+    for variant in variants:
+        pts = [(l.numjobs, l.points[variant]) for l in mine
+               if variant in l.points]
         if not pts:
             continue
         xs = [nj for nj, _ in pts]
         line = ax.errorbar(xs, [p.iops / 1e6 for _, p in pts],
                            yerr=[(p.stddev or 0) / 1e6 for _, p in pts],
                            marker="o", capsize=3,
-                           label="%s: mean ± stddev of its runs" % mode)
+                           label="%s: mean ± stddev of its runs" % variant)
         one = [p.iops for nj, p in pts if nj == 1]
         if one:
             ax.plot(xs, [one[0] * nj / 1e6 for nj in xs], linestyle=":",
                     color=line[0].get_color(),
-                    label="%s linear: its 1-job IOPS x numjobs" % mode)
+                    label="%s linear: its 1-job IOPS x numjobs" % variant)
         fit = [f for f in fits if f.scenario == scenario
-               and f.mode == mode and f.values is not None]
+               and f.variant == variant and f.values is not None]
         if fit:
             _usl_curve(ax, fit[0], line[0].get_color(), predict, 1e6)
             ticks |= {predict} if predict else set()
     _busy_rings(ax, [(l.numjobs, l.points[m].iops / 1e6) for l in mine
                      if (scenario, l.numjobs) in busy
-                     for m in modes if m in l.points], busy, scenario)
+                     for m in variants if m in l.points], busy, scenario)
     ax.set_xticks(sorted(ticks))
     ax.set_xlabel("numjobs")
     ax.set_ylabel("M IOPS (sum over the jobs)")
@@ -134,7 +134,7 @@ def _ratios(plt, scenario, mine, ratios, base, undecided, busy, figures):
     """One scenario's IOPS ratio to the base against numjobs, the
     undecided ratios hollow, the published ratio dashed; the figure."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for mode, pts in ratios.items():
+    for variant, pts in ratios.items():
         if not pts:
             continue
         xs = [nj for nj, _ in pts]
@@ -145,9 +145,9 @@ def _ratios(plt, scenario, mine, ratios, base, undecided, busy, figures):
               for _, p in pts]
         line = ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3,
                            label="%s / %s, its 95%% bootstrap CI"
-                           % (mode, base))
+                           % (variant, base))
         open_ = [(nj, p.ratio) for nj, p in pts
-                 if undecided.get((scenario, nj, mode))]
+                 if undecided.get((scenario, nj, variant))]
         if open_:
             ax.plot([x for x, _ in open_], [y for _, y in open_],
                     marker="o", markersize=8, linestyle="none",
@@ -156,7 +156,7 @@ def _ratios(plt, scenario, mine, ratios, base, undecided, busy, figures):
                     label="hollow: undecided (CI neither clear of 1 nor "
                     "narrow, or under %d runs)" % decide.MIN_REPEATS)
         pub = published.find(scenario, figures)
-        if pub and pub.ratio and pub.base == base and pub.mode == mode:
+        if pub and pub.ratio and pub.base == base and pub.variant == variant:
             ax.axhline(pub.ratio, color=line[0].get_color(),
                        linestyle="--", linewidth=1,
                        label="published x%.2f: %s, %s" % (
@@ -176,29 +176,29 @@ def _ratios(plt, scenario, mine, ratios, base, undecided, busy, figures):
     return fig
 
 
-def plot(lines, modes, outdir, fits=(), predict=None, undecided=None,
+def plot(lines, variants, outdir, fits=(), predict=None, undecided=None,
          busy=None, figures=None):
     """Write <scenario>_iops.{png,svg} and <scenario>_ratio.{png,svg};
-    return the paths written.  fits: usl.Fit of each scenario and mode,
-    drawn out to `predict` jobs; undecided: {(scenario, numjobs, mode):
+    return the paths written.  fits: usl.Fit of each scenario and variant,
+    drawn out to `predict` jobs; undecided: {(scenario, numjobs, variant):
     True} of the ratios not decided; busy: {(scenario, numjobs): (busy
     runs, runs)} of the cells that had busy runs; figures: published.find's
     extra entries (job files with their own published figure)."""
     undecided, busy = undecided or {}, busy or {}
     plt = _pyplot()
     plt.rcParams["svg.hashsalt"] = "flagcheck"
-    base, written = modes[0], []
+    base, written = variants[0], []
     for scenario in sorted({l.scenario for l in lines}):
         mine = [l for l in lines if l.scenario == scenario]
-        fig = _iops(plt, scenario, mine, modes, fits, predict, busy)
+        fig = _iops(plt, scenario, mine, variants, fits, predict, busy)
         written += _save(plt, fig, outdir, "%s_iops" % scenario)
 
-        ratios = {mode: [(l.numjobs, l.points[mode]) for l in mine
-                         if mode in l.points
-                         and l.points[mode].ratio is not None]
-                  for mode in modes[1:]}
+        ratios = {variant: [(l.numjobs, l.points[variant]) for l in mine
+                         if variant in l.points
+                         and l.points[variant].ratio is not None]
+                  for variant in variants[1:]}
         if not any(ratios.values()):
-            continue                    # no mode to compare with the base
+            continue                    # no variant to compare with the base
         fig = _ratios(plt, scenario, mine, ratios, base, undecided, busy,
                       figures)
         written += _save(plt, fig, outdir, "%s_ratio" % scenario)

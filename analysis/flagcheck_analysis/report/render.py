@@ -53,10 +53,10 @@ def fmt_ci(ci):
 
 def compare_table(section):
     """(title, header, rows, right_aligned_columns) for one section."""
-    base = section.base_mode
+    base = section.base_variant
     header = [base]
-    for mode in section.modes[1:]:
-        header += ["%change", mode, "ratio 95% CI", "verdict"]
+    for variant in section.variants[1:]:
+        header += ["%change", variant, "ratio 95% CI", "verdict"]
     header.append("metric")
     rows = []
     for row in section.rows:
@@ -66,27 +66,27 @@ def compare_table(section):
                       fmt_ci(comp.verdict.ci), comp.verdict.text]
         cells.append(row.name)
         rows.append(cells)
-    right = {0} | {1 + 4 * i + j for i in range(len(section.modes) - 1)
+    right = {0} | {1 + 4 * i + j for i in range(len(section.variants) - 1)
                    for j in (0, 1, 2)}
     title = "%s, numjobs=%d" % (section.scenario, section.numjobs)
     return title, header, rows, right
 
 
-def scaling_tables(lines, modes):
+def scaling_tables(lines, variants):
     """One (title, header, rows, right) per scenario."""
-    base = modes[0]
+    base = variants[0]
     out = []
     for scenario in sorted({l.scenario for l in lines},
                            key=published.order_key):
         header = ["numjobs"]
-        for mode in modes:
-            header += ["%s iops" % mode, "speedup", "efficiency"]
-        header += ["%s/%s" % (mode, base) for mode in modes[1:]]
+        for variant in variants:
+            header += ["%s iops" % variant, "speedup", "efficiency"]
+        header += ["%s/%s" % (variant, base) for variant in variants[1:]]
         rows = []
         for line in (l for l in lines if l.scenario == scenario):
             cells = [str(line.numjobs)]
-            for mode in modes:
-                p = line.points.get(mode)
+            for variant in variants:
+                p = line.points.get(variant)
                 if p is None:
                     cells += ["-", "-", "-"]
                     continue
@@ -94,8 +94,8 @@ def scaling_tables(lines, modes):
                           "-" if p.speedup is None else "x%.2f" % p.speedup,
                           "-" if p.efficiency is None
                           else "%.0f%%" % (100 * p.efficiency)]
-            for mode in modes[1:]:
-                p = line.points.get(mode)
+            for variant in variants[1:]:
+                p = line.points.get(variant)
                 cells.append("-" if p is None or p.ratio is None
                              else "x%.3f" % p.ratio)
             rows.append(cells)
@@ -206,9 +206,9 @@ def _break_headers(header, rows, width):
 
 def _keys(header):
     """The columns every part of a split table repeats: the first (and
-    numjobs or mode beside it), and a last 'metric' column."""
+    numjobs or variant beside it), and a last 'metric' column."""
     keys = [0] + ([1] if len(header) > 1 and header[1] in
-                  ("numjobs", "mode") else [])
+                  ("numjobs", "variant") else [])
     if len(header) > 2 and header[-1] == "metric":
         keys.append(len(header) - 1)
     return keys
@@ -324,7 +324,7 @@ def json_doc(header_lines, tables, notes=(), data=None, warnings=()):
 
 def compare_data(sections):
     """The comparison's figures as numbers: per scenario, numjobs and
-    metric, the base cell and each other mode's, with %change, Welch's
+    metric, the base cell and each other variant's, with %change, Welch's
     test, the ratio's 95% CI and the verdict (its kind and its words)."""
     out = []
     for s in sections:
@@ -345,7 +345,7 @@ def compare_data(sections):
 
 
 def _cell_data(c):
-    return {"mode": c.mode, "n": c.n, "mean": c.mean, "stddev": c.stddev,
+    return {"variant": c.variant, "n": c.n, "mean": c.mean, "stddev": c.stddev,
             "values": list(c.values)}
 
 
@@ -363,8 +363,8 @@ def csv_number(v):
 def compare_csv(sections):
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["scenario", "numjobs", "metric", "base_mode", "base_n",
-                "base_mean", "base_stddev", "mode", "n", "mean", "stddev",
+    w.writerow(["scenario", "numjobs", "metric", "base_variant", "base_n",
+                "base_mean", "base_stddev", "variant", "n", "mean", "stddev",
                 "pct_change", "welch_t", "welch_df", "welch_p",
                 "ratio_ci_low", "ratio_ci_high", "verdict"])
     for s in sections:
@@ -373,9 +373,9 @@ def compare_csv(sections):
                 v = comp.verdict
                 wt = v.welch or (None, None, None)
                 ci = v.ci or (None, None)
-                w.writerow([s.scenario, s.numjobs, row.name, row.base.mode,
+                w.writerow([s.scenario, s.numjobs, row.name, row.base.variant,
                             row.base.n, csv_number(row.base.mean),
-                            csv_number(row.base.stddev), comp.cell.mode,
+                            csv_number(row.base.stddev), comp.cell.variant,
                             comp.cell.n, csv_number(comp.cell.mean),
                             csv_number(comp.cell.stddev),
                             csv_number(comp.pct_change)]
@@ -386,13 +386,13 @@ def compare_csv(sections):
 def scaling_csv(lines):
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["scenario", "numjobs", "mode", "n", "iops_mean",
+    w.writerow(["scenario", "numjobs", "variant", "n", "iops_mean",
                 "iops_stddev", "speedup", "efficiency", "ratio_to_base",
                 "ratio_ci_low", "ratio_ci_high"])
     for line in lines:
         for p in line.points.values():
             ci = p.ratio_ci or (None, None)
-            w.writerow([line.scenario, line.numjobs, p.mode, p.n]
+            w.writerow([line.scenario, line.numjobs, p.variant, p.n]
                        + [csv_number(x) for x in (p.iops, p.stddev, p.speedup,
                                                   p.efficiency, p.ratio, *ci)])
     return buf.getvalue()

@@ -1,7 +1,7 @@
 """The "why" section's figures of one run, from its fio JSON and its
 counters (the engine's flagcheck_stats file): fio's IOPS and total_ios,
 the RMWs and plain stores per I/O, and the time share of the modelled path
-(timeshare.py); and the runs grouped by scenario, numjobs and mode."""
+(timeshare.py); and the runs grouped by scenario, numjobs and variant."""
 
 import os
 from collections import namedtuple
@@ -46,10 +46,10 @@ def _counters_of(record, counters):
 
 
 def runs(records, docs, counters=None):
-    """{(scenario, numjobs, mode): [Run]}; @counters: see _counters_of()."""
+    """{(scenario, numjobs, variant): [Run]}; @counters: see _counters_of()."""
     out = {}
     for rec, doc in zip(records, docs):
-        out.setdefault((rec.scenario, rec.numjobs, rec.mode), []).append(
+        out.setdefault((rec.scenario, rec.numjobs, rec.variant), []).append(
             run_figures(doc, _counters_of(rec, counters),
                         rec.metrics.get("iops"), rec.source))
     return out

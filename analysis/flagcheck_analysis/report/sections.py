@@ -108,17 +108,17 @@ class Scaling(Section):
 
 
 class FixTable(Section):
-    """With three modes: LKP's regression-and-fix table (threeway.md)."""
+    """With three variants: LKP's regression-and-fix table (threeway.md)."""
 
-    def __init__(self, records, modes):
-        self.records, self.modes = records, modes
+    def __init__(self, records, variants):
+        self.records, self.variants = records, variants
 
     def block(self, fmt):
         return render.in_format(fmt, fixtable.text, fixtable.markdown)(
-            self.records, self.modes)
+            self.records, self.variants)
 
     def files(self):
-        return [("threeway.md", fixtable.markdown(self.records, self.modes))]
+        return [("threeway.md", fixtable.markdown(self.records, self.variants))]
 
 
 class Lru(Section):

@@ -1,18 +1,18 @@
 """flagcheck report --compare A B: two sets of results side by side (two
-days, before and after a patch, two machines): per scenario, mode and
+days, before and after a patch, two machines): per scenario, variant and
 numjobs, B's IOPS against A's with %change and the report's verdict
 (significance.verdict: Welch's test and the bootstrap CI of mean(B)/mean(A)),
 labelled with what differs between the two setups (runsetup.FIELDS), and
 refused, with the reason, where the runs cannot be compared: a scenario,
-mode or numjobs on one side only, or a different job shape (SHAPE).
+variant or numjobs on one side only, or a different job shape (SHAPE).
 
-The headline, per scenario, numjobs and mode against the base: did the
-gain change?  B's gain (the geometric mean of its pairs' mode/base
+The headline, per scenario, numjobs and variant against the base: did the
+gain change?  B's gain (the geometric mean of its pairs' variant/base
 ratios, paired.py) against A's, with Welch's t-interval over the two
 sides' pair logs.  Runs marked busy never decide a difference: where a
 side has busy runs the quiet pairs alone decide (at least MIN_PAIRS on
 each side), else a difference reads "cannot tell: B busy in k of n
-runs"; a per-mode row of a busy cell likewise never reads "beyond
+runs"; a per-variant row of a busy cell likewise never reads "beyond
 noise".  Nor does a cell whose jobs seldom ran together on either side
 (corun.seldom): its runs measured little of the line's contention, so
 every difference there reads "cannot tell: A's 2 jobs ran together 11%
@@ -87,32 +87,32 @@ def _apart(a, b, scenario, numjobs):
     return "; ".join(out) or None
 
 
-def _iops(side, scenario, mode, numjobs):
+def _iops(side, scenario, variant, numjobs):
     return [r.metrics for r in side.records
-            if (r.scenario, r.mode, r.numjobs) == (scenario, mode, numjobs)]
+            if (r.scenario, r.variant, r.numjobs) == (scenario, variant, numjobs)]
 
 
 def _busy_runs(side, scenario, numjobs):
-    """{(mode, repeat)} of the cell's runs marked busy."""
+    """{(variant, repeat)} of the cell's runs marked busy."""
     busy, _ = side.counts.get((scenario, numjobs), ([], 0))
-    return {(e.get("mode"), e.get("repeat")) for e in busy}
+    return {(e.get("variant"), e.get("repeat")) for e in busy}
 
 
-def _pairs(side, scenario, numjobs, base, mode, quiet=False):
-    """The ratios mode/base of the cell's runs paired by repeat (with
+def _pairs(side, scenario, numjobs, base, variant, quiet=False):
+    """The ratios variant/base of the cell's runs paired by repeat (with
     @quiet, only pairs of which neither run was busy)."""
     busy = _busy_runs(side, scenario, numjobs) if quiet else set()
-    by = {base: {}, mode: {}}
+    by = {base: {}, variant: {}}
     for r in side.records:
         if (r.scenario, r.numjobs) != (scenario, numjobs) or \
-                r.mode not in by or r.repeat is None or \
+                r.variant not in by or r.repeat is None or \
                 r.metrics.get("iops") is None:
             continue
-        by[r.mode][r.repeat] = r.metrics["iops"]
+        by[r.variant][r.repeat] = r.metrics["iops"]
     for m in by:
         by[m] = {k: v for k, v in by[m].items() if (base, k) not in busy
-                 and (mode, k) not in busy}
-    return paired.ratios(by[base], by[mode])
+                 and (variant, k) not in busy}
+    return paired.ratios(by[base], by[variant])
 
 
 def _differs(g):
@@ -120,10 +120,10 @@ def _differs(g):
         g.p is not None and g.p < significance.ALPHA
 
 
-def gain_verdict(a, b, scenario, numjobs, base, mode):
+def gain_verdict(a, b, scenario, numjobs, base, variant):
     """(GainDiff of all pairs, its verdict in words)."""
-    g = paired.compare_gains(_pairs(a, scenario, numjobs, base, mode),
-                             _pairs(b, scenario, numjobs, base, mode))
+    g = paired.compare_gains(_pairs(a, scenario, numjobs, base, variant),
+                             _pairs(b, scenario, numjobs, base, variant))
     if g.ci is None:
         return g, "cannot tell: %d vs %d pairs, 2 a side needed" % (g.na,
                                                                    g.nb)
@@ -140,8 +140,8 @@ def gain_verdict(a, b, scenario, numjobs, base, mode):
                    "same gain: no difference beyond the spread of the "
                    "pairs, %s" % stat)
     q = paired.compare_gains(
-        _pairs(a, scenario, numjobs, base, mode, quiet=True),
-        _pairs(b, scenario, numjobs, base, mode, quiet=True))
+        _pairs(a, scenario, numjobs, base, variant, quiet=True),
+        _pairs(b, scenario, numjobs, base, variant, quiet=True))
     if min(q.na, q.nb) >= MIN_PAIRS and q.ci is not None:
         return g, ("%s, from the quiet runs alone (%d vs %d pairs: x%.3f, "
                    "%.3f..%.3f, Welch p=%s): %s; %s"
@@ -156,18 +156,18 @@ def gain_verdict(a, b, scenario, numjobs, base, mode):
 
 def gain_table(a, b, scenario, base):
     """(title, header, rows, right): B's gain against A's per numjobs and
-    mode, or None where no cell has pairs on both sides."""
+    variant, or None where no cell has pairs on both sides."""
     rows = []
     ca, cb = _cells(a, scenario), _cells(b, scenario)
-    for mode, nj in sorted(ca & cb, key=lambda c: (c[1], c[0])):
-        if mode == base or (base, nj) not in ca & cb:
+    for variant, nj in sorted(ca & cb, key=lambda c: (c[1], c[0])):
+        if variant == base or (base, nj) not in ca & cb:
             continue
-        g, text = gain_verdict(a, b, scenario, nj, base, mode)
-        ga = paired.paired(_pairs(a, scenario, nj, base, mode))
-        gb = paired.paired(_pairs(b, scenario, nj, base, mode))
+        g, text = gain_verdict(a, b, scenario, nj, base, variant)
+        ga = paired.paired(_pairs(a, scenario, nj, base, variant))
+        gb = paired.paired(_pairs(b, scenario, nj, base, variant))
         if not ga.n or not gb.n:
             continue
-        rows.append(["%s/%s" % (mode, base), str(nj),
+        rows.append(["%s/%s" % (variant, base), str(nj),
                      "x%.3f (%d)" % (ga.gain, ga.n),
                      "x%.3f (%d)" % (gb.gain, gb.n),
                      "x%.3f" % g.ratio, render.fmt_ci(g.ci), text])
@@ -181,7 +181,7 @@ def gain_table(a, b, scenario, base):
 
 
 def _cells(side, scenario):
-    return {(r.mode, r.numjobs) for r in side.records
+    return {(r.variant, r.numjobs) for r in side.records
             if r.scenario == scenario}
 
 
@@ -195,13 +195,13 @@ def scenario_table(a, b, scenario, refused):
         return None
     ca, cb = _cells(a, scenario), _cells(b, scenario)
     for side, only in (("A", ca - cb), ("B", cb - ca)):
-        for mode, nj in sorted(only):
+        for variant, nj in sorted(only):
             refused.append("%s: %s at numjobs=%d only in %s: not compared"
-                           % (scenario, mode, nj, side))
+                           % (scenario, variant, nj, side))
     rows = []
-    for mode, nj in sorted(ca & cb, key=lambda c: (c[1], c[0])):
-        ra, rb = _iops(a, scenario, mode, nj), _iops(b, scenario, mode, nj)
-        x, y = compare.cell(mode, ra, "iops"), compare.cell(mode, rb, "iops")
+    for variant, nj in sorted(ca & cb, key=lambda c: (c[1], c[0])):
+        ra, rb = _iops(a, scenario, variant, nj), _iops(b, scenario, variant, nj)
+        x, y = compare.cell(variant, ra, "iops"), compare.cell(variant, rb, "iops")
         v = significance.verdict(x.values, y.values)
         busy_of = [(s, t) for s, t in (("A", _busy(a, scenario, nj)),
                                         ("B", _busy(b, scenario, nj))) if t]
@@ -221,7 +221,7 @@ def scenario_table(a, b, scenario, refused):
                                   significance.fmt_p(v.welch.p), x.n, y.n)
                               if v.welch else "n=%d vs %d" % (x.n, y.n)))
             notes = []
-        rows.append([mode, str(nj), render.fmt_mean_sd(x),
+        rows.append([variant, str(nj), render.fmt_mean_sd(x),
                      render.fmt_change(compare.Comparison(
                          y, significance.pct_change(x.mean, y.mean), v), x),
                      render.fmt_mean_sd(y), render.fmt_ci(v.ci),
@@ -230,13 +230,13 @@ def scenario_table(a, b, scenario, refused):
         return None
     return ("%s: B against A (IOPS mean ± %%stddev; %%change and the ratio "
             "95%% CI of mean(B)/mean(A))" % scenario,
-            ["mode", "numjobs", "A", "%change", "B", "ratio 95% CI",
+            ["variant", "numjobs", "A", "%change", "B", "ratio 95% CI",
              "verdict"], rows, {1, 2, 3, 4, 5})
 
 
 def side_by_side(a, b, base="always"):
     """Result: header lines, per comparable scenario the gain's table
-    (the headline) and the per-mode table, and the lines saying what was
+    (the headline) and the per-variant table, and the lines saying what was
     not compared and why."""
     head = ["A: %s (%d runs)" % (a.name, len(a.records)),
             "B: %s (%d runs)" % (b.name, len(b.records))]

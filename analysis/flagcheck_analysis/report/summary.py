@@ -7,7 +7,7 @@ a verdict in words.
 The verdict:
   undecided       the CI is neither clear of 1 nor narrow; the reason named
                   first that applies: the machine was busy in k of n runs,
-                  fewer than decide.MIN_REPEATS runs per mode, or the CI
+                  fewer than decide.MIN_REPEATS runs per variant, or the CI
                   still holds 1
   reproduced      decided, the same direction as the published figure: same
                   size where the published ratio is inside the CI, else
@@ -32,7 +32,7 @@ from ..stats import decide, paired, significance
 from . import render
 
 # corun: (median co-running percent or None, jobs that recorded it)
-Row = namedtuple("Row", "scenario numjobs base mode decision busy runs "
+Row = namedtuple("Row", "scenario numjobs base variant decision busy runs "
                  "entry verdict corun", defaults=(None,))
 
 # what to name in the advice: flagcheck run's flag, or the make variable
@@ -41,49 +41,49 @@ REPEATS_FLAG = "--max-repeats"
 REPEATS_NAME_ENV = "FLAGCHECK_REPEATS_NAME"
 
 
-def _iops(records, scenario, numjobs, mode):
+def _iops(records, scenario, numjobs, variant):
     return [r.metrics["iops"] for r in records
-            if (r.scenario, r.numjobs, r.mode) == (scenario, numjobs, mode)
+            if (r.scenario, r.numjobs, r.variant) == (scenario, numjobs, variant)
             and r.metrics.get("iops") is not None]
 
 
-def _pairs(records, scenario, numjobs, base, mode):
-    """The ratios mode/base of the runs paired by repeat, or None (runs
+def _pairs(records, scenario, numjobs, base, variant):
+    """The ratios variant/base of the runs paired by repeat, or None (runs
     without a repeat number, or a repeat run twice: not pairs)."""
-    by = {base: {}, mode: {}}
+    by = {base: {}, variant: {}}
     for r in records:
         if (r.scenario, r.numjobs) != (scenario, numjobs) or \
-                r.mode not in by or r.metrics.get("iops") is None:
+                r.variant not in by or r.metrics.get("iops") is None:
             continue
-        if r.repeat is None or r.repeat in by[r.mode]:
+        if r.repeat is None or r.repeat in by[r.variant]:
             return None
-        by[r.mode][r.repeat] = r.metrics["iops"]
-    return paired.ratios(by[base], by[mode]) or None
+        by[r.variant][r.repeat] = r.metrics["iops"]
+    return paired.ratios(by[base], by[variant]) or None
 
 
-def decision(records, scenario, numjobs, base, mode,
+def decision(records, scenario, numjobs, base, variant,
              precision=decide.DEFAULT_PRECISION):
-    """The Decision of one cell's mode against the base, on its pairs
+    """The Decision of one cell's variant against the base, on its pairs
     where it has them (decide.py); undecided where its jobs seldom ran
     together (decide.apart)."""
     d = decide.decide(_iops(records, scenario, numjobs, base),
-                      _iops(records, scenario, numjobs, mode), mode,
+                      _iops(records, scenario, numjobs, variant), variant,
                       precision, _pairs(records, scenario, numjobs,
-                                        base, mode))
+                                        base, variant))
     return decide.apart([d], numjobs, corun.records_share(
         records, scenario, numjobs)[0])[0]
 
 
-def _modes(records, scenario, base, entry):
-    """(base, mode) of the scenario's ratio: the registry's when it has
+def _variants(records, scenario, base, entry):
+    """(base, variant) of the scenario's ratio: the registry's when it has
     runs of both, else the report's base (or, without runs of it, the
-    scenario's first mode) and the next mode."""
+    scenario's first variant) and the next variant."""
     present = []
     for r in records:
-        if r.scenario == scenario and r.mode not in present:
-            present.append(r.mode)
-    if entry and entry.base in present and entry.mode in present:
-        return entry.base, entry.mode
+        if r.scenario == scenario and r.variant not in present:
+            present.append(r.variant)
+    if entry and entry.base in present and entry.variant in present:
+        return entry.base, entry.variant
     if base not in present:
         base = present[0]
     others = [m for m in present if m != base]
@@ -97,7 +97,7 @@ def rows(records, counts, base, extra=None):
     for scenario in sorted({r.scenario for r in records},
                            key=published.order_key):
         entry = published.find(scenario, extra)
-        b, m = _modes(records, scenario, base, entry)
+        b, m = _variants(records, scenario, base, entry)
         both = [nj for nj in {r.numjobs for r in records
                               if r.scenario == scenario}
                 if _iops(records, scenario, nj, b) and
@@ -105,7 +105,7 @@ def rows(records, counts, base, extra=None):
         if m is None or not both:
             out.append(Row(scenario, None, b, m, None, None, None, entry,
                            "no runs of both %s and %s" % (b, m or "another "
-                                                          "mode")))
+                                                          "variant")))
             continue
         nj = max(both)
         d = decision(records, scenario, nj, b, m)
@@ -123,22 +123,22 @@ def seldom(numjobs, pct):
 
 
 def marks(records, counts, base):
-    """What the plots mark: ({(scenario, numjobs, mode): True} of each
-    mode's ratio to @base that is not decided, {(scenario, numjobs):
+    """What the plots mark: ({(scenario, numjobs, variant): True} of each
+    variant's ratio to @base that is not decided, {(scenario, numjobs):
     (busy runs, runs)} of the cells that had busy runs)."""
     undecided = {}
-    for scenario, nj, mode in {(r.scenario, r.numjobs, r.mode)
-                               for r in records if r.mode != base}:
+    for scenario, nj, variant in {(r.scenario, r.numjobs, r.variant)
+                               for r in records if r.variant != base}:
         if _iops(records, scenario, nj, base):
-            d = decision(records, scenario, nj, base, mode)
+            d = decision(records, scenario, nj, base, variant)
             if d.reason == "undecided":
-                undecided[(scenario, nj, mode)] = True
+                undecided[(scenario, nj, variant)] = True
     busy = {k: (len(b), n) for k, (b, n) in counts.items() if b}
     return undecided, busy
 
 
 def repeats_needed(d, precision=decide.DEFAULT_PRECISION):
-    """Runs per mode that the spread so far says will decide @d: the CI's
+    """Runs per variant that the spread so far says will decide @d: the CI's
     half-width shrinks as 1/sqrt(n), so n * (half-width / distance)^2,
     where distance is the larger of the ratio's distance to 1 (the CI
     clear of 1) and the precision (the CI narrow); where Welch's test held
@@ -175,21 +175,21 @@ def _why(d):
     if d.n < decide.MIN_REPEATS:
         return "%d %s, at least %d needed" % (
             d.n, ("pair" if d.n == 1 else "pairs") if d.by == "pairs" else
-            ("run" if d.n == 1 else "runs") + " per mode",
+            ("run" if d.n == 1 else "runs") + " per variant",
             decide.MIN_REPEATS)
     if d.ci is None:
-        return "no CI (no spread to resample) after %d runs per mode" % d.n
+        return "no CI (no spread to resample) after %d runs per variant" % d.n
     if d.by == "pairs":
         return ("the 95%% CI over %d pairs still holds 1" % d.n
                 if d.ci[0] <= 1.0 <= d.ci[1] else
                 "the 95%% CI over %d pairs excludes 1" % d.n)
     if d.ci[0] <= 1.0 <= d.ci[1]:
-        return "the 95%% CI still holds 1 after %d runs per mode" % d.n
+        return "the 95%% CI still holds 1 after %d runs per variant" % d.n
     if d.p is not None and d.p < significance.ALPHA:
         # Welch agrees: a cell undecided only as its jobs ran apart
-        return "the 95%% CI excludes 1 after %d runs per mode" % d.n
+        return "the 95%% CI excludes 1 after %d runs per variant" % d.n
     return ("the 95%% CI excludes 1 but Welch's test does not agree%s "
-            "after %d runs per mode"
+            "after %d runs per variant"
             % (" (p=%s)" % significance.fmt_p(d.p) if d.p is not None
                else "", d.n))
 
@@ -248,7 +248,7 @@ def verdict(d, entry, numjobs, busy, runs, name=REPEATS_FLAG,
         return _undecided(d, busy, runs, name, apart)
     way = _direction(d)
     if entry is None or entry.ratio is None:
-        text = ("decided: %s %s" % (d.mode, "faster" if way > 0 else
+        text = ("decided: %s %s" % (d.variant, "faster" if way > 0 else
                                     "slower") if way else
                 "decided: no difference beyond ±%g%%"
                 % (100 * decide.DEFAULT_PRECISION))
@@ -274,12 +274,12 @@ def _cells(row):
         ratio = ci = decided = "-"
     else:
         d = row.decision
-        ratio = "%s/%s x%.3f" % (row.mode, row.base, d.ratio)
+        ratio = "%s/%s x%.3f" % (row.variant, row.base, d.ratio)
         ci = "-" if d.ci is None else "%.3f..%.3f" % d.ci
         decided = "undecided" if d.reason == "undecided" else \
             "decided (%s)" % ("pairs" if d.by == "pairs" else "Welch")
     e = row.entry
-    if e is None or e.mode != row.mode:
+    if e is None or e.variant != row.variant:
         pub = "-"
     elif e.ratio is None:
         pub = "%s (%s)" % (e.figure, e.machine)
@@ -318,7 +318,7 @@ def data(summary_rows):
         pct, jobs = r.corun or (None, 0)
         out.append({
             "scenario": r.scenario, "numjobs": r.numjobs, "base": r.base,
-            "mode": r.mode,
+            "variant": r.variant,
             "ratio": d.ratio if d else None,
             "ci": list(d.ci) if d and d.ci else None,
             "n": d.n if d else None, "by": d.by if d else None,
@@ -327,7 +327,7 @@ def data(summary_rows):
             "p": d.p if d else None, "corun_pct": pct, "corun_jobs": jobs,
             "seldom_together": corun.seldom(r.numjobs, pct),
             "busy_runs": r.busy, "runs": r.runs,
-            "published": e.ratio if e and e.mode == r.mode else None,
+            "published": e.ratio if e and e.variant == r.variant else None,
             "verdict": r.verdict})
     return out
 

@@ -1,5 +1,5 @@
 """The share of the jobs' time spent in the modelled path, from the
-engine's counters: per run, per scenario, numjobs and mode, and what a
+engine's counters: per run, per scenario, numjobs and variant, and what a
 share beyond 100% says.
 
 The engine times 1 model call in timed_every (256), with timed_calls and
@@ -22,12 +22,12 @@ from ..stats import significance
 
 # S1, 7fcbbaf18392 (Jens Axboe, linux-mm, May 2014): "40% of the time in
 # filemap_check_errors()" before the fix (published.py), that is in the
-# always mode
+# always variant
 S1_MODEL = "filemap_check_errors"
 S1_SHARE = published.S1_SHARE
-S1_MODE = "always"
+S1_VARIANT = "always"
 
-Share = namedtuple("Share", "scenario numjobs mode n ns_per_check share "
+Share = namedtuple("Share", "scenario numjobs variant n ns_per_check share "
                    "published")
 
 
@@ -81,17 +81,17 @@ def time_share(counters, runtime_ms):
 
 
 def shares(groups):
-    """One Share per scenario, numjobs and mode of @groups ({(scenario,
-    numjobs, mode): [runfigures.Run]}): the means over its runs."""
+    """One Share per scenario, numjobs and variant of @groups ({(scenario,
+    numjobs, variant): [runfigures.Run]}): the means over its runs."""
     out = []
-    for scenario, nj, mode in sorted(groups):
-        rs = groups[(scenario, nj, mode)]
+    for scenario, nj, variant in sorted(groups):
+        rs = groups[(scenario, nj, variant)]
         s1 = any(r.model == S1_MODEL for r in rs)
-        out.append(Share(scenario, nj, mode, len(rs),
+        out.append(Share(scenario, nj, variant, len(rs),
                          significance.mean_of_known(
                              r.ns_per_check for r in rs),
                          significance.mean_of_known(r.share for r in rs),
-                         S1_SHARE if s1 and mode == S1_MODE else None))
+                         S1_SHARE if s1 and variant == S1_VARIANT else None))
     return out
 
 

@@ -1,7 +1,7 @@
-"""The scaling law's table in the report: per scenario, each mode's fit
+"""The scaling law's table in the report: per scenario, each variant's fit
 of the Universal Scalability Law (stats/usl.py) with its 95% confidence
 intervals, its peak N* and, with --predict N within the measured numjobs,
-the fitted IOPS at N; where no mode could be fitted, why not."""
+the fitted IOPS at N; where no variant could be fitted, why not."""
 
 from ..stats import usl
 
@@ -39,14 +39,14 @@ def _fmt_peak(fit):
 
 def tables(all_fits, predict=None):
     """(title, header, rows, right) per scenario for render's tables; where
-    no mode of a scenario could be fitted, only why not."""
+    no variant of a scenario could be fitted, only why not."""
     out = []
     for scenario in sorted({f.scenario for f in all_fits}):
         mine = [f for f in all_fits if f.scenario == scenario]
-        header = ["mode", "numjobs", "runs"]
+        header = ["variant", "numjobs", "runs"]
         if all(f.values is None for f in mine):
             header.append("scaling law")
-            rows = [[f.mode, _numjobs(f.numjobs), str(f.runs),
+            rows = [[f.variant, _numjobs(f.numjobs), str(f.runs),
                      f.reason] for f in mine]
             out.append(("scaling law (USL): %s" % scenario, header, rows,
                         {2}))
@@ -57,7 +57,7 @@ def tables(all_fits, predict=None):
             header.append("IOPS at %d jobs" % predict)
         rows = []
         for f in mine:
-            cells = [f.mode, _numjobs(f.numjobs), str(f.runs)]
+            cells = [f.variant, _numjobs(f.numjobs), str(f.runs)]
             if f.values is None:
                 rows.append(cells + [f.reason] + [""] * (len(header) - 4))
                 continue

@@ -1,6 +1,6 @@
 """The report's "why" section: what the always-dirty pattern costs per line
 write inside the runs against this machine's calibrated cache-line cost,
-the line's ceiling on always-mode IOPS (gaps.py) and the share of the
+the line's ceiling on always-variant IOPS (gaps.py) and the share of the
 jobs' time spent in the modelled path (timeshare.py), as tables, beside
 the calibration's line costs and heatmap (linecosts.py).  What the patch
 would gain on a bigger box is the simulator's estimate (report/bigbox.py:
@@ -76,9 +76,9 @@ def gap_table(rows, cal):
 
 
 def share_table(rows):
-    header = ["scenario", "numjobs", "mode", "runs", "ns per check",
+    header = ["scenario", "numjobs", "variant", "runs", "ns per check",
               "share of job time", "published"]
-    body = [[s.scenario, str(s.numjobs), s.mode, str(s.n),
+    body = [[s.scenario, str(s.numjobs), s.variant, str(s.n),
              _f(s.ns_per_check), _pct(s.share),
              "-" if s.published is None else "%.0f%% (S1, before the fix)"
              % s.published] for s in rows]

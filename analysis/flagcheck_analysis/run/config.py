@@ -45,7 +45,7 @@ RUN_TIMEOUT_MARGIN = 60     # s beyond RUNTIME before a client run is stopped
 class RunConfig:
     """One flagcheck run command: what it runs and how."""
     scenarios: dict         # {job file stem: its absolute path}
-    modes: list
+    variants: list
     numjobs: list
     repeats: int
     until_decided: bool
@@ -105,7 +105,7 @@ def _vars(p, args):
         if not eq or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", var):
             p.error("--set wants VAR=VALUE, got %r" % item)
         if var in matrix.MATRIX_VARS:
-            p.error("%s is set per run from the matrix; use --modes or "
+            p.error("%s is set per run from the matrix; use --variants or "
                     "--numjobs" % var)
         if var == "RUNTIME" and args.runtime is not None:
             p.error("--set RUNTIME=%s and --runtime %d: two runtimes; give "
@@ -158,9 +158,9 @@ def _executor(p, args):
 
 def _guard(p, args):
     for stem, path in args.scenarios.items():
-        for mode in args.modes:
+        for variant in args.variants:
             env = dict(os.environ, **matrix.run_env(
-                args.vars, args.outdir, matrix.Run(stem, mode,
+                args.vars, args.outdir, matrix.Run(stem, variant,
                                                    args.numjobs[0], 1)))
             try:
                 args.executor.check_job(path, env, args)
@@ -195,7 +195,7 @@ def _patterns(p, args):
     for stem, path in args.scenarios.items():
         for n in args.numjobs:
             env = dict(os.environ, **matrix.run_env(
-                args.vars, args.outdir, matrix.Run(stem, args.modes[0], n,
+                args.vars, args.outdir, matrix.Run(stem, args.variants[0], n,
                                                    1)))
             try:
                 for w in jobguard.check_patterns(path, env, pinned=pinned):

@@ -100,11 +100,11 @@ def build(args, runs, old):
         "matrix": {"jobs": args.scenarios,
                    "job_sha256": {s: runsetup.job_file_id(path)
                                   for s, path in args.scenarios.items()},
-                   "modes": args.modes,
+                   "variants": args.variants,
                    "numjobs": args.numjobs,
                    "repeats": args.repeats,
-                   "order": "scenario, numjobs, repeat, mode "
-                            "(modes interleaved, reversed in even repeats: "
+                   "order": "scenario, numjobs, repeat, variant "
+                            "(variants interleaved, reversed in even repeats: "
                             "ABBA)",
                    "output_format": "json+" if args.json_plus else "json"},
         "vars": args.vars,

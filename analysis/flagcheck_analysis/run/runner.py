@@ -210,8 +210,8 @@ class Runner:
     def _add_repeat(self, scenario, numjobs, repeat):
         """The runs of one more repeat of a cell (--until-decided), with
         their manifest entries; done ones (a resumed matrix) stay done."""
-        runs = [matrix.Run(scenario, mode, numjobs, repeat)
-                for mode in matrix.modes_in_order(self.args.modes, repeat)]
+        runs = [matrix.Run(scenario, variant, numjobs, repeat)
+                for variant in matrix.variants_in_order(self.args.variants, repeat)]
         entries = manifest.run_entries(self.args.outdir, runs, self.old)
         names = {e["name"] for e in entries}
         self.runs += runs
@@ -232,12 +232,12 @@ class Runner:
         values = {m: list(v.values()) for m, v in by_repeat.items()}
         together = decide.cell_corun(self.args.outdir, ok)
         return decide.apart(decide.decide_cell(
-            values, self.args.modes, self.args.precision / 100, by_repeat),
+            values, self.args.variants, self.args.precision / 100, by_repeat),
             numjobs, together), together
 
     def _run_cell(self, scenario, numjobs, first):
         """All repeats of one cell; with --until-decided, one more repeat
-        of every mode at a time until its jobs seldom ran together (more
+        of every variant at a time until its jobs seldom ran together (more
         of the same would not contend the line: never decided, whatever
         the CI), it is decided, or --max-repeats."""
         a = self.args
@@ -262,13 +262,13 @@ class Runner:
                 elif repeat >= a.max_repeats:
                     stopped = "max_repeats"
         # a cell that stopped early gives back the repeats it did not run
-        self.worst -= (self._worst_repeats() - repeat) * len(a.modes)
+        self.worst -= (self._worst_repeats() - repeat) * len(a.variants)
         decisions, together = self._decide(runs, numjobs)
-        base = a.modes[0]
+        base = a.variants[0]
         self.manifest["cells"].append({
             "scenario": scenario, "numjobs": numjobs, "repeats": repeat,
             "stopped": stopped, "corun_pct": together,
-            "decisions": [{"mode": d.mode, "reason": d.reason,
+            "decisions": [{"variant": d.variant, "reason": d.reason,
                            "why": d.why,
                            "ratio": d.ratio,
                            "ci": list(d.ci) if d.ci else None,
@@ -279,7 +279,7 @@ class Runner:
         self._write_manifest()
         if a.until_decided:
             self.progress.say(
-                "%s: %s nj%d: %s after %d repeats per mode: %s" % (
+                "%s: %s nj%d: %s after %d repeats per variant: %s" % (
                     PROG, scenario, numjobs, STOPPED_WORDS[stopped],
                     repeat, self.manifest["cells"][-1]["text"]))
             if stopped == "seldom_together":
@@ -343,7 +343,7 @@ class Runner:
         self.t0, self.durations, self.failed = time.monotonic(), [], 0
         self.count = 0
         self.worst = len(self._cells()) * self._worst_repeats() * \
-            len(self.args.modes)
+            len(self.args.variants)
         try:
             # under the handlers: Ctrl-C here stops the run like any other
             self._calibrate()

@@ -1,6 +1,6 @@
 """The LKP-style comparison (lkp-tests lib/compare.rb): per scenario and
-numjobs, one row per metric: the base mode's mean ± %stddev, then for each
-other mode %change and mean ± %stddev, a verdict on the noise, and the
+numjobs, one row per metric: the base variant's mean ± %stddev, then for each
+other variant %change and mean ± %stddev, a verdict on the noise, and the
 metric name at the end of the row."""
 
 from collections import namedtuple
@@ -10,35 +10,35 @@ from ..inputs import published
 from ..inputs.fiojson import BUCKETED, METRICS, plat_bucket, plat_bucket_range
 
 # One fio run: who it is and its metrics (fiojson.run_metrics).
-Record = namedtuple("Record", "scenario mode numjobs repeat metrics source")
+Record = namedtuple("Record", "scenario variant numjobs repeat metrics source")
 
-Cell = namedtuple("Cell", "mode values n mean stddev pct_stddev")
+Cell = namedtuple("Cell", "variant values n mean stddev pct_stddev")
 Comparison = namedtuple("Comparison", "cell pct_change verdict")
 Row = namedtuple("Row", "key name base others")
-Section = namedtuple("Section", "scenario numjobs base_mode modes rows")
+Section = namedtuple("Section", "scenario numjobs base_variant variants rows")
 
 
 def group(records):
-    """{(scenario, numjobs, mode): [metrics, ...]}"""
+    """{(scenario, numjobs, variant): [metrics, ...]}"""
     groups = {}
     for r in records:
-        groups.setdefault((r.scenario, r.numjobs, r.mode), []).append(
+        groups.setdefault((r.scenario, r.numjobs, r.variant), []).append(
             r.metrics)
     return groups
 
 
-def mode_order(records, base):
-    """base first, then the other modes in order of first appearance."""
-    modes = [base]
+def variant_order(records, base):
+    """base first, then the other variants in order of first appearance."""
+    variants = [base]
     for r in records:
-        if r.mode not in modes:
-            modes.append(r.mode)
-    return modes
+        if r.variant not in variants:
+            variants.append(r.variant)
+    return variants
 
 
-def cell(mode, runs, key):
+def cell(variant, runs, key):
     values = [m[key] for m in runs if m.get(key) is not None]
-    return Cell(mode, values, len(values), significance.mean(values),
+    return Cell(variant, values, len(values), significance.mean(values),
                 significance.stddev(values) if values else None,
                 significance.pct_stddev(values) if values else None)
 
@@ -62,15 +62,15 @@ def verdict(key, base, other):
 
 def compare(records, base):
     """Sections in scenario, numjobs order.  A metric row is left out only
-    when no run of any mode has a value for it."""
+    when no run of any variant has a value for it."""
     groups = group(records)
-    modes = mode_order(records, base)
+    variants = variant_order(records, base)
     sections = []
     for scenario in sorted({r.scenario for r in records},
                            key=published.order_key):
         for numjobs in sorted({r.numjobs for r in records
                                if r.scenario == scenario}):
-            present = [m for m in modes
+            present = [m for m in variants
                        if (scenario, numjobs, m) in groups]
             if not present:
                 continue
@@ -79,13 +79,13 @@ def compare(records, base):
                 base_cell = cell(base, groups.get((scenario, numjobs, base),
                                                   []), key)
                 others = []
-                for mode in modes[1:]:
-                    c = cell(mode, groups.get((scenario, numjobs, mode), []),
+                for variant in variants[1:]:
+                    c = cell(variant, groups.get((scenario, numjobs, variant), []),
                              key)
                     others.append(Comparison(
                         c, significance.pct_change(base_cell.mean, c.mean),
                         verdict(key, base_cell.values, c.values)))
                 if base_cell.n or any(o.cell.n for o in others):
                     rows.append(Row(key, name, base_cell, others))
-            sections.append(Section(scenario, numjobs, base, modes, rows))
+            sections.append(Section(scenario, numjobs, base, variants, rows))
     return sections

@@ -1,16 +1,16 @@
 """--until-decided: is a cell (one scenario at one numjobs) decided after
 its repeats so far?
 
-With paired runs (each repeat runs every mode back to back, ABBA; at
+With paired runs (each repeat runs every variant back to back, ABBA; at
 least MIN_REPEATS pairs) the pairs decide: the geometric mean of the
-per-repeat ratios mode/base and its 95% t-interval (paired.py); decided
+per-repeat ratios variant/base and its 95% t-interval (paired.py); decided
 when that CI excludes 1, or is narrower than +-precision of the gain.
 Without pairs (runs that carry no repeat number, or no repeat run in both
-modes) the unpaired runs decide: the ratio of the means, decided when its
+variants) the unpaired runs decide: the ratio of the means, decided when its
 95% bootstrap CI (significance.verdict) excludes 1 and Welch's test agrees, or
 when the CI is narrower than +-precision; with pairs, that unpaired
 verdict is kept as the second opinion (Decision.second).  With several
-modes, every mode against the base.  No cell is decided on fewer than
+variants, every variant against the base.  No cell is decided on fewer than
 MIN_REPEATS runs (pairs) per side: the percentile bootstrap of two values
 per side can take only a handful of values and gives far too narrow an
 interval.  Nor is a cell whose jobs seldom ran together (results/corun.py,
@@ -27,7 +27,7 @@ DEFAULT_PRECISION = 0.02
 METRIC = "iops"
 
 # reason: "excludes_1", "narrow" or "undecided"; why (undecided only):
-#   "runs"    fewer than MIN_REPEATS runs per side (or no runs of a mode)
+#   "runs"    fewer than MIN_REPEATS runs per side (or no runs of a variant)
 #   "no_ci"   no interval (no spread to resample)
 #   "holds_1" the CI holds 1 and is wider than the precision
 #   "welch"   the CI excludes 1 but Welch's test does not agree (p >= 0.05)
@@ -37,13 +37,13 @@ METRIC = "iops"
 # (or would decide); second: the unpaired (ratio, ci, p) beside the pairs';
 # corun: the cell's co-running share (percent) where apart() set why.
 Decision = namedtuple("Decision",
-                      "mode reason ratio ci n why p by second corun",
+                      "variant reason ratio ci n why p by second corun",
                       defaults=(None, None, "unpaired", None, None))
 
 
-def decide(base, other, mode="", precision=DEFAULT_PRECISION, pairs=None):
-    """Decision for one mode's values against the base mode's; @pairs:
-    the ratios mode/base of the runs paired by repeat (paired.ratios), or
+def decide(base, other, variant="", precision=DEFAULT_PRECISION, pairs=None):
+    """Decision for one variant's values against the base variant's; @pairs:
+    the ratios variant/base of the runs paired by repeat (paired.ratios), or
     None."""
     n = min(len(base), len(other))
     m = significance.mean(base)
@@ -51,45 +51,45 @@ def decide(base, other, mode="", precision=DEFAULT_PRECISION, pairs=None):
     v = significance.verdict(base, other)
     ci, p = v.ci, (v.welch.p if v.welch else None)
     if pairs:
-        return _decide_pairs(pairs, mode, precision, (ratio, ci, p))
+        return _decide_pairs(pairs, variant, precision, (ratio, ci, p))
     if n < MIN_REPEATS or ratio is None:
-        return Decision(mode, "undecided", ratio, ci, n, "runs", p)
+        return Decision(variant, "undecided", ratio, ci, n, "runs", p)
     if ci is None:
-        return Decision(mode, "undecided", ratio, ci, n, "no_ci", p)
+        return Decision(variant, "undecided", ratio, ci, n, "no_ci", p)
     holds_1 = ci[0] <= 1.0 <= ci[1]
     if v.kind in ("beyond", "differs") and not holds_1:
-        return Decision(mode, "excludes_1", ratio, ci, n, None, p)
+        return Decision(variant, "excludes_1", ratio, ci, n, None, p)
     if (ci[1] - ci[0]) / 2 < precision * abs(ratio):
-        return Decision(mode, "narrow", ratio, ci, n, None, p)
-    return Decision(mode, "undecided", ratio, ci, n,
+        return Decision(variant, "narrow", ratio, ci, n, None, p)
+    return Decision(variant, "undecided", ratio, ci, n,
                     "holds_1" if holds_1 else "welch", p)
 
 
-def _decide_pairs(ratios, mode, precision, second):
+def _decide_pairs(ratios, variant, precision, second):
     pr = paired.paired(ratios)
     if pr.n < MIN_REPEATS or pr.ci is None:
-        return Decision(mode, "undecided", pr.gain, pr.ci, pr.n, "runs",
+        return Decision(variant, "undecided", pr.gain, pr.ci, pr.n, "runs",
                         pr.p, "pairs", second)
     if not pr.ci[0] <= 1.0 <= pr.ci[1]:
-        return Decision(mode, "excludes_1", pr.gain, pr.ci, pr.n, None,
+        return Decision(variant, "excludes_1", pr.gain, pr.ci, pr.n, None,
                         pr.p, "pairs", second)
     if (pr.ci[1] - pr.ci[0]) / 2 < precision * pr.gain:
-        return Decision(mode, "narrow", pr.gain, pr.ci, pr.n, None, pr.p,
+        return Decision(variant, "narrow", pr.gain, pr.ci, pr.n, None, pr.p,
                         "pairs", second)
-    return Decision(mode, "undecided", pr.gain, pr.ci, pr.n, "holds_1",
+    return Decision(variant, "undecided", pr.gain, pr.ci, pr.n, "holds_1",
                     pr.p, "pairs", second)
 
 
-def decide_cell(values, modes, precision=DEFAULT_PRECISION, by_repeat=None):
-    """[Decision] of every mode after the first (the base) of one cell;
-    `values` is {mode: [metric per run]}, `by_repeat` {mode: {repeat:
+def decide_cell(values, variants, precision=DEFAULT_PRECISION, by_repeat=None):
+    """[Decision] of every variant after the first (the base) of one cell;
+    `values` is {variant: [metric per run]}, `by_repeat` {variant: {repeat:
     metric}} (the pairs), or None."""
-    base = values.get(modes[0], [])
+    base = values.get(variants[0], [])
     out = []
-    for m in modes[1:]:
+    for m in variants[1:]:
         pairs = None
         if by_repeat:
-            pairs = paired.ratios(by_repeat.get(modes[0], {}),
+            pairs = paired.ratios(by_repeat.get(variants[0], {}),
                                   by_repeat.get(m, {})) or None
         out.append(decide(base, values.get(m, []), m, precision, pairs))
     return out
@@ -112,14 +112,14 @@ def is_decided(decisions):
 def text(d, base, precision=DEFAULT_PRECISION):
     """'test_first/always x1.684, 95% CI 1.62..1.75 excludes 1'."""
     if d.ratio is None:
-        return "%s/%s: no runs" % (d.mode, base)
-    out = "%s/%s x%.3f" % (d.mode, base, d.ratio)
+        return "%s/%s: no runs" % (d.variant, base)
+    out = "%s/%s x%.3f" % (d.variant, base, d.ratio)
     if d.ci is None:
         return out + ", no CI"
     out += ", 95%% CI %.3f..%.3f" % d.ci
     if d.by == "pairs":
         out = "%s/%s x%.3f over %d pairs, 95%% CI %.3f..%.3f" % (
-            (d.mode, base, d.ratio, d.n) + tuple(d.ci))
+            (d.variant, base, d.ratio, d.n) + tuple(d.ci))
     if d.reason == "excludes_1":
         return out + " excludes 1"
     if d.reason == "narrow":
@@ -146,19 +146,19 @@ def why_text(d):
     if d.by == "pairs":
         return "from %d pair%s, at least %d needed" % (
             d.n, "" if d.n == 1 else "s", MIN_REPEATS)
-    return "from %d run%s per mode, at least %d needed" % (
+    return "from %d run%s per variant, at least %d needed" % (
         d.n, "" if d.n == 1 else "s", MIN_REPEATS)
 
 
 def cell_values(outdir, runs, metric=METRIC):
-    """{mode: [metric of each finished run]} of the runs given (one cell);
+    """{variant: [metric of each finished run]} of the runs given (one cell);
     a run whose JSON is missing or unreadable counts as not run."""
     return {m: list(v.values()) for m, v in
             cell_values_by_repeat(outdir, runs, metric).items()}
 
 
 def cell_values_by_repeat(outdir, runs, metric=METRIC):
-    """{mode: {repeat: metric}} of the finished runs given (one cell), in
+    """{variant: {repeat: metric}} of the finished runs given (one cell), in
     the runs' order."""
     out = {}
     for run in runs:
@@ -169,7 +169,7 @@ def cell_values_by_repeat(outdir, runs, metric=METRIC):
                 KeyError):
             continue
         if value is not None:
-            out.setdefault(run.mode, {})[run.repeat] = value
+            out.setdefault(run.variant, {})[run.repeat] = value
     return out
 
 

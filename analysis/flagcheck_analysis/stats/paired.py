@@ -1,5 +1,5 @@
-"""Paired runs: each repeat of a cell runs every mode back to back (the
-order alternating ABBA, matrix.modes_in_order), so the ratio of a mode's
+"""Paired runs: each repeat of a cell runs every variant back to back (the
+order alternating ABBA, matrix.variants_in_order), so the ratio of a variant's
 run to the base's run of the same repeat cancels a slow drift of the
 machine's load that the unpaired means do not.  The gain is the geometric
 mean of those ratios, its 95% CI Student's t-interval over their logs

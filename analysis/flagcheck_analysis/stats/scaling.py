@@ -1,40 +1,40 @@
-"""Scaling: IOPS against numjobs for each mode, speedup over one job,
-efficiency against linear (will-it-scale's 'linear' column), and each mode's
-ratio to the base mode."""
+"""Scaling: IOPS against numjobs for each variant, speedup over one job,
+efficiency against linear (will-it-scale's 'linear' column), and each variant's
+ratio to the base variant."""
 
 from collections import namedtuple
 
 from ..inputs import published
 from . import significance
-from .compare import group, mode_order
+from .compare import group, variant_order
 
-Point = namedtuple("Point", "mode n iops stddev speedup efficiency ratio "
+Point = namedtuple("Point", "variant n iops stddev speedup efficiency ratio "
                    "ratio_ci")
-Line = namedtuple("Line", "scenario numjobs points")      # points[mode]
+Line = namedtuple("Line", "scenario numjobs points")      # points[variant]
 
 
 def scaling(records, base):
     """One Line per scenario and numjobs, in that order."""
     groups = group(records)
-    modes = mode_order(records, base)
+    variants = variant_order(records, base)
     lines = []
     for scenario in sorted({r.scenario for r in records},
                            key=published.order_key):
-        def iops(nj, mode):
-            return [m["iops"] for m in groups.get((scenario, nj, mode), [])
+        def iops(nj, variant):
+            return [m["iops"] for m in groups.get((scenario, nj, variant), [])
                     if m.get("iops") is not None]
         for nj in sorted({r.numjobs for r in records
                           if r.scenario == scenario}):
             points = {}
-            for mode in modes:
-                vals, one = iops(nj, mode), significance.mean(iops(1, mode))
+            for variant in variants:
+                vals, one = iops(nj, variant), significance.mean(iops(1, variant))
                 if not vals:
                     continue
                 m = significance.mean(vals)
                 speedup = m / one if one else None
                 basevals = iops(nj, base)
-                points[mode] = Point(
-                    mode, len(vals), m, significance.stddev(vals), speedup,
+                points[variant] = Point(
+                    variant, len(vals), m, significance.stddev(vals), speedup,
                     speedup / nj if speedup is not None else None,
                     m / significance.mean(basevals) if basevals and
                     significance.mean(basevals) else None,

@@ -1,4 +1,4 @@
-"""The Universal Scalability Law (Gunther) fitted to each mode's IOPS
+"""The Universal Scalability Law (Gunther) fitted to each variant's IOPS
 against numjobs:
 
     X(N) = lambda N / (1 + sigma (N - 1) + kappa N (N - 1))
@@ -23,16 +23,16 @@ import numpy as np
 from scipy import optimize
 from scipy import stats as sps
 
-from .compare import group, mode_order
+from .compare import group, variant_order
 
 MIN_NUMJOBS = 4          # distinct numjobs values: 3 parameters + 1
 CONFIDENCE = 0.95
 PARAMS = ("lambda", "sigma", "kappa")
 
-# One mode of one scenario.  values (lambda, sigma, kappa) and ci
+# One variant of one scenario.  values (lambda, sigma, kappa) and ci
 # ((lo, hi) per parameter, None where the covariance is undefined) are set
 # only when fitted; otherwise `reason` says why not.
-Fit = namedtuple("Fit", "scenario mode numjobs runs values ci reason")
+Fit = namedtuple("Fit", "scenario variant numjobs runs values ci reason")
 
 
 def throughput(n, lam, sigma, kappa):
@@ -50,11 +50,11 @@ def peak(fit):
     return math.sqrt((1 - sigma) / kappa)
 
 
-def fit_points(numjobs, iops, scenario="", mode=""):
+def fit_points(numjobs, iops, scenario="", variant=""):
     """Fit the USL to (numjobs, iops) pairs, one per run."""
     distinct = sorted(set(numjobs))
     if len(distinct) < MIN_NUMJOBS:
-        return Fit(scenario, mode, distinct, len(iops), None, None,
+        return Fit(scenario, variant, distinct, len(iops), None, None,
                    "no fit possible: %d numjobs value%s (%s); the law's 3 "
                    "parameters need at least %d"
                    % (len(distinct), "" if len(distinct) == 1 else "s",
@@ -69,7 +69,7 @@ def fit_points(numjobs, iops, scenario="", mode=""):
         popt, pcov = optimize.curve_fit(
             throughput, n, y, p0=p0, bounds=(0, np.inf), maxfev=20000)
     except (RuntimeError, ValueError) as e:
-        return Fit(scenario, mode, distinct, len(iops), None, None,
+        return Fit(scenario, variant, distinct, len(iops), None, None,
                    "the fit did not converge (%s)" % e)
     values = (popt[0] * scale, float(popt[1]), float(popt[2]))
     dof = len(y) - len(PARAMS)
@@ -79,19 +79,19 @@ def fit_points(numjobs, iops, scenario="", mode=""):
         se = np.sqrt(np.diag(pcov)) * (scale, 1, 1)
         ci = tuple((max(0.0, v - t * s), v + t * s)
                    for v, s in zip(values, se))
-    return Fit(scenario, mode, distinct, len(iops), values, ci, None)
+    return Fit(scenario, variant, distinct, len(iops), values, ci, None)
 
 
 def fits(records, base):
-    """One Fit per scenario and mode, from every run's IOPS."""
+    """One Fit per scenario and variant, from every run's IOPS."""
     groups = group(records)
     out = []
     for scenario in sorted({r.scenario for r in records}):
-        for mode in mode_order(records, base):
+        for variant in variant_order(records, base):
             pairs = [(nj, m["iops"]) for (sc, nj, md), runs in groups.items()
-                     if sc == scenario and md == mode for m in runs
+                     if sc == scenario and md == variant for m in runs
                      if m.get("iops") is not None]
             if pairs:
                 out.append(fit_points([p[0] for p in pairs],
-                                      [p[1] for p in pairs], scenario, mode))
+                                      [p[1] for p in pairs], scenario, variant))
     return out
