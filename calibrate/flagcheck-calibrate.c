@@ -157,7 +157,7 @@ refuse(const char *path, const char *what)
 
 /*
  * --output FILE by the rule every flagcheck output follows
- * (analysis/flagcheck_analysis/results/outpath.py): a regular file or a
+ * (analysis/flagcheck_analysis/inputs/outpath.py): a regular file or a
  * new name, never a link.  A device, a FIFO, a socket or a directory is
  * refused before anything is written; the open follows no link
  * (O_NOFOLLOW), never blocks on a FIFO (O_NONBLOCK) and what it opened is

@@ -167,6 +167,20 @@ def test_system_files_that_are_fifos_are_not_read(tmp_path):
     assert "cannot read" in str(got.value)
 
 
+def test_fio_output_files_that_are_fifos_are_not_read(tmp_path):
+    """fio's output file, read for the text before its JSON and for what
+    each host's server said, goes through the bounded reader: a FIFO left
+    at its name is not read (the old open() blocked for ever)."""
+    from flagcheck_analysis.run import clientserver, proctree, runner
+    os.mkfifo(tmp_path / "out.json")
+    out = str(tmp_path / "out.json")
+    assert _no_hang(lambda: clientserver.output_text(out)) == ""
+    assert _no_hang(lambda: runner._text_lines(out)) == []
+    (tmp_path / "ok.json").write_bytes(b"fio: warn\xff\n{}\n")
+    assert runner._text_lines(str(tmp_path / "ok.json")) == ["fio: warn\ufffd"]
+    assert proctree._parent(os.getpid()) == os.getppid()
+
+
 def test_a_loadavg_of_no_numbers_is_none(tmp_path):
     from flagcheck_analysis.run import interference
     (tmp_path / "loadavg").write_text("0.5 nan 1e999 1/2 3\n")

@@ -81,3 +81,37 @@ def test_make_physics_prints_every_curve_and_the_line():
                                    for c in items})
     assert int(m.group(3)) == len({c.meta["family"] for c in items})
     assert all(len(x) <= 120 for x in lines)
+
+
+@pytest.mark.parametrize("make,want", [
+    ("fifo", "{}: not a regular file: a curve file must be one"),
+    ("nan", "{}: row 1: Nanos/Op is 'nan': want a finite number > 0 and "
+     "<= 1e+06"),
+    ("inf", "{}: row 1: Nanos/Op is '1e999': want a finite number > 0 and "
+     "<= 1e+06"),
+    ("digits", "{}: row 1: Cores is '\u0663': want a whole number >= 1 "
+     "and <= 1024"),
+    ("huge", "{}: row 1: Cores is '%s...(401 characters): want a whole "
+     "number >= 1 and <= 1024" % ("1" + "0" * 35))])
+def test_a_curve_file_by_the_bounded_reader_and_parser(tmp_path, make,
+                                                       want):
+    """A curve file is read as every other file (inputs/textfile.py: a
+    FIFO is never opened) and its numbers by the one bounded parser: no
+    'nan', inf, other scripts' digits or 401-digit thread counts."""
+    bad = tmp_path / "bad.csv"
+    if make == "fifo":
+        os.mkfifo(bad)
+    else:
+        with open(FILES[0]) as f:
+            lines = f.read().splitlines()
+        i = next(n for n, l in enumerate(lines) if l[:1].isdigit())
+        row = lines[i].split(",")
+        if make in ("nan", "inf"):
+            row[3] = "nan" if make == "nan" else "1e999"
+        else:
+            row[1] = "\u0663" if make == "digits" else "1" + "0" * 400
+        lines[i] = ",".join(row)
+        bad.write_text("\n".join(lines) + "\n")
+    with pytest.raises(curves.CurveError) as e:
+        curves.read(str(bad))
+    assert str(e.value) == want.format(bad)

@@ -23,6 +23,7 @@ import os
 import statistics
 from collections import namedtuple
 
+from ..inputs import numbers, textfile
 from ..machines import machine
 from . import simulate
 
@@ -38,6 +39,9 @@ LOOPS = {
     "cas-add": ("c@0=1", "atomic_inc_not_zero(c)"),
 }
 IOS = 4000      # per simulated CPU
+MAX_BYTES = 1 << 20     # a curve file (each is under 16 KiB)
+MAX_CORES = simulate.MAX_CPUS   # the simulator's most CPUs
+MAX_NS = 1e6            # ns per operation (1 ms: no atomic takes longer)
 OFF = 1.2       # the issue's target: every row within 20%
 SEEDS = (1, 2, 3)
 
@@ -74,18 +78,27 @@ def _loop(path, meta):
 
 def read(path):
     """The Curve of a file: {threads: published ns per op per thread}."""
-    with open(path) as f:
-        lines = f.read().splitlines()
+    try:
+        lines = textfile.read_text(path, "curve file",
+                                   MAX_BYTES).splitlines()
+    except textfile.TextFileError as e:
+        raise CurveError(str(e))
     head = [x for x in lines if x.startswith("#")]
     meta = _header(path, head)
     rows = list(csv.DictReader(x for x in lines if not x.startswith("#")))
     by = {}
-    try:
-        for r in rows:
-            by.setdefault(int(r["Cores"]), []).append(float(r["Nanos/Op"]))
-    except (KeyError, ValueError) as e:
-        raise CurveError("%s: a row without Cores and Nanos/Op numbers "
-                         "(%s)" % (path, e))
+    for i, r in enumerate(rows, 1):
+        if r.get("Cores") is None or r.get("Nanos/Op") is None:
+            raise CurveError("%s: row %d: a row without Cores and Nanos/Op "
+                             "numbers" % (path, i))
+        try:
+            cores = numbers.number(r["Cores"], "%s: row %d: Cores" % (
+                path, i), low=1, high=MAX_CORES, whole=True)
+            ns = numbers.number(r["Nanos/Op"], "%s: row %d: Nanos/Op" % (
+                path, i), above=0, high=MAX_NS)
+        except numbers.NumberError as e:
+            raise CurveError(str(e))
+        by.setdefault(cores, []).append(ns)
     if not by:
         raise CurveError("%s: no rows" % path)
     return Curve(path, meta, _loop(path, meta),

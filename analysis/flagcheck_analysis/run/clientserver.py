@@ -12,6 +12,16 @@ from ..inputs import jobfile
 REASON_LINES = 10      # lines a failed host's server said, kept
 
 
+def output_text(out):
+    """The text of fio's output file @out by the bounded reader (a
+    regular file of at most fiojson.MAX_BYTES; a byte that is not UTF-8
+    replaced), "" where it can not be read."""
+    try:
+        return fiojson.read_text(out, "fio output file") or ""
+    except fiojson.InputError:
+        return ""
+
+
 def client_command(args, run, output, live, fmt):
     """One --client=HOST JOBFILE pair per live host, and the text output
     beside the JSON ("normal"): fio forwards the output format to the
@@ -85,8 +95,7 @@ def what_hosts_said(live, text):
 def hosts_without_results(live, entry, out):
     """Mark every live host that returned no job results as failed, with
     what its server said; returns those hosts."""
-    with open(out, "rb") as f:
-        text = f.read().decode("utf-8", "replace")
+    text = output_text(out)
     try:
         results = clients.by_host(fiojson.load_fio_json(out))
     except fiojson.InputError:
@@ -139,8 +148,7 @@ def write_job_files(args, run, live):
 def collect_counters(args, run, entry, live, out):
     """Per host: the engine's stats file if it is on this machine,
     else the counter lines fio forwarded, else nothing."""
-    with open(out, "rb") as f:
-        text = f.read().decode("utf-8", "replace")
+    text = output_text(out)
     from_text = text_counters(live, text)
     for h in live:
         path = matrix.host_counters_path(args.outdir, run, h.label)

@@ -11,18 +11,19 @@ import ctypes
 import os
 import signal
 
+from ..inputs import numbers, textfile
+
 PR_SET_PDEATHSIG = 1        # <linux/prctl.h>
 
 
 def _parent(pid):
     """The parent of pid (/proc/PID/stat's 4th field), or None if gone."""
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            stat = f.read()
-    except OSError:
+    stat = textfile.read_system("/proc/%d/stat" % pid)
+    if stat is None or ")" not in stat:
         return None
     # the name (2nd field) is in parentheses and may hold spaces
-    return int(stat[stat.rindex(b")") + 2:].split()[1])
+    ppid = stat[stat.rindex(")") + 2:].split()[1:2]
+    return numbers.from_text(ppid[0], whole=True) if ppid else None
 
 
 def descendants(pid):

@@ -9,7 +9,7 @@ import platform
 import shlex
 import subprocess
 
-from ..inputs import fiojson, manifest, runsetup
+from ..inputs import fiojson, manifest, runsetup, textfile
 
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -17,14 +17,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
 
 
 def _cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                if key.strip() in ("model name", "Model", "cpu model"):
-                    return value.strip()
-    except OSError:
-        pass
+    for line in (textfile.read_system("/proc/cpuinfo") or "").splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("model name", "Model", "cpu model"):
+            return value.strip()
     return platform.processor() or "unknown"
 
 

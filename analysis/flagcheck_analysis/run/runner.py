@@ -27,12 +27,7 @@ def _unlink(path):
 
 def _text_lines(path):
     """The lines of a fio output file before its JSON begins."""
-    try:
-        with open(path, "rb") as f:
-            text = f.read().decode("utf-8", "replace")
-    except OSError:
-        return []
-    lines = text.splitlines()
+    lines = clientserver.output_text(path).splitlines()
     for i, line in enumerate(lines):
         if line.startswith("{"):
             return lines[:i]
