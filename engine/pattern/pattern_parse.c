@@ -399,7 +399,9 @@ int pattern_parse_seq(const char *opt, const char *s, struct pattern_prog *p,
 		x.first_pos = p->nr_ops;
 		x.tested = false;
 		if (for_each_item(&x, part, &sc, op_item) ||
-		    alt_end(&x, p, bar || p->nr_alts))
+		    alt_end(&x, p, bar || p->nr_alts) ||
+		    pattern_check_locks(opt, p, x.first_pos, p->nr_ops, msg,
+					len))
 			return -1;
 		if (!bar)
 			return 0;
