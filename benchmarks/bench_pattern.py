@@ -51,6 +51,10 @@ JOBS = os.path.join(TOP, "jobs")
 # (build/flagcheck-pattern-ops) alone, as test_pattern_ops.py writes it,
 # on one word w@0=1 (so that atomic_inc_not_zero and atomic_add_unless
 # add), variant=always, against fio's null engine.
+# spin_lock() and spin_unlock() run only as a pair (a lock no one releases
+# is refused): each one's row is the pair
+LOCK_OPS = ("spin_lock", "spin_unlock")
+LOCK_PAIR = "spin_lock(w),spin_unlock(w)"
 OP_ARGS = {"word": "w", "bit": "3", "value": "1", "n": "2", "old": "0",
            "new": "1", "ns": "0", "u": "0"}
 # The form rows: a pattern using each form of the grammar beyond one word
@@ -164,7 +168,10 @@ def rows_of(table):
     for o in table["operations"]:
         call = o["name"] + "(" + ",".join(
             OP_ARGS[x] for x in o["args"].split(",") if x) + ")"
-        out.append((f"op {o['name']}", ("the operation table", "w@0=1",
+        words = "w@0=1"
+        if o["name"] in LOCK_OPS:   # a lock is taken and released, from 0
+            call, words = LOCK_PAIR, "w@0"
+        out.append((f"op {o['name']}", ("the operation table", words,
                                         call, "always", 1, "private", None)))
     for name, (src, words, pattern, v, nj, mp, base) in FORMS.items():
         if isinstance(base, tuple):

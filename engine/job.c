@@ -136,7 +136,7 @@ static int fc_init_refusals(struct thread_data *td)
 static int fc_model_init(struct thread_data *td, struct flagcheck_data *jd)
 {
 	const struct fc_model *m = jd->model;
-	char msg[512] = "";
+	char msg[1024] = "";
 	int err;
 
 	jd->params = calloc(1, m->params_size ?: 1);

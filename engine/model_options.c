@@ -252,7 +252,7 @@ static int fc_model_option_cb(unsigned int slot, void *data, const char *str)
 {
 	struct flagcheck_options *o = data;
 	unsigned char params[FC_MAX_PARAMS] __attribute__((aligned(16)));
-	char msg[512];
+	char msg[1024];
 	int i, err;
 
 	err = fc_slot_parse(slot, o, str);

@@ -26,6 +26,7 @@ COUNTS = ("load", "store", "rmw", "other")
 ARGS = ("word", "bit", "value", "old", "new", "n", "u", "ns")
 NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\(([a-z,]*)\)$")
 IDENT = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b(\s*\()?")
+LOOPS = ("loop", "spin")
 RESULT = re.compile(r"^(value|none|tested=[01])$")
 DOC_BEGIN = "<!-- The rows below are written by make from engine/pattern/" \
     "ops.tbl: edit the table there. -->"
@@ -50,7 +51,8 @@ class Row:
         self.name, self.args = m[1], m[2]
         self.code = "OP_" + self.name.upper()
         self.flip = self.undo is not None
-        self.is_loop = self.loop == "loop"
+        self.is_loop = self.loop in LOOPS
+        self.is_spin = self.loop == "spin"
 
     def fail(self, what):
         raise TableError("%s: %s: %s" % (self.where, self.operation, what))
@@ -96,8 +98,8 @@ def check(row):
     check_args(row)
     if row.counts not in COUNTS:
         row.fail("counts %r: one of %s" % (row.counts, ", ".join(COUNTS)))
-    if row.loop not in (None, "loop"):
-        row.fail("loop %r: loop or -" % row.loop)
+    if row.loop not in (None,) + LOOPS:
+        row.fail("loop %r: loop, spin or -" % row.loop)
     if row.result is None or not RESULT.match(row.result):
         row.fail("result %r: value, none or tested=V (V 0 or 1)" %
                  row.result)
@@ -106,8 +108,10 @@ def check(row):
     if row.is_loop:
         if row.form or row.undo or row.test is None:
             row.fail("a loop has a test, no form and no undo")
-        if row.counts != "rmw" or row.result != "value":
-            row.fail("a loop counts rmw and its result is a value")
+        if row.counts != "rmw" or \
+                row.result != ("none" if row.is_spin else "value"):
+            row.fail("a loop counts rmw and its result is a value "
+                     "(a spin's: none)")
     elif (row.form is None) != (row.test is None):
         row.fail("form %r, test %r: both or neither" % (row.form, row.test))
     for col in ("form", "test", "run", "undo"):
@@ -156,11 +160,15 @@ OPS_HEAD = """\
  *     args        its arguments, "word" first ("" for a barrier)
  *     test_first  its test-first form as the kernel writes it, or NULL
  *     flip        1: another path undoes its state (/flip_every)
- *     loop        1: a compare-and-swap loop
+ *     loop        0: one call; PATTERN_LOOP: a compare-and-swap loop;
+ *                 PATTERN_SPIN: one that spins while its test refuses
  * What each does is pattern_does.h's, written from the same rows.
  */
 #ifndef FLAGCHECK_PATTERN_OPS_H
 #define FLAGCHECK_PATTERN_OPS_H
+
+#define PATTERN_LOOP	1
+#define PATTERN_SPIN	2
 
 """
 
@@ -168,9 +176,10 @@ OPS_HEAD = """\
 def ops_h(rows):
     lines = ["#define PATTERN_OPS(X)"]
     for r in rows:
-        lines.append('\tX(%s, "%s", %s, "%s", %s, %d, %d)' % (
+        loop = "PATTERN_" + r.loop.upper() if r.is_loop else "0"
+        lines.append('\tX(%s, "%s", %s, "%s", %s, %d, %s)' % (
             r.code, r.name, r.counts.upper(), r.args,
-            '"%s"' % r.form if r.form else "NULL", r.flip, r.is_loop))
+            '"%s"' % r.form if r.form else "NULL", r.flip, loop))
     return OPS_HEAD + " \\\n".join(lines) + "\n\n#endif\n"
 
 
@@ -241,7 +250,7 @@ static const struct pattern_row_fns pattern_does[PATTERN_NR_OPCODES] = {
 
 
 def row_fns(r):
-    run = ["\treturn %s;" % r.run] if r.result != "none" else \
+    run = ["\treturn %s;" % r.run] if r.result != "none" or r.is_loop else \
         ["\t%s;" % r.run, "\treturn 0;"]
     result = "SUM" if r.result in ("value", "none") else r.result[-1]
     return "\n".join([
@@ -270,7 +279,7 @@ def doc_rows(rows):
         form = "`%s`" % r.form.replace("|", "\\|") if r.form else "none"
         out.append("| `%s` | %s | %s | %s | %s |" % (
             r.operation, r.counts, form, "yes" if r.flip else "no",
-            "yes" if r.is_loop else "no"))
+            "spin" if r.is_spin else "yes" if r.is_loop else "no"))
     return "\n".join(out) + "\n"
 
 

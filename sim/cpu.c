@@ -20,7 +20,9 @@
  * loads the word, then tries a cmpxchg from the value it saw: an RMW that
  * takes the line, which fails when another CPU wrote the word since, and
  * then tries again from the value it found (a retry), as pattern_cas() of
- * pattern_ops.c does.
+ * pattern_ops.c does. A spin (spin_lock()) tries its first cmpxchg from 0
+ * with no load, and while its test refuses the value it found (the lock
+ * held) loads the word again until it allows it, as pattern_spin() does.
  */
 #include <string.h>
 
@@ -105,7 +107,9 @@ static unsigned long sim_value(const struct sim *s, const struct sim_cpu *c,
 }
 
 #define SIM_LOOP(code, name, kind, args, tf, flip, loop) [code] = loop,
-static const bool sim_cas_loop[PATTERN_NR_OPCODES] = { PATTERN_OPS(SIM_LOOP) };
+static const unsigned char sim_cas_loop[PATTERN_NR_OPCODES] = {
+	PATTERN_OPS(SIM_LOOP)
+};
 #undef SIM_LOOP
 
 static double sim_hit_ns(const struct sim *s, enum sim_access acc)
@@ -225,9 +229,15 @@ static bool sim_do_stage(struct sim *s, struct sim_cpu *c,
 		return op->test_first &&
 		       sim_word_access(s, c, op, SIM_LOAD, ACT_TEST);
 	case ST_MAIN:
+		if (sim_cas_loop[op->code] == PATTERN_SPIN) {
+			c->old = 0;	/* the lock free, not loaded */
+			return sim_word_access(s, c, op, SIM_RMW, ACT_CAS);
+		}
 		return sim_cas_loop[op->code] ?
 		       sim_word_access(s, c, op, SIM_LOAD, ACT_CAS_LOAD) :
 		       sim_word_access(s, c, op, sim_access_of(op), ACT_MAIN);
+	case ST_SPIN:	/* the lock held: load it again */
+		return sim_word_access(s, c, op, SIM_LOAD, ACT_CAS_LOAD);
 	default:	/* ST_CAS: one more cmpxchg */
 		return sim_word_access(s, c, op, SIM_RMW, ACT_CAS);
 	}
@@ -253,14 +263,19 @@ bool sim_advance(struct sim *s, struct sim_cpu *c)
 	return false;
 }
 
-/* A CAS loop saw c->old: done if its test refuses it, else a cmpxchg */
+/*
+ * A CAS loop saw c->old: a cmpxchg if its test allows it, else done (a
+ * spin: it loads the word again)
+ */
 static void sim_cas_next(struct sim *s, struct sim_cpu *c,
 			 const struct pattern_op *op)
 {
-	if (!sim_cas_tries(op, sim_value(s, c, op), c->old))
-		sim_next_rep(s, c);
-	else
+	if (sim_cas_tries(op, sim_value(s, c, op), c->old))
 		c->stage = ST_CAS;
+	else if (sim_cas_loop[op->code] == PATTERN_SPIN)
+		c->stage = ST_SPIN;
+	else
+		sim_next_rep(s, c);
 }
 
 /* One cmpxchg attempt: an RMW; failed (the word moved on), a retry */

@@ -295,7 +295,7 @@ int main(int argc, char **argv)
 	};
 	static struct pattern_prog prog;
 	static struct sim_result res;
-	char msg[512];
+	char msg[1024];
 	int i;
 
 	sim_physics_defaults(&a.conf);

@@ -45,9 +45,13 @@ struct sim_unit {
 };
 
 /* Where a CPU is in its I/O: the operation's stage */
-enum sim_stage { ST_GUARD = 0, ST_EVERY, ST_BELOW, ST_TEST, ST_MAIN, ST_CAS };
+enum sim_stage { ST_GUARD = 0, ST_EVERY, ST_BELOW, ST_TEST, ST_MAIN, ST_CAS,
+		 ST_SPIN };
 
-/* What a granted access does (a CAS loop: its load, then each cmpxchg) */
+/*
+ * What a granted access does (a CAS loop: its load, then each cmpxchg; a
+ * spin: each cmpxchg, and its loads while the lock is held)
+ */
 enum sim_act { ACT_FLIP = 0, ACT_BELOW, ACT_TEST, ACT_MAIN, ACT_READ,
 	       ACT_CAS_LOAD, ACT_CAS };
 

@@ -5,7 +5,8 @@ engine/pattern/ops.tbl) as JSON; docs/pattern.md's operation table, which
 make writes from ops.tbl, is what the generator writes from it now and
 says the same as the engine, row for row: the operation and its
 arguments, what it counts, its test-first form, whether /flip_every may
-undo it, whether it is a compare-and-swap loop. The parser must accept
+undo it, whether it is a compare-and-swap loop (spin: one that spins
+while its lock is held). The parser must accept
 each operation with its arguments, and refuse '?' exactly on those
 without a test-first form.
 """
@@ -22,7 +23,7 @@ DOC = os.path.join(ROOT, "docs", "pattern.md")
 GEN = os.path.join(ROOT, "scripts", "gen-pattern-ops.py")
 TABLE = os.path.join(ROOT, "engine", "pattern", "ops.tbl")
 _ROW = re.compile(r"^\| `([A-Za-z_]+)\(([a-z,]*)\)` \| (\w+) \| (.+?) \| "
-                  r"(yes|no) \| (yes|no) \|$")
+                  r"(yes|no) \| (yes|no|spin) \|$")
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +40,7 @@ def doc_rows():
         rows = [_ROW.match(line.rstrip()) for line in f]
     return [(m[1], m[2], m[3],
              None if m[4] == "none" else m[4].strip("`").replace("\\|", "|"),
-             m[5] == "yes", m[6] == "yes") for m in rows if m]
+             m[5] == "yes", m[6] != "no") for m in rows if m]
 
 
 def test_docs_table_is_what_make_writes_from_ops_tbl():
@@ -67,10 +68,14 @@ def test_every_operation_parses_and_question_mark_follows_the_table(
                 "new": "1", "ns": "10", "u": "0"}
         call = o["name"] + "(" + ",".join(
             args[a] for a in o["args"].split(",") if a) + ")"
+        # a lock is taken and released in one I/O: each in its pair
+        before, after = {"spin_lock": ("", ",spin_unlock(w)"),
+                         "spin_unlock": ("spin_lock(w),", "")}.get(
+                             o["name"], ("", ""))
         for prefix in ("", "?"):
             r = ctx.fio_run(ctx.base_args(
                 model="pattern", pattern_words="w@0",
-                pattern=prefix + call, time_based=0, number_ios=4),
-                stats=False)
+                pattern=before + prefix + call + after, time_based=0,
+                number_ios=4), stats=False)
             ok = not prefix or o["test_first"] is not None
             assert (r.rc == 0) == ok, (call, prefix, r.err)

@@ -32,6 +32,13 @@ def gen(tmp_path, last_row, *outs):
     return p, str(table), text.count("\n") + 1
 
 
+def line_of(op):
+    """The line of the table's row @op, 1 up."""
+    with open(TABLE) as f:
+        return [n for n, line in enumerate(f, 1)
+                if line.startswith(op + " ")][0]
+
+
 def fields(**change):
     cols = [c.strip() for c in GOOD.split(";")]
     names = ("operation", "counts", "loop", "form", "test", "run", "undo",
@@ -58,7 +65,10 @@ def fields(**change):
      "parentheses"),
     (fields(loop="loop"), "a loop has a test, no form and no undo"),
     (fields(operation="set_bit(word,bit)"),
-     "OP_SET_BIT again: first at line 39"),
+     "OP_SET_BIT again: first at line %d" % line_of("set_bit(word,bit)")),
+    (fields(loop="spin", form="-", test="old == 0", run="1", undo="-"),
+     "a loop counts rmw and its result is a value (a spin's: none)"),
+    (fields(loop="lock"), "loop 'lock': loop, spin or -"),
 ])
 def test_a_bad_row_is_named_and_nothing_written(tmp_path, row, what):
     p, table, line = gen(tmp_path, row, "ops", "does")

@@ -11,6 +11,9 @@
  *  - atomic_long_xchg() / atomic_long_cmpxchg(): fully ordered RMWs (xchg,
  *    lock cmpxchg). A cmpxchg that fails still takes the line on x86: lock
  *    cmpxchg writes back the old value.
+ *  - smp_store_release(): a store ordered after the accesses before it (a
+ *    plain mov on x86), as spin_unlock() releases a lock; cpu_relax(): a
+ *    spin's pause.
  *
  * The bit operations are in bitops.h.
  */
@@ -53,6 +56,22 @@ static inline unsigned long atomic_long_cmpxchg(unsigned long *p,
 	__atomic_compare_exchange_n(p, &old, new, 0, __ATOMIC_SEQ_CST,
 				    __ATOMIC_SEQ_CST);
 	return old;
+}
+
+static inline void smp_store_release(unsigned long *p, unsigned long v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
 }
 
 #endif

@@ -190,4 +190,13 @@ static inline int for_each_item(struct pctx *x, const char *s, void *p,
 	return 0;
 }
 
+/*
+ * pattern_words.c: the lock words of alternative [@from, @to) of @p, taken
+ * and released in turn (spin_lock(), spin_unlock()); 0, or -1 with one
+ * line in @msg naming @opt and the operation
+ */
+int pattern_check_locks(const char *opt, const struct pattern_prog *p,
+			unsigned int from, unsigned int to, char *msg,
+			size_t len);
+
 #endif

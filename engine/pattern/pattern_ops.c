@@ -118,13 +118,43 @@ static pattern_inline void pattern_loop(struct pattern_job *j,
 	j->sink += sum;
 }
 
+/*
+ * A spin, as a lock is taken (arch_spin_lock() as test-and-test-and-set):
+ * a first cmpxchg from 0 (free) with no load before it, as
+ * queued_spin_lock()'s fast path; each attempt an RMW, each failed one a
+ * retry; while the test refuses the value seen (held) it re-reads the
+ * word, uncounted, with cpu_relax(), as the kernel's spin does.
+ */
+static pattern_inline void pattern_spin(const struct pattern_step *s,
+					 struct fc_counters *c,
+					 pattern_test_fn *test,
+					 pattern_run_fn *run)
+{
+	unsigned long *w = s->w, a = s->arg, b = s->op->arg2;
+	unsigned long old = 0, prev;
+
+	for (;;) {
+		fc_count_rmw(c, s->i, true);
+		prev = atomic_long_cmpxchg(w, old, run(w, a, b, old));
+		if (prev == old)
+			return;
+		fc_count_retry(c, s->i);
+		c->stat[STAT_RETRIES]++;
+		for (old = prev; !test(w, a, b, old); old = read_once(w))
+			cpu_relax();
+	}
+}
+
 /* Each row's function: its loop or its run, inlined with its row */
 #define PATTERN_RUN(code, name, kind, args, tf, flip, loop)		\
 static void run_##code(struct pattern_job *j,				\
 		       const struct pattern_step *s,			\
 		       struct fc_counters *c, unsigned int n)		\
 {									\
-	if (loop)							\
+	if (loop == PATTERN_SPIN)					\
+		while (n--)						\
+			pattern_spin(s, c, code##_test, code##_run);	\
+	else if (loop)							\
 		pattern_loop(j, s, c, n, code##_test, code##_run);	\
 	else								\
 		pattern_run(j, s, c, n, KIND_##kind, code##_result,	\

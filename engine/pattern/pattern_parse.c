@@ -101,7 +101,7 @@ static const char *op_names(char *list, size_t len, bool tf, bool flip,
 
 static int unknown_op(const struct pctx *x, const char *s, int n)
 {
-	char list[400];
+	char list[640];
 
 	return refuse(x, "unknown operation '%.*s': allowed are %s (each "
 		      "atomic_* also as atomic_long_* and atomic64_*)", n, s,
@@ -248,7 +248,7 @@ static int op_guard(struct pctx *x, const char **s, const char *end,
 	static const char *const names[] = { PATTERN_GUARDS(PATTERN_GUARD_NAME)
 					     NULL };
 #undef PATTERN_GUARD_NAME
-	char list[400];
+	char list[640];
 	uint64_t *slot[] = { &op->below, &op->every, &op->every_ns,
 			     &op->flip_every, &op->if_test };
 	int n = name_len(*s, end), i, err;
@@ -330,7 +330,7 @@ static int op_item(struct pctx *x, const char *s, const char *end, void *arg)
 	struct pattern_op *op = &p->op[p->nr_ops];
 	const struct pattern_opdef *d;
 	bool test_first = *s == '?';
-	char list[400];
+	char list[640];
 	int n;
 
 	if (p->nr_ops == PATTERN_MAX_OPS)
@@ -399,7 +399,9 @@ int pattern_parse_seq(const char *opt, const char *s, struct pattern_prog *p,
 		x.first_pos = p->nr_ops;
 		x.tested = false;
 		if (for_each_item(&x, part, &sc, op_item) ||
-		    alt_end(&x, p, bar || p->nr_alts))
+		    alt_end(&x, p, bar || p->nr_alts) ||
+		    pattern_check_locks(opt, p, x.first_pos, p->nr_ops, msg,
+					len))
 			return -1;
 		if (!bar)
 			return 0;

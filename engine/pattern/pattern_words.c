@@ -247,3 +247,91 @@ int pattern_parse_words(const char *s, struct pattern_prog *p, char *msg,
 	p->obj_stride = obj_stride(p);
 	return 0;
 }
+
+/* ----- spin_lock(), spin_unlock(): each I/O takes a lock, releases it ----- */
+
+static bool is_lock_op(const struct pattern_op *op)
+{
+	return op->code == OP_SPIN_LOCK || op->code == OP_SPIN_UNLOCK;
+}
+
+/* One refusal, naming operation @op as the parser does */
+static int __attribute__((format(printf, 5, 6)))
+lock_refuse(const char *opt, const struct pattern_op *op, char *msg,
+	    size_t len, const char *fmt, ...)
+{
+	const char *item = strchr(op->path, ':');
+	struct pctx x = { .opt = opt, .what = "operation", .msg = msg,
+			  .len = len, .pos = (unsigned int)atoi(op->path) };
+	va_list ap;
+	size_t n;
+
+	x.item = item ? item + 1 : op->path;
+	x.item_len = strlen(x.item);
+	refuse(&x, "%s", "");
+	n = strlen(msg);
+	va_start(ap, fmt);
+	if (n < len)
+		vsnprintf(msg + n, len - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/*
+ * The lock words (those of spin_lock(), spin_unlock()) in alternative
+ * [@from, @to) of @p: each starts at 0 (free), only spin_lock() and
+ * spin_unlock() write it, with no guard and no *N, in turn, and it is
+ * released by the end: else a job would spin forever on a lock that no
+ * one releases.
+ */
+int pattern_check_locks(const char *opt, const struct pattern_prog *p,
+			unsigned int from, unsigned int to, char *msg,
+			size_t len)
+{
+	const struct pattern_op *op, *last[PATTERN_MAX_WORDS] = { NULL };
+	bool lock[PATTERN_MAX_WORDS] = { false };
+	bool held[PATTERN_MAX_WORDS] = { false };
+	const char *w;
+	unsigned int i;
+
+	for (i = 0; i < p->nr_ops; i++)
+		if (is_lock_op(&p->op[i]) && p->op[i].word >= 0)
+			lock[p->op[i].word] = true;
+	for (op = p->op + from; op < p->op + to; op++) {
+		if (!op->has_word || op->word < 0 || !lock[op->word])
+			continue;
+		w = p->word[op->word].name;
+		if (p->word[op->word].init)
+			return lock_refuse(opt, op, msg, len, "lock %s starts at "
+					   "%lu: a lock word starts at 0 (free)",
+					   w, p->word[op->word].init);
+		if (!is_lock_op(op) && op->kind != KIND_LOAD &&
+		    op->kind != KIND_OTHER)
+			return lock_refuse(opt, op, msg, len, "writes lock %s: "
+					   "only spin_lock() and spin_unlock() "
+					   "write a lock word", w);
+		if (!is_lock_op(op))
+			continue;
+		if (op->repeat != 1 || op->below || op->every ||
+		    op->every_ns || op->flip_every || op->if_test)
+			return lock_refuse(opt, op, msg, len, "a guard or *N on "
+					   "lock %s: each I/O takes it and "
+					   "releases it once", w);
+		if (held[op->word] == (op->code == OP_SPIN_LOCK))
+			return lock_refuse(opt, op, msg, len, "%s lock %s, which "
+					   "it %s: %s(%s) must come first",
+					   held[op->word] ? "takes" : "releases",
+					   w, held[op->word] ? "holds" :
+					   "does not hold", held[op->word] ?
+					   "spin_unlock" : "spin_lock", w);
+		held[op->word] = op->code == OP_SPIN_LOCK;
+		last[op->word] = op;
+	}
+	for (i = 0; i < p->nr_words; i++)
+		if (held[i])
+			return lock_refuse(opt, last[i], msg, len, "takes lock %s "
+					   "and never releases it: spin_unlock(%s) "
+					   "later in the sequence", p->word[i].name,
+					   p->word[i].name);
+	return 0;
+}

@@ -38,8 +38,9 @@ static void print_row(const struct row *r, int last)
 		printf("\"test_first\": \"%s\", ", r->test_first);
 	else
 		printf("\"test_first\": null, ");
-	printf("\"flip\": %s, \"loop\": %s}%s\n", r->flip ? "true" : "false",
-	       r->loop ? "true" : "false", last ? "" : ",");
+	printf("\"flip\": %s, \"loop\": %s, \"spin\": %s}%s\n",
+	       r->flip ? "true" : "false", r->loop ? "true" : "false",
+	       r->loop == PATTERN_SPIN ? "true" : "false", last ? "" : ",");
 }
 
 int main(void)

@@ -279,3 +279,54 @@ def test_a_pattern_twin_line_naming_no_file_is_one_line(tmp_path):
     plain = tmp_path / "plain.fio"
     plain.write_text("; no twin\n[global]\n")
     assert jobheader.pattern_twin(str(plain)) is None
+
+
+# ----- one job section -----
+
+PATTERN_GLOBAL = "[global]\nmodel=pattern\npattern_words=x@0\n" \
+    "pattern=atomic_inc(x),work(100)\n"
+
+
+def test_several_job_sections_are_refused_in_one_line(tmp_path):
+    """fio runs each job section; predict simulates one job's pattern:
+    a file of several is refused, naming them, not simulated as one."""
+    f = tmp_path / "two.fio"
+    f.write_text(PATTERN_GLOBAL + "[a]\n[b]\npattern=atomic_dec(x)\n")
+    p = _predict(str(f), "--machine", "icelake-sp-2s", "--cpus", "2",
+                 "--rest", "work", "--seeds", "1")
+    assert (p.returncode, p.stdout) == (2, "")
+    # one message (a long path makes it go on indented)
+    lines = p.stderr.splitlines()
+    assert all(len(line) <= 120 for line in lines), lines
+    assert all(line.startswith("  ") for line in lines[1:]), lines
+    assert " ".join(line.strip() for line in lines) == "flagcheck " \
+        "predict: %s: job sections [a], [b]: only one job section is " \
+        "simulated; keep one (--cpus sets how many run it)" % f
+    with pytest.raises(jobspec.SpecError):
+        jobspec.read(str(f))
+
+
+def test_many_job_sections_are_named_within_120_columns(tmp_path):
+    f = tmp_path / "six.fio"
+    f.write_text(PATTERN_GLOBAL + "".join(
+        "[job-with-a-long-name-%d]\n" % i for i in range(6)))
+    p = _predict(str(f), "--machine", "icelake-sp-2s", "--cpus", "2")
+    assert p.returncode == 2
+    lines = p.stderr.splitlines()
+    assert all(len(line) <= 120 for line in lines), lines
+    text = " ".join(line.strip() for line in lines)
+    assert "[job-with-a-long-name-3] and 2 more: only one job section " \
+        "is simulated" in text, text
+    assert "[job-with-a-long-name-4]" not in text
+
+
+def test_one_job_section_reads_as_before(tmp_path):
+    # one job section over [global], or none at all: read as before, the
+    # job's own values over [global]'s
+    one = tmp_path / "one.fio"
+    one.write_text(PATTERN_GLOBAL + "[j]\npattern=atomic_dec(x)\n")
+    s = jobspec.read(str(one))
+    assert (s.words, s.pattern) == ("x@0", "atomic_dec(x)")
+    alone = tmp_path / "global.fio"
+    alone.write_text(PATTERN_GLOBAL)
+    assert jobspec.read(str(alone)).pattern == "atomic_inc(x),work(100)"

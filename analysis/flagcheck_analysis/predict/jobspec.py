@@ -4,7 +4,8 @@ pattern_writers) and the header lines of its published machine and rest.
 
 The text is inputs/jobfile.py's render() (includes inlined, ${VAR} replaced
 as fio does); options are fio's `key=value` lines, the job's section over
-[global]. The header lines (inputs/jobheader.py reads them):
+[global]. A file of several job sections is refused: one job's pattern is
+what the simulator runs. The header lines (inputs/jobheader.py reads them):
 
   ; published-machine: PROFILE N [PLACEMENT]
   ; published-rest: work | work NS | fio
@@ -19,6 +20,7 @@ from ..inputs import jobfile
 from ..run import jobguard
 
 RESTS = ("work", "fio")
+MAX_NAMED = 4     # job sections named in a refusal, then "and N more"
 
 # profile  a machine profile's name, as --machine takes it
 # cpus     the CPUs that ran the published workload
@@ -38,14 +40,20 @@ def _env():
     return dict(os.environ, VARIANT="always")
 
 
-def _options(path):
-    """{key: value} of the [global] section, then the first job section's
-    own values over them (fio's inheritance for one job), as fio reads
-    the file (inputs/jobfile.py: its cut, ${VAR}, keywords, includes)."""
+def _read(path):
+    """([section names], [Option]) as fio reads the file (inputs/jobfile.py:
+    its cut, ${VAR}, keywords, includes)."""
     try:
-        sections, opts = jobfile.read(path, _env())
+        return jobfile.read(path, _env())
     except jobfile.JobFileError as e:
         raise SpecError(str(e))
+
+
+def _options(path, read=None):
+    """{key: value} of the [global] section, then the first job section's
+    own values over them (fio's inheritance for one job); @read: _read()'s
+    of @path, if read already."""
+    sections, opts = read or _read(path)
     first = next((n for n in sections if not jobfile.is_global(n)), None)
     glob, job = {}, {}
     for o in opts:
@@ -57,6 +65,21 @@ def _options(path):
             job[o.key] = o.value.strip()
     glob.update(job)
     return glob
+
+
+def _one_job_section(path, sections):
+    """SpecError for a file of several job sections: the simulator runs
+    one job's pattern on --cpus CPUs, and would silently leave the other
+    sections' options out."""
+    jobs = ["[%s]" % n for n in sections if not jobfile.is_global(n)]
+    if len(jobs) < 2:
+        return
+    named = ", ".join(jobs[:MAX_NAMED])
+    if len(jobs) > MAX_NAMED:
+        named += " and %d more" % (len(jobs) - MAX_NAMED)
+    raise SpecError("%s: job sections %s: only one job section is "
+                    "simulated; keep one (--cpus sets how many run it)"
+                    % (path, named))
 
 
 def _refused_as_the_engine_would(path, opts):
@@ -99,12 +122,15 @@ def _header(path):
 
 def read(path):
     """The Spec of job file `path`; SpecError (one line) when it is not a
-    model=pattern job or a header line is malformed."""
-    opts = _options(path)
+    model=pattern job, has more than one job section or a header line is
+    malformed."""
+    read = _read(path)
+    opts = _options(path, read)
     if opts.get("model") != "pattern":
         raise SpecError("%s: model=%s: flagcheck predict takes "
                         "model=pattern job files (a C model's pattern twin "
                         "is in jobs/pattern/)" % (path, opts.get("model")))
+    _one_job_section(path, read[0])
     if not opts.get("pattern"):
         raise SpecError("%s: pattern is empty: model=pattern needs a "
                         "sequence of operations" % path)
