@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 	else
 		return 2;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_VARIANT_FILTER, &prog)) {
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
 		perror("seccomp");
 		return 77;
 	}

@@ -4,7 +4,7 @@ backends it works as with fio's own engines, at any iodepth and with jobs
 as processes or threads: the workers' I/Os are counted into their job's
 one counters record, exactly fio's total_ios, and the model's state is the
 job's (shared, or the job's own with mapping=private), as in the inline
-variant. io_uring is refused, as fio refuses its own io_uring engine
+mode. io_uring is refused, as fio refuses its own io_uring engine
 (FIO_NO_OFFLOAD).
 
 fio before 3.42 hangs now and then as an offloaded job starts (a worker's
@@ -56,13 +56,13 @@ def datadir(ctx):
     shutil.rmtree(d)
 
 
-def run(ctx, datadir, backend, variant, *extra, numjobs=2, iodepth=1,
+def run(ctx, datadir, backend, mode, *extra, numjobs=2, iodepth=1,
         env=None):
     return ctx.fio_run([
         "--name=t", f"--ioengine=external:{ctx.engine}",
         f"--backend={backend}", f"--directory={datadir}",
         "--filename=offload", "--size=16m", "--rw=randread", "--bs=4k",
-        f"--iodepth={iodepth}", f"--io_submit_mode={variant}",
+        f"--iodepth={iodepth}", f"--io_submit_mode={mode}",
         f"--numjobs={numjobs}", "--time_based", "--runtime=300ms"]
         + list(extra), timeout=60, env=env)
 
@@ -145,13 +145,13 @@ def test_offload_shares_the_model_state_as_inline(ctx, datadir, mapping):
     first transition of each buffer): the same count inline and offloaded,
     so the workers run on their job's state, not on states of their own."""
     rmw = {}
-    for variant in ("inline", "offload"):
-        r = run(ctx, datadir, "psync", variant, "--model=set_buffer_uptodate",
+    for mode in ("inline", "offload"):
+        r = run(ctx, datadir, "psync", mode, "--model=set_buffer_uptodate",
                 "--variant=test_first", f"--mapping={mapping}")
         assert r.rc == 0, r.err
         assert sum(s["ios"] for s in r.stats) == \
             sum(j["read"]["total_ios"] for j in r.json()["jobs"])
-        rmw[variant] = sum(s["rmw"] for s in r.stats)
+        rmw[mode] = sum(s["rmw"] for s in r.stats)
     assert rmw["offload"] == rmw["inline"] > 0, rmw
 
 
