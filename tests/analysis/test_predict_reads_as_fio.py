@@ -21,9 +21,18 @@ def test_a_comment_after_a_blank_is_cut_as_fio_cuts_it(tmp_path):
     assert jobspec.read(path).pattern == "set_bit(a,0)"
 
 
-def test_the_first_job_over_global(tmp_path):
+def test_the_job_over_global(tmp_path):
+    p = tmp_path / "t.fio"
+    p.write_text("[global]\nmodel=pattern\npattern=test_bit(a,0)\n"
+                 "[j]\npattern_words=a\npattern=set_bit(a,0)\n")
+    assert jobspec.read(str(p)).pattern == "set_bit(a,0)"
+
+
+def test_a_second_job_section_is_refused_not_left_out(tmp_path):
     path = _job(tmp_path, "pattern=set_bit(a,0)\n[k]\npattern=test_bit(a,0)\n")
-    assert jobspec.read(path).pattern == "set_bit(a,0)"
+    with pytest.raises(jobspec.SpecError, match=r"job sections \[j\], \[k\]: "
+                       "only one job section is simulated"):
+        jobspec.read(path)
 
 
 def test_the_reader_gives_expanded_values(tmp_path):
