@@ -92,6 +92,8 @@ struct sim {
 	unsigned long *obj;		/* objects x words: their values */
 	unsigned long all[PATTERN_MAX_WORDS];
 	unsigned long node[PATTERN_MAX_NODES][PATTERN_MAX_WORDS];
+	/* :pair words: pair k's (CPUs 2k, 2k + 1) */
+	unsigned long pair[PATTERN_MAX_PAIRS][PATTERN_MAX_WORDS];
 	unsigned int read_op[PATTERN_MAX_OPS], nr_read;	/* a reader's loads */
 	struct sim_ev *ev;
 	unsigned int nev;
