@@ -10,7 +10,6 @@ mark none."""
 
 import argparse
 import re
-import shutil
 import unicodedata
 
 WIDTH = 120
@@ -100,14 +99,61 @@ def _wrap_line(line, width, indent):
     return lines
 
 
+# the option column of --help at most: an option longer than this has
+# its help two blanks after it, on its line still
+OPTION_COLUMN = 32
+
+
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """argparse's help, its description as written, at most WIDTH columns
-    wide whatever COLUMNS says."""
+    """The house style of every subcommand's --help (as perf's and git's):
+    a one-line usage (`PROG [OPTIONS] POSITIONAL...`), then ONE line per
+    option, `  --repeats N        runs per variant and numjobs (default
+    5)`, every option's help starting at one column, never wrapped onto a
+    second line, the description and epilog as written; WIDTH columns
+    wide whatever COLUMNS says.  An option's help is written to
+    fit (tests/analysis/test_lines_fit.py checks each); the long
+    explanation is in docs/, which the epilog names.  Only a line that
+    would still overrun WIDTH (a default naming a long path) goes on,
+    indented to the help's column, rather than past the width."""
 
     def __init__(self, prog, **kw):
-        cols = kw.get("width") or shutil.get_terminal_size().columns - 2
-        kw["width"] = min(cols, WIDTH)
+        # WIDTH whatever the terminal: a narrower one would wrap each
+        # option's help onto lines of its own (git's help is as fixed)
+        kw["width"] = min(kw.get("width") or WIDTH, WIDTH)
+        kw["max_help_position"] = OPTION_COLUMN
         super().__init__(prog, **kw)
+
+    def _format_usage(self, usage, actions, groups, prefix):
+        if usage is None:
+            words = ["[OPTIONS]" if any(a.option_strings and a.help
+                                        is not argparse.SUPPRESS and
+                                        not isinstance(a, argparse._HelpAction)
+                                        for a in actions) else "[-h]"]
+            words += [self._format_args(
+                a, self._get_default_metavar_for_positional(a))
+                for a in actions if not a.option_strings]
+            usage = " ".join([self._prog] + [w for w in words if w])
+        return super()._format_usage(usage, actions, groups, prefix)
+
+    def _format_action(self, action):
+        column = min(self._action_max_length + 2, self._max_help_position)
+        head = " " * self._current_indent + \
+            self._format_action_invocation(action)
+        text = " ".join(self._expand_help(action).split()) \
+            if action.help else ""
+        if not text:
+            return head + "\n"
+        line = pad(head, column - 2) + "  " + text
+        if columns(line) <= self._width:
+            return line + "\n"
+        first = pad(head, column - 2) + "  "
+        return "\n".join(_wrap_line(first + text, self._width,
+                                     " " * columns(first))) + "\n"
+
+    def _fill_text(self, text, width, indent):
+        # the description and epilog as written, a line over WIDTH wrapped
+        return wrap("\n".join(indent + l for l in text.splitlines()),
+                    self._width)
 
     def _split_lines(self, text, width):
         # as wrap() does: a path or a hyphenated name is never cut, the

@@ -314,7 +314,7 @@ class TestFiles:
         p = subprocess.run([link, "calibrate", "--help"], capture_output=True, text=True,
                            timeout=60, env=dict(os.environ, COLUMNS="400"))
         assert p.returncode == 0, p.stderr
-        assert "(default: %s)" % os.path.join(
+        assert "(default %s)" % os.path.join(
             lib, "flagcheck-calibrate") in " ".join(p.stdout.split())
         out = os.path.join(self.tmp, "out")
         p = subprocess.run([link, "calibrate", "--outdir", out, "--seconds", "0.05",

@@ -3,7 +3,10 @@
 progress and cell lines) wrap, each tool's --help and run-job's fit, and
 the suite's own check (tests/widthcheck.py) catches a line over."""
 
+import argparse
+import importlib
 import os
+import re
 import subprocess
 import sys
 
@@ -68,6 +71,56 @@ def test_every_tools_help_fits(tool):
     assert p.returncode == 0, p.stderr
     prog = "flagcheck " + ("report" if tool == "compare" else tool)
     assert p.stdout.startswith("usage: " + prog) and fits(p.stdout)
+
+
+def parser_of(tool):
+    """The argparse parser of one subcommand (its module's
+    build_parser())."""
+    module = dict((n, m) for n, m, _ in main.SUBCOMMANDS)[tool]
+    return importlib.import_module("flagcheck_analysis." +
+                                   module).build_parser()
+
+
+def invocation(action):
+    """How --help names @action at the start of its line."""
+    if not action.option_strings:
+        return action.metavar or action.dest
+    return ", ".join(action.option_strings)
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_every_option_is_one_line(tool):
+    """Each option of the subcommand's parser on exactly one line of its
+    --help, at two blanks' indent, and every line of the options'
+    sections an option's (no help wrapped onto a continuation); every
+    line within 120 columns, the whole at most the options + 15 lines."""
+    p = run_cli(tool, "--help")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert all(width.columns(l) <= 120 for l in lines), \
+        [l for l in lines if width.columns(l) > 120]
+    actions = [a for a in parser_of(tool)._actions
+               if a.help != argparse.SUPPRESS]
+    heads = [invocation(a) for a in actions]
+    for head in heads:
+        starts = [l for l in lines if re.match(
+            r"^  %s( |$)" % re.escape(head), l)]
+        assert len(starts) == 1, (head, starts)
+    # the options' sections: from a title ("options:") to a blank line
+    section, listed = False, []
+    for l in lines:
+        if not l:
+            section = False
+        elif not l.startswith(" ") and l.endswith(":") and \
+                not l.startswith("usage:"):
+            section = True
+        elif section:
+            listed.append(l)
+    assert len(listed) == len(heads), listed
+    for l in listed:
+        assert any(re.match(r"^  %s( |$)" % re.escape(h), l)
+                   for h in heads), "a continuation line: %r" % l
+    assert len(lines) <= len(actions) + 15, len(lines)
 
 
 def test_run_job_help_is_its_usage():

@@ -4,6 +4,7 @@ beside its axes (never over an error bar), a cold first run named, the
 runs' leftovers ignored by git, and flagcheck backtest --help saying what
 it reads and prints."""
 
+import os
 import subprocess
 
 from tests.analysis.helpers import REPO, run_cli
@@ -75,10 +76,17 @@ def test_backtest_help_says_what_it_reads_and_prints():
     p = run_cli("backtest", "--help")
     assert p.returncode == 0
     text = " ".join(p.stdout.split())
-    for words in ("what it reads: every model=pattern job file under "
+    # one line per option: the rest is docs/predict.md's, which it names
+    for words in ("Reads every model=pattern job file under "
                   "jobs/pattern, jobs/catalogue, jobs/family",
-                  "what it prints (Markdown, docs/backtest.md's table)",
+                  "prints docs/backtest.md's table",
                   "Nothing is measured", "exit status: 0 printed, 1 a job "
-                  "file could not be read or simulated"):
+                  "file could not be read or simulated", "docs/backtest.md"):
         assert words in text
     assert max(len(l) for l in p.stdout.splitlines()) <= 120
+    with open(os.path.join(REPO, "docs", "predict.md")) as f:
+        doc = " ".join(f.read().split())
+    for words in ("`--fio-ns NS` fio's cost per I/O for the files whose "
+                  "`published-rest` is fio", "Exit status: 0 printed, 1 a "
+                  "job file could not be read or simulated"):
+        assert words in doc

@@ -7,7 +7,7 @@ import os
 import shutil
 import tempfile
 
-from tests.analysis.helpers import HERE, NULL_JOB, run_cli
+from tests.analysis.helpers import HERE, NULL_JOB, REPO, run_cli
 from flagcheck_analysis.stats import paired
 
 FAKE_FIO = os.path.join(HERE, "fake-fio")
@@ -161,9 +161,16 @@ class TestHelp:
     def test_every_new_option_is_explained(self):
         p = run_cli("run", "--help")
         for opt in ("--until-decided", "--max-repeats", "--precision",
-                    "--no-pin", "--ramp", "--busy-threshold", "pinning",
-                    "--clocksource", "clock:",
-                    "warm-up:", "interference:"):
+                    "--no-pin", "--ramp", "--busy-threshold",
+                    "--clocksource", "pinning, clock, line probe, warm-up, "
+                    "interference", "docs/analysis.md (flagcheck run)"):
             assert opt in p.stdout
+        # the explanations --help names, in full
+        with open(os.path.join(REPO, "docs", "analysis.md")) as f:
+            doc = f.read()
+        for words in ("### flagcheck run", "**pins** each job",
+                      "**gives every run one fio clock**", "**warms up**",
+                      "**records interference**", "## Repeats until decided"):
+            assert words in doc
         p = run_cli("report", "--help")
         assert "--exclude-busy" in p.stdout

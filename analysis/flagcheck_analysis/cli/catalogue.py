@@ -10,23 +10,15 @@ from ..report.loadrecords import inputs_to_files, load_records
 
 PROG = "flagcheck catalogue"
 
+# the inputs and the columns in full are docs/analysis.md's "flagcheck
+# catalogue", not --help's
 EPILOG = """\
-input: flagcheck run results directories of catalogue job files
-(jobs/catalogue/*.fio, run in both variants, always and test_first).  Each
-run's scenario is its job file's name; the job file itself is found in the
-directory's manifest.json (the runner records every job file's path), or
-named with --job.  Its header's published-figure line gives the published
-gain (jobs/catalogue/*.fio; the forms: flagcheck_analysis/report/catalogue.py).
-
-columns: per scenario and numjobs the mean IOPS of each variant over its runs
-(fio's own IOPS), the runs of each, test_first/always recomputed from those
-means, and the gain the source published with its benchmark and machine.
-
-exit status: 0 reported, 1 nothing to report (no runs of a job file with a
-published figure, or a bad published-figure line), 2 usage error."""
+Reads flagcheck run results of jobs/catalogue/*.fio (both variants); the published gain is each job file's header line.
+example: flagcheck catalogue results
+exit status: 0 reported, 1 nothing to report, 2 usage error.  In full: docs/analysis.md (flagcheck catalogue)."""
 
 
-def parse_args(argv):
+def build_parser():
     p = width.ArgumentParser(
         prog=PROG, description="Each catalogue job's test_first/always IOPS "
         "ratio beside the gain its source published.", epilog=EPILOG,
@@ -34,11 +26,16 @@ def parse_args(argv):
     p.add_argument("inputs", nargs="+", metavar="DIR",
                    help="a flagcheck run results directory")
     p.add_argument("--job", action="append", default=[], metavar="FILE",
-                   help="a catalogue job file whose runs the inputs hold, "
-                   "when no manifest names it (repeatable)")
+                   help="catalogue job file of the runs, when no manifest "
+                   "names it (repeatable)")
     p.add_argument("--format", choices=("text", "markdown"), default="text",
-                   help="what to print (default: %(default)s)")
-    return p.parse_args(argv)
+                   metavar="FORMAT",
+                   help="text|markdown (default %(default)s)")
+    return p
+
+
+def parse_args(argv):
+    return build_parser().parse_args(argv)
 
 
 def job_files(manifests, named):

@@ -11,49 +11,38 @@ from ..inputs.fiojson import InputError
 
 PROG = "flagcheck lru"
 
+# the inputs, columns and files in full are docs/analysis.md's
+# "flagcheck lru", not --help's
 EPILOG = """\
-input: the engine's stats files (flagcheck_stats=, JSON Lines) of runs of
-jobs/bh-lru-lookup.fio: a results directory of flagcheck run (every
-*.flagcheck.jsonl in it) or the files themselves.  Lines of other models
-are ignored.  One file is one run; each line of it is one job of one mod
-section.
+Reads the engine's counters files of jobs/bh-lru-lookup.fio runs; writes lru.md, lru.csv and the plot to --outdir.
+example: flagcheck lru results
+exit status: 0 reported, 1 no bh_lru records or an unreadable input or output, 2 usage error.
+The columns and the published figures: docs/analysis.md (flagcheck lru), docs/scenarios.md."""
 
-columns: per mod first the figures published in the 2023 thread (Marcelo
-Tosatti, 27 Jun 2023; docs/scenarios.md records them with their source):
-ns per __find_get_block() with the LRU (41..63 for mod 1..16, 138 past 16),
-ns per __find_get_block_slow() alone (70..72), and their ratio; then ours:
-per variant (bh_lru=on, off) ns per lookup, the mean over runs of each run's
-sum of lookup_ns over its sum of lookups (± the stddev over runs when there
-are several), and the share of lookups that hit the LRU; on/off, the ratio
-of our means.  Mods past 19 have no published figure ("-").
 
-files written to --outdir: lru.md, lru.csv (with the hit depth histogram,
-index 1..16, and the published figures) and, unless --no-plot,
-bh_lru_ns_per_lookup.png/.svg (ours with error bars, the published per-mod
-figures dashed and dotted).
-
-exit status: 0 reported, 1 no bh_lru records or an unreadable input or
-output, 2 usage error."""
+def build_parser():
+    p = width.ArgumentParser(
+        prog=PROG, description="S5: ns per __find_get_block() against "
+        "mod, with and without the per-CPU buffer_head LRU, beside the "
+        "published figures.", epilog=EPILOG,
+        formatter_class=width.HelpFormatter)
+    p.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
+                   help="a flagcheck run results directory, or counters "
+                   "files (.flagcheck.jsonl)")
+    p.add_argument("--outdir", metavar="DIR",
+                   help="where lru.md, lru.csv and the plot go (default "
+                   "<first input dir>/report)")
+    p.add_argument("--format", choices=("text", "markdown", "csv"),
+                   default="text", metavar="FORMAT",
+                   help="stdout: text|markdown|csv (default %(default)s); "
+                   "the files are always written")
+    p.add_argument("--no-plot", action="store_true",
+                   help="draw no plot (no matplotlib needed)")
+    return p
 
 
 def parse_args(argv):
-    p = width.ArgumentParser(
-        prog=PROG, description="ns per __find_get_block() against mod, "
-        "with and without\nthe per-CPU buffer_head LRU (scenario S5): a "
-        "table beside the published\nfigures, and a plot.", epilog=EPILOG,
-        formatter_class=width.HelpFormatter)
-    p.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
-                   help="a flagcheck run results directory, or engine stats "
-                   "files (.flagcheck.jsonl)")
-    p.add_argument("--outdir", metavar="DIR",
-                   help="where to write lru.md, lru.csv and the plot "
-                   "(default: <first input directory>/report)")
-    p.add_argument("--format", choices=("text", "markdown", "csv"),
-                   default="text", help="what to print on stdout (default: "
-                   "%(default)s); the files are always written")
-    p.add_argument("--no-plot", action="store_true",
-                   help="do not draw the plot (no matplotlib needed)")
-    return p.parse_args(argv)
+    return build_parser().parse_args(argv)
 
 
 def main(argv=None):

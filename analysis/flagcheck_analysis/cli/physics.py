@@ -55,14 +55,16 @@ def table(items, machines_dir=None):
         "\n" + "\n".join(width.wrap(x) for x in legend)
 
 
+def build_parser():
+    return width.ArgumentParser(
+        prog=PROG, description="Each published curve of a loop on one "
+        "shared line (machines/curves/, each file with its source) beside "
+        "the simulator\non the profile of its CPU; the last line names the "
+        "worst ratio. Takes no options. In full: docs/predict.md.")
+
+
 def parse_args(argv):
-    p = width.ArgumentParser(
-        prog=PROG, description=width.wrap(
-            "Each published curve of a loop on one shared line "
-            "(machines/curves/, each file with its source) beside the "
-            "simulator on the profile of its CPU; the last line names the "
-            "worst ratio. Takes no options."))
-    return p.parse_args(argv)
+    return build_parser().parse_args(argv)
 
 
 def main(argv=None):

@@ -33,61 +33,61 @@ MAX_COUNTS = 32
 # the demand check calls D/C far from the published gain beyond this factor
 FAR = 3.0
 
+# what it prints, --json's fields and --published's band in full are
+# docs/predict.md's "What it prints", not --help's
 EPILOG = """\
-prints, per CPU count: per variant the IOPS (typical costs, the mean of the
-seeds) with the band (lowest..highest over the profile's low, typical and
-high costs and the seeds), the gain test_first/always with its band, per
-shared line its transfers per I/O and busy fraction in each variant, and the
-demand check of the always form (D/C; above 1 the line is the bottleneck),
-and one sentence on what limits the gain (predict/explain.py).
---json: one object per CPU count (a list for several):
-{"machine", "cpus", "variants": {"always": {"iops", "low", "high"},
-"test_first": {...}}, "gain": {"value", "low", "high"}, "lines", "demand",
-"rest": {...}, "why": the sentence}.  --published adds the band over
-every input the header assumes, the profile's physics range, the costs and
-the seeds ("band": low, high, where the published gain lies, the widest
-unknown and what would fix it, and outside the band each single input's
-value that reaches it); it is then THE band of the gain: "gain" low and
-high are the band's, the costs-and-seeds spread alone is "costs_seeds".
-docs/predict.md has the model and its assumptions.
-
-exit status: 0 predicted, 1 a prediction failed, 2 usage error."""
+Prints per CPU count each variant's IOPS and band, the gain, each shared line's transfers per I/O, the demand
+check (D/C) and what limits the gain; --json the same as one object per CPU count.
+example: flagcheck predict jobs/pattern/s1-filemap-odirect-read.fio --machine epyc-2s-256 --cpus 16,64
+exit status: 0 predicted, 1 a prediction failed, 2 usage error.  The model, its fields, the band: docs/predict.md."""
 
 
-def parse_args(argv):
+def build_parser():
     p = width.ArgumentParser(
         prog=PROG, description="Predict a model=pattern job file's IOPS "
         "and gain on a big machine by simulating it on the machine's "
         "profile.", epilog=EPILOG,
         formatter_class=width.HelpFormatter)
-    p.add_argument("jobfile", nargs="?",
+    p.add_argument("jobfile", nargs="?", metavar="JOBFILE",
                    help="a model=pattern fio job file")
     p.add_argument("--machine", metavar="NAME_OR_FILE",
-                   help="a profile: machines/NAME.toml's NAME, or a file")
+                   help="profile: machines/NAME.toml's NAME, or a file")
     p.add_argument("--cpus", metavar="N[,N...]",
-                   help="CPU counts (the profile's first N CPUs)")
+                   help="CPU counts, 1-%d, the profile's first N CPUs (at "
+                   "most %d counts)" % (MAX_CPUS, MAX_COUNTS))
     p.add_argument("--placement", metavar="nodes=A[,B]",
-                   help="spread the CPUs over these NUMA nodes")
+                   help="spread the CPUs over these NUMA nodes (default: "
+                   "the first N CPUs)")
     p.add_argument("--published", action="store_true",
-                   help="at the header's published-machine line")
-    p.add_argument("--rest", choices=jobspec.RESTS,
-                   help="the rest of each I/O (default: the header's, or fio)")
+                   help="at the header's published-machine line, with the "
+                   "band over every unknown")
+    p.add_argument("--rest", choices=jobspec.RESTS, metavar="REST",
+                   help="rest of each I/O: %s (default: the header's, or "
+                   "fio)" % "|".join(jobspec.RESTS))
     p.add_argument("--fio-ns", type=fiocost.fio_ns_arg, metavar="NS",
-                   help="fio's cost per I/O here (default: the recorded one)")
+                   help="fio's ns per I/O here, 1-1e6 (default: the "
+                   "recorded one)")
     p.add_argument("--measure-fio", action="store_true",
-                   help="measure fio's cost per I/O here and record it")
+                   help="measure fio's cost per I/O here, record it, exit")
     p.add_argument("--list-machines", action="store_true",
                    help="list the machine profiles and exit")
     p.add_argument("--machines-dir", metavar="DIR",
                    type=profile.machines_dir_arg,
-                   help="where profile names are looked up")
-    p.add_argument("--seeds", default=str(simulate.SEEDS),
-                   help="seeds per cost level (default: %(default)s)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+                   help="where profile names are looked up (default "
+                   "machines/)")
+    p.add_argument("--seeds", default=str(simulate.SEEDS), metavar="N",
+                   help="seeds per cost level, 1-%d (default %%(default)s)"
+                   % MAX_SEEDS)
+    p.add_argument("--json", action="store_true",
+                   help="print JSON (docs/predict.md has its fields)")
     p.add_argument("--plot", metavar="FILE",
-                   help="also draw the IOPS and gain against CPUs up to "
-                   "the largest N into this PNG")
-    return p.parse_args(argv)
+                   help="also draw IOPS and gain against CPUs up to the "
+                   "largest N into this PNG")
+    return p
+
+
+def parse_args(argv):
+    return build_parser().parse_args(argv)
 
 
 def cpu_counts(text):

@@ -14,77 +14,15 @@ from ..report import (bigbox, catalogue, conditions, header, loadrecords, lru,
     perhost, plot, render, sections, sidebyside, summary, usltable, why)
 from ..report.messages import PROG, warn
 
+# the rest (where a run's variant comes from, the files, three variants,
+# hosts, setups reported apart, --compare, the summary, bad inputs, the
+# scaling law) is docs/analysis.md's "flagcheck report", not --help's
 EPILOG = """\
-where the variant and numjobs of a run come from, first match wins:
-  --group-by OPTION given: that fio job option names the variant, the job
-    option numjobs gives numjobs (for every file);
-  the results directory's manifest.json (written by flagcheck run);
-  the file name: <scenario>_<variant>_nj<numjobs>_r<repeat>.json;
-  the fio job options variant (or the stats file's variant) and numjobs.
-
-files written to --outdir: report.md, compare.csv, scaling.csv and, unless
---no-plot, <scenario>_iops.png/.svg and <scenario>_ratio.png/.svg.
-
-with exactly three variants (e.g. S4: --variants before,always,test_first and
---base before) the report adds LKP's regression-and-fix table, the base, the
-regression and the fix side by side (also in threeway.md).  Results of the
-bh_lru model (S5) add the ns-per-lookup table against mod and its plot
-(lru.md, lru.csv, bh_lru_ns_per_lookup.png/.svg), as flagcheck lru does.
-
-fio client/server output (flagcheck run --hosts): the main tables hold the
-aggregate, summed over the hosts; a table per scenario and numjobs has one
-row per host, the sum of the hosts and fio's own 'All clients' entry, which
-is checked against that sum (its I/O and byte counts must be equal).  The
-flags word is per host: numjobs is per host, and jobs on two hosts never
-share a cache line.  Runs where a host was down or returned no job results
-("partial") are left out.
-
-runs of one scenario that differ in fio version, the engine's commit (or
-build: its SHA-256, per run), host, kernel, job file (its SHA-256 in the
-manifest), the engine's backend or its other options, or the job file's
-variables (--set, and the environment's it reads: "variables") are never
-averaged together: they are reported apart, the
-scenario then named with what differs, e.g. "S1 filemap-odirect-read
-(backend psync)", and a WARNING line says so.  A run that does not tell one
-of these ("unknown") is a setup of its own, never averaged with runs that
-do.  To set two such sets of runs side by side: --compare A B.
-
---compare A B: first, per scenario, numjobs and variant, B's gain against A's
-(the geometric mean of each side's pairs' variant/--base ratios; Welch's
-t-interval and test over the pairs' logs; busy runs never decide a
-difference: the quiet pairs alone, or "cannot tell"); then per scenario,
-variant and numjobs, B's IOPS against A's: both means, %change, the ratio's
-95% bootstrap CI and the verdict (Welch's test, as in the report), busy
-runs named; the header says in which of the fields
-above B differs from A.  Not compared, with the reason: a scenario, or a
-variant at a numjobs, found on one side only, and a scenario whose job shape
-(rw, bs, iodepth, direct, buffered, thread, model) differs.  Exit status 1
-when nothing could be compared.
-
-the summary, printed last (report.md: first): per scenario, in S-number
-order, the fix's IOPS against the pattern's at the highest numjobs with
-both, its 95% CI, decided or not (as flagcheck run --until-decided), the
-published figure (docs/scenarios.md) and a verdict in words: reproduced
-(same direction; same size, smaller or larger), not reproduced, or
-undecided with what to do about it.
-
-A bad input file gets one line on stderr naming it and what is wrong; the
-other files are still reported.  So does a run holding an impossible value
-(NaN, a string or a negative number where fio writes a number, no I/O).
-
-exit status: 0 when at least one run was reported (even if some inputs were
-bad), 1 when nothing could be reported or the output files could not be
-written, 2 for a usage error.
-
-the scaling law: per scenario and variant, the Universal Scalability Law
-X(N) = lambda N / (1 + sigma (N-1) + kappa N (N-1)) fitted to every run's
-IOPS against numjobs (scipy.optimize.curve_fit, lambda, sigma, kappa >= 0),
-with 95% confidence intervals: lambda, one job's IOPS; sigma, contention;
-kappa, coherency; the peak N* = sqrt((1-sigma)/kappa), or "no peak" when
-kappa is 0.  It needs at least 4 distinct numjobs values; with fewer the
-table says "no fit possible" and nothing is fitted.  The fitted curve is
-drawn on <scenario>_iops.png/.svg (dashed beyond the measured numjobs, out
-to --predict N)."""
+Reads a results directory of flagcheck run (or fio JSON files); writes report.md, compare.csv, scaling.csv and plots.
+example: flagcheck report results --predict 64 --machine epyc-2s-256
+exit status: 0 a run was reported, 1 nothing reported or the files not written, 2 usage error.
+Where variants come from, setups kept apart, --compare, the summary, the scaling law (sigma, kappa, no peak, no fit
+possible), bad inputs: docs/analysis.md (flagcheck report), docs/predict.md, docs/errors.md."""
 
 
 # the big-box answer simulates N CPUs: the simulator's most (below fio's
@@ -109,54 +47,47 @@ def _width(text):
     return v
 
 
-def parse_args(argv):
+def build_parser():
     p = width.ArgumentParser(
-        prog=PROG, description=width.wrap(
-            "Compare flagcheck variants from fio JSON output: an LKP-style "
-            "table with a noise verdict per metric, a scaling table and "
-            "plots.", 79), epilog=EPILOG,
+        prog=PROG, description="Compare flagcheck variants from fio JSON: "
+        "LKP-style tables with a noise verdict per metric, scaling, plots.", epilog=EPILOG,
         formatter_class=width.HelpFormatter)
     p.add_argument("inputs", nargs="*", metavar="DIR_OR_FILE",
-                   help="a results directory of flagcheck run (with "
-                   "manifest.json) or a directory of fio JSON files, or fio "
-                   "JSON files (plain, json+ or client/server output)")
+                   help="results directory of flagcheck run, or fio JSON "
+                   "files/directories (json, json+, client/server)")
     p.add_argument("--compare", nargs=2, metavar=("A", "B"),
-                   help="instead of the report: B's runs against A's, per "
-                   "scenario, variant and numjobs (IOPS, %%change, verdict), "
-                   "labelled with what differs between them; A and B are "
-                   "each a results directory or several joined by commas "
-                   "(dir1,dir2; a directory whose name holds a comma is "
-                   "taken whole); writes sidebyside.md to --outdir")
+                   help="B's runs against A's instead (A, B: results "
+                   "dirs, or dir1,dir2); writes sidebyside.md")
     p.add_argument("--base", default="always", metavar="VARIANT",
                    help="the variant the others are compared against "
-                   "(default: %(default)s)")
+                   "(default %(default)s)")
     p.add_argument("--outdir", metavar="DIR",
-                   help="where to write report.md, the CSV files and the "
-                   "plots (default: <first input directory>/report)")
-    p.add_argument("--format", choices=FORMATS,
-                   default="text", help="what to print on stdout "
-                   "(default: %(default)s); the files are always written")
+                   help="where report.md, CSVs and plots go (default "
+                   "<first input dir>/report)")
+    p.add_argument("--format", choices=FORMATS, metavar="FORMAT",
+                   default="text", help="stdout: %s (default "
+                   "%%(default)s); the files are always written"
+                   % "|".join(FORMATS))
     p.add_argument("--no-plot", action="store_true",
-                   help="do not draw the PNG/SVG plots (no matplotlib "
-                   "needed)")
+                   help="draw no PNG/SVG plots (no matplotlib needed)")
     p.add_argument("--exclude-busy", action="store_true",
                    help="leave out the runs flagcheck run marked busy "
-                   "(others' CPU time or steal above its --busy-threshold); "
-                   "the header and the verdicts still count them")
+                   "(the header still counts them)")
     p.add_argument("--group-by", metavar="OPTION",
-                   help="take each run's variant from this fio job option "
-                   "(e.g. variant, ioengine) for every file, instead of "
-                   "the manifest or the file name")
+                   help="fio job option naming each run's variant (e.g. "
+                   "ioengine; default: manifest, file name)")
     p.add_argument("--width", type=_width, default=render.WIDTH,
-                   metavar="COLS", help="the terminal's width in columns "
-                   "(default %(default)s, 0: no limit); longer notes become "
-                   "numbered footnotes under their table; report.md keeps "
-                   "the full text")
+                   metavar="COLS", help="table width, 60-10000, 0 no limit; "
+                   "longer notes are footnotes (default %(default)s)")
     p.add_argument("--predict", type=predict_arg, metavar="N",
-                   help="N CPUs (2 to %d) for the big-box answer's "
-                   "estimate; the scaling-law fit's IOPS at N only within "
-                   "the measured numjobs" % MAX_PREDICT)
+                   help="big-box answer at N CPUs, 2-%d (the fit's IOPS "
+                   "within the measured numjobs)" % MAX_PREDICT)
     bigbox.add_arguments(p)
+    return p
+
+
+def parse_args(argv):
+    p = build_parser()
     args = p.parse_args(argv)
     if bool(args.inputs) == bool(args.compare):
         p.error("give the results to report (DIR_OR_FILE ...) or "

@@ -271,48 +271,36 @@ def markdown(rows, top):
     return "\n".join(out) + "\n"
 
 
+# what it reads and prints in full is docs/backtest.md's, not --help's
 EPILOG = """\
-what it reads: every model=pattern job file under
-%s of the source tree (--top) whose header has
-a published-figure, published-machine and published-rest line
-(docs/your-patch.md); a C model's job file through its pattern-twin
-line.  Each is simulated on its published machine
-(machines/PROFILE.toml, --machines-dir) at its published CPU count and
-placement, as flagcheck predict --published does, with its band over
-every unknown.
+Reads every model=pattern job file under %s with a published-figure,
+published-machine and published-rest line; prints docs/backtest.md's table and the scores against docs/predict.md's
+targets.
+Nothing is measured: the same table on any machine.  example: flagcheck backtest --fio-ns 600
+exit status: 0 printed, 1 a job file could not be read or simulated.  In full: docs/backtest.md.""" \
+    % ", ".join(JOB_DIRS)
 
-what it prints (Markdown, docs/backtest.md's table): per file the
-predicted gain and its band, the band's width, the costs-and-seeds
-spread alone (today's band), the published gain and where it lies in the
-band, the widest unknown, predicted/published, the effects' ratio,
-today's formula's gain, D/C, the kind of fix and which targets it met;
-then the scores against docs/predict.md's targets (target: within x1.5
-and the effect within x2; x2; a layout fix above x1.05; none of the
-opposite sign) and the files whose published figure lies outside the
-band, each with the single inputs that would reach it.
 
-Nothing is measured: the same table on any machine, loaded or not; a
-published-rest fio file needs --fio-ns (else it is listed as skipped).
-
-exit status: 0 printed, 1 a job file could not be read or simulated
-(one line naming it).""" % ", ".join(JOB_DIRS)
+def build_parser():
+    p = width.ArgumentParser(
+        prog=PROG, description="The simulator's back-test (make backtest): "
+        "every job file with a published figure, predicted on its published "
+        "machine.",
+        epilog=EPILOG, formatter_class=width.HelpFormatter)
+    p.add_argument("--top", default=None, metavar="DIR",
+                   help="the source tree (default: this one)")
+    p.add_argument("--fio-ns", type=fiocost.fio_ns_arg, default=None,
+                   metavar="NS", help="fio's ns per I/O for published-rest "
+                   "fio files, 1-1e6 (default: skip them)")
+    p.add_argument("--machines-dir", default=None, metavar="DIR",
+                   type=profile.machines_dir_arg,
+                   help="where profile names are looked up (default: the "
+                   "tree's machines/)")
+    return p
 
 
 def parse_args(argv):
-    p = width.ArgumentParser(
-        prog=PROG, description=width.wrap(
-            "Predict every job file with a published figure on its "
-            "published machine, beside the figure: the simulator's "
-            "back-test (make backtest, docs/backtest.md).", 79),
-        epilog=EPILOG, formatter_class=width.HelpFormatter)
-    p.add_argument("--top", default=None,
-                   help="the source tree (default: this one)")
-    p.add_argument("--fio-ns", type=fiocost.fio_ns_arg, default=None,
-                   help="fio's cost per I/O for published-rest fio files")
-    p.add_argument("--machines-dir", default=None,
-                   type=profile.machines_dir_arg,
-                   help="where profile names are looked up")
-    return p.parse_args(argv)
+    return build_parser().parse_args(argv)
 
 
 def main(argv=None):

@@ -62,14 +62,16 @@ WHY, OTHER, CAVEAT = 10, 11, 12
 
 
 def add_arguments(p):
-    g = p.add_argument_group("big-box answer", "with --predict N or a job "
-                             "file's published-machine line")
+    # the group's title says when; its description would be a line of
+    # its own in the options (docs/predict.md#in-the-report has it all)
+    g = p.add_argument_group("big-box answer (with --predict N or a job "
+                             "file's published-machine line)")
     g.add_argument("--machine", metavar="NAME_OR_FILE",
-                   help="the profile --predict N simulates on (default: "
-                   "the calibration, beyond it its CPU family's)")
+                   help="profile for --predict (default: the calibration, "
+                   "beyond it its CPU family's)")
     g.add_argument("--fio-ns", type=fiocost.fio_ns_arg, metavar="NS",
-                   help="fio's cost per I/O for --predict (default: from "
-                   "the one-job runs)")
+                   help="fio's ns per I/O for --predict, 1-1e6 (default: "
+                   "from the one-job runs)")
 
 
 def _row(scenario, spec, mach, n, placement, rest, gain_pub):
