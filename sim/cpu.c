@@ -44,7 +44,9 @@ static unsigned int sim_unit_of(unsigned int sharing, unsigned int offset,
  * for its own :job word. A :slot(STRIDE) word is job N's 8 bytes at the
  * word's place + STRIDE x (N - 1) in the shared arena; an :obj word is a field of
  * object @obj, the objects after the arena, obj_stride bytes each
- * (pattern_attach(), pattern_pick_object()).
+ * (pattern_attach(), pattern_pick_object()); a :pair word is the copy of
+ * CPUs 2k and 2k + 1 (jobs 2k + 1, 2k + 2), 128 bytes x k past the word
+ * in the arena (pattern_pairs()).
  */
 int sim_word_unit(const struct sim *s, unsigned int cpu, unsigned int obj,
 		  const struct pattern_op *op)
@@ -61,6 +63,9 @@ int sim_word_unit(const struct sim *s, unsigned int cpu, unsigned int obj,
 		return sim_unit_of(PATTERN_ALL, op->offset +
 				   s->prog->word[op->word].stride * cpu, 0,
 				   pair);
+	case PATTERN_PAIR:
+		return sim_unit_of(PATTERN_ALL, op->offset +
+				   PATTERN_PAIR_STRIDE * (cpu / 2), 0, pair);
 	case PATTERN_OBJ: {
 		unsigned int line = obj * s->obj_lines +
 				    op->offset / PATTERN_LINE;
@@ -83,6 +88,8 @@ static unsigned long *sim_word(struct sim *s, struct sim_cpu *c,
 		return &c->job[op->word];
 	case PATTERN_NODE:
 		return &s->node[c->node][op->word];
+	case PATTERN_PAIR:
+		return &s->pair[(c - s->cpu) / 2][op->word];
 	case PATTERN_OBJ:
 		return &s->obj[(size_t)c->obj * PATTERN_MAX_WORDS + op->word];
 	default:

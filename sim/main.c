@@ -175,7 +175,7 @@ static int read_matrix(struct sim_conf *c)
 
 /*
  * Whether word @w is on the unit at @line of @block (0: the arena's all
- * words and slots, 1 + n: node n's copy, -1: the objects)
+ * words, slots and pairs' copies, 1 + n: node n's copy, -1: the objects)
  */
 static bool word_on(const struct pattern_prog *p, unsigned int w, int block,
 		    unsigned int line, const struct args *a)
@@ -195,6 +195,12 @@ static bool word_on(const struct pattern_prog *p, unsigned int w, int block,
 		want = 0;
 		last = (pw->offset + 8 * (a->conf.cpus - 1)) / PATTERN_LINE;
 		break;
+	case PATTERN_PAIR:
+		/* pair k's copy: lines first + 2k, a line pair apart */
+		want = 0;
+		last = (pw->offset + PATTERN_PAIR_STRIDE *
+			((a->conf.cpus - 1) / 2)) / PATTERN_LINE;
+		break;
 	case PATTERN_OBJ:
 		want = -1;
 		break;
@@ -205,6 +211,8 @@ static bool word_on(const struct pattern_prog *p, unsigned int w, int block,
 		first &= ~1U;
 		last &= ~1U;
 	}
+	if (pw->sharing == PATTERN_PAIR && (line - first) % 2)
+		return false;
 	return want == block && line >= first && line <= last;
 }
 
@@ -316,6 +324,13 @@ int main(int argc, char **argv)
 		free(a.conf.cost);
 		free(a.conf.node);
 		return 2;
+	}
+	/* CPU k is job k + 1: its pair's copies, as the engine refuses them */
+	if (pattern_pair_fit(&prog, a.conf.cpus, msg, sizeof(msg))) {
+		fprintf(stderr, "flagcheck-sim: %s\n", msg);
+		free(a.conf.cost);
+		free(a.conf.node);
+		return 1;
 	}
 	i = sim_run(&prog, &a.conf, &res);
 	if (!i && !(isfinite(res.seconds) && isfinite(res.iops)))

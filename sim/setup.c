@@ -11,11 +11,12 @@
 
 #include "sim_int.h"
 
-/* Whether @unit can hold @op's word: a :slot past the arena cannot (the
- * engine refuses it at job start too) */
+/* Whether @unit can hold @op's word: a :slot or :pair past the arena
+ * cannot (the engine refuses it at job start too) */
 static bool sim_fits(const struct pattern_op *op, int unit)
 {
-	return op->sharing != PATTERN_SLOT || unit < PATTERN_LINES;
+	return (op->sharing != PATTERN_SLOT && op->sharing != PATTERN_PAIR) ||
+	       unit < PATTERN_LINES;
 }
 
 /* The objects @op's word has a copy in: 1, or :obj(N)'s N */
@@ -25,16 +26,16 @@ static unsigned int sim_objs(const struct sim *s, const struct pattern_op *op)
 }
 
 /*
- * The CPUs whose unit of @op's word can differ: every CPU for a :node or
- * :slot word; an arena or :obj word is in one unit (per object) for all,
- * which CPU 0, the first, sets up and owns, and the others would find set
- * up already
+ * The CPUs whose unit of @op's word can differ: every CPU for a :node,
+ * :slot or :pair word; an arena or :obj word is in one unit (per object)
+ * for all, which CPU 0, the first, sets up and owns, and the others would
+ * find set up already
  */
 static unsigned int sim_cpus_apart(const struct sim *s,
 				   const struct pattern_op *op)
 {
-	return op->sharing == PATTERN_NODE || op->sharing == PATTERN_SLOT ?
-	       s->conf->cpus : 1;
+	return op->sharing == PATTERN_NODE || op->sharing == PATTERN_SLOT ||
+	       op->sharing == PATTERN_PAIR ? s->conf->cpus : 1;
 }
 
 /* The units one operation's word is in, for every CPU (and object) */
@@ -56,13 +57,16 @@ static int sim_op_units(struct sim *s, const struct pattern_op *op)
 	return 0;
 }
 
-/* The units the program uses are set up */
+/* The units the program uses are set up; -ERANGE where the :pair words'
+ * copies do not fit (main.c says why first) */
 static int sim_units(struct sim *s)
 {
 	const struct pattern_prog *p = s->prog;
 	unsigned int i;
 	int err;
 
+	if (pattern_pair_fit(p, s->conf->cpus, NULL, 0))
+		return -ERANGE;
 	for (i = 0; i < p->nr_ops; i++) {
 		if (!p->op[i].has_word)
 			continue;
@@ -83,6 +87,8 @@ static void sim_words(struct sim *s)
 		s->all[i] = p->word[i].init;
 		for (nd = 0; nd < PATTERN_MAX_NODES; nd++)
 			s->node[nd][i] = p->word[i].init;
+		for (k = 0; k < PATTERN_MAX_PAIRS; k++)
+			s->pair[k][i] = p->word[i].init;
 		for (k = 0; k < s->conf->cpus; k++)
 			s->cpu[k].job[i] = p->word[i].init;
 		for (k = 0; k < s->objects; k++)

@@ -174,11 +174,17 @@ static unsigned int sim_take_loads(struct sim *s, struct sim_unit *u,
 static void sim_request(struct sim *s, struct sim_cpu *c, double t)
 {
 	struct sim_unit *u = &s->unit[c->unit];
+	double end;
 
 	if (c->acc == SIM_LOAD && sim_holds(u, c - s->cpu)) {
 		/* a load of its own copy: an L1 hit, whoever waits */
 		sim_hold(s, u, c - s->cpu, SIM_LOAD);
 		sim_granted(s, c, t + s->conf->load_hit_ns);
+		return;
+	}
+	if (sim_leaver_hit(s, u, c - s->cpu, c->acc, t, &end)) {
+		/* the visit: the request taking the line is on its way */
+		sim_granted(s, c, end);
 		return;
 	}
 	if (!u->qlen && u->free_at <= t) {
@@ -201,8 +207,10 @@ static void sim_grant_loads(struct sim *s, struct sim_unit *u,
 	unsigned int k;
 	double end = t;
 
-	for (k = 0; k < nb; k++)
+	for (k = 0; k < nb; k++) {
+		sim_leave(s, u, b[k].cpu, t, !k);
 		s->bend[k] = t + sim_load_cost(s, u, b[k].cpu, true);
+	}
 	for (k = 0; k < nb; k++) {
 		sim_hold(s, u, b[k].cpu, SIM_LOAD);
 		if (s->bend[k] > end)
@@ -215,6 +223,26 @@ static void sim_grant_loads(struct sim *s, struct sim_unit *u,
 	}
 	for (k = 0; k < nb; k++)
 		sim_granted(s, &s->cpu[b[k].cpu], s->bend[k]);
+}
+
+/*
+ * The visit: the CPU a transfer begun at @t takes the unit from may wait
+ * in its queue already (it asked while the unit was busy); it has its
+ * store or RMW as a hit now, if that ends within its window (unit.c)
+ */
+static void sim_serve_leaver(struct sim *s, struct sim_unit *u, double t)
+{
+	int p = -1, k;
+	double end;
+
+	if (u->leaver < 0)
+		return;
+	for (k = u->qhead; k >= 0 && k != u->leaver; k = s->cpu[k].qnext)
+		p = k;
+	if (k < 0 || !sim_leaver_hit(s, u, k, s->cpu[k].acc, t, &end))
+		return;
+	sim_dequeue(s, u, p, k);
+	sim_granted(s, &s->cpu[k], end);
 }
 
 /*
@@ -244,6 +272,7 @@ static void sim_on_free(struct sim *s, struct sim_unit *u, double t)
 	} else {
 		sim_grant_loads(s, u, s->batch, nb, t);
 	}
+	sim_serve_leaver(s, u, t);
 	if (u->qlen) {
 		u->pending = true;
 		sim_push(s, u->free_at, EV_FREE, u - s->unit);

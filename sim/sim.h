@@ -81,7 +81,8 @@ struct sim_result {
 
 /*
  * sim.c: run @prog (compiled for one variant) on @conf; 0, or -ENOMEM, or
- * -ERANGE (a :slot word past the arena at this many CPUs), or -E2BIG (the
+ * -ERANGE (a :slot or :pair word past the arena at this many CPUs, or a
+ * :pair copy on another's line: pattern_pair_fit()), or -E2BIG (the
  * run needs more than conf->max_events events). sim_result_free
  * frees what a run's result holds.
  */

@@ -38,6 +38,12 @@ struct sim_unit {
 	double free_at;			/* serving a request until then */
 	double busy_end;		/* the end of its last counted busy */
 	bool pending;			/* a FREE is queued */
+	/*
+	 * The visit (physics.def): the CPU a transfer takes the unit from,
+	 * -1: none; until leave_end its stores and RMWs are hits (unit.c)
+	 */
+	int leaver;
+	double leave_end;
 	/* waiting, in arrival order: first and last CPU, -1: none (sim.c) */
 	int qhead, qtail;
 	unsigned int qlen;
@@ -92,6 +98,8 @@ struct sim {
 	unsigned long *obj;		/* objects x words: their values */
 	unsigned long all[PATTERN_MAX_WORDS];
 	unsigned long node[PATTERN_MAX_NODES][PATTERN_MAX_WORDS];
+	/* :pair words: pair k's (CPUs 2k, 2k + 1) */
+	unsigned long pair[PATTERN_MAX_PAIRS][PATTERN_MAX_WORDS];
 	unsigned int read_op[PATTERN_MAX_OPS], nr_read;	/* a reader's loads */
 	struct sim_ev *ev;
 	unsigned int nev;
@@ -141,5 +149,9 @@ double sim_load_cost(struct sim *s, struct sim_unit *u,
 bool sim_holds(const struct sim_unit *u, unsigned int cpu);
 void sim_hold(struct sim *s, struct sim_unit *u, unsigned int cpu,
 	      enum sim_access acc);
+void sim_leave(struct sim *s, struct sim_unit *u, unsigned int cpu,
+	       double t, bool first);
+bool sim_leaver_hit(struct sim *s, struct sim_unit *u, unsigned int cpu,
+		    enum sim_access acc, double t, double *end);
 
 #endif

@@ -16,6 +16,18 @@
  * it moves. A load of a copy the CPU holds is an L1 hit served at once,
  * whatever waits (sim.c): a waiting writer's invalidation has not arrived
  * yet. Every other request goes through the unit, one at a time.
+ *
+ * The visit (physics.def, a fraction f of 0 to 1): a transfer of a unit
+ * held modified, from its owner to another CPU over the pair's one-way
+ * cost L, begins with the request on its way to the owner. For its first
+ * f x L the owner still has the line: its own stores and RMWs that end by
+ * then are hits (load_hit, or the RMW's hit cost), served ahead of the
+ * unit's queue, their effects after the transfer's access in the
+ * simulated values (an order the hardware allows: both happen within the
+ * transfer). The transfer's own cost stays L. So where a CPU runs RMWs
+ * back to back (each a ns, nothing between) on a line another CPU also
+ * wants, a visit of the line serves 1 + floor(f x L / a) of them, one
+ * visit per L. f = 0: no such hits, the line moves after every access.
  */
 #include <string.h>
 
@@ -105,13 +117,64 @@ void sim_hold(struct sim *s, struct sim_unit *u, unsigned int cpu,
 	}
 }
 
+/*
+ * An access by @cpu, granted at @t, takes @u from its owner (if another
+ * CPU holds it modified): the owner's window of the visit ends at @t + f x
+ * the pair's one-way cost. @first: a lone access, or the first of a batch
+ * of loads (a later one keeps the earliest end: the first request there)
+ */
+void sim_leave(struct sim *s, struct sim_unit *u, unsigned int cpu,
+	       double t, bool first)
+{
+	const struct sim_conf *c = s->conf;
+	double end;
+
+	if (c->visit <= 0)
+		return;
+	if (first)
+		u->leaver = -1;
+	if (u->owner < 0 || (unsigned int)u->owner == cpu)
+		return;
+	end = t + c->visit * c->cost[(size_t)u->owner * c->cpus + cpu];
+	if (u->leaver < 0 || end < u->leave_end) {
+		u->leaver = u->owner;
+		u->leave_end = end;
+	}
+}
+
+/*
+ * A store or RMW by @cpu at @t that @u's leaving owner has as a hit (the
+ * visit): true with *@end its end; the holders stay as the transfer left
+ * them
+ */
+bool sim_leaver_hit(struct sim *s, struct sim_unit *u, unsigned int cpu,
+		    enum sim_access acc, double t, double *end)
+{
+	double ns;
+
+	if (acc == SIM_LOAD || u->leaver != (int)cpu)
+		return false;
+	ns = acc == SIM_RMW ? sim_rmw_hit_ns(s->conf) : s->conf->load_hit_ns;
+	if (t + ns > u->leave_end)
+		return false;
+	if (s->measuring) {
+		u->stats.accesses++;
+		u->stats.writes++;
+	}
+	*end = t + ns;
+	return true;
+}
+
 /* @cpu gets @u at @t: the access's end */
 double sim_grant(struct sim *s, struct sim_unit *u, unsigned int cpu,
 		 enum sim_access acc, double t)
 {
 	uint64_t moved = u->stats.transfers;
-	double ns = acc == SIM_LOAD ? sim_load_cost(s, u, cpu, true) :
-				      sim_excl_cost(s, u, cpu, acc);
+	double ns;
+
+	sim_leave(s, u, cpu, t, true);
+	ns = acc == SIM_LOAD ? sim_load_cost(s, u, cpu, true) :
+			       sim_excl_cost(s, u, cpu, acc);
 
 	sim_hold(s, u, cpu, acc);
 	u->free_at = t + ns;
@@ -138,5 +201,6 @@ void sim_unit_init(struct sim *s, unsigned int i, unsigned int cpu)
 	u->qtail = -1;
 	u->owner = cpu;
 	u->last = cpu;
+	u->leaver = -1;
 	hold_only(s, u, cpu);
 }

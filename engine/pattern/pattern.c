@@ -18,8 +18,10 @@
  * Where each word lives: `all` words in the file's state (one per file for
  * the whole run with mapping=shared), `job` words in the job's own memory,
  * `node` words in one copy per NUMA node of the file's state, the node the
- * job's CPU is on at job start. The state starts zeroed; the first job to
- * run an I/O on it writes the words' initial values, once.
+ * job's CPU is on at job start, `slot` words at the job's own place in the
+ * file's state, `pair` words at the place of the job's pair (jobs 2k + 1
+ * and 2k + 2), 128 bytes x k past the word. The state starts zeroed; the
+ * first job to run an I/O on it writes the words' initial values, once.
  *
  * Counted per operation (one path each, "2:test_and_clear_bit(flags,1)"):
  * the RMWs it ran, the plain stores it ran, and those a test or guard
@@ -74,6 +76,26 @@ static void pattern_init_slots(struct pattern_job *j, unsigned char *arena)
 }
 
 /*
+ * Every pair's copy of the pair words that is in the arena, pair 0's
+ * last: a copy no job uses may be where a lower pair's is (the layout is
+ * refused where both are used), and the arena words come after
+ */
+static void pattern_init_pairs(const struct pattern_prog *p,
+			       unsigned char *arena)
+{
+	const struct pattern_word *w;
+	unsigned int k = PATTERN_MAX_PAIRS, at;
+
+	while (k--)
+		for (w = p->word; w < p->word + p->nr_words; w++) {
+			at = w->offset + PATTERN_PAIR_STRIDE * k;
+			if (w->sharing == PATTERN_PAIR && at < PATTERN_ARENA)
+				write_once((unsigned long *)(arena + at),
+					   w->init);
+		}
+}
+
+/*
  * A file's state, first seen by this job: the first job of all writes the
  * initial values, once, the others wait for that.
  */
@@ -89,6 +111,7 @@ pattern_attach(struct pattern_job *j, void *state)
 	} else if (__atomic_compare_exchange_n(once, &unset, ONCE_WRITING,
 					       false, __ATOMIC_ACQUIRE,
 					       __ATOMIC_RELAXED)) {
+		pattern_init_pairs(&j->prog, arena);
 		pattern_init_words(&j->prog, PATTERN_ALL, arena);
 		for (n = 0; n < PATTERN_MAX_NODES; n++)
 			pattern_init_words(&j->prog, PATTERN_NODE,
@@ -105,6 +128,7 @@ pattern_attach(struct pattern_job *j, void *state)
 	j->base[PATTERN_ALL] = arena;
 	j->base[PATTERN_NODE] = arena + (1 + j->node) * PATTERN_ARENA;
 	j->base[PATTERN_SLOT] = arena;
+	j->base[PATTERN_PAIR] = arena;
 	pattern_init_slots(j, arena);
 	j->objects = (unsigned char *)state + PATTERN_STATE;
 	j->base[PATTERN_OBJ] = j->objects;
@@ -285,6 +309,26 @@ static int pattern_slots(struct pattern_job *j, char *msg, size_t len)
 	return 0;
 }
 
+/*
+ * pair words: the copy of the job's pair (jobs 2k + 1 and 2k + 2), 128
+ * bytes x k past the word, must be in the arena, its line pair no other
+ * pair's and no other word's (pattern_pair_fit(), for this job and every
+ * one numbered below it); the job's operations on it then use that place
+ */
+static int pattern_pairs(struct pattern_job *j, unsigned int job_number,
+			 char *msg, size_t len)
+{
+	struct pattern_prog *p = &j->prog;
+	unsigned int i, k = j->slot / 2;
+
+	if (pattern_pair_fit(p, job_number ?: 1, msg, len))
+		return -ERANGE;
+	for (i = 0; i < p->nr_ops; i++)
+		if (p->op[i].has_word && p->op[i].sharing == PATTERN_PAIR)
+			p->op[i].offset += PATTERN_PAIR_STRIDE * k;
+	return 0;
+}
+
 /* Values written as cpu or job: this job's CPU at its start, its number */
 static void pattern_values(struct pattern_job *j, unsigned int job_number)
 {
@@ -382,6 +426,8 @@ static int pattern_job_init(void *job, const void *params,
 		return err;
 	j->slot = job_number ? job_number - 1 : 0;
 	err = pattern_slots(j, msg, len);
+	if (!err)
+		err = pattern_pairs(j, job_number, msg, len);
 	if (err)
 		return err;
 	pattern_objects_start(j, job_number);
@@ -434,7 +480,7 @@ static const struct fc_model_option pattern_options[] = {
 	{
 		.name	= "pattern_words",
 		.help	= "The shared words: NAME@LINE[+OFFSET][:all|job|node|slot|"
-			  "obj(N,RULE)][=INIT],... (docs/pattern.md)",
+			  "pair|obj(N,RULE)][=INIT],... (docs/pattern.md)",
 		.offset	= offsetof(struct pattern_params, words),
 		.is_string = 1,
 	},

@@ -37,11 +37,15 @@
 #define PATTERN_MAX_OBJ_SHIFT	40	/* ... to 1 TiB, a power of two */
 #define PATTERN_MAX_ALTS	16	/* A|B|...: sequences taken in turn */
 #define PATTERN_MAX_WORK_NS	1000000	/* work(ns): 1 ms, fio cannot stop it */
+/* :pair: pair k's copy 128 bytes x k past the word, a line pair each */
+#define PATTERN_PAIR_STRIDE	128
+#define PATTERN_MAX_PAIRS	(PATTERN_ARENA / PATTERN_PAIR_STRIDE)
 
 /*
  * Who shares a word: the run, each job alone, the jobs of a NUMA node, the
  * jobs that picked the same one of N objects for this I/O (:obj(N,RULE)),
- * or each job its own slot of an array in shared lines (slot(STRIDE))
+ * each job its own slot of an array in shared lines (slot(STRIDE)), or
+ * each pair of jobs (2k + 1, 2k + 2) its own copy on lines of its own
  */
 enum pattern_sharing {
 	PATTERN_ALL = 0,
@@ -49,6 +53,7 @@ enum pattern_sharing {
 	PATTERN_NODE,
 	PATTERN_OBJ,
 	PATTERN_SLOT,		/* job N: the word + STRIDE x (N - 1) */
+	PATTERN_PAIR,		/* jobs 2k + 1, 2k + 2: the word + 128k */
 	PATTERN_SHARINGS,
 };
 
@@ -162,6 +167,18 @@ int pattern_parse_seq(const char *opt, const char *s, struct pattern_prog *p,
 		      bool words_known, char *msg, size_t len);
 int pattern_compile(const struct pattern_params *pp, bool final,
 		    struct pattern_prog *p, char *msg, size_t len);
+
+/*
+ * pattern_words.c. pattern_pair_fit: whether @jobs jobs (fio's numbers 1
+ * to @jobs; the simulator's CPUs) have room for the copies of @p's pair
+ * words: 0, or -1 with one line in @msg naming the word, the job and the
+ * jobs its place allows. Pair k (jobs 2k + 1, 2k + 2) has each pair word
+ * at its place + PATTERN_PAIR_STRIDE x k in the shared arena, and that
+ * line pair (128 bytes) holds no copy of another pair and no arena or
+ * slot word: pairs never share a line.
+ */
+int pattern_pair_fit(const struct pattern_prog *p, unsigned int jobs,
+		     char *msg, size_t len);
 
 extern const struct fc_model fc_model_pattern;
 

@@ -8,7 +8,8 @@
 
 static const char *const sharing_names[] = {
 	[PATTERN_ALL] = "all", [PATTERN_JOB] = "job", [PATTERN_NODE] = "node",
-	[PATTERN_OBJ] = "obj", [PATTERN_SLOT] = "slot", NULL,
+	[PATTERN_OBJ] = "obj", [PATTERN_SLOT] = "slot",
+	[PATTERN_PAIR] = "pair", NULL,
 };
 
 /* Where the parser is, for the messages */
@@ -121,7 +122,8 @@ static int word_sharing(const struct pctx *x, const char **s, const char *end,
 			      "(every job, the default), job (each job its "
 			      "own), node (the jobs of one NUMA node), "
 			      "obj(N,RULE) (N objects, one picked per I/O), "
-			      "slot[(STRIDE)] (job N at +STRIDE x (N-1))",
+			      "slot[(STRIDE)] (job N at +STRIDE x (N-1)), "
+			      "pair (jobs 2k+1 and 2k+2 one copy, at +128 x k)",
 			      n, *s);
 	w->sharing = i;
 	*s += n;
@@ -245,6 +247,86 @@ int pattern_parse_words(const char *s, struct pattern_prog *p, char *msg,
 	if (for_each_item(&x, s ? s : "", p, word_item))
 		return -1;
 	p->obj_stride = obj_stride(p);
+	return 0;
+}
+
+/* ----- pair words: a copy per pair of jobs, a line pair to itself ----- */
+
+/*
+ * Whether a copy of word @b that is not pair @k's is in the line pair
+ * @blk of the arena, for @jobs jobs: an arena word, a slot of one of the
+ * jobs, a copy of another pair
+ */
+static bool pair_block_taken(const struct pattern_word *b, unsigned int blk,
+			     unsigned int k, unsigned int jobs)
+{
+	unsigned int m, at, copies;
+
+	switch (b->sharing) {
+	case PATTERN_ALL:
+		return b->offset / PATTERN_PAIR_STRIDE == blk;
+	case PATTERN_SLOT:
+		for (m = 0; m < jobs; m++) {
+			at = b->offset + b->stride * m;
+			if (at < PATTERN_ARENA &&
+			    at / PATTERN_PAIR_STRIDE == blk)
+				return true;
+		}
+		return false;
+	case PATTERN_PAIR:
+		copies = (jobs + 1) / 2;
+		for (m = 0; m < copies; m++) {
+			at = b->offset + PATTERN_PAIR_STRIDE * m;
+			if (m != k && at < PATTERN_ARENA &&
+			    at / PATTERN_PAIR_STRIDE == blk)
+				return true;
+		}
+		return false;
+	default:
+		return false;	/* :job, :node, :obj: not in the arena */
+	}
+}
+
+/* Whether pair @k's copy of pair word @a fits for @jobs jobs; else why */
+static int pair_copy_fits(const struct pattern_prog *p,
+			  const struct pattern_word *a, unsigned int k,
+			  unsigned int jobs, char *msg, size_t len)
+{
+	const struct pattern_word *b;
+	unsigned int at = a->offset + PATTERN_PAIR_STRIDE * k;
+
+	if (at >= PATTERN_ARENA) {
+		snprintf(msg, len, "pattern_words: pair word %s at %u jobs: "
+			 "the copy of jobs %u and %u is at byte %u, past the "
+			 "arena (%d bytes): on line %u a pair word holds jobs "
+			 "1 to %u", a->name, jobs, 2 * k + 1, 2 * k + 2, at,
+			 PATTERN_ARENA, a->offset / PATTERN_LINE, 2 * k);
+		return -1;
+	}
+	for (b = p->word; b < p->word + p->nr_words; b++) {
+		if (!pair_block_taken(b, at / PATTERN_PAIR_STRIDE, k, jobs))
+			continue;
+		snprintf(msg, len, "pattern_words: pair word %s at %u jobs: "
+			 "the copy of jobs %u and %u (line %u) shares its line "
+			 "pair (128 bytes) with word %s: each pair's copy "
+			 "needs a line pair to itself", a->name, jobs,
+			 2 * k + 1, 2 * k + 2, at / PATTERN_LINE, b->name);
+		return -1;
+	}
+	return 0;
+}
+
+int pattern_pair_fit(const struct pattern_prog *p, unsigned int jobs,
+		     char *msg, size_t len)
+{
+	const struct pattern_word *a;
+	unsigned int k;
+
+	for (k = 0; k < (jobs + 1) / 2; k++)
+		for (a = p->word; a < p->word + p->nr_words; a++)
+			if (a->sharing == PATTERN_PAIR &&
+			    pair_copy_fits(p, a, k, jobs, msg, len))
+				return -1;
 	return 0;
 }
 

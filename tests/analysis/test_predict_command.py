@@ -44,7 +44,8 @@ def test_physics_come_only_from_the_profile():
     assert simulate.physics(m) == ["--handover", "nearest",
                                    "--shared_readers", "serial",
                                    "--line_pair", "true",
-                                   "--jitter", "0.25", "--atomics", "near"]
+                                   "--jitter", "0.25", "--atomics", "near",
+                                   "--visit", "0"]
     assert set(jobspec.Spec._fields).isdisjoint(names)
 
 

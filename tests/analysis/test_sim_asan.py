@@ -38,7 +38,7 @@ MIX = ["--words", "a@0", "--pattern", "READ_ONCE(a),set_bit(a,1),"
 CAS = ["--words", "r@0=1", "--pattern", "atomic_inc_not_zero(r),work(9)",
        "--variant", "test_first", "--handover", "nearest", "--jitter", "0.2"]
 # the first GOOD cases print their JSON (exit 0), the rest are refused
-GOOD = 5
+GOOD = 6
 CASES = [
     (MIX + ["--ios", "30", "--warmup", "3"], ring(12)),
     (SET + ["--ios", "5", "--warmup", "1"], matrix(4)),
@@ -49,6 +49,9 @@ CASES = [
      matrix(6)),
     (SET + ["--atomics", "far", "--atomic_far", "40", "--ios", "3"],
      matrix(4)),
+    # 32 pairs' copies, lines 1, 3, ..., 63: the whole arena
+    (["--words", "p@1:pair", "--pattern", "atomic_inc(p)", "--variant",
+      "always", "--ios", "3"], matrix(64, "50")),
     (CAS + ["--ios", "50", "--max_events", "100"], matrix(8)),
     (SET, "2\n0 nan\n1 0\n0 0\n"),
     (SET, "2\n0 1e308\n1 0\n0 0\n"),
@@ -66,6 +69,8 @@ CASES = [
      matrix(2)),
     (["--words", "a@0", "--pattern", "", "--variant", "always"], matrix(2)),
     (["--words", "s@0:slot", "--pattern", "atomic_inc(s)", "--variant",
+      "always"], matrix(1024, "50")),
+    (["--words", "p@1:pair", "--pattern", "atomic_inc(p)", "--variant",
       "always"], matrix(1024, "50")),
 ]
 

@@ -135,6 +135,13 @@ static void refuses_each_bad_form(void)
 		{ "f@0+64", "", "", "offset 64 is not allowed" },
 		{ "f@0:cpu", "", "", "sharing 'cpu' is not known: allowed are "
 		  "all" },
+		{ "f@0:pairs", "", "", "sharing 'pairs' is not known: allowed "
+		  "are all (every job, the default), job (each job its own), "
+		  "node (the jobs of one NUMA node), obj(N,RULE) (N objects, "
+		  "one picked per I/O), slot[(STRIDE)] (job N at +STRIDE x "
+		  "(N-1)), pair (jobs 2k+1 and 2k+2 one copy, at +128 x k)" },
+		{ "f@0:pair(2)", "", "", "word 1 'f@0:pair(2)': unexpected "
+		  "'(2)': a word is NAME@LINE[+OFFSET][:SHARING][=INIT]" },
 		{ "f@0=x", "", "", "=INIT is not a number" },
 		{ "f", "", "", "@LINE is missing" },
 		{ "0f@0", "", "", "NAME a C identifier" },
