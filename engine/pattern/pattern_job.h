@@ -78,5 +78,10 @@ extern pattern_fn *const pattern_fns[PATTERN_NR_OPCODES];
 /* pattern_ops.c: a step with a guard (/every, /below, /if_test, ...) */
 void pattern_guarded(struct pattern_job *j, const struct pattern_step *s,
 		     struct fc_counters *c);
+/* pattern_copies.c: the job's copies of node, slot and pair words */
+int pattern_node(struct pattern_job *j, char *msg, size_t len);
+int pattern_slots(struct pattern_job *j, char *msg, size_t len);
+int pattern_pairs(struct pattern_job *j, unsigned int job_number, char *msg,
+		  size_t len);
 
 #endif
