@@ -187,12 +187,16 @@ def _report_dir(outdir, default):
 
 
 def compare_main(args):
-    same = [sorted(map(os.path.realpath, _group(g, False)))
-            for g in args.compare]
-    if same[0] == same[1]:
-        warn("--compare: A and B are the same results (%s): every "
-             "difference reads none" % args.compare[0])
     a, b = (_side(args, g) for g in args.compare)
+    ids = [{loadrecords.run_id(r.source) for r in side.records}
+           for side in (a, b)]
+    if ids[0] and ids[0] == ids[1]:
+        warn("--compare: A and B are the same runs (%s, %s: the same fio "
+             "output): every difference reads none" % tuple(args.compare))
+    elif ids[0] & ids[1]:
+        warn("--compare: B (%s) holds %d of A's runs (%s; the same fio "
+             "output): they count on both sides" % (
+                 args.compare[1], len(ids[0] & ids[1]), args.compare[0]))
     for side, name in ((a, "A"), (b, "B")):
         if not side.records:
             warn("--compare: nothing to compare: no readable fio JSON in "
