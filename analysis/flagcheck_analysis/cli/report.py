@@ -47,17 +47,29 @@ def _width(text):
     return v
 
 
-def build_parser():
+def build_parser(as_compare=False):
+    """report's parser; @as_compare: `flagcheck compare A B`'s, whose A
+    and B are its arguments (report's --compare A B)."""
     p = width.ArgumentParser(
-        prog=PROG, description="Compare flagcheck variants from fio JSON: "
-        "LKP-style tables with a noise verdict per metric, scaling, plots.", epilog=EPILOG,
+        prog="flagcheck compare" if as_compare else PROG,
+        description="B's runs against A's side by side (A, B: results "
+        "dirs, or dir1,dir2); writes sidebyside.md." if as_compare else
+        "Compare flagcheck variants from fio JSON: LKP-style tables with a "
+        "noise verdict per metric, scaling, plots.",
+        epilog=None if as_compare else EPILOG,
         formatter_class=width.HelpFormatter)
-    p.add_argument("inputs", nargs="*", metavar="DIR_OR_FILE",
-                   help="results directory of flagcheck run, or fio JSON "
-                   "files/directories (json, json+, client/server)")
-    p.add_argument("--compare", nargs=2, metavar=("A", "B"),
-                   help="B's runs against A's instead (A, B: results "
-                   "dirs, or dir1,dir2); writes sidebyside.md")
+    if as_compare:
+        p.add_argument("a", metavar="A", help="the results B is set against "
+                       "(a results dir, or dir1,dir2)")
+        p.add_argument("b", metavar="B", help="the results set against A")
+        p.set_defaults(inputs=[])
+    else:
+        p.add_argument("inputs", nargs="*", metavar="DIR_OR_FILE",
+                       help="results directory of flagcheck run, or fio "
+                       "JSON files/directories (json, json+, client/server)")
+        p.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                       help="B's runs against A's instead (A, B: results "
+                       "dirs, or dir1,dir2); writes sidebyside.md")
     p.add_argument("--base", default="always", metavar="VARIANT",
                    help="the variant the others are compared against "
                    "(default %(default)s)")
@@ -86,9 +98,11 @@ def build_parser():
     return p
 
 
-def parse_args(argv):
-    p = build_parser()
+def parse_args(argv, as_compare=False):
+    p = build_parser(as_compare)
     args = p.parse_args(argv)
+    if as_compare:
+        args.compare = [args.a, args.b]
     if bool(args.inputs) == bool(args.compare):
         p.error("give the results to report (DIR_OR_FILE ...) or "
                 "--compare A B, not %s" % ("both" if args.inputs
@@ -324,8 +338,9 @@ def write(args, head, secs):
     return 0
 
 
-def main(argv=None):
-    args = parse_args(argv)
+def main(argv=None, as_compare=False):
+    """flagcheck report (@as_compare: flagcheck compare A B)."""
+    args = parse_args(argv, as_compare)
     render.set_width(args.width)
     if args.compare:
         return compare_main(args)
