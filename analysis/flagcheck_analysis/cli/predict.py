@@ -284,7 +284,8 @@ def main(argv=None):
     if done is not None:
         return done
     try:
-        spec = jobspec.read(args.jobfile)
+        spec = jobspec.read(args.jobfile, min(cpu_counts(args.cpus))
+                            if args.cpus and not args.published else None)
         targets, rest_mode = _targets(args, spec)
         gain_pub = jobspec.published_gain(args.jobfile)
         loaded = {}
