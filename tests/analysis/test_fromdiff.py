@@ -252,6 +252,15 @@ def test_a_statement_it_leaves_out_is_named_with_its_patch_line(tmp_path):
     assert "wrote %s" % out in message(p.stdout)
 
 
+def test_the_job_file_is_named_after_the_patch_or_goes_to_stdout(tmp_path):
+    p = run_cli("from-diff", patch("gup-pin-fast"), cwd=str(tmp_path))
+    assert p.returncode == 0, p.stderr
+    assert os.listdir(tmp_path) == ["gup-pin-fast.fio"]
+    p = run_cli("from-diff", patch("gup-pin-fast"), "-o", "-")
+    assert p.returncode == 0 and p.stdout == \
+        (tmp_path / "gup-pin-fast.fio").read_text()
+
+
 def refused(tmp_path, path, *args):
     out = tmp_path / "out.fio"
     p = run_cli("from-diff", str(path), "-o", str(out), *args)
@@ -274,6 +283,7 @@ def test_bad_input_gets_one_line_and_no_job_file(tmp_path):
         f.truncate(100 << 20)
     assert "larger than %d bytes" % patchfile.MAX_BYTES in \
         refused(tmp_path, big)
+    assert "cannot read" in refused(tmp_path, tmp_path / "absent.patch")
     cut = tmp_path / "cut.patch"
     with open(patch("gup-pin-fast")) as f:
         cut.write_text(f.read()[:-200])
