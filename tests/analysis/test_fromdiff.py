@@ -295,10 +295,6 @@ def test_a_diff_with_no_hot_path_change_gets_one_line(tmp_path):
     comments.write_text("--- a/mm/x.c\n+++ b/mm/x.c\n@@ -1,3 +1,3 @@ f()\n"
                         " {\n-\t/* old words */\n+\t/* new words */\n }\n")
     assert "no hot-path change" in refused(tmp_path, comments)
-    layout = tmp_path / "layout.patch"
-    layout.write_text("--- a/include/x.h\n+++ b/include/x.h\n"
-                      "@@ -10,4 +10,4 @@ struct dentry {\n"
-                      "-\tstruct lockref d_lockref;\n \tstruct qstr d_name;\n"
-                      "+\tstruct lockref d_lockref;\n \tvoid *d_fsdata;\n")
+    # 18a5daf0e497 moves d_lockref: the accesses are not in the diff
     assert "changes the layout of struct dentry" in \
-        refused(tmp_path, layout)
+        refused(tmp_path, patch("dentry-lockref-layout"))
