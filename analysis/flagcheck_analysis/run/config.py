@@ -13,29 +13,14 @@ from ..inputs import fiojson, manifest, matrix, numbers, safewrite
 from .. import width
 from ..stats import decide
 from . import hosts, placement, runmanifest, runsettings
-from ..guard import jobguard
+from ..guard import fiojob, jobguard
 from ..inputs import jobfile
 from .local import Local
 from .remote import Remote
 
 
-def default_engine():
-    """The engine beside an installed copy (make install puts both under
-    $(PREFIX)/lib/flagcheck), else the one `make` builds in the tree."""
-    installed = os.path.join(runmanifest.REPO, "fio-flagcheck.so")
-    if os.path.isfile(installed):
-        return installed
-    return os.path.join(runmanifest.REPO, "build", "fio-flagcheck.so")
-
-
 # Every variable the job files use; fio turns an unset one into "".
-DEFAULT_VARS = {
-    "FLAGCHECK_ENGINE": default_engine(),
-    "RUNTIME": "3",
-    "SIZE": "1g",
-    "FILENAME": "flagcheck-null",
-    "BACKEND": "null",
-}
+DEFAULT_VARS = fiojob.DEFAULT_VARS
 # fio keeps runtime= in microseconds in an unsigned long long
 # (thread_options.h timeout, options.c is_seconds): its most, in seconds
 MAX_RUNTIME = (2 ** 64 - 1) // 10 ** 6
