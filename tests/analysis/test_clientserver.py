@@ -20,7 +20,8 @@ from tests.analysis.helpers import ANALYSIS, ENGINE, FIO, HERE, LOOPBACK, \
     REPO, free_port, run_cli
 from flagcheck_analysis.inputs import clients
 from flagcheck_analysis.run import clientserver, hosts, remote
-from flagcheck_analysis.inputs import jobfile, matrix
+from flagcheck_analysis.guard import fiojob, jobguard
+from flagcheck_analysis.inputs import matrix
 
 JOB = os.path.join(HERE, "clientserver.fio")
 
@@ -84,12 +85,17 @@ class TestUnits:
         with pytest.raises(hosts.HostError):
             hosts.check_unique([hosts.parse("a,1"), hosts.parse("ip:a,1")])
 
+    @pytest.mark.skipif(not (FIO and os.path.exists(ENGINE)),
+                        reason="needs fio and the built engine")
     def test_job_file_expanded_and_included(self):
-        text = jobfile.render(JOB, {"VARIANT": "always", "NUMJOBS": "3"})
+        # the servers get fio's reading here: ${VARS} and includes done
+        text = jobguard.for_hosts(JOB, dict(
+            fiojob.DEFAULT_VARS, FLAGCHECK_ENGINE=ENGINE, VARIANT="always",
+            NUMJOBS="3"))
         assert "${" not in text
         assert "variant=always\n" in text
         assert "numjobs=3\n" in text
-        assert "backend=\n" in text       # unset: empty, as fio does
+        assert "backend=null\n" in text
         assert "time_based\n" in text     # inlined
         assert not [l for l in text.splitlines()
                     if l.strip().startswith("include")]
@@ -99,8 +105,9 @@ class TestUnits:
                 f.write("[a]\ninclude other.fio\n")
             with open(os.path.join(d, "other.fio"), "w") as f:
                 f.write("[b]\n")
-            with pytest.raises(jobfile.JobFileError):
-                jobfile.render(bad, {})
+            with pytest.raises(jobguard.Refused) as e:
+                jobguard.for_hosts(bad, {})
+            assert "No new sections in included files" in str(e.value)
 
     def test_counter_lines(self):
         text = ("Jobs: 1 (f=1)<node1> flagcheck: s1 (job 2): "

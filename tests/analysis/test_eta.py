@@ -7,10 +7,14 @@ import re
 import shutil
 import tempfile
 
-from tests.analysis.helpers import HERE, NULL_JOB, run_cli
+import pytest
+
+from tests.analysis.helpers import FIO, HERE, NULL_JOB, run_cli
 from flagcheck_analysis.run import progress
 
 FAKE_FIO = os.path.join(HERE, "fake-fio")
+# the stand-in leaves the reading of the job file (--showcmd) to fio
+pytestmark = pytest.mark.skipif(not FIO, reason="needs fio")
 LINE = re.compile(r"^\[(\d+)/(\d+)\] \S+ ok.*, elapsed [0-9:]+, "
                   r"ETA ([0-9:]+)$")
 

@@ -1,7 +1,8 @@
 """fio's keywords ($ncpus, $pagesize, $mb_memory) and the counters file
 past the device guard: jobs/run-job and flagcheck run judge a value after
-fio's own replacement, and every path the engine writes, against a scratch
-loop device whose SHA-256 is the same before and after."""
+fio's own replacement (fio --showcmd's reading), and every path the engine
+writes, against a scratch loop device whose SHA-256 is the same before and
+after."""
 
 import hashlib
 import os
@@ -13,8 +14,7 @@ import pytest
 
 from tests.analysis.helpers import ENGINE, FIO, REPO, loop_device, message, \
     run_cli
-from flagcheck_analysis.inputs import jobfile
-from flagcheck_analysis.guard import jobguard
+from flagcheck_analysis.guard import fiojob, jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S1 = os.path.join(REPO, "jobs", "filemap-odirect-read.fio")      # reads
@@ -23,42 +23,58 @@ NCPUS = str(os.sysconf("SC_NPROCESSORS_CONF"))
 PAGESIZE = str(os.sysconf("SC_PAGESIZE"))
 
 
+def values(text, env, key):
+    """The values fio's reading gives @key in a job [j] of @text."""
+    job = os.path.join(tempfile.mkdtemp(), "j.fio")
+    with open(job, "w") as f:
+        f.write("[j]\nioengine=null\nsize=1m\n" + text)
+    try:
+        return [o.value for o in fiojob.read(job, env).options
+                if o.key == key]
+    finally:
+        shutil.rmtree(os.path.dirname(job))
+
+
+@pytest.mark.skipif(not FIO, reason="needs fio")
 class TestReplace:
+    """fio replaces its keywords in its own reading: what the guard
+    judges is the value fio computed (bc included), not a copy's guess"""
+
     def test_values_as_fio_replaces_them(self):
-        v = jobfile.keyword_values()
-        assert v["$ncpus"] == NCPUS and v["$pagesize"] == PAGESIZE
-        assert v["$mb_memory"] == str(os.sysconf("SC_PHYS_PAGES") *
-                                      int(PAGESIZE) // 2**20)
+        assert values("numjobs=$ncpus\n", {}, "numjobs") == [NCPUS]
+        assert values("filename=${F}\n", {"F": "x$pagesize"},
+                      "filename") == ["x" + PAGESIZE]
+        mb = str(os.sysconf("SC_PHYS_PAGES") * int(PAGESIZE) // 2**20)
+        assert values("filename=m$mb_memory\n", {}, "filename") == [
+            "m" + mb]
 
     def test_plain_math_and_quoted(self):
-        assert jobfile.replace_keywords("d$ncpus") == ("d" + NCPUS,
-                                                       "keyword")
-        assert jobfile.replace_keywords("d/$ncpus") == ("d/" + NCPUS, "bc")
-        assert jobfile.replace_keywords("'d-$ncpus'") == (
-            "'d-%s'" % NCPUS, "keyword")
-        assert jobfile.replace_keywords("d$nothing") == ("d$nothing", "")
-
-    def test_read_gives_the_replaced_value(self, tmp_path):
-        job = tmp_path / "j.fio"
-        job.write_text("[j]\nfilename=${F}\nnumjobs=$ncpus\n")
-        _, opts = jobfile.read(str(job), {"F": "x$pagesize"})
-        got = {o.key: (o.value, o.keyword) for o in opts}
-        assert got == {"filename": ("x" + PAGESIZE, "keyword"),
-                       "numjobs": (NCPUS, "keyword")}
+        assert values("filename=d$ncpus\n", {}, "filename") == [
+            "d" + NCPUS]
+        # bc computes d/N: d is bc's variable 0
+        assert values("directory=d/$ncpus\n", {}, "directory") == ["0"]
+        assert values("filename='d-$ncpus'\n", {}, "filename") == [
+            "'d-%s'" % NCPUS]
 
     def test_math_on_a_watched_value_is_refused(self, tmp_path):
+        # bc can not compute /tmp/dN: fio refuses the job, in its words
         job = tmp_path / "j.fio"
         job.write_text("[j]\nrw=write\nfilename=/tmp/d$ncpus\n")
         with pytest.raises(jobguard.Refused) as e:
             jobguard.check_devices(str(job), {})
-        assert "computes the value with bc" in str(e.value)
+        assert str(e.value).startswith("%s: fio refuses it: " % job)
+        assert "fio: failed parsing filename=/tmp/d$ncpus" in str(e.value)
 
-    def test_a_server_replaces_keywords_with_its_own(self, tmp_path):
+    def test_a_server_gets_the_value_fio_read_here(self, tmp_path):
+        # the servers are sent fio's reading, so no server replaces the
+        # keyword with its own value; the name it reads is judged
         job = tmp_path / "j.fio"
         job.write_text("[j]\nrw=write\nfilename=d$ncpus\n")
         with pytest.raises(jobguard.Refused) as e:
             jobguard.check_devices(str(job), {}, remote=True)
-        assert "its own value" in str(e.value)
+        assert "d%s (from filename=d%s in %s) is a relative name" % (
+            NCPUS, NCPUS, job) in str(e.value)
+        assert "filename=d%s\n" % NCPUS in jobguard.for_hosts(str(job), {})
 
 
 def sha256(path):
@@ -140,8 +156,10 @@ def test_counters_file_on_a_device_is_refused_for_a_reading_job(scratch,
                                                                   tmp_path):
     d, dev = scratch
     p = run_job(d, S1, BACKEND="null", FLAGCHECK_STATS=dev)
-    refused(p, "flagcheck_stats=%s (from flagcheck_stats=%s in %s) is a "
-            "block device" % (dev, dev, S1))
+    # the engine refuses it while fio reads the job, in its own words
+    refused(p, "%s: fio refuses it: flagcheck: flagcheck_stats=%s is a "
+            "block device: a regular file or a new one is allowed (a device "
+            "would be overwritten)" % (S1, dev))
     # named in the job file itself: flagcheck run checks it the same way
     with open(S1) as f:
         text = f.read().replace("flagcheck_stats=${FLAGCHECK_STATS}",

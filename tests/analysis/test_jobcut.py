@@ -1,6 +1,6 @@
 """What fio cuts, the guards cut (issue 29 items 1, 2, 3, 5, 12, 17): the
-job file and fio's command line read as fio 3.33 reads them, in one place
-(inputs/jobfile.py) every guard uses.  The block-device cases on a loop device
+job file as fio itself reads it (fio --showcmd, guard/fiojob.py) and fio's
+command line as fio reads it (guard/fioargs.py), for every guard.  The block-device cases on a loop device
 the test creates and removes (skipped, with the reason, where losetup is
 not permitted); the server case on a loopback fio server run as an
 unprivileged user."""
@@ -24,8 +24,8 @@ from tests.analysis.helpers import ENGINE, FIO, LOOPBACK, LOSETUP, REPO, \
 from tests.analysis.helpers import message
 from flagcheck_analysis.cli.report import job_file_figures
 from flagcheck_analysis.cli import guard
-from flagcheck_analysis.inputs import jobfile
-from flagcheck_analysis.guard import jobguard
+from flagcheck_analysis.inputs import textfile
+from flagcheck_analysis.guard import fiojob, jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S2 = os.path.join(REPO, "jobs", "buffer-new-randwrite.fio")     # writes
@@ -59,10 +59,11 @@ def run_job(tmp, job, *args, **env):
                           text=True, errors="replace", timeout=60)
 
 
+@pytest.mark.skipif(not FIO, reason="needs fio")
 class TestReader:
-    """jobfile.read against fio's own rules (parse.c strip_blank_end,
-    init.c is_empty_or_comment and its section line, options.c
-    fio_option_dup_subs)"""
+    """fio's reading (fiojob.read: fio --showcmd) against fio's own rules
+    (parse.c strip_blank_end, init.c is_empty_or_comment and its section
+    line, options.c fio_option_dup_subs)"""
 
     def setup_method(self):
         self.tmp = tempfile.mkdtemp()
@@ -76,18 +77,18 @@ class TestReader:
                     "directory=/dev ;c\nioengine=exec ; the engine\n"
                     "  # comment\n\x01;ctl\n[/dev/x] ; a job\n"
                     "[two]\nbs = ${BS}\nsize=${}1m\nname=${NONE}n\f;x\n")
-        sections, opts = jobfile.read(job, {"BS": "4k"})
-        assert sections == ["global", "/dev/x", "two"]
-        assert [(o.section, o.key, o.value) for o in opts] == [
-            ("global", "filename", "/a"), ("global", "rw", "write"),
-            ("global", "directory", "/dev"), ("global", "ioengine", "exec"),
-            ("two", "bs", " 4k"), ("two", "size", "1m"),
-            ("two", "name", "n")]
+        read = fiojob.read(job, {"BS": "4k"})
+        # fio prints name=n as it prints a job: read as one (a name more)
+        assert read.sections == ["/dev/x", "two", "n"]
+        assert sorted((o.section or "", o.key, o.value)
+                      for o in read.options if o.key != "name") == [
+            ("", "directory", "/dev"), ("", "filename", "/a"),
+            ("", "ioengine", "exec"), ("", "rw", "write"),
+            ("two", "bs", " 4k"), ("two", "size", "1m")]
 
-    @pytest.mark.skipif(not FIO, reason="needs fio")
     def test_as_fio_reads_it(self):
         """generated lines (seeded): the sections and the option values
-        jobfile.read gives are those fio --parse-only --debug=parse
+        fio --showcmd prints are those fio --parse-only --debug=parse
         handles, in order, with ${VAR} expanded after the cut"""
         rnd = random.Random(29)
         bits = [";", "#", " ", "\t", "\f", "\x01", "\r", "${V}", "${}",
@@ -111,11 +112,11 @@ class TestReader:
         job = write(os.path.join(self.tmp, "gen.fio"),
                     "[global]\nioengine=null\nsize=1m\n" +
                     "\n".join(lines) + "\n")
-        sections, opts = jobfile.read(job, env)
+        read = fiojob.read(job, env)
         ours = []
-        for name in sections:
-            ours.append(("section", name))
-            ours += [("description", o.value) for o in opts
+        for name in [None] + read.sections:
+            ours.append(("section", name or "global"))
+            ours += [("description", o.value) for o in read.options
                      if o.section == name and o.key == "description"]
         p = subprocess.run([FIO, "--parse-only", "--debug=parse", job],
                            capture_output=True, env=env, timeout=60)
@@ -144,10 +145,10 @@ class TestReader:
         job = write(os.path.join(self.tmp, "l.fio"),
                     b"; caf\xe9\n[global]\nioengine=null\nsize=1m\n"
                     b"[j\xe9]\n", "wb")
-        sections, _ = jobfile.read(job, {})
-        assert sections == ["global", "j\udce9"]
-        text = jobfile.render(job, {})
-        assert jobfile.to_bytes(text) == open(job, "rb").read()
+        assert fiojob.read(job, {}).sections == ["j\udce9"]
+        text = jobguard.for_hosts(job, {})      # what fio servers get
+        assert textfile.to_bytes(text).endswith(
+            b"[global]\nioengine=null\nsize=1m\n[j\xe9]\n")
         assert guard.main([job]) == 0
         p = run_job(self.tmp, job, BACKEND="null")
         assert p.returncode == 0, p.stderr
@@ -166,8 +167,8 @@ class TestReader:
         fifo = os.path.join(self.tmp, "fifo.fio")
         os.mkfifo(fifo)
         for path in (fifo, "/dev/zero"):
-            with pytest.raises(jobfile.JobFileError) as cm:
-                jobfile.read_text(path)
+            with pytest.raises(fiojob.FioJobError) as cm:
+                fiojob.check_file(path)
             assert str(cm.value) == ("%s: not a regular file: "
                                      "a job file must be one" % path)
             p = run_cli("catalogue", self.tmp, "--job", path,
@@ -185,9 +186,9 @@ class TestReader:
             assert job_file_figures(
                 [{"matrix": {"jobs": {"s9": path}}}]) == {}
         big = write(os.path.join(self.tmp, "big.fio"),
-                    "; x\n" * (jobfile.MAX_BYTES // 4 + 1))
-        with pytest.raises(jobfile.JobFileError):
-            jobfile.read_text(big)
+                    "; x\n" * (textfile.MAX_BYTES // 4 + 1))
+        with pytest.raises(fiojob.FioJobError):
+            fiojob.check_file(big)
 
     def test_values_from_variables_holding_a_cut(self):
         job = write(os.path.join(self.tmp, "j.fio"),

@@ -201,16 +201,21 @@ class TestHosts:
     def test_every_option_that_runs_a_program(self):
         """issue 21 item 9: ioengine=exec and any engine library fio would
         load, besides exec_prerun/exec_postrun (fio's HOWTO)"""
+        top = tempfile.TemporaryDirectory()
+        # a library that exists here: fio refuses an external: path that
+        # does not while it reads the job
+        evil = os.path.join(top.name, "evil.so")
+        open(evil, "w").close()
         cases = (("ioengine=exec\nprogram=/bin/touch\narguments=/tmp/x\n",
                   "ioengine=exec", "the program its program= names"),
-                 ("ioengine=external:/tmp/evil.so\n",
-                  "ioengine=external:/tmp/evil.so",
+                 ("ioengine=external:%s\n" % evil,
+                  "ioengine=external:%s" % evil,
                   "the code of that library (fio loads it)"),
-                 ("ioengine=/tmp/evil.so\n", "ioengine=/tmp/evil.so",
+                 ("ioengine=%s\n" % evil, "ioengine=%s" % evil,
                   "the code of that library (fio loads it)"),
                  ("exec_prerun=/bin/true\n", "exec_prerun=/bin/true",
                   "that command"))
-        with tempfile.TemporaryDirectory() as d:
+        with top as d:
             job = os.path.join(d, "exec.fio")
             for text, option, what in cases:
                 with open(job, "w") as f:

@@ -168,6 +168,7 @@ def test_lru_tables_follow_no_link(tmp_path):
     assert victim.read_text() == "victim\n"
 
 
+@pytest.mark.skipif(not helpers.FIO, reason="needs fio")
 def test_host_job_files_stay_in_the_results_directory(tmp_path):
     import argparse
     from flagcheck_analysis.inputs import matrix
@@ -179,7 +180,7 @@ def test_host_job_files_stay_in_the_results_directory(tmp_path):
     elsewhere.mkdir()
     os.symlink(str(elsewhere), out / "jobs")
     args = argparse.Namespace(outdir=str(out), scenarios={"s": str(job)},
-                              vars={})
+                              vars={}, fio=helpers.FIO)
     run = matrix.Run("s", "always", 1, 1)
     with pytest.raises(outpath.OutPathError) as e:
         clientserver.write_job_files(args, run, [hosts.parse("h,8765")])

@@ -1,4 +1,5 @@
-"""predict reads a job file's options as fio 3.33 does, through inputs/jobfile.py."""
+"""predict reads a job file's options as fio reads them: fio's own reading
+(guard/fiojob.py), the engine loaded."""
 
 import os
 
@@ -6,9 +7,9 @@ import pytest
 
 from tests.analysis import helpers
 from flagcheck_analysis.predict import jobspec
-from flagcheck_analysis.inputs import jobfile
+from flagcheck_analysis.guard import fiojob
 
-HEAD = "[global]\nmodel=pattern\n[j]\npattern_words=a\n"
+HEAD = "[global]\nmodel=pattern\n[j]\npattern_words=a@0\n"
 
 
 def _job(tmp_path, body, name="t.fio"):
@@ -25,7 +26,7 @@ def test_a_comment_after_a_blank_is_cut_as_fio_cuts_it(tmp_path):
 def test_the_job_over_global(tmp_path):
     p = tmp_path / "t.fio"
     p.write_text("[global]\nmodel=pattern\npattern=test_bit(a,0)\n"
-                 "[j]\npattern_words=a\npattern=set_bit(a,0)\n")
+                 "[j]\npattern_words=a@0\npattern=set_bit(a,0)\n")
     assert jobspec.read(str(p)).pattern == "set_bit(a,0)"
 
 
@@ -38,9 +39,9 @@ def test_a_second_job_section_is_refused_not_left_out(tmp_path):
 
 def test_the_reader_gives_expanded_values(tmp_path):
     path = _job(tmp_path, "filename=d$ncpus\n")
-    _, opts = jobfile.read(path, {})
+    job = fiojob.read(path, {}, engine=fiojob.default_engine())
     want = "d%d" % os.sysconf("SC_NPROCESSORS_CONF")
-    assert [o.value for o in opts if o.key == "filename"] == [want]
+    assert [o.value for o in job.options if o.key == "filename"] == [want]
 
 
 def test_unicode_digits_are_no_writer_count(tmp_path):

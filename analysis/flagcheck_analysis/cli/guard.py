@@ -21,8 +21,9 @@ def main(argv=None):
                    help="fio's command-line options after the job file")
     args = p.parse_args(argv)
     try:
-        jobguard.check_devices(args.job, os.environ, args.fio_args)
-        for w in jobguard.check_patterns(args.job, os.environ, args.fio_args):
+        job = jobguard.read(args.job, os.environ)
+        jobguard.check_devices(job, os.environ, args.fio_args)
+        for w in jobguard.check_patterns(job, os.environ, args.fio_args):
             print(width.wrap("run-job: warning: %s" % w), file=sys.stderr)
     except jobguard.Refused as e:
         print(width.wrap("run-job: %s" % e), file=sys.stderr)

@@ -50,14 +50,11 @@ def verify_states(job_names, fio_opts):
     return out
 
 
-def check(job, opts, job_names, fio_opts, remote=False, cleared=()):
+def check(job, opts, job_names, fio_opts, remote=False):
     """The refusal (one line) of the first file fio would write or remove
     for job file @job and that the rule refuses, else None: @opts the
     job options [(section, key, value, origin)], @fio_opts fio's own
-    options (fioargs.Option) of its command line; a link at one of the
-    paths @cleared is not refused: the caller removes it (never following
-    it) before fio starts, as flagcheck run does with its counters file."""
-    cleared = {os.path.abspath(p) for p in cleared}
+    options (fioargs.Option) of its command line."""
     for key, value, origin, log in fiologs.log_files(opts, job_names,
                                                      remote):
         # fio's client writes the logs of its servers here (NAME.HOST)
@@ -71,8 +68,6 @@ def check(job, opts, job_names, fio_opts, remote=False, cleared=()):
     for _, key, value, origin in opts:
         v = value.strip() if key == "flagcheck_stats" else ""
         what = v and _what(v, remote)
-        if what and os.path.islink(v) and os.path.abspath(v) in cleared:
-            continue
         if what:
             return ("%s: flagcheck_stats=%s (from %s) is %s: %s (the engine "
                     "writes it whatever rw= is)" % (job, value.strip(),

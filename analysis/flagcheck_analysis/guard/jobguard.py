@@ -1,54 +1,15 @@
-"""Before fio runs a job file: the block devices a writing job would
-overwrite, and the commands it would have a fio server run.
-
-A job writes when any rw= (or readwrite=) is neither read nor randread,
-unless every ioengine is flagcheck's (or fio's null engine) on the null
-backend, which opens nothing.  Every way a job names a file counts, as
-fio 3.33 reads them: filename= lists split at ':' ('\\:' is a colon),
-each also under every directory= (fio prefixes it even to an absolute
-name), filename_format= with $jobname, $jobnum, $filenum, $clientuid
-standing for anything (so every existing file it could make is checked),
-a job's own name when it names no file, and symlinks followed.  opendir=
-adds regular files only (filesetup.c recurse_dir), never a device.
-Options come from the job file as fio reads it (jobfile.read: each line
-ended at its first ';' or '#', then ${VAR} expanded, then fio's keywords
-$pagesize, $mb_memory and $ncpus replaced with this machine's values,
-includes followed, every [section] a job name, with options or without)
-and from fio's
-command line, where an abbreviation counts as every option it could stand
-for.  A watched value that holds ';' or '#' after ${VAR} expansion or on
-the command line is refused: fio ends it there for some options and on its
-servers, not for others, so the guard can not know what fio would use;
-so is a watched value in which fio replaces a keyword and then has bc
-compute it, and, for fio servers, one in which it replaces a keyword with
-the server's own value.  The engine's counters file (flagcheck_stats=)
-is written by every job, reading or not: an existing one that is not a
-regular file (a device, a FIFO, a socket) is refused, as the engine
-refuses it; so is every other file fio writes or removes whatever rw= is
-(its logs, --output, --trigger-file, the verify state: fiopaths.py), by
-the one rule for written paths (inputs/outpath.py: a regular file or
-absent, never a link).  A job with read_iolog= writes where its log holds
-a write or trim action (fio replays the log whatever rw= says), onto the
-files the log names or replay_redirect= (replay.py); a log not read here
-(a blktrace, stdin, a socket) is refused unless replay_redirect= names
-where it goes.  fio's command line is read as fio reads it (fioargs.py):
-short options (-o FILE, -oFILE), every job file it names (each read as
-the first is), and fio's server and client options, refused here.
-
-On fio servers (remote) a writing job's names are also refused where
-what they lead to there is not known here: a relative one (opened from
-the server's working directory), one with '..', one under /proc/.
-
-jobs/run-job runs it before fio (cli/guard.py); flagcheck run checks each job
-file the same way.  FLAGCHECK_DESTROY=yes lets a job write a device."""
+"""Before fio runs a job file: what it would overwrite (block devices,
+files fio or the engine writes whatever rw= is), the programs it would
+have a fio server run, and the pattern options as the engine gets them.
+The job is fio's own reading of it (fiojob.py); fio's command line beside
+it is read by fioargs.py.  The rules: docs/analysis.md, "The guard"."""
 
 import glob
 import os
 import re
 import stat
 
-from . import fioargs, fiologs, fiopaths, replay
-from ..inputs import jobfile
+from . import fioargs, fiojob, fiologs, fiopaths, replay
 
 WRITE_FREE_RW = ("read", "randread")
 # the options that say where a job does I/O, whether it writes, and what
@@ -60,14 +21,19 @@ WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
 EXEC_OPTIONS = ("exec_prerun", "exec_postrun")
 # the engine's options whose value is a pattern (docs/pattern.md)
 PATTERN_OPTIONS = ("pattern", "pattern_fixed", "pattern_words")
-# the watched options whose value, from ${VAR} or the command line, may
-# not hold ';' or '#' (see _check_cut)
+# the watched options whose value may not hold ';' or '#' (_check_cut) nor
+# a blank inside (fio prints it unquoted: _check_blank)
 CUT_WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
                "readwrite", "backend", "ioengine", "flagcheck_stats",
                "read_iolog", "replay_redirect") + fiologs.LOG_OPTIONS
 # fio's own options that make it a server, or a client of servers: the
 # jobs then run elsewhere, unseen here (flagcheck run --hosts runs them)
 SERVER_OPTIONS = ("server", "daemonize", "client", "remote-config")
+# options whose value names a file: a value fio printed with ' --' inside
+# reads as two options (_check_joined)
+PATH_OPTIONS = ("filename", "filename_format", "directory", "opendir",
+                "flagcheck_stats", "read_iolog", "replay_redirect") + \
+    fiologs.LOG_OPTIONS
 _ASKERS = {}
 _KEYWORD = re.compile(r"\$(jobname|jobnum|filenum|clientuid)")
 DEFAULT_FORMAT = "$jobname.$jobnum.$filenum"
@@ -77,65 +43,110 @@ class Refused(Exception):
     """One line: what would be destroyed or run, and how to allow it."""
 
 
-def _check_keyword(o, remote):
-    """Refused: a watched value in which fio replaced a keyword and then
-    has bc compute it, or (@remote) replaced one with a fio server's own
-    value: which file it names is not known here."""
-    why = None
-    if o.keyword == "bc":
-        why = "fio replaces the keyword and then computes the value with bc"
-    elif o.keyword and remote:
-        why = "each fio server replaces the keyword with its own value"
-    if why and o.key in CUT_WATCHED:
-        raise Refused("%s: %s=%s (%s=%s as written): %s, so which file or "
-                      "engine it would use is not certain: refused (name it "
-                      "without $pagesize, $mb_memory or $ncpus)"
-                      % (o.where, o.key, o.value, o.key, o.written, why))
-
-
-def job_options(path, env, remote=False):
-    """[(section, key, value, origin)] of job file @path as fio reads it
-    (jobfile.read: its cut at ';' and '#', ${VAR} from @env, includes),
-    and (name, None, None, origin) for every job section, with options or
-    without: fio opens a job's name when it names no file.  A section
-    name is also taken with ${VAR} expanded (fio servers get it so).
-    Raises Refused."""
+def read(job, env, fio=None):
+    """@job if it is fio's reading already (fiojob.Job), else fio's
+    reading of job file @job with @env's variables; raises Refused."""
+    if isinstance(job, fiojob.Job):
+        return job
     try:
-        sections, opts = jobfile.read(path, env)
-    except jobfile.JobFileError as e:
+        return fiojob.read(job, env, fio)
+    except fiojob.FioJobError as e:
         raise Refused(str(e))
-    out = []
-    for name in sections:
-        for n in {name, jobfile.expand(name, env)}:
-            if not jobfile.is_global(n):
-                out.append((n, None, None, "the job name [%s] in %s"
-                            % (n, path)))
-    for o in opts:
-        if o.value is None and o.key in fiologs.LOG_TYPES:
-            o = o._replace(value="", written="")    # the job's name
-        if o.value is None:
+
+
+def _lines(path):
+    try:
+        return fiojob.check_file(path).split("\n")
+    except fiojob.FioJobError:
+        return []
+
+
+def written(path, key):
+    """(where, the value as written) of the one line of job file @path
+    that sets @key, for messages (fio's reading names no line); (@path,
+    None) where none or several do, or an included file does."""
+    found = [(n, v) for n, line in enumerate(_lines(path), 1)
+             for k, eq, v in [line.strip().partition("=")]
+             if eq and k.strip() == key]
+    if len(found) != 1:
+        return path, None
+    n, value = found[0]
+    return "%s:%d" % (path, n), \
+        value.split(";", 1)[0].split("#", 1)[0].strip()
+
+
+def job_options(job, env=None, remote=False):
+    """[(section, key, value, origin)] of @job (fio's reading, or a job
+    file read with @env), and (name, None, None, origin) for every job:
+    fio opens a job's name when it names no file.  Raises Refused."""
+    job = read(job, env or {})
+    out = [(name, None, None, "the job name [%s] in %s" % (name, job.path))
+           for name in job.sections]
+    for o in job.options:
+        value = o.value
+        if value is None and o.key in fiologs.LOG_TYPES:
+            value = ""          # the job's name
+        if value is None:
             continue
-        _check_keyword(o, remote)
-        where = o.where.rsplit(":", 1)[0]
-        origin = "%s=%s in %s" % (o.key, o.value, where)
-        if o.value != o.written:
-            _check_cut(o.key, o.value, "%s=%s in %s (from %s=%s)" % (
-                o.key, o.value, o.where, o.key, o.written))
-        out.append((o.section, o.key, o.value.strip(), origin))
+        origin = "%s=%s in %s" % (o.key, value, job.path)
+        if o.key in CUT_WATCHED and any(c in value for c in ";#"):
+            where, raw = written(job.path, o.key)
+            _check_cut(o.key, value, "%s=%s in %s%s" % (
+                o.key, value, where, " (from %s=%s)" % (o.key, raw)
+                if raw is not None and raw != value else ""))
+        if o.key in CUT_WATCHED + ("name",):
+            _check_blank(o.key, value, origin)
+        out.append((o.section, o.key, value.strip(), origin))
+    _check_joined(job)
     return out
 
 
+def shows(job, env, values):
+    """Whether one of @values shows in a watched value of @job (fio's
+    reading with @env) or a job's name, the run's own counters file
+    (@env's FLAGCHECK_STATS) aside: there another run's variables may
+    read otherwise."""
+    mine = env.get("FLAGCHECK_STATS")
+    return any(v and v in (o.value or "") for v in values
+               for o in job.options if o.key in WATCHED and o.value != mine)
+
+
 def _check_cut(key, value, origin):
-    """Refused: a watched value holding ';' or '#' that fio did not cut
-    where the guard reads it (after ${VAR} expansion, on the command
-    line): fio ends it there for some options (filename=: options.c
-    str_filename_cb; every option on a fio server, which reads the
-    expanded text) and not for others (directory=, ioengine=)."""
+    """Refused: a watched value holding ';' or '#' (from ${VAR} or the
+    command line: fio cut the job file's own lines): fio ends it there
+    for some options (filename=) and on its servers, not for others."""
     if key in CUT_WATCHED and any(c in value for c in ";#"):
         raise Refused("%s: fio ends a value at ';' or '#' in some places "
                       "and not in others, so which file or engine it would "
                       "use is not certain: refused (name it without ';' "
                       "and '#')" % origin)
+
+
+def _check_blank(key, value, origin):
+    """Refused: a watched value with a blank inside: fio --showcmd prints
+    it unquoted, so which words are the value is not certain."""
+    if re.search(r"\s", value.strip()):
+        raise Refused("%s: fio prints %s=%s unquoted, so which words are "
+                      "its value is not certain: refused (name it without "
+                      "blanks)" % (origin, key, value))
+
+
+def _check_joined(job):
+    """Refused: a file fio's reading could name where a value held ' --'
+    (fio prints `--filename=a --b` for filename=`a --b`): a value with the
+    options printed after it, where such a file exists."""
+    texts = [o.text for o in job.options]
+    for i, o in enumerate(job.options):
+        if o.key not in PATH_OPTIONS or o.value is None:
+            continue
+        for j in range(i + 1, len(texts)):
+            value = " --".join([o.value] + texts[i + 1:j + 1])
+            for name in [value] + split_list(value):
+                if " --" in name and os.path.lexists(name):
+                    raise Refused(
+                        "%s: fio prints %s=%s, and %s exists: which is the "
+                        "value is not certain: refused (name it without "
+                        "' --')" % (job.path, o.key, value, name))
 
 
 def fio_command_line(args, env=None):
@@ -266,10 +277,10 @@ def block_devices(opts, remote=False):
 
 
 def _applying(opts, section):
-    """The options that apply to the job of @section: its own, every
-    global section's and the command line's."""
-    return [o for o in opts if o[0] in (section, None) or
-            (o[0] is not None and jobfile.is_global(o[0]))]
+    """The options that apply to the job of @section: its own, the
+    global ones (fio's reading: those before the first job) and the
+    command line's."""
+    return [o for o in opts if o[0] in (section, None)]
 
 
 def _opened_names(opts):
@@ -322,32 +333,26 @@ def _check_hosts_names(path, opts, rw):
                           % (path, rw, name, origin, why))
 
 
-def _command(path, env, args=(), remote=False):
-    """(job options, fio's own options) of job file @path, every other
-    job file fio's command line @args names (fioargs.py: each word fio
-    may take as one), and the job options of @args; raises Refused."""
+def _command(job, env, args=(), remote=False):
+    """(job options, fio's own options) of @job, every other job file
+    fio's command line @args names (fioargs.py: each word fio may take as
+    one), and the job options of @args; raises Refused."""
     fio_opts, jobs, maybe = fio_command_line(args, env)
-    opts = job_options(path, env, remote)
-    for job in jobs + [m for m in maybe if os.path.isfile(m)]:
-        if job == "-":
+    job = read(job, env)
+    opts = job_options(job, env, remote)
+    for other in jobs + [m for m in maybe if os.path.isfile(m)]:
+        if other == "-":
             raise Refused("%s: fio would read a job file from stdin ('-' on "
                           "its command line), which is not judged here: "
-                          "refused (name a job file)" % path)
-        opts += job_options(job, env, remote)
+                          "refused (name a job file)" % job.path)
+        opts += job_options(other, env, remote)
     for o in fio_opts:
         if o.fio and o.name in SERVER_OPTIONS:
             raise Refused("%s: %s on fio's command line runs fio as a "
                           "server or a client of servers, whose jobs are "
                           "not judged here: refused (flagcheck run --hosts "
-                          "runs jobs on fio servers)" % (path, o.written))
+                          "runs jobs on fio servers)" % (job.path, o.written))
     return opts + cmdline_options(args, env=env), fio_opts
-
-
-def options_of(path, env, args=(), remote=False):
-    """Every job option of job file `path` (${VAR} from env), of every
-    other job file fio's command line `args` names, and of `args`;
-    raises Refused for a job file fio would not read."""
-    return _command(path, env, args, remote)[0]
 
 
 REPLAY_WRITES = "replay writes"     # a key no job option has
@@ -383,16 +388,17 @@ def _replayed(path, opts, guarded):
     return out
 
 
-def check_devices(path, env, args=(), remote=False, cleared=()):
-    """Raises Refused when the job writes a block device and env lacks
-    FLAGCHECK_DESTROY=yes (`remote`: see block_devices), and for a file
-    fio would write or remove that the rule refuses (fiopaths.py; a link
-    at a path of @cleared is removed by the caller before fio starts)."""
-    opts, fio_opts = _command(path, env, args, remote)
+def check_devices(job, env, args=(), remote=False):
+    """Raises Refused when @job (fio's reading, or a job file read with
+    @env) writes a block device and env lacks FLAGCHECK_DESTROY=yes
+    (`remote`: see block_devices), and for a file fio would write or
+    remove that the rule refuses (fiopaths.py)."""
+    job = read(job, env)
+    path = job.path
+    opts, fio_opts = _command(job, env, args, remote)
     destroy = env.get("FLAGCHECK_DESTROY") == "yes"
     if not destroy:
-        why = fiopaths.check(path, opts, _job_names(opts), fio_opts, remote,
-                             cleared)
+        why = fiopaths.check(path, opts, _job_names(opts), fio_opts, remote)
         if why:
             raise Refused(why)
     opts = opts + _replayed(path, opts, not (destroy or opens_nothing(opts)))
@@ -424,21 +430,38 @@ def _engine_runs(value, env):
     return None
 
 
-def check_exec(path, env):
-    """Raises Refused when the job has a fio server run a program:
+def check_exec(job, env):
+    """Raises Refused when @job has a fio server run a program:
     exec_prerun=, exec_postrun=, ioengine=exec, or an ioengine library
     other than FLAGCHECK_ENGINE (fio's HOWTO: every option that does)."""
-    for _, key, value, _ in options_of(path, env):
-        if key in EXEC_OPTIONS:
+    job = read(job, env)
+    for o in job.options:
+        if o.key in EXEC_OPTIONS:
             what = "that command"
-        elif key == "ioengine":
-            what = _engine_runs(value, env)
+        elif o.key == "ioengine" and o.value is not None:
+            what = _engine_runs(o.value, env)
         else:
             continue
         if what:
             raise Refused("%s: %s=%s would have every fio server run %s, "
                           "as the server's user; give --allow-exec if you "
-                          "mean it" % (path, key, value, what))
+                          "mean it" % (job.path, o.key, o.value, what))
+
+
+def for_hosts(job, env):
+    """The text of the job file fio servers are sent for @job: fio's
+    reading here (fiojob.job_text), so that they run what was judged;
+    raises Refused for a value a server would read otherwise (its ';' or
+    '#' cut, a ${VAR} fio's client expands, blanks at its ends)."""
+    job = read(job, env)
+    for o in job.options:
+        value = o.value or ""
+        if re.search(r"[;#]|\$\{", value) or value != value.strip():
+            raise Refused("%s: %s=%s: a fio server would read it otherwise "
+                          "(it cuts a value at ';' or '#', its client "
+                          "expands ${VAR}, blanks at the ends go): refused "
+                          "for hosts" % (job.path, o.key, value))
+    return fiojob.job_text(job)
 
 
 def _int(value):
@@ -448,28 +471,40 @@ def _int(value):
         return None
 
 
-def check_patterns(path, env, args=(), pinned=False):
+def _cut_patterns(job):
+    """Refused: a pattern option whose job-file line fio cuts inside the
+    value (`pattern=a;b` runs only `a`): what fio cuts it does not show,
+    so the job file's own lines are looked at (not an included file's)."""
+    for n, line in enumerate(_lines(job.path), 1):
+        key, eq, raw = line.strip().partition("=")
+        cut = min([raw.index(c) for c in ";#" if c in raw] or [-1])
+        if not eq or key.strip() not in PATTERN_OPTIONS or cut < 0 or \
+                raw[cut - 1:cut].isspace() or not raw[cut + 1:].strip():
+            continue
+        key = key.strip()
+        value = next((o.value for o in job.options if o.key == key and
+                      o.value is not None), raw[:cut])
+        raise Refused("%s:%d: %s=%s: fio ends the line at '%s' (a "
+                      "comment), so the engine would get %s=%s; "
+                      "separate operations with ',' (docs/pattern.md), "
+                      "and put a blank before a comment" % (
+                          job.path, n, key, raw.rstrip(), raw[cut], key,
+                          value))
+
+
+def check_patterns(job, env, args=(), pinned=False):
     """The engine's pattern options as fio hands them over (docs/pattern.md):
     raises Refused for a pattern option whose job-file line fio cuts
-    inside the value (`pattern=a;b` runs only `a`) and for pattern_writers
-    above numjobs (every job would write, as with 0); returns the warnings
-    (a `:node` word without cpus_allowed, unless @pinned: each job then
-    uses the copy of whichever node it happens to start on)."""
-    try:
-        sections, opts = jobfile.read(path, env)
-    except jobfile.JobFileError as e:
-        raise Refused(str(e))
-    for o in opts:
-        if o.key in PATTERN_OPTIONS and o.comment[:1] in (";", "#") and \
-                o.comment[1:].strip():
-            raise Refused("%s: %s=%s%s: fio ends the line at '%s' (a "
-                          "comment), so the engine would get %s=%s; "
-                          "separate operations with ',' (docs/pattern.md), "
-                          "and put a blank before a comment" % (
-                              o.where, o.key, o.written, o.comment.rstrip(),
-                              o.comment[0], o.key, o.value))
-    every = [(o.section, o.key, o.value, o.where) for o in opts
-             if o.value is not None] + \
+    inside the value and for pattern_writers above numjobs (every job
+    would write, as with 0); returns the warnings (a `:node` word without
+    cpus_allowed, unless @pinned: each job then uses the copy of whichever
+    node it happens to start on)."""
+    job = read(job, env)
+    _cut_patterns(job)
+    every = [(o.section, o.key, o.value, written(job.path, o.key)[0])
+             for o in job.options if o.value is not None and o.key in (
+                 "numjobs", "pattern_writers", "cpus_allowed",
+                 "pattern_words")] + \
         [(None, k, v, origin) for _, k, v, origin in cmdline_options(
             list(args), ("numjobs", "pattern_writers", "cpus_allowed"))]
     numjobs = [n for n in (_int(v) for _, k, v, _ in every

@@ -1,23 +1,14 @@
 """What flagcheck predict reads from a model=pattern job file: the pattern
 options the engine would get (pattern_words, pattern, pattern_fixed,
-pattern_writers) and the header lines of its published machine and rest.
-
-The text is inputs/jobfile.py's render() (includes inlined, ${VAR} replaced
-as fio does); options are fio's `key=value` lines, the job's section over
-[global]. A file of several job sections is refused: one job's pattern is
-what the simulator runs. The header lines (inputs/jobheader.py reads them):
-
-  ; published-machine: PROFILE N [PLACEMENT]
-  ; published-rest: work | work NS | fio
-  ; rest-rule: how the rest was derived (free text)
-"""
+pattern_writers), as fio reads them (guard/fiojob.py, the engine loaded),
+and the header lines of its published machine and rest (jobheader.py).
+One job section (docs/analysis.md#the-job-file-as-fio-reads-it)."""
 
 import os
 from collections import namedtuple
 
 from ..inputs import jobheader
-from ..inputs import jobfile
-from ..guard import jobguard
+from ..guard import fiojob, jobguard
 
 RESTS = ("work", "fio")
 MAX_NAMED = 4     # job sections named in a refusal, then "and N more"
@@ -37,47 +28,43 @@ class SpecError(Exception):
 
 
 def _env(cpus=None):
-    """The job file's variables: VARIANT, and NUMJOBS the CPUs simulated
-    (the jobs flagcheck run would start), where known."""
-    env = dict(os.environ, VARIANT="always")
-    env.pop("NUMJOBS", None)
-    if cpus is not None:
-        env["NUMJOBS"] = str(cpus)
+    """The job file's variables: flagcheck run's defaults where unset,
+    VARIANT, and NUMJOBS the CPUs simulated (the jobs flagcheck run would
+    start), else 1 (fio's numjobs)."""
+    env = dict(fiojob.DEFAULT_VARS, **os.environ)
+    env.update(VARIANT="always", NUMJOBS=str(cpus or 1))
     return env
 
 
 def _read(path, env=None):
-    """([section names], [Option]) as fio reads the file (inputs/jobfile.py:
-    its cut, ${VAR}, keywords, includes)."""
+    """fio's reading of the job file (fiojob.Job), the engine loaded for
+    a job that names no ioengine."""
+    env = env or _env()
     try:
-        return jobfile.read(path, env or _env())
-    except jobfile.JobFileError as e:
+        return fiojob.read(path, env, engine=env["FLAGCHECK_ENGINE"])
+    except fiojob.FioJobError as e:
         raise SpecError(str(e))
 
 
-def _options(path, read=None):
-    """{key: value} of the [global] section, then the first job section's
-    own values over them (fio's inheritance for one job); @read: _read()'s
-    of @path, if read already."""
-    sections, opts = read or _read(path)
-    first = next((n for n in sections if not jobfile.is_global(n)), None)
-    glob, job = {}, {}
-    for o in opts:
-        if o.value is None:
-            continue
-        if jobfile.is_global(o.section):
-            glob[o.key] = o.value.strip()
-        elif o.section == first:
-            job[o.key] = o.value.strip()
-    glob.update(job)
-    return glob
+def _options(path, job=None):
+    """{key: value} of the global options, then the first job's own
+    values over them (fio's inheritance for one job); @job: _read()'s of
+    @path, if read already."""
+    job = job or _read(path)
+    first = job.sections[0] if job.sections else None
+    out = {}
+    for o in job.options:
+        if o.value is not None and o.section in (None, first) and \
+                o.key != "name":
+            out[o.key] = o.value.strip()
+    return out
 
 
 def _one_job_section(path, sections):
     """SpecError for a file of several job sections: the simulator runs
     one job's pattern on --cpus CPUs, and would silently leave the other
     sections' options out."""
-    jobs = ["[%s]" % n for n in sections if not jobfile.is_global(n)]
+    jobs = ["[%s]" % n for n in sections]
     if len(jobs) < 2:
         return
     named = ", ".join(jobs[:MAX_NAMED])
@@ -88,24 +75,19 @@ def _one_job_section(path, sections):
                     % (path, named))
 
 
-def _refused_as_the_engine_would(path, opts, env, cpus):
-    """SpecError for what run-job and the engine refuse: a pattern line
-    fio cuts at ';' or '#' inside the value, a pattern value that holds
-    one after ${VAR} expansion (the engine refuses it), pattern_writers
-    above numjobs (${NUMJOBS}: @cpus, the fewest CPUs simulated)."""
+def _refused_as_the_engine_would(job, env, cpus):
+    """SpecError for what run-job refuses (the engine refused the rest
+    while fio read the job): a pattern line fio cuts at ';' or '#' inside
+    the value, pattern_writers above numjobs (${NUMJOBS}: @cpus, the
+    fewest CPUs simulated)."""
     try:
-        jobguard.check_patterns(path, env)
+        jobguard.check_patterns(job, env)
     except jobguard.Refused as e:
         why = ""
         if "pattern_writers" in str(e):
             why = (" (NUMJOBS is %d, the fewest CPUs simulated)" % cpus
                    if cpus else " (NUMJOBS is unset here: give --cpus)")
         raise SpecError(str(e) + why)
-    for key in jobguard.PATTERN_OPTIONS:
-        if any(c in opts.get(key, "") for c in ";#"):
-            raise SpecError("%s: %s=%s: ';' and '#' are not operators: the "
-                            "engine refuses them (separate operations with "
-                            "',', docs/pattern.md)" % (path, key, opts[key]))
 
 
 def is_pattern(path):
@@ -143,17 +125,17 @@ def read(path, cpus=None):
             pub = None      # said below, after the model's check
         cpus = pub.cpus if pub else None
     env = _env(cpus)
-    read = _read(path, env)
-    opts = _options(path, read)
+    job = _read(path, env)
+    opts = _options(path, job)
     if opts.get("model") != "pattern":
         raise SpecError("%s: model=%s: flagcheck predict takes "
                         "model=pattern job files (a C model's pattern twin "
                         "is in jobs/pattern/)" % (path, opts.get("model")))
-    _one_job_section(path, read[0])
+    _one_job_section(path, job.sections)
     if not opts.get("pattern"):
         raise SpecError("%s: pattern is empty: model=pattern needs a "
                         "sequence of operations" % path)
-    _refused_as_the_engine_would(path, opts, env, cpus)
+    _refused_as_the_engine_would(job, env, cpus)
     writers = opts.get("pattern_writers", "0") or "0"
     if not writers.isdigit():
         raise SpecError("%s: pattern_writers=%s: allowed a whole number "

@@ -7,7 +7,8 @@ import os
 
 from ..inputs import safewrite, clients, fiojson, matrix
 from . import hosts
-from ..inputs import jobfile
+from ..guard import fiojob, jobguard
+from ..inputs import textfile
 
 REASON_LINES = 10      # lines a failed host's server said, kept
 
@@ -128,19 +129,21 @@ def counters_paths(args, run):
 
 
 def write_job_files(args, run, live):
-    """The job file each live host is sent, ${VARS} expanded and includes
-    inlined; {label: path relative to the results directory}.  Raises
-    jobfile.JobFileError."""
+    """The job file each live host is sent: fio's reading of the run's
+    job file here (jobguard.for_hosts), so that each server runs what was
+    judged; {label: path relative to the results directory}.  Raises
+    fiojob.FioJobError, jobguard.Refused."""
     paths = {}
     for h in live:
         path = matrix.host_job_path(args.outdir, run, h.label)
-        text = jobfile.render(args.scenarios[run.scenario],
-                              dict(os.environ, **matrix.run_env(
-                                  args.vars, args.outdir, run, h.label)))
+        env = dict(os.environ, **matrix.run_env(args.vars, args.outdir, run,
+                                                h.label))
+        text = jobguard.for_hosts(fiojob.read(
+            args.scenarios[run.scenario], env, args.fio), env)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         # inside the results directory (outpath.py): a planted link at
         # jobs/ would send the job files wherever it points
-        safewrite.write(path, jobfile.to_bytes(text), within=args.outdir)
+        safewrite.write(path, textfile.to_bytes(text), within=args.outdir)
         paths[h.label] = os.path.relpath(path, args.outdir)
     return paths
 

@@ -14,7 +14,6 @@ from .. import width
 from ..stats import decide
 from . import hosts, placement, runmanifest, runsettings
 from ..guard import fiojob, jobguard
-from ..inputs import jobfile
 from .local import Local
 from .remote import Remote
 
@@ -112,8 +111,8 @@ def _scenarios(p, args):
     scenarios = {}
     for job in args.jobs:
         try:
-            jobfile.read_text(job)      # a regular file, of bounded size
-        except jobfile.JobFileError as e:
+            fiojob.check_file(job)      # a regular file, of bounded size
+        except fiojob.FioJobError as e:
             p.error(str(e))
         stem = os.path.splitext(os.path.basename(job))[0]
         if stem in scenarios:
@@ -142,14 +141,42 @@ def _executor(p, args):
     args.ramp_s = args.executor.ramp_s(args)
 
 
-def _guard(p, args):
+def _env(args, stem, variant, numjobs):
+    """A run's variables, its counters file aside: that one is the
+    runner's, in a results directory not made yet (the engine would refuse
+    it), and whatever lies there goes before each run."""
+    return dict(os.environ, **dict(matrix.run_env(
+        args.vars, args.outdir, matrix.Run(stem, variant, numjobs, 1)),
+        FLAGCHECK_STATS=""))
+
+
+def _readings(p, args):
+    """fio's reading of each job file, once a command: with the first
+    variant and the fewest jobs, and again for another variant or
+    numjobs only where the first one's value shows in a watched value
+    (jobguard.shows)."""
+    args.readings = {}
     for stem, path in args.scenarios.items():
+        out = []
         for variant in args.variants:
-            env = dict(os.environ, **matrix.run_env(
-                args.vars, args.outdir, matrix.Run(stem, variant,
-                                                   args.numjobs[0], 1)))
+            for n in sorted(set(args.numjobs)):
+                env = _env(args, stem, variant, n)
+                if out and not jobguard.shows(out[0][1], out[0][0], [
+                        out[0][0][k] for k in ("VARIANT", "NUMJOBS")
+                        if env[k] != out[0][0][k]]):
+                    continue
+                try:
+                    out.append((env, fiojob.read(path, env, args.fio)))
+                except fiojob.FioJobError as e:
+                    p.error(str(e))
+        args.readings[stem] = out
+
+
+def _guard(p, args):
+    for stem in args.scenarios:
+        for env, job in args.readings[stem]:
             try:
-                args.executor.check_job(path, env, args)
+                args.executor.check_job(job, env, args)
             except jobguard.Refused as e:
                 p.error(str(e))
 
@@ -174,17 +201,14 @@ def _placements(p, args):
 
 
 def _patterns(p, args):
-    # the engine's pattern options as fio hands them over, per numjobs
+    # the engine's pattern options as fio hands them over
     pinned = bool(args.placements) and all(
         pl.get("pinned") for pl in args.placements.values())
     warned = set()
-    for stem, path in args.scenarios.items():
-        for n in args.numjobs:
-            env = dict(os.environ, **matrix.run_env(
-                args.vars, args.outdir, matrix.Run(stem, args.variants[0], n,
-                                                   1)))
+    for stem in args.scenarios:
+        for env, job in args.readings[stem]:
             try:
-                for w in jobguard.check_patterns(path, env, pinned=pinned):
+                for w in jobguard.check_patterns(job, env, pinned=pinned):
                     if w not in warned:
                         warned.add(w)
                         print(width.wrap("flagcheck run: warning: %s" % w),
@@ -200,7 +224,8 @@ def _run_timeout(p, args):
 
 
 # in this order: each step reads what the ones before it set
-STEPS = (_jobs_and_repeats, _vars, _scenarios, _hosts, _executor, _guard,
+STEPS = (_jobs_and_repeats, _vars, _scenarios, _hosts, _executor,
+         _readings, _guard,
          _clock, _placements, _patterns, _run_timeout)
 
 

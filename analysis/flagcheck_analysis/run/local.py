@@ -24,12 +24,11 @@ def aux_args(args):
 
 class Local(Executor):
     @staticmethod
-    def check_job(path, env, args):
-        """Raises jobguard.Refused for a job that would write a block
-        device, or a file the rule for written paths refuses (a link at
-        the run's counters file is not: the runner removes it)."""
-        jobguard.check_devices(path, env, aux_args(args), remote=False,
-                               cleared=(env["FLAGCHECK_STATS"],))
+    def check_job(job, env, args):
+        """Raises jobguard.Refused for a job (fio's reading) that would
+        write a block device, or a file the rule for written paths
+        refuses (the run's own counters file is the runner's)."""
+        jobguard.check_devices(job, env, aux_args(args), remote=False)
 
     @staticmethod
     def clock(args):

@@ -10,20 +10,21 @@ import shlex
 
 from ..inputs import matrix
 from . import clientserver
-from ..guard import jobguard
-from ..inputs import jobfile
+from ..guard import fiojob, jobguard
 from .executor import Executor, Status, env_words
 from .progress import PROG
 
 
 class Remote(Executor):
     @staticmethod
-    def check_job(path, env, args):
-        """Raises jobguard.Refused for a job that would write under /dev/
-        or, without --allow-exec, has a server run a program."""
-        jobguard.check_devices(path, env, remote=True)
+    def check_job(job, env, args):
+        """Raises jobguard.Refused for a job (fio's reading) that would
+        write under /dev/, that the servers would read otherwise, or,
+        without --allow-exec, has a server run a program."""
+        jobguard.check_devices(job, env, remote=True)
+        jobguard.for_hosts(job, env)
         if not args.allow_exec:
-            jobguard.check_exec(path, env)
+            jobguard.check_exec(job, env)
 
     @staticmethod
     def clock(args):
@@ -83,7 +84,7 @@ class Remote(Executor):
         try:
             entry["job_files"] = clientserver.write_job_files(
                 self.args, run, self.live)
-        except (jobfile.JobFileError, OSError) as e:
+        except (fiojob.FioJobError, jobguard.Refused, OSError) as e:
             entry.update(rc=None, failure="%s did not run: no job "
                          "file for the hosts" % name, stderr_tail=[str(e)])
             return Status.FAILED
