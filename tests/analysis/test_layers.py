@@ -68,7 +68,7 @@ def closure(start, graph):
 
 # bottom to top: a module reaches (imports, directly or through others) no
 # module of a layer above its own; predict/ reads job files through
-# inputs/jobfile.py and is read by the report
+# guard/fiojob.py (fio reads them) and is read by the report
 LAYERS = (("width",), ("inputs",), ("machines",), ("stats", "guard"),
           ("calibrate", "run", "predict", "fromdiff"), ("report",), ("cli",))
 

@@ -12,7 +12,7 @@ import json
 import os
 import re
 
-from . import safewrite, fiojson, jobfile, matrix, textfile, schema
+from . import safewrite, fiojson, matrix, textfile, schema
 from .schema import BOOL, COUNT, STR, Map, Obj, Opt
 
 # beside each run's fio JSON: what it was made with
@@ -34,9 +34,9 @@ SETUP_SCHEMA = Obj({"name": STR, "scenario": STR,
 
 def _job_texts(path):
     """[(path, text)] of the job file at @path and of every file it
-    includes (jobfile.py: as given where it exists, else beside the
-    including file), each once, in the order read; one that cannot be
-    read is left out."""
+    includes (as fio finds one: as given where it exists, else beside
+    the including file), each once, in the order read; one that cannot
+    be read is left out."""
     out, todo, seen = [], [path], set()
     while todo:
         p = todo.pop(0)
@@ -48,7 +48,9 @@ def _job_texts(path):
         except textfile.TextFileError:
             continue
         out.append((p, text))
-        todo += [jobfile.include_path(p, m) for m in _INCLUDE.findall(text)]
+        todo += [m if os.path.exists(m) or "/" not in p else
+                 os.path.join(os.path.dirname(p), m)
+                 for m in _INCLUDE.findall(text)]
     return out
 
 
