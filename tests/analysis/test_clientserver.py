@@ -32,15 +32,18 @@ class Servers:
     def __init__(self, tmp):
         self.tmp, self.procs = tmp, []
 
-    def start(self, cwd=None):
-        """A server on a free port (working in @cwd); its host spec."""
+    def start(self, cwd=None, user=None):
+        """A server on a free port (working in @cwd, run as @user, a
+        pwd entry); its host spec."""
         port = free_port()
         log = open(os.path.join(self.tmp, "server-%d.log" % port), "w")
+        as_user = dict(user=user.pw_uid, group=user.pw_gid,
+                       extra_groups=[]) if user else {}
         with log:
             proc = subprocess.Popen(
                 [FIO, "--server=ip:%s,%d" % (LOOPBACK, port)], stdout=log,
                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True, cwd=cwd)
+                start_new_session=True, cwd=cwd, **as_user)
         self.procs.append(proc)
         deadline = time.monotonic() + 10
         while True:

@@ -5,6 +5,7 @@ backend) wherever fio runs."""
 
 import json
 import os
+import pwd
 import re
 import shutil
 import subprocess
@@ -27,6 +28,10 @@ def deep_json(path, prefix='{"jobs": '):
     with open(path, "w") as f:
         f.write(prefix + "[" * DEEP + "]" * DEEP + "}\n")
     return path
+
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0,
+                                reason="needs root (a server run as nobody)")
 
 
 def assert_one_line(p, *needles, rc):
@@ -368,7 +373,10 @@ class TestClientMode(Scratch):
         assert run["hosts"][refused.replace(",", "_")]["status"] == "down"
 
     def check_no_results(self, args, said):
-        server = self.servers.start()
+        # as nobody, a server that can not reach what this machine's
+        # fio read (the engine, the results directory, both in a
+        # directory of root's alone): it refuses the job there
+        server = self.servers.start(user=pwd.getpwnam("nobody"))
         p = self.run_runner("--client", server, "--runtime", "1", *args)
         assert_one_line(p, "clientserver_%s_nj1_r1: no job results from "
                         "any host" % args[-1], rc=1)
@@ -385,15 +393,25 @@ class TestClientMode(Scratch):
         assert os.path.exists(os.path.join(
             self.out, run["json"] + ".failed"))
 
+    @needs_root
     def test_engine_the_server_cannot_load(self):
-        self.check_no_results(["--set", "FLAGCHECK_ENGINE=/nonexistent/x.so",
+        engine = self.path("x.so")
+        shutil.copy(ENGINE, engine)
+        self.check_no_results(["--set", "FLAGCHECK_ENGINE=" + engine,
                                "--variants", "always"],
-                              'invalid external ioengine path '
-                              '"/nonexistent/x.so"')
+                              'invalid external ioengine path "%s"' % engine)
 
+    @needs_root
     def test_mode_the_engine_refuses(self):
-        self.check_no_results(["--variants", "bogus"],
-                              "variant=bogus is not valid")
+        # the engine loads there, and refuses a counters file it can not
+        # write; a bad variant= is refused here, before any run
+        self.check_no_results(["--variants", "always"],
+                              "cannot create files in %s: Permission denied"
+                              % self.out)
+        p = self.run_runner("--client", "127.0.0.1,1", "--variants", "bogus")
+        assert_one_line(p, "flagcheck run: error: %s: fio refuses it: "
+                        "flagcheck: variant=bogus is not valid" % CS_JOB,
+                        rc=2)
 
     def test_killed_server_child_is_quoted(self, request):
         server = self.servers.start()

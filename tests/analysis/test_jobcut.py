@@ -420,3 +420,64 @@ class TestPatterns:
         assert "flagcheck run: warning: %s\n" % want in message(fr.stderr)
         rj = run_job(self.tmp, job, "--cpus_allowed=0", BACKEND="null")
         assert "warning" not in rj.stderr
+
+
+@pytest.mark.skipif(not FIO, reason="needs fio")
+class TestAmbiguous:
+    """fio --showcmd prints values unquoted: where its output could be
+    read two ways the guard refuses, naming the option and the value"""
+
+    def refusal(self, tmp_path, body, env=None, remote=False):
+        job = write(str(tmp_path / "j.fio"),
+                    "[j]\nioengine=null\nrw=write\nsize=1m\n" + body)
+        with pytest.raises(jobguard.Refused) as e:
+            jobguard.check_devices(job, env or {}, remote=remote)
+        return job, str(e.value)
+
+    def test_a_blank_inside_a_watched_value(self, tmp_path):
+        job, why = self.refusal(tmp_path, "filename=${F}\n", {"F": "a b"})
+        assert why == ("filename=a b in %s: fio prints filename=a b "
+                       "unquoted, so which words are its value is not "
+                       "certain: refused (name it without blanks)" % job)
+
+    def test_a_variable_holding_dashes(self, tmp_path):
+        job, why = self.refusal(tmp_path, "filename=${F}\n",
+                                {"F": "x --size=2m"})
+        assert why == ("%s: ${F} holds ' --': fio prints options unquoted, "
+                       "so where a value ends is not certain: refused" % job)
+
+    def test_a_file_the_joined_words_name(self, tmp_path, monkeypatch):
+        monkeypatch.chdir(tmp_path)
+        (tmp_path / "x --size=2m").write_text("")
+        job, why = self.refusal(tmp_path, "filename=x --size=2m\n")
+        assert why == ("%s: fio prints filename=x --size=2m, and x --size=2m "
+                       "exists: which is the value is not certain: refused "
+                       "(name it without ' --')" % job)
+
+    def test_a_word_that_is_no_option(self, tmp_path):
+        job, why = self.refusal(tmp_path, "exec_postrun=rm --force x\n")
+        assert why == ("%s: fio prints --exec_postrun=rm --force x, "
+                       "unquoted: which words are the value is not certain: "
+                       "refused" % job)
+
+    def test_fio_prints_more_than_the_job(self, tmp_path):
+        job, why = self.refusal(tmp_path, "verifysort=1\n")
+        assert why.startswith("%s: fio --showcmd printed more than the job "
+                              "(fio --name=j Option verifysort is deprecated"
+                              "\\n--ioengine=null" % job)
+
+    def test_an_include_fio_refused(self, tmp_path):
+        (tmp_path / "other.fio").write_text("[b]\n")
+        job, why = self.refusal(tmp_path, "include other.fio\n")
+        assert why.startswith("%s: fio reads it with an error: No new "
+                              "sections in included files" % job)
+
+    def test_a_value_a_server_would_cut(self, tmp_path):
+        job = write(str(tmp_path / "j.fio"), "[j]\nioengine=null\nsize=1m\n"
+                    "description=${D}\n")
+        with pytest.raises(jobguard.Refused) as e:
+            jobguard.for_hosts(job, {"D": "a;b"})
+        assert str(e.value) == (
+            "%s: description=a;b: a fio server would read it otherwise (it "
+            "cuts a value at ';' or '#', its client expands ${VAR}, blanks "
+            "at the ends go): refused for hosts" % job)

@@ -113,9 +113,9 @@ def _parse(path, out, env):
             raise FioJobError("%s: ${%s} holds %s: refused" % (path, name,
                                                                 why))
     if "\n" in body:
-        raise FioJobError("%s: fio --showcmd printed more than the job (%s): "
-                          "refused" % (path, textfile.printable(
-                              body.split("\n", 1)[1][:200])))
+        raise FioJobError("%s: fio --showcmd printed more than the job "
+                          "(%s): refused" % (path, textfile.printable(
+                              body[:160])))
     if body.strip() in ("", "fio"):
         return Job(path, [], [])        # no section, or [global] alone
     if not body.startswith("fio --"):
