@@ -4,13 +4,16 @@
  *
  *   flagcheck-sim --words W --pattern P [--fixed F] [--writers N]
  *       --variant always|test_first [--rest NS] [--atomic_local NS]
- *       [--atomic_far NS] [--load_hit NS] [--NAME VALUE ...] [--seed N]
+ *       [--atomic_far NS] [--atomic_home NS] [--load_hit NS]
+ *       [--cache_lines N --memory NS] [--NAME VALUE ...] [--seed N]
  *       [--ios N] [--warmup N] [--max_events N]  < MATRIX
  *
  * Each option is spelled as fio spells its own, words joined by '_'.
  * --NAME VALUE: a physics setting of sim/physics.def (--handover nearest,
  * --shared_readers serial, --line_pair true, --jitter 0.1 ...), each at
- * its row's default when not given.
+ * its row's default when not given. --cache_lines N: each CPU's cache
+ * holds N lines (0, the default: every line it gets), a line evicted
+ * costs --memory NS (cache.c).
  *
  * MATRIX: the number of CPUs N (1 to 1024), then N x N one-way transfer
  * costs in ns (0 to 1e6; row: the CPU that holds the line, column: the one
@@ -117,6 +120,12 @@ static int option(struct args *a, const char *o, const char *v)
 		r = num(o, v, 0, 1e6, &c->atomic_local_ns);
 	else if (!strcmp(o, "--atomic_far"))
 		r = num(o, v, 0, 1e6, &c->atomic_far_ns);
+	else if (!strcmp(o, "--atomic_home"))
+		r = num(o, v, 0, 1e6, &c->atomic_home_ns);
+	else if (!strcmp(o, "--memory"))
+		r = num(o, v, 0, 1e6, &c->memory_ns);
+	else if (!strcmp(o, "--cache_lines"))
+		r = whole(o, v, 0, 1 << 30, &d) ?: (c->cache_lines = d, 0);
 	else if (!strcmp(o, "--load_hit"))
 		r = num(o, v, 0, 1e6, &c->load_hit_ns);
 	else if (!strcmp(o, "--seed"))

@@ -205,18 +205,21 @@ static void sim_grant_loads(struct sim *s, struct sim_unit *u,
 			    double t)
 {
 	unsigned int k;
-	double end = t;
+	double end;
 
+	t = sim_batch_start(s, u, b[0].cpu, t);
+	end = t;
+	s->filled = false;
 	for (k = 0; k < nb; k++) {
 		sim_leave(s, u, b[k].cpu, t, !k);
 		s->bend[k] = t + sim_load_cost(s, u, b[k].cpu, true);
 	}
 	for (k = 0; k < nb; k++) {
 		sim_hold(s, u, b[k].cpu, SIM_LOAD);
-		if (s->bend[k] > end)
+		if (s->bend[k] > end && !s->filled)
 			end = s->bend[k];
 	}
-	u->free_at = end;
+	u->free_at = end;	/* reads of a line no core held: side by side */
 	if (s->measuring) {
 		u->stats.busy_ns += end - t;
 		u->busy_end = end;

@@ -45,7 +45,7 @@ def test_physics_come_only_from_the_profile():
                                    "--shared_readers", "serial",
                                    "--line_pair", "true",
                                    "--jitter", "0.25", "--atomics", "near",
-                                   "--visit", "0"]
+                                   "--visit", "0", "--hold", "0"]
     assert set(jobspec.Spec._fields).isdisjoint(names)
 
 
@@ -221,9 +221,10 @@ def test_line_probes_stand_in_for_a_contradicted_calibration():
     assert p.transfer_ns(1, 1) == 0.0
     assert (p.physics, p.local_ns("atomic_local")) == \
         (m.physics, m.local_ns("atomic_local"))
-    # the closed form of one shared word with no rest, at the probes' cost
+    # the closed form of one shared word with no rest, at the probes' cost:
+    # two RMWs a transfer (the floor)
     r = run(spec("x@0", "atomic_inc(x)"), p, 2)
-    assert r["iops"] == pytest.approx(1e9 / 40.0, rel=EXACT)
+    assert r["iops"] == pytest.approx(2e9 / 40.0, rel=EXACT)
     with pytest.raises(machine.MachineError):
         calibmachine.Probed(m, [])
 

@@ -26,6 +26,13 @@ LOCAL = ("atomic_local", "load_hit")
 # an uncontended RMW executed far (physics.atomics "far"): a profile whose
 # atomics can be far has its cost
 FAR = "atomic_far"
+# a contended RMW executed at the line's home (physics.atomics "home"): a
+# profile whose atomics can execute there has its time per operation
+HOME = "atomic_home"
+# a fill from memory of a line evicted from a CPU's cache: a profile with
+# a cache size (topology.l2_kib) has its cost, and one without has neither
+MEMORY = "memory"
+OPTIONAL = (FAR, HOME, MEMORY)
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # a CPU's base clock: from 0.1 GHz to 10 GHz (no CPU Linux runs on is
 # clocked outside that)
@@ -72,6 +79,7 @@ SCHEMA = Obj({
         "sockets": whole(1, 16), "cores_per_socket": whole(1, 1024),
         "threads_per_core": whole(1, 8), "llcs_per_socket": whole(1, 1024),
         "nodes_per_socket": whole(1, 64),
+        "l2_kib": whole(16, 1 << 20),
         "hops": List(List(whole(0, 2))),
         "cpu_order": _choice(("cores-first",))},
         required=("sockets", "cores_per_socket", "threads_per_core",
@@ -128,9 +136,9 @@ def _check_topology(doc, where):
            "two_hops": hops is not None and any(2 in r for r in hops)}
     costs = doc["costs_ns"]
     for k in costs:
-        if k not in has and k not in LOCAL + (FAR,):
+        if k not in has and k not in LOCAL + OPTIONAL:
             raise _bad(where, "costs_ns." + k, costs[k],
-                       "one of " + ", ".join(RELATIONS + LOCAL + (FAR,)))
+                       "one of " + ", ".join(RELATIONS + LOCAL + OPTIONAL))
     for k in LOCAL + tuple(r for r in RELATIONS if has[r]):
         if k not in costs:
             raise _bad(where, "costs_ns." + k, schema.MISSING,
@@ -198,13 +206,26 @@ def validate(doc, where):
                        "an entry for physics.%s" % k)
     _check_topology(doc, where)
     own = doc.get("physics", {})
-    far = "far" in ([own["atomics"]] if "atomics" in own else
-                    fams[doc["family"]].range.get("atomics", []))
-    if far != (FAR in doc["costs_ns"]):
-        raise _bad(where, "costs_ns." + FAR,
-                   doc["costs_ns"].get(FAR, schema.MISSING),
-                   "[low, typ, high]: its atomics can execute far" if far
-                   else "no value: its atomics execute near")
+    atomics = [own["atomics"]] if "atomics" in own else \
+        fams[doc["family"]].range.get("atomics", [])
+    for cost, needs, why in (
+            (FAR, "far" in atomics, "its atomics can execute far"),
+            (HOME, "home" in atomics, "its contended atomics can execute "
+             "at the home"),
+            (MEMORY, "l2_kib" in doc["topology"], "it gives a cache size "
+             "(topology.l2_kib)")):
+        if needs != (cost in doc["costs_ns"]):
+            raise _bad(where, "costs_ns." + cost,
+                       doc["costs_ns"].get(cost, schema.MISSING),
+                       "[low, typ, high]: " + why if needs else
+                       "no value: " + ("its atomics execute near" if
+                                       cost == FAR else "it has no such "
+                                       "figure" if cost == HOME else
+                                       "it gives no cache size"))
+    if "l2_kib" in doc["topology"] and \
+            not str(doc["sources"].get("topology.l2_kib", "")).strip():
+        raise _bad(where, "sources", sorted(doc["sources"]),
+                   "an entry for topology.l2_kib")
     missing = unsourced(doc)
     if missing:
         raise _bad(where, "sources", sorted(doc["sources"]),
