@@ -188,8 +188,8 @@ def test_report_beside_rows_measured_over_simulated():
                                            (1, "test_first"): 8e6},
                               (0.0, "0 null", False))
     assert [r[:5] + r[6:] for r in rows] == [
-        ["S", "1", "always", "0 null", "9000000", "0.90", "yes"],
-        ["S", "1", "test_first", "0 null", "8000000", "0.80", "no"]]
+        ["S", "1", "always", "0 null", "9000000", "0.90", "yes", "-"],
+        ["S", "1", "test_first", "0 null", "8000000", "0.80", "no", "-"]]
 
 
 def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
@@ -210,6 +210,28 @@ def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
     assert [r[1] for r in rows] == ["1", "2"]
     assert rows[0][7] == "its rest"
     assert rows[1][7] in ("yes", "no")
+    assert (rows[0][8], rows[1][8]) == ("-", "50.0 cal")
+
+
+def test_report_beside_rows_take_each_cells_own_line_probes():
+    # the 2-job cell's runs probed the line at 25..31 ns: its transfers
+    # cost their median, 29 ns, not the calibration's 50, and the row says
+    # so; with no rest the always form is two RMWs a transfer (the floor)
+    from flagcheck_analysis.report import bigbox
+    m = Machine(same_llc=(50.0,) * 3, atomic_local=(5.0,) * 3,
+                load_hit=(1.0,) * 3)
+    sp = spec("x@0", "atomic_inc(x)")
+    entries = [{"scenario": "S", "numjobs": 2, "line_probe": {
+        "cpus": [0, 1], "before_ns": b, "after_ns": a}}
+        for b, a in ((25.0, 29.0), (31.0, 30.0))]
+    probes = bigbox.cell_probes(entries + [{"scenario": "T", "numjobs": 2,
+                                            "line_probe": None}], "S")
+    assert probes == {2: [25.0, 29.0, 31.0, 30.0]}
+    rows = bigbox.beside_rows("S", sp, m, {(2, "always"): 6.9e7},
+                              (0.0, "0 given", False), probes)
+    assert rows[0][8] == "30.0"
+    assert float(rows[0][5].split()[0]) == pytest.approx(2e9 / 30.0,
+                                                          rel=1e-6)
 
 
 def test_line_probes_stand_in_for_a_contradicted_calibration():
