@@ -88,7 +88,8 @@ struct sim_cpu {
 	uint64_t obj_rnd;
 	/* the access it waits for */
 	unsigned int unit;
-	int qnext;			/* the unit's next waiter, -1: none */
+	int qnext, qprev;		/* the unit's next, last waiter, -1: none */
+	bool queued;			/* waiting in its unit's queue */
 	enum sim_access acc;
 	enum sim_act act;
 	unsigned long *w;
