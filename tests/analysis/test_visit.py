@@ -91,3 +91,23 @@ def test_a_load_waiter_still_takes_the_line_at_its_cost():
                              600, 600)
         out[f] = unit(r, 0)["transfers_per_io"]
     assert out[0.3] < out[0.0]
+
+
+def test_the_visit_a_curve_needs_is_found_by_bisection():
+    # two CPUs back to back at L 100 ns, a 5 ns: a published 52M/s (2e9 /
+    # 52e6 ns per operation per thread) lies between n = 5 RMWs a visit
+    # (50M/s, f 0.2 up to 0.25) and n = 6 (60M/s, from f 0.25): the
+    # bisection lands on 0.25 to its step (1/256); the hold's rate,
+    # n / (H + L) with n = 1 + floor((H + a) / a), crosses it at H = 25
+    # (6 / 124 ns, then 7 / 125 ns), to its step (1000/256 ns)
+    from flagcheck_analysis.predict import curves, visitfit
+    m = Machine(same_llc=(L,) * 3, atomic_local=(A,) * 3)
+    c = curves.Curve("t.csv", {"placement": "compact"}, "atomic-add",
+                     {2: 2e9 / 52e6})
+    f, where = visitfit.solve(c, m, 2, "visit")
+    assert where == "" and abs(f - 0.25) <= 1 / 256
+    h, where = visitfit.solve(c, m, 2, "hold")
+    assert where == "" and abs(h - 25) <= 1000 / 256
+    # a rate under the floor's (two RMWs a transfer) is named, not solved
+    assert visitfit.solve(c._replace(points={2: 500.0}), m, 2, "visit") \
+        == (0.0, "below")

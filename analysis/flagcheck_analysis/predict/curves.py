@@ -1,18 +1,11 @@
-"""Published curves of a loop on one shared line, each simulated on the
-profile of its CPU: the physics' own test (make physics, docs/predict.md).
-
-A curve is a file under machines/curves/: a published result as its source
-has it (its format: travisdowns-csv, the rows of one loop at 1..N threads,
-or perfbook-raw, each thread count's runs on one line) under a '# key:
-value' header naming the source (repository, path, commit), the CPU, its
-family, the profile it runs on ('-' where machines/ has none, the reason in
-profile-rule), where the one-way costs come from, where the threads ran
-(compact: the first N CPUs; spread: the profile's nodes in turn) and the
-loop. Published: threads x 1e9 / the median of the source's ns per
-operation per thread; simulated: flagcheck-sim's I/Os per second for the
-loop as a pattern (rest 0) on those CPUs at the typical costs and physics.
-Nothing is fitted here: a row off by more than OFF gets the curve's
-mechanism-missing line (what the simulator lacks), or "not known"."""
+"""Published curves of a loop on one shared line (machines/curves/, each
+file the source's rows as they are under a header naming the source, the
+CPU, its family and profile, where the threads ran and the loop), each
+simulated on its profile: the physics' own test (make physics).
+Published: threads x 1e9 / the median ns per operation per thread;
+simulated: flagcheck-sim's rate of the loop, rest 0, typical costs and
+physics. Nothing is fitted: a row off by more than OFF names the
+mechanism the simulator lacks. docs/predict.md, "The visit"."""
 
 import csv
 import glob

@@ -1,12 +1,10 @@
-"""The visit each published curve needs (flagcheck physics --visits;
-docs/predict.md, "The visit"): for each row of a curve simulated on its
-profile (2 threads or more), the overlapped window's f (physics.def's
-visit, hold 0) and the hold H (hold, visit 0, the floor alone) that give
-the published rate, by bisection on the simulator; per family, the range
-and median of each; and each variant's worst pub/sim over the family's
-rows at that median, which says which variant fits the curves better.
-It measures nothing and fits nothing into the profiles: its figures are
-what machines/families.toml quotes as each family's source."""
+"""The visit each published curve needs (flagcheck physics --visits): per
+simulated row of 2 threads or more, the overlapped window's f (visit,
+hold 0) and the hold-then-transfer H (hold, visit 0) that give the
+published rate, by bisection on the simulator; per family the range and
+median of each, and each variant's worst pub/sim at its median. Its
+figures are what machines/families.toml quotes as each family's visit;
+docs/predict.md, "The visit"."""
 
 import statistics
 from collections import namedtuple
