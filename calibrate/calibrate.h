@@ -14,7 +14,6 @@
  *    the order of the returned values giving the RMWs per visit and the
  *    hand-over time, over the stretches where every thread ran; at 2
  *    threads between two ping-pongs of the same pair (calibration.c);
- *  - a fill from memory (memory.c): a chain of loads through 256 MiB;
  *  - the kernel's two patterns on one shared flags word, at 1..N threads
  *    (the first N usable CPUs; patterns.c): "always", two
  *    test_and_clear_bit() per iteration as filemap_check_errors() did
@@ -52,10 +51,6 @@
 #define VISIT_PARTS	8	/* every thread served RMWs in each part */
 #define VISIT_TRIES	3	/* the pair's visits, retaken at most so */
 #define PAIR_AGREE	1.5	/* its one-way cost before and after, apart */
-#define MEMORY_BYTES	(256u << 20)	/* the chain: more than any LLC */
-#define MEMORY_STEP	4096	/* loads between two clock reads */
-#define MEMORY_HUGE	(2u << 20)	/* a huge page: the buffer's alignment */
-#define MEMORY_NS	200000000ULL	/* its budget: 0.2 s */
 
 enum pattern { PAT_ALWAYS, PAT_TEST_FIRST, NR_PATTERNS };
 extern const char *const pattern_name[NR_PATTERNS];
@@ -101,7 +96,6 @@ struct calibration {
 	uint64_t pair_ns, point_ns;	/* the budget of a pair, of a point */
 	struct point *pts[NR_PATTERNS];	/* by pattern, then threads - 1 */
 	struct visit_point *visits;	/* by threads - 1 */
-	double memory_ns;		/* a fill from memory (memory.c) */
 };
 
 /* cpus.c: the message and exit(1); the usable CPUs; a pinned thread */
@@ -120,9 +114,6 @@ void run_pattern(enum pattern pat, const int *cpus, int n,
 /* visits.c: lock xadd on n threads for budget_ns, the visits into *vp */
 void run_visits(const int *cpus, int n, uint64_t budget_ns,
 		struct visit_point *vp);
-
-/* memory.c: ns per load from memory on @cpu, within @budget_ns */
-double memory_ns(int cpu, uint64_t budget_ns);
 
 /* calibration.c: the whole measurement, within o->seconds */
 void calibration_alloc(const struct opts *o, struct calibration *c);

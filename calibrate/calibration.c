@@ -143,7 +143,6 @@ void calibration_run(const struct opts *o, struct calibration *c)
 	c->pair_ns = c->npairs ? (uint64_t)(o->seconds * 0.5e9 / c->npairs) : 0;
 	deadline = fc_now_ns() + (uint64_t)(o->seconds * 1e9);
 	measure_pairs(o, c);
-	c->memory_ns = memory_ns(c->cpus[0], MEMORY_NS);
 	measure_points(o, c, deadline);
 }
 

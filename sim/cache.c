@@ -6,7 +6,8 @@
  * that entered longest ago leaves it (first in, first out: a unit hit many
  * times without a miss leaves all the same, and comes back at its next
  * access). A unit that leaves the last core holding it is in memory: the
- * next access to it costs a fill (memory_ns), whoever wrote it last.
+ * next access to it is a fill (unit.c), whoever wrote it last, never a
+ * transfer.
  *
  * Only where the program's units can outnumber the lines: with fewer
  * units than lines no unit ever leaves, and no cache is kept.

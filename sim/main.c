@@ -5,15 +5,15 @@
  *   flagcheck-sim --words W --pattern P [--fixed F] [--writers N]
  *       --variant always|test_first [--rest NS] [--atomic_local NS]
  *       [--atomic_far NS] [--atomic_home NS] [--load_hit NS]
- *       [--cache_lines N --memory NS] [--NAME VALUE ...] [--seed N]
+ *       [--cache_lines N] [--NAME VALUE ...] [--seed N]
  *       [--ios N] [--warmup N] [--max_events N]  < MATRIX
  *
  * Each option is spelled as fio spells its own, words joined by '_'.
  * --NAME VALUE: a physics setting of sim/physics.def (--handover nearest,
  * --shared_readers serial, --line_pair true, --jitter 0.1 ...), each at
  * its row's default when not given. --cache_lines N: each CPU's cache
- * holds N lines (0, the default: every line it gets), a line evicted
- * costs --memory NS (cache.c).
+ * holds N lines (0, the default: every line it gets), a line evicted is
+ * a fill at its next access, not a transfer (cache.c).
  *
  * MATRIX: the number of CPUs N (1 to 1024), then N x N one-way transfer
  * costs in ns (0 to 1e6; row: the CPU that holds the line, column: the one
@@ -122,8 +122,6 @@ static int option(struct args *a, const char *o, const char *v)
 		r = num(o, v, 0, 1e6, &c->atomic_far_ns);
 	else if (!strcmp(o, "--atomic_home"))
 		r = num(o, v, 0, 1e6, &c->atomic_home_ns);
-	else if (!strcmp(o, "--memory"))
-		r = num(o, v, 0, 1e6, &c->memory_ns);
 	else if (!strcmp(o, "--cache_lines"))
 		r = whole(o, v, 0, 1 << 30, &d) ?: (c->cache_lines = d, 0);
 	else if (!strcmp(o, "--load_hit"))
@@ -246,8 +244,10 @@ static void print_unit(const struct sim_result *r,
 			fw = false;
 		}
 	printf("], \"transfers_per_io\": %.17g, \"accesses_per_io\": %.17g, "
-	       "\"writes_per_io\": %.17g, \"busy\": %.17g}",
+	       "\"writes_per_io\": %.17g, \"fills_per_io\": %.17g, "
+	       "\"busy\": %.17g}",
 	       u->transfers / ios, u->accesses / ios, u->writes / ios,
+	       u->fills / ios,
 	       r->seconds > 0 ? u->busy_ns * 1e-9 / r->seconds / objects : 0);
 	*first = false;
 }
@@ -273,6 +273,7 @@ static void print_objects(const struct sim_result *r,
 			sum.transfers += r->unit[i].transfers;
 			sum.accesses += r->unit[i].accesses;
 			sum.writes += r->unit[i].writes;
+			sum.fills += r->unit[i].fills;
 			sum.busy_ns += r->unit[i].busy_ns;
 		}
 		if (used)

@@ -48,7 +48,6 @@ struct sim_conf {
 	double atomic_far_ns;		/* an uncontended RMW executed far */
 	double atomic_home_ns;		/* a contended RMW at the home (home) */
 	double load_hit_ns;		/* a load (or store) hitting L1 */
-	double memory_ns;		/* a fill from memory (cache_lines) */
 	uint64_t cache_lines;		/* lines a CPU's cache holds, 0: all */
 	/* one field per row of physics.def, named as the row */
 #define PHYSICS_CHOICE	int
@@ -66,6 +65,7 @@ struct sim_conf {
 /* A unit's figures over the measured window */
 struct sim_unit_stats {
 	uint64_t transfers, accesses, writes;
+	uint64_t fills;			/* of a line no core held */
 	double busy_ns;
 };
 

@@ -15,9 +15,12 @@
  *          With atomics at the home, an RMW by a CPU that does not hold
  *          the line modified alone executes there instead: atomic_home,
  *          nothing moves, and no core keeps a copy.
- *   no core holds it   a fill: from memory (memory_ns: the caches evicted
- *          it, cache.c), or from its home, as far as the nearest other CPU;
- *          a load's fill keeps the unit no longer than its request.
+ *   no core holds it   a fill: from memory (the caches evicted it,
+ *          cache.c) at the access's own hit cost, the fill's time being the
+ *          same at one CPU and N, in the rest that the one-CPU run or the
+ *          published rate gives; or from its home, as far as the nearest
+ *          other CPU. A load's fill keeps the unit no longer than its
+ *          request. Each counts as a fill, not a transfer.
  * A transfer is counted per access that pays one; the unit is busy while
  * it moves. A load of a copy the CPU holds is an L1 hit served at once,
  * whatever waits (sim.c): a waiting writer's invalidation has not arrived
@@ -55,14 +58,17 @@ static void hold_only(struct sim *s, struct sim_unit *u, unsigned int cpu)
 }
 
 /*
- * An access by @cpu to @u that no core holds: a fill from memory (it left
- * the caches, cache.c), or from its home (an RMW executed there), as far
- * as the nearest other CPU (the profile has no home-to-core figure)
+ * An access by @cpu to @u that no core holds: from memory (the caches
+ * evicted it, cache.c) at its own hit cost @hit (the fill's time is in the
+ * rest), or from its home (an RMW executed there) as far as the nearest
+ * other CPU (the profile has no home-to-core figure); counted a fill
  */
-static double sim_fill_ns(const struct sim *s, const struct sim_unit *u,
-			  unsigned int cpu)
+static double sim_fill_ns(struct sim *s, struct sim_unit *u,
+			  unsigned int cpu, double hit)
 {
-	return u->where == W_MEMORY ? s->conf->memory_ns : s->near[cpu];
+	if (s->measuring)
+		u->stats.fills++;
+	return u->where == W_MEMORY ? hit : s->near[cpu];
 }
 
 /* The cost of a load by @cpu; @count: a transfer is counted */
@@ -88,7 +94,7 @@ double sim_load_cost(struct sim *s, struct sim_unit *u,
 	}
 	if (best < 0) {		/* no core holds it: a read, not a hold */
 		s->filled = true;
-		return sim_fill_ns(s, u, cpu);
+		return sim_fill_ns(s, u, cpu, s->conf->load_hit_ns);
 	}
 	s->moved = true;
 	if (count && s->measuring)
@@ -121,7 +127,9 @@ static double sim_excl_cost(struct sim *s, struct sim_unit *u,
 				worst = to[h * n + cpu];
 		}
 	if (worst < 0 && !sim_holds(u, cpu))	/* no core holds it */
-		return sim_fill_ns(s, u, cpu);
+		return sim_fill_ns(s, u, cpu, acc == SIM_RMW ?
+				   sim_rmw_hit_ns(s->conf) :
+				   s->conf->load_hit_ns);
 	if (worst < 0)
 		return acc == SIM_RMW ? sim_rmw_hit_ns(s->conf) :
 					s->conf->load_hit_ns;

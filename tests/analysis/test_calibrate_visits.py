@@ -186,21 +186,18 @@ def test_the_pairs_visits_come_with_its_one_way_cost_around_them():
                                     v["pair_ns_after"]) / 1.001
 
 
-def test_a_calibration_as_a_profile_keeps_its_l2_and_its_fill():
+def test_a_calibration_as_a_profile_keeps_its_l2():
     """This box's cache (sysfs, host.l2_kib) bounds each simulated CPU's
-    lines, and its measured memory_ns is a fill's cost; without them the
-    caches are unbounded, as before."""
+    lines; without it the caches are unbounded, as before."""
     from flagcheck_analysis.machines import calibmachine
     doc = copy.deepcopy(_doc())
     doc["host"] = {"cpu_model": "AMD EPYC", "l2_kib": 1024}
-    doc["memory_ns"] = 231.2
     calibfile.validate(doc, "c.json")
     m = calibmachine.CalibratedMachine(doc, "c.json")
     assert m.cache_lines == 1024 * 1024 // 64
-    assert m.local_ns("memory") == 231.2
-    del doc["memory_ns"]
+    del doc["host"]["l2_kib"]
     m = calibmachine.CalibratedMachine(doc, "c.json")
-    assert m.cache_lines is None and "memory" not in m.costs
+    assert m.cache_lines is None
 
 
 def test_the_l2_size_is_read_from_sysfs(tmp_path):

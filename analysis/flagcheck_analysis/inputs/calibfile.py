@@ -56,7 +56,6 @@ SCHEMA = Obj({
     "transfer_ns": List(List(Opt(_NS))),
     "patterns": Map(List(_POINT)),
     "visits": List(_VISIT),
-    "memory_ns": _NS,
     "host": Obj({"cpu_model": STR, "l2_kib": Opt(number(above=0,
                                                         high=1 << 20)),
                  "nodes": Map(List(_CPU)),

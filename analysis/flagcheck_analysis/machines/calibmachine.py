@@ -85,11 +85,10 @@ class CalibratedMachine(Machine):
             pts = [p for p in pats[pat] if p["threads"] == 1]
             if pts:
                 self.costs[what] = [pts[0]["ns_per_op"]] * 3
-        self.cache_lines = None
-        if host.get("l2_kib") and doc.get("memory_ns"):
-            # each CPU's cache: its L2 (sysfs), a line evicted a fill
-            self.cache_lines = int(host["l2_kib"] * 1024 // 64)
-            self.costs["memory"] = [doc["memory_ns"]] * 3
+        # each CPU's cache: its L2 (sysfs); None: unbounded
+        self.cache_lines = int(host["l2_kib"] * 1024 // 64) \
+            if host.get("l2_kib") else None
+        if self.cache_lines:
             self.sources["topology.l2_kib"] = "sysfs (%s)" % path
 
     def _where(self, cpu):

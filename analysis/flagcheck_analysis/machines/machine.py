@@ -119,9 +119,8 @@ class Machine:
     def local_ns(self, what, which="typ"):
         """"atomic_local" (an uncontended lock-prefixed RMW on a line this
         CPU holds), "load_hit" (a load hitting L1) or, where the profile
-        has it, "atomic_far" (an uncontended RMW executed far),
-        "atomic_home" (a contended one at the line's home) or "memory" (a
-        fill of a line its cache evicted)."""
+        has it, "atomic_far" (an uncontended RMW executed far) or
+        "atomic_home" (a contended one at the line's home)."""
         if what not in LOCAL + tuple(k for k in OPTIONAL
                                      if k in self.costs):
             raise MachineError("%s: local cost %r: want %s"

@@ -29,10 +29,7 @@ FAR = "atomic_far"
 # a contended RMW executed at the line's home (physics.atomics "home"): a
 # profile whose atomics can execute there has its time per operation
 HOME = "atomic_home"
-# a fill from memory of a line evicted from a CPU's cache: a profile with
-# a cache size (topology.l2_kib) has its cost, and one without has neither
-MEMORY = "memory"
-OPTIONAL = (FAR, HOME, MEMORY)
+OPTIONAL = (FAR, HOME)
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # a CPU's base clock: from 0.1 GHz to 10 GHz (no CPU Linux runs on is
 # clocked outside that)
@@ -211,17 +208,14 @@ def validate(doc, where):
     for cost, needs, why in (
             (FAR, "far" in atomics, "its atomics can execute far"),
             (HOME, "home" in atomics, "its contended atomics can execute "
-             "at the home"),
-            (MEMORY, "l2_kib" in doc["topology"], "it gives a cache size "
-             "(topology.l2_kib)")):
+             "at the home")):
         if needs != (cost in doc["costs_ns"]):
             raise _bad(where, "costs_ns." + cost,
                        doc["costs_ns"].get(cost, schema.MISSING),
                        "[low, typ, high]: " + why if needs else
                        "no value: " + ("its atomics execute near" if
                                        cost == FAR else "it has no such "
-                                       "figure" if cost == HOME else
-                                       "it gives no cache size"))
+                                       "figure"))
     if "l2_kib" in doc["topology"] and \
             not str(doc["sources"].get("topology.l2_kib", "")).strip():
         raise _bad(where, "sources", sorted(doc["sources"]),
