@@ -225,7 +225,7 @@ def test_report_beside_rows_take_each_cells_own_line_probes():
         "cpus": [0, 1], "before_ns": b, "after_ns": a}}
         for b, a in ((25.0, 29.0), (31.0, 30.0))]
     probes = bigbox.cell_probes(entries + [{"scenario": "T", "numjobs": 2,
-                                            "line_probe": None}], "S")
+                                            "line_probe": None}], ("S",))
     assert probes == {2: [25.0, 29.0, 31.0, 30.0]}
     rows = bigbox.beside_rows("S", sp, m, {(2, "always"): 6.9e7},
                               (0.0, "0 given", False), probes)

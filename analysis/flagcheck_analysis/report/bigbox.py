@@ -381,11 +381,12 @@ def beside_rows(scenario, spec, mach, measured, rest, probes=None):
     return out
 
 
-def cell_probes(entries, label):
-    """{numjobs: the line probe values of scenario @label's runs}."""
+def cell_probes(entries, names):
+    """{numjobs: the line probe values of the runs of the scenario the
+    manifest names by one of @names (its job file's stem)}."""
     out = {}
     for e in entries:
-        if e.get("scenario") == label and lineprobes.values(e):
+        if e.get("scenario") in names and lineprobes.values(e):
             out.setdefault(e.get("numjobs"), []).extend(
                 lineprobes.values(e))
     return out
@@ -426,7 +427,7 @@ def beside(args, manifests, records, warn, entries=()):
                 rest = beside_rest(args, spec, mach, records, label,
                                    fio_rest)
                 body += beside_rows(label, spec, mach, mine, rest,
-                                    cell_probes(entries, label))
+                                    cell_probes(entries, (stem, label)))
             except (ValueError, jobspec.SpecError,
                     simulate.PredictError) as e:
                 warn("%s (simulated beside measured leaves it out)" % e)
