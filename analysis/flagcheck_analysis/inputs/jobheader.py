@@ -108,7 +108,7 @@ def parse(value, where):
                       % (where, _shown(value), USAGE))
 
 
-def _comments(path):
+def comments(path):
     """[(line number, the comment's text after ';', the section above it
     or None in the header)] of the job file's ';' comment lines; the one
     read of a job file's header (FigureError where it cannot be read)."""
@@ -131,7 +131,7 @@ def read(path):
     FigureError for a bad one, a second one, or one below the first
     section (the header is the comments before [global])."""
     found = None
-    for n, body, section in _comments(path):
+    for n, body, section in comments(path):
         if not body.startswith(KEY):
             continue
         where = "%s:%d" % (path, n)
@@ -158,11 +158,11 @@ _PROFILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 def lines(path, key):
     """[(where "path:line", value)] of a header key, in order."""
     return [("%s:%d" % (path, n), body[len(key) + 1:].strip())
-            for n, body, section in _comments(path)
+            for n, body, section in comments(path)
             if section is None and body.startswith(key + ":")]
 
 
-def _one(path, key):
+def one(path, key):
     found = lines(path, key)
     if len(found) > 1:
         raise FigureError("%s: a second %s line (one per job file)"
@@ -172,7 +172,7 @@ def _one(path, key):
 
 def published_machine(path):
     """The Machine of a published-machine line, None without one."""
-    where, value = _one(path, "published-machine")
+    where, value = one(path, "published-machine")
     if where is None:
         return None
     parts = value.split()
@@ -191,7 +191,7 @@ def published_machine(path):
 def published_rest(path):
     """The Rest of a published-rest line: kind "work" (ns None: the
     pattern's work(ns); ns given: that rest) or "fio"; None without one."""
-    where, value = _one(path, "published-rest")
+    where, value = one(path, "published-rest")
     if where is None:
         return None
     m = re.match(r"^(work|fio)(?:\s+([0-9]+(?:\.[0-9]+)?))?$", value)
@@ -206,7 +206,7 @@ def published_rest(path):
 
 def rest_rule(path):
     """The text of the rest-rule line, None without one."""
-    where, value = _one(path, "rest-rule")
+    where, value = one(path, "rest-rule")
     if where is not None and not value:
         raise FigureError("%s: rest-rule is empty: say how the rest was "
                           "derived" % where)
@@ -215,7 +215,7 @@ def rest_rule(path):
 
 def published_share(path):
     """The Share of a published-share line, None without one."""
-    where, value = _one(path, "published-share")
+    where, value = one(path, "published-share")
     if where is None:
         return None
     m = re.match(r"^%s%%\s+(\S.*)$" % _NUM, value)
@@ -230,7 +230,7 @@ def published_share(path):
 def pattern_twin(path):
     """The path of a pattern-twin line's job file (relative to @path's
     folder), None without one; FigureError where it names no file."""
-    where, value = _one(path, "pattern-twin")
+    where, value = one(path, "pattern-twin")
     if where is None:
         return None
     twin = os.path.normpath(os.path.join(os.path.dirname(path), value))
@@ -305,7 +305,7 @@ def assumed(path):
 def published_stddev(path):
     """The published figure's stated %stddev as a fraction, None without
     a published-stddev line."""
-    where, value = _one(path, "published-stddev")
+    where, value = one(path, "published-stddev")
     if where is None:
         return None
     m = re.match(r"^%s%%$" % _NUM, value)
