@@ -17,9 +17,12 @@ KEY = "expect"
 # the record's counts a term may name besides the model's own
 # (model_stats: retries, flips, ...); ios is the denominator
 TOTALS = tuple(c for c in counters.COUNTERS if c != "ios")
-# a total's counts per operation (the record's "paths")
-PATH_KEYS = {"rmw": "rmw", "rmw_skipped": "skipped", "stores": "stores",
-             "stores_skipped": "stores_skipped", "retries": "retries"}
+# a total's counts per operation (the record's "paths"), and the count
+# of the same calls the other way (run / skipped)
+PATH_KEYS = {"rmw": ("rmw", "skipped"), "rmw_skipped": ("skipped", "rmw"),
+             "stores": ("stores", "stores_skipped"),
+             "stores_skipped": ("stores_skipped", "stores"),
+             "retries": ("retries", None)}
 OPS = ("<=", ">=", "=", "<", ">")
 # the most a per-I/O value may state: 64 operations of *65536 is 4194304
 MOST = 10 ** 9
@@ -137,15 +140,19 @@ def _per_io(count, ios):
 
 def _operations(records, counter, ios):
     """The operations whose own counts make up @counter's total, in the
-    order of their paths: 'PATH N (X/io)', those with a count only."""
-    key, sums = PATH_KEYS.get(counter), {}
+    order of their paths, each with its count of the other way ('1:OP 0
+    (0/io; 1000 skipped)'); '' for a count no operation has."""
+    if counter not in PATH_KEYS:
+        return ""
+    key, other = PATH_KEYS[counter]
+    sums = {}
     for r in records:
         for path, counts in (r.get("paths") or {}).items():
-            sums[path] = sums.get(path, 0) + counts.get(key, 0)
-    found = ["%s %d (%s/io)" % (p, n, _per_io(n, ios))
-             for p, n in sums.items() if n]
-    if key is None:
-        return ""
+            n, m = sums.get(path, (0, 0))
+            sums[path] = (n + counts.get(key, 0), m + counts.get(other, 0))
+    found = ["%s %d (%s/io%s)" % (p, n, _per_io(n, ios),
+                                  "; %d %s" % (m, other) if m else "")
+             for p, (n, m) in sums.items() if n or m]
     return "; from " + (", ".join(found) if found else "no operation")
 
 

@@ -9,6 +9,8 @@ its first section ([global]), each `; KEY: VALUE` on one line.
   ; published-figure: -P% WHAT
         LKP's %change of the bad code against the fixed one; the gain is
         1 / (1 - P/100)
+  ; published-figure: +P% WHAT
+        the fix's gain as a commit states it ("+5% OLTP"): 1 + P/100
   ; published-machine: PROFILE N [PLACEMENT]
         the machine profile (machines/PROFILE.toml) and the CPU count the
         published workload ran on; PLACEMENT "nodes=A[,B...]" where the
@@ -55,6 +57,7 @@ _FORMS = (
                                    % (_NUM, _NUM))),
     ("xR", re.compile(r"^x%s\s+(\S.*)$" % _NUM)),
     ("-P%", re.compile(r"^-%s%%\s+(\S.*)$" % _NUM)),
+    ("+P%", re.compile(r"^\+%s%%\s+(\S.*)$" % _NUM)),
 )
 # no figure published (a patch of one's own): gain None, "none: why"
 _NONE = re.compile(r"^none(?:\s*[:,;-]?\s+(\S.*))?$")
@@ -62,9 +65,9 @@ _NONE = re.compile(r"^none(?:\s*[:,;-]?\s+(\S.*))?$")
 # to x47; a million-fold change is a typo, and beyond it a ratio of two
 # written-out numbers overflows to an infinite gain)
 GAIN = (1e-6, 1e6)
-USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT', '-P%% WHAT' "
-         "(numbers > 0, P < 100, a gain from x%g to x%g) or 'none' (nothing "
-         "published)" % GAIN)
+USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT', '-P%% WHAT', '+P%% WHAT' "
+         "(numbers > 0, -P above -100, a gain from x%g to x%g) or 'none' "
+         "(nothing published)" % GAIN)
 
 
 class FigureError(Exception):
@@ -97,6 +100,8 @@ def parse(value, where):
             gain = b / a if m.group(3) == "higher" else a / b
         elif form == "xR":
             gain = nums[0]
+        elif form == "+P%":
+            gain = 1.0 + nums[0] / 100.0
         else:
             if nums[0] >= 100:
                 break
@@ -227,15 +232,17 @@ def published_share(path):
     return Share(float(m.group(1)), m.group(2))
 
 
-def pattern_twin(path):
+def pattern_twin(path, exists=True):
     """The path of a pattern-twin line's job file (relative to @path's
-    folder), None without one; FigureError where it names no file."""
+    folder), None without one; FigureError where it names no .fio file
+    (or, with @exists, no file there: a copy of the job file elsewhere
+    still runs, and only the report needs its twin)."""
     where, value = one(path, "pattern-twin")
     if where is None:
         return None
     twin = os.path.normpath(os.path.join(os.path.dirname(path), value))
     if not value or os.path.isabs(value) or not value.endswith(".fio") or \
-            not os.path.isfile(twin):
+            (exists and not os.path.isfile(twin)):
         raise FigureError("%s: pattern-twin %s is not valid: allowed a "
                           ".fio job file relative to %s that exists"
                           % (where, _shown(value),
