@@ -5,6 +5,7 @@ loads nothing of the report (nor matplotlib)."""
 import sys
 
 from .. import width
+from ..inputs import jobheader
 
 # name, the module whose main(argv) runs it, its one line of --help
 SUBCOMMANDS = (
@@ -55,4 +56,10 @@ def main(argv=None):
     module = __import__("flagcheck_analysis." + found[0], fromlist=["main"])
     if name == "compare" and rest[:1] not in (["-h"], ["--help"]):
         rest = ["--compare"] + rest     # flagcheck compare A B [OPTIONS]
-    return module.main(rest)
+    try:
+        return module.main(rest)
+    except jobheader.FigureError as e:
+        # a job file's header line, wherever a subcommand reads it: one
+        # line naming file:line, the value and the forms, never a traceback
+        print(width.wrap("flagcheck %s: %s" % (name, e)), file=sys.stderr)
+        return 1
