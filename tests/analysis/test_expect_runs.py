@@ -149,3 +149,48 @@ class TestRunJob(Case):
         p, _ = run_job(self.tmp, self.job(RIGHT), "test_first")
         assert p.returncode == 0, p.stderr
         assert not re.search(r"run-job: .*expect", p.stderr)
+
+
+# The newcomer's trap (issue 48): sched/fair's sched_balance_running
+# cmpxchg skipped when balancing is not due (3324b2180c17). The release
+# written with /if_test=0 after the rate-limited test runs with it, one I/O
+# in 4000 (docs/pattern.md); written without the guard it stores on every
+# I/O, and the expect line says so in the first run.
+TRAP = """; expect: always rmw/io=1 stores/io=1; test_first rmw/io<0.001 stores/io<0.001
+[global]
+ioengine=external:${FLAGCHECK_ENGINE}
+model=pattern
+variant=${VARIANT}
+pattern_words=running@0
+pattern=test_and_set_bit(running,0),atomic_set(running,0)/if_test=0
+pattern_fixed=test_and_set_bit(running,0)/every=4000,%s
+flagcheck_stats=${FLAGCHECK_STATS}
+filename=${FILENAME}
+size=${SIZE}
+rw=randread
+number_ios=8000
+numjobs=${NUMJOBS}
+thread
+[balance]
+"""
+
+
+class TestTheTrap(ResultsDirCase):
+    def job(self, release):
+        path = os.path.join(self.tmp, "balance.fio")
+        with open(path, "w") as f:
+            f.write(TRAP % release)
+        return path
+
+    def test_the_guarded_release_runs_with_its_test(self):
+        for variant in ("always", "test_first"):
+            p, _ = run_job(self.tmp, self.job(
+                "atomic_set(running,0)/if_test=0"), variant)
+            assert p.returncode == 0, p.stderr
+
+    def test_an_unguarded_release_is_caught_by_the_first_run(self):
+        path = self.job("atomic_set(running,0)")
+        p, _ = run_job(self.tmp, path, "test_first")
+        one_line(p, "run-job: %s: expect test_first: stores/io<0.001 failed: "
+                 "counted 1/io (8000 stores in 8000 I/Os); from "
+                 "2:atomic_set(running,0) 8000 (1/io)" % path, rc=1)
