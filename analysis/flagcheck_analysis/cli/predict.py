@@ -265,6 +265,16 @@ def other_action(args):
     return None
 
 
+def published_here(spec, gain_pub, mach, n):
+    """The published gain where @mach at @n CPUs is the machine and count
+    the job file's published-machine line names, else None: a figure
+    measured on one box is not set beside another's prediction."""
+    pub = spec.published
+    if pub is None or mach.name != pub.profile or n != pub.cpus:
+        return None
+    return gain_pub
+
+
 def plot(args, spec, mach, rest, preds, gain_pub):
     """--plot FILE: the last machine's curve up to its largest N
     (predict/curve.py); returns what it plotted."""
@@ -273,8 +283,9 @@ def plot(args, spec, mach, rest, preds, gain_pub):
     got = curve.predictions(spec, mach, last["cpus"], last["placement"],
                             rest[0], args.seeds, preds)
     pub = spec.published
-    return curve.draw(curve.data(got, None, (pub.cpus, gain_pub) if pub
-                                 and gain_pub else None), args.plot,
+    here = pub and published_here(spec, gain_pub, mach, pub.cpus)
+    return curve.draw(curve.data(got, None, (pub.cpus, here) if here
+                                 else None), args.plot,
                       "%s on %s" % (os.path.basename(spec.path), mach.name))
 
 
@@ -294,11 +305,13 @@ def main(argv=None):
                 loaded[name] = machine.load(name, args.machines_dir)
             mach = loaded[name]
             rest = rest_for(args, spec, rest_mode, mach)
+            here = published_here(spec, gain_pub, mach, n)
             preds.append(run_one(spec, mach, n, placement, rest,
-                                 args.seeds, gain_pub))
+                                 args.seeds, here))
+            preds[-1]["published_gain"] = here
             if args.published:
                 band.attach(preds[-1], spec, mach, rest[0] if isinstance(
-                    rest[0], (int, float)) else rest[0][0], gain_pub)
+                    rest[0], (int, float)) else rest[0][0], here)
     except (ValueError, jobspec.SpecError, jobheader.FigureError,
             machine.MachineError) as e:
         print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
@@ -316,7 +329,7 @@ def main(argv=None):
         out = preds[0] if len(preds) == 1 else preds
         print(json.dumps(out, indent=1, allow_nan=False))
     else:
-        sys.stdout.write(width.wrap("".join(text(p, gain_pub)
+        sys.stdout.write(width.wrap("".join(text(p, p["published_gain"])
                                             for p in preds)))
     return 0
 
