@@ -226,19 +226,21 @@ def rest_for(args, spec, rest_mode, mach):
 
 
 def list_machines(machines_dir):
-    """One line per profile: name, CPUs, sockets, generic or named, and
-    the first sentence of its description, within 120 columns."""
-    out = ["%-22s %5s %7s  %-7s  %s" % ("machine", "CPUs", "sockets",
-                                        "kind", "what it is (its sources: "
-                                        "the profile's [sources])")]
+    """Per profile: name, CPUs, sockets, generic or named, and what its
+    transfer costs were measured on; under it what it is (the start of
+    its description), each within 120 columns."""
+    out = ["%-18s %5s %7s  %-7s  %s" % ("machine", "CPUs", "sockets",
+                                        "kind", "measured on (every number's "
+                                        "source: the profile's [sources])")]
     for name in profile.names(machines_dir):
         m = machine.load(name, machines_dir)
-        line = "%-22s %5d %7d  %-7s  %s" % (
-            name, m.total_cpus, m.sockets,
-            "generic" if m.generic else "named",
-            textfile.printable(m.description))
-        out.append(line if width.columns(line) <= width.WIDTH else
-                   width.cut(line, width.WIDTH - 3) + "...")
+        for line in ("%-18s %5d %7d  %-7s  %s" % (
+                name, m.total_cpus, m.sockets,
+                "generic" if m.generic else "named",
+                textfile.printable(m.measured_on)),
+                "%-18s %s" % ("", textfile.printable(m.description))):
+            out.append(line if width.columns(line) <= width.WIDTH else
+                       width.cut(line, width.WIDTH - 3) + "...")
     return "\n".join(out) + "\n"
 
 
