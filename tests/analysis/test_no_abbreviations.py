@@ -19,6 +19,7 @@ CASES = [
     ("backtest", ["--fio-n", "1"], "--fio-ns"),
     ("physics", ["--hel"], "--help"),
     ("lru", ["--no-plo", "dir"], "--no-plot"),
+    ("from-diff", ["--lay", "a", "b", "x.patch"], "--layout"),
 ]
 
 
