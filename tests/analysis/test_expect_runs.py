@@ -17,25 +17,27 @@ from tests.analysis.helpers import ENGINE, FIO, REPO, ResultsDirCase, \
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 
-# S1 as a pattern, 1000 I/Os a run: always 2 RMWs an I/O, test_first none
-JOB = """; %s
+# a pattern job of IOS I/Os a run: by default S1, always 2 RMWs an I/O,
+# test_first none
+JOB = """; %(head)s
 [global]
 ioengine=external:${FLAGCHECK_ENGINE}
 backend=${BACKEND}
 model=pattern
 variant=${VARIANT}
-pattern_words=flags@0
-pattern=test_and_clear_bit(flags,1),test_and_clear_bit(flags,0)
+%(patterns)s
 flagcheck_stats=${FLAGCHECK_STATS}
 filename=${FILENAME}
 size=${SIZE}
 rw=randread
 bs=4k
-number_ios=1000
+number_ios=%(ios)d
 numjobs=${NUMJOBS}
 thread
 [s1]
 """
+S1 = "pattern_words=flags@0\n" \
+    "pattern=test_and_clear_bit(flags,1),test_and_clear_bit(flags,0)"
 RIGHT = "expect: always rmw/io=2 stores/io=0; test_first rmw/io=0"
 
 
@@ -54,7 +56,7 @@ class Case(ResultsDirCase):
     def job(self, header, name="s1.fio"):
         path = os.path.join(self.tmp, name)
         with open(path, "w") as f:
-            f.write(JOB % header)
+            f.write(JOB % dict(head=header, patterns=S1, ios=1000))
         return path
 
     def run(self, path, *args):
@@ -156,30 +158,19 @@ class TestRunJob(Case):
 # written with /if_test=0 after the rate-limited test runs with it, one I/O
 # in 4000 (docs/pattern.md); written without the guard it stores on every
 # I/O, and the expect line says so in the first run.
-TRAP = """; expect: always rmw/io=1 stores/io=1; test_first rmw/io<0.001 stores/io<0.001
-[global]
-ioengine=external:${FLAGCHECK_ENGINE}
-model=pattern
-variant=${VARIANT}
-pattern_words=running@0
-pattern=test_and_set_bit(running,0),atomic_set(running,0)/if_test=0
-pattern_fixed=test_and_set_bit(running,0)/every=4000,%s
-flagcheck_stats=${FLAGCHECK_STATS}
-filename=${FILENAME}
-size=${SIZE}
-rw=randread
-number_ios=8000
-numjobs=${NUMJOBS}
-thread
-[balance]
-"""
+TRAP = "pattern_words=running@0\n" \
+    "pattern=test_and_set_bit(running,0),atomic_set(running,0)/if_test=0\n" \
+    "pattern_fixed=test_and_set_bit(running,0)/every=4000,%s"
+TRAP_EXPECT = "expect: always rmw/io=1 stores/io=1; test_first rmw/io<0.001 " \
+    "stores/io<0.001"
 
 
 class TestTheTrap(ResultsDirCase):
     def job(self, release):
         path = os.path.join(self.tmp, "balance.fio")
         with open(path, "w") as f:
-            f.write(TRAP % release)
+            f.write(JOB % dict(head=TRAP_EXPECT, patterns=TRAP % release,
+                               ios=8000))
         return path
 
     def test_the_guarded_release_runs_with_its_test(self):
