@@ -50,8 +50,9 @@ import stat
 import sys
 
 from .. import width
-from . import fioargs, fiologs, fiopaths, replay
-from ..inputs import jobfile
+from . import fioargs, fiologs, fiopaths, parseonly, replay
+from ..inputs import headers, jobfile, jobheader
+from ..machines import profile
 
 WRITE_FREE_RW = ("read", "randread")
 # the options that say where a job does I/O, whether it writes, and what
@@ -199,12 +200,18 @@ def writes(opts):
     return None
 
 
+def flagcheck_engines(opts):
+    """The ioengine= values that load flagcheck's engine."""
+    return [v for v, _ in _values(opts, "ioengine")
+            if v.startswith("external:") and
+            os.path.basename(v).startswith("fio-flagcheck")]
+
+
 def opens_nothing(opts):
     """Every ioengine is flagcheck's on the null backend, or fio's null."""
     engines = [v for v, _ in _values(opts, "ioengine")]
     backends = [v for v, _ in _values(opts, "backend")]
-    ours = [e for e in engines if e.startswith("external:") and
-            os.path.basename(e).startswith("fio-flagcheck")]
+    ours = flagcheck_engines(opts)
     if not engines or any(e not in ours and e != "null" for e in engines):
         return False        # fio's default engine, psync, writes
     return not ours or all(b == "null" for b in backends)
@@ -495,6 +502,45 @@ def check_patterns(path, env, args=(), pinned=False):
     return warnings
 
 
+def check_headers(path):
+    """Every header line of job file @path (inputs/headers.py) and the
+    profile its published-machine line names; returns its expect line
+    (or None); raises Refused naming the bad one."""
+    try:
+        found = headers.check(path)
+        machine = found["published-machine"]
+        if machine is not None:
+            profile.find(machine.profile)
+    except jobheader.FigureError as e:
+        raise Refused(str(e))
+    except profile.MachineError as e:
+        raise Refused("%s: published-machine: %s" % (path, e))
+    return found[headers.expect.KEY]
+
+
+def parse_error(path, env, fio):
+    """fio --parse-only of a job file that loads flagcheck's engine, with
+    @env (parseonly.py): None, or one line saying why it does not parse
+    (a variant its model lacks, a bad option value)."""
+    try:
+        if not flagcheck_engines(options_of(path, env)):
+            return None
+    except Refused as e:
+        return str(e)
+    # the counters file's place is check_devices' to judge
+    return parseonly.error(fio, path, dict(env, FLAGCHECK_STATS=""))
+
+
+def check_expect(path, expect, env, fio):
+    """Refused where the expect line names a variant that the job's model
+    does not have, as fio says when it parses the job with it."""
+    for variant in expect.groups if expect else ():
+        why = parse_error(path, dict(env, VARIANT=variant), fio)
+        if why:
+            raise Refused("%s: expect names variant %s: %s"
+                          % (expect.where, variant, why))
+
+
 def main(argv=None):
     p = width.ArgumentParser(
         prog="run-job", description="Refuse a fio job that would write a "
@@ -508,6 +554,8 @@ def main(argv=None):
     args = p.parse_args(argv)
     try:
         check_devices(args.job, os.environ, args.fio_args)
+        check_expect(args.job, check_headers(args.job), os.environ,
+                     os.environ.get("FIO", "fio"))
         for w in check_patterns(args.job, os.environ, args.fio_args):
             print(width.wrap("run-job: warning: %s" % w), file=sys.stderr)
     except Refused as e:
