@@ -87,6 +87,15 @@ X(GUARD_EVERY_NS, "every_ns")						\
 X(GUARD_FLIP_EVERY, "flip_every")					\
 X(GUARD_IF_TEST, "if_test")
 
+/*
+ * The kernel spells an operation on a long or a 64-bit counter
+ * atomic_long_OP() or atomic64_OP(): on the pattern's 64-bit word each is
+ * the row atomic_OP(), one table row for the three spellings.
+ */
+#define PATTERN_ALIASES(X)						\
+X("atomic_long_")							\
+X("atomic64_")
+
 #define PATTERN_GUARD_CODE(code, name) code,
 enum pattern_guard { PATTERN_GUARDS(PATTERN_GUARD_CODE) PATTERN_NR_GUARDS };
 #undef PATTERN_GUARD_CODE
@@ -97,6 +106,17 @@ enum pattern_kind { KIND_LOAD, KIND_STORE, KIND_RMW, KIND_OTHER };
 /* A row's result (pattern_does.h): summed where no load waits for it, or
  * else a test of a bit kept for /if_test, its value when skipped */
 #define SUM	(-1)
+
+/*
+ * What /if_test=V reads, in the engine and the simulator alike: the last
+ * call, this I/O, of the nearest test of a bit before it in its sequence
+ * (test_bit(), test_and_set_bit(), test_and_clear_bit()): the bit it
+ * found (0 or 1; its test-first form's skip found it too), or UNTESTED
+ * where a guard (/every, /every_ns, /below, /if_test) skipped that call.
+ * An operation guarded by a test that did not run this I/O does not run,
+ * as a kernel block under an if () whose test was never reached.
+ */
+#define UNTESTED	2
 
 /*
  * One operation, ready to run: its word resolved to (sharing, offset).
@@ -116,6 +136,7 @@ struct pattern_op {
 	unsigned int repeat;
 	char path[PATTERN_PATH_LEN];	/* "1:test_and_clear_bit(flags,1)" */
 	uint64_t if_test;		/* /if_test=V: V + 1, 0 if not given */
+	bool tests;			/* a test of a bit, read by /if_test */
 	unsigned int value_of;		/* arg is the job's: PATTERN_VALUE_* */
 };
 

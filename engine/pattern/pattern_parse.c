@@ -58,12 +58,9 @@ static const struct pattern_opdef *find_row(const char *s, int n)
 	return NULL;
 }
 
-/*
- * The kernel spells an operation on a long or a 64-bit counter
- * atomic_long_OP() or atomic64_OP(): on the pattern's 64-bit word each is
- * the row atomic_OP(), one table row for the three spellings.
- */
-static const char *const op_aliases[] = { "atomic_long_", "atomic64_" };
+#define PATTERN_ALIAS(prefix) prefix,
+static const char *const op_aliases[] = { PATTERN_ALIASES(PATTERN_ALIAS) };
+#undef PATTERN_ALIAS
 
 static const struct pattern_opdef *find_op(const char *s, int n)
 {
@@ -227,7 +224,8 @@ static int op_call(struct pctx *x, const char **s, const char *end,
 }
 
 /* /if_test=V: run only if this I/O's last test of a bit (test_bit(),
- * test_and_set_bit(), test_and_clear_bit()) found it V */
+ * test_and_set_bit(), test_and_clear_bit()) ran and found it V (UNTESTED,
+ * pattern.h) */
 static int op_if_test(struct pctx *x, struct pattern_op *op, uint64_t v)
 {
 	if (v > 1)
@@ -351,8 +349,9 @@ static int op_item(struct pctx *x, const char *s, const char *end, void *arg)
 	if (op_call(x, &s, end, p, sc->known, d, op) ||
 	    op_suffixes(x, s, end, d, op))
 		return -1;
-	x->tested |= d->code == OP_TEST_BIT || d->code == OP_TEST_AND_SET_BIT ||
-		     d->code == OP_TEST_AND_CLEAR_BIT;
+	op->tests = d->code == OP_TEST_BIT || d->code == OP_TEST_AND_SET_BIT ||
+		    d->code == OP_TEST_AND_CLEAR_BIT;
+	x->tested |= op->tests;
 	op->code = d->code;
 	op->kind = d->kind;
 	op->test_first = test_first;
