@@ -351,6 +351,12 @@ static int op_item(struct pctx *x, const char *s, const char *end, void *arg)
 	if (op_call(x, &s, end, p, sc->known, d, op) ||
 	    op_suffixes(x, s, end, d, op))
 		return -1;
+	/* at most 1000000 + 65536 x 1000000 ns per item: no overflow */
+	x->work_ns += d->code == OP_WORK ? op->arg * op->repeat : 0;
+	if (x->work_ns > PATTERN_MAX_WORK_NS)
+		return refuse(x, "%llu ns of work() in one I/O with *N and the "
+			      "work() before it in this alternative: "
+			      WORK_ALLOWED, (unsigned long long)x->work_ns);
 	x->tested |= d->code == OP_TEST_BIT || d->code == OP_TEST_AND_SET_BIT ||
 		     d->code == OP_TEST_AND_CLEAR_BIT;
 	op->code = d->code;
@@ -398,6 +404,7 @@ int pattern_parse_seq(const char *opt, const char *s, struct pattern_prog *p,
 			 (int)(bar ? bar - s : (int)strlen(s)), s);
 		x.first_pos = p->nr_ops;
 		x.tested = false;
+		x.work_ns = 0;
 		if (for_each_item(&x, part, &sc, op_item) ||
 		    alt_end(&x, p, bar || p->nr_alts) ||
 		    pattern_check_locks(opt, p, x.first_pos, p->nr_ops, msg,
