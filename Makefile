@@ -96,10 +96,14 @@ CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -Iengine -pthread
 
 # flagcheck-sim: a pattern job on N simulated CPUs of a machine profile
 # (docs/predict.md), with the engine's own parser (its sequences, and its
-# words where they have a file of their own): one grammar
+# words where they have a file of their own) and its check of the jobs
+# together (layouts, locks): one grammar, one set of refusals
 SIM		:= $(BUILD)/flagcheck-sim
 SIM_PARSER	:= $(wildcard engine/pattern/pattern_parse.c \
-			  engine/pattern/pattern_words.c)
+			  engine/pattern/pattern_words.c \
+			  engine/pattern/pattern_jobs.c \
+			  engine/pattern/pattern_locks.c \
+			  engine/pattern/pattern_lock_order.c)
 SIM_SRCS	:= $(sort $(wildcard sim/*.c)) $(SIM_PARSER)
 SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/pattern \
 		   -I$(GEN)

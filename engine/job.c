@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A job's start and end in fio's hooks: what is refused before any I/O
- * (->setup, ->init), the job's data (the model's params and memory, the
- * backend's, the files' model states), and at the end its report and
- * everything freed (->cleanup).
+ * (->setup, ->init; the run's jobs together: run_check.c), the job's
+ * data (the model's params and memory, the backend's, the files' model
+ * states), and at the end its report and everything freed (->cleanup).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -70,7 +70,9 @@ int fio_flagcheck_setup(struct thread_data *td)
 	struct fio_file *f;
 	unsigned int i;
 
-	if (fc_refuse_variant(td) || fc_refuse_syncs(td))
+	/* jd: create_serialize=0, this job's own setup after its init */
+	if (fc_refuse_variant(td) || fc_refuse_syncs(td) ||
+	    fc_run_check(td, jd != NULL))
 		return 1;
 	fc_td_engine_flags(td, b->fio_flags, FC_BACKEND_FIO_FLAGS);
 	for_each_file(td, f, i) {
@@ -120,7 +122,7 @@ static int fc_init_refusals(struct thread_data *td)
 		return 1;
 	}
 	if (fc_refuse_variant(td) || fc_refuse_syncs(td) ||
-	    fc_refuse_offload(td))
+	    fc_refuse_offload(td) || fc_run_check(td, true))
 		return 1;
 	if (o->mapping == FC_MAPPING_SHARED && fc_shm_error()) {
 		log_err("flagcheck: mapping=shared needs the run's shared memory, "

@@ -83,6 +83,11 @@ int fio_flagcheck_setup(struct thread_data *td);
 int fio_flagcheck_init(struct thread_data *td);
 void fio_flagcheck_cleanup(struct thread_data *td);
 
+/* run_check.c: the run's jobs checked together (model.h's ->run_check),
+ * before any job's I/O: 0, or 1 with @td's error set; @in_job: asked in
+ * the job (its ->init), not in fio's main process (->setup) */
+int fc_run_check(struct thread_data *td, bool in_job);
+
 /* offload.c: io_submit_mode=offload, fio's submit workers */
 bool fc_is_offload_worker(struct thread_data *td);
 void fc_offload_worker_wait_started(struct thread_data *td,

@@ -62,6 +62,13 @@ struct fc_model_option {
 	int is_string;
 };
 
+/* One job of the run, as a model's ->run_check sees it */
+struct fc_run_job {
+	const void *params;		/* its model's, from its options */
+	unsigned int job_number;	/* fio's, 1 up */
+	unsigned int state;		/* a file's state, or the job's own */
+};
+
 struct fc_model {
 	const char *name;
 	/*
@@ -83,6 +90,15 @@ struct fc_model {
 	 * the message (naming option, value, what is allowed) in @msg.
 	 */
 	int (*check)(const void *params, char *msg, size_t len);
+	/*
+	 * Optional: every job of the run on this model, checked together
+	 * before any of them runs an I/O, for what no one job's options show
+	 * (a layout that does not fit a job's number, the locks of two jobs
+	 * on one file): 0, or -1 with one line in @msg. A job on several
+	 * files is one entry for each.
+	 */
+	int (*run_check)(const struct fc_run_job *jobs, unsigned int n,
+			 char *msg, size_t len);
 	/* Bytes of state per file that every job of the run shares (zero-filled
 	 * at creation: the zero state is the model's initial state). */
 	size_t (*state_size)(const void *params, unsigned long long file_size);

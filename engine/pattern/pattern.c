@@ -427,6 +427,7 @@ const struct fc_model fc_model_pattern = {
 	.options	= pattern_options,
 	.params_size	= sizeof(struct pattern_params),
 	.check		= pattern_check,
+	.run_check	= pattern_run_check,
 	.state_size	= pattern_state_size,
 	.io		= pattern_io,
 	.job_size	= sizeof(struct pattern_job),

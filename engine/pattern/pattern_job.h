@@ -83,5 +83,8 @@ int pattern_node(struct pattern_job *j, char *msg, size_t len);
 int pattern_slots(struct pattern_job *j, char *msg, size_t len);
 int pattern_pairs(struct pattern_job *j, unsigned int job_number, char *msg,
 		  size_t len);
+/* pattern_run.c: the model's ->run_check */
+int pattern_run_check(const struct fc_run_job *jobs, unsigned int n,
+		      char *msg, size_t len);
 
 #endif

@@ -193,7 +193,7 @@ static inline int for_each_item(struct pctx *x, const char *s, void *p,
 }
 
 /*
- * pattern_words.c: the lock words of alternative [@from, @to) of @p, taken
+ * pattern_locks.c: the lock words of alternative [@from, @to) of @p, taken
  * and released in turn (spin_lock(), spin_unlock()); 0, or -1 with one
  * line in @msg naming @opt and the operation
  */
