@@ -170,6 +170,13 @@ $(BUILD)/fio-flagcheck-skew.so: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-versi
 		-DFLAGCHECK_FIO_VERSION='"fio-0.0-skew"' $(ENGINE_LDFLAGS) \
 		-o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
 
+# The same engine without the check of a run's jobs together
+# (engine/run_check.c): the tests' way to a lock no one frees, to see a
+# spin give up (tests/test_pattern_spin_stop.py)
+$(BUILD)/fio-flagcheck-unchecked.so: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
+	$(CC) $(ENGINE_CFLAGS) -DFC_RUN_CHECK_OFF $(ENGINE_LDFLAGS) \
+		-o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
+
 # clang must accept it too, warnings as errors (object only, not loaded)
 $(BUILD)/clang.ok: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
 	clang $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $(BUILD)/fio-flagcheck-clang.so $(ENGINE_SRCS) $(ENGINE_LIBS)
@@ -226,7 +233,8 @@ unit-tests: $(foreach v,unit unit-asan unit-tsan,$(addprefix $(BUILD)/$(v)/,$(UN
 PYTEST_ARGS	?=
 
 check: deps
-	$(MAKE) all unit-tests $(BUILD)/fio-flagcheck-skew.so $(BUILD)/clang.ok \
+	$(MAKE) all unit-tests $(BUILD)/fio-flagcheck-skew.so \
+		$(BUILD)/fio-flagcheck-unchecked.so $(BUILD)/clang.ok \
 		$(BUILD)/clang-calibrate.ok $(BUILD)/flagcheck-sim-asan
 	$(PYTHON) -m pytest --build=$(BUILD) $(PYTEST_ARGS)
 

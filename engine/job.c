@@ -202,9 +202,37 @@ static int fc_backend_start(struct thread_data *td, struct flagcheck_data *jd)
 	return 0;
 }
 
+/*
+ * A model that waits (a lock's spin) stops once fio has been ending the
+ * job (a signal, exitall, another job's error), or once its runtime and
+ * ramp_time are over, for FC_STOP_GRACE_US: longer than any wait on a
+ * lock that is still taken and released (a critical section's work is at
+ * most 1 ms), so only a lock that will never be free makes a job stop.
+ */
+#define FC_STOP_GRACE_US	1000000ULL
+
+static const char *fc_job_stopping(const struct fc_stop *s)
+{
+	struct thread_data *td = s->arg;
+	uint64_t limit = td->o.timeout;
+
+	if (td->terminate &&
+	    utime_since_now(&td->terminate_time) >= FC_STOP_GRACE_US)
+		return "fio was ending the job";
+	if (!limit)
+		return NULL;
+	/* the epoch moves to the ramp's end: before it, count the ramp */
+	if (utime_since_now(&td->epoch) < limit + td->o.ramp_time +
+	    FC_STOP_GRACE_US)
+		return NULL;
+	return "the job's runtime was over";
+}
+
 /* Ready for the first I/O: the timing, fio's ramp, the slow path's cases */
 static void fc_job_ready(struct thread_data *td, struct flagcheck_data *jd)
 {
+	jd->stop.why = fc_job_stopping;
+	jd->stop.arg = td;
 	jd->clock_ns = fc_clock_cost_ns();
 	jd->timed_left = 1;
 	jd->ramp_pending = fc_fio_ramp_set(td);

@@ -62,6 +62,8 @@ struct flagcheck_data {
 	uint64_t issued_before;	/* c.issued before that sync */
 	unsigned int timed_left;	/* calls until the next timed one */
 	uint64_t clock_ns;	/* what two back-to-back clock reads cost */
+	struct fc_stop stop;	/* a waiting model's question (job.c) */
+	bool io_error_told;	/* the model said why an I/O failed */
 	struct fc_counters c;
 	struct fc_corun corun;	/* when the job ran: corun.h */
 };

@@ -27,11 +27,22 @@ enum fc_variant {
 
 extern const char *const fc_variant_names[];	/* "always", "test_first" */
 
+/*
+ * What a model that waits (a lock's spin) asks now and then: NULL while
+ * the job goes on, else why it must stop waiting (fio is ending the job,
+ * its runtime is over). The engine's, over fio's job.
+ */
+struct fc_stop {
+	const char *(*why)(const struct fc_stop *s);
+	void *arg;
+};
+
 struct fc_io {
 	enum fc_ddir ddir;
 	unsigned long long offset;
 	unsigned long long len;
 	void *job;		/* this job's own model memory (job_size), or NULL */
+	const struct fc_stop *stop;	/* NULL: never asked to stop */
 };
 
 /*
@@ -127,6 +138,11 @@ struct fc_model {
 	 * from ->paths; NULL-terminated, in the job's memory.
 	 */
 	const char *const *(*job_paths)(const void *job);
+	/*
+	 * Optional: why the job's last ->io failed, one line naming the
+	 * option and operation, or NULL; the engine prints the first.
+	 */
+	const char *(*io_error)(const void *job);
 };
 
 /* Models the registry holds; one more is refused at load (options.c) */
