@@ -388,6 +388,19 @@ static int alt_end(struct pctx *x, struct pattern_prog *p, bool several)
 	return -1;
 }
 
+/* Each alternative's locks, once every alternative is known: a word one
+ * of them locks is a lock word in all of them */
+static int seq_locks(const char *opt, const struct pattern_prog *p, char *msg,
+		     size_t len)
+{
+	unsigned int k, from = 0;
+
+	for (k = 0; k < p->nr_alts; from = p->alt_end[k++])
+		if (pattern_check_locks(opt, p, from, p->alt_end[k], msg, len))
+			return -1;
+	return 0;
+}
+
 int pattern_parse_seq(const char *opt, const char *s, struct pattern_prog *p,
 		      bool words_known, char *msg, size_t len)
 {
@@ -406,12 +419,10 @@ int pattern_parse_seq(const char *opt, const char *s, struct pattern_prog *p,
 		x.tested = false;
 		x.work_ns = 0;
 		if (for_each_item(&x, part, &sc, op_item) ||
-		    alt_end(&x, p, bar || p->nr_alts) ||
-		    pattern_check_locks(opt, p, x.first_pos, p->nr_ops, msg,
-					len))
+		    alt_end(&x, p, bar || p->nr_alts))
 			return -1;
 		if (!bar)
-			return 0;
+			return seq_locks(opt, p, msg, len);
 	}
 }
 
