@@ -7,12 +7,12 @@ create_serialize either way, fio's client and server) before any job ran
 an I/O, and by the simulator at as many CPUs, in the same line."""
 
 import os
-import signal
-import socket
+import shutil
 import subprocess
-import time
 
 import pytest
+
+from tests.analysis.test_clientserver import Servers
 
 SIM = "flagcheck-sim"
 TWO_CPUS = "2\n0 100\n100 0\n0 0\n"
@@ -131,41 +131,21 @@ def test_a_layout_that_does_not_fit_numjobs(ctx, build, words, numjobs,
     assert p.returncode == 1 and p.stderr == "flagcheck-sim: %s\n" % says
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_refused_through_a_fio_server(ctx):
-    """fio's client and server: the server's job process runs the check
-    and the client prints its line."""
-    port = free_port()
-    server = subprocess.Popen([ctx.fio, "--server=ip:127.0.0.1,%d" % port],
-                              stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL,
-                              start_new_session=True)
+    """fio's client and server: the server's process that runs the jobs
+    runs the check, and the client prints its line."""
+    servers = Servers(ctx.scratch())
     try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), 1).close()
-                break
-            except OSError:
-                assert server.poll() is None, "fio --server died"
-                time.sleep(0.05)
+        host = servers.start()
         job = two_sections(ctx, "c@0", "atomic_inc(c)")
         env = dict(os.environ, FLAGCHECK_ENGINE=ctx.engine,
                    FLAGCHECK_STATS=os.path.join(ctx.tmp, "cs.jsonl"))
-        p = subprocess.run([ctx.fio, "--client=127.0.0.1,%d" % port, job],
-                           env=env, capture_output=True, text=True,
-                           timeout=120, cwd=ctx.tmp)
+        p = subprocess.run([ctx.fio, "--client=" + host, job], env=env,
+                           capture_output=True, text=True, timeout=120,
+                           cwd=ctx.tmp)
         out = p.stdout + p.stderr
         assert ("flagcheck: " + ALIASED) in out, out
         assert not os.path.exists(env["FLAGCHECK_STATS"])
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        servers.stop()
+        shutil.rmtree(servers.tmp)

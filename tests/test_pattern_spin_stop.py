@@ -11,12 +11,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from flagcheck_analysis.run import proctree
 from tests.analysis.helpers import alive
+from tests.analysis.test_resume import wait_for as waited_for
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FLAGCHECK = os.path.join(os.path.dirname(HERE), "analysis", "flagcheck")
@@ -95,13 +95,7 @@ def spinning_job(fio):
 
 
 def wait_for(what):
-    end = time.monotonic() + PATIENCE
-    while time.monotonic() < end:
-        got = what()
-        if got:
-            return got
-        time.sleep(0.05)
-    return None
+    return waited_for(what, PATIENCE)
 
 
 def test_sigterm_ends_a_spinning_fio(ctx, unchecked):
