@@ -12,7 +12,7 @@ SUBCOMMANDS = (
      "matrix, interleaved, pinned, resumable"),
     ("report", "cli.report", "the LKP-style tables, verdicts, scaling, "
      "plots and the why of a results directory"),
-    ("compare", "cli.report", "two results directories side by side: "
+    ("compare", "cli.compare", "two results directories side by side: "
      "flagcheck compare A B (report --compare)"),
     ("predict", "cli.predict", "a model=pattern job file's IOPS and gain "
      "on a simulated machine profile"),
@@ -26,6 +26,8 @@ SUBCOMMANDS = (
      "test_first/always beside its published gain"),
     ("lru", "cli.lru", "S5: ns per __find_get_block() against the "
      "number of distinct blocks looked up"),
+    ("from-diff", "cli.fromdiff", "a kernel patch of the family into a "
+     "model=pattern job file"),
 )
 
 USAGE = "usage: flagcheck SUBCOMMAND [ARGS] (flagcheck SUBCOMMAND --help)"
@@ -53,6 +55,4 @@ def main(argv=None):
         return 2
     # __import__, not importlib: python3 -X importtime sees it
     module = __import__("flagcheck_analysis." + found[0], fromlist=["main"])
-    if name == "compare" and rest[:1] not in (["-h"], ["--help"]):
-        rest = ["--compare"] + rest     # flagcheck compare A B [OPTIONS]
     return module.main(rest)

@@ -283,17 +283,43 @@ def main(argv=None):
     done = other_action(args)
     if done is not None:
         return done
+    with simulate.counted(simulate.Tally()):
+        return _predict(args)
+
+
+def _within_budget(args, spec, runs):
+    """ValueError where the command's @runs [(spec, machine, N, placement,
+    rest)] would simulate about more than simulate.COMMAND_EVENTS events,
+    before any of them runs."""
+    need = sum(simulate.planned_events(spec, mach, n, placement, rest[0],
+                                       args.seeds)
+               for mach, n, placement, rest in runs)
+    if need > simulate.COMMAND_EVENTS:
+        raise ValueError(
+            "%s: %s at --seeds %d: about %.1e simulated events, past the "
+            "command's budget of %.0e (docs/predict.md): fewer --seeds or "
+            "--cpus" % (spec.path, "--published" if args.published else
+                        "--cpus %s" % args.cpus, args.seeds, need,
+                        simulate.COMMAND_EVENTS))
+
+
+def _predict(args):
+    """main()'s predictions, within the command's simulate.Tally."""
     try:
-        spec = jobspec.read(args.jobfile)
+        spec = jobspec.read(args.jobfile, min(cpu_counts(args.cpus))
+                            if args.cpus and not args.published else None)
         targets, rest_mode = _targets(args, spec)
         gain_pub = jobspec.published_gain(args.jobfile)
-        loaded = {}
-        preds = []
+        loaded, runs = {}, []
         for name, n, placement in targets:
             if name not in loaded:
                 loaded[name] = machine.load(name, args.machines_dir)
             mach = loaded[name]
-            rest = rest_for(args, spec, rest_mode, mach)
+            runs.append((mach, n, placement,
+                         rest_for(args, spec, rest_mode, mach)))
+        _within_budget(args, spec, runs)
+        preds = []
+        for mach, n, placement, rest in runs:
             preds.append(run_one(spec, mach, n, placement, rest,
                                  args.seeds, gain_pub))
             if args.published:

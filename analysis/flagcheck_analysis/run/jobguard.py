@@ -35,6 +35,10 @@ where it goes.  fio's command line is read as fio reads it (fioargs.py):
 short options (-o FILE, -oFILE), every job file it names (each read as
 the first is), and fio's server and client options, refused here.
 
+On fio servers (remote) a writing job's names are also refused where
+what they lead to there is not known here: a relative one (opened from
+the server's working directory), one with '..', one under /proc/.
+
 jobs/run-job runs this module before fio; flagcheck run checks each job
 file the same way.  FLAGCHECK_DESTROY=yes lets a job write a device."""
 
@@ -264,6 +268,63 @@ def block_devices(opts, remote=False):
     return found
 
 
+def _applying(opts, section):
+    """The options that apply to the job of @section: its own, every
+    global section's and the command line's."""
+    return [o for o in opts if o[0] in (section, None) or
+            (o[0] is not None and jobfile.is_global(o[0]))]
+
+
+def _opened_names(opts):
+    """[(name, origin)] of every file name each job opens, as written:
+    its filename= list, else its filename_format= (fio's default one) and
+    its own name, each under every directory= (fio's init.c add_job)."""
+    out = []
+    jobs = {s for s, k, _, _ in opts if k is None}
+    if any(s is None and k == "name" for s, k, _, _ in opts):
+        jobs.add(None)      # a job of fio's command line (--name=)
+    for job in sorted(jobs, key=str):
+        own = _applying(opts, job)
+        names = [(n, o) for v, o in _values(own, "filename")
+                 for n in split_list(v)]
+        if not names:
+            names = _values(own, "filename_format") or [
+                (DEFAULT_FORMAT, "fio's default file names")]
+            names += [(n, "the job name %s" % n) for n in _job_names(own)]
+        dirs = [d for v, _ in _values(own, "directory")
+                for d in split_list(v)] or [""]
+        out += [(os.path.join(d, n.lstrip("/")) if d else n, o)
+                for n, o in names for d in dirs]
+    return out
+
+
+def _unknown_on_hosts(path):
+    """Why what @path leads to on a fio server is not known here, or
+    None: a relative name is opened from the server's working directory;
+    a '..' after a link there, or a link under /proc/, leads anywhere."""
+    if not os.path.isabs(path):
+        return ("is a relative name, opened from the fio server's working "
+                "directory, which is not known here")
+    if ".." in path.split("/"):
+        return "has a '..', which a link on the hosts may lead anywhere"
+    if os.path.normpath(path).startswith("/proc/"):
+        return "is a name under /proc/, whose links lead anywhere"
+    return None
+
+
+def _check_hosts_names(path, opts, rw):
+    """Raises Refused for a name a writing job opens on fio servers whose
+    target is not known here (_unknown_on_hosts)."""
+    for name, origin in _opened_names(opts):
+        why = _unknown_on_hosts(name)
+        if why:
+            raise Refused("%s writes (%s) on the hosts and %s (from %s) %s: "
+                          "it may be a block device there; name an absolute "
+                          "path (or set directory=), or set "
+                          "FLAGCHECK_DESTROY=yes to run it anyway"
+                          % (path, rw, name, origin, why))
+
+
 def _command(path, env, args=(), remote=False):
     """(job options, fio's own options) of job file @path, every other
     job file fio's command line @args names (fioargs.py: each word fio
@@ -341,6 +402,8 @@ def check_devices(path, env, args=(), remote=False, cleared=()):
     rw = writes(opts)
     if rw is None or opens_nothing(opts) or destroy:
         return
+    if remote:
+        _check_hosts_names(path, opts, rw)
     found = block_devices(opts, remote)
     if found:
         dev, origin, what = found[0]
