@@ -304,6 +304,29 @@ static void print_result(const struct sim_result *r,
 	printf("]}\n");
 }
 
+/*
+ * CPU k is job k + 1, all on one file: their slot and pair copies and
+ * their locks, checked together as the engine checks fio's jobs
+ */
+static int check_jobs(const struct pattern_prog *p, const struct sim_conf *c,
+		      char *msg, size_t len)
+{
+	struct pattern_member *m = calloc(c->cpus, sizeof(*m));
+	unsigned int k;
+	int err;
+
+	if (!m) {
+		snprintf(msg, len, "out of memory");
+		return -1;
+	}
+	for (k = 0; k < c->cpus; k++)
+		m[k] = (struct pattern_member){ .prog = p, .job = k + 1,
+			.writer = !c->writers || k < c->writers };
+	err = pattern_check_jobs(m, c->cpus, msg, len);
+	free(m);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	struct args a = {
@@ -335,8 +358,7 @@ int main(int argc, char **argv)
 		free(a.conf.node);
 		return 2;
 	}
-	/* CPU k is job k + 1: its pair's copies, as the engine refuses them */
-	if (pattern_pair_fit(&prog, a.conf.cpus, msg, sizeof(msg))) {
+	if (check_jobs(&prog, &a.conf, msg, sizeof(msg))) {
 		fprintf(stderr, "flagcheck-sim: %s\n", msg);
 		free(a.conf.cost);
 		free(a.conf.node);
@@ -353,11 +375,9 @@ int main(int argc, char **argv)
 	else if (i == -EDOM)
 		fprintf(stderr, "flagcheck-sim: the simulated time is not a "
 			"finite number\n");
-	else if (i == -ERANGE)
-		fprintf(stderr, "flagcheck-sim: pattern_words: a slot word past "
-			"the arena at %u CPUs: job N's slot is the word's place "
-			"+ 8 x (N - 1), within lines 0 to %d\n", a.conf.cpus,
-			PATTERN_LINES - 1);
+	else if (i == -ERANGE)	/* check_jobs() refused it first */
+		fprintf(stderr, "flagcheck-sim: a word's copy past the arena "
+			"at %u CPUs\n", a.conf.cpus);
 	else if (i)
 		fprintf(stderr, "flagcheck-sim: out of memory\n");
 	else

@@ -33,8 +33,7 @@ def test_an_abbreviation_is_refused_naming_the_option(capsys, sub, args,
     err = message(capsys.readouterr().err).splitlines()[-1]
     word = [a for a in args if a.startswith("--")][0]
     assert err == "flagcheck %s: error: %s: not an option (options are " \
-        "never abbreviated): did you mean %s?" % (
-            "report" if sub == "compare" else sub, word, meant), err
+        "never abbreviated): did you mean %s?" % (sub, word, meant), err
 
 
 def test_every_subcommand_has_its_case():

@@ -294,7 +294,10 @@ def test_slots_share_a_line_eight_jobs_to_it():
     assert r["iops"] == pytest.approx(4e9 / 100.0, rel=EXACT)
     with pytest.raises(simulate.PredictError) as e:
         run(spec("s@63+8:slot", "atomic_inc(s)"), m, 8)
-    assert "a slot word past the arena at 8 CPUs" in str(e.value)
+    # the engine's words: the first job whose slot does not fit
+    assert "pattern_words: slot word s at 8 jobs: job 8's slot is at byte " \
+        "4096, past the arena (4096 bytes): at byte 4040 a slot(8) word " \
+        "holds jobs 1 to 7" in str(e.value)
 
 
 # ----- A|B alternatives, cpu/job values, /if_test, CAS loops -----
