@@ -139,7 +139,7 @@ def test_refused_through_a_fio_server(ctx):
         host = servers.start()
         job = two_sections(ctx, "c@0", "atomic_inc(c)")
         env = dict(os.environ, FLAGCHECK_ENGINE=ctx.engine,
-                   FLAGCHECK_STATS=os.path.join(ctx.tmp, "cs.jsonl"))
+                   FLAGCHECK_STATS=os.path.join(ctx.scratch(), "cs.jsonl"))
         p = subprocess.run([ctx.fio, "--client=" + host, job], env=env,
                            capture_output=True, text=True, timeout=120,
                            cwd=ctx.tmp)
