@@ -154,7 +154,9 @@ def test_a_figure_outside_is_named_and_its_inverse_reaches_it(tmp_path):
 def test_predict_published_says_where_s1_lies_and_its_widest(capsys):
     assert predict.main([S1, "--published"]) == 0
     out = capsys.readouterr().out
-    assert "  published x2.35 lies inside the band\n" in out
+    # with the physics of the families' curves (the floor, the visit) S1's
+    # published gain lies above its band (docs/backtest.md says why)
+    assert "  published x2.35 lies above the band\n" in out
     assert "  widest unknown: " in out
     flat = " ".join(out.split())        # the lines as wrapped, joined
     w = re.search(r"widest unknown: (\w+) \(x[0-9.]+ alone\): ", flat)
@@ -165,8 +167,8 @@ def test_predict_published_says_where_s1_lies_and_its_widest(capsys):
     assert predict.main([S1, "--published", "--json"]) == 0
     pred = json.loads(capsys.readouterr().out)
     b, g = pred["band"], pred["gain"]
-    assert b["where"] == "inside"
-    assert b["low"] <= 2.35 <= b["high"]
+    assert b["where"] == "above"
+    assert b["low"] <= b["high"] < 2.35
     assert b["widest"]["dim"] in b["dims"]
     # one band: the gain's low/high are the band over every unknown, the
     # costs-and-seeds spread beside it, named; the text prints the same

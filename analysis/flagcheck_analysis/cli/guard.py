@@ -23,6 +23,8 @@ def main(argv=None):
     try:
         job = jobguard.read(args.job, os.environ)
         jobguard.check_devices(job, os.environ, args.fio_args)
+        jobguard.check_expect(args.job, jobguard.check_headers(args.job),
+                              os.environ)
         for w in jobguard.check_patterns(job, os.environ, args.fio_args):
             print(width.wrap("run-job: warning: %s" % w), file=sys.stderr)
     except jobguard.Refused as e:

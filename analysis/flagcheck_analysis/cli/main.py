@@ -5,6 +5,7 @@ loads nothing of the report (nor matplotlib)."""
 import sys
 
 from .. import width
+from ..inputs import jobheader
 
 # name, the module whose main(argv) runs it, its one line of --help
 SUBCOMMANDS = (
@@ -55,4 +56,10 @@ def main(argv=None):
         return 2
     # __import__, not importlib: python3 -X importtime sees it
     module = __import__("flagcheck_analysis." + found[0], fromlist=["main"])
-    return module.main(rest)
+    try:
+        return module.main(rest)
+    except jobheader.FigureError as e:
+        # a job file's header line, wherever a subcommand reads it: one
+        # line naming file:line, the value and the forms, never a traceback
+        print(width.wrap("flagcheck %s: %s" % (name, e)), file=sys.stderr)
+        return 1

@@ -226,19 +226,21 @@ def rest_for(args, spec, rest_mode, mach):
 
 
 def list_machines(machines_dir):
-    """One line per profile: name, CPUs, sockets, generic or named, and
-    the first sentence of its description, within 120 columns."""
-    out = ["%-22s %5s %7s  %-7s  %s" % ("machine", "CPUs", "sockets",
-                                        "kind", "what it is (its sources: "
-                                        "the profile's [sources])")]
+    """Per profile: name, CPUs, sockets, generic or named, and what its
+    transfer costs were measured on; under it what it is (the start of
+    its description), each within 120 columns."""
+    out = ["%-18s %5s %7s  %-7s  %s" % ("machine", "CPUs", "sockets",
+                                        "kind", "measured on (every number's "
+                                        "source: the profile's [sources])")]
     for name in profile.names(machines_dir):
         m = machine.load(name, machines_dir)
-        line = "%-22s %5d %7d  %-7s  %s" % (
-            name, m.total_cpus, m.sockets,
-            "generic" if m.generic else "named",
-            textfile.printable(m.description))
-        out.append(line if width.columns(line) <= width.WIDTH else
-                   width.cut(line, width.WIDTH - 3) + "...")
+        for line in ("%-18s %5d %7d  %-7s  %s" % (
+                name, m.total_cpus, m.sockets,
+                "generic" if m.generic else "named",
+                textfile.printable(m.measured_on)),
+                "%-18s %s" % ("", textfile.printable(m.description))):
+            out.append(line if width.columns(line) <= width.WIDTH else
+                       width.cut(line, width.WIDTH - 3) + "...")
     return "\n".join(out) + "\n"
 
 
@@ -265,6 +267,16 @@ def other_action(args):
     return None
 
 
+def published_here(spec, gain_pub, mach, n):
+    """The published gain where @mach at @n CPUs is the machine and count
+    the job file's published-machine line names, else None: a figure
+    measured on one box is not set beside another's prediction."""
+    pub = spec.published
+    if pub is None or mach.name != pub.profile or n != pub.cpus:
+        return None
+    return gain_pub
+
+
 def plot(args, spec, mach, rest, preds, gain_pub):
     """--plot FILE: the last machine's curve up to its largest N
     (predict/curve.py); returns what it plotted."""
@@ -273,8 +285,9 @@ def plot(args, spec, mach, rest, preds, gain_pub):
     got = curve.predictions(spec, mach, last["cpus"], last["placement"],
                             rest[0], args.seeds, preds)
     pub = spec.published
-    return curve.draw(curve.data(got, None, (pub.cpus, gain_pub) if pub
-                                 and gain_pub else None), args.plot,
+    here = pub and published_here(spec, gain_pub, mach, pub.cpus)
+    return curve.draw(curve.data(got, None, (pub.cpus, here) if here
+                                 else None), args.plot,
                       "%s on %s" % (os.path.basename(spec.path), mach.name))
 
 
@@ -320,11 +333,13 @@ def _predict(args):
         _within_budget(args, spec, runs)
         preds = []
         for mach, n, placement, rest in runs:
+            here = published_here(spec, gain_pub, mach, n)
             preds.append(run_one(spec, mach, n, placement, rest,
-                                 args.seeds, gain_pub))
+                                 args.seeds, here))
+            preds[-1]["published_gain"] = here
             if args.published:
                 band.attach(preds[-1], spec, mach, rest[0] if isinstance(
-                    rest[0], (int, float)) else rest[0][0], gain_pub)
+                    rest[0], (int, float)) else rest[0][0], here)
     except (ValueError, jobspec.SpecError, jobheader.FigureError,
             machine.MachineError) as e:
         print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
@@ -342,7 +357,7 @@ def _predict(args):
         out = preds[0] if len(preds) == 1 else preds
         print(json.dumps(out, indent=1, allow_nan=False))
     else:
-        sys.stdout.write(width.wrap("".join(text(p, gain_pub)
+        sys.stdout.write(width.wrap("".join(text(p, p["published_gain"])
                                             for p in preds)))
     return 0
 

@@ -25,7 +25,15 @@ Job = namedtuple("Job", "path sections options")
 
 
 class FioJobError(Exception):
-    """One line: the job file and why fio's reading of it is not taken."""
+    """One line: the job file and why fio's reading of it is not taken;
+    .why: the engine's own words where it refused the job ("flagcheck: "
+    left off), else fio's first line, else that line."""
+
+    def __init__(self, line, said=()):
+        super().__init__(line)
+        ours = [s[len("flagcheck: "):] for s in said
+                if s.startswith("flagcheck: ")]
+        self.why = (ours or list(said) or [line])[0]
 
 
 def default_engine():
@@ -80,15 +88,16 @@ def _showcmd(fio, path, env, engine):
     except OSError as e:
         raise FioJobError("%s: %s --showcmd, which reads the job file, could "
                           "not start: %s" % (path, fio, e.strerror or e))
-    said = "; ".join([textfile.printable(line.strip()[:300]) for line in
-                      p.stderr.decode("utf-8", "replace").splitlines()
-                      if line.strip()][:3])
+    lines = [textfile.printable(line.strip()[:300]) for line in
+             p.stderr.decode("utf-8", "replace").splitlines()
+             if line.strip()][:3]
+    said = "; ".join(lines)
     if p.returncode != 0:
         raise FioJobError("%s: fio refuses it: %s" % (
-            path, said or "exit status %d" % p.returncode))
+            path, said or "exit status %d" % p.returncode), lines)
     if said:        # fio 3.33 ends 0 after an include it refused
         raise FioJobError("%s: fio reads it with an error: %s: refused"
-                          % (path, said))
+                          % (path, said), lines)
     return p.stdout.decode("utf-8", "surrogateescape")
 
 

@@ -10,6 +10,8 @@ import re
 import stat
 
 from . import fioargs, fiojob, fiologs, fiopaths, replay
+from ..inputs import headers, jobheader
+from ..machines import profile
 
 WRITE_FREE_RW = ("read", "randread")
 # the options that say where a job does I/O, whether it writes, and what
@@ -99,16 +101,6 @@ def job_options(job, env=None, remote=False):
         out.append((o.section, o.key, value.strip(), origin))
     _check_joined(job)
     return out
-
-
-def shows(job, env, values):
-    """Whether one of @values shows in a watched value of @job (fio's
-    reading with @env) or a job's name, the run's own counters file
-    (@env's FLAGCHECK_STATS) aside: there another run's variables may
-    read otherwise."""
-    mine = env.get("FLAGCHECK_STATS")
-    return any(v and v in (o.value or "") for v in values
-               for o in job.options if o.key in WATCHED and o.value != mine)
 
 
 def _check_cut(key, value, origin):
@@ -207,12 +199,18 @@ def writes(opts):
     return None
 
 
+def flagcheck_engines(opts):
+    """The ioengine= values that load flagcheck's engine."""
+    return [v for v, _ in _values(opts, "ioengine")
+            if v.startswith("external:") and
+            os.path.basename(v).startswith("fio-flagcheck")]
+
+
 def opens_nothing(opts):
     """Every ioengine is flagcheck's on the null backend, or fio's null."""
     engines = [v for v, _ in _values(opts, "ioengine")]
     backends = [v for v, _ in _values(opts, "backend")]
-    ours = [e for e in engines if e.startswith("external:") and
-            os.path.basename(e).startswith("fio-flagcheck")]
+    ours = flagcheck_engines(opts)
     if not engines or any(e not in ours and e != "null" for e in engines):
         return False        # fio's default engine, psync, writes
     return not ours or all(b == "null" for b in backends)
@@ -525,3 +523,30 @@ def check_patterns(job, env, args=(), pinned=False):
                             "copy of the node it happens to start on"
                             % (where, value))
     return warnings
+
+
+def check_headers(path):
+    """Every header line of job file @path (inputs/headers.py) and the
+    profile its published-machine line names; returns its expect line
+    (or None); raises Refused naming the bad one."""
+    try:
+        found = headers.check(path)
+        machine = found["published-machine"]
+        if machine is not None:
+            profile.find(machine.profile)
+    except jobheader.FigureError as e:
+        raise Refused(str(e))
+    except profile.MachineError as e:
+        raise Refused("%s: published-machine: %s" % (path, e))
+    return found[headers.expect.KEY]
+
+
+def check_expect(path, expect, env, fio=None):
+    """Refused where the expect line names a variant that the job's model
+    does not have, as fio says when it reads the job with it."""
+    for variant in expect.groups if expect else ():
+        try:
+            fiojob.read(path, dict(env, VARIANT=variant), fio)
+        except fiojob.FioJobError as e:
+            raise Refused("%s: expect names variant %s: %s"
+                          % (expect.where, variant, e.why))

@@ -49,7 +49,10 @@ WHY = {"cpus": "the source gives no N",
                          "served for this family",
        "jitter": "no measurement fixes the spread of the local time",
        "line_pair": "no measurement fixes whether the line pair is one unit",
-       "atomics": "no measurement fixes where an uncontended atomic runs"}
+       "atomics": "no measurement fixes where an uncontended atomic runs",
+       "visit": "the family's curves need different visits (how long the "
+                "line stays with the CPU it is leaving)",
+       "hold": "the family's curves need different holds of the line"}
 FIX = {"cpus": "give N: the published-machine line's N (an `; assumed: "
                "cpus=` line names its range)",
        "placement": "give the placement: `nodes=0,1` (or one node) at the "
@@ -77,7 +80,13 @@ FIX = {"cpus": "give N: the published-machine line's N (an `; assumed: "
                     "pair invalidates the other on the published CPU "
                     "family (two lines, two CPUs)",
        "atomics": "measure an uncontended atomic add against a plain add "
-                  "on the published CPU family"}
+                  "on the published CPU family",
+       "visit": "measure the line's visits and the one-way cost on one "
+                "pair of the published CPU family (flagcheck calibrate "
+                "there), or give a published contended-atomic curve of it "
+                "with its one-way costs (machines/curves/)",
+       "hold": "measure the line's visits and the one-way cost on one pair "
+               "of the published CPU family (flagcheck calibrate there)"}
 
 
 def fix_text(dim):

@@ -59,6 +59,7 @@ class RunConfig:
     placements: dict        # {(scenario, numjobs): placement}
     topology: list          # placement.read_topology()
     policies: dict          # {scenario: its NUMA policy}
+    expects: dict           # {scenario: its expect line, or None}
 
     @classmethod
     def of(cls, args):
@@ -121,6 +122,17 @@ def _scenarios(p, args):
     args.scenarios = scenarios
 
 
+def _headers(p, args):
+    """Every header line of every job file, before anything runs: a bad
+    one, or a published machine with no profile, is a usage error."""
+    args.expects = {}
+    for stem, path in args.scenarios.items():
+        try:
+            args.expects[stem] = jobguard.check_headers(path)
+        except jobguard.Refused as e:
+            p.error(str(e))
+
+
 def _hosts(p, args):
     try:
         args.hosts = [h for path in args.hosts for h in hosts.read_list(path)]
@@ -151,25 +163,29 @@ def _env(args, stem, variant, numjobs):
 
 
 def _readings(p, args):
-    """fio's reading of each job file, once a command: with the first
-    variant and the fewest jobs, and again for another variant or
-    numjobs only where the first one's value shows in a watched value
-    (jobguard.shows)."""
+    """fio's reading of each job file with each variant's variables (the
+    fewest jobs), before any fio runs: the guard's input, and every option
+    fio and the engine check as fio reads a job (a variant the job's model
+    lacks, the expect line's too)."""
     args.readings = {}
     for stem, path in args.scenarios.items():
-        out = []
-        for variant in args.variants:
-            for n in sorted(set(args.numjobs)):
-                env = _env(args, stem, variant, n)
-                if out and not jobguard.shows(out[0][1], out[0][0], [
-                        out[0][0][k] for k in ("VARIANT", "NUMJOBS")
-                        if env[k] != out[0][0][k]]):
-                    continue
-                try:
-                    out.append((env, fiojob.read(path, env, args.fio)))
-                except fiojob.FioJobError as e:
+        expect = args.expects.get(stem)
+        named = [v for v in (expect.groups if expect else ())
+                 if v not in args.variants]
+        args.readings[stem] = []
+        for variant in args.variants + named:
+            env = _env(args, stem, variant, min(args.numjobs))
+            try:
+                job = fiojob.read(path, env, args.fio)
+            except fiojob.FioJobError as e:
+                if variant == args.variants[0]:
                     p.error(str(e))
-        args.readings[stem] = out
+                p.error("%s (--variants %s): %s" % (path, variant, e.why)
+                        if variant in args.variants else
+                        "%s: expect names variant %s: %s"
+                        % (expect.where, variant, e.why))
+            if variant in args.variants:
+                args.readings[stem].append((env, job))
 
 
 def _guard(p, args):
@@ -224,9 +240,8 @@ def _run_timeout(p, args):
 
 
 # in this order: each step reads what the ones before it set
-STEPS = (_jobs_and_repeats, _vars, _scenarios, _hosts, _executor,
-         _readings, _guard,
-         _clock, _placements, _patterns, _run_timeout)
+STEPS = (_jobs_and_repeats, _vars, _scenarios, _headers, _hosts, _executor,
+         _readings, _guard, _clock, _placements, _patterns, _run_timeout)
 
 
 def validate(p, args):

@@ -7,7 +7,7 @@ through the same few calls, and each run ends in a Status."""
 import enum
 import shlex
 
-from ..inputs import matrix
+from ..inputs import expect, matrix
 
 
 class Status(enum.Enum):
@@ -42,6 +42,15 @@ class Executor:
         has its own stats file)."""
         return matrix.run_env(self.args.vars, self.args.outdir, run,
                               None if host is None else host.label)
+
+    def expect_failures(self, run, records):
+        """One line per term of the job file's expect line that @run's
+        counter @records break (inputs/expect.py), [] without a line."""
+        found = self.args.expects.get(run.scenario)
+        if found is None or not records:
+            return []
+        return expect.failures(found, self.args.scenarios[run.scenario],
+                               records)
 
     def ready(self, run, entry):
         """None when @run can start, else the Status it ends with."""
