@@ -70,7 +70,7 @@ def test_every_job_var_has_a_default_in_run_job_and_the_runner(ctx, path):
 
 FAKE_FIO = """#!/bin/sh
 # stands in for fio: the backend probe succeeds, a run records itself
-case "$1" in --parse-only) exit 0 ;; esac
+case "$1" in --parse-only) exit 0 ;; --showcmd) exec "$REAL_FIO" "$@" ;; esac
 env > "$FAKE_DIR/env"
 printf '%s\\n' "$@" > "$FAKE_DIR/args"
 [ -n "$CREAT_DIR" ] && [ -d "$CREAT_DIR" ] && echo yes > "$FAKE_DIR/creat_dir_existed"
@@ -86,7 +86,7 @@ def fake_run(ctx, job, extra, args=()):
     with open(fake, "w") as f:
         f.write(FAKE_FIO)
     os.chmod(fake, 0o755)
-    env = clean_env(FIO=fake, FAKE_DIR=d, **extra)
+    env = clean_env(FIO=fake, FAKE_DIR=d, REAL_FIO=ctx.fio, **extra)
     try:
         p = subprocess.run([RUN_JOB, job] + list(args), cwd=d, env=env,
                            capture_output=True, text=True, timeout=30)
@@ -138,7 +138,8 @@ def test_run_job_creat_dir_tmp_is_made_under_build_and_removed(ctx):
     os.chmod(fake, 0o755)
     try:
         p = subprocess.run([RUN_JOB, s3], cwd=d, capture_output=True, text=True,
-                           env=clean_env(FIO=fake, FAKE_DIR=d, CREAT_DIR="tmp"),
+                           env=clean_env(FIO=fake, FAKE_DIR=d, CREAT_DIR="tmp",
+                                         REAL_FIO=ctx.fio),
                            timeout=30)
         assert p.returncode == 0, p.stderr
         with open(os.path.join(d, "env")) as f:
@@ -154,9 +155,12 @@ def test_run_job_creat_dir_tmp_is_made_under_build_and_removed(ctx):
 
 
 # a fio that never ends: one that stops at SIGINT, one that ignores it
+# (the guard's reading of the job file, --showcmd, is the real fio's)
+SHOWCMD = 'case "$1" in --showcmd) exec "$REAL_FIO" "$@" ;; esac\n'
 HANGING_FIO = {
-    "stops at SIGINT": "#!/bin/sh\nexec sleep 600\n",
-    "ignores SIGINT": "#!/bin/sh\ntrap '' INT\nexec sleep 600\n",
+    "stops at SIGINT": "#!/bin/sh\n" + SHOWCMD + "exec sleep 600\n",
+    "ignores SIGINT": "#!/bin/sh\n" + SHOWCMD +
+    "trap '' INT\nexec sleep 600\n",
 }
 
 
@@ -171,7 +175,7 @@ def test_run_job_stops_a_fio_that_runs_past_run_timeout(ctx, kind):
         p = subprocess.run([RUN_JOB, S1], cwd=d, capture_output=True,
                            text=True, timeout=60,
                            env=clean_env(FIO=fake, RUN_TIMEOUT="1",
-                                         BACKEND="null"))
+                                         REAL_FIO=ctx.fio, BACKEND="null"))
     finally:
         shutil.rmtree(d)
     assert p.returncode == 124, (p.returncode, p.stderr)

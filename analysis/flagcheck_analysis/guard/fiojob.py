@@ -125,8 +125,11 @@ def _parse(path, out, env):
         raise FioJobError("%s: fio --showcmd printed more than the job "
                           "(%s): refused" % (path, textfile.printable(
                               body[:160])))
-    if body.strip() in ("", "fio"):
-        return Job(path, [], [])        # no section, or [global] alone
+    if not body.strip():        # fio prints "fio" for any section
+        raise FioJobError("%s: fio --showcmd printed no job: not fio, or no "
+                          "section in the job file: refused" % path)
+    if body.strip() == "fio":
+        return Job(path, [], [])        # [global] alone
     if not body.startswith("fio --"):
         raise FioJobError("%s: fio --showcmd printed %r, not options"
                           % (path, body[:80]))
