@@ -23,8 +23,7 @@ WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
 EXEC_OPTIONS = ("exec_prerun", "exec_postrun")
 # the engine's options whose value is a pattern (docs/pattern.md)
 PATTERN_OPTIONS = ("pattern", "pattern_fixed", "pattern_words")
-# the watched options whose value may not hold ';' or '#' (_check_cut) nor
-# a blank inside (fio prints it unquoted: _check_blank)
+# the watched options whose value may not hold ';' or '#' (_check_cut)
 CUT_WATCHED = ("filename", "filename_format", "directory", "opendir", "rw",
                "readwrite", "backend", "ioengine", "flagcheck_stats",
                "read_iolog", "replay_redirect") + fiologs.LOG_OPTIONS
@@ -96,8 +95,6 @@ def job_options(job, env=None, remote=False):
             _check_cut(o.key, value, "%s=%s in %s%s" % (
                 o.key, value, where, " (from %s=%s)" % (o.key, raw)
                 if raw is not None and raw != value else ""))
-        if o.key in CUT_WATCHED + ("name",):
-            _check_blank(o.key, value, origin)
         out.append((o.section, o.key, value.strip(), origin))
     _check_joined(job)
     return out
@@ -112,15 +109,6 @@ def _check_cut(key, value, origin):
                       "and not in others, so which file or engine it would "
                       "use is not certain: refused (name it without ';' "
                       "and '#')" % origin)
-
-
-def _check_blank(key, value, origin):
-    """Refused: a watched value with a blank inside: fio --showcmd prints
-    it unquoted, so which words are the value is not certain."""
-    if re.search(r"\s", value.strip()):
-        raise Refused("%s: fio prints %s=%s unquoted, so which words are "
-                      "its value is not certain: refused (name it without "
-                      "blanks)" % (origin, key, value))
 
 
 def _check_joined(job):
