@@ -272,7 +272,7 @@ def test_period_sets_only_the_suffixes_of_its_value(tmp_path):
     sp = _pattern_job(tmp_path, [
         'assumed: period=100 (10..1000): "x"'],
         "atomic_inc(x)/every=32,WRITE_ONCE(y,1)/every_ns=100000",
-        "atomic_inc(x)/every=32,atomic_inc(y)/every = 100,READ_ONCE(x)"
+        "atomic_inc(x)/every=32,atomic_inc(y)/every=100,READ_ONCE(x)"
         "/every=100", words="x@0,y@2")
     a = jobheader.assumed(sp.path)["period"]
     assert band.threshold(sp, a) == "every"
