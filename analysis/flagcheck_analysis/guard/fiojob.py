@@ -15,6 +15,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__)))))
 # fio's option names, and so every name it prints before '='
 _NAME = re.compile(r"[A-Za-z0-9_]+")
+_READ = {}              # what fio read, by fio, file, its text and env
 
 # one option as fio printed it: @section the job's name (None before the
 # first job: [global]), @value None where given without '=', @text the
@@ -68,9 +69,14 @@ def read(path, env, fio=None, engine=None):
     """The Job of job file @path as @fio (else $FIO, else fio) reads it
     with the variables of @env; @engine: the ioengine a job that names
     none loads (flagcheck predict's default).  Raises FioJobError."""
-    check_file(path)
-    return _parse(path, _showcmd(fio or env.get("FIO") or "fio", path, env,
-                                 engine), env)
+    fio = fio or env.get("FIO") or "fio"
+    key = (fio, os.path.abspath(path), check_file(path), engine,
+           tuple(sorted(env.items())))
+    if key not in _READ:        # one fio start per file and environment
+        if len(_READ) > 64:
+            _READ.clear()
+        _READ[key] = _parse(path, _showcmd(fio, path, env, engine), env)
+    return _READ[key]
 
 
 def _showcmd(fio, path, env, engine):
