@@ -11,7 +11,8 @@ import pytest
 from tests.analysis import helpers
 from tests.analysis.test_one_answer import JOB, records
 from flagcheck_analysis.cli import predict
-from flagcheck_analysis.predict import curve, fiocost, jobspec, simulate
+from flagcheck_analysis.predict import (answer, curve, fiocost, jobspec,
+                                        simulate)
 from flagcheck_analysis.report import bigbox
 from flagcheck_analysis.machines import machine
 
@@ -81,11 +82,11 @@ def test_the_report_plots_its_answer_beside_the_runs(tmp_path, drawn):
     args = argparse.Namespace(predict=None, machine=None, fio_ns=None,
                               inputs=[])
     mf = [{"matrix": {"jobs": {"pat": str(path)}}}]
-    plans, warned = [], []
-    (row,) = bigbox.rows(args, mf, warned.append, records(), (), None, None,
-                         None, plans)
+    warned = []
+    answers = answer.big_box(args, mf, warned.append, records())
+    (row,) = bigbox.table(answers)[0][2]
     assert warned == []
-    (d,) = bigbox.plot(plans, records(), str(tmp_path))
+    (d,) = bigbox.plot(answers, records(), str(tmp_path))
     png = str(tmp_path / "pat_bigbox.png")
     assert drawn[0][1] == png and is_png(png)
     # the answer (the published machine, 4 CPUs) is the curve's last point

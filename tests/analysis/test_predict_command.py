@@ -149,6 +149,7 @@ def test_measured_rest_widens_the_band():
 # ----- the report's big-box answer -----
 
 def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
+    from flagcheck_analysis.predict import answer
     from flagcheck_analysis.report import backtest, bigbox
     path = os.path.join(helpers.REPO, "jobs", "catalogue",
                         "memcg-adjacent-lines.fio")
@@ -157,7 +158,10 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
                               fio_ns=300.0, inputs=[])
     warned = []
     monkeypatch.setattr(fiocost, "this_clock_ghz", lambda: (None, "t"))
-    first = bigbox.rows(args, mf, warned.append)
+    def rows():
+        return bigbox.table(answer.big_box(args, mf, warned.append,
+                                           curves=False))[0][2]
+    first = rows()
     assert warned == []
     # one answer: --predict's machine with the header's rest; the fio
     # rest and the published machine are its footnote
@@ -176,17 +180,27 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
         "x%.2f (%.2f..%.2f), D/C " % (bt.pred, bt.band["low"],
                                       bt.band["high"]))
     # two reports of the same results give the same band
-    assert bigbox.rows(args, mf, warned.append) == first
+    assert rows() == first
+
+
+def beside_table(sp, m, measured, rest):
+    """The rows of the table of @sp simulated on @m (predict/answer.py)
+    beside @measured {(numjobs, variant): IOPS} (report/bigbox.py)."""
+    from flagcheck_analysis.predict import answer
+    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.stats.compare import Record
+    rows = answer.beside_rows(sp, m, sorted({n for n, _ in measured}), rest)
+    recs = [Record("S", v, n, 0, {"iops": x}, "r.json")
+            for (n, v), x in measured.items()]
+    return bigbox.beside([{"label": "S", "rows": rows}], recs)[0][2]
 
 
 def test_report_beside_rows_measured_over_simulated():
-    from flagcheck_analysis.report import bigbox
     m = Machine(atomic_local=(5.0,) * 3, load_hit=(1.0,) * 3)
     sp = spec("x@0", "atomic_inc(x),work(95)")
     # one CPU: 1 / (100 ns) exactly; measured 10% and 20% under it
-    rows = bigbox.beside_rows("S", sp, m, {(1, "always"): 9e6,
-                                           (1, "test_first"): 8e6},
-                              (0.0, "0 null", False))
+    rows = beside_table(sp, m, {(1, "always"): 9e6, (1, "test_first"): 8e6},
+                        (0.0, "0 null", False))
     assert [r[:5] + r[6:] for r in rows] == [
         ["S", "1", "always", "0 null", "9000000", "0.90", "yes"],
         ["S", "1", "test_first", "0 null", "8000000", "0.80", "no"]]
@@ -195,7 +209,7 @@ def test_report_beside_rows_measured_over_simulated():
 def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
     # the one-job runs give the rest: 1e9 / 4e6 - (5 + 95) = 150 ns a
     # run; their rows say so, the two-job rows are judged with it
-    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.predict import answer
     from flagcheck_analysis.stats.compare import Record
     m = Machine(same_llc=(50.0,) * 3, atomic_local=(5.0,) * 3,
                 load_hit=(1.0,) * 3)
@@ -203,10 +217,10 @@ def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
     recs = [Record("S", variant, 1, 0, {"iops": 4e6}, "r.json")
             for variant in ("always", "test_first")]
     args = argparse.Namespace(fio_ns=None)
-    rest = bigbox.beside_rest(args, sp, m, recs, "S")
+    rest = answer.beside_rest(args, sp, m, recs, "S")
     assert rest == ((150.0, 150.0, 150.0), "150", True)
-    rows = bigbox.beside_rows("S", sp, m, {(1, "always"): 4e6,
-                                           (2, "always"): 7e6}, rest)
+    rows = beside_table(sp, m, {(1, "always"): 4e6, (2, "always"): 7e6},
+                        rest)
     assert [r[1] for r in rows] == ["1", "2"]
     assert rows[0][7] == "its rest"
     assert rows[1][7] in ("yes", "no")
@@ -229,14 +243,14 @@ def test_line_probes_stand_in_for_a_contradicted_calibration():
 
 
 def test_a_calibration_the_line_probes_contradict_is_not_used():
-    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.predict import answer
     m = Machine(name="calibration", same_llc=(29.0,) * 3)
 
     def entry(before, after):
         return {"line_probe": {"cpus": [0, 1], "before_ns": before,
                                "after_ns": after}}
-    assert bigbox.disagreement(m, [entry(40.0, 50.0)]) is None
-    assert bigbox.disagreement(m, [entry(28.9, 106.6), entry(98.3, 106.7),
+    assert answer.disagreement(m, [entry(40.0, 50.0)]) is None
+    assert answer.disagreement(m, [entry(28.9, 106.6), entry(98.3, 106.7),
                                    {"line_probe": None}]) == (
         "the calibration (calibration) puts 29 ns between the runs' CPUs, "
         "their line probes 107 ns (median of 4): more than x2 apart, the "
@@ -252,13 +266,13 @@ C_MODELS = {"filemap-odirect-read": "s1-filemap-odirect-read",
 
 
 def test_a_c_model_job_file_is_simulated_as_its_pattern_twin():
-    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.predict import answer
     jobs = {c: os.path.join(helpers.REPO, "jobs", c + ".fio")
             for c in C_MODELS}
     jobs["bh-lru-lookup"] = os.path.join(helpers.REPO, "jobs",
                                          "bh-lru-lookup.fio")
     warned = []
-    got = bigbox.job_files([{"matrix": {"jobs": jobs}}], warned.append)
+    got = answer.job_files([{"matrix": {"jobs": jobs}}], warned.append)
     assert warned == []
     # S5 names no twin (its twin has no LRU): left out
     assert got == {c: os.path.join(helpers.REPO, "jobs", "pattern",
@@ -267,11 +281,11 @@ def test_a_c_model_job_file_is_simulated_as_its_pattern_twin():
 
 def test_a_pattern_twin_line_naming_no_file_is_one_line(tmp_path):
     from flagcheck_analysis.inputs import jobheader
-    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.predict import answer
     bad = tmp_path / "c.fio"
     bad.write_text("; pattern-twin: pattern/nope.fio\n[global]\n")
     warned = []
-    assert bigbox.job_files([{"matrix": {"jobs": {"c": str(bad)}}}],
+    assert answer.job_files([{"matrix": {"jobs": {"c": str(bad)}}}],
                             warned.append) == {}
     assert warned == [
         "%s:1: pattern-twin 'pattern/nope.fio' is not valid: allowed a .fio "

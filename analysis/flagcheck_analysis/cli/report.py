@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from ..predict import simulate
+from ..predict import answer, fiocost, simulate
 from ..inputs import (fiojson, lineprobes, matrix, numbers, published,
                       safewrite)
 from .. import width
@@ -82,7 +82,16 @@ def build_parser():
     p.add_argument("--predict", type=predict_arg, metavar="N",
                    help="big-box answer at N CPUs, 2-%d (the fit's IOPS "
                    "within the measured numjobs)" % MAX_PREDICT)
-    bigbox.add_arguments(p)
+    # the group's title says when; its description would be a line of
+    # its own in the options (docs/predict.md#in-the-report has it all)
+    g = p.add_argument_group("big-box answer (with --predict N or a job "
+                             "file's published-machine line)")
+    g.add_argument("--machine", metavar="NAME_OR_FILE",
+                   help="profile for --predict (default: the calibration, "
+                   "beyond it its CPU family's)")
+    g.add_argument("--fio-ns", type=fiocost.fio_ns_arg, metavar="NS",
+                   help="fio's ns per I/O for --predict, 1-1e6 (default: "
+                   "from the one-job runs)")
     return p
 
 
@@ -258,19 +267,19 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     why_section = why.build(args, records, docs, warn, runs[5])
     if why_section is not None:
         out.append(why_section)
-    simulated = {}
-    checked, plans = bigbox.beside(args, manifests, records, warn,
-                                   ok_runs), []
-    out.append(sections.Tables(bigbox.table(args, manifests, warn, records,
-                                           ok_runs, simulated,
-                                           bigbox.caveats(checked), plans) +
-                              checked))
-    out.append(sections.BigBoxPlot(plans, records))
-    out.append(sections.Data("bigbox", bigbox.data(simulated)))
+    answers = answer.big_box(args, manifests, warn, records, ok_runs,
+                             curves=not args.no_plot)
+    checked = bigbox.beside(answer.beside(args, manifests, records, warn,
+                                          ok_runs), records)
+    cav = bigbox.caveats(checked)
+    out.append(sections.Tables(bigbox.table(answers, cav) + checked))
+    out.append(sections.BigBoxPlot(answers, records))
+    out.append(sections.Data("bigbox", bigbox.data(answers)))
     out.append(sections.Summary(summary.rows(records, counts, args.base,
                                             figures),
                                bigbox.summary_lines(
-                                   simulated, {r.scenario for r in records})))
+                                   answers, {r.scenario for r in records},
+                                   cav)))
     return out
 
 

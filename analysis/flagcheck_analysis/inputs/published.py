@@ -158,6 +158,13 @@ def label(name):
     return "%s %s" % (s.number, s.name) if s else name
 
 
+def of_scenario(label, labels):
+    """The run labels of scenario @label among @labels: itself, and the
+    labels the report gives its runs of differing setups ("LABEL (job
+    file sha256 ..., ...)": a C model and its twin run together)."""
+    return {x for x in labels if x == label or x.startswith(label + " (")}
+
+
 def order_key(name):
     """Sort key: the registry's scenarios in S-number order, then the
     others by name."""

@@ -12,12 +12,14 @@ more than DISAGREE from the runs' own line probes (their median) is named
 and not used."""
 
 import copy
+import functools
 import json
 import os
 
-from ..inputs import fiojson, jobheader, lineprobes
-from ..machines import physics, profile
-from . import band, fiocost, jobspec, simulate
+from ..inputs import fiojson, jobheader, lineprobes, published
+from ..machines import calibmachine, machine, physics, profile
+from ..stats.compare import measured_iops
+from . import band, curve, explain, fiocost, jobspec, simulate
 
 # a calibration this far from the runs' own line probes is not used
 DISAGREE = 2.0
@@ -144,8 +146,8 @@ def default_machine(args, n, entries, load):
 
 
 def one_job_iops(records, label):
-    """[(variant, IOPS)] of the scenario's numjobs=1 runs (of_scenario())."""
-    mine = of_scenario(label, {r.scenario for r in records})
+    """[(variant, IOPS)] of the scenario's numjobs=1 runs (published.of_scenario())."""
+    mine = published.of_scenario(label, {r.scenario for r in records})
     return [(r.variant, r.metrics["iops"]) for r in records
             if r.scenario in mine and r.numjobs == 1 and
             r.variant in simulate.VARIANTS and r.metrics.get("iops")]
@@ -176,23 +178,6 @@ def run_rest(spec, mach, here, runs):
     return rest, ("fio: work(ns) + %.0f ns per I/O from this results' %d "
                   "one-job runs (%.0f..%.0f, each less the pattern's own "
                   "ns), %s" % (ns[len(ns) // 2], len(ns), ns[0], ns[-1], how))
-
-
-def measured_iops(records):
-    """{(scenario, numjobs, variant): mean IOPS over the repeats}."""
-    acc = {}
-    for r in records:
-        v = r.metrics.get("iops")
-        if v is not None:
-            acc.setdefault((r.scenario, r.numjobs, r.variant), []).append(v)
-    return {k: sum(v) / len(v) for k, v in acc.items()}
-
-
-def of_scenario(label, labels):
-    """The run labels of scenario @label among @labels: itself, and the
-    labels the report gives its runs of differing setups ("LABEL (job
-    file sha256 ..., ...)": a C model and its twin run together)."""
-    return {x for x in labels if x == label or x.startswith(label + " (")}
 
 
 def beside_rest(args, spec, mach, records, label, fio_rest=None):
@@ -243,3 +228,203 @@ def disagreement(mach, entries, what="simulated beside measured is left "
             "their line probes %.0f ns (median of %d): more than x%g "
             "apart, the calibration is not used (%s)"
             % (mach.name, cal_ns, probe, len(vs), DISAGREE, what))
+
+
+# ---- the big-box answers of a results directory ----
+
+def _prediction(spec, mach, n, placement, rest, gain_pub, shown=None):
+    """predict_at()'s prediction with its job file, its rest (@shown: the
+    words the table gives it) and the sentence on what limits the gain."""
+    p = predict_at(spec, mach, n, placement, rest, gain_pub)
+    p["jobfile"] = spec.path
+    p["rest"] = {"ns": p["rest_ns"], "source": rest[1],
+                 "shown": shown or rest[1].split(":")[0]}
+    p["why"] = explain.sentence(p)
+    return p
+
+
+def _fio_answer(ask, label, spec, gain_pub, st):
+    """The prediction at --predict N with this fio job's rest, or None."""
+    n = ask.predict
+    if not n or st["machine"] is None:
+        return None
+    mach, here = st["machine"], st["here"]
+    if n > mach.total_cpus:
+        st["warn"]("--predict %d: %s has %d CPUs: name a bigger profile "
+                   "with --machine (the big-box answer is left out)"
+                   % (n, mach.name, mach.total_cpus))
+        st["machine"] = None
+        return None
+    rest = None if ask.fio_ns is not None else \
+        run_rest(spec, mach, here, one_job_iops(st["records"], label))
+    whence = "one-job runs"
+    if rest is None:
+        rest = fiocost.fio_rest(ask.fio_ns, mach)
+        whence = {"given": "--fio-ns", "recorded": "recorded",
+                  "measured": "null engine"}[fiocost.fio_source(ask.fio_ns)]
+    st["plan"] = (mach, n, None, rest[0])
+    return _prediction(spec, mach, n, None, rest, gain_pub,
+                       "fio %.0f ns (%s)" % (typical(rest[0]), whence))
+
+
+def _answers(ask, label, spec, gain_pub, st, load):
+    """The scenario's answers: "asked" at --predict's machine and N, with
+    the header's published-rest where it names work, else this fio
+    job's rest ("fio" then holds the fio rest's); "published" at the
+    published machine; "answer" names the table's. None: no answer."""
+    fio = _fio_answer(ask, label, spec, gain_pub, st)
+    pub = spec.published if spec.rest == "work" else None
+    pub_mach = load(pub.profile) if pub else None
+    out = {"answer": "asked", "asked": None, "published": None, "fio": None}
+
+    def at_published():
+        rest = fiocost.rest_of("work", None, pub_mach, spec.rest_ns)
+        st["plan"] = (pub_mach, pub.cpus, pub.placement, rest[0])
+        out["published"] = _prediction(spec, pub_mach, pub.cpus,
+                                       pub.placement, rest, gain_pub)
+        return out["published"]
+    if fio is None:
+        if pub is None:
+            return None
+        at_published()
+        out["answer"] = "published"
+        return out
+    if pub is None:
+        out["asked"] = fio
+        return out
+    out["fio"] = fio
+    mach, n = st["machine"], ask.predict
+    if mach is pub_mach and n == pub.cpus and not pub.placement:
+        out["asked"] = at_published()
+        return out
+    rest = fiocost.rest_of("work", None, mach, spec.rest_ns)
+    out["asked"] = _prediction(spec, mach, n, None, rest, gain_pub)
+    at_published()
+    st["plan"] = (mach, n, None, rest[0])
+    return out
+
+
+def _curve(spec, plan, p, gain_pub):
+    """curve.data() of the answer @p against CPUs up to its N (@plan:
+    machine, N, placement, rest ns), the measured points left to the
+    report."""
+    mach, n, placement, rest_ns = plan
+    pub = spec.published
+    return curve.data(curve.predictions(spec, mach, n, placement, rest_ns,
+                                        have=[p]), None,
+                      (pub.cpus, gain_pub) if pub and gain_pub else None)
+
+
+def big_box(ask, manifests, warn, records=(), entries=(), curves=True):
+    """The big-box answers (docs/predict.md, "In the report"): {"note":
+    which machine --predict N took, or None; "scenarios": [{"label",
+    "jobfile", "gain_published", and _answers()'s, with "curve" (its
+    plot's data, where @curves)}]}. @ask: inputs, predict (N or None),
+    machine, fio_ns; @records: the runs (their one-job IOPS give this fio
+    job's rest); @entries: the manifests' run entries (their line probes
+    check the calibration)."""
+    loaded = {}
+
+    def load(name):
+        if name not in loaded:
+            loaded[name] = machine.load(name)
+        return loaded[name]
+
+    st = {"warn": warn, "records": records, "machine": None, "here": None}
+    note = None
+    if ask.predict:
+        try:
+            st["machine"], st["here"], note = default_machine(
+                ask, ask.predict, entries, load)
+        except Refused as e:
+            warn(str(e))
+        except ValueError as e:
+            warn("%s (the big-box answer at --predict %d is left out)"
+                 % (e, ask.predict))
+    out, seen = [], set()
+    for scenario, path in sorted(job_files(manifests, warn).items()):
+        label = published.label(scenario)
+        if (label, path) in seen:       # a C model and its twin, both run
+            continue
+        seen.add((label, path))
+        try:
+            spec = jobspec.read(path)
+            gain_pub = jobspec.published_gain(path)
+            st["plan"] = None
+            got = _answers(ask, label, spec, gain_pub, st, load)
+        except (ValueError, jobspec.SpecError,
+                simulate.PredictError) as e:
+            warn("%s (the big-box answer leaves it out)" % e)
+            continue
+        if got is None:
+            continue
+        got.update(label=label, jobfile=path, gain_published=gain_pub,
+                   curve=None)
+        out.append(got)
+        try:
+            if curves:
+                got["curve"] = _curve(spec, st["plan"], got[got["answer"]],
+                                      gain_pub)
+        except simulate.PredictError as e:
+            warn("the big-box answer's plot skipped: %s" % e)
+    return {"note": "--predict %d on %s" % (ask.predict, note)
+            if note and st["machine"] is not None else None,
+            "scenarios": out}
+
+
+def _beside_rows(spec, mach, numjobs, rest):
+    """[{"numjobs", "rest", "from_runs", "variants": {variant: {"iops",
+    "low", "high"}}}] of @spec simulated on @mach at each of @numjobs."""
+    ns, how, from_runs = rest
+    out = []
+    for nj in numjobs:
+        if nj > mach.total_cpus:
+            continue
+        p = simulate.predict(spec, mach, nj, None, ns)
+        out.append({"numjobs": nj, "rest": how, "from_runs": from_runs,
+                    "variants": {v: {k: p["variants"][v][k] for k in
+                                     ("iops", "low", "high")}
+                                 for v in simulate.VARIANTS}})
+    return out
+
+
+def beside(ask, manifests, records, warn, entries=()):
+    """Each pattern job simulated on this box's calibration at every
+    numjobs it ran: [{"label", "rows": _beside_rows()}], [] without
+    calibration.json in the results; where the runs' line probes
+    (@entries) contradict its transfers, they stand in for them
+    (calibmachine.Probed)."""
+    cal = calibration_path(ask.inputs)
+    jobs = job_files(manifests)
+    if cal is None or not jobs:
+        return []
+    iops = measured_iops(records)
+    try:
+        mach = machine.load(cal)
+        why = disagreement(mach, entries, "its transfers are the runs' "
+                           "line probes in simulated beside measured")
+        if why:
+            warn(why)
+            mach = calibmachine.Probed(mach, probes(entries)[0])
+    except ValueError as e:
+        warn("%s (simulated beside measured is left out)" % e)
+        return []
+    # fio's null engine, where a scenario has no one-job runs: measured
+    # once for all of them
+    fio_rest = functools.cache(lambda: fiocost.fio_rest(ask.fio_ns, mach))
+    out, done = [], set()
+    for stem, path in sorted(jobs.items()):
+        for label in sorted(published.of_scenario(
+                published.label(stem), {s for s, _, _ in iops}) - done):
+            done.add(label)
+            numjobs = sorted({nj for s, nj, _ in iops if s == label})
+            try:
+                spec = jobspec.read(path)
+                rest = beside_rest(ask, spec, mach, records, label,
+                                   fio_rest)
+                out.append({"label": label, "rows": _beside_rows(
+                    spec, mach, numjobs, rest)})
+            except (ValueError, jobspec.SpecError,
+                    simulate.PredictError) as e:
+                warn("%s (simulated beside measured leaves it out)" % e)
+    return out

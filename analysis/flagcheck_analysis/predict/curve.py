@@ -41,10 +41,12 @@ def predictions(spec, mach, n, placement, rest_ns, seeds=simulate.SEEDS,
 def data(preds, measured=None, published=None):
     """What the plot shows, from @preds (predictions, by CPU count),
     @measured {variant: [(numjobs, IOPS)]} and @published (CPUs, gain) or
-    None: {"cpus", "always"/"test_first": {"iops", "low", "high"},
+    None: {"cpus", "variants", "always"/"test_first": {"iops", "low",
+    "high"},
     "gain": {"value", "low", "high"}, "measured", "published"}."""
     preds = sorted(preds, key=lambda p: p["cpus"])
-    out = {"cpus": [p["cpus"] for p in preds]}
+    out = {"cpus": [p["cpus"] for p in preds],
+           "variants": list(simulate.VARIANTS)}
     for variant in simulate.VARIANTS:
         out[variant] = {k: [p["variants"][variant][k] for p in preds]
                      for k in ("iops", "low", "high")}

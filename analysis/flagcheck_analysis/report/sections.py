@@ -6,7 +6,7 @@ csv()); the files of each section in the output directory; its plots
 adds nothing: a section defines only what it has."""
 
 from . import bigbox, fixtable, lru, messages, plot, render, summary
-from ..predict import curve, simulate
+from ..predict import curve
 
 
 class Section:
@@ -144,13 +144,13 @@ class BigBoxPlot(Section):
     bigbox.plot())."""
     plots = "the big-box answer's plot"
 
-    def __init__(self, plans, records):
-        self.plans, self.records = plans, records
+    def __init__(self, answers, records):
+        self.answers, self.records = answers, records
 
     def draw(self, outdir):
         try:
-            return bool(bigbox.plot(self.plans, self.records, outdir))
-        except (curve.PlotError, simulate.PredictError) as e:
+            return bool(bigbox.plot(self.answers, self.records, outdir))
+        except curve.PlotError as e:
             raise plot.PlotError(str(e))
 
 
