@@ -12,15 +12,19 @@ The rest of each I/O besides the pattern's operations, one for both variants:
          inputs give the same output, nothing is measured by a prediction
 """
 
+import argparse
 import os
 import json
 import re
 import sys
 
-from ..inputs import jobheader, numbers, textfile
+from ..inputs import jobheader, numbers, predictionfile, textfile
 from ..machines import machine, profile
 from .. import width
-from ..predict import band, curve, explain, fiocost, jobspec, simulate
+from ..predict import (answer, band, curve, explain, fiocost, jobspec,
+                       simulate)
+from ..report import bigbox, render
+from . import report
 
 PROG = "flagcheck predict"
 # flagcheck-sim's largest matrix: refused before any is built
@@ -48,8 +52,9 @@ def build_parser():
         "and gain on a big machine by simulating it on the machine's "
         "profile.", epilog=EPILOG,
         formatter_class=width.HelpFormatter)
-    p.add_argument("jobfile", nargs="?", metavar="JOBFILE",
-                   help="a model=pattern fio job file")
+    p.add_argument("jobfile", nargs="?", metavar="JOBFILE_OR_DIR",
+                   help="a model=pattern fio job file, or a results "
+                   "directory (its answers go to DIR/prediction.json)")
     p.add_argument("--machine", metavar="NAME_OR_FILE",
                    help="profile: machines/NAME.toml's NAME, or a file")
     p.add_argument("--cpus", metavar="N[,N...]",
@@ -278,11 +283,68 @@ def plot(args, spec, mach, rest, preds, gain_pub):
                       "%s on %s" % (os.path.basename(spec.path), mach.name))
 
 
+# what a results directory's answers take; the others are a job file's
+NOT_WITH_RESULTS = ("placement", "published", "rest", "seeds", "json",
+                    "plot")
+
+
+def _stored(args):
+    """flagcheck predict DIR: every pattern job the results name, at its
+    published machine and at --cpus N (predict/answer.py), and each
+    simulated beside the runs on this box's calibration; stored in
+    DIR/prediction.json, printed as the report prints it."""
+    given = [o for o in NOT_WITH_RESULTS
+             if getattr(args, o) not in (None, False, str(simulate.SEEDS))]
+    if given:
+        return _fail("--%s: a job file's option, not a results "
+                     "directory's" % given[0].replace("_", "-"), 2)
+    n = None
+    if args.cpus:
+        try:
+            counts = cpu_counts(args.cpus)
+        except ValueError as e:
+            return _fail(str(e), 2)
+        if len(counts) != 1 or counts[0] < 2:
+            return _fail("--cpus %s: with a results directory, one N from "
+                         "2 to %d" % (numbers.shown(args.cpus), MAX_CPUS), 2)
+        n = counts[0]
+    ask = argparse.Namespace(inputs=[args.jobfile], predict=n,
+                             machine=args.machine, fio_ns=args.fio_ns)
+    records, manifests, entries = report.load(ask.inputs)
+    warnings = []
+
+    def warn(line):
+        warnings.append(line)
+        print(width.wrap("%s: %s" % (PROG, line)), file=sys.stderr)
+    doc = {"cpus": n, "warnings": warnings}
+    doc.update(answer.big_box(ask, manifests, warn, records, entries))
+    doc["beside"] = answer.beside(ask, manifests, records, warn, entries)
+    try:
+        predictionfile.write(args.jobfile, doc)
+    except OSError as e:
+        return _fail("cannot write %s: %s" % (predictionfile.path(
+            args.jobfile), e.strerror or e), 1)
+    checked = bigbox.beside(doc["beside"], records)
+    tables = bigbox.table(doc, bigbox.caveats(checked)) + checked
+    if tables:
+        print("\n\n".join(render.text_table(*t) for t in tables))
+    print(width.wrap("%s: wrote %s" % (PROG, predictionfile.path(
+        args.jobfile))), file=sys.stderr)
+    return 0
+
+
+def _fail(line, status):
+    print(width.wrap("%s: %s" % (PROG, line)), file=sys.stderr)
+    return status
+
+
 def main(argv=None):
     args = parse_args(argv)
     done = other_action(args)
     if done is not None:
         return done
+    if os.path.isdir(args.jobfile):
+        return _stored(args)
     try:
         spec = jobspec.read(args.jobfile)
         targets, rest_mode = _targets(args, spec)

@@ -133,6 +133,15 @@ def job_file_figures(manifests):
     return out
 
 
+def load(inputs):
+    """(records, manifests, their ok run entries) of @inputs, read as the
+    report reads them by default (flagcheck predict DIR's runs)."""
+    files, manifests = loadrecords.inputs_to_files(inputs)
+    records = loadrecords.load_records(
+        files, None, _variants("always", manifests))[0]
+    return records, manifests, conditions.ok_entries(manifests)
+
+
 def _variants(base, manifests):
     """The variants the file names may hold: the base, the default ones and
     every manifest's."""

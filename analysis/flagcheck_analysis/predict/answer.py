@@ -372,7 +372,7 @@ def big_box(ask, manifests, warn, records=(), entries=(), curves=True):
             "scenarios": out}
 
 
-def _beside_rows(spec, mach, numjobs, rest):
+def beside_rows(spec, mach, numjobs, rest):
     """[{"numjobs", "rest", "from_runs", "variants": {variant: {"iops",
     "low", "high"}}}] of @spec simulated on @mach at each of @numjobs."""
     ns, how, from_runs = rest
@@ -390,7 +390,7 @@ def _beside_rows(spec, mach, numjobs, rest):
 
 def beside(ask, manifests, records, warn, entries=()):
     """Each pattern job simulated on this box's calibration at every
-    numjobs it ran: [{"label", "rows": _beside_rows()}], [] without
+    numjobs it ran: [{"label", "rows": beside_rows()}], [] without
     calibration.json in the results; where the runs' line probes
     (@entries) contradict its transfers, they stand in for them
     (calibmachine.Probed)."""
@@ -422,7 +422,7 @@ def beside(ask, manifests, records, warn, entries=()):
                 spec = jobspec.read(path)
                 rest = beside_rest(ask, spec, mach, records, label,
                                    fio_rest)
-                out.append({"label": label, "rows": _beside_rows(
+                out.append({"label": label, "rows": beside_rows(
                     spec, mach, numjobs, rest)})
             except (ValueError, jobspec.SpecError,
                     simulate.PredictError) as e:
