@@ -79,7 +79,7 @@ def test_predict_plot_is_the_predictions(tmp_path, drawn, capsys):
 def test_the_report_plots_its_answer_beside_the_runs(tmp_path, drawn):
     path = tmp_path / "pat.fio"
     path.write_text(JOB.replace("none: my own patch", "x2 on my box"))
-    args = argparse.Namespace(predict=None, machine=None, fio_ns=None,
+    args = argparse.Namespace(cpus=None, machine=None, fio_ns=None,
                               inputs=[])
     mf = [{"matrix": {"jobs": {"pat": str(path)}}}]
     warned = []

@@ -55,7 +55,7 @@ def test_fio_ns_of_one_ns_is_taken(capsys):
     assert rc == 0 and "fio's 1 ns per I/O" in out
 
 
-@pytest.mark.parametrize("tool", ["report", "backtest"])
+@pytest.mark.parametrize("tool", ["predict", "backtest"])
 def test_every_tools_fio_ns_is_the_same(tool):
     p = helpers.run_cli(tool, "--fio-ns", "0.5", "/nonexistent")
     assert p.returncode == 2
@@ -83,13 +83,15 @@ def test_list_machines_of_no_directory_is_refused(capsys, tmp_path, where):
                     "profiles)")
 
 
-def test_report_predict_stops_where_the_simulator_does():
-    p = helpers.run_cli("report", "--help")
-    assert "big-box answer at N CPUs, 2-1024" in p.stdout
-    p = helpers.run_cli("report", "--predict", "1025",
-                        helpers.RESULTS)
-    assert p.returncode == 2 and p.stderr.splitlines()[-1].endswith(
-        "argument --predict: '1025': want a whole number of jobs, 2 to 1024")
+def test_predict_dir_stops_where_the_simulator_does():
+    p = helpers.run_cli("predict", helpers.RESULTS, "--cpus", "1025")
+    assert (p.returncode, p.stderr) == (2, "flagcheck predict: --cpus '1025': "
+                                        "allowed whole numbers from 1 to 1024 "
+                                        "(the simulator's CPUs)\n")
+    p = helpers.run_cli("report", "--predict", "64", helpers.RESULTS)
+    assert p.returncode == 2 and p.stderr.splitlines()[-1] == (
+        "flagcheck report: error: --predict: now flagcheck predict DIR "
+        "--cpus N; the report renders what it stores")
 
 
 def test_set_runtime_and_runtime_are_two_runtimes(tmp_path):

@@ -26,7 +26,7 @@ def rows(monkeypatch, tmp_path, record):
     monkeypatch.setattr(fiocost, "measure_fio_ns", lambda: measured.append(
         1) or (500.0, 490.0, 510.0))
     monkeypatch.setattr(fiocost, "this_clock_ghz", lambda: (None, "t"))
-    args = argparse.Namespace(predict=8, machine="icelake-8380-2s",
+    args = argparse.Namespace(cpus=8, machine="icelake-8380-2s",
                               fio_ns=None, inputs=[])
     warned = []
     answers = answer.big_box(args, MANIFESTS, warned.append, curves=False)

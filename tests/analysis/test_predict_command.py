@@ -154,7 +154,7 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
     path = os.path.join(helpers.REPO, "jobs", "catalogue",
                         "memcg-adjacent-lines.fio")
     mf = [{"matrix": {"jobs": {"memcg-adjacent-lines": path}}}]
-    args = argparse.Namespace(predict=8, machine="icelake-8380-2s",
+    args = argparse.Namespace(cpus=8, machine="icelake-8380-2s",
                               fio_ns=300.0, inputs=[])
     warned = []
     monkeypatch.setattr(fiocost, "this_clock_ghz", lambda: (None, "t"))
@@ -163,7 +163,7 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
                                            curves=False))[0][2]
     first = rows()
     assert warned == []
-    # one answer: --predict's machine with the header's rest; the fio
+    # one answer: --cpus's machine with the header's rest; the fio
     # rest and the published machine are its footnote
     assert [r[:4] for r in first] == [
         ["memcg-adjacent-lines", "icelake-8380-2s", "8", "work"]]

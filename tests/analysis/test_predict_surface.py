@@ -110,9 +110,9 @@ def test_a_profile_that_is_no_regular_toml_is_refused(capsys, tmp_path,
     assert rc == 2 and str(path) in err and len(err.splitlines()) == 1
 
 
-def test_report_fio_ns_nan_is_refused_naming_it():
-    p = helpers.run_cli("report", "--predict", "8", "--fio-ns",
-                        "nan", "/nonexistent")
+def test_predict_dir_fio_ns_nan_is_refused_naming_it():
+    p = helpers.run_cli("predict", "/nonexistent", "--cpus", "8",
+                        "--fio-ns", "nan")
     assert p.returncode == 2
     assert "argument --fio-ns: 'nan': want a number of ns from 1 to" \
         in p.stderr

@@ -118,3 +118,53 @@ def test_what_predict_wrote_reads_back(predicted):
     with open(os.path.join(d, "prediction.json")) as f:
         assert json.load(f)["format"] == predictionfile.FORMAT
     assert predictionfile.read(str(os.path.dirname(d))) is None
+
+
+def report(d, tmp_path, *args):
+    """flagcheck report of @d with a flagcheck-sim that only leaves a mark:
+    (CompletedProcess, whether the simulator was started)."""
+    mark = tmp_path / "sim-started"
+    sim = tmp_path / "sim"
+    sim.write_text("#!/bin/sh\ntouch %s\nexit 1\n" % mark)
+    sim.chmod(0o755)
+    env = dict(os.environ, FLAGCHECK_SIM=str(sim))
+    p = helpers.run_cli("report", d, "--outdir", str(tmp_path / "out"),
+                        *args, env=env, timeout=120)
+    return p, mark.exists()
+
+
+def test_the_report_renders_the_stored_answer_and_simulates_nothing(
+        predicted, tmp_path):
+    d, pred = predicted
+    p, simulated = report(d, tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert not simulated
+    # one renderer: the report's big-box table is the one predict printed
+    title = "the big-box answer, an ESTIMATE"
+    table = pred.stdout[pred.stdout.index(title):].split("\n\n")[0]
+    assert table in p.stdout
+    assert os.path.exists(tmp_path / "out" / "pat_bigbox.png")
+
+
+def test_a_report_without_the_stored_answer_names_the_command(results,
+                                                              tmp_path):
+    p, simulated = report(results, tmp_path, "--no-plot")
+    assert p.returncode == 0 and not simulated
+    assert "big-box answer, an ESTIMATE" not in p.stdout
+    assert helpers.message(p.stderr).splitlines()[0] == (
+        "flagcheck report: no prediction.json in %s: the big-box answer is "
+        "left out (flagcheck predict %s computes it)" % (results, results))
+
+
+def test_a_damaged_stored_answer_is_one_line_and_the_rest_reported(
+        results, tmp_path):
+    d = str(tmp_path / "res")
+    shutil.copytree(results, d)
+    with open(os.path.join(d, "prediction.json"), "w") as f:
+        f.write('{"format": "flagcheck prediction 0"}')
+    p, _ = report(d, tmp_path, "--no-plot")
+    assert p.returncode == 0 and "scaling: pat" in p.stdout
+    assert helpers.message(p.stderr).splitlines()[0] == (
+        "flagcheck report: %s/prediction.json: format \"flagcheck prediction "
+        "0\", not \"flagcheck prediction 1\": flagcheck predict %s writes it "
+        "again (the big-box answer is left out)" % (d, d))

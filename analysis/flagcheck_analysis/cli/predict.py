@@ -308,7 +308,7 @@ def _stored(args):
             return _fail("--cpus %s: with a results directory, one N from "
                          "2 to %d" % (numbers.shown(args.cpus), MAX_CPUS), 2)
         n = counts[0]
-    ask = argparse.Namespace(inputs=[args.jobfile], predict=n,
+    ask = argparse.Namespace(inputs=[args.jobfile], cpus=n,
                              machine=args.machine, fio_ns=args.fio_ns)
     records, manifests, entries = report.load(ask.inputs)
     warnings = []

@@ -5,9 +5,9 @@ import argparse
 import os
 import sys
 
-from ..predict import answer, fiocost, simulate
-from ..inputs import (fiojson, lineprobes, matrix, numbers, published,
-                      safewrite)
+from ..predict import answer
+from ..inputs import (fiojson, lineprobes, matrix, numbers, predictionfile,
+                      published, safewrite)
 from .. import width
 from ..stats import compare, scaling, usl
 from ..report import (bigbox, catalogue, conditions, header, loadrecords, lru,
@@ -19,19 +19,29 @@ from ..report.messages import PROG, warn
 # scaling law) is docs/analysis.md's "flagcheck report", not --help's
 EPILOG = """\
 Reads a results directory of flagcheck run (or fio JSON files); writes report.md, compare.csv, scaling.csv and plots.
-example: flagcheck report results --predict 64 --machine epyc-2s-256
+The big-box answer is rendered from DIR/prediction.json: flagcheck predict DIR --cpus 64 computes it.
+example: flagcheck predict results --cpus 64 --machine epyc-2s-256; flagcheck report results
 exit status: 0 a run was reported, 1 nothing reported or the files not written, 2 usage error.
 Where variants come from, setups kept apart, --compare, the summary, the scaling law (sigma, kappa, no peak, no fit
 possible), bad inputs: docs/analysis.md (flagcheck report), docs/predict.md, docs/errors.md."""
 
 
-# the big-box answer simulates N CPUs: the simulator's most (below fio's
-# own limit on jobs, 4096, REAL_MAX_JOBS in fio.h)
-MAX_PREDICT = simulate.MAX_CPUS
+# the options that moved to flagcheck predict DIR, by its names for them:
+# the report renders what it stored (docs/predict.md, "In the report")
+MOVED = {"--predict": "--cpus N", "--machine": "--machine NAME",
+         "--fio-ns": "--fio-ns NS"}
 
-# argparse type of --predict: a whole number of jobs, 2 to MAX_PREDICT
-predict_arg = numbers.arg("want a whole number of jobs, 2 to %d"
-                          % MAX_PREDICT, whole=True, low=2, high=MAX_PREDICT)
+
+class Moved(argparse.Action):
+    """An option that moved: giving it is one line naming where."""
+
+    def __init__(self, option_strings, dest, **kw):
+        super().__init__(option_strings, dest, nargs="?",
+                         help=argparse.SUPPRESS)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error("%s: now flagcheck predict DIR %s; the report renders "
+                     "what it stores" % (option_string, MOVED[option_string]))
 
 
 # what --format prints on stdout (the files are always written)
@@ -79,19 +89,8 @@ def build_parser():
     p.add_argument("--width", type=_width, default=render.WIDTH,
                    metavar="COLS", help="table width, 60-10000, 0 no limit; "
                    "longer notes are footnotes (default %(default)s)")
-    p.add_argument("--predict", type=predict_arg, metavar="N",
-                   help="big-box answer at N CPUs, 2-%d (the fit's IOPS "
-                   "within the measured numjobs)" % MAX_PREDICT)
-    # the group's title says when; its description would be a line of
-    # its own in the options (docs/predict.md#in-the-report has it all)
-    g = p.add_argument_group("big-box answer (with --predict N or a job "
-                             "file's published-machine line)")
-    g.add_argument("--machine", metavar="NAME_OR_FILE",
-                   help="profile for --predict (default: the calibration, "
-                   "beyond it its CPU family's)")
-    g.add_argument("--fio-ns", type=fiocost.fio_ns_arg, metavar="NS",
-                   help="fio's ns per I/O for --predict, 1-1e6 (default: "
-                   "from the one-job runs)")
+    for option in MOVED:
+        p.add_argument(option, action=Moved)
     return p
 
 
@@ -250,10 +249,46 @@ def _lru_points(inputs, tried=()):
     return lru.points(runs)
 
 
+NO_PREDICTION = {"cpus": None, "note": None, "warnings": [],
+                 "scenarios": [], "beside": []}
+
+
+def stored_prediction(inputs, manifests):
+    """The big-box answers flagcheck predict stored in the input
+    directories (their prediction.json), one per scenario; where none
+    holds one and the results have pattern jobs, one line naming the
+    command that computes it."""
+    out = dict(NO_PREDICTION, scenarios=[], beside=[], warnings=[])
+    dirs = [d for d in inputs if os.path.isdir(d)]
+    found = False
+    for d in dirs:
+        try:
+            doc = predictionfile.read(d)
+        except fiojson.InputError as e:
+            warn("%s (the big-box answer is left out)" % e)
+            continue
+        if doc is None:
+            continue
+        found = True
+        for key in ("cpus", "note"):
+            out[key] = out[key] or doc[key]
+        out["warnings"] += doc["warnings"]
+        for key in ("scenarios", "beside"):
+            have = {s["label"] for s in out[key]}
+            out[key] += [s for s in doc[key] if s["label"] not in have]
+    if not found and dirs and answer.job_files(manifests):
+        warn("no prediction.json in %s: the big-box answer is left out "
+             "(flagcheck predict %s computes it)" % (dirs[0], dirs[0]))
+    return out
+
+
 def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     """Every section of the report, in order; runs: load_records() and
     the counters it read ({fio JSON path: records})."""
     records, docs, hrecords = runs[:3]
+    stored = stored_prediction(args.inputs, manifests)
+    for line in stored["warnings"]:
+        warn(line)
     fits = usl.fits(records, args.base)
     figures = job_file_figures(manifests)
     out = [sections.Compare(conditions.annotate(
@@ -261,13 +296,13 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
                args.exclude_busy, lineprobes.cell_spans(ok_runs),
                records)),
            sections.Scaling(scaling.scaling(records, args.base), order, fits,
-                           args.predict, summary.marks(records, counts,
+                           stored["cpus"], summary.marks(records, counts,
                                                        args.base), figures),
            sections.Tables(perhost.tables(hrecords, order)),
            sections.Tables(conditions.tables(manifests, ok_runs, counts)),
            sections.Tables([t for t in [lineprobes.table(files, records)]
                            if t]),
-           sections.Tables(usltable.tables(fits, args.predict))]
+           sections.Tables(usltable.tables(fits, stored["cpus"]))]
     if len(order) == 3:
         out.append(sections.FixTable(records, order))
     pts = _lru_points(args.inputs, runs[5].get(None) or ())
@@ -276,18 +311,15 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     why_section = why.build(args, records, docs, warn, runs[5])
     if why_section is not None:
         out.append(why_section)
-    answers = answer.big_box(args, manifests, warn, records, ok_runs,
-                             curves=not args.no_plot)
-    checked = bigbox.beside(answer.beside(args, manifests, records, warn,
-                                          ok_runs), records)
+    checked = bigbox.beside(stored["beside"], records)
     cav = bigbox.caveats(checked)
-    out.append(sections.Tables(bigbox.table(answers, cav) + checked))
-    out.append(sections.BigBoxPlot(answers, records))
-    out.append(sections.Data("bigbox", bigbox.data(answers)))
+    out.append(sections.Tables(bigbox.table(stored, cav) + checked))
+    out.append(sections.BigBoxPlot(stored, records))
+    out.append(sections.Data("bigbox", bigbox.data(stored)))
     out.append(sections.Summary(summary.rows(records, counts, args.base,
                                             figures),
                                bigbox.summary_lines(
-                                   answers, {r.scenario for r in records},
+                                   stored, {r.scenario for r in records},
                                    cav)))
     return out
 

@@ -1,6 +1,6 @@
 """The big-box answer's computation (docs/predict.md), for the report
 (report/bigbox.py renders it): which model=pattern job files a results
-directory's manifests name, which machine --predict N simulates on (this
+directory's manifests name, which machine --cpus N simulates on (this
 box's calibration, beyond it its CPU family's generic profile with this
 box's calibrated costs, or --machine), this fio job's rest from the
 results' one-job runs, and each answer's prediction with THE band, the
@@ -79,7 +79,7 @@ def job_files(manifests, warn=None):
 
 
 class Refused(ValueError):
-    """str(): one line naming why --predict N gives no estimate."""
+    """str(): one line naming why --cpus N gives no estimate."""
 
 
 def cpu_model_of(calibration_path):
@@ -109,13 +109,13 @@ def with_calibrated_costs(generic, here):
 
 
 def default_machine(args, n, entries, load):
-    """(the machine --predict @n simulates on, this box's calibration or
+    """(the machine --cpus @n simulates on, this box's calibration or
     None, which and why in words); Refused naming why there is none.
     A calibration the runs' line probes (@entries) contradict is refused
     (two calibrations of one box x4 apart: at most one agrees)."""
     cal = calibration_path(args.inputs)
     here = load(cal) if cal else None
-    why = disagreement(here, entries, "--predict %d is refused: name a "
+    why = disagreement(here, entries, "--cpus %d is refused: name a "
                        "profile with --machine, or calibrate again" % n) \
         if here else None
     if args.machine:
@@ -124,7 +124,7 @@ def default_machine(args, n, entries, load):
     if why:
         raise Refused(why)
     if here is None:
-        raise Refused("--predict %d: no --machine and no calibration.json "
+        raise Refused("--cpus %d: no --machine and no calibration.json "
                       "in the results: the big-box answer names no machine"
                       % n)
     if n <= here.total_cpus:
@@ -133,7 +133,7 @@ def default_machine(args, n, entries, load):
     model = cpu_model_of(cal)
     name = physics.generic_profile(model)
     if name is None:
-        raise Refused("--predict %d: beyond this box's %d calibrated CPUs, "
+        raise Refused("--cpus %d: beyond this box's %d calibrated CPUs, "
                       "and its CPU %r is of no family with a generic "
                       "profile (machines/): name one with --machine"
                       % (n, here.total_cpus, model))
@@ -244,13 +244,13 @@ def _prediction(spec, mach, n, placement, rest, gain_pub, shown=None):
 
 
 def _fio_answer(ask, label, spec, gain_pub, st):
-    """The prediction at --predict N with this fio job's rest, or None."""
-    n = ask.predict
+    """The prediction at --cpus N with this fio job's rest, or None."""
+    n = ask.cpus
     if not n or st["machine"] is None:
         return None
     mach, here = st["machine"], st["here"]
     if n > mach.total_cpus:
-        st["warn"]("--predict %d: %s has %d CPUs: name a bigger profile "
+        st["warn"]("--cpus %d: %s has %d CPUs: name a bigger profile "
                    "with --machine (the big-box answer is left out)"
                    % (n, mach.name, mach.total_cpus))
         st["machine"] = None
@@ -268,7 +268,7 @@ def _fio_answer(ask, label, spec, gain_pub, st):
 
 
 def _answers(ask, label, spec, gain_pub, st, load):
-    """The scenario's answers: "asked" at --predict's machine and N, with
+    """The scenario's answers: "asked" at --cpus's machine and N, with
     the header's published-rest where it names work, else this fio
     job's rest ("fio" then holds the fio rest's); "published" at the
     published machine; "answer" names the table's. None: no answer."""
@@ -293,7 +293,7 @@ def _answers(ask, label, spec, gain_pub, st, load):
         out["asked"] = fio
         return out
     out["fio"] = fio
-    mach, n = st["machine"], ask.predict
+    mach, n = st["machine"], ask.cpus
     if mach is pub_mach and n == pub.cpus and not pub.placement:
         out["asked"] = at_published()
         return out
@@ -317,7 +317,7 @@ def _curve(spec, plan, p, gain_pub):
 
 def big_box(ask, manifests, warn, records=(), entries=(), curves=True):
     """The big-box answers (docs/predict.md, "In the report"): {"note":
-    which machine --predict N took, or None; "scenarios": [{"label",
+    which machine --cpus N took, or None; "scenarios": [{"label",
     "jobfile", "gain_published", and _answers()'s, with "curve" (its
     plot's data, where @curves)}]}. @ask: inputs, predict (N or None),
     machine, fio_ns; @records: the runs (their one-job IOPS give this fio
@@ -332,15 +332,15 @@ def big_box(ask, manifests, warn, records=(), entries=(), curves=True):
 
     st = {"warn": warn, "records": records, "machine": None, "here": None}
     note = None
-    if ask.predict:
+    if ask.cpus:
         try:
             st["machine"], st["here"], note = default_machine(
-                ask, ask.predict, entries, load)
+                ask, ask.cpus, entries, load)
         except Refused as e:
             warn(str(e))
         except ValueError as e:
-            warn("%s (the big-box answer at --predict %d is left out)"
-                 % (e, ask.predict))
+            warn("%s (the big-box answer at --cpus %d is left out)"
+                 % (e, ask.cpus))
     out, seen = [], set()
     for scenario, path in sorted(job_files(manifests, warn).items()):
         label = published.label(scenario)
@@ -367,7 +367,7 @@ def big_box(ask, manifests, warn, records=(), entries=(), curves=True):
                                       gain_pub)
         except simulate.PredictError as e:
             warn("the big-box answer's plot skipped: %s" % e)
-    return {"note": "--predict %d on %s" % (ask.predict, note)
+    return {"note": "--cpus %d on %s" % (ask.cpus, note)
             if note and st["machine"] is not None else None,
             "scenarios": out}
 

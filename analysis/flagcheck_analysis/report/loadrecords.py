@@ -9,7 +9,7 @@ import glob
 import os
 
 from ..inputs import (clients, corun, fiojson, manifest, matrix, numbers,
-                      published, runsetup)
+                      predictionfile, published, runsetup)
 from ..stats import compare
 from ..calibrate import calibration
 from . import perhost
@@ -55,7 +55,8 @@ def inputs_to_files(inputs):
         if mf is None:
             found = sorted(p for p in glob.glob(os.path.join(item, "*.json"))
                            if os.path.basename(p) not in (
-                               manifest.NAME, calibration.JSON_NAME)
+                               manifest.NAME, calibration.JSON_NAME,
+                               predictionfile.NAME)
                            and not os.path.islink(p))
             if not found:
                 warn("%s: no fio JSON files in this directory" % item)
