@@ -1,4 +1,5 @@
-"""The big-box answer's plot (predict/curve.py): flagcheck predict --plot
+"""The big-box answer's plot (predict/curve.py's data, report/plot.py's
+bigbox_curve()): flagcheck predict --plot
 FILE and the report's <scenario>_bigbox.png are PNG files whose plotted
 data are the predictions' own figures at 1, 2, 4, ... N CPUs, the
 measured IOPS of the runs and the published gain."""
@@ -13,7 +14,7 @@ from tests.analysis.test_one_answer import JOB, records
 from flagcheck_analysis.cli import predict
 from flagcheck_analysis.predict import (answer, curve, fiocost, jobspec,
                                         simulate)
-from flagcheck_analysis.report import bigbox
+from flagcheck_analysis.report import bigbox, plot
 from flagcheck_analysis.machines import machine
 
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
@@ -32,13 +33,13 @@ def sim_binary(monkeypatch):
 
 @pytest.fixture
 def drawn(monkeypatch):
-    """What each curve.draw() call plotted (its return value)."""
-    got, real = [], curve.draw
+    """What each plot.bigbox_curve() call plotted (its return value)."""
+    got, real = [], plot.bigbox_curve
 
     def spy(d, path, title):
         got.append((real(d, path, title), path))
         return got[-1][0]
-    monkeypatch.setattr(curve, "draw", spy)
+    monkeypatch.setattr(plot, "bigbox_curve", spy)
     return got
 
 
@@ -86,7 +87,7 @@ def test_the_report_plots_its_answer_beside_the_runs(tmp_path, drawn):
     answers = answer.big_box(args, mf, warned.append, records())
     (row,) = bigbox.table(answers)[0][2]
     assert warned == []
-    (d,) = bigbox.plot(answers, records(), str(tmp_path))
+    (d,) = bigbox.draw(answers, records(), str(tmp_path))
     png = str(tmp_path / "pat_bigbox.png")
     assert drawn[0][1] == png and is_png(png)
     # the answer (the published machine, 4 CPUs) is the curve's last point

@@ -23,7 +23,7 @@ from ..machines import machine, profile
 from .. import width
 from ..predict import (answer, band, curve, explain, fiocost, jobspec,
                        simulate)
-from ..report import bigbox, render
+from ..report import bigbox, plot, render
 from . import report
 
 PROG = "flagcheck predict"
@@ -142,57 +142,6 @@ def demand_notes(demand, gain):
     return out
 
 
-def _line_name(u):
-    lines = "%d-%d" % (u["line"], u["line"] + 1) if u["lines"] == 2 \
-        else "%d" % u["line"]
-    node = "" if u["node"] < 0 else " node %d" % u["node"]
-    objs = u.get("objects") or 1
-    node += " of %d objects" % objs if objs > 1 else ""
-    return "line %s%s (%s)" % (lines, node, ",".join(u["words"]) or "-")
-
-
-def gain_text(g):
-    """"x1.15 (0.98..2.04 over every unknown; costs and seeds alone
-    1.08..1.16)" where the band over every unknown is the gain's (band.
-    one_band), else "x1.15 (1.08..1.16)", the costs and seeds'."""
-    if "costs_seeds" not in g:
-        return "x%.2f (%.2f..%.2f)" % (g["value"], g["low"], g["high"])
-    return "x%.2f (%.2f..%.2f over every unknown; costs and seeds alone " \
-        "%.2f..%.2f)" % (g["value"], g["low"], g["high"],
-                         g["costs_seeds"]["low"], g["costs_seeds"]["high"])
-
-
-def text(pred, gain_published=None):
-    """The human form of one prediction."""
-    m, g = pred["variants"], pred["gain"]
-    out = ["%s on %s at %d CPUs%s (rest: %s)" % (
-        pred["jobfile"], pred["machine"], pred["cpus"],
-        " " + pred["placement"] if pred["placement"] else "",
-        pred["rest"]["source"])]
-    for variant in simulate.VARIANTS:
-        out.append("  %-10s  %12.0f IOPS  (%.0f..%.0f)" % (
-            variant, m[variant]["iops"], m[variant]["low"], m[variant]["high"]))
-    out.append("  gain test_first/always %s%s" % (
-        gain_text(g), "   published x%.2f" % gain_published
-        if gain_published else ""))
-    for variant in simulate.VARIANTS:
-        for u in pred["lines"][variant]:
-            out.append("  %-10s  %-28s %.3f transfers/io, busy %.0f%%" % (
-                variant, _line_name(u), u["transfers_per_io"],
-                100.0 * u["busy"]))
-    for d in pred["demand"]:
-        c = "C %.3g/s" % d["c"] if d["c"] else "no C: no other CPU"
-        out.append("  demand    %-28s D/C = %.3g (D %.3g/s, %s)%s" % (
-            _line_name(d), d["ratio"], d["d"], c,
-            "  " + d["note"] if d["note"] else ""))
-    if not pred["demand"]:
-        out.append("  demand    no shared line is written in the always "
-                   "form: D/C = 0")
-    out += ["  " + x for x in pred.get("band", {}).get("lines", ())]
-    out += explain.wrapped(pred["why"], "  ")
-    return "\n".join(out) + "\n"
-
-
 def run_one(spec, machine, n, placement, rest, seeds, gain_pub):
     pred = simulate.predict(spec, machine, n, placement, rest[0], seeds)
     pred["jobfile"] = spec.path
@@ -270,7 +219,7 @@ def other_action(args):
     return None
 
 
-def plot(args, spec, mach, rest, preds, gain_pub):
+def draw_plot(args, spec, mach, rest, preds, gain_pub):
     """--plot FILE: the last machine's curve up to its largest N
     (predict/curve.py); returns what it plotted."""
     last = max((p for p in preds if p["machine"] == mach.name),
@@ -278,9 +227,10 @@ def plot(args, spec, mach, rest, preds, gain_pub):
     got = curve.predictions(spec, mach, last["cpus"], last["placement"],
                             rest[0], args.seeds, preds)
     pub = spec.published
-    return curve.draw(curve.data(got, None, (pub.cpus, gain_pub) if pub
-                                 and gain_pub else None), args.plot,
-                      "%s on %s" % (os.path.basename(spec.path), mach.name))
+    return plot.bigbox_curve(curve.data(got, None, (pub.cpus, gain_pub)
+                                        if pub and gain_pub else None),
+                             args.plot, "%s on %s" % (
+                                 os.path.basename(spec.path), mach.name))
 
 
 # what a results directory's answers take; the others are a job file's
@@ -370,15 +320,15 @@ def main(argv=None):
         return 1
     if args.plot:
         try:
-            plot(args, spec, mach, rest, preds, gain_pub)
-        except (curve.PlotError, simulate.PredictError) as e:
+            draw_plot(args, spec, mach, rest, preds, gain_pub)
+        except (plot.PlotError, simulate.PredictError) as e:
             print(width.wrap("%s: --plot: %s" % (PROG, e)), file=sys.stderr)
             return 1
     if args.json:
         out = preds[0] if len(preds) == 1 else preds
         print(json.dumps(out, indent=1, allow_nan=False))
     else:
-        sys.stdout.write(width.wrap("".join(text(p, gain_pub)
+        sys.stdout.write(width.wrap("".join(bigbox.text(p, gain_pub)
                                             for p in preds)))
     return 0
 

@@ -24,7 +24,6 @@ the simulation's own figures, never a rule of thumb about the patch.
 flagcheck predict's text, its --json ("why") and the report's big-box
 answer print the same sentence."""
 
-import textwrap
 
 # the fix keeps the line's traffic when its transfers per I/O stay this
 # share of the always form's or more
@@ -152,9 +151,3 @@ def sentence(pred):
     lay = layout(pred)
     return "x%.2f: %s%s." % (pred["gain"]["value"], _limit(pred),
                              "; " + lay if lay else "")
-
-
-def wrapped(text, indent="", width=120):
-    """@text as lines of at most @width columns, each after @indent."""
-    return textwrap.wrap(text, width, initial_indent=indent,
-                         subsequent_indent=indent, break_on_hyphens=False)

@@ -6,10 +6,11 @@ report", says what each holds."""
 
 import os
 import re
+import textwrap
 
 from ..inputs import published
 from ..stats.compare import measured_iops
-from ..predict import curve
+from . import plot
 
 WITHIN = 0.15
 
@@ -168,6 +169,65 @@ def caveats(beside_tables):
             for label, v in missed.items()}
 
 
+# ---- flagcheck predict JOBFILE: one prediction in words ----
+
+def wrapped(text, indent="", width=120):
+    """@text as lines of at most @width columns, each after @indent."""
+    return textwrap.wrap(text, width, initial_indent=indent,
+                         subsequent_indent=indent, break_on_hyphens=False)
+
+
+def _line_name(u):
+    lines = "%d-%d" % (u["line"], u["line"] + 1) if u["lines"] == 2 \
+        else "%d" % u["line"]
+    node = "" if u["node"] < 0 else " node %d" % u["node"]
+    objs = u.get("objects") or 1
+    node += " of %d objects" % objs if objs > 1 else ""
+    return "line %s%s (%s)" % (lines, node, ",".join(u["words"]) or "-")
+
+
+def gain_text(g):
+    """"x1.15 (0.98..2.04 over every unknown; costs and seeds alone
+    1.08..1.16)" where the band over every unknown is the gain's (band.
+    one_band), else "x1.15 (1.08..1.16)", the costs and seeds'."""
+    if "costs_seeds" not in g:
+        return "x%.2f (%.2f..%.2f)" % (g["value"], g["low"], g["high"])
+    return "x%.2f (%.2f..%.2f over every unknown; costs and seeds alone " \
+        "%.2f..%.2f)" % (g["value"], g["low"], g["high"],
+                         g["costs_seeds"]["low"], g["costs_seeds"]["high"])
+
+
+def text(pred, gain_published=None):
+    """The human form of one prediction (flagcheck predict JOBFILE)."""
+    m, g = pred["variants"], pred["gain"]
+    out = ["%s on %s at %d CPUs%s (rest: %s)" % (
+        pred["jobfile"], pred["machine"], pred["cpus"],
+        " " + pred["placement"] if pred["placement"] else "",
+        pred["rest"]["source"])]
+    for variant in m:
+        out.append("  %-10s  %12.0f IOPS  (%.0f..%.0f)" % (
+            variant, m[variant]["iops"], m[variant]["low"], m[variant]["high"]))
+    out.append("  gain test_first/always %s%s" % (
+        gain_text(g), "   published x%.2f" % gain_published
+        if gain_published else ""))
+    for variant in m:
+        for u in pred["lines"][variant]:
+            out.append("  %-10s  %-28s %.3f transfers/io, busy %.0f%%" % (
+                variant, _line_name(u), u["transfers_per_io"],
+                100.0 * u["busy"]))
+    for d in pred["demand"]:
+        c = "C %.3g/s" % d["c"] if d["c"] else "no C: no other CPU"
+        out.append("  demand    %-28s D/C = %.3g (D %.3g/s, %s)%s" % (
+            _line_name(d), d["ratio"], d["d"], c,
+            "  " + d["note"] if d["note"] else ""))
+    if not pred["demand"]:
+        out.append("  demand    no shared line is written in the always "
+                   "form: D/C = 0")
+    out += ["  " + x for x in pred.get("band", {}).get("lines", ())]
+    out += wrapped(pred["why"], "  ")
+    return "\n".join(out) + "\n"
+
+
 # ---- checked on this box: simulated beside measured ----
 
 BESIDE_TITLE = ("checked on this box: each pattern job simulated on this "
@@ -205,7 +265,7 @@ def beside(checked, records):
         if body else []
 
 
-def plot(answers, records, outdir):
+def draw(answers, records, outdir):
     """<scenario>_bigbox.png of each answer: its curve against CPUs
     (stored, predict/curve.py's data()) with THE band at its N, the
     measured IOPS of its runs (@records) on this box's own axes, the
@@ -221,7 +281,8 @@ def plot(answers, records, outdir):
                 measured.setdefault(variant, []).append((nj, v))
         d["measured"] = {m: sorted(v) for m, v in measured.items()}
         stem = re.sub(r"[^A-Za-z0-9._-]+", "_", label).strip("_")
-        out.append(curve.draw(d, os.path.join(outdir, stem + "_bigbox.png"),
-                              "%s: the big-box answer on %s" % (
-                                  label, s[s["answer"]]["machine"])))
+        out.append(plot.bigbox_curve(
+            d, os.path.join(outdir, stem + "_bigbox.png"),
+            "%s: the big-box answer on %s" % (label,
+                                              s[s["answer"]]["machine"])))
     return out

@@ -6,7 +6,6 @@ csv()); the files of each section in the output directory; its plots
 adds nothing: a section defines only what it has."""
 
 from . import bigbox, fixtable, lru, messages, plot, render, summary
-from ..predict import curve
 
 
 class Section:
@@ -141,17 +140,14 @@ class Lru(Section):
 
 class BigBoxPlot(Section):
     """The big-box answers' plots (<scenario>_bigbox.png,
-    bigbox.plot())."""
+    bigbox.draw())."""
     plots = "the big-box answer's plot"
 
     def __init__(self, answers, records):
         self.answers, self.records = answers, records
 
     def draw(self, outdir):
-        try:
-            return bool(bigbox.plot(self.answers, self.records, outdir))
-        except curve.PlotError as e:
-            raise plot.PlotError(str(e))
+        return bool(bigbox.draw(self.answers, self.records, outdir))
 
 
 class Data(Section):
