@@ -20,13 +20,12 @@ from tests.analysis.simcase import (EXACT, SIM, run, sim_binary,  # noqa: F401
 
 def test_physics_come_only_from_the_profile():
     # the simulator's physics options are built in one place, from
-    # machine.physics; no module of predict/ or the back-test names them
+    # machine.physics; no module of predict/ (the back-test's too) names them
     names = ("handover", "shared_readers", "line_pair", "jitter")
     base = os.path.join(helpers.ANALYSIS, "flagcheck_analysis")
     files = [os.path.join(base, "predict", f)
              for f in os.listdir(os.path.join(base, "predict"))
              if f.endswith(".py")]
-    files += [os.path.join(base, "report", "backtest.py")]
     for path in files:
         with open(path) as f:
             tree = ast.parse(f.read())
@@ -150,7 +149,8 @@ def test_measured_rest_widens_the_band():
 
 def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
     from flagcheck_analysis.predict import answer
-    from flagcheck_analysis.report import backtest, bigbox
+    from flagcheck_analysis.predict import backtest
+    from flagcheck_analysis.report import bigbox
     path = os.path.join(helpers.REPO, "jobs", "catalogue",
                         "memcg-adjacent-lines.fio")
     mf = [{"matrix": {"jobs": {"memcg-adjacent-lines": path}}}]

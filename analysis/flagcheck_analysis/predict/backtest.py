@@ -30,19 +30,17 @@ import subprocess
 import sys
 from collections import namedtuple
 
-from ..predict import band, fiocost, jobspec, simulate
 from ..inputs import jobheader
 from ..machines import machine, profile
 from .. import width
-from . import catalogue
+from . import band, fiocost, jobspec, simulate
 
 PROG = "flagcheck backtest"
 JOB_DIRS = ("jobs/pattern", "jobs/catalogue", "jobs/family")
 # what the table's commit names: the last commit of what it depends on
 INPUTS = ("sim", "engine/pattern/pattern_parse.c", "engine/pattern/pattern.h",
           "machines", "jobs", "analysis/flagcheck_analysis/predict",
-          "analysis/flagcheck_analysis/machines/machine.py",
-          "analysis/flagcheck_analysis/report/backtest.py")
+          "analysis/flagcheck_analysis/machines/machine.py")
 
 Row = namedtuple("Row", "name machine rest rule generic pred low high "
                  "published formula layout demand why band assumes")
@@ -80,7 +78,7 @@ def row(path, top, load, fio_ns):
     """The Row of one job file; @load: machines/machine.py's load()."""
     name = os.path.relpath(path, top)
     spec = jobspec.read(path)
-    fig = catalogue.read(path)
+    fig = jobheader.read(path)
     if fig is None or fig.gain is None:
         return _skip(name, "no published-figure line" if fig is None else
                      "published-figure: none")
@@ -315,7 +313,7 @@ def main(argv=None):
                 rows.append(row(path, top, lambda n: machine.load(
                     n, args.machines_dir or os.path.join(top, "machines")),
                     args.fio_ns))
-    except (ValueError, jobspec.SpecError, catalogue.FigureError,
+    except (ValueError, jobspec.SpecError, jobheader.FigureError,
             simulate.PredictError) as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 1
