@@ -27,15 +27,11 @@ the same on any machine, loaded or not.
 import glob
 import os
 import subprocess
-import sys
 from collections import namedtuple
 
 from ..inputs import jobheader
-from ..machines import machine, profile
-from .. import width
-from . import band, fiocost, jobspec, simulate
+from . import band, jobspec, simulate
 
-PROG = "flagcheck backtest"
 JOB_DIRS = ("jobs/pattern", "jobs/catalogue", "jobs/family")
 # what the table's commit names: the last commit of what it depends on
 INPUTS = ("sim", "engine/pattern/pattern_parse.c", "engine/pattern/pattern.h",
@@ -267,55 +263,3 @@ def markdown(rows, top):
     out += ["", "The typical value's scores (of %d files back-tested):"
             % len(done), ""] + scores(rows)
     return "\n".join(out) + "\n"
-
-
-# what it reads and prints in full is docs/backtest.md's, not --help's
-EPILOG = """\
-Reads every model=pattern job file under %s with a published-figure,
-published-machine and published-rest line; prints docs/backtest.md's table and the scores against docs/predict.md's
-targets.
-Nothing is measured: the same table on any machine.  example: flagcheck backtest --fio-ns 600
-exit status: 0 printed, 1 a job file could not be read or simulated.  In full: docs/backtest.md.""" \
-    % ", ".join(JOB_DIRS)
-
-
-def build_parser():
-    p = width.ArgumentParser(
-        prog=PROG, description="The simulator's back-test (make backtest): "
-        "every job file with a published figure, predicted on its published "
-        "machine.",
-        epilog=EPILOG, formatter_class=width.HelpFormatter)
-    p.add_argument("--top", default=None, metavar="DIR",
-                   help="the source tree (default: this one)")
-    p.add_argument("--fio-ns", type=fiocost.fio_ns_arg, default=None,
-                   metavar="NS", help="fio's ns per I/O for published-rest "
-                   "fio files, 1-1e6 (default: skip them)")
-    p.add_argument("--machines-dir", default=None, metavar="DIR",
-                   type=profile.machines_dir_arg,
-                   help="where profile names are looked up (default: the "
-                   "tree's machines/)")
-    return p
-
-
-def parse_args(argv):
-    return build_parser().parse_args(argv)
-
-
-def main(argv=None):
-    args = parse_args(argv)
-    here = os.path.dirname(os.path.realpath(__file__))
-    top = args.top or os.path.dirname(os.path.dirname(os.path.dirname(
-        here)))
-    rows = []
-    try:
-        for path in job_files(top):
-            if jobspec.is_pattern(path):
-                rows.append(row(path, top, lambda n: machine.load(
-                    n, args.machines_dir or os.path.join(top, "machines")),
-                    args.fio_ns))
-    except (ValueError, jobspec.SpecError, jobheader.FigureError,
-            simulate.PredictError) as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
-        return 1
-    sys.stdout.write(markdown(rows, top))
-    return 0
