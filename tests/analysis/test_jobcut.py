@@ -23,6 +23,7 @@ from tests.analysis.helpers import ENGINE, FIO, LOOPBACK, LOSETUP, REPO, \
     free_port, loop_device, message, run_cli
 from tests.analysis.helpers import message
 from flagcheck_analysis.cli.report import job_file_figures
+from flagcheck_analysis.cli import guard
 from flagcheck_analysis.inputs import jobfile
 from flagcheck_analysis.run import jobguard
 
@@ -147,7 +148,7 @@ class TestReader:
         assert sections == ["global", "j\udce9"]
         text = jobfile.render(job, {})
         assert jobfile.to_bytes(text) == open(job, "rb").read()
-        assert jobguard.main([job]) == 0
+        assert guard.main([job]) == 0
         p = run_job(self.tmp, job, BACKEND="null")
         assert p.returncode == 0, p.stderr
         assert "Traceback" not in message(p.stderr)

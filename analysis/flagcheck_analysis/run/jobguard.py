@@ -35,17 +35,14 @@ where it goes.  fio's command line is read as fio reads it (fioargs.py):
 short options (-o FILE, -oFILE), every job file it names (each read as
 the first is), and fio's server and client options, refused here.
 
-jobs/run-job runs this module before fio; flagcheck run checks each job
+jobs/run-job runs it before fio (cli/guard.py); flagcheck run checks each job
 file the same way.  FLAGCHECK_DESTROY=yes lets a job write a device."""
 
-import argparse
 import glob
 import os
 import re
 import stat
-import sys
 
-from .. import width
 from . import fioargs, fiologs, fiopaths, replay
 from ..inputs import jobfile
 
@@ -430,28 +427,3 @@ def check_patterns(path, env, args=(), pinned=False):
                             "copy of the node it happens to start on"
                             % (where, value))
     return warnings
-
-
-def main(argv=None):
-    p = width.ArgumentParser(
-        prog="run-job", description="Refuse a fio job that would write a "
-        "block device (see the module's docstring for every way a job "
-        "names one) unless FLAGCHECK_DESTROY=yes.  ${VARS} come from the "
-        "environment.  Exit status 0: fine to run; 2: refused, one line "
-        "on stderr says why.")
-    p.add_argument("job", metavar="JOBFILE", help="the fio job file")
-    p.add_argument("fio_args", nargs=argparse.REMAINDER, metavar="ARG",
-                   help="fio's command-line options after the job file")
-    args = p.parse_args(argv)
-    try:
-        check_devices(args.job, os.environ, args.fio_args)
-        for w in check_patterns(args.job, os.environ, args.fio_args):
-            print(width.wrap("run-job: warning: %s" % w), file=sys.stderr)
-    except Refused as e:
-        print(width.wrap("run-job: %s" % e), file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
