@@ -25,7 +25,7 @@ from tests.analysis.helpers import message
 from flagcheck_analysis.cli.report import job_file_figures
 from flagcheck_analysis.cli import guard
 from flagcheck_analysis.inputs import jobfile
-from flagcheck_analysis.run import jobguard
+from flagcheck_analysis.guard import jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S2 = os.path.join(REPO, "jobs", "buffer-new-randwrite.fio")     # writes

@@ -14,7 +14,7 @@ import pytest
 
 from tests.analysis.helpers import ENGINE, FIO, REPO, run_cli
 from tests.analysis.helpers import message
-from flagcheck_analysis.run import jobguard
+from flagcheck_analysis.guard import jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S1 = os.path.join(REPO, "jobs", "filemap-odirect-read.fio")      # reads

@@ -1,5 +1,5 @@
 """The analysis in layers, bottom to top: width, inputs/, machines/,
-stats/, calibrate/ run/ predict/, report/, cli/; no module imports one of a layer above its own, with no
+stats/ guard/, calibrate/ run/ predict/, report/, cli/; no module imports one of a layer above its own, with no
 exemption. calibrate/ does not import run/ (run/ calibrates through it),
 and nothing flagcheck run loads is part of report/ (the report's modules
 and matplotlib stay out of a run)."""
@@ -69,7 +69,7 @@ def closure(start, graph):
 # bottom to top: a module reaches (imports, directly or through others) no
 # module of a layer above its own; predict/ reads job files through
 # inputs/jobfile.py and is read by the report
-LAYERS = (("width",), ("inputs",), ("machines",), ("stats",),
+LAYERS = (("width",), ("inputs",), ("machines",), ("stats", "guard"),
           ("calibrate", "run", "predict"), ("report",), ("cli",))
 
 

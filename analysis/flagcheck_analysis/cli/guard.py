@@ -1,4 +1,4 @@
-"""jobs/run-job's guard before fio runs a job file (run/jobguard.py):
+"""jobs/run-job's guard before fio runs a job file (guard/jobguard.py):
 python3 -m flagcheck_analysis.cli.guard JOBFILE [fio options]."""
 
 import argparse
@@ -6,7 +6,7 @@ import os
 import sys
 
 from .. import width
-from ..run import jobguard
+from ..guard import jobguard
 
 
 def main(argv=None):

@@ -7,7 +7,7 @@ Everything else (a block or character device, a FIFO, a socket, a
 directory, a link) is refused before anything is opened: a device would
 be overwritten, its node replaced by a file or unlinked; a FIFO would
 block the writer for ever; a link writes wherever it points.  The tools
-apply it through safewrite.write(); the device guard (run/jobguard.py)
+apply it through safewrite.write(); the device guard (guard/jobguard.py)
 applies it to every file fio would write or remove; the C calibration
 program applies the same rule at its open() (O_NOFOLLOW | O_NONBLOCK and
 fstat, calibrate/flagcheck-calibrate.c)."""

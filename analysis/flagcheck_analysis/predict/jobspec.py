@@ -17,7 +17,7 @@ from collections import namedtuple
 
 from ..inputs import jobheader
 from ..inputs import jobfile
-from ..run import jobguard
+from ..guard import jobguard
 
 RESTS = ("work", "fio")
 MAX_NAMED = 4     # job sections named in a refusal, then "and N more"

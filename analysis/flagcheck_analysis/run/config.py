@@ -12,7 +12,8 @@ import sys
 from ..inputs import fiojson, manifest, matrix, numbers, safewrite
 from .. import width
 from ..stats import decide
-from . import hosts, jobguard, placement, runmanifest, runsettings
+from . import hosts, placement, runmanifest, runsettings
+from ..guard import jobguard
 from ..inputs import jobfile
 from .local import Local
 from .remote import Remote
