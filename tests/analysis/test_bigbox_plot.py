@@ -15,7 +15,7 @@ from flagcheck_analysis.cli import predict
 from flagcheck_analysis.predict import (answer, curve, fiocost, jobspec,
                                         simulate)
 from flagcheck_analysis.report import bigbox, plot
-from flagcheck_analysis.machines import machine
+from flagcheck_analysis.machines import loader
 
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
 THRESHOLD = os.path.join(helpers.REPO, "jobs", "catalogue",
@@ -63,7 +63,7 @@ def test_predict_plot_is_the_predictions(tmp_path, drawn, capsys):
     ((d, path),) = drawn
     assert path == out and d["cpus"] == [1, 2, 4]
     spec = jobspec.read(THRESHOLD)
-    mach = machine.load("icelake-sp-2s")
+    mach = loader.load("icelake-sp-2s")
     rest = fiocost.rest_of("work", None, mach, spec.rest_ns)
     for i, n in enumerate(d["cpus"]):
         p = simulate.predict(spec, mach, n, None, rest[0], 1)

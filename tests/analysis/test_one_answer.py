@@ -16,7 +16,7 @@ from flagcheck_analysis.predict import (band, explain, fiocost, jobspec,
 from flagcheck_analysis.predict.answer import _fio_answer, big_box
 from flagcheck_analysis.report import bigbox, summary
 from flagcheck_analysis.report.loadrecords import inputs_to_files, load_records
-from flagcheck_analysis.machines import machine
+from flagcheck_analysis.machines import loader
 
 WHATIF = os.path.join(helpers.FIXTURES, "whatif")
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
@@ -64,7 +64,7 @@ def answer(tmp_path, n, caveats=None):
 
 
 def work_prediction(sp, n):
-    mach = machine.load("icelake-sp-2s")
+    mach = loader.load("icelake-sp-2s")
     rest = fiocost.rest_of("work", None, mach, sp.rest_ns)
     return simulate.predict(sp, mach, n, None, rest[0])
 
@@ -72,7 +72,7 @@ def work_prediction(sp, n):
 def the_band(sp, n):
     """The band over every unknown at @n CPUs of icelake-sp-2s: the
     published machine's at its N, else with N given (band.band_at)."""
-    mach = machine.load("icelake-sp-2s")
+    mach = loader.load("icelake-sp-2s")
     rest = fiocost.rest_of("work", None, mach, sp.rest_ns)[0]
     if n == sp.published.cpus:
         return band.band(sp, mach, rest)
@@ -93,7 +93,7 @@ def test_predict_at_the_published_machine_is_one_answer(tmp_path):
     # the fio rest is the footnote, with its own figures and why
     fio_row = bigbox.row("pat", _fio_answer(
         argparse.Namespace(cpus=4, fio_ns=None), "pat", sp, None,
-        {"machine": machine.load("icelake-sp-2s"), "here": None,
+        {"machine": loader.load("icelake-sp-2s"), "here": None,
          "records": records(), "warn": None}), None)
     assert row[bigbox.OTHER] == (
         "with this fio job's rest (%s) in place of the header's "

@@ -173,8 +173,8 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
     # the published machine's figure is the back-test's for the file,
     # with its band over every unknown (THE band; bt.low..high is the
     # costs and seeds alone, today's band)
-    from flagcheck_analysis.machines import machine
-    bt = backtest.row(path, helpers.REPO, machine.load, None)
+    from flagcheck_analysis.machines import loader
+    bt = backtest.row(path, helpers.REPO, loader.load, None)
     assert at_pub.startswith(
         "machine (xeon-sp-4s-144 at 144 CPUs, the header's rest): "
         "x%.2f (%.2f..%.2f), D/C " % (bt.pred, bt.band["low"],

@@ -78,9 +78,9 @@ def test_the_rest_comes_from_the_one_job_runs(tmp_path):
 
 
 def test_the_generic_profile_takes_this_boxs_calibrated_costs():
-    from flagcheck_analysis.machines import machine
-    here = machine.load(CAL)
-    generic = machine.load("milan-2s")
+    from flagcheck_analysis.machines import loader
+    here = loader.load(CAL)
+    generic = loader.load("milan-2s")
     m, used = answer.with_calibrated_costs(generic, here)
     assert used == ["same_llc"]
     assert m.costs["same_llc"] == [100.0, 100.0, 100.0]

@@ -6,7 +6,7 @@ import os
 import sys
 
 from ..inputs import jobheader
-from ..machines import machine, profile
+from ..machines import loader, profile
 from .. import width
 from ..predict import backtest, fiocost, jobspec, simulate
 
@@ -54,7 +54,7 @@ def main(argv=None):
     try:
         for path in backtest.job_files(top):
             if jobspec.is_pattern(path):
-                rows.append(backtest.row(path, top, lambda n: machine.load(
+                rows.append(backtest.row(path, top, lambda n: loader.load(
                     n, args.machines_dir or os.path.join(top, "machines")),
                     args.fio_ns))
     except (ValueError, jobspec.SpecError, jobheader.FigureError,

@@ -19,7 +19,7 @@ import re
 import sys
 
 from ..inputs import jobheader, numbers, predictionfile, textfile
-from ..machines import machine, profile
+from ..machines import loader, machine, profile
 from .. import width
 from ..predict import (answer, band, curve, explain, fiocost, jobspec,
                        simulate)
@@ -186,7 +186,7 @@ def list_machines(machines_dir):
                                         "kind", "what it is (its sources: "
                                         "the profile's [sources])")]
     for name in profile.names(machines_dir):
-        m = machine.load(name, machines_dir)
+        m = loader.load(name, machines_dir)
         line = "%-22s %5d %7d  %-7s  %s" % (
             name, m.total_cpus, m.sockets,
             "generic" if m.generic else "named",
@@ -303,7 +303,7 @@ def main(argv=None):
         preds = []
         for name, n, placement in targets:
             if name not in loaded:
-                loaded[name] = machine.load(name, args.machines_dir)
+                loaded[name] = loader.load(name, args.machines_dir)
             mach = loaded[name]
             rest = rest_for(args, spec, rest_mode, mach)
             preds.append(run_one(spec, mach, n, placement, rest,

@@ -17,7 +17,7 @@ import json
 import os
 
 from ..inputs import fiojson, jobheader, lineprobes, published
-from ..machines import calibmachine, machine, physics, profile
+from ..machines import calibmachine, loader, physics, profile
 from ..stats.compare import measured_iops
 from . import band, curve, explain, fiocost, jobspec, simulate
 
@@ -327,7 +327,7 @@ def big_box(ask, manifests, warn, records=(), entries=(), curves=True):
 
     def load(name):
         if name not in loaded:
-            loaded[name] = machine.load(name)
+            loaded[name] = loader.load(name)
         return loaded[name]
 
     st = {"warn": warn, "records": records, "machine": None, "here": None}
@@ -400,7 +400,7 @@ def beside(ask, manifests, records, warn, entries=()):
         return []
     iops = measured_iops(records)
     try:
-        mach = machine.load(cal)
+        mach = loader.load(cal)
         why = disagreement(mach, entries, "its transfers are the runs' "
                            "line probes in simulated beside measured")
         if why:

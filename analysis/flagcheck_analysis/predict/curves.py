@@ -24,7 +24,7 @@ import statistics
 from collections import namedtuple
 
 from ..inputs import numbers, textfile
-from ..machines import machine
+from ..machines import loader
 from . import simulate
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -136,7 +136,7 @@ def rows(items, machines_dir=None):
                                 m["source-path"].split()[0],
                                 m["source-commit"][:12])
         prof = None if m["profile"] == "-" else \
-            machine.load(m["profile"], machines_dir)
+            loader.load(m["profile"], machines_dir)
         for n, ns in c.points.items():
             pub = n * 1e9 / ns
             sim = simulated(c, prof, n) if prof else None
