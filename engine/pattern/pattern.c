@@ -35,7 +35,8 @@
 
 #include "atomic.h"
 #include "bitops.h"
-#include "pattern_job.h"
+#include "pattern_copies.h"
+#include "pattern_fns.h"
 
 
 /* ----- the state, the job ----- */
