@@ -8,9 +8,9 @@ lives in report/, above both."""
 import os
 import sys
 
-from ..calibrate.calibration import (CalibrationError, DEFAULT_SECONDS,
-    JSON_NAME, Interrupted, seconds_arg, PNG_NAME, PROG, Progress, calibrate,
-    default_program)
+from ..calibrate.calibration import (DEFAULT_SECONDS, Interrupted,
+    seconds_arg, PROG, Progress, calibrate, default_program)
+from ..inputs.calibfile import JSON_NAME, PNG_NAME, CalibrationError
 from .. import width
 from ..inputs import fiojson, numbers
 from ..report import plot

@@ -8,10 +8,9 @@ file or run is named on stderr and left out."""
 import glob
 import os
 
-from ..inputs import (clients, corun, fiojson, manifest, matrix, numbers,
-                      predictionfile, published, runsetup)
+from ..inputs import (calibfile, clients, corun, fiojson, manifest, matrix,
+                      numbers, predictionfile, published, runsetup)
 from ..stats import compare
-from ..calibrate import calibration
 from . import perhost
 from .messages import warn
 
@@ -55,7 +54,7 @@ def inputs_to_files(inputs):
         if mf is None:
             found = sorted(p for p in glob.glob(os.path.join(item, "*.json"))
                            if os.path.basename(p) not in (
-                               manifest.NAME, calibration.JSON_NAME,
+                               manifest.NAME, calibfile.JSON_NAME,
                                predictionfile.NAME)
                            and not os.path.islink(p))
             if not found:
