@@ -7,7 +7,7 @@ import sys
 
 from ..inputs import jobheader
 from ..machines import loader, profile
-from .. import width
+from . import argparser
 from ..predict import backtest, fiocost, jobspec, simulate
 
 PROG = "flagcheck backtest"
@@ -24,11 +24,11 @@ exit status: 0 printed, 1 a job file could not be read or simulated.  In full: d
 
 
 def build_parser():
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog=PROG, description="The simulator's back-test (make backtest): "
         "every job file with a published figure, predicted on its published "
         "machine.",
-        epilog=EPILOG, formatter_class=width.HelpFormatter)
+        epilog=EPILOG, formatter_class=argparser.HelpFormatter)
     p.add_argument("--top", default=None, metavar="DIR",
                    help="the source tree (default: this one)")
     p.add_argument("--fio-ns", type=fiocost.fio_ns_arg, default=None,

@@ -5,6 +5,7 @@ import os
 import sys
 
 from .. import width
+from . import argparser
 from ..inputs import safewrite
 from ..report import lru, plot
 from ..inputs.fiojson import InputError
@@ -21,11 +22,11 @@ The columns and the published figures: docs/analysis.md (flagcheck lru), docs/sc
 
 
 def build_parser():
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog=PROG, description="S5: ns per __find_get_block() against "
         "mod, with and without the per-CPU buffer_head LRU, beside the "
         "published figures.", epilog=EPILOG,
-        formatter_class=width.HelpFormatter)
+        formatter_class=argparser.HelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
                    help="a flagcheck run results directory, or counters "
                    "files (.flagcheck.jsonl)")

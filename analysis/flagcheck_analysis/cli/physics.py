@@ -12,6 +12,7 @@ import sys
 from ..predict import curves
 from ..predict.simulate import PredictError
 from .. import width
+from . import argparser
 from ..machines.machine import MachineError
 from ..report import render
 
@@ -56,7 +57,7 @@ def table(items, machines_dir=None):
 
 
 def build_parser():
-    return width.ArgumentParser(
+    return argparser.ArgumentParser(
         prog=PROG, description="Each published curve of a loop on one "
         "shared line (machines/curves/, each file with its source) beside "
         "the simulator\non the profile of its CPU; the last line names the "

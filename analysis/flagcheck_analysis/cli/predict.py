@@ -21,6 +21,7 @@ import sys
 from ..inputs import jobheader, numbers, predictionfile, textfile
 from ..machines import loader, machine, profile
 from .. import width
+from . import argparser
 from ..predict import (answer, band, curve, explain, fiocost, jobspec,
                        simulate)
 from ..report import bigbox, plot, render
@@ -47,11 +48,11 @@ exit status: 0 predicted, 1 a prediction failed, 2 usage error.  The model, its 
 
 
 def build_parser():
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog=PROG, description="Predict a model=pattern job file's IOPS "
         "and gain on a big machine by simulating it on the machine's "
         "profile.", epilog=EPILOG,
-        formatter_class=width.HelpFormatter)
+        formatter_class=argparser.HelpFormatter)
     p.add_argument("jobfile", nargs="?", metavar="JOBFILE_OR_DIR",
                    help="a model=pattern fio job file, or a results "
                    "directory (its answers go to DIR/prediction.json)")

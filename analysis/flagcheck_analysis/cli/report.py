@@ -9,6 +9,7 @@ from ..predict import answer
 from ..inputs import (fiojson, lineprobes, matrix, numbers, predictionfile,
                       published, safewrite)
 from .. import width
+from . import argparser
 from ..stats import compare, scaling, usl
 from ..report import (bigbox, catalogue, conditions, header, loadrecords, lru,
     perhost, plot, render, sections, sidebyside, summary, usltable, why)
@@ -58,10 +59,10 @@ def _width(text):
 
 
 def build_parser():
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog=PROG, description="Compare flagcheck variants from fio JSON: "
         "LKP-style tables with a noise verdict per metric, scaling, plots.", epilog=EPILOG,
-        formatter_class=width.HelpFormatter)
+        formatter_class=argparser.HelpFormatter)
     p.add_argument("inputs", nargs="*", metavar="DIR_OR_FILE",
                    help="results directory of flagcheck run, or fio JSON "
                    "files/directories (json, json+, client/server)")
