@@ -11,8 +11,9 @@ from ..inputs import (fiojson, lineprobes, matrix, numbers, predictionfile,
 from .. import width
 from . import argparser
 from ..stats import compare, scaling, usl
-from ..report import (bigbox, catalogue, conditions, header, loadrecords, lru,
-    perhost, plot, render, sections, sidebyside, summary, usltable, why)
+from ..report import (bigbox, catalogue, conditions, header, loadrecords,
+    perhost, plot, render, sections, sidebyside, summary, sweep, usltable,
+    why)
 from ..report.messages import PROG, warn
 
 # the rest (where a run's variant comes from, the files, three variants,
@@ -235,19 +236,27 @@ def compare_main(args):
     return 0
 
 
-def _lru_points(inputs, tried=()):
-    """The bh_lru table's points; a bad counters file is left out of it
-    (named, unless the report named it already: in @tried)."""
-    runs = []
+def sweeps(inputs, tried=()):
+    """[(sweep, its points)] of each metric against a parameter a model
+    declares (inputs/published.py's SWEEPS) whose counters the inputs
+    hold; a bad counters file is left out of it (named, unless the report
+    named it already: in @tried)."""
+    out = []
     # the engine's counters files only: directories, or .jsonl files named
-    for path in lru.counters_files([i for i in inputs if os.path.isdir(i)
-                                 or i.endswith(".jsonl")]):
-        try:
-            runs += lru.load([path])
-        except fiojson.InputError as e:
-            if os.path.realpath(path) not in tried:
-                warn("%s (left out of the bh_lru table)" % e)
-    return lru.points(runs)
+    paths = sweep.counters_files([i for i in inputs if os.path.isdir(i) or
+                                  i.endswith(".jsonl")])
+    for sw in published.SWEEPS:
+        runs = []
+        for path in paths:
+            try:
+                runs += sweep.load(sw, [path])
+            except fiojson.InputError as e:
+                if os.path.realpath(path) not in tried:
+                    warn("%s (left out of the %s table)" % (e, sw.model))
+        pts = sweep.points(sw, runs)
+        if pts:
+            out.append((sw, pts))
+    return out
 
 
 NO_PREDICTION = {"cpus": None, "note": None, "warnings": [],
@@ -306,9 +315,8 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
            sections.Tables(usltable.tables(fits, stored["cpus"]))]
     if len(order) == 3:
         out.append(sections.FixTable(records, order))
-    pts = _lru_points(args.inputs, runs[5].get(None) or ())
-    if pts:
-        out.append(sections.Lru(pts))
+    out += [sections.Sweep(sw, pts)
+            for sw, pts in sweeps(args.inputs, runs[5].get(None) or ())]
     why_section = why.build(args, records, docs, warn, runs[5])
     if why_section is not None:
         out.append(why_section)

@@ -95,6 +95,27 @@ S5_SLOW_NS = dict(enumerate(
      72, 72), start=1))
 S5_SOURCE = "Tosatti, 27 Jun 2023, docs/scenarios.md"
 
+# A metric against a parameter (report/sweep.py, docs/analysis.md): the
+# counters lines of one model, each at one value of its option
+# @parameter; a run's metric at a value is its lines' model_stats @total
+# over their @per; @share: the two counts whose first's share of both the
+# table gives; @depth: counts the CSV adds; @published: (name, CSV column,
+# {value: figure}, what the plot calls it); @ratio: the two variants set
+# against each other; @marker: a value the plot marks (or None)
+Sweep = namedtuple("Sweep", "model parameter total per metric column share "
+                   "depth published ratio source title xlabel ylabel marker "
+                   "stem")
+SWEEPS = (
+    Sweep("bh_lru", "mod", "lookup_ns", "lookups", "ns/lookup",
+          "ns_per_lookup", ("hits", "misses"),
+          tuple("hit_idx%d" % i for i in range(1, 17)),
+          (("LRU ns", "published_lru_ns", S5_LRU_NS, "with the LRU"),
+           ("slow ns", "published_slow_ns", S5_SLOW_NS, "slow path only")),
+          ("on", "off"), S5_SOURCE, "ns per __find_get_block() by mod",
+          "mod (distinct blocks looked up in turn; the LRU holds 16)",
+          "ns per lookup", 16.5, "lru"),
+)
+
 SCENARIOS = (
     Scenario("S1", "filemap-odirect-read",
              ("filemap-odirect-read", "odirect-randread",
