@@ -1,14 +1,8 @@
-"""This machine's cache-line costs, measured: what flagcheck-calibrate and
-flagcheck run's calibration share (the command is flagcheck-calibrate, the
-tables and the heatmap report/linecosts.py).
-
-Runs the C program flagcheck-calibrate (calibrate/flagcheck-calibrate.c,
-built by make), which measures the one-way cache-line transfer latency of
-every pair of usable CPUs and the always / test_first bit patterns at 1..N
-threads; adds the CPU model and the topology (NUMA nodes, SMT siblings) from
-/sys and /proc/cpuinfo; summarises the matrix per relation of the two CPUs;
-writes calibration.json (its reader and what its figures mean:
-inputs/calibfile.py)."""
+"""This machine's cache-line costs, measured: runs flagcheck-calibrate
+(calibrate/flagcheck-calibrate.c), adds the CPU model and the topology
+from /sys and /proc/cpuinfo, summarises the matrix per relation and writes
+calibration.json (its reader and what its figures mean:
+inputs/calibfile.py). docs/analysis.md, "Calibration and the why section"."""
 
 import ctypes
 import datetime

@@ -1,16 +1,7 @@
 """flagcheck predict: a model=pattern job file on N simulated CPUs of a
-machine profile, per variant the IOPS with its band, the gain with its band,
-per shared line the transfers per I/O and how busy it was, and the demand
-check (predict/simulate.py, docs/predict.md).
-
-The rest of each I/O besides the pattern's operations, one for both variants:
-  work   the job file's work(ns) stands for the whole rest of the call
-         (a published workload that is not this fio job); nothing added
-  fio    this fio job: work(ns) plus fio's own per-I/O cost, --fio-ns or
-         the figure --measure-fio recorded (predict/fiocost.py), scaled
-         by the clock it was measured at over the profile's: the same
-         inputs give the same output, nothing is measured by a prediction
-"""
+machine profile (per variant the IOPS, the gain, each shared line, the
+demand check, each with its band), or a results directory's big-box
+answers stored in prediction.json. docs/predict.md."""
 
 import argparse
 import os

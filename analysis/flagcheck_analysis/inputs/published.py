@@ -1,19 +1,8 @@
 """The published figures flagcheck compares itself with, in one place: one
-entry per scenario, its S-number and short name (the one name the tables,
-plots and the summary use), the names its runs can carry (job file stem,
-fio job name, engine model), and the published result as the ratio of two
-variants.  Every figure is quoted from docs/scenarios.md, which gives the
-mailing-list message and the commits for each.
-
-A scenario with a published figure is one entry in SCENARIOS; a results
-directory whose job file stem is "s<N>-..." or one of an entry's aliases is
-that scenario.  A job file that carries its own published figure (the
-catalogue's "; published-figure:" header line, inputs/jobheader.py) adds an
-entry for its runs through from_job_file(); find() takes those too.
-
-S1-S4's figures are written once, in their pattern twins' headers
-(jobs/pattern/sN-*.fio: published-figure, and S1's published-share), and
-read from there when this module is imported."""
+entry per scenario (its S-number, short name, the names its runs carry and
+its published ratio), S1-S4's read from their pattern twins' headers, the
+catalogue's through from_job_file(), and each model's metric against a
+parameter (SWEEPS). Every figure and its source: docs/scenarios.md."""
 
 import os
 import re

@@ -1,15 +1,9 @@
-"""The big-box answer's computation (docs/predict.md), for the report
-(report/bigbox.py renders it): which model=pattern job files a results
-directory's manifests name, which machine --cpus N simulates on (this
-box's calibration, beyond it its CPU family's generic profile with this
-box's calibrated costs, or --machine), this fio job's rest from the
-results' one-job runs, and each answer's prediction with THE band, the
-band over every unknown (band.py; band_at() where the reviewer gave N).
-
-Checked on this box: measured_iops() and beside_rest(), and
-disagreement(): a calibration whose transfer between the runs' CPUs is
-more than DISAGREE from the runs' own line probes (their median) is named
-and not used."""
+"""The big-box answers of a results directory (docs/predict.md, "In the
+report"): which pattern job files its manifests name, which machine
+--cpus N simulates on, this fio job's rest from the one-job runs, each
+answer with THE band, and each job simulated beside the runs on this
+box's calibration. flagcheck predict DIR stores them; report/bigbox.py
+renders them."""
 
 import copy
 import functools

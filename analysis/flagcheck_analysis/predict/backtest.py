@@ -1,28 +1,8 @@
 """make backtest: every model=pattern job file with a published figure,
-predicted on its published machine at its published CPU count
-(flagcheck predict --published), beside the published gain; the table of
-docs/backtest.md.
-
-Per file: the predicted gain test_first/always and its band, the published
-gain, predicted/published, the effects' ratio (predicted gain - 1) /
-(published gain - 1), today's formula's gain, how the rest and the
-machine were sourced. The scores, of the simulator, of "no effect" (a gain
-of x1.00 for every file) and of today's formula (the report's what-if
-before the simulator, kept only here, formula_gain(): 1/IOPS(N) =
-1/(N x IOPS(1)) + line ops per I/O x
-transfer, IOPS(1) the variant's one-CPU figure with the same rest, line ops
-the RMWs and stores per I/O as the engine counts them, transfer the mean
-one-way cost between the N CPUs), against the targets docs/predict.md states:
-
-  target   within x1.5 of the published gain AND the effect within x2
-  x2       within x2 of the published gain
-  layout   a layout fix (the same RMWs and stores per I/O in both variants)
-           predicted above x1.05
-  wrong    the predicted effect of the opposite sign to the published
-
-No number here is measured: profiles and job files only, so the table is
-the same on any machine, loaded or not.
-"""
+predicted on its published machine at its published CPU count, beside the
+published gain, with the scores of the simulator, of "no effect" and of
+today's formula against docs/predict.md's targets: docs/backtest.md's
+table. Nothing is measured: the same table on any machine."""
 
 import glob
 import os

@@ -1,13 +1,7 @@
-"""The big-box answer as a plot: both variants' simulated IOPS and the gain
-test_first/always, each with its costs-and-seeds spread, against CPU count
-(1, 2, 4, ... up to N, and N); at N, where the answer has it, the band
-over every unknown (band.py: THE band, the one the text prints) as an
-error bar; the published gain at the published CPU count where the job
-file has one, so the star lies inside or outside that bar as the text
-says; the measured IOPS of each variant, where runs exist, on axes of their
-own (this box's, against numjobs: never on the big box's axes).
-flagcheck predict --plot FILE and the report (<scenario>_bigbox.png)
-draw it with report/plot.py's bigbox_curve()."""
+"""The big-box answer as a plot's points: both variants' simulated IOPS and
+the gain, with their spreads, at 1, 2, 4, ... CPUs up to N, THE band at N
+and the published gain; report/plot.py's bigbox_curve() draws them.
+docs/predict.md, "The plot"."""
 
 from . import simulate
 

@@ -1,16 +1,8 @@
 """What flagcheck predict reads from a model=pattern job file: the pattern
 options the engine would get (pattern_words, pattern, pattern_fixed,
-pattern_writers) and the header lines of its published machine and rest.
-
-The text is inputs/jobfile.py's render() (includes inlined, ${VAR} replaced
-as fio does); options are fio's `key=value` lines, the job's section over
-[global]. A file of several job sections is refused: one job's pattern is
-what the simulator runs. The header lines (inputs/jobheader.py reads them):
-
-  ; published-machine: PROFILE N [PLACEMENT]
-  ; published-rest: work | work NS | fio
-  ; rest-rule: how the rest was derived (free text)
-"""
+pattern_writers), read as fio reads the file, and the header lines of its
+published machine and rest (inputs/jobheader.py). One job section only.
+docs/predict.md; the header lines: docs/pattern.md."""
 
 import os
 from collections import namedtuple

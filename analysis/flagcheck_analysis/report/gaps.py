@@ -1,24 +1,8 @@
 """What the always-dirty pattern costs per line write inside the runs, and
-how much of it this machine's calibrated cache-line cost accounts for.
-Per scenario and numjobs N, with the means over the repeats:
-  ns per I/O (per job)   1e9 * N / IOPS (fio's IOPS, summed over the jobs)
-  RMWs per I/O           the counters' rmw / fio's own total_ios (per run)
-  stores per I/O         the counters' plain stores / fio's total_ios
-  line writes per I/O    RMWs + stores per I/O: each takes the line
-  gap                    ns per I/O of always - ns per I/O of test_first
-  ns per write in run    gap / (line writes per I/O of always - of
-                         test_first), only where that difference is a
-                         real count difference (real_extra): more than
-                         one write per run and more than the spread of
-                         each form's own runs; none for a layout fix,
-                         whose forms write as often
-  calibrated ns per RMW  always ns per RMW - test_first ns per test_bit, per
-                         thread, at N threads (calibration.json)
-  accounted              calibrated / in the run
-  ceiling                the line's calibrated RMWs per second at N threads
-                         (co-running: calibfile.line_rate) / line writes
-                         per I/O of always: an upper bound on always-variant
-                         IOPS per shared mapping"""
+how much of it this machine's calibrated cost accounts for, per scenario
+and numjobs: ns per I/O, RMWs and stores per I/O, the gap, ns per write in
+the run, the calibrated ns per RMW, the share accounted for and the line's
+ceiling. Each column: docs/analysis.md, "Calibration and the why section"."""
 
 from collections import namedtuple
 
