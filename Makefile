@@ -375,7 +375,8 @@ endif
 install: all
 	install -d "$(DESTDIR)$(LIBDIR)/analysis" "$(DESTDIR)$(JOBDIR)" \
 		"$(DESTDIR)$(PREFIX)/bin"
-	install -m 0755 "$(ENGINE)" "$(CALIBRATE)" "$(SIM)" "$(DESTDIR)$(LIBDIR)/"
+	install -m 0755 "$(ENGINE)" "$(CALIBRATE)" "$(SIM)" "$(PATTERN_OPS)" \
+		"$(DESTDIR)$(LIBDIR)/"
 	for d in $(PYPKGS); do \
 		install -d "$(DESTDIR)$(LIBDIR)/$$d" && \
 		install -m 0644 "$$d"/*.py "$(DESTDIR)$(LIBDIR)/$$d/" || exit 1; \

@@ -87,6 +87,15 @@ X(GUARD_EVERY_NS, "every_ns")						\
 X(GUARD_FLIP_EVERY, "flip_every")					\
 X(GUARD_IF_TEST, "if_test")
 
+/*
+ * The kernel spells an operation on a long or a 64-bit counter
+ * atomic_long_OP() or atomic64_OP(): on the pattern's 64-bit word each is
+ * the row atomic_OP(), one table row for the three spellings.
+ */
+#define PATTERN_ALIASES(X)						\
+X("atomic_long_")							\
+X("atomic64_")
+
 #define PATTERN_GUARD_CODE(code, name) code,
 enum pattern_guard { PATTERN_GUARDS(PATTERN_GUARD_CODE) PATTERN_NR_GUARDS };
 #undef PATTERN_GUARD_CODE

@@ -58,12 +58,9 @@ static const struct pattern_opdef *find_row(const char *s, int n)
 	return NULL;
 }
 
-/*
- * The kernel spells an operation on a long or a 64-bit counter
- * atomic_long_OP() or atomic64_OP(): on the pattern's 64-bit word each is
- * the row atomic_OP(), one table row for the three spellings.
- */
-static const char *const op_aliases[] = { "atomic_long_", "atomic64_" };
+#define PATTERN_ALIAS(prefix) prefix,
+static const char *const op_aliases[] = { PATTERN_ALIASES(PATTERN_ALIAS) };
+#undef PATTERN_ALIAS
 
 static const struct pattern_opdef *find_op(const char *s, int n)
 {

@@ -4,7 +4,8 @@
  * (engine/pattern/ops.tbl, through pattern_ops.h) as JSON on stdout, for the tests and the
  * docs' check: every operation with its arguments, what one call counts,
  * its test-first form, whether /flip_every may undo it and whether it is a
- * compare-and-swap loop (its retries counted); then the guards.
+ * compare-and-swap loop (its retries counted); then the guards and the
+ * prefixes the parser also takes for atomic_OP (atomic_long_OP, ...).
  * The strings of the table hold no '"' or '\': printed as they are.
  */
 #include <stdio.h>
@@ -30,6 +31,21 @@ static const struct row rows[] = { PATTERN_OPS(ROW) };
 static const char *const guards[] = { PATTERN_GUARDS(GUARD) };
 #undef GUARD
 
+#define ALIAS(prefix) prefix,
+static const char *const aliases[] = { PATTERN_ALIASES(ALIAS) };
+#undef ALIAS
+
+static void print_list(const char *key, const char *const *list, size_t n,
+		       int last)
+{
+	size_t i;
+
+	printf("  \"%s\": [", key);
+	for (i = 0; i < n; i++)
+		printf("%s\"%s\"", i ? ", " : "", list[i]);
+	printf("]%s\n", last ? "" : ",");
+}
+
 static void print_row(const struct row *r, int last)
 {
 	printf("    {\"name\": \"%s\", \"args\": \"%s\", \"counts\": \"%s\", ",
@@ -51,9 +67,9 @@ int main(void)
 	printf("{\n  \"operations\": [\n");
 	for (i = 0; i < n; i++)
 		print_row(&rows[i], i + 1 == n);
-	printf("  ],\n  \"guards\": [");
-	for (i = 0; i < g; i++)
-		printf("%s\"%s\"", i ? ", " : "", guards[i]);
-	printf("]\n}\n");
+	printf("  ],\n");
+	print_list("guards", guards, g, 0);
+	print_list("aliases", aliases, sizeof(aliases) / sizeof(aliases[0]), 1);
+	printf("}\n");
 	return 0;
 }

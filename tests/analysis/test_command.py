@@ -46,7 +46,7 @@ def test_help_lists_every_subcommand_once():
               if line.startswith("  ")]
     assert listed == NAMES
     assert NAMES == ["run", "report", "compare", "predict", "calibrate",
-                     "backtest", "physics", "catalogue", "lru"]
+                     "backtest", "physics", "catalogue", "lru", "from-diff"]
 
 
 @pytest.mark.parametrize("name", NAMES)

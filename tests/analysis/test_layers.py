@@ -69,7 +69,7 @@ def closure(start, graph):
 
 # bottom to top: a module reaches (imports, directly or through others) no
 # module of a room on its floor or above but its own room's
-FLOORS = (("width", "inputs"), ("machines", "stats", "guard"),
+FLOORS = (("width", "inputs"), ("machines", "stats", "guard", "fromdiff"),
           ("calibrate", "predict", "report"), ("run",), ("cli",))
 LAYERS = tuple(r for floor in FLOORS for r in floor)
 

@@ -26,6 +26,8 @@ SUBCOMMANDS = (
      "test_first/always beside its published gain"),
     ("lru", "cli.lru", "S5: ns per __find_get_block() against the "
      "number of distinct blocks looked up"),
+    ("from-diff", "cli.fromdiff", "a kernel patch of the family into a "
+     "model=pattern job file"),
 )
 
 USAGE = "usage: flagcheck SUBCOMMAND [ARGS] (flagcheck SUBCOMMAND --help)"
