@@ -56,7 +56,7 @@ def test_counts_double_up_to_n():
 
 def test_predict_plot_is_the_predictions(tmp_path, drawn, capsys):
     out = str(tmp_path / "curve.png")
-    assert predict.main([THRESHOLD, "--machine", "icelake-sp-2s", "--cpus", "4",
+    assert predict.main([THRESHOLD, "--machine", "icelake-sp-2s", "--numjobs", "4",
                      "--rest", "work", "--seeds", "1", "--plot", out]) == 0
     capsys.readouterr()
     assert is_png(out)

@@ -144,7 +144,7 @@ def test_fuzz_calibrations_as_profiles(capsys, tmp_path, sim_binary):
         assert m.clock_ghz is None or 0.1 <= m.clock_ghz <= 10, m.clock_ghz
         if case % 4:
             continue
-        args = [GUP, "--machine", str(path), "--cpus", "2", "--rest",
+        args = [GUP, "--machine", str(path), "--numjobs", "2", "--rest",
                 "work", "--seeds", "1", "--json"]
         try:
             rc = predict_cli.main(args)
@@ -227,7 +227,7 @@ def test_fuzz_job_files_of_several_sections(capsys, tmp_path, sim_binary):
                 SECTION_OPTS, rnd.randint(0, 3)))
         path = tmp_path / ("f%d.fio" % case)
         path.write_text(text)
-        args = [str(path), "--machine", "icelake-sp-2s", "--cpus",
+        args = [str(path), "--machine", "icelake-sp-2s", "--numjobs",
                 rnd.choice(["2", "1,2", "4"]), "--rest", "work", "--seeds",
                 "1"] + rnd.choice([[], ["--json"]])
         try:

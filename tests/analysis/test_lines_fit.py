@@ -28,7 +28,7 @@ DISAGREE = answer.disagreement(
                    "transfer_ns": lambda self, a, b: 28.0})(),
     [{"line_probe": {"cpus": [0, 1], "before_ns": 120.0,
                      "after_ns": 120.0}}],
-    "--cpus 64 is refused: name a profile with --machine, or calibrate "
+    "--numjobs 64 is refused: name a profile with --machine, or calibrate "
     "again")
 
 

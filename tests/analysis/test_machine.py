@@ -1,5 +1,5 @@
 """Machine profiles (machines/*.toml, machines/machine.py): every profile
-loads and has a source for every number, the CPUs --cpus N takes and the
+loads and has a source for every number, the CPUs --numjobs N takes and the
 relation of two CPUs are exact on small topologies, a calibration loads as
 a profile, and a bad value is refused with one line naming the file, the
 field, the value and what is allowed."""

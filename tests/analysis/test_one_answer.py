@@ -1,6 +1,6 @@
 """The report's big-box answer is one row per scenario (predict/answer.py
 computes it, report/bigbox.py renders it):
---cpus's machine and N where asked, with the header's published-rest;
+--numjobs's machine and N where asked, with the header's published-rest;
 the other rest, and the published machine where it is not the answer,
 are a footnote saying why they differ; a failed check on this box puts a
 caveat on the estimate, in the table and the summary."""
@@ -128,11 +128,11 @@ def test_predict_elsewhere_names_the_published_machine_in_the_footnote(
     assert row[bigbox.GAIN] == "x%.2f (%.2f..%.2f)" % (g8["value"],
                                                        b8["low"], b8["high"])
     assert "cpus" not in b8["dims"] and "placement" not in b8["dims"]
-    # the summary keeps the published machine's answer, --cpus 8's
+    # the summary keeps the published machine's answer, --numjobs 8's
     # beside it
     text = bigbox.summary_lines(simulated)["pat"]
     assert text.startswith(
-        "on icelake-sp-2s at 4 CPUs: x%.2f (%.2f..%.2f)\n  --cpus 8: on "
+        "on icelake-sp-2s at 4 CPUs: x%.2f (%.2f..%.2f)\n  --numjobs 8: on "
         "icelake-sp-2s at 8 CPUs: %s\n" % (g["value"], b["low"], b["high"],
                                            row[bigbox.GAIN]))
 

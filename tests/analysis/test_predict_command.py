@@ -60,7 +60,7 @@ def _predict(*args):
 def test_command_refuses_a_c_model_job():
     p = _predict(os.path.join(helpers.REPO, "jobs",
                               "filemap-odirect-read.fio"),
-                 "--machine", "x", "--cpus", "4")
+                 "--machine", "x", "--numjobs", "4")
     assert p.returncode == 2
     # one message, within 120 columns: a long path makes it go on indented
     lines = p.stderr.splitlines()
@@ -73,7 +73,7 @@ def test_command_refuses_a_c_model_job():
 def test_command_refuses_bad_cpus():
     with pytest.raises(ValueError) as e:
         predict.cpu_counts("4,x")
-    assert str(e.value) == "--cpus '4,x': allowed N[,N...], whole " \
+    assert str(e.value) == "--numjobs '4,x': allowed N[,N...], whole " \
         "numbers (ASCII digits) from 1 to 1024"
 
 
@@ -163,7 +163,7 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
                                            curves=False))[0][2]
     first = rows()
     assert warned == []
-    # one answer: --cpus's machine with the header's rest; the fio
+    # one answer: --numjobs's machine with the header's rest; the fio
     # rest and the published machine are its footnote
     assert [r[:4] for r in first] == [
         ["memcg-adjacent-lines", "icelake-8380-2s", "8", "work"]]
@@ -307,7 +307,7 @@ def test_several_job_sections_are_refused_in_one_line(tmp_path):
     a file of several is refused, naming them, not simulated as one."""
     f = tmp_path / "two.fio"
     f.write_text(PATTERN_GLOBAL + "[a]\n[b]\npattern=atomic_dec(x)\n")
-    p = _predict(str(f), "--machine", "icelake-sp-2s", "--cpus", "2",
+    p = _predict(str(f), "--machine", "icelake-sp-2s", "--numjobs", "2",
                  "--rest", "work", "--seeds", "1")
     assert (p.returncode, p.stdout) == (2, "")
     # one message (a long path makes it go on indented)
@@ -316,7 +316,7 @@ def test_several_job_sections_are_refused_in_one_line(tmp_path):
     assert all(line.startswith("  ") for line in lines[1:]), lines
     assert " ".join(line.strip() for line in lines) == "flagcheck " \
         "predict: %s: job sections [a], [b]: only one job section is " \
-        "simulated; keep one (--cpus sets how many run it)" % f
+        "simulated; keep one (--numjobs sets how many run it)" % f
     with pytest.raises(jobspec.SpecError):
         jobspec.read(str(f))
 
@@ -325,7 +325,7 @@ def test_many_job_sections_are_named_within_120_columns(tmp_path):
     f = tmp_path / "six.fio"
     f.write_text(PATTERN_GLOBAL + "".join(
         "[job-with-a-long-name-%d]\n" % i for i in range(6)))
-    p = _predict(str(f), "--machine", "icelake-sp-2s", "--cpus", "2")
+    p = _predict(str(f), "--machine", "icelake-sp-2s", "--numjobs", "2")
     assert p.returncode == 2
     lines = p.stderr.splitlines()
     assert all(len(line) <= 120 for line in lines), lines

@@ -36,7 +36,7 @@ def record(tmp_path):
     return path
 
 
-ARGS = (GUP, "--machine", "epyc-2s-256", "--cpus", "4", "--rest", "fio",
+ARGS = (GUP, "--machine", "epyc-2s-256", "--numjobs", "4", "--rest", "fio",
         "--seeds", "1")
 
 
@@ -89,7 +89,7 @@ def test_the_headers_published_rest_without_published(tmp_path, record):
     job = tmp_path / "h.fio"
     job.write_text("; published-rest: work 3990\n[global]\nmodel=pattern\n"
                    "pattern_words=a@0\npattern=atomic_inc(a)\n[j]\n")
-    p = predict(str(job), "--machine", "icelake-sp-2s", "--cpus", "2",
+    p = predict(str(job), "--machine", "icelake-sp-2s", "--numjobs", "2",
                 "--seeds", "1", "--json", record=record)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["rest"]["ns"] == 3990.0

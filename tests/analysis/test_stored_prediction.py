@@ -82,9 +82,9 @@ def test_predict_stores_the_answer_and_prints_it(predicted):
     (["--placement", "nodes=0"], "--placement: a job file's option, not a "
      "results directory's"),
     (["--json"], "--json: a job file's option, not a results directory's"),
-    (["--cpus", "4,8"], "--cpus '4,8': with a results directory, one N "
+    (["--numjobs", "4,8"], "--numjobs '4,8': with a results directory, one N "
      "from 2 to 1024"),
-    (["--cpus", "1"], "--cpus '1': with a results directory, one N from 2 "
+    (["--numjobs", "1"], "--numjobs '1': with a results directory, one N from 2 "
      "to 1024")])
 def test_a_job_files_option_is_refused_with_a_directory(results, args,
                                                          want):

@@ -177,7 +177,7 @@ class TestReport:
     def test_table_and_prediction(self):
         out = os.path.join(self.d, "out")
         # the N the report draws the law to is the stored prediction's
-        p = run_cli("predict", self.d, "--cpus", "32")
+        p = run_cli("predict", self.d, "--numjobs", "32")
         assert p.returncode == 0, p.stderr
         p = run_cli("report", self.d, "--outdir", out, "--width", "0")
         assert p.returncode == 0, p.stderr
@@ -217,23 +217,23 @@ class TestReport:
     def test_bad_cpus(self):
         for bad in ("1", "0", "x", "2.5", "-4", "1025",
                     "99999999999999999999"):
-            p = run_cli("predict", self.d, "--cpus", bad)
+            p = run_cli("predict", self.d, "--numjobs", bad)
             assert p.returncode == 2, bad
             assert "Traceback" not in p.stderr
-            assert p.stderr.startswith("flagcheck predict: --cpus %r: "
+            assert p.stderr.startswith("flagcheck predict: --numjobs %r: "
                                        "allowed " % bad) or \
-                p.stderr.startswith("flagcheck predict: --cpus %r: with "
+                p.stderr.startswith("flagcheck predict: --numjobs %r: with "
                                     "a results directory, one N from 2 to "
                                     "1024" % bad), p.stderr
             p = run_cli("report", self.d, "--no-plot", "--predict", bad)
             assert p.returncode == 2 and p.stderr.splitlines()[-1] == (
                 "flagcheck report: error: --predict: now flagcheck predict "
-                "DIR --cpus N; the report renders what it stores")
+                "DIR --numjobs N; the report renders what it stores")
 
     def test_help_explains_the_fit(self):
         p = run_cli("report", "--help")
         assert p.returncode == 0
-        assert "flagcheck predict DIR --cpus 64 computes it" in p.stdout
+        assert "flagcheck predict DIR --numjobs 64 computes it" in p.stdout
         text = " ".join(p.stdout.split())
         for word in ("the scaling law (sigma, kappa, no peak, no fit "
                      "possible)", "docs/analysis.md (flagcheck report)"):

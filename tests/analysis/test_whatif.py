@@ -1,4 +1,4 @@
-"""The report's "what would my patch gain?" (issue 26 point 6): --cpus N
+"""The report's "what would my patch gain?" (issue 26 point 6): --numjobs N
 simulates each pattern job (predict/answer.py) with its band, on the
 machine default_machine() names, with this fio job's rest taken from the
 results' own one-job runs (run_rest()).
@@ -125,13 +125,13 @@ def _predict(tmp_path, results, n, entries, machine=None):
 
 
 def test_two_reports_of_the_same_results_give_the_same_band(tmp_path):
-    """Issue 26, done when: --cpus 64 twice, the same band."""
+    """Issue 26, done when: --numjobs 64 twice, the same band."""
     res = _results(tmp_path, "r")
     first = _predict(tmp_path, res, 64, [_probe(100.0)])
     assert first[1] == []
     assert [r[:3] for r in first[0]] == [["pat", "milan-2s", "64"]]
     assert first[2] == [
-        "--cpus 64 on milan-2s, the generic profile of this box's "
+        "--numjobs 64 on milan-2s, the generic profile of this box's "
         "family (AMD EPYC 7763 64-Core; 64 > its 2 calibrated CPUs), with "
         "this box's calibrated same_llc costs"]
     assert first[0][0][3].endswith(" ns (one-job runs)")
@@ -153,7 +153,7 @@ def test_two_calibrations_x4_apart_one_estimate_or_a_refusal(tmp_path):
     assert far[1] == [
         "the calibration (calibration) puts 400 ns between the runs' CPUs, "
         "their line probes 110 ns (median of 4): more than x2 apart, the "
-        "calibration is not used (--cpus 64 is refused: name a profile "
+        "calibration is not used (--numjobs 64 is refused: name a profile "
         "with --machine, or calibrate again)"]
 
 
@@ -162,11 +162,11 @@ def test_a_box_of_no_known_family_is_refused_beyond_its_cpus(tmp_path):
     rows, warned, _ = _predict(tmp_path, res, 64, [])
     assert rows == []
     assert warned == [
-        "--cpus 64: beyond this box's 2 calibrated CPUs, and its CPU "
+        "--numjobs 64: beyond this box's 2 calibrated CPUs, and its CPU "
         "'AMD EPYC' is of no family with a generic profile (machines/): "
         "name one with --machine"]
     rows, warned, notes = _predict(tmp_path, res, 64, [], "icelake-8380-2s")
-    assert warned == [] and notes == ["--cpus 64 on --machine "
+    assert warned == [] and notes == ["--numjobs 64 on --machine "
                                       "icelake-8380-2s"]
     assert [r[:3] for r in rows] == [["pat", "icelake-8380-2s", "64"]]
 

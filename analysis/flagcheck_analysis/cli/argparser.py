@@ -80,3 +80,16 @@ class ArgumentParser(argparse.ArgumentParser):
         if message:
             message = width.wrap(message.rstrip("\n")) + "\n"
         super().exit(status, message)
+
+
+class Moved(argparse.Action):
+    """An option that moved or was renamed: giving it is one line naming
+    what to give now (@now), never an alias; hidden from --help."""
+
+    def __init__(self, option_strings, dest, now=None, **kw):
+        super().__init__(option_strings, dest, nargs="?",
+                         help=argparse.SUPPRESS)
+        self.now = now
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error("%s: now %s" % (option_string, self.now))

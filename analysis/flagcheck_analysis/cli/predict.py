@@ -23,7 +23,7 @@ PROG = "flagcheck predict"
 MAX_CPUS = simulate.MAX_CPUS
 # seeds per cost level: each one simulation per variant and cost level
 MAX_SEEDS = 100
-# CPU counts of one --cpus: each is simulated in turn (a power-of-two
+# job counts of one --numjobs: each is simulated in turn (a power-of-two
 # series from 1 to 1024 is 11; 32 is three times that)
 MAX_COUNTS = 32
 # the demand check calls D/C far from the published gain beyond this factor
@@ -34,7 +34,7 @@ FAR = 3.0
 EPILOG = """\
 Prints per CPU count each variant's IOPS and band, the gain, each shared line's transfers per I/O, the demand
 check (D/C) and what limits the gain; --json the same as one object per CPU count.
-example: flagcheck predict jobs/pattern/s1-filemap-odirect-read.fio --machine epyc-2s-256 --cpus 16,64
+example: flagcheck predict jobs/pattern/s1-filemap-odirect-read.fio --machine epyc-2s-256 --numjobs 16,64
 exit status: 0 predicted, 1 a prediction failed, 2 usage error.  The model, its fields, the band: docs/predict.md."""
 
 
@@ -49,9 +49,11 @@ def build_parser():
                    "directory (its answers go to DIR/prediction.json)")
     p.add_argument("--machine", metavar="NAME_OR_FILE",
                    help="profile: machines/NAME.toml's NAME, or a file")
-    p.add_argument("--cpus", metavar="N[,N...]",
-                   help="CPU counts, 1-%d, the profile's first N CPUs (at "
-                   "most %d counts)" % (MAX_CPUS, MAX_COUNTS))
+    p.add_argument("--numjobs", metavar="N[,N...]",
+                   help="jobs, one per CPU: the profile's first N CPUs, "
+                   "1-%d (at most %d counts)" % (MAX_CPUS, MAX_COUNTS))
+    p.add_argument("--cpus", action=argparser.Moved, now="--numjobs N "
+                   "(flagcheck run's word)")
     p.add_argument("--placement", metavar="nodes=A[,B]",
                    help="spread the CPUs over these NUMA nodes (default: "
                    "the first N CPUs)")
@@ -91,20 +93,20 @@ def cpu_counts(text):
     """[N, ...] from "N[,N...]", each once, at most MAX_COUNTS of them;
     ValueError naming the value."""
     if not re.match(r"^[0-9]{1,5}(,[0-9]{1,5})*$", text or ""):
-        raise ValueError("--cpus %s: allowed N[,N...], whole numbers (ASCII "
-                         "digits) from 1 to %d" % (numbers.shown(text),
-                                                   MAX_CPUS))
+        raise ValueError("--numjobs %s: allowed N[,N...], whole numbers "
+                         "(ASCII digits) from 1 to %d"
+                         % (numbers.shown(text), MAX_CPUS))
     out = [int(x) for x in text.split(",")]
     if not 1 <= min(out) <= max(out) <= MAX_CPUS:
-        raise ValueError("--cpus %s: allowed whole numbers from 1 to %d "
+        raise ValueError("--numjobs %s: allowed whole numbers from 1 to %d "
                          "(the simulator's CPUs)" % (numbers.shown(text),
                                                      MAX_CPUS))
     twice = sorted({n for n in out if out.count(n) > 1})
     if twice:
-        raise ValueError("--cpus %s: %s given twice; each value once" % (
+        raise ValueError("--numjobs %s: %s given twice; each value once" % (
             numbers.shown(text), ", ".join(map(str, twice))))
     if len(out) > MAX_COUNTS:
-        raise ValueError("--cpus %s: %d CPU counts: allowed at most %d" % (
+        raise ValueError("--numjobs %s: %d CPU counts: allowed at most %d" % (
             numbers.shown(text), len(out), MAX_COUNTS))
     return out
 
@@ -155,10 +157,11 @@ def _targets(args, spec):
                              "in its header" % spec.path)
         p = spec.published
         return [(p.profile, p.cpus, p.placement)], args.rest or spec.rest
-    if not args.machine or not args.cpus:
-        raise ValueError("--machine and --cpus are needed (or --published)")
+    if not args.machine or not args.numjobs:
+        raise ValueError("--machine and --numjobs are needed (or --published)")
     return ([(args.machine, n, args.placement)
-             for n in cpu_counts(args.cpus)], args.rest or spec.rest or "fio")
+             for n in cpu_counts(args.numjobs)],
+            args.rest or spec.rest or "fio")
 
 
 def rest_for(args, spec, rest_mode, mach):
@@ -232,7 +235,7 @@ NOT_WITH_RESULTS = ("placement", "published", "rest", "seeds", "json",
 
 def _stored(args):
     """flagcheck predict DIR: every pattern job the results name, at its
-    published machine and at --cpus N (predict/answer.py), and each
+    published machine and at --numjobs N (predict/answer.py), and each
     simulated beside the runs on this box's calibration; stored in
     DIR/prediction.json, printed as the report prints it."""
     given = [o for o in NOT_WITH_RESULTS
@@ -241,14 +244,15 @@ def _stored(args):
         return _fail("--%s: a job file's option, not a results "
                      "directory's" % given[0].replace("_", "-"), 2)
     n = None
-    if args.cpus:
+    if args.numjobs:
         try:
-            counts = cpu_counts(args.cpus)
+            counts = cpu_counts(args.numjobs)
         except ValueError as e:
             return _fail(str(e), 2)
         if len(counts) != 1 or counts[0] < 2:
-            return _fail("--cpus %s: with a results directory, one N from "
-                         "2 to %d" % (numbers.shown(args.cpus), MAX_CPUS), 2)
+            return _fail("--numjobs %s: with a results directory, one N from "
+                         "2 to %d" % (numbers.shown(args.numjobs),
+                                      MAX_CPUS), 2)
         n = counts[0]
     ask = argparse.Namespace(inputs=[args.jobfile], cpus=n,
                              machine=args.machine, fio_ns=args.fio_ns)

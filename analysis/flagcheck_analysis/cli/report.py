@@ -21,8 +21,8 @@ from ..report.messages import PROG, warn
 # scaling law) is docs/analysis.md's "flagcheck report", not --help's
 EPILOG = """\
 Reads a results directory of flagcheck run (or fio JSON files); writes report.md, compare.csv, scaling.csv and plots.
-The big-box answer is rendered from DIR/prediction.json: flagcheck predict DIR --cpus 64 computes it.
-example: flagcheck predict results --cpus 64 --machine epyc-2s-256; flagcheck report results
+The big-box answer is rendered from DIR/prediction.json: flagcheck predict DIR --numjobs 64 computes it.
+example: flagcheck predict results --numjobs 64 --machine epyc-2s-256; flagcheck report results
 exit status: 0 a run was reported, 1 nothing reported or the files not written, 2 usage error.
 Where variants come from, setups kept apart, --compare, the summary, the scaling law (sigma, kappa, no peak, no fit
 possible), bad inputs: docs/analysis.md (flagcheck report), docs/predict.md, docs/errors.md."""
@@ -30,20 +30,8 @@ possible), bad inputs: docs/analysis.md (flagcheck report), docs/predict.md, doc
 
 # the options that moved to flagcheck predict DIR, by its names for them:
 # the report renders what it stored (docs/predict.md, "In the report")
-MOVED = {"--predict": "--cpus N", "--machine": "--machine NAME",
+MOVED = {"--predict": "--numjobs N", "--machine": "--machine NAME",
          "--fio-ns": "--fio-ns NS"}
-
-
-class Moved(argparse.Action):
-    """An option that moved: giving it is one line naming where."""
-
-    def __init__(self, option_strings, dest, **kw):
-        super().__init__(option_strings, dest, nargs="?",
-                         help=argparse.SUPPRESS)
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        parser.error("%s: now flagcheck predict DIR %s; the report renders "
-                     "what it stores" % (option_string, MOVED[option_string]))
 
 
 # what --format prints on stdout (the files are always written)
@@ -91,8 +79,10 @@ def build_parser():
     p.add_argument("--width", type=_width, default=render.WIDTH,
                    metavar="COLS", help="table width, 60-10000, 0 no limit; "
                    "longer notes are footnotes (default %(default)s)")
-    for option in MOVED:
-        p.add_argument(option, action=Moved)
+    for option, now in MOVED.items():
+        p.add_argument(option, action=argparser.Moved, now="flagcheck "
+                       "predict DIR %s; the report renders what it stores"
+                       % now)
     return p
 
 

@@ -9,7 +9,7 @@ prediction runs) and physics_range (name: the values a band sweeps).
 
 loader.py's load() reads one; a bad value is refused with one line naming
 the file, the field, the value and what is allowed.  The Machine answers what a
-simulator asks: the CPUs --cpus N takes (cpus), how two CPUs relate
+simulator asks: the CPUs --numjobs N takes (cpus), how two CPUs relate
 (relation), the one-way cost of a line between them (transfer_ns), a
 CPU's NUMA node (node) and the local costs (local_ns)."""
 

@@ -1,6 +1,6 @@
 """The big-box answers of a results directory (docs/predict.md, "In the
 report"): which pattern job files its manifests name, which machine
---cpus N simulates on, this fio job's rest from the one-job runs, each
+--numjobs N simulates on, this fio job's rest from the one-job runs, each
 answer with THE band, and each job simulated beside the runs on this
 box's calibration. flagcheck predict DIR stores them; report/bigbox.py
 renders them."""
@@ -73,7 +73,7 @@ def job_files(manifests, warn=None):
 
 
 class Refused(ValueError):
-    """str(): one line naming why --cpus N gives no estimate."""
+    """str(): one line naming why --numjobs N gives no estimate."""
 
 
 def cpu_model_of(calibration_path):
@@ -103,13 +103,13 @@ def with_calibrated_costs(generic, here):
 
 
 def default_machine(args, n, entries, load):
-    """(the machine --cpus @n simulates on, this box's calibration or
+    """(the machine --numjobs @n simulates on, this box's calibration or
     None, which and why in words); Refused naming why there is none.
     A calibration the runs' line probes (@entries) contradict is refused
     (two calibrations of one box x4 apart: at most one agrees)."""
     cal = calibration_path(args.inputs)
     here = load(cal) if cal else None
-    why = disagreement(here, entries, "--cpus %d is refused: name a "
+    why = disagreement(here, entries, "--numjobs %d is refused: name a "
                        "profile with --machine, or calibrate again" % n) \
         if here else None
     if args.machine:
@@ -118,7 +118,7 @@ def default_machine(args, n, entries, load):
     if why:
         raise Refused(why)
     if here is None:
-        raise Refused("--cpus %d: no --machine and no calibration.json "
+        raise Refused("--numjobs %d: no --machine and no calibration.json "
                       "in the results: the big-box answer names no machine"
                       % n)
     if n <= here.total_cpus:
@@ -127,7 +127,7 @@ def default_machine(args, n, entries, load):
     model = cpu_model_of(cal)
     name = physics.generic_profile(model)
     if name is None:
-        raise Refused("--cpus %d: beyond this box's %d calibrated CPUs, "
+        raise Refused("--numjobs %d: beyond this box's %d calibrated CPUs, "
                       "and its CPU %r is of no family with a generic "
                       "profile (machines/): name one with --machine"
                       % (n, here.total_cpus, model))
@@ -140,7 +140,8 @@ def default_machine(args, n, entries, load):
 
 
 def one_job_iops(records, label):
-    """[(variant, IOPS)] of the scenario's numjobs=1 runs (published.of_scenario())."""
+    """[(variant, IOPS)] of the scenario's numjobs=1 runs
+    (published.of_scenario())."""
     mine = published.of_scenario(label, {r.scenario for r in records})
     return [(r.variant, r.metrics["iops"]) for r in records
             if r.scenario in mine and r.numjobs == 1 and
@@ -238,13 +239,13 @@ def _prediction(spec, mach, n, placement, rest, gain_pub, shown=None):
 
 
 def _fio_answer(ask, label, spec, gain_pub, st):
-    """The prediction at --cpus N with this fio job's rest, or None."""
+    """The prediction at --numjobs N with this fio job's rest, or None."""
     n = ask.cpus
     if not n or st["machine"] is None:
         return None
     mach, here = st["machine"], st["here"]
     if n > mach.total_cpus:
-        st["warn"]("--cpus %d: %s has %d CPUs: name a bigger profile "
+        st["warn"]("--numjobs %d: %s has %d CPUs: name a bigger profile "
                    "with --machine (the big-box answer is left out)"
                    % (n, mach.name, mach.total_cpus))
         st["machine"] = None
@@ -262,7 +263,7 @@ def _fio_answer(ask, label, spec, gain_pub, st):
 
 
 def _answers(ask, label, spec, gain_pub, st, load):
-    """The scenario's answers: "asked" at --cpus's machine and N, with
+    """The scenario's answers: "asked" at --numjobs's machine and N, with
     the header's published-rest where it names work, else this fio
     job's rest ("fio" then holds the fio rest's); "published" at the
     published machine; "answer" names the table's. None: no answer."""
@@ -311,7 +312,7 @@ def _curve(spec, plan, p, gain_pub):
 
 def big_box(ask, manifests, warn, records=(), entries=(), curves=True):
     """The big-box answers (docs/predict.md, "In the report"): {"note":
-    which machine --cpus N took, or None; "scenarios": [{"label",
+    which machine --numjobs N took, or None; "scenarios": [{"label",
     "jobfile", "gain_published", and _answers()'s, with "curve" (its
     plot's data, where @curves)}]}. @ask: inputs, predict (N or None),
     machine, fio_ns; @records: the runs (their one-job IOPS give this fio
@@ -333,7 +334,7 @@ def big_box(ask, manifests, warn, records=(), entries=(), curves=True):
         except Refused as e:
             warn(str(e))
         except ValueError as e:
-            warn("%s (the big-box answer at --cpus %d is left out)"
+            warn("%s (the big-box answer at --numjobs %d is left out)"
                  % (e, ask.cpus))
     out, seen = [], set()
     for scenario, path in sorted(job_files(manifests, warn).items()):
@@ -361,7 +362,7 @@ def big_box(ask, manifests, warn, records=(), entries=(), curves=True):
                                       gain_pub)
         except simulate.PredictError as e:
             warn("the big-box answer's plot skipped: %s" % e)
-    return {"note": "--cpus %d on %s" % (ask.cpus, note)
+    return {"note": "--numjobs %d on %s" % (ask.cpus, note)
             if note and st["machine"] is not None else None,
             "scenarios": out}
 

@@ -61,7 +61,7 @@ def _options(path, read=None):
 
 def _one_job_section(path, sections):
     """SpecError for a file of several job sections: the simulator runs
-    one job's pattern on --cpus CPUs, and would silently leave the other
+    one job's pattern on --numjobs CPUs, and would silently leave the other
     sections' options out."""
     jobs = ["[%s]" % n for n in sections if not jobfile.is_global(n)]
     if len(jobs) < 2:
@@ -70,7 +70,7 @@ def _one_job_section(path, sections):
     if len(jobs) > MAX_NAMED:
         named += " and %d more" % (len(jobs) - MAX_NAMED)
     raise SpecError("%s: job sections %s: only one job section is "
-                    "simulated; keep one (--cpus sets how many run it)"
+                    "simulated; keep one (--numjobs sets how many run it)"
                     % (path, named))
 
 

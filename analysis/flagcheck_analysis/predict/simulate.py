@@ -114,7 +114,7 @@ def _over(spec, n, ios, need=None):
     what = "about %.1e" % need if need else "over %.0e" % MAX_EVENTS
     return "%s: %d CPU(s) x %d I/Os: %s simulated events, budget %.0e: %s" \
         % (spec.path, n, ios, what, MAX_EVENTS,
-           "fewer --cpus" if n > 1 else "a shorter pattern")
+           "fewer --numjobs" if n > 1 else "a shorter pattern")
 
 
 def _ios_for(one, n, short=None):

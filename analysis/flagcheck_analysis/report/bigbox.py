@@ -110,7 +110,7 @@ def _answer_text(row, p):
 def summary_lines(answers, labels=(), caveats=None):
     """{label: the summary's big-box text} of each scenario: the
     published machine's answer with THE band and where the published gain
-    lies in it, then --cpus N's answer beside it where asked, then the
+    lies in it, then --numjobs N's answer beside it where asked, then the
     sentence on what limits the gain and the caveat of a failed check on
     this box, each on a line of its own; also for each of the run @labels
     of the scenario (published.of_scenario())."""
@@ -120,7 +120,7 @@ def summary_lines(answers, labels=(), caveats=None):
         pub, asked = got["published"], got["asked"]
         text = _answer_text(*(pub or asked))
         if pub and asked and asked[0][1:3] != pub[0][1:3]:
-            text += "\n  --cpus %s: %s" % (asked[0][2],
+            text += "\n  --numjobs %s: %s" % (asked[0][2],
                                               _answer_text(*asked))
         for i, what in ((WHY, ""), (CAVEAT, "caveat: ")):
             if row[i] != "-":
@@ -133,7 +133,7 @@ def summary_lines(answers, labels=(), caveats=None):
 
 def data(answers):
     """The big-box answers as numbers, for --format json: per scenario
-    the published machine's answer and --cpus N's, each its machine,
+    the published machine's answer and --numjobs N's, each its machine,
     CPUs, placement, gain with THE band and the costs-and-seeds spread,
     and where the published gain lies in the band."""
     def one(p):
@@ -206,7 +206,8 @@ def text(pred, gain_published=None):
         pred["rest"]["source"])]
     for variant in m:
         out.append("  %-10s  %12.0f IOPS  (%.0f..%.0f)" % (
-            variant, m[variant]["iops"], m[variant]["low"], m[variant]["high"]))
+            variant, m[variant]["iops"], m[variant]["low"],
+            m[variant]["high"]))
     out.append("  gain test_first/always %s%s" % (
         gain_text(g), "   published x%.2f" % gain_published
         if gain_published else ""))
