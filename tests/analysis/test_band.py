@@ -169,7 +169,7 @@ def test_predict_published_says_where_s1_lies_and_its_widest(capsys):
     assert b["low"] <= 2.35 <= b["high"]
     assert b["widest"]["dim"] in b["dims"]
     # one band: the gain's low/high are the band over every unknown, the
-    # costs-and-seeds spread beside it, named; the text prints the same
+    # costs-and-seeds band beside it, named; the text prints the same
     assert (g["low"], g["high"], g["band"]) == (b["low"], b["high"],
                                                 "every unknown")
     assert g["costs_seeds"] == b["today"]

@@ -1,7 +1,7 @@
 """The big-box answer as a plot's points: both variants' simulated IOPS and
-the gain, with their spreads, at 1, 2, 4, ... CPUs up to N, THE band at N
-and the published gain; report/plot.py's bigbox_curve() draws them.
-docs/predict.md, "The plot"."""
+the gain, with their costs-and-seeds bands, at 1, 2, 4, ... CPUs up to N,
+THE band at N and the published gain; report/plot.py's bigbox_curve()
+draws them. docs/predict.md, "The plot"."""
 
 from . import simulate
 

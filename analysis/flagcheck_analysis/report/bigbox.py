@@ -17,7 +17,7 @@ WITHIN = 0.15
 TITLE = ("the big-box answer, an ESTIMATE: each pattern job simulated "
          "(flagcheck predict, docs/predict.md): gain test_first/always at "
          "typical costs with THE band, the band over every unknown "
-         "(docs/predict.md, \"The band\"); beside it the spread of the "
+         "(docs/predict.md, \"The band\"); beside it the band of the "
          "profile's low..high costs and 3 seeds alone")
 HEADER = ["scenario", "machine", "cpus", "rest", "always IOPS",
           "test_first IOPS", "gain (band over every unknown)",
@@ -134,7 +134,7 @@ def summary_lines(answers, labels=(), caveats=None):
 def data(answers):
     """The big-box answers as numbers, for --format json: per scenario
     the published machine's answer and --numjobs N's, each its machine,
-    CPUs, placement, gain with THE band and the costs-and-seeds spread,
+    CPUs, placement, gain with THE band and the costs-and-seeds band,
     and where the published gain lies in the band."""
     def one(p):
         if p is None:
