@@ -350,20 +350,25 @@ PYPKGS	= $(patsubst %/__init__.py,%,$(wildcard \
 
 # A PREFIX or DESTDIR that fio or the recipes' shell would read otherwise
 # than as written is refused, in one line, before anything is installed: fio
-# ends a job file's value (ioengine=external:PREFIX/...) at ';' or '#', and
-# the shell runs '`' and '$' even inside double quotes.  A PREFIX is an
-# absolute path of letters, digits, spaces and / . _ - + , : @ ~ = only.
+# ends a job file's value (ioengine=external:PREFIX/...) at ';' or '#' and
+# splits it at ',', and the shell runs '`' and '$' even inside double
+# quotes.  A PREFIX is an absolute path of letters, digits, spaces and
+# / . _ - + : @ ~ = only; neither it nor DESTDIR has a '..' component,
+# which would install outside DESTDIR, the staging directory.
 empty	:=
 space	:= $(empty) $(empty)
 FC_PATH_CHARS := a b c d e f g h i j k l m n o p q r s t u v w x y z \
 	A B C D E F G H I J K L M N O P Q R S T U V W X Y Z \
-	0 1 2 3 4 5 6 7 8 9 / . _ - + , : @ ~ =
+	0 1 2 3 4 5 6 7 8 9 / . _ - + : @ ~ =
 # $(1) without the characters listed in $(2) (never expanded again)
 fc_strip = $(if $(2),$(call fc_strip,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
 fc_path_bad = $(subst $(space),,$(call fc_strip,$(1),$(FC_PATH_CHARS)))
 ifneq ($(filter install uninstall,$(MAKECMDGOALS)),)
 ifneq ($(call fc_path_bad,$(value PREFIX))$(filter-out /%,$(firstword $(value PREFIX) none)),)
-$(error PREFIX=$(value PREFIX): refused, nothing installed: want an absolute path of letters, digits, spaces and / . _ - + , : @ ~ = (fio cuts a value at ';' or '#', a shell runs '`' and '$$'))
+$(error PREFIX=$(value PREFIX): refused, nothing installed: want an absolute path of letters, digits, spaces and / . _ - + : @ ~ = (fio cuts a value at ';' or '#' and splits it at ',', a shell runs '`' and '$$'))
+endif
+ifneq ($(filter ..,$(subst /, ,$(value PREFIX) $(value DESTDIR))),)
+$(error DESTDIR=$(value DESTDIR) PREFIX=$(value PREFIX): refused, nothing installed: a '..' component would install outside DESTDIR, the staging directory)
 endif
 ifneq ($(findstring `,$(value DESTDIR))$(findstring $$,$(value DESTDIR))$(findstring ",$(value DESTDIR))$(findstring \,$(value DESTDIR)),)
 $(error DESTDIR=$(value DESTDIR): refused, nothing installed: a shell would run or unquote its ` $$ " \)

@@ -66,7 +66,7 @@ struct sim_cpu {
 	unsigned int op, rep;		/* operation (or reader's word), repeat */
 	unsigned int op_end;		/* the end of this I/O's alternative */
 	unsigned int alt_next;		/* A|B|C: the next I/O's, in turn */
-	bool tested;			/* the last test of a bit (/if_test) */
+	unsigned char tested;		/* /if_test's: 0, 1 or UNTESTED */
 	unsigned long old;		/* a CAS loop: the value it expects */
 	enum sim_stage stage;
 	bool writer;

@@ -108,6 +108,17 @@ enum pattern_kind { KIND_LOAD, KIND_STORE, KIND_RMW, KIND_OTHER };
 #define SUM	(-1)
 
 /*
+ * What /if_test=V reads, in the engine and the simulator alike: the last
+ * call, this I/O, of the nearest test of a bit before it in its sequence
+ * (test_bit(), test_and_set_bit(), test_and_clear_bit()): the bit it
+ * found (0 or 1; its test-first form's skip found it too), or UNTESTED
+ * where a guard (/every, /every_ns, /below, /if_test) skipped that call.
+ * An operation guarded by a test that did not run this I/O does not run,
+ * as a kernel block under an if () whose test was never reached.
+ */
+#define UNTESTED	2
+
+/*
  * One operation, ready to run: its word resolved to (sharing, offset).
  * Guards are 0 when not given.
  */
@@ -125,6 +136,7 @@ struct pattern_op {
 	unsigned int repeat;
 	char path[PATTERN_PATH_LEN];	/* "1:test_and_clear_bit(flags,1)" */
 	uint64_t if_test;		/* /if_test=V: V + 1, 0 if not given */
+	bool tests;			/* a test of a bit, read by /if_test */
 	unsigned int value_of;		/* arg is the job's: PATTERN_VALUE_* */
 };
 

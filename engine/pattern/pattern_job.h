@@ -67,7 +67,7 @@ struct pattern_job {
 	uint64_t op_calls[PATTERN_MAX_OPS];	/* /every */
 	uint64_t op_last_ns[PATTERN_MAX_OPS];	/* /every_ns */
 	unsigned long sink;			/* what the loads read */
-	bool tested;				/* the last test_bit() */
+	unsigned char tested;			/* 0, 1 or UNTESTED (pattern.h) */
 	unsigned int nr_read;			/* a reader's loads ... */
 	unsigned int read_op[PATTERN_MAX_OPS];	/* ... one per word */
 	const char *paths[PATTERN_MAX_OPS + 1];

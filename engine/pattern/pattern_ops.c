@@ -71,7 +71,7 @@ static pattern_inline void pattern_run(struct pattern_job *j,
 		if (result == SUM)
 			sum += r;
 		else
-			j->tested = r;
+			j->tested = r != 0;
 		pattern_count(c, s->i, runs, kind);
 	}
 	j->sink += sum;
@@ -181,9 +181,13 @@ pattern_fn *const pattern_fns[PATTERN_NR_OPCODES] = { PATTERN_OPS(PATTERN_FN) };
 
 /* ----- the guards ----- */
 
-static inline void pattern_skip(const struct pattern_op *op, unsigned int i,
+/* A guard skipped @n calls: counted; a test's leaves its guarded ones out */
+static inline void pattern_skip(struct pattern_job *j,
+				const struct pattern_op *op, unsigned int i,
 				unsigned int n, struct fc_counters *c)
 {
+	if (op->tests)
+		j->tested = UNTESTED;
 	if (op->kind == KIND_RMW)
 		c->skipped[i] += n;
 	else if (op->kind == KIND_STORE)
@@ -223,7 +227,7 @@ pattern_guard(struct pattern_job *j, const struct pattern_op *op,
 	}
 	return false;
 skip:
-	pattern_skip(op, i, op->repeat, c);
+	pattern_skip(j, op, i, op->repeat, c);
 	return true;
 }
 
@@ -244,7 +248,7 @@ pattern_guarded(struct pattern_job *j, const struct pattern_step *s,
 	for (r = 0; r < s->repeat; r++) {
 		/* /below=T: if (atomic_read(w) < T) */
 		if (read_once(s->w) >= op->below)
-			pattern_skip(op, s->i, 1, c);
+			pattern_skip(j, op, s->i, 1, c);
 		else
 			s->fn(j, s, c, 1);
 	}

@@ -224,7 +224,8 @@ static int op_call(struct pctx *x, const char **s, const char *end,
 }
 
 /* /if_test=V: run only if this I/O's last test of a bit (test_bit(),
- * test_and_set_bit(), test_and_clear_bit()) found it V */
+ * test_and_set_bit(), test_and_clear_bit()) ran and found it V (UNTESTED,
+ * pattern.h) */
 static int op_if_test(struct pctx *x, struct pattern_op *op, uint64_t v)
 {
 	if (v > 1)
@@ -348,8 +349,9 @@ static int op_item(struct pctx *x, const char *s, const char *end, void *arg)
 	if (op_call(x, &s, end, p, sc->known, d, op) ||
 	    op_suffixes(x, s, end, d, op))
 		return -1;
-	x->tested |= d->code == OP_TEST_BIT || d->code == OP_TEST_AND_SET_BIT ||
-		     d->code == OP_TEST_AND_CLEAR_BIT;
+	op->tests = d->code == OP_TEST_BIT || d->code == OP_TEST_AND_SET_BIT ||
+		    d->code == OP_TEST_AND_CLEAR_BIT;
+	x->tested |= op->tests;
 	op->code = d->code;
 	op->kind = d->kind;
 	op->test_first = test_first;

@@ -41,3 +41,21 @@ def test_backtest_measures_nothing():
         text = f.read()
     assert "measure_fio_ns" not in text
     assert "calibrat" not in text
+
+
+def test_a_top_with_nothing_to_back_test_is_one_line(tmp_path):
+    """issue 49 item 13: no usable job file under --top: one line, exit 1,
+    no traceback"""
+    pattern = tmp_path / "jobs" / "pattern"
+    pattern.mkdir(parents=True)
+    (pattern / "a.fio").write_text("[global]\nmodel=pattern\n"
+                                   "pattern=atomic_inc(x)\n[j]\n")
+    for top, why in ((tmp_path / "none", "no such directory"),
+                     (tmp_path, "1 pattern job files, none back-tested (no "
+                      "published-figure line)")):
+        p = helpers.run_cli("backtest", "--top", str(top))
+        assert (p.returncode, p.stdout) == (1, ""), p.stderr
+        assert helpers.message(p.stderr) == (
+            "flagcheck backtest: --top %s: %s: nothing to back-test (a "
+            "model=pattern job file with a published figure under "
+            "jobs/pattern, jobs/catalogue, jobs/family)\n" % (top, why))

@@ -69,8 +69,8 @@ def closure(start, graph):
 
 # bottom to top: a module reaches (imports, directly or through others) no
 # module of a room on its floor or above but its own room's
-FLOORS = (("width", "inputs"), ("machines", "stats", "guard", "fromdiff"),
-          ("calibrate", "predict", "report"), ("run",), ("cli",))
+FLOORS = (("width", "inputs"), ("machines", "stats", "fromdiff"),
+          ("calibrate", "guard", "report"), ("run", "predict"), ("cli",))
 LAYERS = tuple(r for floor in FLOORS for r in floor)
 
 

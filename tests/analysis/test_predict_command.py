@@ -5,6 +5,7 @@ built from the same predictions (docs/predict.md)."""
 
 import argparse
 import ast
+import json
 import os
 import subprocess
 
@@ -345,3 +346,21 @@ def test_one_job_section_reads_as_before(tmp_path):
     alone = tmp_path / "global.fio"
     alone.write_text(PATTERN_GLOBAL)
     assert jobspec.read(str(alone)).pattern == "atomic_inc(x),work(100)"
+
+
+def test_the_published_figure_only_beside_its_machine():
+    """Friction item 10 (issue 48): on another machine, or another CPU
+    count, the published gain is not printed beside the prediction."""
+    job = os.path.join(helpers.REPO, "jobs", "catalogue",
+                       "memcg-flush-threshold.fio")     # icelake-8380-2s 160
+    for args in (["--machine", "genoa-2s", "--numjobs", "4"],
+                 ["--machine", "icelake-8380-2s", "--numjobs", "4"]):
+        p = _predict(job, *args, "--seeds", "1", "--json")
+        assert p.returncode == 0, p.stderr
+        assert json.loads(p.stdout)["published_gain"] is None
+        p = _predict(job, *args, "--seeds", "1")
+        assert "published" not in p.stdout, p.stdout
+    spec = jobspec.read(job)
+    on = argparse.Namespace(name="icelake-8380-2s")
+    assert predict.published_here(spec, 1.95, on, 160) == 1.95
+    assert predict.published_here(spec, 1.95, on, 4) is None

@@ -7,6 +7,7 @@ import sys
 
 from ..inputs import jobheader
 from ..machines import loader, profile
+from .. import width
 from . import argparser
 from ..predict import backtest, fiocost, jobspec, simulate
 
@@ -60,6 +61,17 @@ def main(argv=None):
     except (ValueError, jobspec.SpecError, jobheader.FigureError,
             simulate.PredictError) as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
+        return 1
+    if not any(r.pred is not None for r in rows):
+        print(width.wrap("%s: --top %s: %s: nothing to back-test (a model="
+                         "pattern job file with a published figure under %s)"
+                         % (PROG, top, "no such directory"
+                            if not os.path.isdir(top) else
+                            "%d pattern job files, none back-tested (%s)" % (
+                                len(rows), rows[0].why) if rows else
+                            "no pattern job file",
+                            ", ".join(backtest.JOB_DIRS))),
+              file=sys.stderr)
         return 1
     sys.stdout.write(backtest.markdown(rows, top))
     return 0

@@ -23,6 +23,8 @@ def main(argv=None):
     args = p.parse_args(argv)
     try:
         jobguard.check_devices(args.job, os.environ, args.fio_args)
+        jobguard.check_expect(args.job, jobguard.check_headers(args.job),
+                              os.environ, os.environ.get("FIO", "fio"))
         for w in jobguard.check_patterns(args.job, os.environ, args.fio_args):
             print(width.wrap("run-job: warning: %s" % w), file=sys.stderr)
     except jobguard.Refused as e:

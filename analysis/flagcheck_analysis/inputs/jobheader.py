@@ -9,6 +9,8 @@ its first section ([global]), each `; KEY: VALUE` on one line.
   ; published-figure: -P% WHAT
         LKP's %change of the bad code against the fixed one; the gain is
         1 / (1 - P/100)
+  ; published-figure: +P% WHAT
+        the fix's gain as a commit states it ("+5% OLTP"): 1 + P/100
   ; published-machine: PROFILE N [PLACEMENT]
         the machine profile (machines/PROFILE.toml) and the CPU count the
         published workload ran on; PLACEMENT "nodes=A[,B...]" where the
@@ -55,6 +57,7 @@ _FORMS = (
                                    % (_NUM, _NUM))),
     ("xR", re.compile(r"^x%s\s+(\S.*)$" % _NUM)),
     ("-P%", re.compile(r"^-%s%%\s+(\S.*)$" % _NUM)),
+    ("+P%", re.compile(r"^\+%s%%\s+(\S.*)$" % _NUM)),
 )
 # no figure published (a patch of one's own): gain None, "none: why"
 _NONE = re.compile(r"^none(?:\s*[:,;-]?\s+(\S.*))?$")
@@ -62,9 +65,9 @@ _NONE = re.compile(r"^none(?:\s*[:,;-]?\s+(\S.*))?$")
 # to x47; a million-fold change is a typo, and beyond it a ratio of two
 # written-out numbers overflows to an infinite gain)
 GAIN = (1e-6, 1e6)
-USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT', '-P%% WHAT' "
-         "(numbers > 0, P < 100, a gain from x%g to x%g) or 'none' (nothing "
-         "published)" % GAIN)
+USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT', '-P%% WHAT', '+P%% WHAT' "
+         "(numbers > 0, -P above -100, a gain from x%g to x%g) or 'none' "
+         "(nothing published)" % GAIN)
 
 
 class FigureError(Exception):
@@ -97,6 +100,8 @@ def parse(value, where):
             gain = b / a if m.group(3) == "higher" else a / b
         elif form == "xR":
             gain = nums[0]
+        elif form == "+P%":
+            gain = 1.0 + nums[0] / 100.0
         else:
             if nums[0] >= 100:
                 break
@@ -108,7 +113,7 @@ def parse(value, where):
                       % (where, _shown(value), USAGE))
 
 
-def _comments(path):
+def comments(path):
     """[(line number, the comment's text after ';', the section above it
     or None in the header)] of the job file's ';' comment lines; the one
     read of a job file's header (FigureError where it cannot be read)."""
@@ -131,7 +136,7 @@ def read(path):
     FigureError for a bad one, a second one, or one below the first
     section (the header is the comments before [global])."""
     found = None
-    for n, body, section in _comments(path):
+    for n, body, section in comments(path):
         if not body.startswith(KEY):
             continue
         where = "%s:%d" % (path, n)
@@ -158,11 +163,11 @@ _PROFILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 def lines(path, key):
     """[(where "path:line", value)] of a header key, in order."""
     return [("%s:%d" % (path, n), body[len(key) + 1:].strip())
-            for n, body, section in _comments(path)
+            for n, body, section in comments(path)
             if section is None and body.startswith(key + ":")]
 
 
-def _one(path, key):
+def one(path, key):
     found = lines(path, key)
     if len(found) > 1:
         raise FigureError("%s: a second %s line (one per job file)"
@@ -172,7 +177,7 @@ def _one(path, key):
 
 def published_machine(path):
     """The Machine of a published-machine line, None without one."""
-    where, value = _one(path, "published-machine")
+    where, value = one(path, "published-machine")
     if where is None:
         return None
     parts = value.split()
@@ -191,7 +196,7 @@ def published_machine(path):
 def published_rest(path):
     """The Rest of a published-rest line: kind "work" (ns None: the
     pattern's work(ns); ns given: that rest) or "fio"; None without one."""
-    where, value = _one(path, "published-rest")
+    where, value = one(path, "published-rest")
     if where is None:
         return None
     m = re.match(r"^(work|fio)(?:\s+([0-9]+(?:\.[0-9]+)?))?$", value)
@@ -206,7 +211,7 @@ def published_rest(path):
 
 def rest_rule(path):
     """The text of the rest-rule line, None without one."""
-    where, value = _one(path, "rest-rule")
+    where, value = one(path, "rest-rule")
     if where is not None and not value:
         raise FigureError("%s: rest-rule is empty: say how the rest was "
                           "derived" % where)
@@ -215,7 +220,7 @@ def rest_rule(path):
 
 def published_share(path):
     """The Share of a published-share line, None without one."""
-    where, value = _one(path, "published-share")
+    where, value = one(path, "published-share")
     if where is None:
         return None
     m = re.match(r"^%s%%\s+(\S.*)$" % _NUM, value)
@@ -227,15 +232,17 @@ def published_share(path):
     return Share(float(m.group(1)), m.group(2))
 
 
-def pattern_twin(path):
+def pattern_twin(path, exists=True):
     """The path of a pattern-twin line's job file (relative to @path's
-    folder), None without one; FigureError where it names no file."""
-    where, value = _one(path, "pattern-twin")
+    folder), None without one; FigureError where it names no .fio file
+    (or, with @exists, no file there: a copy of the job file elsewhere
+    still runs, and only the report needs its twin)."""
+    where, value = one(path, "pattern-twin")
     if where is None:
         return None
     twin = os.path.normpath(os.path.join(os.path.dirname(path), value))
     if not value or os.path.isabs(value) or not value.endswith(".fio") or \
-            not os.path.isfile(twin):
+            (exists and not os.path.isfile(twin)):
         raise FigureError("%s: pattern-twin %s is not valid: allowed a "
                           ".fio job file relative to %s that exists"
                           % (where, _shown(value),
@@ -305,7 +312,7 @@ def assumed(path):
 def published_stddev(path):
     """The published figure's stated %stddev as a fraction, None without
     a published-stddev line."""
-    where, value = _one(path, "published-stddev")
+    where, value = one(path, "published-stddev")
     if where is None:
         return None
     m = re.match(r"^%s%%$" % _NUM, value)

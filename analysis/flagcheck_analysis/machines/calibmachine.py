@@ -33,6 +33,7 @@ class CalibratedMachine(Machine):
         model = host.get("cpu_model", "unknown")
         self.description = "measured by flagcheck-calibrate: %s, %d CPUs" \
             % (model, len(doc["cpus"]))
+        self.measured_on = "this calibration's box: %s" % model
         self.generic = False
         m = re.search(r"@\s*([0-9.]+)\s*GHz", model)
         self.clock_ghz = _model_clock(m.group(1), path) if m else None

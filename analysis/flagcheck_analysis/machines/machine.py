@@ -32,6 +32,7 @@ class Machine:
         self.path = path
         self.name = doc["name"]
         self.description = doc["description"]
+        self.measured_on = doc["measured_on"]
         self.generic = doc["generic"]
         self.clock_ghz = float(doc["clock_ghz"])
         self.sources = dict(doc["sources"])

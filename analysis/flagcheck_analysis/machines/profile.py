@@ -27,6 +27,8 @@ LOCAL = ("atomic_local", "load_hit")
 # atomics can be far has its cost
 FAR = "atomic_far"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+# --list-machines' "measured on" column holds it whole
+MEASURED_ON_MAX = 80
 # a CPU's base clock: from 0.1 GHz to 10 GHz (no CPU Linux runs on is
 # clocked outside that)
 CLOCK_GHZ = (0.1, 10)
@@ -66,6 +68,10 @@ SCHEMA = Obj({
                  lambda v: isinstance(v, str) and bool(NAME_RE.match(v))),
     "description": Leaf("a non-empty string",
                         lambda v: isinstance(v, str) and bool(v.strip())),
+    # what its transfer costs were measured on, in a few words
+    "measured_on": Leaf("a non-empty string of at most %d characters"
+                        % MEASURED_ON_MAX, lambda v: isinstance(v, str) and
+                        0 < len(v.strip()) <= MEASURED_ON_MAX),
     "generic": BOOL,
     "clock_ghz": number(*CLOCK_GHZ),
     "topology": Obj({
@@ -79,7 +85,8 @@ SCHEMA = Obj({
     "costs_ns": Map(COST),
     "sources": Map(Leaf("a non-empty string",
                         lambda v: isinstance(v, str) and bool(v.strip()))),
-}, required=("name", "description", "generic", "clock_ghz", "topology",
+}, required=("name", "description", "measured_on", "generic", "clock_ghz",
+             "topology",
              "costs_ns", "sources"))
 
 
@@ -160,7 +167,7 @@ def unsourced(doc):
                        for i in range(1, len(path) + 1)):
                 out.append(name)
     for k, v in doc.items():
-        if k not in ("sources", "name", "description"):
+        if k not in ("sources", "name", "description", "measured_on"):
             walk(v, [k])
     return out
 
