@@ -72,8 +72,10 @@ def test_predict_plot_is_the_predictions(tmp_path, drawn, capsys):
                 [p["variants"][variant][k] for k in ("iops", "low", "high")]
         assert [d["gain"][k][i] for k in ("value", "low", "high")] == \
             [p["gain"][k] for k in ("value", "low", "high")]
-    assert d["published"] == [spec.published.cpus,
-                              jobspec.published_gain(THRESHOLD)]
+    # the figure published on another machine is not drawn beside this
+    # one's curve (cli/predict.py's published_here())
+    assert spec.published.profile != "icelake-sp-2s"
+    assert d["published"] is None
     assert d["measured"] == {}
 
 
