@@ -167,6 +167,8 @@ class TestReport:
                 for job in doc["jobs"]:
                     job["read"]["iops"] = 0
                 doc["jobs"][0]["read"]["iops"] = x
+                # the variant as fio writes its job's variant= option
+                doc["global options"]["variant"] = variant
                 with open(os.path.join(self.d, "syn_%s_nj%d_r%d.json"
                                        % (variant, n, i % 2 + 1)), "w") as f:
                     json.dump(doc, f)

@@ -54,7 +54,7 @@ def sim_binary(monkeypatch):
 
 def records():
     files, _ = inputs_to_files([WHATIF])
-    return load_records(files, None, ["always", "test_first"])[0]
+    return load_records(files, None)[0]
 
 
 def job(tmp_path):

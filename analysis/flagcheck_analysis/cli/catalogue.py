@@ -71,7 +71,7 @@ def main(argv=None):
             figures[scenario] = fig
         else:
             without.append(path)
-    records = load_records(files, None, ["always", "test_first"])[0]
+    records = load_records(files, None)[0]
     rows = catalogue.rows(records, figures, conditions.cell_counts(
         conditions.ok_entries(manifests)))
     if not rows:

@@ -6,8 +6,8 @@ import os
 import sys
 
 from ..predict import answer
-from ..inputs import (fiojson, lineprobes, matrix, numbers, predictionfile,
-                      published, safewrite)
+from ..inputs import (fiojson, lineprobes, numbers, predictionfile, published,
+                      safewrite)
 from .. import width
 from . import argparser
 from ..stats import compare, scaling, usl
@@ -142,19 +142,8 @@ def load(inputs):
     """(records, manifests, their ok run entries) of @inputs, read as the
     report reads them by default (flagcheck predict DIR's runs)."""
     files, manifests = loadrecords.inputs_to_files(inputs)
-    records = loadrecords.load_records(
-        files, None, _variants("always", manifests))[0]
+    records = loadrecords.load_records(files, None)[0]
     return records, manifests, conditions.ok_entries(manifests)
-
-
-def _variants(base, manifests):
-    """The variants the file names may hold: the base, the default ones and
-    every manifest's."""
-    variants = [base] + [m for m in matrix.DEFAULT_VARIANTS if m != base]
-    for m in manifests:
-        variants += [x for x in (m.get("matrix") or {}).get("variants", [])
-                  if x not in variants]
-    return variants
 
 
 def _group(group, say=True):
@@ -183,8 +172,7 @@ def _side(args, group):
         files, _ = conditions.exclude_busy(files)
     setup = []
     records, docs, _, _, apart = loadrecords.load_records(
-        files, args.group_by, _variants(args.base, manifests),
-        setups_out=setup)
+        files, args.group_by, setups_out=setup)
     for line in apart:
         warn("%s: %s" % (group, line[len("WARNING: "):]))
     return sidebyside.Side(group, records, docs, setup, counts)
@@ -400,9 +388,8 @@ def main(argv=None, as_compare=False):
     if args.exclude_busy:
         files, busy = conditions.exclude_busy(files)
     left_out, counters_read = [], {}
-    runs = loadrecords.load_records(files, args.group_by,
-                        _variants(args.base, manifests), left_out,
-                        counters_out=counters_read)
+    runs = loadrecords.load_records(files, args.group_by, left_out,
+                                    counters_out=counters_read)
     records = runs[0]
     if not records:
         warn("nothing to report: %s" % (
