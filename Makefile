@@ -96,10 +96,14 @@ CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -Iengine -pthread
 
 # flagcheck-sim: a pattern job on N simulated CPUs of a machine profile
 # (docs/predict.md), with the engine's own parser (its sequences, and its
-# words where they have a file of their own): one grammar
+# words where they have a file of their own) and its check of the jobs
+# together (layouts, locks): one grammar, one set of refusals
 SIM		:= $(BUILD)/flagcheck-sim
 SIM_PARSER	:= $(wildcard engine/pattern/pattern_parse.c \
-			  engine/pattern/pattern_words.c)
+			  engine/pattern/pattern_words.c \
+			  engine/pattern/pattern_jobs.c \
+			  engine/pattern/pattern_locks.c \
+			  engine/pattern/pattern_lock_order.c)
 SIM_SRCS	:= $(sort $(wildcard sim/*.c)) $(SIM_PARSER)
 SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/pattern \
 		   -I$(GEN)
@@ -166,6 +170,13 @@ $(BUILD)/fio-flagcheck-skew.so: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-versi
 		-DFLAGCHECK_FIO_VERSION='"fio-0.0-skew"' $(ENGINE_LDFLAGS) \
 		-o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
 
+# The same engine without the check of a run's jobs together
+# (engine/run_check.c): the tests' way to a lock no one frees, to see a
+# spin give up (tests/test_pattern_spin_stop.py)
+$(BUILD)/fio-flagcheck-unchecked.so: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
+	$(CC) $(ENGINE_CFLAGS) -DFC_RUN_CHECK_OFF $(ENGINE_LDFLAGS) \
+		-o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
+
 # clang must accept it too, warnings as errors (object only, not loaded)
 $(BUILD)/clang.ok: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
 	clang $(ENGINE_CFLAGS) $(ENGINE_LDFLAGS) -o $(BUILD)/fio-flagcheck-clang.so $(ENGINE_SRCS) $(ENGINE_LIBS)
@@ -222,7 +233,8 @@ unit-tests: $(foreach v,unit unit-asan unit-tsan,$(addprefix $(BUILD)/$(v)/,$(UN
 PYTEST_ARGS	?=
 
 check: deps
-	$(MAKE) all unit-tests $(BUILD)/fio-flagcheck-skew.so $(BUILD)/clang.ok \
+	$(MAKE) all unit-tests $(BUILD)/fio-flagcheck-skew.so \
+		$(BUILD)/fio-flagcheck-unchecked.so $(BUILD)/clang.ok \
 		$(BUILD)/clang-calibrate.ok $(BUILD)/flagcheck-sim-asan
 	$(PYTHON) -m pytest --build=$(BUILD) $(PYTEST_ARGS)
 

@@ -71,6 +71,11 @@ struct pattern_job {
 	unsigned int nr_read;			/* a reader's loads ... */
 	unsigned int read_op[PATTERN_MAX_OPS];	/* ... one per word */
 	const char *paths[PATTERN_MAX_OPS + 1];
+	/* a sequence with a lock: a spin may give up (pattern_spin()) */
+	bool locks;
+	const struct fc_stop *stop;		/* this I/O's, to ask */
+	const struct pattern_step *stuck;	/* the spin that gave up */
+	char stuck_why[256];			/* ... and why, one line */
 	/* the job words, at a 128-byte boundary inside */
 	unsigned char arena[PATTERN_ARENA + PATTERN_HEADER];
 };

@@ -45,7 +45,7 @@ def test_physics_come_only_from_the_profile():
                                    "--shared_readers", "serial",
                                    "--line_pair", "true",
                                    "--jitter", "0.25", "--atomics", "near",
-                                   "--visit", "0"]
+                                   "--visit", "0", "--hold", "0"]
     assert set(jobspec.Spec._fields).isdisjoint(names)
 
 
@@ -184,13 +184,14 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
     assert rows() == first
 
 
-def beside_table(sp, m, measured, rest):
+def beside_table(sp, m, measured, rest, probes=None):
     """The rows of the table of @sp simulated on @m (predict/answer.py)
     beside @measured {(numjobs, variant): IOPS} (report/bigbox.py)."""
     from flagcheck_analysis.predict import answer
     from flagcheck_analysis.report import bigbox
     from flagcheck_analysis.stats.compare import Record
-    rows = answer.beside_rows(sp, m, sorted({n for n, _ in measured}), rest)
+    rows = answer.beside_rows(sp, m, sorted({n for n, _ in measured}), rest,
+                              probes)
     recs = [Record("S", v, n, 0, {"iops": x}, "r.json")
             for (n, v), x in measured.items()]
     return bigbox.beside([{"label": "S", "rows": rows}], recs)[0][2]
@@ -203,8 +204,8 @@ def test_report_beside_rows_measured_over_simulated():
     rows = beside_table(sp, m, {(1, "always"): 9e6, (1, "test_first"): 8e6},
                         (0.0, "0 null", False))
     assert [r[:5] + r[6:] for r in rows] == [
-        ["S", "1", "always", "0 null", "9000000", "0.90", "yes"],
-        ["S", "1", "test_first", "0 null", "8000000", "0.80", "no"]]
+        ["S", "1", "always", "0 null", "9000000", "0.90", "yes", "-"],
+        ["S", "1", "test_first", "0 null", "8000000", "0.80", "no", "-"]]
 
 
 def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
@@ -225,6 +226,28 @@ def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
     assert [r[1] for r in rows] == ["1", "2"]
     assert rows[0][7] == "its rest"
     assert rows[1][7] in ("yes", "no")
+    assert (rows[0][8], rows[1][8]) == ("-", "50.0 cal")
+
+
+def test_report_beside_rows_take_each_cells_own_line_probes():
+    # the 2-job cell's runs probed the line at 25..31 ns: its transfers
+    # cost their median, 29 ns, not the calibration's 50, and the row says
+    # so; with no rest the always form is two RMWs a transfer (the floor)
+    from flagcheck_analysis.predict import answer
+    m = Machine(same_llc=(50.0,) * 3, atomic_local=(5.0,) * 3,
+                load_hit=(1.0,) * 3)
+    sp = spec("x@0", "atomic_inc(x)")
+    entries = [{"scenario": "S", "numjobs": 2, "line_probe": {
+        "cpus": [0, 1], "before_ns": b, "after_ns": a}}
+        for b, a in ((25.0, 29.0), (31.0, 30.0))]
+    probes = answer.cell_probes(entries + [{"scenario": "T", "numjobs": 2,
+                                            "line_probe": None}], ("S",))
+    assert probes == {2: [25.0, 29.0, 31.0, 30.0]}
+    rows = beside_table(sp, m, {(2, "always"): 6.9e7},
+                        (0.0, "0 given", False), probes)
+    assert rows[0][8] == "30.0"
+    assert float(rows[0][5].split()[0]) == pytest.approx(2e9 / 30.0,
+                                                          rel=1e-6)
 
 
 def test_line_probes_stand_in_for_a_contradicted_calibration():
@@ -236,9 +259,10 @@ def test_line_probes_stand_in_for_a_contradicted_calibration():
     assert p.transfer_ns(1, 1) == 0.0
     assert (p.physics, p.local_ns("atomic_local")) == \
         (m.physics, m.local_ns("atomic_local"))
-    # the closed form of one shared word with no rest, at the probes' cost
+    # the closed form of one shared word with no rest, at the probes' cost:
+    # two RMWs a transfer (the floor)
     r = run(spec("x@0", "atomic_inc(x)"), p, 2)
-    assert r["iops"] == pytest.approx(1e9 / 40.0, rel=EXACT)
+    assert r["iops"] == pytest.approx(2e9 / 40.0, rel=EXACT)
     with pytest.raises(machine.MachineError):
         calibmachine.Probed(m, [])
 

@@ -32,7 +32,11 @@ its first section ([global]), each `; KEY: VALUE` on one line.
         an input the source does not give, its point value V and its range
         by docs/predict.md's rule: cpus (N), calls (calls of the path per
         published operation), placement (compact..spread), rest (ns, where
-        the rest is not derived); one line per NAME
+        the rest is not derived), writers (the jobs that run the writing
+        path, pattern_writers=: 1..100000 or all, every job), period (the
+        N of the pattern's /every=N or the T of its /every_ns=T, the one
+        threshold whose interval the source does not give); one line per
+        NAME
   ; pattern-twin: PATH
         a C model's job file: its model=pattern twin (PATH relative to the
         job file's folder), which flagcheck report simulates for it
@@ -252,26 +256,42 @@ def pattern_twin(path, exists=True):
 
 # ---- the inputs a header assumes, with their ranges (docs/predict.md) ----
 
-# name point low high words: point, low, high numbers (placement: names);
-# words the source's words quoted on the line, at least one
+# name point low high words: point, low, high numbers (placement: names;
+# writers: whole numbers or "all"); words the source's words quoted on the
+# line, at least one
 Assumed = namedtuple("Assumed", "name point low high words where")
 PLACEMENTS = ("compact", "spread")
+# writers=all: every job runs the writing path (pattern_writers=0), above
+# every count
+ALL = "all"
 # the number each assumed input may take: (kind, lowest, highest)
 ASSUMED = {"cpus": ("int", 1, 100000), "calls": ("num", 0.001, 1000.0),
-           "rest": ("num", 0.001, 1e9), "placement": ("name", None, None)}
+           "rest": ("num", 0.001, 1e9), "placement": ("name", None, None),
+           "writers": ("writers", 1, 100000), "period": ("int", 1, 10 ** 9)}
 _ASSUMED = re.compile(r"^([a-z]+)=(\S+)\s+\((\S+?)\.\.(\S+?)\)\s*:\s*(\".*)$")
 _WORDS = re.compile(r"^\"([^\"]+)\"(?:\s*,\s*\"([^\"]+)\")*$")
 ASSUMED_USAGE = ("'NAME=V (LO..HI): \"source's words\"', NAME cpus "
-                 "(1..100000), calls (0.001..1000), rest (ns) or placement "
-                 "(compact..spread), LO <= V <= HI")
+                 "(1..100000), calls (0.001..1000), rest (ns), placement "
+                 "(compact..spread), writers (1..100000 or all: every job) "
+                 "or period (1..1e9: the N of /every=N or the T of "
+                 "/every_ns=T), LO <= V <= HI")
 
 
 def _assumed_value(kind, text, lo, hi):
     """The number (or name) of one value; None where it is not allowed."""
     if kind == "name":
         return text if text in PLACEMENTS else None
+    if kind == "writers":
+        if text == ALL:
+            return text
+        kind = "int"
     v = numbers.from_text(text, whole=kind == "int")
     return v if numbers.in_range(v, lo, hi) else None
+
+
+def _order(v):
+    """A value's place in its range: "all" above every count."""
+    return float("inf") if v == ALL else v
 
 
 def parse_assumed(value, where):
@@ -290,7 +310,7 @@ def parse_assumed(value, where):
     if kind == "name":
         if (low, high) != PLACEMENTS:
             raise bad
-    elif not low <= point <= high:
+    elif not _order(low) <= _order(point) <= _order(high):
         raise bad
     words = tuple(re.findall(r"\"([^\"]+)\"", m.group(5)))
     return Assumed(m.group(1), point, low, high, words, where)

@@ -63,9 +63,9 @@ BESIDE = schema.Obj({
     "label": schema.STR,
     "rows": schema.List(schema.Obj({
         "numjobs": schema.POSITIVE, "rest": schema.STR,
-        "from_runs": schema.BOOL,
+        "from_runs": schema.BOOL, "line": schema.STR,
         "variants": schema.Map(_POSITIVE_IOPS)},
-        ("numjobs", "rest", "from_runs", "variants")))},
+        ("numjobs", "rest", "from_runs", "line", "variants")))},
     ("label", "rows"))
 SCHEMA = schema.Obj({
     "format": schema.STR, "cpus": schema.Opt(schema.POSITIVE),

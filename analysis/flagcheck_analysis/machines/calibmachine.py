@@ -86,6 +86,11 @@ class CalibratedMachine(Machine):
             pts = [p for p in pats[pat] if p["threads"] == 1]
             if pts:
                 self.costs[what] = [pts[0]["ns_per_op"]] * 3
+        # each CPU's cache: its L2 (sysfs); None: unbounded
+        self.cache_lines = int(host["l2_kib"] * 1024 // 64) \
+            if host.get("l2_kib") else None
+        if self.cache_lines:
+            self.sources["topology.l2_kib"] = "sysfs (%s)" % path
 
     def _where(self, cpu):
         if cpu not in self._index:

@@ -367,16 +367,45 @@ def big_box(ask, manifests, warn, records=(), entries=(), curves=True):
             "scenarios": out}
 
 
-def beside_rows(spec, mach, numjobs, rest):
-    """[{"numjobs", "rest", "from_runs", "variants": {variant: {"iops",
-    "low", "high"}}}] of @spec simulated on @mach at each of @numjobs."""
+def _cell_machine(mach, nj, probes):
+    """The machine of one numjobs and its L column: the calibration with
+    the one-way transfer its own runs' line probes measured (@probes: their
+    values in ns; their lowest, median and highest the low, typical and
+    high cost), else the calibration's pair figure ("cal")."""
+    if nj < 2:
+        return mach, "-"
+    if probes:
+        p = calibmachine.Probed(mach, probes)
+        return p, "%.1f" % p.probes[1]
+    a, b = mach.cpus(2)
+    return mach, "%.1f cal" % mach.transfer_ns(a, b)
+
+
+def cell_probes(entries, names):
+    """{numjobs: the line probe values of the runs of the scenario the
+    manifest names by one of @names (its job file's stem)}."""
+    out = {}
+    for e in entries:
+        if e.get("scenario") in names and lineprobes.values(e):
+            out.setdefault(e.get("numjobs"), []).extend(
+                lineprobes.values(e))
+    return out
+
+
+def beside_rows(spec, mach, numjobs, rest, probes=None):
+    """[{"numjobs", "rest", "from_runs", "line", "variants": {variant:
+    {"iops", "low", "high"}}}] of @spec simulated on @mach at each of
+    @numjobs; @probes {numjobs: the line probe values of its runs}: the L
+    a numjobs' runs measured is its transfers' cost ("line")."""
     ns, how, from_runs = rest
     out = []
     for nj in numjobs:
         if nj > mach.total_cpus:
             continue
-        p = simulate.predict(spec, mach, nj, None, ns)
+        cell, line = _cell_machine(mach, nj, (probes or {}).get(nj))
+        p = simulate.predict(spec, cell, nj, None, ns)
         out.append({"numjobs": nj, "rest": how, "from_runs": from_runs,
+                    "line": line,
                     "variants": {v: {k: p["variants"][v][k] for k in
                                      ("iops", "low", "high")}
                                  for v in simulate.VARIANTS}})
@@ -386,9 +415,10 @@ def beside_rows(spec, mach, numjobs, rest):
 def beside(ask, manifests, records, warn, entries=()):
     """Each pattern job simulated on this box's calibration at every
     numjobs it ran: [{"label", "rows": beside_rows()}], [] without
-    calibration.json in the results; where the runs' line probes
-    (@entries) contradict its transfers, they stand in for them
-    (calibmachine.Probed)."""
+    calibration.json in the results; each numjobs' transfers are the
+    one-way cost its own runs' line probes measured (@entries: manifest
+    run entries; calibmachine.Probed), the calibration's only where its
+    runs have none."""
     cal = calibration_path(ask.inputs)
     jobs = job_files(manifests)
     if cal is None or not jobs:
@@ -396,11 +426,10 @@ def beside(ask, manifests, records, warn, entries=()):
     iops = measured_iops(records)
     try:
         mach = loader.load(cal)
-        why = disagreement(mach, entries, "its transfers are the runs' "
-                           "line probes in simulated beside measured")
+        why = disagreement(mach, entries, "each numjobs' transfers are its "
+                           "runs' line probes in simulated beside measured")
         if why:
             warn(why)
-            mach = calibmachine.Probed(mach, probes(entries)[0])
     except ValueError as e:
         warn("%s (simulated beside measured is left out)" % e)
         return []
@@ -418,7 +447,8 @@ def beside(ask, manifests, records, warn, entries=()):
                 rest = beside_rest(ask, spec, mach, records, label,
                                    fio_rest)
                 out.append({"label": label, "rows": beside_rows(
-                    spec, mach, numjobs, rest)})
+                    spec, mach, numjobs, rest,
+                    cell_probes(entries, (stem, label)))})
             except (ValueError, jobspec.SpecError,
                     simulate.PredictError) as e:
                 warn("%s (simulated beside measured leaves it out)" % e)

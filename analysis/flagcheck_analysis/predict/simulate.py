@@ -13,6 +13,7 @@ import time
 
 from .. import width
 from ..machines.physics import PhysicsError, sim_args
+from ..machines.profile import OPTIONAL
 
 WHICH = ("low", "typ", "high")
 SEEDS = 3
@@ -153,9 +154,11 @@ def run_sim(spec, variant, machine, cpus, which, rest_ns, seed, ios,
             "--max_events", str(MAX_EVENTS),
             "--warmup", str(warmup if warmup is not None else
                             max(ios // 4, 1))] + physics(machine, choice)
-    if "atomic_far" in machine.costs:
-        args += ["--atomic_far", "%.6g" % machine.local_ns("atomic_far",
-                                                           which)]
+    for cost in OPTIONAL:
+        if cost in machine.costs:
+            args += ["--" + cost, "%.6g" % machine.local_ns(cost, which)]
+    if getattr(machine, "cache_lines", None):
+        args += ["--cache_lines", str(machine.cache_lines)]
     if spec.fixed:
         args += ["--fixed", spec.fixed]
     if _TALLY:

@@ -240,13 +240,15 @@ BESIDE_TITLE = ("checked on this box: each pattern job simulated on this "
                 "(null) or --fio-ns (given)"
                 % round(100 * WITHIN))
 BESIDE_HEADER = ["scenario", "numjobs", "variant", "rest ns", "measured IOPS",
-                 "simulated IOPS (band)", "meas./sim.", "within"]
+                 "simulated IOPS (band)", "meas./sim.", "within", "L ns"]
 
 
 def beside(checked, records):
     """[the table] of answer.beside()'s @checked beside the measured IOPS
     of @records, or [] (a 1-job row that gave the rest is marked so, not
-    judged)."""
+    judged); L ns: the one-way cost each numjobs was simulated with, its
+    runs' own line probes' ("cal": the calibration's, where they have
+    none)."""
     iops = measured_iops(records)
     body = []
     for c in checked:
@@ -261,7 +263,7 @@ def beside(checked, records):
                 body.append([c["label"], str(nj), variant, r["rest"],
                              "%.0f" % x, _iops(s), "%.2f" % ratio,
                              "its rest" if r["from_runs"] and nj == 1
-                             else within])
+                             else within, r["line"]])
     return [(BESIDE_TITLE, BESIDE_HEADER, body, {1, 3, 4, 5, 6})] \
         if body else []
 
