@@ -9,7 +9,7 @@ import os
 import subprocess
 
 from tests.analysis import helpers
-from flagcheck_analysis.report import backtest
+from flagcheck_analysis.predict import backtest
 
 DOC = os.path.join(helpers.REPO, "docs", "backtest.md")
 BEFORE = "\n## Before: "

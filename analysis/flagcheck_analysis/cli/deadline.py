@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from ..inputs import numbers
-from .. import width
+from . import argparser
 from ..run import deadline
 
 
@@ -14,7 +14,7 @@ seconds_arg = numbers.arg("want a whole number of seconds, 1 or more",
 
 
 def main(argv=None):
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog="python3 -m flagcheck_analysis.cli.deadline",
         description="Run fio until SECONDS have passed, then stop it and its "
         "job processes as flagcheck run does; exit 124 past the deadline.")

@@ -6,11 +6,12 @@ import os
 import sys
 
 from .. import width
+from . import argparser
 from ..guard import jobguard
 
 
 def main(argv=None):
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog="run-job", description="Refuse a fio job that would write a "
         "block device (see the module's docstring for every way a job "
         "names one) unless FLAGCHECK_DESTROY=yes.  ${VARS} come from the "

@@ -62,7 +62,7 @@ def _options(path, job=None):
 
 def _one_job_section(path, sections):
     """SpecError for a file of several job sections: the simulator runs
-    one job's pattern on --cpus CPUs, and would silently leave the other
+    one job's pattern on --numjobs CPUs, and would silently leave the other
     sections' options out."""
     jobs = ["[%s]" % n for n in sections]
     if len(jobs) < 2:
@@ -71,7 +71,7 @@ def _one_job_section(path, sections):
     if len(jobs) > MAX_NAMED:
         named += " and %d more" % (len(jobs) - MAX_NAMED)
     raise SpecError("%s: job sections %s: only one job section is "
-                    "simulated; keep one (--cpus sets how many run it)"
+                    "simulated; keep one (--numjobs sets how many run it)"
                     % (path, named))
 
 
@@ -86,7 +86,7 @@ def _refused_as_the_engine_would(job, env, cpus):
         why = ""
         if "pattern_writers" in str(e):
             why = (" (NUMJOBS is %d, the fewest CPUs simulated)" % cpus
-                   if cpus else " (NUMJOBS is unset here: give --cpus)")
+                   if cpus else " (NUMJOBS is unset here: give --numjobs)")
         raise SpecError(str(e) + why)
 
 
@@ -116,7 +116,7 @@ def _header(path):
 def read(path, cpus=None):
     """The Spec of job file `path`; SpecError (one line) when it is not a
     model=pattern job, has more than one job section or a header line is
-    malformed.  @cpus: the fewest CPUs simulated (--cpus), else the
+    malformed.  @cpus: the fewest CPUs simulated (--numjobs), else the
     published machine's: a numjobs=${NUMJOBS} reads it."""
     if cpus is None:
         try:

@@ -1,15 +1,7 @@
-"""fio under a deadline, stopped as flagcheck run stops it: jobs/run-job's
-way to run fio (python3 -m flagcheck_analysis.cli.deadline --help).
-
-fio runs in a session of its own, and so does each of its job processes
-(proctree.py): a signal to fio's process group, or timeout(1)'s SIGKILL to
-fio alone, leaves a job process that does not stop by itself (a job
-spinning in a long work()) running, holding fio's output open. Here, as in
-flagcheck run: at the deadline fio gets SIGINT (it stops its jobs and
-prints its report), and GRACE seconds later SIGKILL goes to fio's job
-processes and to fio; Ctrl-C (SIGINT or SIGTERM to this process) is passed
-on to fio as SIGINT, and a second one kills fio's tree at once; fio gets
-SIGTERM when this process dies, SIGKILLed too (parent-death signal)."""
+"""fio under a deadline, stopped as flagcheck run stops it: SIGINT at the
+deadline, SIGKILL to fio's job processes and fio GRACE seconds later;
+Ctrl-C passed on, a second one kills at once. jobs/run-job runs fio
+through it (cli/deadline.py). docs/errors.md (a run past RUN_TIMEOUT)."""
 
 import os
 import signal
