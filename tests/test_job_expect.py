@@ -12,7 +12,8 @@ import pytest
 
 from fiorun import engine_variants
 from jobrun import JOBS, clean_env
-from flagcheck_analysis.inputs import expect, jobfile
+from flagcheck_analysis.guard import fiojob
+from flagcheck_analysis.inputs import expect
 
 FILES = sorted(glob.glob(os.path.join(JOBS, "*.fio")) +
                glob.glob(os.path.join(JOBS, "*", "*.fio")))
@@ -24,9 +25,11 @@ SIZE = {"bh-lru-lookup.fio": "16m", "s5-bh-lru-lookup.fio": "16m"}
 SECTIONS = {"bh-lru-lookup.fio": ("mod3", "mod16", "mod17")}
 
 
-def model_of(path):
-    _, opts = jobfile.read(path, clean_env(FLAGCHECK_ENGINE="e", VARIANT="v"))
-    models = {o.value for o in opts if o.key == "model"}
+def model_of(path, variant):
+    """The model= fio reads in job file @path run as @variant."""
+    job = fiojob.read(path, dict(fiojob.DEFAULT_VARS, NUMJOBS="1",
+                                 VARIANT=variant))
+    models = {o.value for o in job.options if o.key == "model"}
     assert len(models) == 1, (path, models)
     return models.pop()
 
@@ -39,7 +42,8 @@ def test_the_bundle_is_all_here():
 def test_every_job_file_expects_each_variant_of_its_model(ctx, path):
     found = expect.read(path)
     assert found is not None, f"{path}: no expect line"
-    choices, _ = engine_variants(ctx.fio, ctx.engine)[model_of(path)]
+    choices, _ = engine_variants(ctx.fio, ctx.engine)[
+        model_of(path, next(iter(found.groups)))]
     assert sorted(found.groups) == sorted(choices), found.groups
 
 
