@@ -6,6 +6,7 @@ beside it (every run marked busy); the verdict's rules on their own."""
 import glob
 import json
 import os
+import re
 import tempfile
 
 import pytest
@@ -172,15 +173,29 @@ class TestPlots:
         assert ("red ring: the machine was busy (4 of 4 runs in these "
                 "cells)") in iops
         ratio = self.svg(S2, "S2_buffer-new-randwrite", "ratio")
-        for text in ("test_first / always, its 95% bootstrap CI",
-                     "hollow: undecided", "published x1.03: 930 -&gt; 958 "
+        for text in ("test_first / always, its 95% CI (over the pairs)",
+                     "published x1.03: 930 -&gt; 958 "
                      "MiB/s, arm64 Kunpeng 920, 16 jobs", "1: no difference",
                      "red ring: the machine was busy (4 of 4 runs"):
             assert text in ratio
+        # the hollow mark's legend gives the reasons that apply, the
+        # summary's (issue 48, friction 9), and no other
+        texts = re.findall(r"<!-- (.*?) -->", ratio)
+        at = [i for i, t in enumerate(texts) if t.startswith("hollow: ")]
+        assert len(at) == 1, texts
+        legend = texts[at[0]]
+        for t in texts[at[0] + 1:]:     # its lines after the first
+            if not t.startswith("  "):
+                break
+            legend += " " + t.strip()
+        assert legend == ("hollow: undecided: the 2 jobs ran together %.0f%% "
+                          "of the time: the line was seldom contended; 2 "
+                          "pairs, at least 3 needed" % corun_pct(S2)), legend
+        assert "neither clear of 1" not in ratio
 
     def test_decided_without_published(self):
         ratio = self.svg(CAP, "rate-cap", "ratio", "--base", "20000")
-        assert "40000 / 20000, its 95% bootstrap CI" in ratio
+        assert "40000 / 20000, its 95% CI (over the pairs)" in ratio
         assert "hollow" not in ratio
         assert "published" not in ratio
 

@@ -9,7 +9,7 @@ import os
 from collections import namedtuple
 
 from ..inputs import corun, published
-from ..stats import decide, paired, significance
+from ..stats import decide, interval, significance
 from . import render
 
 # corun: (median co-running percent or None, jobs that recorded it)
@@ -28,29 +28,14 @@ def _iops(records, scenario, numjobs, variant):
             and r.metrics.get("iops") is not None]
 
 
-def _pairs(records, scenario, numjobs, base, variant):
-    """The ratios variant/base of the runs paired by repeat, or None (runs
-    without a repeat number, or a repeat run twice: not pairs)."""
-    by = {base: {}, variant: {}}
-    for r in records:
-        if (r.scenario, r.numjobs) != (scenario, numjobs) or \
-                r.variant not in by or r.metrics.get("iops") is None:
-            continue
-        if r.repeat is None or r.repeat in by[r.variant]:
-            return None
-        by[r.variant][r.repeat] = r.metrics["iops"]
-    return paired.ratios(by[base], by[variant]) or None
-
-
 def decision(records, scenario, numjobs, base, variant,
              precision=decide.DEFAULT_PRECISION):
     """The Decision of one cell's variant against the base, on its pairs
-    where it has them (decide.py); undecided where its jobs seldom ran
-    together (decide.apart)."""
-    d = decide.decide(_iops(records, scenario, numjobs, base),
-                      _iops(records, scenario, numjobs, variant), variant,
-                      precision, _pairs(records, scenario, numjobs,
-                                        base, variant))
+    where the runs pair up (interval.pair_up); undecided where its jobs
+    seldom ran together (decide.apart)."""
+    d = decide.of_runs(interval.side(records, scenario, numjobs, base),
+                       interval.side(records, scenario, numjobs, variant),
+                       variant, precision)
     return decide.apart([d], numjobs, corun.records_share(
         records, scenario, numjobs)[0])[0]
 
@@ -104,18 +89,28 @@ def seldom(numjobs, pct):
 
 
 def marks(records, counts, base):
-    """What the plots mark: ({(scenario, numjobs, variant): True} of each
-    variant's ratio to @base that is not decided, {(scenario, numjobs):
-    (busy runs, runs)} of the cells that had busy runs)."""
+    """What the plots mark: ({(scenario, numjobs, variant): [why, ...]} of
+    each variant's ratio to @base that is not decided, the reasons that
+    apply to it (undecided_reasons()), {(scenario, numjobs): (busy runs,
+    runs)} of the cells that had busy runs)."""
     undecided = {}
     for scenario, nj, variant in {(r.scenario, r.numjobs, r.variant)
                                for r in records if r.variant != base}:
         if _iops(records, scenario, nj, base):
             d = decision(records, scenario, nj, base, variant)
             if d.reason == "undecided":
-                undecided[(scenario, nj, variant)] = True
+                undecided[(scenario, nj, variant)] = undecided_reasons(
+                    d, nj, corun.records_share(records, scenario, nj)[0])
     busy = {k: (len(b), n) for k, (b, n) in counts.items() if b}
     return undecided, busy
+
+
+def undecided_reasons(d, numjobs, corun_pct=None):
+    """Why @d is undecided, each reason in a few words, only those that
+    apply: the jobs seldom ran together (@corun_pct), then what the
+    figures say (_why())."""
+    apart = seldom(numjobs, corun_pct)
+    return ([apart] if apart else []) + [_why(d)]
 
 
 def repeats_needed(d, precision=decide.DEFAULT_PRECISION):
