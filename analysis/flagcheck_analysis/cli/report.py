@@ -313,7 +313,7 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
         out.append(sections.FixTable(records, order))
     out += [sections.Sweep(sw, pts)
             for sw, pts in sweeps(args.inputs, runs[5].get(None) or ())]
-    why_section = why.build(args, records, docs, warn, runs[5])
+    why_section = why.build(args, records, docs, warn, runs[5], ok_runs)
     if why_section is not None:
         out.append(why_section)
     checked = bigbox.beside(stored["beside"], records)
