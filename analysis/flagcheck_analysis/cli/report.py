@@ -175,7 +175,7 @@ def _side(args, group):
         files, args.group_by, setups_out=setup)
     for line in apart:
         warn("%s: %s" % (group, line[len("WARNING: "):]))
-    return sidebyside.Side(group, records, docs, setup, counts)
+    return sidebyside.Side(group, records, docs, setup, counts, manifests)
 
 
 def _report_dir(outdir, default):
