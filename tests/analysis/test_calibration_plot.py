@@ -46,7 +46,7 @@ def _check(d):
      "calibration stands")], ids=["set-aside", "stands"])
 def test_the_report_says_which_figure_it_took(tmp_path, ns, words):
     d = _copy(tmp_path, ns)
-    p = run_cli("report", "--no-plot", "--width", "0",
+    p = run_cli("report", "--verbose", "--no-plot", "--width", "0",
                 "--outdir", str(tmp_path / "out"), d)
     assert p.returncode == 0, p.stderr
     assert "\n%s\n" % words in p.stdout

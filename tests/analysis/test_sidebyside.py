@@ -46,7 +46,7 @@ class TestSideBySide:
         return d
 
     def report(self, *args):
-        return run_cli("report", "--no-plot", "--width", "0",
+        return run_cli("report", "--verbose", "--no-plot", "--width", "0",
                        "--outdir", os.path.join(self.tmp, "report"), *args)
 
     @staticmethod
@@ -285,7 +285,7 @@ class TestSideBySide:
             % (run, a) in message(p.stderr)
 
     def test_usage(self):
-        p = run_cli("report", "--compare", RESULTS, RESULTS,
+        p = run_cli("report", "--verbose", "--compare", RESULTS, RESULTS,
                     RESULTS)
         assert p.returncode == 2
         assert "not both" in p.stderr

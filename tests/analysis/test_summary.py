@@ -50,7 +50,7 @@ class TestSummaryOfFixture:
     @classmethod
     def setup_class(cls):
         cls.tmp = tempfile.TemporaryDirectory()
-        p = run_cli("report", "--no-plot", "--width", "0",
+        p = run_cli("report", "--verbose", "--no-plot", "--width", "0",
                     "--outdir", cls.tmp.name, S2, CAP)
         assert p.returncode == 0, p.stderr
         cls.out = p.stdout
@@ -213,7 +213,7 @@ class TestJobFileFigure(ResultsDirCase):
                     "--runtime", "1", "--ramp", "0", "--no-line-probe",
                     "--outdir", self.out, "--quiet", timeout=120)
         assert p.returncode == 0, p.stderr
-        p = run_cli("report", "--no-plot", "--width", "0",
+        p = run_cli("report", "--verbose", "--no-plot", "--width", "0",
                     self.out)
         assert p.returncode == 0, p.stderr
         fig = catalogue.read(job)

@@ -80,6 +80,9 @@ def build_parser(as_compare=False):
                    default="text", help="stdout: %s (default "
                    "%%(default)s); the files are always written"
                    % "|".join(FORMATS))
+    p.add_argument("--verbose", action="store_true",
+                   help="text: every table, not only the short answer "
+                   "(report.md has them all)")
     p.add_argument("--no-plot", action="store_true",
                    help="draw no PNG/SVG plots (no matplotlib needed)")
     p.add_argument("--exclude-busy", action="store_true",
@@ -348,8 +351,8 @@ def _draw(secs, outdir):
 
 
 def write(args, head, secs):
-    """The plots, stdout, then report.md and every section's files; 0, or
-    1 when the files could not be written."""
+    """The plots, report.md and every section's files, then stdout, its
+    bottom line last: 0, or 1 when the files could not be written."""
     outdir = _outdir(args)
     try:
         if not _report_dir(outdir, args.outdir is None):
@@ -358,7 +361,8 @@ def write(args, head, secs):
     except OSError as e:
         unwritable = e
     plotted = False if args.no_plot or unwritable else _draw(secs, outdir)
-    sys.stdout.write(sections.stdout(args.format, head, secs))
+    before, bottom = sections.stdout_parts(args.format, head, secs,
+                                           args.verbose)
     report_md = sections.report_md(head, secs)
     try:
         if unwritable is not None:
@@ -367,11 +371,20 @@ def write(args, head, secs):
                 [f for s in secs for f in s.files()]:
             safewrite.write(os.path.join(outdir, name), body)
     except OSError as e:
+        sys.stdout.write(before + bottom)
         warn("cannot write to %s: %s" % (outdir, e.strerror or e))
         return 1
+    sys.stdout.write(before)
+    sys.stdout.flush()
+    # said before the bottom line, which is the last thing printed
     print(width.wrap("%s: wrote report.md, compare.csv, scaling.csv%s to %s"
-                     % (PROG, " and plots" if plotted else "", outdir)),
+                     "%s" % (PROG, " and plots" if plotted else "", outdir,
+                             "" if args.verbose or args.format != "text"
+                             else "; every table: report.md there, or "
+                             "--verbose")),
           file=sys.stderr)
+    sys.stderr.flush()
+    sys.stdout.write(bottom)
     return 0
 
 

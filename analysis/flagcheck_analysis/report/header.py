@@ -65,6 +65,13 @@ def _run_lines(records, docs, manifests, base):
     return out
 
 
+def short(head):
+    """The header lines of the short answer: the runs, and every
+    warning (an incomplete matrix, a host left out, setups reported
+    apart)."""
+    return head[:1] + [l for l in head[1:] if l.startswith("WARNING: ")]
+
+
 def lines(args, runs, manifests, ok_runs):
     """The header lines; runs: load_records() and the runs left out."""
     records, docs, hrecords, checks, apart, left_out = runs

@@ -342,6 +342,70 @@ def lines(summary_rows, simulated=None):
         corun_lines(summary_rows)
 
 
+SHORT_TITLE = ("bottom line: each scenario's fix against its pattern, IOPS "
+               "at the highest numjobs (how it decides: report.md)")
+
+
+# of the big-box text (bigbox.summary_lines()), the short answer keeps the
+# band, --numjobs N's and the caveat; what limits the gain is in report.md
+BOX_KEPT = ("--numjobs ", "caveat: ")
+
+
+def _interval_text(d):
+    """"x1.164, 95% CI 0.691..1.960 over 2 pairs": the ratio and the
+    interval the table, the plot and the JSON show (stats/interval.py)."""
+    out = "x%.3f" % d.ratio
+    if d.ci is not None:
+        out += ", 95%% CI %.3f..%.3f" % d.ci
+    if d.by == "pairs":
+        return out + " over %d pair%s" % (d.n, "" if d.n == 1 else "s")
+    return out + ", unpaired" + (" (%s)" % d.unpaired if d.unpaired else "")
+
+
+def _headline(verdict_text):
+    """(the verdict's headline, its reasons): its words split at "; ",
+    a long first part split once more after its first word."""
+    parts = verdict_text.split("; ")
+    word, _, first = parts[0].partition(": ")
+    if len(parts[0]) <= 50 or not first:
+        return parts[0], parts[1:]
+    return word, [first] + parts[1:]
+
+
+def short_lines(summary_rows, simulated=None, title=SHORT_TITLE):
+    """The short answer's bottom line, hyperfine's way: per scenario one
+    line of its ratio, interval and verdict, then on a line each the
+    published figure, the big-box band (@simulated: bigbox.summary_lines())
+    and its caveat, and each reason of the verdict."""
+    out = [title]
+    for r in summary_rows:
+        d = r.decision
+        if d is None or d.ratio is None:
+            out.append("%s: %s" % (r.scenario, r.verdict))
+            continue
+        head, reasons = _headline(r.verdict)
+        out.append("%s at %d job%s: %s/%s %s: %s" % (
+            r.scenario, r.numjobs, "" if r.numjobs == 1 else "s",
+            r.variant, r.base, _interval_text(d), head))
+        pub = _cells(r)[5]
+        if pub != "-":
+            out.append("  published: " + pub)
+        box = (simulated or {}).get(r.scenario)
+        if box:
+            first, *rest = box.split("\n")
+            out.append("  big box, an estimate: " + first)
+            out += ["    " + l.strip() for l in rest
+                    if l.strip().startswith(BOX_KEPT)]
+        out += ["  - " + why for why in reasons]
+    return out
+
+
+def short_text(summary_rows, simulated=None, title=SHORT_TITLE):
+    """short_lines(), as text."""
+    return "".join(l + "\n" for l in short_lines(summary_rows, simulated,
+                                                  title))
+
+
 def text(summary_rows, simulated=None):
     return render.text_table(*table(summary_rows)) + "\n" + \
         "".join(l + "\n" for l in lines(summary_rows, simulated))
