@@ -211,8 +211,19 @@ class TestJobFileFigure(ResultsDirCase):
         job = os.path.join(REPO, "jobs", "catalogue", "gup-pin-fast.fio")
         p = run_cli("run", job, "--numjobs", "1", "--repeats", "1",
                     "--runtime", "1", "--ramp", "0", "--no-line-probe",
-                    "--outdir", self.out, "--quiet", timeout=120)
+                    "--outdir", self.out, timeout=120)
         assert p.returncode == 0, p.stderr
+        # run ends with the bottom line, the short answer's rows
+        ran = p.stdout.splitlines()
+        assert ran[1].startswith("bottom line: ") and ran[0] == "", ran
+        p = run_cli("report", "--no-plot", "--outdir",
+                    os.path.join(self.out, "short"), self.out)
+        assert p.returncode == 0, p.stderr
+        rows = ran[[i for i, l in enumerate(ran)
+                    if l.startswith("gup-pin-fast at 1 job: ")][0]:]
+        assert rows[0].startswith("gup-pin-fast at 1 job: test_first/always "
+                                  "x"), ran
+        assert p.stdout.endswith("\n".join(rows) + "\n"), (ran, p.stdout)
         p = run_cli("report", "--verbose", "--no-plot", "--width", "0",
                     self.out)
         assert p.returncode == 0, p.stderr

@@ -388,6 +388,24 @@ def write(args, head, secs):
     return 0
 
 
+def bottom_line(outdir, base):
+    """The short answer's bottom line of the results directory @outdir,
+    as flagcheck run prints it at its end (the big-box answer is left to
+    flagcheck predict and report); "" where it has no runs to read."""
+    files, manifests = loadrecords.inputs_to_files([outdir])
+    counts = conditions.cell_counts(conditions.ok_entries(manifests))
+    records = loadrecords.load_records(files, None)[0]
+    if not records:
+        return ""
+    if base not in {r.variant for r in records}:
+        base = records[0].variant
+    rows = summary.rows(records, counts, base, job_file_figures(manifests))
+    return render.wrap(summary.short_text(rows, title=(
+        "bottom line: each scenario's fix against its pattern, IOPS at the "
+        "highest numjobs (every table and the big-box answer: flagcheck "
+        "predict %s; flagcheck report %s)" % (outdir, outdir))))
+
+
 def main(argv=None, as_compare=False):
     """flagcheck report (@as_compare: flagcheck compare A B)."""
     args = parse_args(argv, as_compare)
