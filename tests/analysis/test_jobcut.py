@@ -333,9 +333,12 @@ class TestServer:
         assert not os.path.exists(marker)
 
     def test_dev_directory_with_a_comment(self):
-        p = run_cli("run", S2, "--dry-run", "--repeats", "1",
-                    "--numjobs", "1", "--set", "FILENAME=sdz", "--set",
-                    "BACKEND=psync", "--client", "127.0.0.1,1")
+        # the same relative name under another directory: accepted
+        ok = write(os.path.join(self.tmp, "srv.fio"),
+                   "[global]\nrw=write\nsize=1m\nfilename=sdz\n"
+                   "directory=/srv ;c\n[j]\n")
+        p = run_cli("run", ok, "--dry-run", "--repeats", "1",
+                    "--numjobs", "1", "--client", "127.0.0.1,1")
         assert p.returncode == 0, p.stderr
         job = write(os.path.join(self.tmp, "dir.fio"),
                     "[global]\nrw=write\nsize=1m\nfilename=sdz\n"
