@@ -188,7 +188,7 @@ def test_s1_beside_busy_loops_names_how_much_the_jobs_ran_together(
                     "3", "--runtime", "1", "--ramp", "0", "--outdir", out,
                     "--quiet", timeout=120)
     assert p.returncode == 0, p.stderr
-    r = run_cli("report", out, timeout=120)
+    r = run_cli("report", "--verbose", out, timeout=120)
     assert r.returncode == 0, r.stderr
     # the merge, from the counters files the runs left
     with open(os.path.join(out, "manifest.json")) as f:
@@ -271,7 +271,7 @@ def test_a_cell_whose_jobs_never_ran_together_is_never_decided(tmp_path):
         "run (median over its runs): the line was seldom contended, more "
         "repeats of the same would not decide it; stop the other load"
         % median)
-    r = run_cli("report", out, "--no-plot", timeout=180)
+    r = run_cli("report", "--verbose", out, "--no-plot", timeout=180)
     assert r.returncode == 0, r.stderr
     text = re.sub(r"\s+", " ", r.stdout)
     words = "undecided: the 2 jobs ran together %.0f%% of the time: the " \
