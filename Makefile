@@ -216,15 +216,29 @@ $(BUILD)/unit-tsan/%: tests/unit/%.c $(UNIT_SRCS) $(ENGINE_HDRS) $(wildcard test
 unit-tests: $(foreach v,unit unit-asan unit-tsan,$(addprefix $(BUILD)/$(v)/,$(UNIT_TESTS)))
 
 # The README's test command. Installs what is missing first, builds
-# everything, then runs every test with pytest (tests/, see pytest.ini);
-# PYTEST_ARGS reaches pytest: -k EXPR, -x, -v, a test file or test id.
-# pytest exits non-zero on a failure and when no test was collected.
+# everything, then runs every test with pytest (tests/, see pytest.ini) in
+# two parts (tests/parts.py): the tests marked serial (they pin CPUs, load
+# them or measure time) alone, then the others on PYTEST_JOBS workers
+# (pytest-xdist's -n; default one per CPU this make may use); the second
+# part's closing summary and exit status are those of both. PYTEST_ARGS
+# reaches pytest in both: -k EXPR, -x, -v, --durations=N, a test file or
+# test id. pytest exits non-zero on a failure and when no test was
+# collected in either part.
 PYTEST_ARGS	?=
+PYTEST_JOBS	?= $(shell nproc)
+PART_RECORD	:= $(BUILD)/tests/serial-part.json
+PYTEST_PARTS	= rm -f $(PART_RECORD); \
+	$(PYTHON) -m pytest --build=$(BUILD) --part serial \
+		--part-record $(PART_RECORD) $(1) $(PYTEST_ARGS) || :; \
+	$(PYTHON) -m pytest --build=$(BUILD) --part parallel \
+		--part-record $(PART_RECORD) -n $(PYTEST_JOBS) $(1) $(PYTEST_ARGS)
+CHECK_BUILD	:= all unit-tests $(BUILD)/fio-flagcheck-skew.so $(BUILD)/clang.ok \
+		$(BUILD)/clang-calibrate.ok $(BUILD)/flagcheck-sim-asan
 
 check: deps
-	$(MAKE) all unit-tests $(BUILD)/fio-flagcheck-skew.so $(BUILD)/clang.ok \
-		$(BUILD)/clang-calibrate.ok $(BUILD)/flagcheck-sim-asan
-	$(PYTHON) -m pytest --build=$(BUILD) $(PYTEST_ARGS)
+	$(MAKE) $(CHECK_BUILD)
+	@mkdir -p $(BUILD)/tests
+	$(call PYTEST_PARTS,)
 
 # BENCH_ARGS reaches benchmarks/bench.py (--repeats, --runtime, --before
 # OLD.so: a second build's rows in the same repeats).
