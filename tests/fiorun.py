@@ -103,10 +103,16 @@ class Context:
             cc = shutil.which("cc") or shutil.which("gcc")
             if not cc:
                 return None
-            with open(src, "w") as f:
+            # each under a name of its own, then renamed: another pytest
+            # worker may build or run the same program meanwhile
+            tag = ".%d.tmp" % os.getpid()
+            with open(src + tag, "w") as f:
                 f.write(source)
-            rc, text = run_program([cc, "-O2", "-o", out, src] + list(cflags))
+            rc, text = run_program([cc, "-O2", "-o", out + tag, "-x", "c",
+                                    src + tag] + list(cflags))
             assert rc == 0, text
+            os.replace(out + tag, out)
+            os.replace(src + tag, src)
         return out
 
     def jobfile(self, text):
