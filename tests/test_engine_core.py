@@ -135,6 +135,8 @@ def together_ns(stats):
     return out
 
 
+# serial: counts how long the jobs ran together
+@pytest.mark.serial
 @pytest.mark.parametrize("readers", (1, 2, 3), ids=lambda n: f"readers{n}")
 @pytest.mark.parametrize("variant", VARIANTS)
 @THREAD
@@ -448,6 +450,8 @@ def test_a_run_past_its_timeout_is_stopped_with_its_backtraces(ctx):
     assert msg.count("\nThread ") >= 3 and "#0 " in msg, msg
 
 
+# serial: the stop is timed
+@pytest.mark.serial
 def test_a_hung_fios_job_processes_are_stopped_too(ctx):
     """Job processes (each in a session of its own, outside fio's process
     group) are found, backtraced and killed with fio: the test ends at once,

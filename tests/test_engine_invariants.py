@@ -373,6 +373,8 @@ def test_counts_restart_with_fios_after_ramp_time(ctx):
     assert s["rmw"] == 2 * job["read"]["total_ios"]
 
 
+# serial: a busy loop pinned to the job's CPU
+@pytest.mark.serial
 @pytest.mark.parametrize("depth", [1, 32])
 def test_counts_agree_when_the_job_ends_at_the_ramps_end(ctx, depth):
     """A job whose runtime ends as its ramp_time does (1 ms after a 10 ms

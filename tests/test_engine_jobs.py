@@ -271,6 +271,8 @@ def test_run_job_stops_fios_job_processes_past_run_timeout(ctx):
             f"fio's job process {run.spin} was left:\n{text}"
 
 
+# serial: the stop is timed
+@pytest.mark.serial
 def test_run_job_second_ctrl_c_stops_fios_job_processes(ctx):
     """Ctrl-C (SIGINT to run-job's process group, as a terminal sends it)
     reaches fio; a second one kills fio and a job process that would not

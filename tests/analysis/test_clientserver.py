@@ -231,6 +231,8 @@ class TestTwoServers:
         assert "the flags word is per host" in p.stdout
         assert "clientserver, numjobs=2" in p.stdout
 
+    # serial: timed
+    @pytest.mark.serial
     def test_down_hosts_named_in_bounded_time(self, request):
         live = self.servers.start()
         refused = "%s,%d" % (LOOPBACK, free_port())     # nothing listens

@@ -82,6 +82,8 @@ class TestPure:
         assert "/nonexistent/calibrate: no such program" in str(e.value)
 
 
+# serial: the line between two CPUs measured
+@pytest.mark.serial
 @pytest.mark.skipif(not (len(USABLE) > 1),
                     reason="needs 2 usable CPUs: no pair to probe")
 class TestRunner(ResultsDirCase):
