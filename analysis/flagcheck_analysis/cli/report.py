@@ -12,6 +12,7 @@ from .. import width
 from ..stats import compare, scaling, usl
 from ..report import (bigbox, catalogue, conditions, header, loadrecords, lru,
     perhost, plot, render, sections, sidebyside, summary, usltable, why)
+from ..report import messages
 from ..report.messages import PROG, warn
 
 # the rest (where a run's variant comes from, the files, three variants,
@@ -321,6 +322,17 @@ def write(args, head, secs):
 
 
 def main(argv=None):
+    """One report: the warnings it keeps start empty and the width it sets
+    is put back, so that a process may run one after another (the tests
+    run it in theirs)."""
+    del messages.WARNINGS[:]
+    try:
+        return _main(argv)
+    finally:
+        render.set_width(render.WIDTH)
+
+
+def _main(argv):
     args = parse_args(argv)
     render.set_width(args.width)
     if args.compare:
