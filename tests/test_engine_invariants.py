@@ -115,9 +115,8 @@ def test_engine_counts_equal_fios(ctx, datadir, backend, thread, model):
 def test_exactly_once_at_depth_32_and_64_headline(ctx):
     """The issue's own command: null backend, depth 32 and 64."""
     for depth in (32, 64):
-        r = ctx.fio_run(ctx.base_args(iodepth=depth, variant="always",
-                                      filename="x", size="64m",
-                                      runtime="500ms"))
+        r = ctx.fio_run(ctx.count_args(iodepth=depth, variant="always",
+                                       filename="x", size="64m"))
         fiorun.ok(r)
         (job,), (s,) = r.json()["jobs"], r.stats
         assert s["ios"] == job["read"]["total_ios"] > 0
@@ -206,8 +205,8 @@ def test_long_option_values_keep_the_line_valid_json(ctx):
         path = os.path.join(path, "d" * 200)
     os.makedirs(path)
     try:
-        r = ctx.fio_run(ctx.base_args(model="set_buffer_verified",
-                                      creat_dir=path, runtime="100ms"))
+        r = ctx.fio_run(ctx.count_args(model="set_buffer_verified",
+                                       creat_dir=path))
         fiorun.ok(r)
         (s,) = r.stats
         assert s["options"]["creat_dir"] == path

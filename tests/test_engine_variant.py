@@ -18,7 +18,7 @@ def variants(ctx):
 
 
 def run(ctx, *args):
-    return ctx.fio_run(ctx.base_args(runtime="100ms", size="16m") + list(args))
+    return ctx.fio_run(ctx.count_args(size="16m") + list(args))
 
 
 def test_every_model_has_a_variant(ctx, variants):
