@@ -96,10 +96,14 @@ CALIBRATE_CFLAGS := $(BASE_CFLAGS) -I$(BITOPS_DIR) -Iengine -pthread
 
 # flagcheck-sim: a pattern job on N simulated CPUs of a machine profile
 # (docs/predict.md), with the engine's own parser (its sequences, and its
-# words where they have a file of their own): one grammar
+# words where they have a file of their own) and its check of the jobs
+# together (layouts, locks): one grammar, one set of refusals
 SIM		:= $(BUILD)/flagcheck-sim
 SIM_PARSER	:= $(wildcard engine/pattern/pattern_parse.c \
-			  engine/pattern/pattern_words.c)
+			  engine/pattern/pattern_words.c \
+			  engine/pattern/pattern_jobs.c \
+			  engine/pattern/pattern_locks.c \
+			  engine/pattern/pattern_lock_order.c)
 SIM_SRCS	:= $(sort $(wildcard sim/*.c)) $(SIM_PARSER)
 SIM_CFLAGS	:= $(BASE_CFLAGS) -Iengine -Iengine/kernel -Iengine/pattern \
 		   -I$(GEN)
@@ -164,6 +168,13 @@ $(ENGINE): $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
 $(BUILD)/fio-flagcheck-skew.so: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
 	$(CC) $(ENGINE_CFLAGS) -UFLAGCHECK_FIO_VERSION \
 		-DFLAGCHECK_FIO_VERSION='"fio-0.0-skew"' $(ENGINE_LDFLAGS) \
+		-o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
+
+# The same engine without the check of a run's jobs together
+# (engine/run_check.c): the tests' way to a lock no one frees, to see a
+# spin give up (tests/test_pattern_spin_stop.py)
+$(BUILD)/fio-flagcheck-unchecked.so: $(ENGINE_SRCS) $(ENGINE_HDRS) $(BUILD)/fio-version
+	$(CC) $(ENGINE_CFLAGS) -DFC_RUN_CHECK_OFF $(ENGINE_LDFLAGS) \
 		-o $@ $(ENGINE_SRCS) $(ENGINE_LIBS)
 
 # clang must accept it too, warnings as errors (object only, not loaded)
@@ -232,7 +243,8 @@ PYTEST_PARTS	= rm -f $(PART_RECORD); \
 		--part-record $(PART_RECORD) $(1) $(PYTEST_ARGS) || :; \
 	$(PYTHON) -m pytest --build=$(BUILD) --part parallel \
 		--part-record $(PART_RECORD) -n $(PYTEST_JOBS) $(1) $(PYTEST_ARGS)
-CHECK_BUILD	:= all unit-tests $(BUILD)/fio-flagcheck-skew.so $(BUILD)/clang.ok \
+CHECK_BUILD	:= all unit-tests $(BUILD)/fio-flagcheck-skew.so \
+		$(BUILD)/fio-flagcheck-unchecked.so $(BUILD)/clang.ok \
 		$(BUILD)/clang-calibrate.ok $(BUILD)/flagcheck-sim-asan
 
 check: deps
@@ -359,20 +371,25 @@ PYPKGS	= $(patsubst %/__init__.py,%,$(wildcard \
 
 # A PREFIX or DESTDIR that fio or the recipes' shell would read otherwise
 # than as written is refused, in one line, before anything is installed: fio
-# ends a job file's value (ioengine=external:PREFIX/...) at ';' or '#', and
-# the shell runs '`' and '$' even inside double quotes.  A PREFIX is an
-# absolute path of letters, digits, spaces and / . _ - + , : @ ~ = only.
+# ends a job file's value (ioengine=external:PREFIX/...) at ';' or '#' and
+# splits it at ',', and the shell runs '`' and '$' even inside double
+# quotes.  A PREFIX is an absolute path of letters, digits, spaces and
+# / . _ - + : @ ~ = only; neither it nor DESTDIR has a '..' component,
+# which would install outside DESTDIR, the staging directory.
 empty	:=
 space	:= $(empty) $(empty)
 FC_PATH_CHARS := a b c d e f g h i j k l m n o p q r s t u v w x y z \
 	A B C D E F G H I J K L M N O P Q R S T U V W X Y Z \
-	0 1 2 3 4 5 6 7 8 9 / . _ - + , : @ ~ =
+	0 1 2 3 4 5 6 7 8 9 / . _ - + : @ ~ =
 # $(1) without the characters listed in $(2) (never expanded again)
 fc_strip = $(if $(2),$(call fc_strip,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
 fc_path_bad = $(subst $(space),,$(call fc_strip,$(1),$(FC_PATH_CHARS)))
 ifneq ($(filter install uninstall,$(MAKECMDGOALS)),)
 ifneq ($(call fc_path_bad,$(value PREFIX))$(filter-out /%,$(firstword $(value PREFIX) none)),)
-$(error PREFIX=$(value PREFIX): refused, nothing installed: want an absolute path of letters, digits, spaces and / . _ - + , : @ ~ = (fio cuts a value at ';' or '#', a shell runs '`' and '$$'))
+$(error PREFIX=$(value PREFIX): refused, nothing installed: want an absolute path of letters, digits, spaces and / . _ - + : @ ~ = (fio cuts a value at ';' or '#' and splits it at ',', a shell runs '`' and '$$'))
+endif
+ifneq ($(filter ..,$(subst /, ,$(value PREFIX) $(value DESTDIR))),)
+$(error DESTDIR=$(value DESTDIR) PREFIX=$(value PREFIX): refused, nothing installed: a '..' component would install outside DESTDIR, the staging directory)
 endif
 ifneq ($(findstring `,$(value DESTDIR))$(findstring $$,$(value DESTDIR))$(findstring ",$(value DESTDIR))$(findstring \,$(value DESTDIR)),)
 $(error DESTDIR=$(value DESTDIR): refused, nothing installed: a shell would run or unquote its ` $$ " \)

@@ -55,7 +55,7 @@ def median_ratio(res, num, den):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
+    ap = argparse.ArgumentParser(description=__doc__, allow_abbrev=False,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", default="build/fio-flagcheck.so",
                     help="the built engine (default: build/fio-flagcheck.so)")

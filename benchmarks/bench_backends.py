@@ -47,7 +47,7 @@ def run(fio, args):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
+    ap = argparse.ArgumentParser(description=__doc__, allow_abbrev=False,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", default="build/fio-flagcheck.so",
                     help="the built engine (default: %(default)s)")

@@ -406,7 +406,7 @@ def callgrind_rows_report(a, per_io):
 
 def main():
     ap = argparse.ArgumentParser(
-        description=__doc__,
+        description=__doc__, allow_abbrev=False,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", default="build/fio-flagcheck.so",
                     help="the built engine (default: build/fio-flagcheck.so)")

@@ -40,7 +40,7 @@ def job_argv(a, d):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
+    ap = argparse.ArgumentParser(description=__doc__, allow_abbrev=False,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fio", default="fio",
                     help="the fio binary (default: fio on PATH)")

@@ -12,7 +12,8 @@
  *    figure is the median sample / round trips / 2;
  *  - the line's visits at 1..N threads (visits.c): lock xadd on one word,
  *    the order of the returned values giving the RMWs per visit and the
- *    hand-over time, over the stretches where every thread ran;
+ *    hand-over time, over the stretches where every thread ran; at 2
+ *    threads between two ping-pongs of the same pair (calibration.c);
  *  - the kernel's two patterns on one shared flags word, at 1..N threads
  *    (the first N usable CPUs; patterns.c): "always", two
  *    test_and_clear_bit() per iteration as filemap_check_errors() did
@@ -48,6 +49,8 @@
 #define VISIT_STRETCH	1024	/* RMWs a thread times as one stretch */
 #define VISIT_MAX_RMW	(1u << 22)	/* kept values, all threads' */
 #define VISIT_PARTS	8	/* every thread served RMWs in each part */
+#define VISIT_TRIES	3	/* the pair's visits, retaken at most so */
+#define PAIR_AGREE	1.5	/* its one-way cost before and after, apart */
 
 enum pattern { PAT_ALWAYS, PAT_TEST_FIRST, NR_PATTERNS };
 extern const char *const pattern_name[NR_PATTERNS];
@@ -79,6 +82,10 @@ struct visit_point {
 	uint64_t alone;			/* those no other thread entered */
 	uint64_t rmw, visits;		/* in the kept: RMWs served, visits */
 	double seconds;			/* the kept stretches' time, summed */
+	/* at 2 threads: the pair's one-way cost just before and after */
+	double pair_before_ns, pair_after_ns;
+	int tries;			/* the visits taken, 1..VISIT_TRIES */
+	char refused[200];		/* why its figures are refused, "" */
 };
 
 /* What one run measures, and on which CPUs */

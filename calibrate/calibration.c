@@ -49,6 +49,64 @@ static void measure_pairs(const struct opts *o, struct calibration *c)
 	}
 }
 
+/*
+ * Why the pair's visits @vp are refused, or NULL: the one-way cost of the
+ * pair moved around them (the threads did not stay on one pair of cores:
+ * a VM's host moves its vCPUs), or a visit is shorter than that cost (no
+ * hand-over is)
+ */
+static const char *visit_refused(struct visit_point *vp)
+{
+	double lo = vp->pair_before_ns, hi = vp->pair_after_ns, visit;
+
+	if (lo > hi) {
+		lo = vp->pair_after_ns;
+		hi = vp->pair_before_ns;
+	}
+	if (!vp->kept || !vp->visits || !(lo > 0))
+		return NULL;		/* no figures to refuse */
+	visit = vp->seconds * 1e9 / vp->visits;
+	if (hi > PAIR_AGREE * lo)
+		snprintf(vp->refused, sizeof(vp->refused), "the pair's one-way "
+			 "cost moved from %.1f to %.1f ns around the visits: "
+			 "the threads did not stay on one pair of cores",
+			 vp->pair_before_ns, vp->pair_after_ns);
+	else if (visit < lo)
+		snprintf(vp->refused, sizeof(vp->refused), "a visit of %.1f ns "
+			 "is shorter than the pair's one-way cost (%.1f ns): no "
+			 "hand-over is; the threads did not stay on one pair of "
+			 "cores", visit, lo);
+	else
+		return NULL;
+	return vp->refused;
+}
+
+/*
+ * The visits at 2 threads between two measurements of the same pair's
+ * one-way cost, in one stretch of the same two pinned CPUs; retaken while
+ * refused (visit_refused()), VISIT_TRIES times at most
+ */
+static void measure_pair_visits(const struct opts *o, struct calibration *c)
+{
+	struct visit_point *vp = &c->visits[1];
+	uint64_t pair = c->point_ns / 4;
+	size_t samples;
+	int moved, t;
+
+	for (t = 1; t <= VISIT_TRIES; t++) {
+		double before = transfer_ns(c->cpus[0], c->cpus[1], pair,
+					    o->batch, &samples, &moved);
+
+		run_visits(c->cpus, 2, c->point_ns, vp);
+		vp->pair_before_ns = before;
+		vp->pair_after_ns = transfer_ns(c->cpus[0], c->cpus[1], pair,
+						o->batch, &samples, &moved);
+		vp->tries = t;
+		if (!visit_refused(vp))
+			return;
+	}
+}
+
 /* Each pattern at 1..nthreads threads, sharing what is left of --seconds */
 static void measure_points(const struct opts *o, struct calibration *c,
 			   uint64_t deadline)
@@ -67,7 +125,10 @@ static void measure_points(const struct opts *o, struct calibration *c,
 				    &c->pts[p][i - 1]);
 		}
 		progress(o, &c->step, steps, "visits", i, -1);
-		run_visits(c->cpus, i, c->point_ns, &c->visits[i - 1]);
+		if (i == 2)
+			measure_pair_visits(o, c);
+		else
+			run_visits(c->cpus, i, c->point_ns, &c->visits[i - 1]);
 	}
 }
 

@@ -61,7 +61,7 @@ static void print_num(FILE *f, const char *name, double v, bool ok)
 static void print_visits(FILE *f, const struct calibration *c,
 			 const struct visit_point *v, double alone_ns)
 {
-	bool some = v->kept && v->rmw && v->seconds > 0;
+	bool some = v->kept && v->rmw && v->seconds > 0 && !v->refused[0];
 	bool shared = some && v->threads > 1 && v->visits;
 	double ns = some ? v->seconds * 1e9 : 0;
 
@@ -83,6 +83,15 @@ static void print_visits(FILE *f, const struct calibration *c,
 	shared = shared && alone_ns > 0 && ns > v->rmw * alone_ns;
 	print_num(f, "handover_ns", shared ?
 		  (ns - v->rmw * alone_ns) / v->visits : 0, shared);
+	if (v->tries) {
+		print_num(f, "pair_ns_before", v->pair_before_ns, true);
+		print_num(f, "pair_ns_after", v->pair_after_ns, true);
+		fprintf(f, ", \"tries\": %d, \"refused\": ", v->tries);
+		if (v->refused[0])
+			fprintf(f, "\"%s\"", v->refused);
+		else
+			fputs("null", f);
+	}
 	fputc('}', f);
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A job's start and end in fio's hooks: what is refused before any I/O
- * (->setup, ->init), the job's data (the model's params and memory, the
- * backend's, the files' model states), and at the end its report and
- * everything freed (->cleanup).
+ * (->setup, ->init; the run's jobs together: run_check.c), the job's
+ * data (the model's params and memory, the backend's, the files' model
+ * states), and at the end its report and everything freed (->cleanup).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -70,7 +70,9 @@ int fio_flagcheck_setup(struct thread_data *td)
 	struct fio_file *f;
 	unsigned int i;
 
-	if (fc_refuse_variant(td) || fc_refuse_syncs(td))
+	/* jd: create_serialize=0, this job's own setup after its init */
+	if (fc_refuse_variant(td) || fc_refuse_syncs(td) ||
+	    fc_run_check(td, jd != NULL))
 		return 1;
 	fc_td_engine_flags(td, b->fio_flags, FC_BACKEND_FIO_FLAGS);
 	for_each_file(td, f, i) {
@@ -120,7 +122,7 @@ static int fc_init_refusals(struct thread_data *td)
 		return 1;
 	}
 	if (fc_refuse_variant(td) || fc_refuse_syncs(td) ||
-	    fc_refuse_offload(td))
+	    fc_refuse_offload(td) || fc_run_check(td, true))
 		return 1;
 	if (o->mapping == FC_MAPPING_SHARED && fc_shm_error()) {
 		log_err("flagcheck: mapping=shared needs the run's shared memory, "
@@ -200,9 +202,37 @@ static int fc_backend_start(struct thread_data *td, struct flagcheck_data *jd)
 	return 0;
 }
 
+/*
+ * A model that waits (a lock's spin) stops once fio has been ending the
+ * job (a signal, exitall, another job's error), or once its runtime and
+ * ramp_time are over, for FC_STOP_GRACE_US: longer than any wait on a
+ * lock that is still taken and released (a critical section's work is at
+ * most 1 ms), so only a lock that will never be free makes a job stop.
+ */
+#define FC_STOP_GRACE_US	1000000ULL
+
+static const char *fc_job_stopping(const struct fc_stop *s)
+{
+	struct thread_data *td = s->arg;
+	uint64_t limit = td->o.timeout;
+
+	if (td->terminate &&
+	    utime_since_now(&td->terminate_time) >= FC_STOP_GRACE_US)
+		return "fio was ending the job";
+	if (!limit)
+		return NULL;
+	/* the epoch moves to the ramp's end: before it, count the ramp */
+	if (utime_since_now(&td->epoch) < limit + td->o.ramp_time +
+	    FC_STOP_GRACE_US)
+		return NULL;
+	return "the job's runtime was over";
+}
+
 /* Ready for the first I/O: the timing, fio's ramp, the slow path's cases */
 static void fc_job_ready(struct thread_data *td, struct flagcheck_data *jd)
 {
+	jd->stop.why = fc_job_stopping;
+	jd->stop.arg = td;
 	jd->clock_ns = fc_clock_cost_ns();
 	jd->timed_left = 1;
 	jd->ramp_pending = fc_fio_ramp_set(td);

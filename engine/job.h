@@ -62,6 +62,8 @@ struct flagcheck_data {
 	uint64_t issued_before;	/* c.issued before that sync */
 	unsigned int timed_left;	/* calls until the next timed one */
 	uint64_t clock_ns;	/* what two back-to-back clock reads cost */
+	struct fc_stop stop;	/* a waiting model's question (job.c) */
+	bool io_error_told;	/* the model said why an I/O failed */
 	struct fc_counters c;
 	struct fc_corun corun;	/* when the job ran: corun.h */
 };
@@ -82,6 +84,11 @@ void fc_uncounted_done(struct flagcheck_data *jd);
 int fio_flagcheck_setup(struct thread_data *td);
 int fio_flagcheck_init(struct thread_data *td);
 void fio_flagcheck_cleanup(struct thread_data *td);
+
+/* run_check.c: the run's jobs checked together (model.h's ->run_check),
+ * before any job's I/O: 0, or 1 with @td's error set; @in_job: asked in
+ * the job (its ->init), not in fio's main process (->setup) */
+int fc_run_check(struct thread_data *td, bool in_job);
 
 /* offload.c: io_submit_mode=offload, fio's submit workers */
 bool fc_is_offload_worker(struct thread_data *td);

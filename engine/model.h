@@ -27,11 +27,22 @@ enum fc_variant {
 
 extern const char *const fc_variant_names[];	/* "always", "test_first" */
 
+/*
+ * What a model that waits (a lock's spin) asks now and then: NULL while
+ * the job goes on, else why it must stop waiting (fio is ending the job,
+ * its runtime is over). The engine's, over fio's job.
+ */
+struct fc_stop {
+	const char *(*why)(const struct fc_stop *s);
+	void *arg;
+};
+
 struct fc_io {
 	enum fc_ddir ddir;
 	unsigned long long offset;
 	unsigned long long len;
 	void *job;		/* this job's own model memory (job_size), or NULL */
+	const struct fc_stop *stop;	/* NULL: never asked to stop */
 };
 
 /*
@@ -62,6 +73,13 @@ struct fc_model_option {
 	int is_string;
 };
 
+/* One job of the run, as a model's ->run_check sees it */
+struct fc_run_job {
+	const void *params;		/* its model's, from its options */
+	unsigned int job_number;	/* fio's, 1 up */
+	unsigned int state;		/* a file's state, or the job's own */
+};
+
 struct fc_model {
 	const char *name;
 	/*
@@ -83,6 +101,15 @@ struct fc_model {
 	 * the message (naming option, value, what is allowed) in @msg.
 	 */
 	int (*check)(const void *params, char *msg, size_t len);
+	/*
+	 * Optional: every job of the run on this model, checked together
+	 * before any of them runs an I/O, for what no one job's options show
+	 * (a layout that does not fit a job's number, the locks of two jobs
+	 * on one file): 0, or -1 with one line in @msg. A job on several
+	 * files is one entry for each.
+	 */
+	int (*run_check)(const struct fc_run_job *jobs, unsigned int n,
+			 char *msg, size_t len);
 	/* Bytes of state per file that every job of the run shares (zero-filled
 	 * at creation: the zero state is the model's initial state). */
 	size_t (*state_size)(const void *params, unsigned long long file_size);
@@ -111,6 +138,11 @@ struct fc_model {
 	 * from ->paths; NULL-terminated, in the job's memory.
 	 */
 	const char *const *(*job_paths)(const void *job);
+	/*
+	 * Optional: why the job's last ->io failed, one line naming the
+	 * option and operation, or NULL; the engine prints the first.
+	 */
+	const char *(*io_error)(const void *job);
 };
 
 /* Models the registry holds; one more is refused at load (options.c) */

@@ -176,13 +176,22 @@ int fc_variant_check(const struct flagcheck_options *o, char *msg,
 /*
  * variant=: a value some model's variant takes is kept, and checked
  * against the job's model once model= has been given (at setup otherwise:
- * fc_variant_check).
+ * fc_variant_check); refused with that model's values where it is given,
+ * else with every model's.
  */
 static int fc_variant_cb(struct flagcheck_options *o, const char *str)
 {
 	char list[256], msg[512];
 	unsigned int i;
 
+	snprintf(o->variant, sizeof(o->variant), "%s", str ? str : "");
+	o->variant_given = 1;
+	if (o->model_set) {
+		if (!fc_variant_check(o, msg, sizeof(msg)))
+			return 0;
+		log_err("flagcheck: %s\n", msg);
+		return 1;
+	}
 	for (i = 0; fc_models[i]; i++) {
 		const struct fc_model_option *v =
 			fc_model_variant_option(fc_models[i]);
@@ -195,12 +204,6 @@ static int fc_variant_cb(struct flagcheck_options *o, const char *str)
 		log_err("flagcheck: variant=%s is not valid: allowed values are "
 			"%s (each model takes its own: see fio --enghelp)\n",
 			str ? str : "", list);
-		return 1;
-	}
-	snprintf(o->variant, sizeof(o->variant), "%s", str);
-	o->variant_given = 1;
-	if (o->model_set && fc_variant_check(o, msg, sizeof(msg))) {
-		log_err("flagcheck: %s\n", msg);
 		return 1;
 	}
 	return 0;

@@ -126,6 +126,25 @@ fc_backend_busy_bug(struct flagcheck_data *jd, struct io_u *io_u)
 }
 
 /*
+ * The model failed the I/O: as the kernel returns before ->direct_IO,
+ * nothing is issued; the model's reason, where it has one, said once
+ */
+static enum fio_q_status __attribute__((noinline))
+fc_model_failed(struct flagcheck_data *jd, struct io_u *io_u, int err)
+{
+	const char *why = jd->model->io_error ?
+			  jd->model->io_error(jd->job) : NULL;
+
+	if (why && !jd->io_error_told) {
+		log_err("flagcheck: %s\n", why);
+		jd->io_error_told = true;
+	}
+	jd->c.errors_reported++;
+	io_u->error = -err;
+	return FIO_Q_COMPLETED;
+}
+
+/*
  * The model runs exactly once for each I/O fio counts (its total_ios), by
  * construction: a backend that cannot take the I/O now says so before the
  * model runs (->busy), and fio queues the same I/O again later, which is
@@ -145,6 +164,7 @@ enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 		.offset	= io_u->offset,
 		.len	= io_u->xfer_buflen,
 		.job	= jd->job,
+		.stop	= &jd->stop,
 	};
 	enum fio_q_status ret;
 	int err;
@@ -163,12 +183,8 @@ enum fio_q_status fio_flagcheck_queue(struct thread_data *td,
 		err = fc_model_io_timed(jd, ff, &io);
 	else
 		err = jd->model->io(ff->state, jd->params, &io, &jd->c);
-	if (fio_unlikely(err)) {
-		/* as the kernel returns before ->direct_IO: nothing is issued */
-		jd->c.errors_reported++;
-		io_u->error = -err;
-		return FIO_Q_COMPLETED;
-	}
+	if (fio_unlikely(err))
+		return fc_model_failed(jd, io_u, err);
 	ret = jd->backend->queue(td, jd->backend_data, io_u);
 	if (fio_unlikely(ret == FIO_Q_BUSY))
 		return fc_backend_busy_bug(jd, io_u);

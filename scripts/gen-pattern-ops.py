@@ -308,7 +308,7 @@ def write(path, text):
 
 def main(argv=None):
     p = argparse.ArgumentParser(
-        prog="gen-pattern-ops.py",
+        prog="gen-pattern-ops.py", allow_abbrev=False,
         description="model=pattern's operation table into its headers "
         "and docs/pattern.md's table")
     p.add_argument("table", help="engine/pattern/ops.tbl")

@@ -15,7 +15,8 @@
  * (pattern_alt()). A value written as cpu or job is the simulated CPU's
  * own: CPU i is job i + 1 on CPU i. /if_test=V runs the operation only
  * when the CPU's last test of a bit (test_bit(), test_and_set_bit(),
- * test_and_clear_bit(), as pattern_ops.c keeps it) gave V. A CAS loop
+ * test_and_clear_bit(), as pattern_ops.c keeps it) ran and gave V: a test
+ * a guard skipped leaves UNTESTED (pattern.h), as in the engine. A CAS loop
  * (the table's loop column: atomic_inc_not_zero(), atomic_add_unless())
  * loads the word, then tries a cmpxchg from the value it saw: an RMW that
  * takes the line, which fails when another CPU wrote the word since, and
@@ -160,6 +161,13 @@ static void sim_next_op(struct sim_cpu *c)
 	c->stage = ST_GUARD;
 }
 
+/* A guard skipped @op: a test's leaves the operations it guards out */
+static void sim_skipped(struct sim_cpu *c, const struct pattern_op *op)
+{
+	if (op->tests)
+		c->tested = UNTESTED;
+}
+
 static void sim_next_rep(struct sim *s, struct sim_cpu *c)
 {
 	if (++c->rep < s->prog->op[c->op].repeat)
@@ -222,10 +230,12 @@ static bool sim_do_stage(struct sim *s, struct sim_cpu *c,
 		       op->flip_every == 0 &&
 		       sim_word_access(s, c, op, SIM_RMW, ACT_FLIP);
 	case ST_EVERY:
-		if (sim_guards_pass(c, op))
+		if (sim_guards_pass(c, op)) {
 			c->stage = ST_BELOW;
-		else
+		} else {
+			sim_skipped(c, op);
 			sim_next_op(c);
+		}
 		return false;
 	case ST_BELOW:
 		c->stage = ST_TEST;
@@ -260,8 +270,10 @@ bool sim_advance(struct sim *s, struct sim_cpu *c)
 	while (c->op < c->op_end) {
 		op = &s->prog->op[c->op];
 		if (c->stage == ST_GUARD && op->if_test &&
-		    c->tested != op->if_test - 1)
-			sim_next_op(c);		/* /if_test: the bit is not V */
+		    c->tested != op->if_test - 1) {
+			sim_skipped(c, op);	/* /if_test: the bit is not V */
+			sim_next_op(c);
+		}
 		else if (!op->has_word)
 			sim_no_word(s, c, op);
 		else if (sim_do_stage(s, c, op))
@@ -314,7 +326,7 @@ static void sim_main(struct sim *s, struct sim_cpu *c,
 	unsigned long r = sim_effect(op, sim_value(s, c, op), c->w);
 
 	if (sim_op_result(op) != SUM)
-		c->tested = r;		/* a test of the bit, for /if_test */
+		c->tested = r != 0;	/* a test of the bit, for /if_test */
 	sim_next_rep(s, c);
 }
 
@@ -333,8 +345,10 @@ void sim_apply(struct sim *s, struct sim_cpu *c)
 		sim_flip(op, sim_value(s, c, op), c->w);
 		break;
 	case ACT_BELOW:
-		if (*c->w >= op->below)
+		if (*c->w >= op->below) {
+			sim_skipped(c, op);
 			sim_next_rep(s, c);
+		}
 		break;
 	case ACT_TEST:
 		if (!sim_test_runs(op, sim_value(s, c, op), c->w)) {

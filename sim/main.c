@@ -4,13 +4,16 @@
  *
  *   flagcheck-sim --words W --pattern P [--fixed F] [--writers N]
  *       --variant always|test_first [--rest NS] [--atomic_local NS]
- *       [--atomic_far NS] [--load_hit NS] [--NAME VALUE ...] [--seed N]
+ *       [--atomic_far NS] [--atomic_home NS] [--load_hit NS]
+ *       [--cache_lines N] [--NAME VALUE ...] [--seed N]
  *       [--ios N] [--warmup N] [--max_events N]  < MATRIX
  *
  * Each option is spelled as fio spells its own, words joined by '_'.
  * --NAME VALUE: a physics setting of sim/physics.def (--handover nearest,
  * --shared_readers serial, --line_pair true, --jitter 0.1 ...), each at
- * its row's default when not given.
+ * its row's default when not given. --cache_lines N: each CPU's cache
+ * holds N lines (0, the default: every line it gets), a line evicted is
+ * a fill at its next access, not a transfer (cache.c).
  *
  * MATRIX: the number of CPUs N (1 to 1024), then N x N one-way transfer
  * costs in ns (0 to 1e6; row: the CPU that holds the line, column: the one
@@ -117,6 +120,10 @@ static int option(struct args *a, const char *o, const char *v)
 		r = num(o, v, 0, 1e6, &c->atomic_local_ns);
 	else if (!strcmp(o, "--atomic_far"))
 		r = num(o, v, 0, 1e6, &c->atomic_far_ns);
+	else if (!strcmp(o, "--atomic_home"))
+		r = num(o, v, 0, 1e6, &c->atomic_home_ns);
+	else if (!strcmp(o, "--cache_lines"))
+		r = whole(o, v, 0, 1 << 30, &d) ?: (c->cache_lines = d, 0);
 	else if (!strcmp(o, "--load_hit"))
 		r = num(o, v, 0, 1e6, &c->load_hit_ns);
 	else if (!strcmp(o, "--seed"))
@@ -237,8 +244,10 @@ static void print_unit(const struct sim_result *r,
 			fw = false;
 		}
 	printf("], \"transfers_per_io\": %.17g, \"accesses_per_io\": %.17g, "
-	       "\"writes_per_io\": %.17g, \"busy\": %.17g}",
+	       "\"writes_per_io\": %.17g, \"fills_per_io\": %.17g, "
+	       "\"busy\": %.17g}",
 	       u->transfers / ios, u->accesses / ios, u->writes / ios,
+	       u->fills / ios,
 	       r->seconds > 0 ? u->busy_ns * 1e-9 / r->seconds / objects : 0);
 	*first = false;
 }
@@ -264,6 +273,7 @@ static void print_objects(const struct sim_result *r,
 			sum.transfers += r->unit[i].transfers;
 			sum.accesses += r->unit[i].accesses;
 			sum.writes += r->unit[i].writes;
+			sum.fills += r->unit[i].fills;
 			sum.busy_ns += r->unit[i].busy_ns;
 		}
 		if (used)
@@ -292,6 +302,29 @@ static void print_result(const struct sim_result *r,
 				   i / PATTERN_LINES, 1, p, a, &first);
 	print_objects(r, p, a, &first);
 	printf("]}\n");
+}
+
+/*
+ * CPU k is job k + 1, all on one file: their slot and pair copies and
+ * their locks, checked together as the engine checks fio's jobs
+ */
+static int check_jobs(const struct pattern_prog *p, const struct sim_conf *c,
+		      char *msg, size_t len)
+{
+	struct pattern_member *m = calloc(c->cpus, sizeof(*m));
+	unsigned int k;
+	int err;
+
+	if (!m) {
+		snprintf(msg, len, "out of memory");
+		return -1;
+	}
+	for (k = 0; k < c->cpus; k++)
+		m[k] = (struct pattern_member){ .prog = p, .job = k + 1,
+			.writer = !c->writers || k < c->writers };
+	err = pattern_check_jobs(m, c->cpus, msg, len);
+	free(m);
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -325,8 +358,7 @@ int main(int argc, char **argv)
 		free(a.conf.node);
 		return 2;
 	}
-	/* CPU k is job k + 1: its pair's copies, as the engine refuses them */
-	if (pattern_pair_fit(&prog, a.conf.cpus, msg, sizeof(msg))) {
+	if (check_jobs(&prog, &a.conf, msg, sizeof(msg))) {
 		fprintf(stderr, "flagcheck-sim: %s\n", msg);
 		free(a.conf.cost);
 		free(a.conf.node);
@@ -343,11 +375,9 @@ int main(int argc, char **argv)
 	else if (i == -EDOM)
 		fprintf(stderr, "flagcheck-sim: the simulated time is not a "
 			"finite number\n");
-	else if (i == -ERANGE)
-		fprintf(stderr, "flagcheck-sim: pattern_words: a slot word past "
-			"the arena at %u CPUs: job N's slot is the word's place "
-			"+ 8 x (N - 1), within lines 0 to %d\n", a.conf.cpus,
-			PATTERN_LINES - 1);
+	else if (i == -ERANGE)	/* check_jobs() refused it first */
+		fprintf(stderr, "flagcheck-sim: a word's copy past the arena "
+			"at %u CPUs\n", a.conf.cpus);
 	else if (i)
 		fprintf(stderr, "flagcheck-sim: out of memory\n");
 	else

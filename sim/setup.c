@@ -136,6 +136,23 @@ static void sim_cpus(struct sim *s)
 	}
 }
 
+/* Each CPU's nearest other CPU's one-way cost (a fill from the home) */
+static void sim_near(struct sim *s)
+{
+	const struct sim_conf *cf = s->conf;
+	unsigned int k, j, n = cf->cpus;
+	double v;
+
+	for (k = 0; k < n; k++) {
+		s->near[k] = n > 1 ? -1 : 0;
+		for (j = 0; j < n; j++) {
+			v = cf->cost[(size_t)j * n + k];
+			if (j != k && (s->near[k] < 0 || v < s->near[k]))
+				s->near[k] = v;
+		}
+	}
+}
+
 /* The :obj objects of the program */
 static void sim_objects(struct sim *s)
 {
@@ -167,11 +184,13 @@ int sim_new(const struct pattern_prog *prog, const struct sim_conf *conf,
 	s->ev = calloc(n + s->nr_units + 1, sizeof(*s->ev));
 	s->batch = calloc(n, sizeof(*s->batch));
 	s->bend = calloc(n, sizeof(*s->bend));
+	s->near = calloc(n, sizeof(*s->near));
 	if (!s->unit || !s->hold || !s->obj || !s->cpu || !s->ev ||
-	    !s->batch || !s->bend)
+	    !s->batch || !s->bend || !s->near)
 		goto fail;
 	sim_cpus(s);
-	err = sim_units(s);
+	sim_near(s);
+	err = sim_units(s) ?: sim_cache_new(s);
 	if (err)
 		goto fail;
 	sim_words(s);
@@ -191,5 +210,7 @@ void sim_delete(struct sim *s)
 	free(s->ev);
 	free(s->batch);
 	free(s->bend);
+	free(s->near);
+	free(s->ring);
 	free(s);
 }

@@ -99,12 +99,15 @@ static void sim_done(struct sim *s, struct sim_cpu *c, double t)
 
 /*
  * ----- a unit's queue: a CPU waits for one access at a time, so the
- * waiting CPUs are linked in arrival order through their own qnext -----
+ * waiting CPUs are linked in arrival order through their own qnext and
+ * qprev (a waiter leaves it in one step, wherever it is) -----
  */
 
 static void sim_enqueue(struct sim *s, struct sim_unit *u, unsigned int cpu)
 {
 	s->cpu[cpu].qnext = -1;
+	s->cpu[cpu].qprev = u->qtail;
+	s->cpu[cpu].queued = true;
 	if (u->qtail < 0)
 		u->qhead = cpu;
 	else
@@ -122,8 +125,11 @@ static void sim_dequeue(struct sim *s, struct sim_unit *u, int prev, int cpu)
 		u->qhead = next;
 	else
 		s->cpu[prev].qnext = next;
+	if (next >= 0)
+		s->cpu[next].qprev = prev;
 	if (u->qtail == cpu)
 		u->qtail = prev;
+	s->cpu[cpu].queued = false;
 	u->qlen--;
 }
 
@@ -205,18 +211,21 @@ static void sim_grant_loads(struct sim *s, struct sim_unit *u,
 			    double t)
 {
 	unsigned int k;
-	double end = t;
+	double end;
 
+	t = sim_batch_start(s, u, b[0].cpu, t);
+	end = t;
+	s->filled = false;
 	for (k = 0; k < nb; k++) {
 		sim_leave(s, u, b[k].cpu, t, !k);
 		s->bend[k] = t + sim_load_cost(s, u, b[k].cpu, true);
 	}
 	for (k = 0; k < nb; k++) {
 		sim_hold(s, u, b[k].cpu, SIM_LOAD);
-		if (s->bend[k] > end)
+		if (s->bend[k] > end && !s->filled)
 			end = s->bend[k];
 	}
-	u->free_at = end;
+	u->free_at = end;	/* reads of a line no core held: side by side */
 	if (s->measuring) {
 		u->stats.busy_ns += end - t;
 		u->busy_end = end;
@@ -232,16 +241,13 @@ static void sim_grant_loads(struct sim *s, struct sim_unit *u,
  */
 static void sim_serve_leaver(struct sim *s, struct sim_unit *u, double t)
 {
-	int p = -1, k;
+	int k = u->leaver;
 	double end;
 
-	if (u->leaver < 0)
+	if (k < 0 || !s->cpu[k].queued || &s->unit[s->cpu[k].unit] != u ||
+	    !sim_leaver_hit(s, u, k, s->cpu[k].acc, t, &end))
 		return;
-	for (k = u->qhead; k >= 0 && k != u->leaver; k = s->cpu[k].qnext)
-		p = k;
-	if (k < 0 || !sim_leaver_hit(s, u, k, s->cpu[k].acc, t, &end))
-		return;
-	sim_dequeue(s, u, p, k);
+	sim_dequeue(s, u, s->cpu[k].qprev, k);
 	sim_granted(s, &s->cpu[k], end);
 }
 

@@ -35,7 +35,7 @@
 /* the values of a CHOICE setting of physics.def, in its order */
 enum sim_handover { SIM_FIFO = 0, SIM_NEAREST };
 enum sim_shared_readers { SIM_PARALLEL = 0, SIM_SERIAL };
-enum sim_atomics { SIM_NEAR = 0, SIM_FAR };
+enum sim_atomics { SIM_NEAR = 0, SIM_FAR, SIM_HOME };
 enum sim_access { SIM_LOAD = 0, SIM_STORE, SIM_RMW };
 
 /* The machine and the run, as flagcheck predict passes them */
@@ -46,7 +46,9 @@ struct sim_conf {
 	double rest_ns;			/* local time per I/O besides work() */
 	double atomic_local_ns;		/* an RMW on a line held M/E */
 	double atomic_far_ns;		/* an uncontended RMW executed far */
+	double atomic_home_ns;		/* a contended RMW at the home (home) */
 	double load_hit_ns;		/* a load (or store) hitting L1 */
+	uint64_t cache_lines;		/* lines a CPU's cache holds, 0: all */
 	/* one field per row of physics.def, named as the row */
 #define PHYSICS_CHOICE	int
 #define PHYSICS_BOOL	bool
@@ -63,6 +65,7 @@ struct sim_conf {
 /* A unit's figures over the measured window */
 struct sim_unit_stats {
 	uint64_t transfers, accesses, writes;
+	uint64_t fills;			/* of a line no core held */
 	double busy_ns;
 };
 

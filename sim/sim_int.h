@@ -5,9 +5,10 @@
  *
  *   main.c -> sim.c, physics.c
  *   sim.c (the events) -> setup.c, unit.c, cpu.c, local.c
- *   setup.c (before the first event) -> unit.c, cpu.c, local.c
+ *   setup.c (before the first event) -> unit.c, cpu.c, local.c, cache.c
  *   cpu.c (a CPU's walk) -> ops.c, physics.c, local.c
- *   unit.c (the coherence units) -> physics.c
+ *   unit.c (the coherence units) -> physics.c, cache.c
+ *   cache.c (each CPU's cache) -> none
  *   ops.c, physics.c, local.c -> none
  */
 #ifndef FLAGCHECK_SIM_INT_H
@@ -16,6 +17,10 @@
 #include "sim.h"
 
 enum sim_ev_kind { EV_REQ = 0, EV_FREE, EV_DONE };
+
+/* Where a unit no core holds is: at its home (after an RMW executed
+ * there), or in memory (evicted: cache.c) */
+enum sim_where { W_CORE = 0, W_HOME, W_MEMORY };
 
 struct sim_ev {
 	double t;
@@ -40,10 +45,12 @@ struct sim_unit {
 	bool pending;			/* a FREE is queued */
 	/*
 	 * The visit (physics.def): the CPU a transfer takes the unit from,
-	 * -1: none; until leave_end its stores and RMWs are hits (unit.c)
+	 * -1: none; until leave_end its accesses are hits (unit.c); arrived:
+	 * when its owner got it (the hold counts from then)
 	 */
 	int leaver;
-	double leave_end;
+	double leave_end, arrived;
+	enum sim_where where;
 	/* waiting, in arrival order: first and last CPU, -1: none (sim.c) */
 	int qhead, qtail;
 	unsigned int qlen;
@@ -66,7 +73,7 @@ struct sim_cpu {
 	unsigned int op, rep;		/* operation (or reader's word), repeat */
 	unsigned int op_end;		/* the end of this I/O's alternative */
 	unsigned int alt_next;		/* A|B|C: the next I/O's, in turn */
-	bool tested;			/* the last test of a bit (/if_test) */
+	unsigned char tested;		/* /if_test's: 0, 1 or UNTESTED */
 	unsigned long old;		/* a CAS loop: the value it expects */
 	enum sim_stage stage;
 	bool writer;
@@ -81,10 +88,12 @@ struct sim_cpu {
 	uint64_t obj_rnd;
 	/* the access it waits for */
 	unsigned int unit;
-	int qnext;			/* the unit's next waiter, -1: none */
+	int qnext, qprev;		/* the unit's next, last waiter, -1: none */
+	bool queued;			/* waiting in its unit's queue */
 	enum sim_access acc;
 	enum sim_act act;
 	unsigned long *w;
+	uint32_t ring_head, ring_len;	/* its cache's lines (cache.c) */
 };
 
 struct sim {
@@ -108,6 +117,11 @@ struct sim {
 	struct sim_waiter *batch;
 	double *bend;
 	bool measuring, finished, over;	/* over: past conf->max_events */
+	bool moved;			/* the last access's cost moved a line */
+	bool at_home;			/* the last RMW executed at the home */
+	bool filled;			/* a load read a line no core holds */
+	uint32_t *ring;			/* each CPU's cache, cache_lines each */
+	double *near;			/* each CPU's nearest other one-way ns */
 	double t_start, t_end;
 };
 
@@ -135,6 +149,10 @@ unsigned long sim_cas_new(const struct pattern_op *op, unsigned long arg,
 void sim_flip(const struct pattern_op *op, unsigned long arg,
 	      unsigned long *w);
 
+/* cache.c: a CPU's cache of conf->cache_lines lines (none: unbounded) */
+int sim_cache_new(struct sim *s);
+void sim_cache_in(struct sim *s, unsigned int cpu, unsigned int unit);
+
 /* setup.c: 0 with *@out the simulation, or -ENOMEM, -ERANGE (sim_run()) */
 int sim_new(const struct pattern_prog *prog, const struct sim_conf *conf,
 	    struct sim **out);
@@ -151,6 +169,8 @@ void sim_hold(struct sim *s, struct sim_unit *u, unsigned int cpu,
 	      enum sim_access acc);
 void sim_leave(struct sim *s, struct sim_unit *u, unsigned int cpu,
 	       double t, bool first);
+double sim_batch_start(struct sim *s, struct sim_unit *u, unsigned int cpu,
+		       double t);
 bool sim_leaver_hit(struct sim *s, struct sim_unit *u, unsigned int cpu,
 		    enum sim_access acc, double t, double *end);
 

@@ -46,7 +46,15 @@ BAD_OPTIONS = (
     (["--model=bh_lru", "--variant=always"],
      "variant=always is not valid for model=bh_lru: allowed values are on, "
      "off"),
+    # the job's model's values only, where model= came first (issue 48)
     (["--model=set_buffer_uptodate", "--variant=sometimes"],
+     "variant=sometimes is not valid for model=set_buffer_uptodate: "
+     "allowed values are always, test_first, before\n"),
+    (["--model=pattern", "--variant=test-first"],
+     "variant=test-first is not valid for model=pattern: allowed values "
+     "are always, test_first\n"),
+    # no model yet: every model's
+    (["--variant=sometimes"],
      "variant=sometimes is not valid: allowed values are always, "
      "test_first, before, on, off"),
 )

@@ -452,9 +452,10 @@ def make_install(dest, prefix):
 
 @pytest.mark.parametrize("prefix", (
     "/opt/a;b", "/opt/a#b", "/opt/a`touch {mark}`", "/opt/$(shell touch {mark})",
-    "/opt/a$$HOME", "/opt/a\tb", "/opt/a\nb", "/opt/a\"b", "opt/relative", ""),
+    "/opt/a$$HOME", "/opt/a\tb", "/opt/a\nb", "/opt/a\"b", "opt/relative", "",
+    "/opt/fc,x"),
     ids=("semicolon", "hash", "backtick", "make-shell", "dollar", "tab",
-         "newline", "quote", "relative", "empty"))
+         "newline", "quote", "relative", "empty", "comma"))
 def test_make_install_refuses_a_prefix_fio_or_a_shell_misreads(ctx, prefix):
     if not shutil.which("make"):
         pytest.skip("no make")
@@ -467,9 +468,34 @@ def test_make_install_refuses_a_prefix_fio_or_a_shell_misreads(ctx, prefix):
         lines = p.stderr.strip().splitlines()
         assert len(lines) == (prefix.count("\n") + 1) and \
             f"PREFIX={prefix}: refused, nothing installed: want an absolute " \
-            "path of letters, digits, spaces and / . _ - + , : @ ~ =" \
+            "path of letters, digits, spaces and / . _ - + : @ ~ = (fio " \
+            "cuts a value at ';' or '#' and splits it at ','" \
             in p.stderr, p.stderr
         assert os.listdir(d) == [], f"made or ran: {os.listdir(d)}"
+    finally:
+        shutil.rmtree(d)
+
+
+@pytest.mark.parametrize("dest,prefix", (("stage", "/../x"),
+                                         ("stage/..", "/opt/fc"),
+                                         ("stage", "/opt/fc/../../..")))
+def test_make_install_stays_in_its_staging_directory(ctx, dest, prefix):
+    """issue 49 item 14: a '..' in DESTDIR or PREFIX would install
+    outside DESTDIR: one line, nothing installed"""
+    if not shutil.which("make"):
+        pytest.skip("no make")
+    d = tempfile.mkdtemp(prefix="install-", dir=ctx.tmp)
+    try:
+        os.mkdir(os.path.join(d, "stage"))
+        p = make_install(os.path.join(d, dest), prefix)
+        assert p.returncode != 0, p.stdout + p.stderr
+        lines = p.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].endswith(
+            "*** DESTDIR=%s PREFIX=%s: refused, nothing installed: a '..' "
+            "component would install outside DESTDIR, the staging "
+            "directory.  Stop." % (os.path.join(d, dest), prefix)), lines
+        for top, dirs, files in os.walk(d):
+            assert (dirs, files) == ([], []) or top == d, (top, dirs, files)
     finally:
         shutil.rmtree(d)
 

@@ -167,6 +167,11 @@ BAD_PATTERNS = [
      "/every_ns=18446744073709551616 is out of range", "1 to "),
     ({"pattern": "work(1000000000000)"}, "work(1000000000000) is too long",
      "0 to 1000000 ns"),
+    ({"pattern": "work(1000000)*65536"}, "65536000000 ns of work() in one "
+     "I/O", "0 to 1000000 ns (1 ms) of work per I/O, *N and every work() of "
+     "the alternative included"),
+    ({"pattern": "work(600000),set_bit(flags,1),work(400001)"},
+     "operation 3 'work(400001)': 1000001 ns", "per I/O"),
     ({"pattern": "set_bit(flags,\t1)"}, "control character 0x09",
      "only printable characters and spaces"),
     ({"pattern_words": "flags@0\v"}, "pattern_words: control character 0x0b",

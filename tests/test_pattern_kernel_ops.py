@@ -121,6 +121,9 @@ def test_the_simulator_takes_the_lock_as_the_engine():
      "writes lock lock"),
     ("spin_lock(lock),spin_unlock(lock)|atomic_inc(lock)", "lock@0",
      "operation 3 'atomic_inc(lock)': writes lock lock"),
+    # the write in an alternative before the one that locks it
+    ("atomic_inc(lock)|spin_lock(lock),spin_unlock(lock)", "lock@0:job",
+     "operation 1 'atomic_inc(lock)': writes lock lock"),
     ("spin_lock(lock),spin_unlock(lock)", "lock@0=1", "starts at 1"),
 ])
 def test_a_lock_never_released_is_refused(ctx, pattern, words, why):

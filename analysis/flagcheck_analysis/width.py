@@ -163,11 +163,28 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 class ArgumentParser(argparse.ArgumentParser):
     """argparse's parser whose messages (an error naming a long value,
-    its usage) and help keep to WIDTH columns."""
+    its usage) and help keep to WIDTH columns, and which takes an option
+    only as written: `--repeat 2` is refused naming `--repeats`, not run
+    as it (argparse's allow_abbrev)."""
 
     def __init__(self, *args, **kw):
         kw.setdefault("formatter_class", HelpFormatter)
+        kw.setdefault("allow_abbrev", False)
         super().__init__(*args, **kw)
+
+    def parse_known_args(self, args=None, namespace=None):
+        ns, extras = super().parse_known_args(args, namespace)
+        for word in extras:
+            name = word.split("=", 1)[0]
+            if not name.startswith("--") or len(name) < 3:
+                continue
+            meant = sorted(o for o in self._option_string_actions
+                           if o.startswith(name))
+            if meant:
+                self.error("%s: not an option (options are never "
+                           "abbreviated): did you mean %s?"
+                           % (name, " or ".join(meant)))
+        return ns, extras
 
     def exit(self, status=0, message=None):
         if message:

@@ -213,6 +213,8 @@ static int pattern_io(void *state, const void *params,
 	s = j->step;
 	if (j->prog.nr_alts > 1)
 		s += pattern_alt(j);
+	if (__builtin_expect(j->locks, 0))
+		return pattern_io_locked(j, s, io, c);
 	for (; s->fn; s++) {
 		if (__builtin_expect(s->guarded, 0))
 			pattern_guarded(j, s, c);
@@ -342,8 +344,10 @@ static int pattern_job_init(void *job, const void *params,
 						 ~(uintptr_t)(PATTERN_HEADER - 1));
 	pattern_init_words(&j->prog, PATTERN_JOB, j->base[PATTERN_JOB]);
 	pattern_values(j, job_number);
-	for (i = 0; i < j->prog.nr_ops; i++)
+	for (i = 0; i < j->prog.nr_ops; i++) {
 		j->paths[i] = j->prog.op[i].path;
+		j->locks |= j->prog.op[i].code == OP_SPIN_LOCK;
+	}
 	pattern_steps(j);
 	pattern_readers(j);
 	return 0;
@@ -354,6 +358,14 @@ static const char *const *pattern_job_paths(const void *job)
 	const struct pattern_job *j = job;
 
 	return j->paths;
+}
+
+/* Why the last I/O failed: a spin that gave up (pattern_spin()) */
+static const char *pattern_io_error(const void *job)
+{
+	const struct pattern_job *j = job;
+
+	return j->stuck ? j->stuck_why : NULL;
 }
 
 /* While fio parses: every option's refusal, one line */
@@ -427,10 +439,12 @@ const struct fc_model fc_model_pattern = {
 	.options	= pattern_options,
 	.params_size	= sizeof(struct pattern_params),
 	.check		= pattern_check,
+	.run_check	= pattern_run_check,
 	.state_size	= pattern_state_size,
 	.io		= pattern_io,
 	.job_size	= sizeof(struct pattern_job),
 	.job_init	= pattern_job_init,
 	.job_paths	= pattern_job_paths,
+	.io_error	= pattern_io_error,
 };
 FC_REGISTER_MODEL(fc_model_pattern)

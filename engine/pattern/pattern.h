@@ -108,6 +108,17 @@ enum pattern_kind { KIND_LOAD, KIND_STORE, KIND_RMW, KIND_OTHER };
 #define SUM	(-1)
 
 /*
+ * What /if_test=V reads, in the engine and the simulator alike: the last
+ * call, this I/O, of the nearest test of a bit before it in its sequence
+ * (test_bit(), test_and_set_bit(), test_and_clear_bit()): the bit it
+ * found (0 or 1; its test-first form's skip found it too), or UNTESTED
+ * where a guard (/every, /every_ns, /below, /if_test) skipped that call.
+ * An operation guarded by a test that did not run this I/O does not run,
+ * as a kernel block under an if () whose test was never reached.
+ */
+#define UNTESTED	2
+
+/*
  * One operation, ready to run: its word resolved to (sharing, offset).
  * Guards are 0 when not given.
  */
@@ -125,6 +136,7 @@ struct pattern_op {
 	unsigned int repeat;
 	char path[PATTERN_PATH_LEN];	/* "1:test_and_clear_bit(flags,1)" */
 	uint64_t if_test;		/* /if_test=V: V + 1, 0 if not given */
+	bool tests;			/* a test of a bit, read by /if_test */
 	unsigned int value_of;		/* arg is the job's: PATTERN_VALUE_* */
 };
 
@@ -178,16 +190,51 @@ int pattern_compile(const struct pattern_params *pp, bool final,
 		    struct pattern_prog *p, char *msg, size_t len);
 
 /*
- * pattern_words.c. pattern_pair_fit: whether @jobs jobs (fio's numbers 1
- * to @jobs; the simulator's CPUs) have room for the copies of @p's pair
- * words: 0, or -1 with one line in @msg naming the word, the job and the
- * jobs its place allows. Pair k (jobs 2k + 1, 2k + 2) has each pair word
- * at its place + PATTERN_PAIR_STRIDE x k in the shared arena, and that
- * line pair (128 bytes) holds no copy of another pair and no arena or
- * slot word: pairs never share a line.
+ * The jobs of a run, checked together before any of them runs an I/O
+ * (pattern_jobs.c), by the engine (fio's jobs) and the simulator (its CPU
+ * k as job k + 1) alike: a job as the check sees it, on one state (a job
+ * on several files is one member for each).
  */
+struct pattern_member {
+	const struct pattern_prog *prog;	/* the sequence it runs */
+	unsigned int job;			/* fio's number, 1 up */
+	unsigned int state;			/* members of one share it */
+	bool writer;				/* not past pattern_writers */
+};
+
+/*
+ * pattern_jobs.c. pattern_check_jobs: @m[0..@n) fit together: 0, or -1
+ * with one line in @msg. Each member's slot and pair copies fit for its
+ * number (pattern_slot_fit(), pattern_pair_fit(), the lowest-numbered job
+ * that does not named), and on each state no lock could stay held
+ * (pattern_state_locks()).
+ *
+ * pattern_slot_fit: job @job's slot of each slot word (STRIDE x (job - 1)
+ * bytes past the word) is in the arena, on no other word and no slot of
+ * a job numbered below it. pattern_pair_fit: whether @jobs jobs (fio's
+ * numbers 1 to @jobs) have room for the copies of @p's pair words. Pair k
+ * (jobs 2k + 1, 2k + 2) has each pair word at its place +
+ * PATTERN_PAIR_STRIDE x k in the shared arena, and that line pair (128
+ * bytes) holds no copy of another pair and no arena or slot word: pairs
+ * never share a line. Each: 0, or -1 with one line in @msg (may be NULL)
+ * naming the word, the jobs and the jobs its place allows.
+ */
+int pattern_check_jobs(const struct pattern_member *m, unsigned int n,
+		       char *msg, size_t len);
+int pattern_slot_fit(const struct pattern_prog *p, unsigned int job,
+		     char *msg, size_t len);
 int pattern_pair_fit(const struct pattern_prog *p, unsigned int jobs,
 		     char *msg, size_t len);
+
+/*
+ * pattern_locks.c: the members @m[0..@n), all on one state: no place
+ * where a writer takes a lock is written by another operation of any
+ * writer, by an initial value other than 0, or by a job's slot; the jobs
+ * with an :obj lock declare the same objects; and no locks are taken in
+ * both orders (a cycle: pattern_lock_order.c). 0, or -1 with one line.
+ */
+int pattern_state_locks(const struct pattern_member *m, unsigned int n,
+			char *msg, size_t len);
 
 extern const struct fc_model fc_model_pattern;
 

@@ -36,49 +36,18 @@ int pattern_node(struct pattern_job *j, char *msg, size_t len)
 	return 0;
 }
 
-/* Whether byte @at is where another word is, for jobs 1..@slot + 1 */
-static bool pattern_taken(const struct pattern_prog *p,
-			  const struct pattern_word *a, unsigned int at,
-			  unsigned int slot)
-{
-	const struct pattern_word *b;
-	unsigned int m;
-
-	for (b = p->word; b < p->word + p->nr_words; b++) {
-		if (b == a || (b->sharing != PATTERN_ALL &&
-			       b->sharing != PATTERN_SLOT))
-			continue;
-		for (m = 0; m <= (b->sharing == PATTERN_SLOT ? slot : 0); m++)
-			if (b->offset + b->stride * m == at)
-				return true;
-	}
-	return false;
-}
-
 /*
  * slot words: job N's copy, STRIDE x (N - 1) bytes past the word, must be
- * in the arena and on no other word; the job's operations on it then use
- * that place in the shared arena
+ * in the arena and on no other word (pattern_slot_fit()); the job's
+ * operations on it then use that place in the shared arena
  */
 int pattern_slots(struct pattern_job *j, char *msg, size_t len)
 {
 	struct pattern_prog *p = &j->prog;
-	const struct pattern_word *a;
-	unsigned int mine, i;
+	unsigned int i;
 
-	for (a = p->word; a < p->word + p->nr_words; a++) {
-		if (a->sharing != PATTERN_SLOT)
-			continue;
-		mine = a->offset + a->stride * j->slot;
-		if (mine < PATTERN_ARENA && !pattern_taken(p, a, mine, j->slot))
-			continue;
-		snprintf(msg, len, "pattern_words: job %u's slot of word %s is "
-			 "at byte %u, %s: place the slot word where every job's "
-			 "slot fits", j->slot + 1, a->name, mine,
-			 mine < PATTERN_ARENA ? "on another word's place" :
-			 "past the arena (4096 bytes)");
+	if (pattern_slot_fit(p, j->slot + 1, msg, len))
 		return -ERANGE;
-	}
 	for (i = 0; i < p->nr_ops; i++)
 		if (p->op[i].has_word && p->op[i].sharing == PATTERN_SLOT)
 			p->op[i].offset += p->word[p->op[i].word].stride *

@@ -65,10 +65,15 @@ struct pattern_job {
 	uint64_t op_calls[PATTERN_MAX_OPS];	/* /every */
 	uint64_t op_last_ns[PATTERN_MAX_OPS];	/* /every_ns */
 	unsigned long sink;			/* what the loads read */
-	bool tested;				/* the last test_bit() */
+	unsigned char tested;			/* 0, 1 or UNTESTED (pattern.h) */
 	unsigned int nr_read;			/* a reader's loads ... */
 	unsigned int read_op[PATTERN_MAX_OPS];	/* ... one per word */
 	const char *paths[PATTERN_MAX_OPS + 1];
+	/* a sequence with a lock: a spin may give up (pattern_spin()) */
+	bool locks;
+	const struct fc_stop *stop;		/* this I/O's, to ask */
+	const struct pattern_step *stuck;	/* the spin that gave up */
+	char stuck_why[256];			/* ... and why, one line */
 	/* the job words, at a 128-byte boundary inside */
 	unsigned char arena[PATTERN_ARENA + PATTERN_HEADER];
 };
@@ -78,10 +83,17 @@ extern pattern_fn *const pattern_fns[PATTERN_NR_OPCODES];
 /* pattern_ops.c: a step with a guard (/every, /below, /if_test, ...) */
 void pattern_guarded(struct pattern_job *j, const struct pattern_step *s,
 		     struct fc_counters *c);
+/* pattern_ops.c: an I/O of a sequence with a lock, from its alternative's
+ * @first step: 0, or -EDEADLK where a spin gave up (j->stuck) */
+int pattern_io_locked(struct pattern_job *j, const struct pattern_step *first,
+		      const struct fc_io *io, struct fc_counters *c);
 /* pattern_copies.c: the job's copies of node, slot and pair words */
 int pattern_node(struct pattern_job *j, char *msg, size_t len);
 int pattern_slots(struct pattern_job *j, char *msg, size_t len);
 int pattern_pairs(struct pattern_job *j, unsigned int job_number, char *msg,
 		  size_t len);
+/* pattern_run.c: the model's ->run_check */
+int pattern_run_check(const struct fc_run_job *jobs, unsigned int n,
+		      char *msg, size_t len);
 
 #endif

@@ -25,6 +25,7 @@ struct pctx {
 	const char *what;	/* "word" or "operation" */
 	bool tested;		/* a test_bit() came before (/if_test) */
 	unsigned int first_pos;	/* the items before this part ('|') */
+	uint64_t work_ns;	/* its work(), *N included, up to here */
 	char *msg;
 	size_t len;
 };
@@ -119,7 +120,8 @@ _Static_assert(PATTERN_LINES == 64 && PATTERN_LINE == 64, "the messages");
 #define OFFSETS_ALLOWED	"a multiple of 8 from 0 to 56"
 #define U64_ALLOWED	"decimal or 0x hex, 0 to 18446744073709551615"
 _Static_assert(PATTERN_MAX_WORK_NS == 1000000, "the message");
-#define WORK_ALLOWED	"0 to 1000000 ns (1 ms) of work per call: fio " \
+#define WORK_ALLOWED	"0 to 1000000 ns (1 ms) of work per I/O, *N and " \
+			"every work() of the alternative included: fio " \
 			"cannot stop an I/O inside it"
 
 static inline const char *item_end(const char *s)
@@ -191,7 +193,7 @@ static inline int for_each_item(struct pctx *x, const char *s, void *p,
 }
 
 /*
- * pattern_words.c: the lock words of alternative [@from, @to) of @p, taken
+ * pattern_locks.c: the lock words of alternative [@from, @to) of @p, taken
  * and released in turn (spin_lock(), spin_unlock()); 0, or -1 with one
  * line in @msg naming @opt and the operation
  */

@@ -5,7 +5,10 @@
  * simulator runs it too), and their guards. Each runs its step @n times (its *N) and counts
  * each call: an RMW or a store it ran, or one its test or a guard skipped.
  */
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "atomic.h"
 #include "bitops.h"
@@ -71,7 +74,7 @@ static pattern_inline void pattern_run(struct pattern_job *j,
 		if (result == SUM)
 			sum += r;
 		else
-			j->tested = r;
+			j->tested = r != 0;
 		pattern_count(c, s->i, runs, kind);
 	}
 	j->sink += sum;
@@ -118,20 +121,48 @@ static pattern_inline void pattern_loop(struct pattern_job *j,
 	j->sink += sum;
 }
 
+/* A spin asks whether to give up once in this many re-reads */
+#define PATTERN_SPIN_ASK	4096
+
+/*
+ * The job must stop (fio's answer, io->stop): the spin at @s gives up,
+ * the I/O fails (pattern_io_locked()), saying why with the lock's name
+ */
+static bool __attribute__((noinline, cold))
+pattern_give_up(struct pattern_job *j, const struct pattern_step *s)
+{
+	const char *why = j->stop ? j->stop->why(j->stop) : NULL;
+	const char *item = strchr(s->op->path, ':');
+
+	if (!why)
+		return false;
+	snprintf(j->stuck_why, sizeof(j->stuck_why), "pattern: operation "
+		 "%u '%s': gave up when %s, lock %s still held: the job that "
+		 "holds it stopped or is stuck", s->i + 1,
+		 item ? item + 1 : s->op->path,
+		 why, j->prog.word[s->op->word].name);
+	j->stuck = s;
+	return true;
+}
+
 /*
  * A spin, as a lock is taken (arch_spin_lock() as test-and-test-and-set):
  * a first cmpxchg from 0 (free) with no load before it, as
  * queued_spin_lock()'s fast path; each attempt an RMW, each failed one a
  * retry; while the test refuses the value seen (held) it re-reads the
- * word, uncounted, with cpu_relax(), as the kernel's spin does.
+ * word, uncounted, with cpu_relax(), as the kernel's spin does. Now and
+ * then it asks whether the job must stop: a lock no one frees would keep
+ * fio from ending the job (it never gets the I/O back).
  */
-static pattern_inline void pattern_spin(const struct pattern_step *s,
+static pattern_inline void pattern_spin(struct pattern_job *j,
+					 const struct pattern_step *s,
 					 struct fc_counters *c,
 					 pattern_test_fn *test,
 					 pattern_run_fn *run)
 {
 	unsigned long *w = s->w, a = s->arg, b = s->op->arg2;
 	unsigned long old = 0, prev;
+	unsigned int spins = 0;
 
 	for (;;) {
 		fc_count_rmw(c, s->i, true);
@@ -140,8 +171,12 @@ static pattern_inline void pattern_spin(const struct pattern_step *s,
 			return;
 		fc_count_retry(c, s->i);
 		c->stat[STAT_RETRIES]++;
-		for (old = prev; !test(w, a, b, old); old = read_once(w))
+		for (old = prev; !test(w, a, b, old); old = read_once(w)) {
+			if (!(++spins % PATTERN_SPIN_ASK) &&
+			    pattern_give_up(j, s))
+				return;
 			cpu_relax();
+		}
 	}
 }
 
@@ -152,8 +187,8 @@ static void run_##code(struct pattern_job *j,				\
 		       struct fc_counters *c, unsigned int n)		\
 {									\
 	if (loop == PATTERN_SPIN)					\
-		while (n--)						\
-			pattern_spin(s, c, code##_test, code##_run);	\
+		while (n-- && !j->stuck)				\
+			pattern_spin(j, s, c, code##_test, code##_run);	\
 	else if (loop)							\
 		pattern_loop(j, s, c, n, code##_test, code##_run);	\
 	else								\
@@ -181,9 +216,13 @@ pattern_fn *const pattern_fns[PATTERN_NR_OPCODES] = { PATTERN_OPS(PATTERN_FN) };
 
 /* ----- the guards ----- */
 
-static inline void pattern_skip(const struct pattern_op *op, unsigned int i,
+/* A guard skipped @n calls: counted; a test's leaves its guarded ones out */
+static inline void pattern_skip(struct pattern_job *j,
+				const struct pattern_op *op, unsigned int i,
 				unsigned int n, struct fc_counters *c)
 {
+	if (op->tests)
+		j->tested = UNTESTED;
 	if (op->kind == KIND_RMW)
 		c->skipped[i] += n;
 	else if (op->kind == KIND_STORE)
@@ -223,7 +262,7 @@ pattern_guard(struct pattern_job *j, const struct pattern_op *op,
 	}
 	return false;
 skip:
-	pattern_skip(op, i, op->repeat, c);
+	pattern_skip(j, op, i, op->repeat, c);
 	return true;
 }
 
@@ -244,8 +283,55 @@ pattern_guarded(struct pattern_job *j, const struct pattern_step *s,
 	for (r = 0; r < s->repeat; r++) {
 		/* /below=T: if (atomic_read(w) < T) */
 		if (read_once(s->w) >= op->below)
-			pattern_skip(op, s->i, 1, c);
+			pattern_skip(j, op, s->i, 1, c);
 		else
 			s->fn(j, s, c, 1);
 	}
+}
+
+/* ----- a sequence with a lock ----- */
+
+/*
+ * A spin gave up at j->stuck: the locks this I/O took before it are
+ * released by their spin_unlock() steps (the others' are not this job's)
+ */
+static void pattern_unstick(struct pattern_job *j,
+			    const struct pattern_step *first,
+			    struct fc_counters *c)
+{
+	const struct pattern_step *s, *t;
+	int held;
+
+	for (s = j->stuck + 1; s->fn; s++) {
+		if (s->op->code != OP_SPIN_UNLOCK)
+			continue;
+		for (held = 0, t = first; t < j->stuck; t++)
+			if (t->w == s->w && t->op->code == OP_SPIN_LOCK)
+				held++;
+			else if (t->w == s->w && t->op->code == OP_SPIN_UNLOCK)
+				held--;
+		if (held > 0)
+			s->fn(j, s, c, 1);
+	}
+}
+
+/* A sequence with a lock: its steps, up to a spin that gave up */
+int __attribute__((noinline))
+pattern_io_locked(struct pattern_job *j, const struct pattern_step *first,
+		  const struct fc_io *io, struct fc_counters *c)
+{
+	const struct pattern_step *s;
+
+	j->stop = io->stop;
+	j->stuck = NULL;
+	for (s = first; s->fn && !j->stuck; s++) {
+		if (s->guarded)
+			pattern_guarded(j, s, c);
+		else
+			s->fn(j, s, c, s->repeat);
+	}
+	if (!j->stuck)
+		return 0;
+	pattern_unstick(j, first, c);
+	return -EDEADLK;
 }

@@ -224,7 +224,8 @@ static int op_call(struct pctx *x, const char **s, const char *end,
 }
 
 /* /if_test=V: run only if this I/O's last test of a bit (test_bit(),
- * test_and_set_bit(), test_and_clear_bit()) found it V */
+ * test_and_set_bit(), test_and_clear_bit()) ran and found it V (UNTESTED,
+ * pattern.h) */
 static int op_if_test(struct pctx *x, struct pattern_op *op, uint64_t v)
 {
 	if (v > 1)
@@ -348,8 +349,15 @@ static int op_item(struct pctx *x, const char *s, const char *end, void *arg)
 	if (op_call(x, &s, end, p, sc->known, d, op) ||
 	    op_suffixes(x, s, end, d, op))
 		return -1;
-	x->tested |= d->code == OP_TEST_BIT || d->code == OP_TEST_AND_SET_BIT ||
-		     d->code == OP_TEST_AND_CLEAR_BIT;
+	/* at most 1000000 + 65536 x 1000000 ns per item: no overflow */
+	x->work_ns += d->code == OP_WORK ? op->arg * op->repeat : 0;
+	if (x->work_ns > PATTERN_MAX_WORK_NS)
+		return refuse(x, "%llu ns of work() in one I/O with *N and the "
+			      "work() before it in this alternative: "
+			      WORK_ALLOWED, (unsigned long long)x->work_ns);
+	op->tests = d->code == OP_TEST_BIT || d->code == OP_TEST_AND_SET_BIT ||
+		    d->code == OP_TEST_AND_CLEAR_BIT;
+	x->tested |= op->tests;
 	op->code = d->code;
 	op->kind = d->kind;
 	op->test_first = test_first;
@@ -379,6 +387,19 @@ static int alt_end(struct pctx *x, struct pattern_prog *p, bool several)
 	return -1;
 }
 
+/* Each alternative's locks, once every alternative is known: a word one
+ * of them locks is a lock word in all of them */
+static int seq_locks(const char *opt, const struct pattern_prog *p, char *msg,
+		     size_t len)
+{
+	unsigned int k, from = 0;
+
+	for (k = 0; k < p->nr_alts; from = p->alt_end[k++])
+		if (pattern_check_locks(opt, p, from, p->alt_end[k], msg, len))
+			return -1;
+	return 0;
+}
+
 int pattern_parse_seq(const char *opt, const char *s, struct pattern_prog *p,
 		      bool words_known, char *msg, size_t len)
 {
@@ -395,13 +416,12 @@ int pattern_parse_seq(const char *opt, const char *s, struct pattern_prog *p,
 			 (int)(bar ? bar - s : (int)strlen(s)), s);
 		x.first_pos = p->nr_ops;
 		x.tested = false;
+		x.work_ns = 0;
 		if (for_each_item(&x, part, &sc, op_item) ||
-		    alt_end(&x, p, bar || p->nr_alts) ||
-		    pattern_check_locks(opt, p, x.first_pos, p->nr_ops, msg,
-					len))
+		    alt_end(&x, p, bar || p->nr_alts))
 			return -1;
 		if (!bar)
-			return 0;
+			return seq_locks(opt, p, msg, len);
 	}
 }
 

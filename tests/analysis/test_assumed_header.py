@@ -17,9 +17,12 @@ def test_every_name_read_with_its_words(tmp_path):
                 'assumed: cpus=16 (8..32): "4-socket box", "two nodes"',
                 'assumed: calls=1 (0.5..2): "one check an I/O"',
                 'assumed: placement=spread (compact..spread): "spread"',
-                'assumed: rest=1000 (250..4000): "about 1 us"')
+                'assumed: rest=1000 (250..4000): "about 1 us"',
+                'assumed: writers=all (1..all): "f()"',
+                'assumed: period=100 (10..1000): "time_after(jiffies, next)"')
     got = jobheader.assumed(path)
-    assert sorted(got) == ["calls", "cpus", "placement", "rest"]
+    assert sorted(got) == ["calls", "cpus", "period", "placement", "rest",
+                           "writers"]
     c = got["cpus"]
     assert (c.point, c.low, c.high) == (16, 8, 32)
     assert c.words == ("4-socket box", "two nodes")
@@ -27,7 +30,23 @@ def test_every_name_read_with_its_words(tmp_path):
     assert (got["calls"].low, got["calls"].high) == (0.5, 2.0)
     assert got["placement"].point == "spread"
     assert (got["rest"].low, got["rest"].high) == (250.0, 4000.0)
+    w = got["writers"]
+    assert (w.point, w.low, w.high) == ("all", 1, "all")
+    t = got["period"]
+    assert (t.point, t.low, t.high) == (100, 10, 1000)
+    assert t.words == ("time_after(jiffies, next)",)
 
+
+@pytest.mark.parametrize("value,ends", [
+    ('writers=4 (2..8): "x"', (4, 2, 8)),
+    ('writers=4 (2..all): "x"', (4, 2, "all")),    # all: above every count
+    ('writers=all (all..all): "x"', ("all", "all", "all")),
+    ('period=1000000 (100000..10000000): "x"', (1000000, 100000, 10000000)),
+])
+def test_writers_and_period_ranges(tmp_path, value, ends):
+    a = jobheader.assumed(_job(tmp_path, "assumed: " + value))
+    (got,) = a.values()
+    assert (got.point, got.low, got.high) == ends
 
 def test_none_without_lines(tmp_path):
     path = _job(tmp_path, "published-machine: x 4")
@@ -44,6 +63,16 @@ def test_none_without_lines(tmp_path):
     'placement=spread (spread..compact): "x"',
     'placement=wide (compact..spread): "x"',
     'threads=4 (2..8): "x"',            # not a name the band knows
+    'writers=all (1..8): "x"',          # every job above a count of 8
+    'writers=4 (all..8): "x"',
+    'writers=0 (0..all): "x"',          # every job is written all
+    'writers=2.5 (1..all): "x"',        # not a whole number
+    'writers=4 (2..200000): "x"',       # above 100000
+    'writers=every (1..all): "x"',
+    'period=0 (0..10): "x"',            # a suffix of 1 or more
+    'period=10.5 (1..100): "x"',        # a suffix is a whole number
+    'period=100 (10..2000000000): "x"',  # above 1e9
+    'period=100 (200..1000): "x"',      # the point below the range
     'cpus=16 (8..32): x',               # words not quoted
 ])
 def test_bad_line_refused_naming_it(tmp_path, value):
@@ -53,6 +82,9 @@ def test_bad_line_refused_naming_it(tmp_path, value):
     msg = str(e.value)
     assert msg.startswith(path + ":1: assumed ")
     assert repr(value) in msg
+    assert "\n" not in msg
+    assert "writers (1..100000 or all: every job)" in msg
+    assert "period (1..1e9: the N of /every=N or the T of /every_ns=T)" in msg
 
 
 def test_second_line_of_one_name_refused(tmp_path):

@@ -113,7 +113,14 @@ def test_set_runtime_and_runtime_are_two_runtimes(tmp_path):
     (["--repeats", "\u0663"], "argument --repeats: '\u0663': want a whole "
      "number of 1 or more, at most 10000"),
     (["--run-timeout", "1e999"], "argument --run-timeout: '1e999': want a "
-     "number of seconds above 0")])
+     "number of seconds above 0"),
+    # issue 49 item 16: a variant names the run's files
+    (["--variants", "always," + "v" * 300], "argument --variants: '%s...(300 "
+     "characters): a variant name is 1 to 64 letters, digits, '_' and '-', "
+     "starting with a letter or digit" % ("v" * 36)),
+    (["--variants", "x" * 65], "argument --variants: '%s...(65 characters): "
+     "a variant name is 1 to 64 letters, digits, '_' and '-', starting with "
+     "a letter or digit" % ("x" * 36))])
 def test_run_options_are_bounded(tmp_path, args, want):
     p = helpers.run_cli("run", S1, "--outdir", str(tmp_path / "o"),
                         "--dry-run", *args)

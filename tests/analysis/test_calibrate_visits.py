@@ -138,6 +138,9 @@ def test_a_busy_loop_does_not_raise_the_contended_figure():
                     "%d/%d): the machine's other load"
                     % (q["stretches_kept"], q["stretches"],
                        b["stretches_kept"], b["stretches"]))
+    if q.get("refused") or b.get("refused"):
+        pytest.skip("the pair's visits were refused: %s"
+                    % (q.get("refused") or b.get("refused")))
     lq, lb = quiet["transfer_ns"][0][1], busy["transfer_ns"][0][1]
     if not 1 / SAME_PLACEMENT <= lb / lq <= SAME_PLACEMENT:
         pytest.skip("the vCPUs moved between the runs: one way %.1f ns, "
@@ -149,3 +152,68 @@ def test_a_busy_loop_does_not_raise_the_contended_figure():
     row = [line.split() for line in table.splitlines()
            if line.split()[:1] == ["2"]][0]
     assert linecosts._rate(b["rmw_per_s"]) in row
+
+
+def test_the_reader_refuses_a_visit_shorter_than_its_pairs_one_way():
+    """A visit is a hand-over and the holder's RMWs: never shorter than
+    the pair's one-way cost measured around it on the same two CPUs."""
+    doc = copy.deepcopy(_doc())
+    doc["visits"][1].update(pair_ns_before=98.0, pair_ns_after=103.0,
+                            tries=1, refused=None)
+    calibfile.validate(doc, "c.json")
+    doc["visits"][1].update(pair_ns_before=101.0, pair_ns_after=120.0)
+    with pytest.raises(calibfile.CalibrationError) as e:
+        calibfile.validate(doc, "c.json")
+    assert str(e.value) == (
+        "c.json: visits[1].visit_ns is 100.0: want at least the pair's "
+        "one-way cost measured around it (101 ns): no hand-over is shorter "
+        "(the threads did not stay on one pair of cores: calibrate again)")
+    # refused by the program: its figures null, the reason said
+    v = doc["visits"][1]
+    v.update({k: None for k in ("rmw_per_s", "ns_per_rmw", "rmw_per_visit",
+                                "visit_ns", "handover_ns")},
+             tries=3, refused="a visit of 38.2 ns is shorter than the "
+             "pair's one-way cost (98.1 ns)")
+    calibfile.validate(doc, "c.json")
+
+
+@needs_two
+def test_the_pairs_visits_come_with_its_one_way_cost_around_them():
+    doc = measure(USABLE[:2], 0.5)
+    v = doc["visits"][1]
+    assert 1 <= v["tries"] <= 3
+    assert v["pair_ns_before"] > 0 and v["pair_ns_after"] > 0
+    if v["refused"]:
+        assert v["visit_ns"] is None and v["rmw_per_s"] is None
+    elif v["visit_ns"] is not None:
+        assert v["visit_ns"] >= min(v["pair_ns_before"],
+                                    v["pair_ns_after"]) / 1.001
+
+
+def test_a_calibration_as_a_profile_keeps_its_l2():
+    """This box's cache (sysfs, host.l2_kib) bounds each simulated CPU's
+    lines; without it the caches are unbounded, as before."""
+    from flagcheck_analysis.machines import calibmachine
+    doc = copy.deepcopy(_doc())
+    doc["host"] = {"cpu_model": "AMD EPYC", "l2_kib": 1024}
+    calibfile.validate(doc, "c.json")
+    m = calibmachine.CalibratedMachine(doc, "c.json")
+    assert m.cache_lines == 1024 * 1024 // 64
+    del doc["host"]["l2_kib"]
+    m = calibmachine.CalibratedMachine(doc, "c.json")
+    assert m.cache_lines is None
+
+
+def test_the_l2_size_is_read_from_sysfs(tmp_path):
+    from flagcheck_analysis.machines import cpulist
+    for i, (level, kind, size) in enumerate((("1", "Data", "48K"),
+                                             ("1", "Instruction", "32K"),
+                                             ("2", "Unified", "1024K"),
+                                             ("3", "Unified", "32M"))):
+        d = tmp_path / "cpu" / "cpu0" / "cache" / ("index%d" % i)
+        d.mkdir(parents=True)
+        for name, text in (("level", level), ("type", kind),
+                           ("size", size)):
+            (d / name).write_text(text + "\n")
+    assert cpulist.l2_kib(0, str(tmp_path)) == 1024
+    assert cpulist.l2_kib(1, str(tmp_path)) is None

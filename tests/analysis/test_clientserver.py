@@ -31,14 +31,15 @@ class Servers:
     def __init__(self, tmp):
         self.tmp, self.procs = tmp, []
 
-    def start(self):
+    def start(self, cwd=None):
+        """A server on a free port (working in @cwd); its host spec."""
         port = free_port()
         log = open(os.path.join(self.tmp, "server-%d.log" % port), "w")
         with log:
             proc = subprocess.Popen(
                 [FIO, "--server=ip:%s,%d" % (LOOPBACK, port)], stdout=log,
                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True)
+                start_new_session=True, cwd=cwd)
         self.procs.append(proc)
         deadline = time.monotonic() + 10
         while True:

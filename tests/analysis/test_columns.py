@@ -85,10 +85,10 @@ def test_list_machines_escapes_and_cuts_by_columns(capsys, tmp_path):
     assert predict_cli.main(["--list-machines", "--machines-dir",
                              str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 3
-    assert lines[1].endswith("  two\\nlines \\x1b[31mred\\x1b[0m")
+    assert len(lines) == 5          # a profile's two lines each
+    assert lines[2].endswith(" two\\nlines \\x1b[31mred\\x1b[0m")
     assert "\x1b" not in "".join(lines)
-    assert lines[2].endswith("...") and columns(lines[2]) == 120
+    assert lines[4].endswith("...") and columns(lines[4]) == 120
 
 
 @pytest.mark.parametrize("text,want", [

@@ -4,6 +4,7 @@ each, and each subcommand's module has the main() it runs."""
 
 import ast
 import importlib
+import json
 import os
 import subprocess
 import sys
@@ -56,8 +57,7 @@ def test_each_subcommand_has_its_main_and_help(name):
         "flagcheck_analysis." + module).main)
     p = flagcheck(name, "--help")
     assert p.returncode == 0, p.stderr
-    assert p.stdout.startswith("usage: flagcheck %s" % (
-        "report" if name == "compare" else name))
+    assert p.stdout.startswith("usage: flagcheck %s" % name)
 
 
 def test_unknown_or_missing_subcommand_is_refused_in_one_line():
@@ -70,8 +70,20 @@ def test_unknown_or_missing_subcommand_is_refused_in_one_line():
     assert p.returncode == 2 and p.stdout.startswith("usage: flagcheck ")
 
 
-def test_compare_is_report_compare():
+def test_compare_is_report_compare(tmp_path):
+    """issue 49 item 15: compare takes A and B among its options and after
+    `--`, and names no option the user never typed"""
     fixtures = os.path.join(REPO, "tests", "analysis", "fixtures", "results")
     p = flagcheck("compare", fixtures)
     assert p.returncode == 2
-    assert "--compare: expected 2 arguments" in p.stderr
+    assert p.stderr.splitlines()[-1] == ("flagcheck compare: error: the "
+                                         "following arguments are required: B")
+    out = str(tmp_path / "out")
+    for args in (["--no-plot", fixtures, fixtures],
+                 ["--format", "json", fixtures, fixtures],
+                 ["--", fixtures, fixtures]):
+        p = flagcheck("compare", "--outdir", out, *args)
+        assert p.returncode == 0, (args, p.stderr)
+        assert "--compare: expected" not in p.stderr
+    assert json.loads(flagcheck("compare", "--outdir", out, "--format",
+                                "json", fixtures, fixtures).stdout)

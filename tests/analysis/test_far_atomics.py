@@ -29,8 +29,9 @@ def test_an_uncontended_rmw_costs_where_it_executes(words):
 
 
 def test_a_contended_rmw_still_pays_the_transfer():
-    # two CPUs on one word: each RMW takes the line from the other, far or
-    # near (the far cost is only the uncontended one's)
+    # two CPUs on one word: each transfer serves two RMWs (the floor: the
+    # holder's next one within one atomic), far or near (the far cost is
+    # only the uncontended one's, and its window as long as its hit)
     sp = spec("x@0", "atomic_inc(x)")
     out = {}
     for atomics in ("near", "far"):
@@ -39,7 +40,7 @@ def test_a_contended_rmw_still_pays_the_transfer():
         r = simulate.run_sim(sp, "always", m, m.cpus(2), "typ", 0.0, 0,
                              400, 100)
         out[atomics] = r["iops"]
-    assert out["near"] == pytest.approx(1e9 / 100.0, rel=EXACT)
+    assert out["near"] == pytest.approx(2e9 / 100.0, rel=EXACT)
     assert out["far"] == out["near"]
 
 
@@ -51,7 +52,7 @@ def test_kunpeng_executes_far_altra_near():
         == [5.79, 29.0, 69.55]
     altra = machine.load("altra-2s")
     assert (altra.family, altra.physics["atomics"]) == \
-        ("arm64-neoverse-n1", "near")
+        ("arm64-neoverse-n1", "home")
     for name in profile.names():
         m = machine.load(name)
         assert ("atomic_far" in m.costs) == \
@@ -74,3 +75,37 @@ def test_the_far_cost_goes_with_far_atomics(tmp_path, old, new, message):
     with pytest.raises(ValueError) as e:
         machine.load(path)
     assert str(e.value) == "%s: %s" % (path, message)
+
+
+def home_machine():
+    m = Machine(same_llc=(50.0,) * 3, atomic_local=(5.0,) * 3,
+                load_hit=(1.0,) * 3, atomics="home")
+    m.costs["atomic_home"] = (9.0,) * 3
+    return m
+
+
+@pytest.mark.parametrize("n", [2, 8, 64])
+def test_contended_rmws_at_the_home_run_at_its_rate(n):
+    # atomics at the home: an RMW on a line the CPU does not hold modified
+    # alone executes there, 9 ns each, one at a time; the line moves
+    # nowhere (no transfer), so N CPUs back to back get 1 / 9 ns
+    r = simulate.run_sim(spec("x@0", "atomic_inc(x)"), "always",
+                         home_machine(), list(range(n)), "typ", 0.0, 0, 400,
+                         100)
+    assert r["iops"] == pytest.approx(1e9 / 9.0, rel=EXACT)
+    assert r["units"][0]["transfers_per_io"] == 0
+
+
+def test_alone_a_cpu_keeps_the_line_and_its_rmws_are_near():
+    r = simulate.run_sim(spec("x@0", "atomic_inc(x)"), "always",
+                         home_machine(), [0], "typ", 100.0, 0, 200, 50)
+    assert r["iops"] == pytest.approx(1e9 / 105.0, rel=EXACT)
+
+
+def test_a_load_after_the_home_fills_from_as_far_as_the_nearest_cpu():
+    # each I/O: the RMW at the home (9 ns), then a load of a line no core
+    # holds (50 ns: as far as the nearest other CPU), then 2000 ns
+    r = simulate.run_sim(spec("x@0", "atomic_inc(x),READ_ONCE(x),"
+                              "work(2000)"), "always", home_machine(),
+                         [0, 1], "typ", 0.0, 0, 200, 50)
+    assert r["iops"] == pytest.approx(2e9 / 2059.0, rel=EXACT)

@@ -1,6 +1,8 @@
 """flagcheck from-diff without fio: each fixture patch (tests/analysis/
 fixtures/patches/, each with its source) translated to the operations,
-guards and `; expect:` line a reader of the diff expects; the full ones
+guards and `; expect:` line a reader of the diff expects, its unknowns on
+the band's `; assumed:` lines (the writers, a threshold's period: swept
+by the band); the full ones
 equal to the hand-written job files operation by operation; the table
 generated from the engine's rows and the macros' declaration; pahole's
 layout placing the words; bad input refused in one line with no job
@@ -78,6 +80,10 @@ EXPECTED = {
         "always rmw/io=1 stores/io=1; test_first rmw/io<=11/1000 "
         "stores/io<=11/1000"),
 }
+# the fixtures with a time check whose interval the diff does not give:
+# the conditions on their `; assumed: period=` line
+PERIODS = {"sched-balance-running": (
+    "time_after_eq(jiffies, sd->last_balance + interval)",)}
 # the translations whose operations are the hand-written file's (docs/
 # your-patch.md's table: "full"), and that file
 FULL = {"s1-filemap-check-errors": "pattern/s1-filemap-odirect-read.fio",
@@ -164,10 +170,23 @@ def test_the_header_names_the_source_and_every_assumption(name, tmp_path):
                                                          head)
     if p.source.commit:
         assert "Commit: %s (" % p.source.commit in head
-    # the band's form: every assumed line reads (calls, rest)
-    assert sorted(jobheader.assumed(str(path))) == ["calls", "rest"]
+    # the band's form: every assumed line reads (calls, rest, the
+    # writers, and the period of a threshold the diff gives no interval)
+    got = jobheader.assumed(str(path))
+    assert sorted(got) == sorted(["calls", "rest", "writers"] +
+                                 (["period"] if name in PERIODS else []))
     assert jobheader.read(str(path)).form == "none"
-    assert "the writers: every job runs the path" in head
+    funcs = ", ".join("%s()" % f for f in
+                      build.translation(p).functions)
+    w = got["writers"]
+    assert (w.point, w.low, w.high, w.words) == ("all", 1, "all", (funcs,))
+    if name in PERIODS:
+        t = got["period"]
+        assert (t.point, t.low, t.high, t.words) == (100, 10, 1000,
+                                                     PERIODS[name])
+    # said on the band's lines, not again in words
+    assert "the writers:" not in head
+    assert "an interval the diff does not give" not in head
     for word in re.findall(r"(\w+)@\d+", options(path.read_text())[
             "pattern_words"]):
         assert "  %s@" % word in head, word
@@ -298,3 +317,67 @@ def test_a_diff_with_no_hot_path_change_gets_one_line(tmp_path):
     # 18a5daf0e497 moves d_lockref: the accesses are not in the diff
     assert "changes the layout of struct dentry" in \
         refused(tmp_path, patch("dentry-lockref-layout"))
+
+
+# a time check beside a per-CPU count's batch (BATCH): the check's
+# interval is assumed, the batch is the diff's
+BATCH_AND_TIME = """\
+--- a/kernel/x.c
++++ b/kernel/x.c
+@@ -10,4 +10,6 @@ void f(struct s *p)
+ {
+-\tatomic_long_add(1, &p->count);
++\tpercpu_counter_add_batch(&p->pc, 1, BATCH);
++\tif (time_after(jiffies, p->next))
++\t\tatomic_long_add(1, &p->count);
+ }
+"""
+
+
+def test_the_period_line_sets_only_the_assumed_threshold(tmp_path):
+    """The band sets the suffixes of the period line's value: the diff's
+    own batch of 64 keeps its /every=64; a batch of 100, the assumed
+    interval's own value, would move with it, so the interval is said in
+    words instead, with why."""
+    from flagcheck_analysis.predict import band, jobspec
+    path = tmp_path / "x.patch"
+    path.write_text(BATCH_AND_TIME.replace("BATCH", "64"))
+    job = tmp_path / "x.fio"
+    job.write_text(jobtext.text(build.translation(patchfile.read(
+        str(path)))))
+    a = jobheader.assumed(str(job))["period"]
+    assert a.words == ("time_after(jiffies, p->next)",)
+    fixed = options(job.read_text())["pattern_fixed"]
+    assert "/every=64," in fixed and \
+        "atomic_long_add(p_count,1)/every=100," in fixed
+    assert band.threshold(jobspec.read(str(job)), a) == "every"
+    path.write_text(BATCH_AND_TIME.replace("BATCH", "100"))
+    text = jobtext.text(build.translation(patchfile.read(str(path))))
+    assert not re.search(r"^; assumed: period=", text, re.M)
+    assert "the diff's own /every=100 would move with it" in \
+        " ".join(re.sub(r"\n;\s+", " ", text).split())
+
+
+def test_from_diffs_assumed_lines_are_swept_by_the_band(tmp_path, monkeypatch):
+    """The sched fix's job file, given a machine: the band sweeps the
+    writers (every job..one) and the period (10..1000 calls) and sets
+    the fix's /every=100 to each end."""
+    from tests.analysis import helpers
+    from tests.analysis.standin_machine import Machine
+    from flagcheck_analysis.predict import band, jobspec
+    monkeypatch.setenv("FLAGCHECK_SIM",
+                       os.path.join(helpers.BUILD, "flagcheck-sim"))
+    text = job_text("sched-balance-running")
+    job = tmp_path / "sched.fio"
+    job.write_text(text.replace(
+        "; published-figure: none: a diff gives no figure\n",
+        "; published-figure: none: a diff gives no figure\n"
+        "; published-machine: standin 4\n; published-rest: work\n"))
+    spec = jobspec.read(str(job))
+    b = band.band(spec, Machine(cores=8), 0.0)
+    assert b["dims"]["writers"]["values"] == ["all", 1]
+    assert b["dims"]["period"]["values"] == [100, 10, 1000]
+    assert b["_sim"].threshold == ("every", 100)
+    at = band._period(spec, "every", 100, 10)
+    assert at.fixed == spec.fixed.replace("/every=100", "/every=10")
+    assert at.pattern == spec.pattern

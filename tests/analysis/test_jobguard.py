@@ -12,8 +12,10 @@ import tempfile
 
 import pytest
 
-from tests.analysis.helpers import ENGINE, FIO, REPO, run_cli
+from tests.analysis.helpers import ENGINE, FIO, LOSETUP, REPO, loop_device, \
+    run_cli
 from tests.analysis.helpers import message
+from tests.analysis.test_clientserver import Servers
 from flagcheck_analysis.run import jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
@@ -244,3 +246,50 @@ class TestHosts:
         p = run_cli("run", *base, "--client", "127.0.0.1,1",
                     "--set", "FLAGCHECK_DESTROY=yes")
         assert p.returncode == 0, p.stderr
+
+
+@pytest.mark.skipif(not (FIO and LOSETUP and os.path.exists(ENGINE)),
+                    reason="needs fio, losetup and the built engine")
+def test_relative_device_name_on_hosts(tmp_path):
+    """issue 49 item 1: a name is judged by what it leads to where fio opens
+    it: here from fio's working directory; on a fio server, whose working
+    directory is not known here, a relative name of a writing job is
+    refused (a server working in / would write dev/loopN)"""
+    image = str(tmp_path / "disk.img")
+    servers = Servers(str(tmp_path))
+    with loop_device(image, 1 << 20) as dev:
+        rel = os.path.relpath(dev, "/")
+        base = [S2, "--repeats", "1", "--numjobs", "1", "--runtime", "1",
+                "--outdir", str(tmp_path / "out"), "--set", "FILENAME=" + rel,
+                "--set", "BACKEND=psync", "--set", "SIZE=64k", "--quiet"]
+        p = run_cli("run", *base, "--dry-run", cwd="/")
+        assert p.returncode == 2, p.stderr
+        assert ("%s (from filename=%s in %s) is a block device"
+                % (rel, rel, S2) in message(p.stderr))
+        try:
+            host = servers.start(cwd="/")
+            p = run_cli("run", *base, "--client", host, cwd=str(tmp_path))
+        finally:
+            servers.stop()
+        assert p.returncode == 2, p.stderr
+        assert message(p.stderr).splitlines()[-1] == (
+            "flagcheck run: error: %s writes (rw=randwrite) on the hosts and "
+            "%s (from filename=%s in %s) is a relative name, opened from the "
+            "fio server's working directory, which is not known here: it may "
+            "be a block device there; name an absolute path (or set "
+            "directory=), or set FLAGCHECK_DESTROY=yes to run it anyway"
+            % (S2, rel, rel, S2))
+        with open(image, "rb") as f:
+            assert f.read() == bytes(1 << 20)      # nothing written
+        for more in (["--set", "FILENAME=" + str(tmp_path / "file")],
+                     ["--set", "FLAGCHECK_DESTROY=yes"]):
+            p = run_cli("run", *base, "--dry-run", "--client", "127.0.0.1,1",
+                        *more)
+            assert p.returncode == 0, p.stderr
+    for name, why in (("/tmp/../dev/x", "has a '..'"),
+                      ("/proc/self/root/dev/x", "is a name under /proc/")):
+        p = run_cli("run", *base, "--dry-run", "--client", "127.0.0.1,1",
+                    "--set", "FILENAME=" + name)
+        assert p.returncode == 2, p.stderr
+        assert "%s (from filename=%s in %s) %s" % (name, name, S2, why) in \
+            message(p.stderr)

@@ -69,7 +69,7 @@ def test_wrap_keeps_short_lines_and_indents_the_rest():
 def test_every_tools_help_fits(tool):
     p = run_cli(tool, "--help")
     assert p.returncode == 0, p.stderr
-    prog = "flagcheck " + ("report" if tool == "compare" else tool)
+    prog = "flagcheck " + tool
     assert p.stdout.startswith("usage: " + prog) and fits(p.stdout)
 
 

@@ -19,6 +19,7 @@ NAMES = profile.names(MACHINES)
 SMALL = """\
 name = "small"
 description = "2 sockets x 4 cores, SMT2, 2 L3 and 2 nodes a socket"
+measured_on = "nothing: a test's"
 family = "intel-x86"
 generic = true
 clock_ghz = 2.0
@@ -209,6 +210,9 @@ BAD = [
      'topology.cpu_order is "threads-first": want "cores-first"'),
     ('name = "small"', 'name = "other"',
      'name is "other": want the file\'s name without .toml (\'small\')'),
+    ('measured_on = "nothing: a test\'s"\n', "",
+     "measured_on is missing: want a non-empty string of at most 80 "
+     "characters"),
 ]
 
 
@@ -368,6 +372,17 @@ def test_a_bad_header_line_is_refused_with_one_line(tmp_path, key, value,
         reader(str(path))
     assert str(e.value).startswith("%s:2: " % path)
     assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_list_machines_says_what_each_was_measured_on(capsys):
+    """Issue 48: --list-machines names, for every profile, the machines
+    its transfer costs were measured on."""
+    from flagcheck_analysis.cli import predict
+    text = predict.list_machines(MACHINES)
+    for name in NAMES:
+        m = machine.load(name, MACHINES)
+        line = [l for l in text.splitlines() if l.startswith(name + " ")]
+        assert len(line) == 1 and line[0].endswith(m.measured_on), name
 
 
 def test_docs_list_every_profile():

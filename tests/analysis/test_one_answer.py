@@ -135,12 +135,13 @@ def test_predict_elsewhere_names_the_published_machine_in_the_footnote(
 def test_a_failed_check_is_a_caveat_in_the_table_and_the_summary(tmp_path):
     checked = [("t", bigbox.BESIDE_HEADER, [
         ["pat", "1", "always", "791", "2008243", "1114885 (1..2)", "1.80",
-         "its rest"],
+         "its rest", "-"],
         ["pat", "2", "always", "791", "1303267", "1724328 (1..2)", "0.76",
-         "no"],
+         "no", "29.0"],
         ["pat", "2", "test_first", "791", "1252582", "1805951 (1..2)",
-         "0.69", "no"],
-        ["other", "2", "always", "791", "1", "1 (1..1)", "1.00", "yes"]],
+         "0.69", "no", "29.0"],
+        ["other", "2", "always", "791", "1", "1 (1..1)", "1.00", "yes",
+         "29.0"]],
         set())]
     cav = bigbox.caveats(checked)
     assert cav == {"pat": (

@@ -27,7 +27,11 @@ def test_each_curve_names_its_source_cpu_and_profile(path):
     assert c.meta["profile-rule"]
 
 
-@pytest.mark.parametrize("path", FILES, ids=os.path.basename)
+CSV = [p for p in FILES if "format: perfbook-raw" not in open(p).read()]
+RAW = [p for p in FILES if p not in CSV]
+
+
+@pytest.mark.parametrize("path", CSV, ids=os.path.basename)
 def test_the_published_figure_is_the_median_of_the_sources_rows(path):
     with open(path) as f:
         rows = list(csv.reader(x for x in f if not x.startswith("#")))
@@ -42,6 +46,33 @@ def test_the_published_figure_is_the_median_of_the_sources_rows(path):
     assert len({r[head.index("Implementation")] for r in body}) == 1
     assert {len(v) for v in want.values()} == {15}
     assert sorted(got) == list(range(1, max(got) + 1))
+
+
+@pytest.mark.parametrize("path", RAW, ids=os.path.basename)
+def test_a_perfbook_curve_is_the_median_of_each_lines_runs(path):
+    # perfbook's .raw lines as they are: the thread count, then each
+    # run's ns per update per thread, -nan where a run has none
+    with open(path) as f:
+        body = [x.split() for x in f if x.strip() and not
+                x.startswith("#")]
+    want = {int(r[0]): statistics.median(float(x) for x in r[1:]
+                                         if x != "-nan") for r in body}
+    assert curves.read(path).points == want
+    assert len(want) == len(body) and min(want) == 1
+    # its thread counts' runs: 30 each in both files
+    assert {sum(x != "-nan" for x in r[1:]) for r in body} == {30}
+
+
+def test_an_unpinned_run_spreads_over_the_nodes():
+    # perfbook's hps: 8 threads one on each socket, cores before twins
+    c = curves.read(os.path.join(curves.CURVES_DIR,
+                                 "perfbook-hps-atomic-add.csv"))
+    prof = machine.load(c.meta["profile"])
+    assert c.meta["placement"] == "spread"
+    assert curves.cpus_of(c, prof, 9) == [0, 28, 56, 84, 112, 140, 168,
+                                          196, 1]
+    assert curves.cpus_of(c._replace(meta=dict(c.meta, placement="compact")),
+                          prof, 3) == [0, 1, 2]
 
 
 def test_one_thread_alone_runs_at_the_profiles_uncontended_rmw():
@@ -72,13 +103,15 @@ def test_make_physics_prints_every_curve_and_the_line():
     lines = p.stdout.splitlines()
     items = curves.curves()
     assert sum(len(c.points) for c in items) == sum(
-        1 for x in lines if x.startswith("travisdowns-"))
+        1 for x in lines if x.startswith(("travisdowns-", "perfbook-")))
     m = re.fullmatch(r"physics: (\d+) curves from (\d+) sources on (\d+) "
                      r"families, worst pub/sim x([0-9.]+)", lines[-1])
     assert m, lines[-1]
     assert int(m.group(1)) == len(items) == len(FILES)
-    assert int(m.group(2)) == len({c.meta["source-repository"]
-                                   for c in items})
+    # the sources: the curves' repositories and their one-way costs'
+    assert int(m.group(2)) == len({c.meta[k] for c in items for k in (
+        "source-repository", "cost-source-repository") if k in c.meta}) \
+        == 3
     assert int(m.group(3)) == len({c.meta["family"] for c in items})
     assert all(len(x) <= 120 for x in lines)
 
@@ -102,7 +135,7 @@ def test_a_curve_file_by_the_bounded_reader_and_parser(tmp_path, make,
     if make == "fifo":
         os.mkfifo(bad)
     else:
-        with open(FILES[0]) as f:
+        with open(CSV[0]) as f:
             lines = f.read().splitlines()
         i = next(n for n, l in enumerate(lines) if l[:1].isdigit())
         row = lines[i].split(",")

@@ -5,6 +5,7 @@ built from the same predictions (docs/predict.md)."""
 
 import argparse
 import ast
+import json
 import os
 import subprocess
 
@@ -45,7 +46,7 @@ def test_physics_come_only_from_the_profile():
                                    "--shared_readers", "serial",
                                    "--line_pair", "true",
                                    "--jitter", "0.25", "--atomics", "near",
-                                   "--visit", "0"]
+                                   "--visit", "0", "--hold", "0"]
     assert set(jobspec.Spec._fields).isdisjoint(names)
 
 
@@ -188,8 +189,8 @@ def test_report_beside_rows_measured_over_simulated():
                                            (1, "test_first"): 8e6},
                               (0.0, "0 null", False))
     assert [r[:5] + r[6:] for r in rows] == [
-        ["S", "1", "always", "0 null", "9000000", "0.90", "yes"],
-        ["S", "1", "test_first", "0 null", "8000000", "0.80", "no"]]
+        ["S", "1", "always", "0 null", "9000000", "0.90", "yes", "-"],
+        ["S", "1", "test_first", "0 null", "8000000", "0.80", "no", "-"]]
 
 
 def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
@@ -210,6 +211,28 @@ def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
     assert [r[1] for r in rows] == ["1", "2"]
     assert rows[0][7] == "its rest"
     assert rows[1][7] in ("yes", "no")
+    assert (rows[0][8], rows[1][8]) == ("-", "50.0 cal")
+
+
+def test_report_beside_rows_take_each_cells_own_line_probes():
+    # the 2-job cell's runs probed the line at 25..31 ns: its transfers
+    # cost their median, 29 ns, not the calibration's 50, and the row says
+    # so; with no rest the always form is two RMWs a transfer (the floor)
+    from flagcheck_analysis.report import bigbox
+    m = Machine(same_llc=(50.0,) * 3, atomic_local=(5.0,) * 3,
+                load_hit=(1.0,) * 3)
+    sp = spec("x@0", "atomic_inc(x)")
+    entries = [{"scenario": "S", "numjobs": 2, "line_probe": {
+        "cpus": [0, 1], "before_ns": b, "after_ns": a}}
+        for b, a in ((25.0, 29.0), (31.0, 30.0))]
+    probes = bigbox.cell_probes(entries + [{"scenario": "T", "numjobs": 2,
+                                            "line_probe": None}], ("S",))
+    assert probes == {2: [25.0, 29.0, 31.0, 30.0]}
+    rows = bigbox.beside_rows("S", sp, m, {(2, "always"): 6.9e7},
+                              (0.0, "0 given", False), probes)
+    assert rows[0][8] == "30.0"
+    assert float(rows[0][5].split()[0]) == pytest.approx(2e9 / 30.0,
+                                                          rel=1e-6)
 
 
 def test_line_probes_stand_in_for_a_contradicted_calibration():
@@ -221,9 +244,10 @@ def test_line_probes_stand_in_for_a_contradicted_calibration():
     assert p.transfer_ns(1, 1) == 0.0
     assert (p.physics, p.local_ns("atomic_local")) == \
         (m.physics, m.local_ns("atomic_local"))
-    # the closed form of one shared word with no rest, at the probes' cost
+    # the closed form of one shared word with no rest, at the probes' cost:
+    # two RMWs a transfer (the floor)
     r = run(spec("x@0", "atomic_inc(x)"), p, 2)
-    assert r["iops"] == pytest.approx(1e9 / 40.0, rel=EXACT)
+    assert r["iops"] == pytest.approx(2e9 / 40.0, rel=EXACT)
     with pytest.raises(machine.MachineError):
         calibmachine.Probed(m, [])
 
@@ -331,3 +355,21 @@ def test_one_job_section_reads_as_before(tmp_path):
     alone = tmp_path / "global.fio"
     alone.write_text(PATTERN_GLOBAL)
     assert jobspec.read(str(alone)).pattern == "atomic_inc(x),work(100)"
+
+
+def test_the_published_figure_only_beside_its_machine():
+    """Friction item 10 (issue 48): on another machine, or another CPU
+    count, the published gain is not printed beside the prediction."""
+    job = os.path.join(helpers.REPO, "jobs", "catalogue",
+                       "memcg-flush-threshold.fio")     # icelake-8380-2s 160
+    for args in (["--machine", "genoa-2s", "--cpus", "4"],
+                 ["--machine", "icelake-8380-2s", "--cpus", "4"]):
+        p = _predict(job, *args, "--seeds", "1", "--json")
+        assert p.returncode == 0, p.stderr
+        assert json.loads(p.stdout)["published_gain"] is None
+        p = _predict(job, *args, "--seeds", "1")
+        assert "published" not in p.stdout, p.stdout
+    spec = jobspec.read(job)
+    on = argparse.Namespace(name="icelake-8380-2s")
+    assert predict.published_here(spec, 1.95, on, 160) == 1.95
+    assert predict.published_here(spec, 1.95, on, 4) is None

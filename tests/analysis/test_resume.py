@@ -15,6 +15,7 @@ import pytest
 
 from tests.analysis.helpers import ANALYSIS, NULL_JOB, REPO, alive, run_cli
 from tests.analysis.test_faults import Scratch, assert_one_line
+from flagcheck_analysis.inputs import runrecord
 
 
 FIO = shutil.which("fio")
@@ -134,7 +135,8 @@ class TestFioDiesWithItsRunner(Scratch):
 class TestResumeWithOtherSettings(Scratch):
     """item 3: every setting that changes what a run measures is recorded
     per run; resuming with another is refused naming the flag that
-    matches; runs of an edited job file are reported apart"""
+    matches; so is one after the job file or an include was edited
+    (issue 49 item 7)"""
 
     def first(self, *more, job=NULL_JOB):
         p = run_cli("run", job, *QUICK, "--runtime", "1",
@@ -178,20 +180,32 @@ class TestResumeWithOtherSettings(Scratch):
                     "--outdir", self.out, "--repeats", "2", timeout=120)
         assert p.returncode == 0, p.stderr
 
-    def test_an_edited_job_file_is_reported_apart(self):
-        job = self.path("edited.fio")
-        shutil.copy(NULL_JOB, job)
-        self.first(job=job)
-        with open(job) as f:
+    def test_an_edited_job_file_is_refused(self):
+        job, inc = self.path("edited.fio"), self.path("edited-inc.fio")
+        with open(NULL_JOB) as f:
             text = f.read()
         with open(job, "w") as f:
-            f.write(text.replace("bs=4k", "bs=64k"))
-        p = run_cli("run", job, *QUICK, "--runtime", "1",
-                    "--outdir", self.out, "--repeats", "2", timeout=120)
-        assert p.returncode == 0, p.stderr
-        p = run_cli("report", "--no-plot", self.out)
-        assert p.returncode == 0, p.stderr
-        assert "WARNING: the runs of edited differ in job file" in p.stdout
+            f.write(text.replace("bs=4k", "include edited-inc.fio"))
+        with open(inc, "w") as f:
+            f.write("bs=4k\n")
+        self.first(job=job)
+        before = runrecord.job_sha256(job)
+        for path, old, new in ((inc, "bs=4k", "bs=64k"),
+                               (job, "[", "; edited\n[")):
+            with open(path) as f:
+                text = f.read()
+            with open(path, "w") as f:
+                f.write(text.replace(old, new, 1))
+            p = run_cli("run", job, *QUICK, "--runtime", "1", "--outdir",
+                        self.out, "--repeats", "2", "--dry-run")
+            line = assert_one_line(p, "has runs made with", rc=2)
+            assert line == (
+                "flagcheck run: error: %s: %s has runs made with a job file "
+                "of sha256 %s (edited_always_nj1_r1), this command would use "
+                "one of sha256 %s: restore the job file they were made with "
+                "to resume it, or another --outdir" % (
+                    job, self.out, before[:12],
+                    runrecord.job_sha256(job)[:12]))
 
 
 @pytest.mark.skipif(not FIO, reason="fio not installed")

@@ -27,8 +27,17 @@ class TestSideBySide:
     def teardown_method(self):
         shutil.rmtree(self.tmp)
 
-    def copy(self, name, change_json=None, change_manifest=None):
+    def copy(self, name, change_json=None, change_manifest=None, runs=True):
+        """A copy of the results directory; @runs: its runs made runs of
+        their own (their start a millisecond later), not copies (a report
+        counts a copied run once: test_a_copy_is_the_same_runs)."""
         d = shutil.copytree(RESULTS, os.path.join(self.tmp, name))
+        if runs and name != "a":
+            def later(doc, more=change_json):
+                doc["timestamp_ms"] += 1
+                if more:
+                    more(doc)
+            change_json = later
         if change_json:
             for path in glob.glob(os.path.join(d, "*_nj*_r*.json")):
                 _edit(path, change_json)
@@ -157,13 +166,43 @@ class TestSideBySide:
         a = self.copy("a")
         p = self.report("--compare", a, a)
         assert p.returncode == 0, p.stderr
-        assert "flagcheck report: --compare: A and B are the same results " \
-            "(%s): every difference reads none" % a in message(p.stderr)
+        assert "flagcheck report: --compare: A and B are the same runs " \
+            "(%s, %s: the same fio output): every difference reads none" \
+            % (a, a) in message(p.stderr)
         p = self.report("--compare", a + "," + a, a)
         assert "flagcheck report: --compare %s,%s: %s named twice: read " \
             "once" % (a, a, a) in message(p.stderr)
         # read once: B's cells hold A's runs, not twice as many
         assert "+0.0%" in p.stdout
+
+    def test_a_copy_is_the_same_runs(self):
+        """issue 49 item 6: runs are told apart by content, not path: a
+        copy of a results directory pooled with it counts once, and
+        compared with it reads as the same runs"""
+        a, b = self.copy("a"), self.copy("b", runs=False)
+        alone = self.report("--format", "json", a)
+        p = self.report("--format", "json", a, b)
+        assert p.returncode == 0, p.stderr
+        lines = [l for l in message(p.stderr).splitlines()
+                 if "counted once" in l]
+        assert lines == ["flagcheck report: %s: its 8 runs are the same as "
+                         "runs in %s (the same fio output: a copy): each run "
+                         "is counted once" % (b, a)]
+        together = json.loads(p.stdout)
+        assert together.pop("warnings") == [lines[0][len("flagcheck "
+                                                          "report: "):]]
+        doc = json.loads(alone.stdout)
+        doc.pop("warnings")
+        assert together == doc
+        p = self.report("--compare", a, b)
+        assert "flagcheck report: --compare: A and B are the same runs " \
+            "(%s, %s: the same fio output): every difference reads none" \
+            % (a, b) in message(p.stderr)
+        run = glob.glob(os.path.join(b, "*_nj1_r1.json"))[0]
+        p = self.report("--compare", a, run)
+        assert "flagcheck report: --compare: B (%s) holds 1 of A's runs " \
+            "(%s; the same fio output): they count on both sides" \
+            % (run, a) in message(p.stderr)
 
     def test_usage(self):
         p = run_cli("report", "--compare", RESULTS, RESULTS,

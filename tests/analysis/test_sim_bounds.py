@@ -167,7 +167,7 @@ def test_ios_per_cpu_count_the_retries():
     one = simulate.run_sim(sp, "always", m, cpus[:1], "typ", 0.0, 0, 40, 4)
     short = simulate.run_sim(sp, "always", m, cpus, "typ", 0.0, 0, 2, 1)
     per_io = sum(u["accesses_per_io"] for u in one["units"])
-    assert per_io == 2 and short["retries_per_io"] > 10
+    assert per_io == 2 and short["retries_per_io"] > 1
     assert simulate._ios_for(one, 64, short) == int(max(
         simulate.MIN_IOS, min(simulate.MAX_IOS, simulate.BUDGET /
                               (64 * (2 + short["retries_per_io"])))))

@@ -178,3 +178,17 @@ class TestBootstrap:
         assert significance.bootstrap_ratio_ci([2, 3], [3]) is None
         # a base that a resample can average to 0: the ratio has no value
         assert significance.bootstrap_ratio_ci([0, 4], [1, 2]) is None
+
+
+def test_counted_rows_are_exact_never_tested():
+    """Friction item 7 (issue 48): RMWs per I/O, 1.00 against 0.000256 in
+    one run a side, read "cannot tell"; a count needs no test."""
+    from flagcheck_analysis.stats import compare
+    for key in compare.EXACT:
+        v = compare.verdict(key, [1.0], [0.000256])
+        assert (v.kind, v.welch, v.ci) == ("exact", None, None)
+        assert v.text == "exact: counted in every run, not sampled, so no " \
+            "test (1 vs 0.000256)"
+    v = compare.verdict("rmw_per_io", [2.0, 2.0], [0.0003, 0.0001])
+    assert v.text.endswith("(2 vs 0.0001..0.0003)")
+    assert compare.verdict("iops", [1.0], [2.0]).kind == "cannot_tell"

@@ -70,16 +70,16 @@ static void slots_must_fit(void)
 	struct run r;
 
 	CHECK(run_start(&r, "always", "c@63+40:slot", "atomic_inc(c)", 4));
-	CHECK(!strcmp(r.msg, "pattern_words: job 4's slot of word c is at "
-		      "byte 4096, past the arena (4096 bytes): place the slot "
-		      "word where every job's slot fits"));
+	CHECK(!strcmp(r.msg, "pattern_words: slot word c at 4 jobs: job 4's "
+		      "slot is at byte 4096, past the arena (4096 bytes): at "
+		      "byte 4072 a slot(8) word holds jobs 1 to 3"));
 	run_end(&r);
 	CHECK(!run_start(&r, "always", "c@63+40:slot", "atomic_inc(c)", 3));
 	run_end(&r);
 	CHECK(run_start(&r, "always", "c@0:slot,d@0+16", "atomic_inc(c)", 3));
-	CHECK(!strcmp(r.msg, "pattern_words: job 3's slot of word c is at "
-		      "byte 16, on another word's place: place the slot word "
-		      "where every job's slot fits"));
+	CHECK(!strcmp(r.msg, "pattern_words: slot word c at 3 jobs: job 3's "
+		      "slot is at byte 16, where word d is: each job's slot "
+		      "needs a place of its own"));
 	run_end(&r);
 	CHECK(run_start(&r, "always", "c@0:slot,d@0", "atomic_inc(c)", 1));
 	run_end(&r);

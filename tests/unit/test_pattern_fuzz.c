@@ -80,6 +80,16 @@ static void work_is_bounded(void)
 			   "1000000 ns"));
 	CHECK(!compile(FC_ALWAYS, "", "work(1000000)", "", true, &p, msg,
 		       sizeof(msg)));
+	/* per I/O: *N and the alternative's other work() count */
+	CHECK(refused_with("", "work(1000000)*65536", "operation 1 "
+			   "'work(1000000)*65536': 65536000000 ns of work() in "
+			   "one I/O with *N and the work() before it in this "
+			   "alternative: 0 to 1000000 ns (1 ms) of work per "
+			   "I/O"));
+	CHECK(refused_with("", "work(500),work(999000)*1,work(501)",
+			   "operation 3 'work(501)': 1000001 ns of work()"));
+	CHECK(!compile(FC_ALWAYS, "", "work(1000)*1000|work(999999),work(1)",
+		       "", true, &p, msg, sizeof(msg)));
 	/* a count may be as large as its type */
 	CHECK(!compile(FC_ALWAYS, "f@0", "atomic_inc(f)/every="
 		       "18446744073709551615", "", true, &p, msg, sizeof(msg)));
@@ -189,18 +199,33 @@ static void generate_items(uint64_t *seed, char *buf, size_t len)
 		buf[rnd(seed) % n] = 1 + rnd(seed) % 255;
 }
 
+/* The most work() of one I/O: its alternatives' sums of ns x *N */
+static uint64_t work_per_io(const struct pattern_prog *p)
+{
+	uint64_t most = 0, sum;
+	unsigned int k, i = 0;
+
+	for (k = 0; k < p->nr_alts; k++) {
+		for (sum = 0; i < p->alt_end[k]; i++)
+			if (p->op[i].code == OP_WORK)
+				sum += p->op[i].arg * p->op[i].repeat;
+		most = sum > most ? sum : most;
+	}
+	return most;
+}
+
 /* What an accepted program must hold to */
 static int prog_ok(const struct pattern_prog *p)
 {
 	const struct pattern_op *op;
 	const char *c;
 
-	if (p->nr_ops > PATTERN_MAX_OPS || p->nr_words > PATTERN_MAX_WORDS)
+	if (p->nr_ops > PATTERN_MAX_OPS || p->nr_words > PATTERN_MAX_WORDS ||
+	    work_per_io(p) > PATTERN_MAX_WORK_NS)
 		return 0;
 	for (op = p->op; op < p->op + p->nr_ops; op++) {
 		if (op->offset >= PATTERN_ARENA || op->repeat < 1 ||
-		    op->repeat > PATTERN_MAX_REPEAT ||
-		    (op->code == OP_WORK && op->arg > PATTERN_MAX_WORK_NS))
+		    op->repeat > PATTERN_MAX_REPEAT)
 			return 0;
 		for (c = op->path; *c; c++)
 			if ((unsigned char)*c < 0x20 || *c == '"' ||

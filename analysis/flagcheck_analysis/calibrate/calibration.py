@@ -276,8 +276,8 @@ def summarise(doc, topo):
 
 
 def describe(doc, sysfs=SYSFS, cpuinfo=CPUINFO):
-    """doc with "host" (CPU model, nodes, SMT groups of the usable CPUs) and
-    "summary" (per relation) added."""
+    """doc with "host" (CPU model, its L2 size from sysfs, nodes, SMT
+    groups of the usable CPUs) and "summary" (per relation) added."""
     cpus = doc["cpus"]
     topo = cpulist.topology(cpus, sysfs)
     nodes = {}
@@ -288,6 +288,7 @@ def describe(doc, sysfs=SYSFS, cpuinfo=CPUINFO):
     doc = dict(doc)
     doc["host"] = {
         "cpu_model": cpu_model(cpuinfo),
+        "l2_kib": cpulist.l2_kib(cpus[0], sysfs),
         "nodes": nodes,
         "packages": sorted({topo["package"][c] for c in cpus}),
         "smt_groups": [list(g) for g in smt if len(g) > 1],

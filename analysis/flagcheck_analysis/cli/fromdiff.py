@@ -78,5 +78,6 @@ def main(argv=None):
                      "assumptions, %d statements not translated (its "
                      "header says which)" % (
                          PROG, out, len(t.before), len(t.after),
-                         len(t.assumptions), len(t.skips))))
+                         len(t.assumptions) + len(jobtext.assumed_lines(t)),
+                         len(t.skips))))
     return 0

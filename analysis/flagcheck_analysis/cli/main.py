@@ -5,6 +5,7 @@ loads nothing of the report (nor matplotlib)."""
 import sys
 
 from .. import width
+from ..inputs import jobheader
 
 # name, the module whose main(argv) runs it, its one line of --help
 SUBCOMMANDS = (
@@ -12,7 +13,7 @@ SUBCOMMANDS = (
      "matrix, interleaved, pinned, resumable"),
     ("report", "cli.report", "the LKP-style tables, verdicts, scaling, "
      "plots and the why of a results directory"),
-    ("compare", "cli.report", "two results directories side by side: "
+    ("compare", "cli.compare", "two results directories side by side: "
      "flagcheck compare A B (report --compare)"),
     ("predict", "cli.predict", "a model=pattern job file's IOPS and gain "
      "on a simulated machine profile"),
@@ -55,6 +56,10 @@ def main(argv=None):
         return 2
     # __import__, not importlib: python3 -X importtime sees it
     module = __import__("flagcheck_analysis." + found[0], fromlist=["main"])
-    if name == "compare" and rest[:1] not in (["-h"], ["--help"]):
-        rest = ["--compare"] + rest     # flagcheck compare A B [OPTIONS]
-    return module.main(rest)
+    try:
+        return module.main(rest)
+    except jobheader.FigureError as e:
+        # a job file's header line, wherever a subcommand reads it: one
+        # line naming file:line, the value and the forms, never a traceback
+        print(width.wrap("flagcheck %s: %s" % (name, e)), file=sys.stderr)
+        return 1

@@ -226,19 +226,21 @@ def rest_for(args, spec, rest_mode, mach):
 
 
 def list_machines(machines_dir):
-    """One line per profile: name, CPUs, sockets, generic or named, and
-    the first sentence of its description, within 120 columns."""
-    out = ["%-22s %5s %7s  %-7s  %s" % ("machine", "CPUs", "sockets",
-                                        "kind", "what it is (its sources: "
-                                        "the profile's [sources])")]
+    """Per profile: name, CPUs, sockets, generic or named, and what its
+    transfer costs were measured on; under it what it is (the start of
+    its description), each within 120 columns."""
+    out = ["%-18s %5s %7s  %-7s  %s" % ("machine", "CPUs", "sockets",
+                                        "kind", "measured on (every number's "
+                                        "source: the profile's [sources])")]
     for name in profile.names(machines_dir):
         m = machine.load(name, machines_dir)
-        line = "%-22s %5d %7d  %-7s  %s" % (
-            name, m.total_cpus, m.sockets,
-            "generic" if m.generic else "named",
-            textfile.printable(m.description))
-        out.append(line if width.columns(line) <= width.WIDTH else
-                   width.cut(line, width.WIDTH - 3) + "...")
+        for line in ("%-18s %5d %7d  %-7s  %s" % (
+                name, m.total_cpus, m.sockets,
+                "generic" if m.generic else "named",
+                textfile.printable(m.measured_on)),
+                "%-18s %s" % ("", textfile.printable(m.description))):
+            out.append(line if width.columns(line) <= width.WIDTH else
+                       width.cut(line, width.WIDTH - 3) + "...")
     return "\n".join(out) + "\n"
 
 
@@ -265,6 +267,16 @@ def other_action(args):
     return None
 
 
+def published_here(spec, gain_pub, mach, n):
+    """The published gain where @mach at @n CPUs is the machine and count
+    the job file's published-machine line names, else None: a figure
+    measured on one box is not set beside another's prediction."""
+    pub = spec.published
+    if pub is None or mach.name != pub.profile or n != pub.cpus:
+        return None
+    return gain_pub
+
+
 def plot(args, spec, mach, rest, preds, gain_pub):
     """--plot FILE: the last machine's curve up to its largest N
     (predict/curve.py); returns what it plotted."""
@@ -273,8 +285,9 @@ def plot(args, spec, mach, rest, preds, gain_pub):
     got = curve.predictions(spec, mach, last["cpus"], last["placement"],
                             rest[0], args.seeds, preds)
     pub = spec.published
-    return curve.draw(curve.data(got, None, (pub.cpus, gain_pub) if pub
-                                 and gain_pub else None), args.plot,
+    here = pub and published_here(spec, gain_pub, mach, pub.cpus)
+    return curve.draw(curve.data(got, None, (pub.cpus, here) if here
+                                 else None), args.plot,
                       "%s on %s" % (os.path.basename(spec.path), mach.name))
 
 
@@ -283,22 +296,50 @@ def main(argv=None):
     done = other_action(args)
     if done is not None:
         return done
+    with simulate.counted(simulate.Tally()):
+        return _predict(args)
+
+
+def _within_budget(args, spec, runs):
+    """ValueError where the command's @runs [(spec, machine, N, placement,
+    rest)] would simulate about more than simulate.COMMAND_EVENTS events,
+    before any of them runs."""
+    need = sum(simulate.planned_events(spec, mach, n, placement, rest[0],
+                                       args.seeds)
+               for mach, n, placement, rest in runs)
+    if need > simulate.COMMAND_EVENTS:
+        raise ValueError(
+            "%s: %s at --seeds %d: about %.1e simulated events, past the "
+            "command's budget of %.0e (docs/predict.md): fewer --seeds or "
+            "--cpus" % (spec.path, "--published" if args.published else
+                        "--cpus %s" % args.cpus, args.seeds, need,
+                        simulate.COMMAND_EVENTS))
+
+
+def _predict(args):
+    """main()'s predictions, within the command's simulate.Tally."""
     try:
-        spec = jobspec.read(args.jobfile)
+        spec = jobspec.read(args.jobfile, min(cpu_counts(args.cpus))
+                            if args.cpus and not args.published else None)
         targets, rest_mode = _targets(args, spec)
         gain_pub = jobspec.published_gain(args.jobfile)
-        loaded = {}
-        preds = []
+        loaded, runs = {}, []
         for name, n, placement in targets:
             if name not in loaded:
                 loaded[name] = machine.load(name, args.machines_dir)
             mach = loaded[name]
-            rest = rest_for(args, spec, rest_mode, mach)
+            runs.append((mach, n, placement,
+                         rest_for(args, spec, rest_mode, mach)))
+        _within_budget(args, spec, runs)
+        preds = []
+        for mach, n, placement, rest in runs:
+            here = published_here(spec, gain_pub, mach, n)
             preds.append(run_one(spec, mach, n, placement, rest,
-                                 args.seeds, gain_pub))
+                                 args.seeds, here))
+            preds[-1]["published_gain"] = here
             if args.published:
                 band.attach(preds[-1], spec, mach, rest[0] if isinstance(
-                    rest[0], (int, float)) else rest[0][0], gain_pub)
+                    rest[0], (int, float)) else rest[0][0], here)
     except (ValueError, jobspec.SpecError, jobheader.FigureError,
             machine.MachineError) as e:
         print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
@@ -316,7 +357,7 @@ def main(argv=None):
         out = preds[0] if len(preds) == 1 else preds
         print(json.dumps(out, indent=1, allow_nan=False))
     else:
-        sys.stdout.write(width.wrap("".join(text(p, gain_pub)
+        sys.stdout.write(width.wrap("".join(text(p, p["published_gain"])
                                             for p in preds)))
     return 0
 

@@ -48,17 +48,29 @@ def _width(text):
     return v
 
 
-def build_parser():
+def build_parser(as_compare=False):
+    """report's parser; @as_compare: `flagcheck compare A B`'s, whose A
+    and B are its arguments (report's --compare A B)."""
     p = width.ArgumentParser(
-        prog=PROG, description="Compare flagcheck variants from fio JSON: "
-        "LKP-style tables with a noise verdict per metric, scaling, plots.", epilog=EPILOG,
+        prog="flagcheck compare" if as_compare else PROG,
+        description="B's runs against A's side by side (A, B: results "
+        "dirs, or dir1,dir2); writes sidebyside.md." if as_compare else
+        "Compare flagcheck variants from fio JSON: LKP-style tables with a "
+        "noise verdict per metric, scaling, plots.",
+        epilog=None if as_compare else EPILOG,
         formatter_class=width.HelpFormatter)
-    p.add_argument("inputs", nargs="*", metavar="DIR_OR_FILE",
-                   help="results directory of flagcheck run, or fio JSON "
-                   "files/directories (json, json+, client/server)")
-    p.add_argument("--compare", nargs=2, metavar=("A", "B"),
-                   help="B's runs against A's instead (A, B: results "
-                   "dirs, or dir1,dir2); writes sidebyside.md")
+    if as_compare:
+        p.add_argument("a", metavar="A", help="the results B is set against "
+                       "(a results dir, or dir1,dir2)")
+        p.add_argument("b", metavar="B", help="the results set against A")
+        p.set_defaults(inputs=[])
+    else:
+        p.add_argument("inputs", nargs="*", metavar="DIR_OR_FILE",
+                       help="results directory of flagcheck run, or fio "
+                       "JSON files/directories (json, json+, client/server)")
+        p.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                       help="B's runs against A's instead (A, B: results "
+                       "dirs, or dir1,dir2); writes sidebyside.md")
     p.add_argument("--base", default="always", metavar="VARIANT",
                    help="the variant the others are compared against "
                    "(default %(default)s)")
@@ -87,9 +99,11 @@ def build_parser():
     return p
 
 
-def parse_args(argv):
-    p = build_parser()
+def parse_args(argv, as_compare=False):
+    p = build_parser(as_compare)
     args = p.parse_args(argv)
+    if as_compare:
+        args.compare = [args.a, args.b]
     if bool(args.inputs) == bool(args.compare):
         p.error("give the results to report (DIR_OR_FILE ...) or "
                 "--compare A B, not %s" % ("both" if args.inputs
@@ -188,12 +202,16 @@ def _report_dir(outdir, default):
 
 
 def compare_main(args):
-    same = [sorted(map(os.path.realpath, _group(g, False)))
-            for g in args.compare]
-    if same[0] == same[1]:
-        warn("--compare: A and B are the same results (%s): every "
-             "difference reads none" % args.compare[0])
     a, b = (_side(args, g) for g in args.compare)
+    ids = [{loadrecords.run_id(r.source) for r in side.records}
+           for side in (a, b)]
+    if ids[0] and ids[0] == ids[1]:
+        warn("--compare: A and B are the same runs (%s, %s: the same fio "
+             "output): every difference reads none" % tuple(args.compare))
+    elif ids[0] & ids[1]:
+        warn("--compare: B (%s) holds %d of A's runs (%s; the same fio "
+             "output): they count on both sides" % (
+                 args.compare[1], len(ids[0] & ids[1]), args.compare[0]))
     for side, name in ((a, "A"), (b, "B")):
         if not side.records:
             warn("--compare: nothing to compare: no readable fio JSON in "
@@ -321,19 +339,19 @@ def write(args, head, secs):
     return 0
 
 
-def main(argv=None):
-    """One report: the warnings it keeps start empty and the width it sets
-    is put back, so that a process may run one after another (the tests
-    run it in theirs)."""
+def main(argv=None, as_compare=False):
+    """flagcheck report (@as_compare: flagcheck compare A B). The warnings
+    it keeps start empty and the width it sets is put back, so that a
+    process may run one after another (the tests run it in theirs)."""
     del messages.WARNINGS[:]
     try:
-        return _main(argv)
+        return _main(argv, as_compare)
     finally:
         render.set_width(render.WIDTH)
 
 
-def _main(argv):
-    args = parse_args(argv)
+def _main(argv, as_compare):
+    args = parse_args(argv, as_compare)
     render.set_width(args.width)
     if args.compare:
         return compare_main(args)

@@ -89,12 +89,20 @@ def _percent(text):
             % numbers.shown(text))
 
 
+# a variant names each run's files (JOB_VARIANT_nj4096_r1000.flagcheck.jsonl
+# within NAME_MAX, 255 bytes): 64 characters, twice the engine's own
+# longest (engine/options.h keeps 31), leave the job's name 150
+MAX_VARIANT = 64
+
+
 def _variant(text):
     text = text.strip()
-    if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_-]*$", text):
+    if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,%d}$" % (MAX_VARIANT - 1),
+                    text):
         raise argparse.ArgumentTypeError(
-            "%r: a variant name is letters, digits, '_' and '-', starting "
-            "with a letter or digit" % text)
+            "%s: a variant name is 1 to %d letters, digits, '_' and '-', "
+            "starting with a letter or digit" % (
+                numbers.shown(text), MAX_VARIANT))
     return text
 
 

@@ -7,8 +7,10 @@ from collections import namedtuple
 
 from . import items, jobtext, translate
 
+# periods: the conditions of the one threshold given items.EVERY, for
+# the `; assumed: period=` line (Notes: patch line, condition's text)
 Translation = namedtuple("Translation", "patch functions files before after "
-                         "fixed fixed_run words assumptions skips")
+                         "fixed fixed_run words assumptions skips periods")
 
 
 def translation(patch, layouts=None):
@@ -31,6 +33,17 @@ def translation(patch, layouts=None):
             groups.append([key, [func], sb, sa, before_refs + after_refs])
         notes += sb.notes + sa.notes
     _, funcs, sb, sa, _ = groups[0]
+    periods = _kept(sb.periods + sa.periods)
+    if periods and items.EVERY in sb.given_every | sa.given_every:
+        # the band sets the suffixes of the line's value: here it would
+        # set the diff's own /every too, so the interval is said in words
+        notes += [items.Note(n.line, "`%s`: an interval the diff does not "
+                             "give: one call in %d assumed (/every=%d; no "
+                             "`; assumed: period=` line: the diff's own "
+                             "/every=%d would move with it)" % (
+                                 n.text, items.EVERY, items.EVERY,
+                                 items.EVERY)) for n in periods]
+        periods = []
     if not sb.items and not sa.items:
         raise translate.NoPathError("%s: no hot-path change: no operation "
                                     "of the table on the path it changes"
@@ -43,18 +56,17 @@ def translation(patch, layouts=None):
                                     % (", ".join("%s()" % f for f in other[1]),
                                        ", ".join(other[0][1] or other[0][0]))))
     return _assemble(patch, funcs, sb.items, sa.items, words, notes, skips,
-                     layouts)
+                     layouts, periods)
 
 
-def _assemble(patch, funcs, before, after, words, notes, skips, layouts):
+def _assemble(patch, funcs, before, after, words, notes, skips, layouts,
+              periods):
     names, decl = jobtext.place(words, before, after, layouts)
     before = jobtext.renamed(before, names, "before")
     after = jobtext.renamed(after, names, "after")
     fixed = [items.text(i) for i in after] != \
         [items.text(i) for i in jobtext.converted(before)]
     assumptions = _placement(decl, words, layouts)
-    assumptions.append("the writers: every job runs the path and writes "
-                       "(pattern_writers=0)")
     kept = _kept(notes + words.notes)
     assumptions += ["%s:%d: %s" % (jobtext.base(patch.path), n.line,
                                    n.text) for n in kept]
@@ -64,7 +76,7 @@ def _assemble(patch, funcs, before, after, words, notes, skips, layouts):
             files.append(h.path)
     return Translation(patch, funcs, files, before, after, fixed,
                        after if fixed else jobtext.converted(before), decl,
-                       assumptions, sorted(set(skips)))
+                       assumptions, sorted(set(skips)), periods)
 
 
 def _kept(notes):

@@ -13,8 +13,11 @@ Item = namedtuple("Item", "op tf word args guards line row")
 # what the translation assumed or skipped: the patch line and the text
 Note = namedtuple("Note", "line text")
 # the interval of a time check the diff does not give, as calls: one in
-# EVERY calls runs what it guards (an order of magnitude; edit it)
+# EVERY calls runs what it guards (an order of magnitude), written as the
+# band's `; assumed: period=` line with its range PERIOD (a tenth of it to
+# ten times it)
 EVERY = 100
+PERIOD = (EVERY // 10, EVERY * 10)
 # a bound on a count the diff names but does not give (num_online_cpus())
 BOUND = 64
 _U64 = 1 << 64
@@ -95,6 +98,9 @@ class Side:
     def __init__(self, refs, words):
         self.refs, self.words, self.notes = refs, words, []
         self.items = []
+        # the time checks given EVERY (Notes: the condition's text), and
+        # the /every values the diff itself gives (a per-CPU batch)
+        self.periods, self.given_every = [], set()
 
     def note(self, line, text):
         n = Note(line, text)
@@ -160,6 +166,7 @@ class Side:
         g = {}
         if step.guard == "every":
             g["every"] = self._batch(ref)
+            self.given_every.add(g["every"])
         bits = [c for c in cons if c.kind == "bit"]
         for c in cons:
             if c.kind == "bit" and self._is_form(r, word, vals, c) and \
@@ -242,8 +249,9 @@ class Side:
             g["every_ns"] = c.arg
             return
         g["every"] = EVERY
-        self.note(c.line, "`%s`: an interval the diff does not give: one "
-                  "call in %d assumed (/every=%d)" % (c.text, EVERY, EVERY))
+        n = Note(c.line, c.text)
+        if n not in self.periods:
+            self.periods.append(n)
 
     def _batch(self, ref):
         args = ref.call.parts[1] if ref.call else ()

@@ -250,13 +250,10 @@ def text(t):
     head += _wrap("After: " + ", ".join(items.text(i) for i in t.after))
     head += ["published-figure: none: a diff gives no figure",
              "rest-rule: none applies: a diff gives no rate and no profile "
-             "share; work(%d) is from-diff's rest" % REST_NS,
-             "assumed: calls=1 (0.5..2): \"%s\"" % funcs,
-             "assumed: rest=%d (%d..%d): \"%s\"" % (
-                 REST_NS, REST_NS // 4, REST_NS * 4,
-                 subject.replace('"', "'")),
-             "expect: always %s; test_first %s" % (
-                 expect(t.before), expect(t.fixed_run)), ""]
+             "share; work(%d) is from-diff's rest" % REST_NS]
+    head += assumed_lines(t)
+    head += ["expect: always %s; test_first %s" % (
+        expect(t.before), expect(t.fixed_run)), ""]
     head += ["What the diff does not give (from-diff's assumptions; edit "
              "them in the job):"]
     head += ["  " + line for a in t.assumptions for line in _wrap(a, 74)]
@@ -270,6 +267,23 @@ def text(t):
                      if t.fixed else "", _section(t.functions[0]))
     return "\n".join((";" + (" " + h if h else "")).rstrip() for h in head) \
         + "\n\n" + body
+
+
+def assumed_lines(t):
+    """The band's `; assumed:` lines of a Translation: the calls, the rest,
+    the writers, and the period of the one threshold whose interval the
+    diff does not give (docs/predict.md's rule for their ranges)."""
+    subject = t.patch.source.subject or "(no subject in the patch)"
+    funcs = ", ".join("%s()" % f for f in t.functions)
+    out = ["assumed: calls=1 (0.5..2): \"%s\"" % funcs,
+           "assumed: rest=%d (%d..%d): \"%s\"" % (
+               REST_NS, REST_NS // 4, REST_NS * 4, subject.replace('"', "'")),
+           "assumed: writers=all (1..all): \"%s\"" % funcs]
+    if t.periods:
+        out.append("assumed: period=%d (%d..%d): %s" % (
+            items.EVERY, items.PERIOD[0], items.PERIOD[1], ", ".join(
+                "\"%s\"" % n.text.replace('"', "'") for n in t.periods)))
+    return out
 
 
 def base(path):

@@ -35,13 +35,18 @@ _POINT = Obj({"threads": whole(1, NR_CPUS_MAX), "cpus": List(_CPU),
 # The line's visits at 1..N threads (calibrate/visits.c): counts, and the
 # figures over the stretches kept (null where none was; the visit figures
 # from 2 threads on).  A visit serves at least one RMW; its hand-over is
-# part of it.
+# part of it.  At 2 threads the pair's one-way cost measured just before
+# and after the visits on the same two CPUs (calibrate/calibration.c): a
+# visit shorter than it, or a pair cost that moved, is refused (its
+# figures null, "refused" says why) after "tries" takes.
 _VISIT = Obj({"threads": whole(1, NR_CPUS_MAX), "cpus": List(_CPU),
               "stretch_rmw": whole(1), "stretches": COUNT,
               "stretches_alone": COUNT, "stretches_kept": COUNT, "rmw": COUNT, "visits": COUNT,
               "seconds": number(low=0), "rmw_per_s": Opt(_RATE),
               "ns_per_rmw": Opt(_NS), "rmw_per_visit": Opt(number(low=1)),
-              "visit_ns": Opt(_NS), "handover_ns": Opt(_NS)},
+              "visit_ns": Opt(_NS), "handover_ns": Opt(_NS),
+              "pair_ns_before": _NS, "pair_ns_after": _NS,
+              "tries": whole(1, 10), "refused": Opt(STR)},
              required=("threads", "stretches", "stretches_kept", "rmw",
                        "visits", "seconds", "rmw_per_s", "rmw_per_visit",
                        "handover_ns"))
@@ -51,7 +56,9 @@ SCHEMA = Obj({
     "transfer_ns": List(List(Opt(_NS))),
     "patterns": Map(List(_POINT)),
     "visits": List(_VISIT),
-    "host": Obj({"cpu_model": STR, "nodes": Map(List(_CPU)),
+    "host": Obj({"cpu_model": STR, "l2_kib": Opt(number(above=0,
+                                                        high=1 << 20)),
+                 "nodes": Map(List(_CPU)),
                  "packages": List(INT), "smt_groups": List(List(_CPU)),
                  "relation": Map(STR)}),
     "summary": Map(Obj({"pairs": whole(1), "median_ns": _NS,
@@ -154,7 +161,8 @@ def _check_visit(i, v):
     # a kept stretch serves its thread's stretch_rmw RMWs at least
     if v["rmw"] < v["stretches_kept"] * v.get("stretch_rmw", 1):
         bad("rmw", "at least stretches_kept x stretch_rmw")
-    some = v["stretches_kept"] > 0 and v["seconds"] > 0
+    some = v["stretches_kept"] > 0 and v["seconds"] > 0 and \
+        not v.get("refused")
     for field, want in (("rmw_per_s", v["rmw"] / v["seconds"] if some
                          else None),
                         ("rmw_per_visit", v["rmw"] / v["visits"]
@@ -170,6 +178,12 @@ def _check_visit(i, v):
              v["handover_ns"] > v["visit_ns"] * VISIT_SLACK):
         bad("handover_ns", "at most visit_ns: the hand-over is part of "
             "the visit")
+    pair = [v[k] for k in ("pair_ns_before", "pair_ns_after") if k in v]
+    if v.get("visit_ns") is not None and pair and \
+            v["visit_ns"] * VISIT_SLACK < min(pair):
+        bad("visit_ns", "at least the pair's one-way cost measured around "
+            "it (%.6g ns): no hand-over is shorter (the threads did not "
+            "stay on one pair of cores: calibrate again)" % min(pair))
 
 
 def _check_visits(doc):

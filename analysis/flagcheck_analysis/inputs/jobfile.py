@@ -120,7 +120,9 @@ def is_global(name):
     return name.startswith("global")
 
 
-def _include_path(path, name):
+def include_path(path, name):
+    """The file `include NAME` in job file @path names: NAME where it
+    exists, else beside @path."""
     if os.path.exists(name) or "/" not in path:
         return name
     return os.path.join(os.path.dirname(path), name)
@@ -152,7 +154,7 @@ def _option_lines(path, text, section, nested):
             if nested:
                 raise JobFileError("%s: include inside an included file"
                                    % where)
-            inc = _include_path(path, line[len(_INCLUDE) + 1:])
+            inc = include_path(path, line[len(_INCLUDE) + 1:])
             out += _option_lines(inc, read_text(inc), section, True)
             continue
         out.append((where, section, line, whole[len(line):]))
@@ -223,7 +225,7 @@ def render(path, env):
         body = cut(line.lstrip(_SPACE))
         if not is_comment(line) and body.startswith(_INCLUDE) and \
                 section_name(line) is None:
-            inc = _include_path(path, body[len(_INCLUDE) + 1:])
+            inc = include_path(path, body[len(_INCLUDE) + 1:])
             out += ["; include %s (inlined by flagcheck run)"
                     % body[len(_INCLUDE) + 1:]]
             out += [expand(l, env) for _, l in _lines(inc, read_text(inc))]

@@ -9,6 +9,8 @@ its first section ([global]), each `; KEY: VALUE` on one line.
   ; published-figure: -P% WHAT
         LKP's %change of the bad code against the fixed one; the gain is
         1 / (1 - P/100)
+  ; published-figure: +P% WHAT
+        the fix's gain as a commit states it ("+5% OLTP"): 1 + P/100
   ; published-machine: PROFILE N [PLACEMENT]
         the machine profile (machines/PROFILE.toml) and the CPU count the
         published workload ran on; PLACEMENT "nodes=A[,B...]" where the
@@ -30,7 +32,11 @@ its first section ([global]), each `; KEY: VALUE` on one line.
         an input the source does not give, its point value V and its range
         by docs/predict.md's rule: cpus (N), calls (calls of the path per
         published operation), placement (compact..spread), rest (ns, where
-        the rest is not derived); one line per NAME
+        the rest is not derived), writers (the jobs that run the writing
+        path, pattern_writers=: 1..100000 or all, every job), period (the
+        N of the pattern's /every=N or the T of its /every_ns=T, the one
+        threshold whose interval the source does not give); one line per
+        NAME
   ; pattern-twin: PATH
         a C model's job file: its model=pattern twin (PATH relative to the
         job file's folder), which flagcheck report simulates for it
@@ -55,6 +61,7 @@ _FORMS = (
                                    % (_NUM, _NUM))),
     ("xR", re.compile(r"^x%s\s+(\S.*)$" % _NUM)),
     ("-P%", re.compile(r"^-%s%%\s+(\S.*)$" % _NUM)),
+    ("+P%", re.compile(r"^\+%s%%\s+(\S.*)$" % _NUM)),
 )
 # no figure published (a patch of one's own): gain None, "none: why"
 _NONE = re.compile(r"^none(?:\s*[:,;-]?\s+(\S.*))?$")
@@ -62,9 +69,9 @@ _NONE = re.compile(r"^none(?:\s*[:,;-]?\s+(\S.*))?$")
 # to x47; a million-fold change is a typo, and beyond it a ratio of two
 # written-out numbers overflows to an infinite gain)
 GAIN = (1e-6, 1e6)
-USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT', '-P%% WHAT' "
-         "(numbers > 0, P < 100, a gain from x%g to x%g) or 'none' (nothing "
-         "published)" % GAIN)
+USAGE = ("'A -> B higher|lower WHAT', 'xR WHAT', '-P%% WHAT', '+P%% WHAT' "
+         "(numbers > 0, -P above -100, a gain from x%g to x%g) or 'none' "
+         "(nothing published)" % GAIN)
 
 
 class FigureError(Exception):
@@ -97,6 +104,8 @@ def parse(value, where):
             gain = b / a if m.group(3) == "higher" else a / b
         elif form == "xR":
             gain = nums[0]
+        elif form == "+P%":
+            gain = 1.0 + nums[0] / 100.0
         else:
             if nums[0] >= 100:
                 break
@@ -108,7 +117,7 @@ def parse(value, where):
                       % (where, _shown(value), USAGE))
 
 
-def _comments(path):
+def comments(path):
     """[(line number, the comment's text after ';', the section above it
     or None in the header)] of the job file's ';' comment lines; the one
     read of a job file's header (FigureError where it cannot be read)."""
@@ -131,7 +140,7 @@ def read(path):
     FigureError for a bad one, a second one, or one below the first
     section (the header is the comments before [global])."""
     found = None
-    for n, body, section in _comments(path):
+    for n, body, section in comments(path):
         if not body.startswith(KEY):
             continue
         where = "%s:%d" % (path, n)
@@ -158,11 +167,11 @@ _PROFILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 def lines(path, key):
     """[(where "path:line", value)] of a header key, in order."""
     return [("%s:%d" % (path, n), body[len(key) + 1:].strip())
-            for n, body, section in _comments(path)
+            for n, body, section in comments(path)
             if section is None and body.startswith(key + ":")]
 
 
-def _one(path, key):
+def one(path, key):
     found = lines(path, key)
     if len(found) > 1:
         raise FigureError("%s: a second %s line (one per job file)"
@@ -172,7 +181,7 @@ def _one(path, key):
 
 def published_machine(path):
     """The Machine of a published-machine line, None without one."""
-    where, value = _one(path, "published-machine")
+    where, value = one(path, "published-machine")
     if where is None:
         return None
     parts = value.split()
@@ -191,7 +200,7 @@ def published_machine(path):
 def published_rest(path):
     """The Rest of a published-rest line: kind "work" (ns None: the
     pattern's work(ns); ns given: that rest) or "fio"; None without one."""
-    where, value = _one(path, "published-rest")
+    where, value = one(path, "published-rest")
     if where is None:
         return None
     m = re.match(r"^(work|fio)(?:\s+([0-9]+(?:\.[0-9]+)?))?$", value)
@@ -206,7 +215,7 @@ def published_rest(path):
 
 def rest_rule(path):
     """The text of the rest-rule line, None without one."""
-    where, value = _one(path, "rest-rule")
+    where, value = one(path, "rest-rule")
     if where is not None and not value:
         raise FigureError("%s: rest-rule is empty: say how the rest was "
                           "derived" % where)
@@ -215,7 +224,7 @@ def rest_rule(path):
 
 def published_share(path):
     """The Share of a published-share line, None without one."""
-    where, value = _one(path, "published-share")
+    where, value = one(path, "published-share")
     if where is None:
         return None
     m = re.match(r"^%s%%\s+(\S.*)$" % _NUM, value)
@@ -227,15 +236,17 @@ def published_share(path):
     return Share(float(m.group(1)), m.group(2))
 
 
-def pattern_twin(path):
+def pattern_twin(path, exists=True):
     """The path of a pattern-twin line's job file (relative to @path's
-    folder), None without one; FigureError where it names no file."""
-    where, value = _one(path, "pattern-twin")
+    folder), None without one; FigureError where it names no .fio file
+    (or, with @exists, no file there: a copy of the job file elsewhere
+    still runs, and only the report needs its twin)."""
+    where, value = one(path, "pattern-twin")
     if where is None:
         return None
     twin = os.path.normpath(os.path.join(os.path.dirname(path), value))
     if not value or os.path.isabs(value) or not value.endswith(".fio") or \
-            not os.path.isfile(twin):
+            (exists and not os.path.isfile(twin)):
         raise FigureError("%s: pattern-twin %s is not valid: allowed a "
                           ".fio job file relative to %s that exists"
                           % (where, _shown(value),
@@ -245,26 +256,42 @@ def pattern_twin(path):
 
 # ---- the inputs a header assumes, with their ranges (docs/predict.md) ----
 
-# name point low high words: point, low, high numbers (placement: names);
-# words the source's words quoted on the line, at least one
+# name point low high words: point, low, high numbers (placement: names;
+# writers: whole numbers or "all"); words the source's words quoted on the
+# line, at least one
 Assumed = namedtuple("Assumed", "name point low high words where")
 PLACEMENTS = ("compact", "spread")
+# writers=all: every job runs the writing path (pattern_writers=0), above
+# every count
+ALL = "all"
 # the number each assumed input may take: (kind, lowest, highest)
 ASSUMED = {"cpus": ("int", 1, 100000), "calls": ("num", 0.001, 1000.0),
-           "rest": ("num", 0.001, 1e9), "placement": ("name", None, None)}
+           "rest": ("num", 0.001, 1e9), "placement": ("name", None, None),
+           "writers": ("writers", 1, 100000), "period": ("int", 1, 10 ** 9)}
 _ASSUMED = re.compile(r"^([a-z]+)=(\S+)\s+\((\S+?)\.\.(\S+?)\)\s*:\s*(\".*)$")
 _WORDS = re.compile(r"^\"([^\"]+)\"(?:\s*,\s*\"([^\"]+)\")*$")
 ASSUMED_USAGE = ("'NAME=V (LO..HI): \"source's words\"', NAME cpus "
-                 "(1..100000), calls (0.001..1000), rest (ns) or placement "
-                 "(compact..spread), LO <= V <= HI")
+                 "(1..100000), calls (0.001..1000), rest (ns), placement "
+                 "(compact..spread), writers (1..100000 or all: every job) "
+                 "or period (1..1e9: the N of /every=N or the T of "
+                 "/every_ns=T), LO <= V <= HI")
 
 
 def _assumed_value(kind, text, lo, hi):
     """The number (or name) of one value; None where it is not allowed."""
     if kind == "name":
         return text if text in PLACEMENTS else None
+    if kind == "writers":
+        if text == ALL:
+            return text
+        kind = "int"
     v = numbers.from_text(text, whole=kind == "int")
     return v if numbers.in_range(v, lo, hi) else None
+
+
+def _order(v):
+    """A value's place in its range: "all" above every count."""
+    return float("inf") if v == ALL else v
 
 
 def parse_assumed(value, where):
@@ -283,7 +310,7 @@ def parse_assumed(value, where):
     if kind == "name":
         if (low, high) != PLACEMENTS:
             raise bad
-    elif not low <= point <= high:
+    elif not _order(low) <= _order(point) <= _order(high):
         raise bad
     words = tuple(re.findall(r"\"([^\"]+)\"", m.group(5)))
     return Assumed(m.group(1), point, low, high, words, where)
@@ -305,7 +332,7 @@ def assumed(path):
 def published_stddev(path):
     """The published figure's stated %stddev as a fraction, None without
     a published-stddev line."""
-    where, value = _one(path, "published-stddev")
+    where, value = one(path, "published-stddev")
     if where is None:
         return None
     m = re.match(r"^%s%%$" % _NUM, value)

@@ -7,11 +7,12 @@ file's variables, the record's write and read, and the records of the
 finished runs.  run/runsettings.py makes them from flagcheck run's
 command and refuses a resume with other ones."""
 
+import hashlib
 import json
 import os
 import re
 
-from . import safewrite, fiojson, matrix, textfile, schema
+from . import safewrite, fiojson, jobfile, matrix, textfile, schema
 from .schema import BOOL, COUNT, STR, Map, Obj, Opt
 
 # beside each run's fio JSON: what it was made with
@@ -31,12 +32,14 @@ SETUP_SCHEMA = Obj({"name": STR, "scenario": STR,
                    required=("name", "scenario", "settings"))
 
 
-def job_variables(path):
-    """The ${VAR}s that the job file at `path` (and the files it
-    includes) reads, sorted; [] where it cannot be read."""
-    names, todo, seen = set(), [path], set()
+def _job_texts(path):
+    """[(path, text)] of the job file at @path and of every file it
+    includes (jobfile.py: as given where it exists, else beside the
+    including file), each once, in the order read; one that cannot be
+    read is left out."""
+    out, todo, seen = [], [path], set()
     while todo:
-        p = todo.pop()
+        p = todo.pop(0)
         if p in seen:
             continue
         seen.add(p)
@@ -44,10 +47,31 @@ def job_variables(path):
             text = textfile.read_text(p)
         except textfile.TextFileError:
             continue
-        names.update(_JOB_VAR.findall(text))
-        todo += [os.path.join(os.path.dirname(p), m)
-                 for m in _INCLUDE.findall(text)]
-    return sorted(names)
+        out.append((p, text))
+        todo += [jobfile.include_path(p, m) for m in _INCLUDE.findall(text)]
+    return out
+
+
+def job_variables(path):
+    """The ${VAR}s that the job file at `path` (and the files it
+    includes) reads, sorted; [] where it cannot be read."""
+    return sorted({v for _, text in _job_texts(path)
+                   for v in _JOB_VAR.findall(text)})
+
+
+def job_sha256(path):
+    """The identity of the job file at @path as fio runs it: the SHA-256 of
+    its bytes, followed, where it includes files, by each one's name and
+    bytes (an edited include is an edited job); None where it cannot be
+    read.  A job file without includes keeps the SHA-256 of its bytes."""
+    texts = _job_texts(path)
+    if not texts or texts[0][0] != path:
+        return None
+    h = hashlib.sha256(textfile.to_bytes(texts[0][1]))
+    for p, text in texts[1:]:
+        h.update(b"\0" + textfile.to_bytes(p) + b"\0" +
+                 textfile.to_bytes(text))
+    return h.hexdigest()
 
 
 def setup_path(outdir, name):

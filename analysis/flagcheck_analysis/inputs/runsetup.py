@@ -19,9 +19,10 @@ _UNKNOWN = ("", "?", "unknown", None)
 _ENGINE_KEYS = ("model", "mapping", "inject", "inject_every")
 
 
-def job_file_id(path):
-    """What the manifest records of a job file: its SHA-256, or None when
-    it can not be read."""
+def file_sha256(path):
+    """The SHA-256 of the file at @path (a regular file of at most 256
+    MiB: an engine build, a run's fio JSON), or None when it can not be
+    read."""
     try:
         return hashlib.sha256(textfile.to_bytes(textfile.read_text(
             path, "file", 256 << 20))).hexdigest()

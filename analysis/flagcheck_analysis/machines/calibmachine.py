@@ -33,6 +33,7 @@ class CalibratedMachine(Machine):
         model = host.get("cpu_model", "unknown")
         self.description = "measured by flagcheck-calibrate: %s, %d CPUs" \
             % (model, len(doc["cpus"]))
+        self.measured_on = "this calibration's box: %s" % model
         self.generic = False
         m = re.search(r"@\s*([0-9.]+)\s*GHz", model)
         self.clock_ghz = _model_clock(m.group(1), path) if m else None
@@ -85,6 +86,11 @@ class CalibratedMachine(Machine):
             pts = [p for p in pats[pat] if p["threads"] == 1]
             if pts:
                 self.costs[what] = [pts[0]["ns_per_op"]] * 3
+        # each CPU's cache: its L2 (sysfs); None: unbounded
+        self.cache_lines = int(host["l2_kib"] * 1024 // 64) \
+            if host.get("l2_kib") else None
+        if self.cache_lines:
+            self.sources["topology.l2_kib"] = "sysfs (%s)" % path
 
     def _where(self, cpu):
         if cpu not in self._index:

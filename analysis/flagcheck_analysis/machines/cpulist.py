@@ -44,6 +44,30 @@ def read_text(path):
     return None if text is None else text.strip()
 
 
+_SIZE_RE = re.compile(r"^(\d+)([KMG]?)$")
+
+
+def l2_kib(cpu, sysfs=SYSFS):
+    """The KiB of @cpu's level-2 cache (sysfs cache/indexN with level 2, a
+    data or unified one), None where sysfs does not say."""
+    base = os.path.join(sysfs, "cpu", "cpu%d" % cpu, "cache")
+    try:
+        names = sorted(os.listdir(base))
+    except OSError:
+        return None
+    for name in names:
+        d = os.path.join(base, name)
+        if read_text(os.path.join(d, "level")) != "2" or \
+                read_text(os.path.join(d, "type")) not in ("Data",
+                                                           "Unified"):
+            continue
+        m = _SIZE_RE.match(read_text(os.path.join(d, "size")) or "")
+        if m:
+            return int(m.group(1)) * {"": 1 / 1024, "K": 1, "M": 1024,
+                                      "G": 1 << 20}[m.group(2)]
+    return None
+
+
 def topology(cpus, sysfs=SYSFS):
     """{"node": {cpu: node}, "siblings": {cpu: [SMT siblings, itself
     included]}, "package": {cpu: package}} of @cpus, from sysfs.  Without

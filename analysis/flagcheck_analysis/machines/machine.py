@@ -18,7 +18,9 @@ import re
 from ..inputs import calibfile
 from ..inputs.calibfile import CalibrationError
 from . import profile
-from .profile import FAR, LOCAL, MachineError
+from .profile import LOCAL, OPTIONAL, MachineError
+
+LINE = 64       # bytes of a cache line
 
 WHICH = {"low": 0, "typ": 1, "high": 2}
 PLACEMENT_RE = re.compile(r"^nodes=([0-9]{1,3}(?:,[0-9]{1,3})*)$")
@@ -34,6 +36,7 @@ class Machine:
         self.path = path
         self.name = doc["name"]
         self.description = doc["description"]
+        self.measured_on = doc["measured_on"]
         self.generic = doc["generic"]
         self.clock_ghz = float(doc["clock_ghz"])
         self.sources = dict(doc["sources"])
@@ -51,6 +54,9 @@ class Machine:
                                        for j in range(self.sockets)]
                                       for i in range(self.sockets)]
         self.total_cpus = self.sockets * self.cores * self.threads
+        # each CPU's cache (its core's L2), in lines; None: unbounded
+        self.cache_lines = t["l2_kib"] * 1024 // LINE if "l2_kib" in t \
+            else None
 
     def _set_physics(self, family, own):
         """The family's physics, a setting the profile sets fixed to its
@@ -114,8 +120,10 @@ class Machine:
     def local_ns(self, what, which="typ"):
         """"atomic_local" (an uncontended lock-prefixed RMW on a line this
         CPU holds), "load_hit" (a load hitting L1) or, where the profile
-        has it, "atomic_far" (an uncontended RMW executed far)."""
-        if what not in LOCAL + ((FAR,) if FAR in self.costs else ()):
+        has it, "atomic_far" (an uncontended RMW executed far) or
+        "atomic_home" (a contended one at the line's home)."""
+        if what not in LOCAL + tuple(k for k in OPTIONAL
+                                     if k in self.costs):
             raise MachineError("%s: local cost %r: want %s"
                                % (self.name, what, " or ".join(LOCAL)))
         return self.costs[what][_which(which)]

@@ -26,7 +26,13 @@ LOCAL = ("atomic_local", "load_hit")
 # an uncontended RMW executed far (physics.atomics "far"): a profile whose
 # atomics can be far has its cost
 FAR = "atomic_far"
+# a contended RMW executed at the line's home (physics.atomics "home"): a
+# profile whose atomics can execute there has its time per operation
+HOME = "atomic_home"
+OPTIONAL = (FAR, HOME)
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+# --list-machines' "measured on" column holds it whole
+MEASURED_ON_MAX = 80
 # a CPU's base clock: from 0.1 GHz to 10 GHz (no CPU Linux runs on is
 # clocked outside that)
 CLOCK_GHZ = (0.1, 10)
@@ -66,12 +72,17 @@ SCHEMA = Obj({
                  lambda v: isinstance(v, str) and bool(NAME_RE.match(v))),
     "description": Leaf("a non-empty string",
                         lambda v: isinstance(v, str) and bool(v.strip())),
+    # what its transfer costs were measured on, in a few words
+    "measured_on": Leaf("a non-empty string of at most %d characters"
+                        % MEASURED_ON_MAX, lambda v: isinstance(v, str) and
+                        0 < len(v.strip()) <= MEASURED_ON_MAX),
     "generic": BOOL,
     "clock_ghz": number(*CLOCK_GHZ),
     "topology": Obj({
         "sockets": whole(1, 16), "cores_per_socket": whole(1, 1024),
         "threads_per_core": whole(1, 8), "llcs_per_socket": whole(1, 1024),
         "nodes_per_socket": whole(1, 64),
+        "l2_kib": whole(16, 1 << 20),
         "hops": List(List(whole(0, 2))),
         "cpu_order": _choice(("cores-first",))},
         required=("sockets", "cores_per_socket", "threads_per_core",
@@ -79,7 +90,8 @@ SCHEMA = Obj({
     "costs_ns": Map(COST),
     "sources": Map(Leaf("a non-empty string",
                         lambda v: isinstance(v, str) and bool(v.strip()))),
-}, required=("name", "description", "generic", "clock_ghz", "topology",
+}, required=("name", "description", "measured_on", "generic", "clock_ghz",
+             "topology",
              "costs_ns", "sources"))
 
 
@@ -128,9 +140,9 @@ def _check_topology(doc, where):
            "two_hops": hops is not None and any(2 in r for r in hops)}
     costs = doc["costs_ns"]
     for k in costs:
-        if k not in has and k not in LOCAL + (FAR,):
+        if k not in has and k not in LOCAL + OPTIONAL:
             raise _bad(where, "costs_ns." + k, costs[k],
-                       "one of " + ", ".join(RELATIONS + LOCAL + (FAR,)))
+                       "one of " + ", ".join(RELATIONS + LOCAL + OPTIONAL))
     for k in LOCAL + tuple(r for r in RELATIONS if has[r]):
         if k not in costs:
             raise _bad(where, "costs_ns." + k, schema.MISSING,
@@ -160,7 +172,7 @@ def unsourced(doc):
                        for i in range(1, len(path) + 1)):
                 out.append(name)
     for k, v in doc.items():
-        if k not in ("sources", "name", "description"):
+        if k not in ("sources", "name", "description", "measured_on"):
             walk(v, [k])
     return out
 
@@ -198,13 +210,23 @@ def validate(doc, where):
                        "an entry for physics.%s" % k)
     _check_topology(doc, where)
     own = doc.get("physics", {})
-    far = "far" in ([own["atomics"]] if "atomics" in own else
-                    fams[doc["family"]].range.get("atomics", []))
-    if far != (FAR in doc["costs_ns"]):
-        raise _bad(where, "costs_ns." + FAR,
-                   doc["costs_ns"].get(FAR, schema.MISSING),
-                   "[low, typ, high]: its atomics can execute far" if far
-                   else "no value: its atomics execute near")
+    atomics = [own["atomics"]] if "atomics" in own else \
+        fams[doc["family"]].range.get("atomics", [])
+    for cost, needs, why in (
+            (FAR, "far" in atomics, "its atomics can execute far"),
+            (HOME, "home" in atomics, "its contended atomics can execute "
+             "at the home")):
+        if needs != (cost in doc["costs_ns"]):
+            raise _bad(where, "costs_ns." + cost,
+                       doc["costs_ns"].get(cost, schema.MISSING),
+                       "[low, typ, high]: " + why if needs else
+                       "no value: " + ("its atomics execute near" if
+                                       cost == FAR else "it has no such "
+                                       "figure"))
+    if "l2_kib" in doc["topology"] and \
+            not str(doc["sources"].get("topology.l2_kib", "")).strip():
+        raise _bad(where, "sources", sorted(doc["sources"]),
+                   "an entry for topology.l2_kib")
     missing = unsourced(doc)
     if missing:
         raise _bad(where, "sources", sorted(doc["sources"]),

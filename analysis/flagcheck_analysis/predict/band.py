@@ -1,5 +1,6 @@
 """The band of a published prediction: the envelope of the gain over every
-input the job file's header assumes (its `; assumed:` lines), both rest
+input the job file's header assumes (its `; assumed:` lines: N, the
+placement, the calls, the rest, the writers, a threshold's period), both rest
 rules where the source gives a rate and a profile share, the physics the
 profile leaves open (its physics range), the profile's low..high costs
 and the seeds, widened by the published figure's own noise
@@ -32,6 +33,8 @@ STEPS = 6               # its bisection steps (each x(SPAN)^(1/2^STEPS))
 # simulator's hand-over orders (a question about the figure, not the band)
 INVERSE_PHYSICS = (("handover", "hand-over", ("fifo", "nearest")),)
 WORK = re.compile(r"work\((\d+)\)")
+# a rate suffix of the grammar: /every=N (calls), /every_ns=T (ns)
+RATE = re.compile(r"/\s*(every_ns|every)\s*=\s*([0-9]+)")
 
 # the sentence "the band is wide because ..." of each dimension: what is
 # unknown, then what would fix it (FIX): an input the reviewer can give, or
@@ -41,6 +44,10 @@ WHY = {"cpus": "the source gives no N",
        "calls": "the source does not give the calls of the path per "
                 "operation",
        "rest": "the rest is not derived (no rate, no share)",
+       "writers": "the source does not say how many of the CPUs run the "
+                  "writing path",
+       "period": "the source gives a threshold's condition, not its "
+                 "interval",
        "rule": "the source's rate and its profile share give different rests",
        "costs": "the profile's transfer costs span low..high",
        "seeds": "the seeds (guards' phases, jitter) move it",
@@ -49,7 +56,10 @@ WHY = {"cpus": "the source gives no N",
                          "served for this family",
        "jitter": "no measurement fixes the spread of the local time",
        "line_pair": "no measurement fixes whether the line pair is one unit",
-       "atomics": "no measurement fixes where an uncontended atomic runs"}
+       "atomics": "no measurement fixes where an uncontended atomic runs",
+       "visit": "the family's curves need different visits (how long the "
+                "line stays with the CPU it is leaving)",
+       "hold": "the family's curves need different holds of the line"}
 FIX = {"cpus": "give N: the published-machine line's N (an `; assumed: "
                "cpus=` line names its range)",
        "placement": "give the placement: `nodes=0,1` (or one node) at the "
@@ -58,6 +68,13 @@ FIX = {"cpus": "give N: the published-machine line's N (an `; assumed: "
                 "`; assumed: calls=` line with the source's words)",
        "rest": "give the rest: `; published-rest: work NS`, or the "
                "source's rate or its profile's share of the function",
+       "writers": "give the writers: `pattern_writers=W` (the jobs that "
+                  "run the writing path, 0 every job) in place of the "
+                  "`; assumed: writers=` line",
+       "period": "give the interval: the kernel's value of the condition "
+                 "on the published machine (its HZ, sysctl or constant) "
+                 "as the suffix's /every=N or /every_ns=T, in place of the "
+                 "`; assumed: period=` line",
        "rule": "give the rest measured on the published machine "
                "(`; published-rest: work NS`)",
        "costs": "measure the transfer costs on the published machine's "
@@ -77,7 +94,13 @@ FIX = {"cpus": "give N: the published-machine line's N (an `; assumed: "
                     "pair invalidates the other on the published CPU "
                     "family (two lines, two CPUs)",
        "atomics": "measure an uncontended atomic add against a plain add "
-                  "on the published CPU family"}
+                  "on the published CPU family",
+       "visit": "measure the line's visits and the one-way cost on one "
+                "pair of the published CPU family (flagcheck calibrate "
+                "there), or give a published contended-atomic curve of it "
+                "with its one-way costs (machines/curves/)",
+       "hold": "measure the line's visits and the one-way cost on one pair "
+               "of the published CPU family (flagcheck calibrate there)"}
 
 
 def fix_text(dim):
@@ -114,6 +137,55 @@ def _scaled(spec, f):
     return spec._replace(pattern=sub(spec.pattern), fixed=sub(spec.fixed))
 
 
+def rate_suffixes(spec):
+    """{(suffix, value)} of every rate suffix of @spec's pattern and
+    pattern_fixed: ("every", N) of /every=N, ("every_ns", T) of
+    /every_ns=T."""
+    return {(m.group(1), int(m.group(2))) for text in (spec.pattern,
+                                                        spec.fixed or "")
+            for m in RATE.finditer(text)}
+
+
+def threshold(spec, a):
+    """The suffix ("every" or "every_ns") that assumed period @a sets:
+    the pattern's rate suffixes whose value is the line's point, all of
+    one kind (the operations one threshold guards); ValueError (one
+    line) where none has it or both kinds do."""
+    found = rate_suffixes(spec)
+    kinds = sorted({k for k, v in found if v == a.point})
+    if len(kinds) == 1:
+        return kinds[0]
+    have = ", ".join("/%s=%d" % kv for kv in sorted(found)) or "none"
+    if not kinds:
+        raise ValueError("%s: assumed period=%d: no /every=%d or "
+                         "/every_ns=%d in pattern or pattern_fixed (its rate "
+                         "suffixes: %s): the line sets the suffixes of the "
+                         "one threshold it names, by their value"
+                         % (a.where, a.point, a.point, a.point, have))
+    raise ValueError("%s: assumed period=%d: both /every=%d and "
+                     "/every_ns=%d are in the pattern: one threshold a "
+                     "line; give the other another value"
+                     % (a.where, a.point, a.point, a.point))
+
+
+def _period(spec, kind, old, new):
+    """@spec with each /KIND=@old suffix (pattern and pattern_fixed) at
+    @new."""
+    if new == old:
+        return spec
+
+    def sub(text):
+        return RATE.sub(lambda m: "/%s=%d" % (kind, new) if (
+            m.group(1), int(m.group(2))) == (kind, old) else m.group(),
+            text) if text else text
+    return spec._replace(pattern=sub(spec.pattern), fixed=sub(spec.fixed))
+
+
+def writers_count(v):
+    """pattern_writers of an assumed writers value ("all": 0)."""
+    return 0 if v == jobheader.ALL else int(v)
+
+
 class _Sim:
     """The gain at one sample, each sample simulated once."""
 
@@ -123,6 +195,8 @@ class _Sim:
         self.share = jobheader.published_share(spec.path)
         self.phys = physics_range(machine)
         self.known = {}
+        # the assumed period's suffix and point value (_dims sets it)
+        self.threshold = None
         cpus = machine.cpus(1)
         # the one-CPU run sizes each sample's window (simulate.window)
         self.one = simulate.run_sim(spec, "always", machine, cpus, "typ",
@@ -159,6 +233,11 @@ class _Sim:
             cpus = self.cpus(s)
             f = self.rest_factor(s, cpus)
             spec = _scaled(self.spec, f)
+            if "writers" in s:
+                spec = spec._replace(writers=writers_count(s["writers"]))
+            if "period" in s:
+                spec = _period(spec, self.threshold[0], self.threshold[1],
+                               s["period"])
             choice = {k: s[k] for k in self.phys}
             ios = simulate.window(spec, self.m, cpus, self.one, which,
                                   self.rest_ns * f, choice, s["scale"])
@@ -189,6 +268,14 @@ def _dims(spec, sim, assumed):
                          "enter it" % k.where)
     point = {"cpus": pub.cpus, "placement": here, "calls": 1.0, "rest": 1.0,
              "rule": "rate", "scale": 1.0}
+    w = assumed.get("writers")
+    if w is not None:
+        point["writers"] = _writers(spec, w, c.low if c is not None
+                                    else pub.cpus)
+    t = assumed.get("period")
+    if t is not None:
+        sim.threshold = (threshold(spec, t), t.point)
+        point["period"] = t.point
     point.update({k: sim.m.physics[k] for k in sim.phys})
     other = {}
     if c is not None:
@@ -203,12 +290,33 @@ def _dims(spec, sim, assumed):
         a = assumed.get(name)
         if a is not None:
             other[name] = sorted({a.low / a.point, a.high / a.point} - {1.0})
+    for a in (w, t):
+        if a is not None:       # whole values, each end as written
+            other[a.name] = [v for v in (a.low, a.high) if v != a.point]
     rule = (spec.rest_rule or "").startswith("after-fix rate")
     if sim.share is not None and rule:
         other["rule"] = ["share"]
     for k, vals in sim.phys.items():
         other[k] = [v for v in vals if v != point[k]]
     return point, {k: v for k, v in other.items() if v}
+
+
+def _writers(spec, w, fewest):
+    """The point of assumed writers @w: the file's pattern_writers
+    (0: all); ValueError where it is not, or where a count of its range
+    is above @fewest, the fewest CPUs the band simulates."""
+    if writers_count(w.point) != spec.writers:
+        raise ValueError("%s: assumed writers=%s, but its pattern_writers is "
+                         "%d%s" % (w.where, w.point, spec.writers,
+                                   " (every job)" if not spec.writers
+                                   else ""))
+    top = max((v for v in (w.low, w.point, w.high) if v != jobheader.ALL),
+              default=0)
+    if top > fewest:
+        raise ValueError("%s: assumed writers: %d writers, above the %d "
+                         "CPUs the band simulates at the fewest: writers "
+                         "stay within the CPUs" % (w.where, top, fewest))
+    return w.point
 
 
 def band(spec, machine, rest_ns, seeds=simulate.SEEDS, given=()):

@@ -36,15 +36,21 @@ class SpecError(Exception):
     pass
 
 
-def _env():
-    return dict(os.environ, VARIANT="always")
+def _env(cpus=None):
+    """The job file's variables: VARIANT, and NUMJOBS the CPUs simulated
+    (the jobs flagcheck run would start), where known."""
+    env = dict(os.environ, VARIANT="always")
+    env.pop("NUMJOBS", None)
+    if cpus is not None:
+        env["NUMJOBS"] = str(cpus)
+    return env
 
 
-def _read(path):
+def _read(path, env=None):
     """([section names], [Option]) as fio reads the file (inputs/jobfile.py:
     its cut, ${VAR}, keywords, includes)."""
     try:
-        return jobfile.read(path, _env())
+        return jobfile.read(path, env or _env())
     except jobfile.JobFileError as e:
         raise SpecError(str(e))
 
@@ -82,14 +88,19 @@ def _one_job_section(path, sections):
                     % (path, named))
 
 
-def _refused_as_the_engine_would(path, opts):
+def _refused_as_the_engine_would(path, opts, env, cpus):
     """SpecError for what run-job and the engine refuse: a pattern line
-    fio cuts at ';' or '#' inside the value, or a pattern value that
-    holds one after ${VAR} expansion (the engine refuses it)."""
+    fio cuts at ';' or '#' inside the value, a pattern value that holds
+    one after ${VAR} expansion (the engine refuses it), pattern_writers
+    above numjobs (${NUMJOBS}: @cpus, the fewest CPUs simulated)."""
     try:
-        jobguard.check_patterns(path, _env())
+        jobguard.check_patterns(path, env)
     except jobguard.Refused as e:
-        raise SpecError(str(e))
+        why = ""
+        if "pattern_writers" in str(e):
+            why = (" (NUMJOBS is %d, the fewest CPUs simulated)" % cpus
+                   if cpus else " (NUMJOBS is unset here: give --cpus)")
+        raise SpecError(str(e) + why)
     for key in jobguard.PATTERN_OPTIONS:
         if any(c in opts.get(key, "") for c in ";#"):
             raise SpecError("%s: %s=%s: ';' and '#' are not operators: the "
@@ -120,11 +131,19 @@ def _header(path):
         rule
 
 
-def read(path):
+def read(path, cpus=None):
     """The Spec of job file `path`; SpecError (one line) when it is not a
     model=pattern job, has more than one job section or a header line is
-    malformed."""
-    read = _read(path)
+    malformed.  @cpus: the fewest CPUs simulated (--cpus), else the
+    published machine's: a numjobs=${NUMJOBS} reads it."""
+    if cpus is None:
+        try:
+            pub = _header(path)[0]
+        except SpecError:
+            pub = None      # said below, after the model's check
+        cpus = pub.cpus if pub else None
+    env = _env(cpus)
+    read = _read(path, env)
     opts = _options(path, read)
     if opts.get("model") != "pattern":
         raise SpecError("%s: model=%s: flagcheck predict takes "
@@ -134,7 +153,7 @@ def read(path):
     if not opts.get("pattern"):
         raise SpecError("%s: pattern is empty: model=pattern needs a "
                         "sequence of operations" % path)
-    _refused_as_the_engine_would(path, opts)
+    _refused_as_the_engine_would(path, opts, env, cpus)
     writers = opts.get("pattern_writers", "0") or "0"
     if not writers.isdigit():
         raise SpecError("%s: pattern_writers=%s: allowed a whole number "

@@ -16,11 +16,16 @@ N CPUs) per second. D/C above 1: the unit is the bottleneck of the always
 form, and the fix can gain at most about D/C.
 """
 
+import contextlib
 import json
 import os
 import subprocess
+import sys
+import time
 
+from .. import width
 from ..machines.physics import PhysicsError, sim_args
+from ..machines.profile import OPTIONAL
 
 WHICH = ("low", "typ", "high")
 SEEDS = 3
@@ -39,6 +44,65 @@ MIN_IOS, MAX_IOS = 16, 4000
 MAX_EVENTS = 10000000
 # flagcheck-sim's exit status when a run needs more than --max_events
 SIM_OVER_BUDGET = 3
+# the most simulated events of one flagcheck predict command, every run of
+# it (the band's and the plot's too): 50 runs at MAX_EVENTS; flagcheck-sim
+# did 0.7e6 to 1.2e7 events/s on one core of a 2-core KVM guest, so 40 s
+# to 12 min
+COMMAND_EVENTS = 500000000
+# a command still running after this many seconds shows a progress line
+PROGRESS_AFTER_S = 3
+
+
+class Tally:
+    """The runs and events of one command against @budget (PredictError
+    once it is spent), and, on a terminal (@stream a tty), a progress line
+    once it has run PROGRESS_AFTER_S by @clock."""
+
+    def __init__(self, budget=COMMAND_EVENTS, stream=None, clock=None):
+        self.budget, self.spent, self.runs = budget, 0, 0
+        self.stream = stream or sys.stderr
+        self.clock = clock or time.monotonic
+        self.t0, self.shown = self.clock(), False
+
+    def check(self, spec):
+        if self.spent >= self.budget:
+            raise PredictError(
+                "%s: %d runs simulated %.2g events, the command's budget "
+                "(%.0e, docs/predict.md): fewer --seeds or --cpus"
+                % (spec.path, self.runs, self.spent, self.budget))
+
+    def add(self, run):
+        self.spent += run["events"]
+        self.runs += 1
+        elapsed = self.clock() - self.t0
+        if elapsed >= PROGRESS_AFTER_S and self.stream.isatty():
+            self.stream.write(("\r\033[Kflagcheck predict: %d runs, %.2g "
+                               "of %.0e simulated events, %d s" % (
+                                   self.runs, self.spent, self.budget,
+                                   elapsed))[:width.WIDTH + 4])
+            self.stream.flush()
+            self.shown = True
+
+    def end(self):
+        if self.shown:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+# the Tally of the command running (counted()), else None
+_TALLY = None
+
+
+@contextlib.contextmanager
+def counted(tally):
+    """Every run_sim() inside the with block counted in @tally."""
+    global _TALLY
+    _TALLY = tally
+    try:
+        yield tally
+    finally:
+        _TALLY = None
+        tally.end()
 
 
 class PredictError(Exception):
@@ -102,18 +166,25 @@ def run_sim(spec, variant, machine, cpus, which, rest_ns, seed, ios,
             "--max_events", str(MAX_EVENTS),
             "--warmup", str(warmup if warmup is not None else
                             max(ios // 4, 1))] + physics(machine, choice)
-    if "atomic_far" in machine.costs:
-        args += ["--atomic_far", "%.6g" % machine.local_ns("atomic_far",
-                                                           which)]
+    for cost in OPTIONAL:
+        if cost in machine.costs:
+            args += ["--" + cost, "%.6g" % machine.local_ns(cost, which)]
+    if getattr(machine, "cache_lines", None):
+        args += ["--cache_lines", str(machine.cache_lines)]
     if spec.fixed:
         args += ["--fixed", spec.fixed]
+    if _TALLY:
+        _TALLY.check(spec)
     p = subprocess.run(args, input=_matrix_text(rows, nodes),
                        capture_output=True, text=True)
     if p.returncode == SIM_OVER_BUDGET:
         raise PredictError(_over(spec, len(cpus), ios))
     if p.returncode:
         raise PredictError("%s: %s" % (spec.path, p.stderr.strip()))
-    return json.loads(p.stdout)
+    doc = json.loads(p.stdout)
+    if _TALLY:
+        _TALLY.add(doc)
+    return doc
 
 
 def _mean(xs):
@@ -200,17 +271,42 @@ def demand(machine, cpus, one, many):
     return out
 
 
+def _probe(spec, machine, cpus, rest_ns):
+    """A short run on the first of @cpus: its events per I/O size the
+    runs."""
+    return run_sim(spec, "always", machine, cpus[:1], "typ", rest_ns, 0, 8,
+                   warmup=2)
+
+
+def _rest(rest_ns):
+    """{which: rest ns} of one figure, or (typ, low, high) of a measured
+    rest."""
+    return dict(zip(WHICH, (rest_ns,) * 3)) if isinstance(
+        rest_ns, (int, float)) else dict(zip(("typ", "low", "high"),
+                                             rest_ns))
+
+
+def planned_events(spec, machine, n, placement=None, rest_ns=0.0,
+                   seeds=SEEDS):
+    """About how many events predict() would simulate, from a one-CPU
+    probe: its runs on the @n CPUs at the window _ios_for() gives them
+    (a CAS loop's retries add more) and its one-CPU runs."""
+    cpus = machine.cpus(n, placement)
+    probe = _probe(spec, machine, cpus, _rest(rest_ns)["typ"])
+    per_io = _events_per_io(probe)
+    ios, one = _ios_for(probe, n), _ios_for(probe, 1)
+    return per_io * (len(WHICH) * seeds * len(VARIANTS) * n *
+                     (ios + max(ios // 4, 1)) + len(VARIANTS) * (one + 4))
+
+
 def predict(spec, machine, n, placement=None, rest_ns=0.0, seeds=SEEDS):
     """The prediction of job file @spec (jobspec.Spec) on the first @n
     CPUs of @machine (or @placement's): a dict, as flagcheck predict's
     --json prints it (docs/predict.md). @rest_ns: one figure, or (typ,
     low, high) of a measured rest, run with the costs of the same end."""
-    rest = dict(zip(WHICH, (rest_ns,) * 3)) if isinstance(
-        rest_ns, (int, float)) else dict(zip(("typ", "low", "high"),
-                                             rest_ns))
+    rest = _rest(rest_ns)
     cpus = machine.cpus(n, placement)
-    probe = run_sim(spec, "always", machine, cpus[:1], "typ", rest["typ"],
-                    0, 8, warmup=2)
+    probe = _probe(spec, machine, cpus, rest["typ"])
     if not probe["ns_per_io"] > 0:
         raise PredictError("%s: an I/O takes no time on one CPU (no shared "
                            "access, work(ns) or rest): no rate to predict; "

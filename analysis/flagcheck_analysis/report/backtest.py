@@ -319,5 +319,15 @@ def main(argv=None):
             simulate.PredictError) as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 1
+    if not any(r.pred is not None for r in rows):
+        print(width.wrap("%s: --top %s: %s: nothing to back-test (a model="
+                         "pattern job file with a published figure under %s)"
+                         % (PROG, top, "no such directory"
+                            if not os.path.isdir(top) else
+                            "%d pattern job files, none back-tested (%s)" % (
+                                len(rows), rows[0].why) if rows else
+                            "no pattern job file", ", ".join(JOB_DIRS))),
+              file=sys.stderr)
+        return 1
     sys.stdout.write(markdown(rows, top))
     return 0

@@ -31,8 +31,9 @@ else measured once with fio's null engine.
 Checked on this box (beside()): where the results hold calibration.json,
 each pattern job at every numjobs it ran, simulated on that calibration as
 the profile with this fio job's rest, beside the measured IOPS of each
-variant; within WITHIN of each other or not, per row (a calibration the
-runs' line probes contradict: answer.disagreement())."""
+variant; within WITHIN of each other or not, per row, with the one-way
+cost L its runs' own line probes measured (the calibration's where they
+have none; a calibration they contradict is named: answer.disagreement())."""
 
 import functools
 import os
@@ -43,7 +44,7 @@ from ..predict.answer import (Refused, beside_rest, calibration_path,
                               default_machine, disagreement, job_files,
                               measured_iops, of_scenario, one_job_iops,
                               predict_at, probes, run_rest, typical)
-from ..inputs import published
+from ..inputs import lineprobes, published
 from ..machines import calibmachine, machine
 
 WITHIN = 0.15
@@ -335,19 +336,35 @@ BESIDE_TITLE = ("checked on this box: each pattern job simulated on this "
                 "(null) or --fio-ns (given)"
                 % round(100 * WITHIN))
 BESIDE_HEADER = ["scenario", "numjobs", "variant", "rest ns", "measured IOPS",
-                 "simulated IOPS (band)", "meas./sim.", "within"]
+                 "simulated IOPS (band)", "meas./sim.", "within", "L ns"]
 
 
-def beside_rows(scenario, spec, mach, measured, rest):
+def _cell_machine(mach, nj, probes):
+    """The machine of one numjobs and its L column: the calibration with
+    the one-way transfer its own runs' line probes measured (@probes: their
+    values in ns; their lowest, median and highest the low, typical and
+    high cost), else the calibration's pair figure ("cal")."""
+    if nj < 2:
+        return mach, "-"
+    if probes:
+        p = calibmachine.Probed(mach, probes)
+        return p, "%.1f" % p.probes[1]
+    a, b = mach.cpus(2)
+    return mach, "%.1f cal" % mach.transfer_ns(a, b)
+
+
+def beside_rows(scenario, spec, mach, measured, rest, probes=None):
     """Rows for one job: @measured {(numjobs, variant): IOPS}; @rest as
     beside_rest() gives it (a 1-job row that gave the rest is marked so,
-    not judged)."""
+    not judged); @probes {numjobs: the line probe values of its runs}: the
+    L a row's runs measured is its transfers' cost."""
     ns, how, from_runs = rest
     out = []
     for nj in sorted({n for n, _ in measured}):
         if nj > mach.total_cpus:
             continue
-        p = simulate.predict(spec, mach, nj, None, ns)
+        cell, line = _cell_machine(mach, nj, (probes or {}).get(nj))
+        p = simulate.predict(spec, cell, nj, None, ns)
         for variant in simulate.VARIANTS:
             x = measured.get((nj, variant))
             if x is None:
@@ -359,14 +376,27 @@ def beside_rows(scenario, spec, mach, measured, rest):
                         "%.0f (%.0f..%.0f)" % (s["iops"], s["low"],
                                                s["high"]),
                         "%.2f" % ratio,
-                        "its rest" if from_runs and nj == 1 else within])
+                        "its rest" if from_runs and nj == 1 else within,
+                        line])
+    return out
+
+
+def cell_probes(entries, names):
+    """{numjobs: the line probe values of the runs of the scenario the
+    manifest names by one of @names (its job file's stem)}."""
+    out = {}
+    for e in entries:
+        if e.get("scenario") in names and lineprobes.values(e):
+            out.setdefault(e.get("numjobs"), []).extend(
+                lineprobes.values(e))
     return out
 
 
 def beside(args, manifests, records, warn, entries=()):
-    """[the table] or []: needs calibration.json in the results; where
-    the runs' line probes (@entries: manifest run entries) contradict its
-    transfers, they stand in for them (calibmachine.Probed)."""
+    """[the table] or []: needs calibration.json in the results; each
+    numjobs' transfers are the one-way cost its own runs' line probes
+    measured (@entries: manifest run entries; calibmachine.Probed), the
+    calibration's only where its runs have none."""
     cal = calibration_path(args.inputs)
     jobs = job_files(manifests)
     if cal is None or not jobs:
@@ -375,11 +405,10 @@ def beside(args, manifests, records, warn, entries=()):
     body = []
     try:
         mach = machine.load(cal)
-        why = disagreement(mach, entries, "its transfers are the runs' "
-                           "line probes in simulated beside measured")
+        why = disagreement(mach, entries, "each numjobs' transfers are its "
+                           "runs' line probes in simulated beside measured")
         if why:
             warn(why)
-            mach = calibmachine.Probed(mach, probes(entries)[0])
     except ValueError as e:
         warn("%s (simulated beside measured is left out)" % e)
         return []
@@ -397,7 +426,8 @@ def beside(args, manifests, records, warn, entries=()):
                 spec = jobspec.read(path)
                 rest = beside_rest(args, spec, mach, records, label,
                                    fio_rest)
-                body += beside_rows(label, spec, mach, mine, rest)
+                body += beside_rows(label, spec, mach, mine, rest,
+                                    cell_probes(entries, (stem, label)))
             except (ValueError, jobspec.SpecError,
                     simulate.PredictError) as e:
                 warn("%s (simulated beside measured leaves it out)" % e)

@@ -87,8 +87,8 @@ def annotate(sections, counts, excluded, spans=None, records=()):
 
 
 def _note(verdict, extra):
-    if extra is None:
-        return verdict
+    if extra is None or verdict.kind == "exact":
+        return verdict      # a count is exact however busy the box was
     return verdict._replace(text="%s; %s" % (verdict.text, extra))
 
 

@@ -45,60 +45,87 @@ def _relabel(mf):
 def inputs_to_files(inputs):
     """[(json path, manifest run entry or None, manifest or None)],
     [manifests]; runs that did not finish on every host ("partial") are
-    left out."""
-    files, manifests = [], []
+    left out, and every run is taken once (_once)."""
+    files, manifests, given = [], [], []
     for item in inputs:
-        if not os.path.isdir(item):
-            files.append((item, None, None))
-            continue
-        mf = _load_manifest(item)
-        if mf is None:
-            found = sorted(p for p in glob.glob(os.path.join(item, "*.json"))
-                           if os.path.basename(p) not in (
-                               manifest.NAME, calibration.JSON_NAME)
-                           and not os.path.islink(p))
-            if not found:
-                warn("%s: no fio JSON files in this directory" % item)
-            files += [(p, None, None) for p in found]
-            continue
-        manifests.append(mf)
-        where = os.path.join(item, manifest.NAME)
-        for entry in mf["runs"]:
-            if isinstance(entry, dict) and entry.get("status") == "ok":
-                try:
-                    path = manifest.file_in(item, entry.get("json"), where,
-                                            "json")
-                    bad = manifest.names_error(entry)
-                    if bad:
-                        raise fiojson.InputError(where, "%s: %s" % (
-                            manifest.plain(entry.get("name"),
-                                          numbers.NAME_SHOWN), bad))
-                    files.append((path, entry, mf))
-                except fiojson.InputError as e:
-                    warn("%s (run left out)" % e)
-    return _once(files), manifests
+        before = len(files)
+        _input_files(item, files, manifests)
+        given += [item] * (len(files) - before)
+    had = {id(mf) for _, _, mf in files}
+    files = _once(files, given)
+    # a manifest all of whose runs are copies of runs taken: left out
+    kept = {id(mf) for _, _, mf in files}
+    return files, [m for m in manifests if id(m) in kept or id(m) not in had]
 
 
-def _once(files):
-    """@files with each fio JSON file once: a second entry (or input)
-    naming a file already taken is left out, said in one line."""
-    seen, out = {}, []
-    for item in files:
-        key = os.path.realpath(item[0])
+def _input_files(item, files, manifests):
+    """The runs of input @item (a results directory, a directory of fio
+    JSON files, a file) added to @files, its manifest to @manifests."""
+    if not os.path.isdir(item):
+        files.append((item, None, None))
+        return
+    mf = _load_manifest(item)
+    if mf is None:
+        found = sorted(p for p in glob.glob(os.path.join(item, "*.json"))
+                       if os.path.basename(p) not in (
+                           manifest.NAME, calibration.JSON_NAME)
+                       and not os.path.islink(p))
+        if not found:
+            warn("%s: no fio JSON files in this directory" % item)
+        files += [(p, None, None) for p in found]
+        return
+    manifests.append(mf)
+    where = os.path.join(item, manifest.NAME)
+    for entry in mf["runs"]:
+        if isinstance(entry, dict) and entry.get("status") == "ok":
+            try:
+                path = manifest.file_in(item, entry.get("json"), where,
+                                        "json")
+                bad = manifest.names_error(entry)
+                if bad:
+                    raise fiojson.InputError(where, "%s: %s" % (
+                        manifest.plain(entry.get("name"),
+                                      numbers.NAME_SHOWN), bad))
+                files.append((path, entry, mf))
+            except fiojson.InputError as e:
+                warn("%s (run left out)" % e)
+
+
+def run_id(path):
+    """A run's identity: the SHA-256 of its fio JSON (fio writes the
+    run's start time to the millisecond and every figure into it: no two
+    runs share it, and a copy of a run has it), else its real path."""
+    return runsetup.file_sha256(path) or os.path.realpath(path)
+
+
+def _once(files, given):
+    """@files with each run once (run_id: a copy of a results directory
+    holds the same runs); the runs taken already are left out, also from
+    their manifest's runs, said in one line per input (@given: the input
+    of each file)."""
+    seen, out, again = {}, [], {}
+    for item, came in zip(files, given):
+        key = run_id(item[0])
         if key in seen:
-            warn("%s: named again (%s) after %s: each run's file is read "
-                 "once (run left out)" % (item[0], _run_of(item),
-                                          seen[key]))
+            first, path = seen[key]
+            if item[1] is not None:
+                item[2]["runs"] = [e for e in item[2]["runs"]
+                                   if e is not item[1]]
+            if first == came:       # within one input: name the two
+                warn("%s: the same run as %s (the same fio output: a copy, "
+                     "or named twice): counted once" % (item[0], path))
+                continue
+            again.setdefault((came, first), []).append(item)
             continue
-        seen[key] = _run_of(item)
+        seen[key] = (came, item[0])
         out.append(item)
+    for (came, first), items in again.items():
+        warn("%s: %s the same as %s in %s (the same fio output: a copy): "
+             "each run is counted once" % (
+                 came, "its %d runs are" % len(items) if len(items) > 1
+                 else "run %s is" % items[0][0],
+                 "runs" if len(items) > 1 else "a run", first))
     return out
-
-
-def _run_of(item):
-    entry = item[1]
-    return "run %s of %s" % (entry.get("name"), os.path.join(os.path.dirname(
-        item[0]), manifest.NAME)) if entry else "an input"
 
 
 def identify(path, doc, counters, entry, group_by, variants):

@@ -9,11 +9,10 @@ import os
 import re
 import sys
 
-from ..inputs import fiojson, manifest, matrix, numbers, safewrite
+from ..inputs import fiojson, jobfile, manifest, matrix, numbers, safewrite
 from .. import width
 from ..stats import decide
 from . import hosts, jobguard, placement, runmanifest, runsettings
-from ..inputs import jobfile
 from .local import Local
 from .remote import Remote
 
@@ -74,6 +73,7 @@ class RunConfig:
     placements: dict        # {(scenario, numjobs): placement}
     topology: list          # placement.read_topology()
     policies: dict          # {scenario: its NUMA policy}
+    expects: dict           # {scenario: its expect line, or None}
 
     @classmethod
     def of(cls, args):
@@ -136,6 +136,17 @@ def _scenarios(p, args):
     args.scenarios = scenarios
 
 
+def _headers(p, args):
+    """Every header line of every job file, before anything runs: a bad
+    one, or a published machine with no profile, is a usage error."""
+    args.expects = {}
+    for stem, path in args.scenarios.items():
+        try:
+            args.expects[stem] = jobguard.check_headers(path)
+        except jobguard.Refused as e:
+            p.error(str(e))
+
+
 def _hosts(p, args):
     try:
         args.hosts = [h for path in args.hosts for h in hosts.read_list(path)]
@@ -166,6 +177,26 @@ def _guard(p, args):
                 args.executor.check_job(path, env, args)
             except jobguard.Refused as e:
                 p.error(str(e))
+
+
+def _parse(p, args):
+    """Each job file as fio parses it, with each variant's variables:
+    every variant of the run and of its expect line against the job's
+    model, and every engine option, before any fio runs."""
+    for stem, path in args.scenarios.items():
+        expect = args.expects.get(stem)
+        named = list(expect.groups) if expect else []
+        for variant in args.variants + [v for v in named
+                                        if v not in args.variants]:
+            env = dict(os.environ, **matrix.run_env(
+                args.vars, args.outdir, matrix.Run(stem, variant,
+                                                   args.numjobs[0], 1)))
+            why = args.executor.parse_error(path, env, args)
+            if why and variant in args.variants:
+                p.error("%s (--variants %s): %s" % (path, variant, why))
+            if why:
+                p.error("%s: expect names variant %s: %s"
+                        % (expect.where, variant, why))
 
 
 def _clock(p, args):
@@ -214,8 +245,8 @@ def _run_timeout(p, args):
 
 
 # in this order: each step reads what the ones before it set
-STEPS = (_jobs_and_repeats, _vars, _scenarios, _hosts, _executor, _guard,
-         _clock, _placements, _patterns, _run_timeout)
+STEPS = (_jobs_and_repeats, _vars, _scenarios, _headers, _hosts, _executor,
+         _guard, _parse, _clock, _placements, _patterns, _run_timeout)
 
 
 def validate(p, args):

@@ -7,7 +7,7 @@ through the same few calls, and each run ends in a Status."""
 import enum
 import shlex
 
-from ..inputs import matrix
+from ..inputs import expect, matrix
 
 
 class Status(enum.Enum):
@@ -25,8 +25,8 @@ def env_words(env):
 
 class Executor:
     """The runs of one command.  What the arguments mean here (class
-    methods, for config.py): check_job(), clock(), placements(), pinned(),
-    ramp_s().  Per run the runner calls ready(), command(), env(),
+    methods, for config.py): check_job(), parse_error(), clock(),
+    placements(), pinned(), ramp_s().  Per run the runner calls ready(), command(), env(),
     before(); fio runs; after(), then done() when fio ended well, else
     counters_paths() (removed), failed_everywhere() and, after
     --run-timeout, timeout_reason().
@@ -37,11 +37,27 @@ class Executor:
         function, true once the runner is stopping."""
         self.args, self.progress, self.stopped = args, progress, stopped
 
+    @staticmethod
+    def parse_error(path, env, args):
+        """None where the job file parses with @env as the runs' fio
+        will parse it, else one line saying why (where it can be known
+        before the runs)."""
+        return None
+
     def env(self, run, host=None):
         """The job files' variables for one run (and one host: each host
         has its own stats file)."""
         return matrix.run_env(self.args.vars, self.args.outdir, run,
                               None if host is None else host.label)
+
+    def expect_failures(self, run, records):
+        """One line per term of the job file's expect line that @run's
+        counter @records break (inputs/expect.py), [] without a line."""
+        found = self.args.expects.get(run.scenario)
+        if found is None or not records:
+            return []
+        return expect.failures(found, self.args.scenarios[run.scenario],
+                               records)
 
     def ready(self, run, entry):
         """None when @run can start, else the Status it ends with."""

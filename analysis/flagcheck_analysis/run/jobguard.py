@@ -35,6 +35,10 @@ where it goes.  fio's command line is read as fio reads it (fioargs.py):
 short options (-o FILE, -oFILE), every job file it names (each read as
 the first is), and fio's server and client options, refused here.
 
+On fio servers (remote) a writing job's names are also refused where
+what they lead to there is not known here: a relative one (opened from
+the server's working directory), one with '..', one under /proc/.
+
 jobs/run-job runs this module before fio; flagcheck run checks each job
 file the same way.  FLAGCHECK_DESTROY=yes lets a job write a device."""
 
@@ -46,8 +50,9 @@ import stat
 import sys
 
 from .. import width
-from . import fioargs, fiologs, fiopaths, replay
-from ..inputs import jobfile
+from . import fioargs, fiologs, fiopaths, parseonly, replay
+from ..inputs import headers, jobfile, jobheader
+from ..machines import profile
 
 WRITE_FREE_RW = ("read", "randread")
 # the options that say where a job does I/O, whether it writes, and what
@@ -195,12 +200,18 @@ def writes(opts):
     return None
 
 
+def flagcheck_engines(opts):
+    """The ioengine= values that load flagcheck's engine."""
+    return [v for v, _ in _values(opts, "ioengine")
+            if v.startswith("external:") and
+            os.path.basename(v).startswith("fio-flagcheck")]
+
+
 def opens_nothing(opts):
     """Every ioengine is flagcheck's on the null backend, or fio's null."""
     engines = [v for v, _ in _values(opts, "ioengine")]
     backends = [v for v, _ in _values(opts, "backend")]
-    ours = [e for e in engines if e.startswith("external:") and
-            os.path.basename(e).startswith("fio-flagcheck")]
+    ours = flagcheck_engines(opts)
     if not engines or any(e not in ours and e != "null" for e in engines):
         return False        # fio's default engine, psync, writes
     return not ours or all(b == "null" for b in backends)
@@ -262,6 +273,63 @@ def block_devices(opts, remote=False):
             except (OSError, ValueError):
                 pass
     return found
+
+
+def _applying(opts, section):
+    """The options that apply to the job of @section: its own, every
+    global section's and the command line's."""
+    return [o for o in opts if o[0] in (section, None) or
+            (o[0] is not None and jobfile.is_global(o[0]))]
+
+
+def _opened_names(opts):
+    """[(name, origin)] of every file name each job opens, as written:
+    its filename= list, else its filename_format= (fio's default one) and
+    its own name, each under every directory= (fio's init.c add_job)."""
+    out = []
+    jobs = {s for s, k, _, _ in opts if k is None}
+    if any(s is None and k == "name" for s, k, _, _ in opts):
+        jobs.add(None)      # a job of fio's command line (--name=)
+    for job in sorted(jobs, key=str):
+        own = _applying(opts, job)
+        names = [(n, o) for v, o in _values(own, "filename")
+                 for n in split_list(v)]
+        if not names:
+            names = _values(own, "filename_format") or [
+                (DEFAULT_FORMAT, "fio's default file names")]
+            names += [(n, "the job name %s" % n) for n in _job_names(own)]
+        dirs = [d for v, _ in _values(own, "directory")
+                for d in split_list(v)] or [""]
+        out += [(os.path.join(d, n.lstrip("/")) if d else n, o)
+                for n, o in names for d in dirs]
+    return out
+
+
+def _unknown_on_hosts(path):
+    """Why what @path leads to on a fio server is not known here, or
+    None: a relative name is opened from the server's working directory;
+    a '..' after a link there, or a link under /proc/, leads anywhere."""
+    if not os.path.isabs(path):
+        return ("is a relative name, opened from the fio server's working "
+                "directory, which is not known here")
+    if ".." in path.split("/"):
+        return "has a '..', which a link on the hosts may lead anywhere"
+    if os.path.normpath(path).startswith("/proc/"):
+        return "is a name under /proc/, whose links lead anywhere"
+    return None
+
+
+def _check_hosts_names(path, opts, rw):
+    """Raises Refused for a name a writing job opens on fio servers whose
+    target is not known here (_unknown_on_hosts)."""
+    for name, origin in _opened_names(opts):
+        why = _unknown_on_hosts(name)
+        if why:
+            raise Refused("%s writes (%s) on the hosts and %s (from %s) %s: "
+                          "it may be a block device there; name an absolute "
+                          "path (or set directory=), or set "
+                          "FLAGCHECK_DESTROY=yes to run it anyway"
+                          % (path, rw, name, origin, why))
 
 
 def _command(path, env, args=(), remote=False):
@@ -341,6 +409,8 @@ def check_devices(path, env, args=(), remote=False, cleared=()):
     rw = writes(opts)
     if rw is None or opens_nothing(opts) or destroy:
         return
+    if remote:
+        _check_hosts_names(path, opts, rw)
     found = block_devices(opts, remote)
     if found:
         dev, origin, what = found[0]
@@ -432,6 +502,45 @@ def check_patterns(path, env, args=(), pinned=False):
     return warnings
 
 
+def check_headers(path):
+    """Every header line of job file @path (inputs/headers.py) and the
+    profile its published-machine line names; returns its expect line
+    (or None); raises Refused naming the bad one."""
+    try:
+        found = headers.check(path)
+        machine = found["published-machine"]
+        if machine is not None:
+            profile.find(machine.profile)
+    except jobheader.FigureError as e:
+        raise Refused(str(e))
+    except profile.MachineError as e:
+        raise Refused("%s: published-machine: %s" % (path, e))
+    return found[headers.expect.KEY]
+
+
+def parse_error(path, env, fio):
+    """fio --parse-only of a job file that loads flagcheck's engine, with
+    @env (parseonly.py): None, or one line saying why it does not parse
+    (a variant its model lacks, a bad option value)."""
+    try:
+        if not flagcheck_engines(options_of(path, env)):
+            return None
+    except Refused as e:
+        return str(e)
+    # the counters file's place is check_devices' to judge
+    return parseonly.error(fio, path, dict(env, FLAGCHECK_STATS=""))
+
+
+def check_expect(path, expect, env, fio):
+    """Refused where the expect line names a variant that the job's model
+    does not have, as fio says when it parses the job with it."""
+    for variant in expect.groups if expect else ():
+        why = parse_error(path, dict(env, VARIANT=variant), fio)
+        if why:
+            raise Refused("%s: expect names variant %s: %s"
+                          % (expect.where, variant, why))
+
+
 def main(argv=None):
     p = width.ArgumentParser(
         prog="run-job", description="Refuse a fio job that would write a "
@@ -445,6 +554,8 @@ def main(argv=None):
     args = p.parse_args(argv)
     try:
         check_devices(args.job, os.environ, args.fio_args)
+        check_expect(args.job, check_headers(args.job), os.environ,
+                     os.environ.get("FIO", "fio"))
         for w in check_patterns(args.job, os.environ, args.fio_args):
             print(width.wrap("run-job: warning: %s" % w), file=sys.stderr)
     except Refused as e:

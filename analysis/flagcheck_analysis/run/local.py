@@ -31,6 +31,12 @@ class Local(Executor):
                                cleared=(env["FLAGCHECK_STATS"],))
 
     @staticmethod
+    def parse_error(path, env, args):
+        """fio --parse-only of a job file that loads the engine: its
+        options checked (the variant against the job's model)."""
+        return jobguard.parse_error(path, env, args.fio)
+
+    @staticmethod
     def clock(args):
         """(fio's clocksource, why), and the line probe's seconds."""
         return (clock.choose(args.clocksource, clock.kernel_clocksource()),
@@ -112,20 +118,28 @@ class Local(Executor):
     def done(self, run, entry, out, kept):
         """A local run is done only when the engine's counters describe
         it: its I/O count equals fio's (another fio writing the same
-        counters file, or a stale one, breaks that)."""
+        counters file, or a stale one, breaks that), and they are what
+        the job file's expect line says."""
         name = matrix.run_name(run)
+        broken = []
         try:
-            why = fiojson.counts_disagree(
-                fiojson.load_fio_json(out),
-                fiojson.load_counters(matrix.counters_path(self.args.outdir, run)))
+            records = fiojson.load_counters(
+                matrix.counters_path(self.args.outdir, run))
+            why = fiojson.counts_disagree(fiojson.load_fio_json(out),
+                                          records)
         except fiojson.InputError as e:
             why = str(e)
         if why is None:
-            return Status.OK
+            broken = self.expect_failures(run, records)
+            if not broken:
+                return Status.OK
+            why = "its counters break the job file's expect line, so the " \
+                "job does not model what it says"
         os.replace(out, kept)
-        entry.update(failure="%s: %s; not a measurement, run again (fio's "
-                     "output is in %s)" % (name, why, os.path.basename(kept)),
-                     failed_output=os.path.basename(kept), stderr_tail=[])
+        entry.update(failure="%s: %s; not a measurement%s (fio's output is "
+                     "in %s)" % (name, why, "" if broken else ", run again",
+                                 os.path.basename(kept)),
+                     failed_output=os.path.basename(kept), stderr_tail=broken)
         return Status.FAILED
 
     def timeout_reason(self):

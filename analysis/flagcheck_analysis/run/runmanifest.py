@@ -9,7 +9,7 @@ import platform
 import shlex
 import subprocess
 
-from ..inputs import fiojson, manifest, runsetup, textfile
+from ..inputs import fiojson, manifest, runrecord, textfile
 
 # The source tree, or $(PREFIX)/lib/flagcheck in an installed copy.
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -94,7 +94,7 @@ def build(args, runs, old):
         "engine_version": engine_version(),
         "host": host_info(),
         "matrix": {"jobs": args.scenarios,
-                   "job_sha256": {s: runsetup.job_file_id(path)
+                   "job_sha256": {s: runrecord.job_sha256(path)
                                   for s, path in args.scenarios.items()},
                    "variants": args.variants,
                    "numjobs": args.numjobs,

@@ -76,22 +76,26 @@ def run_record(args, scenario, cache=None):
         engine = args.vars.get("FLAGCHECK_ENGINE")
         cache[scenario] = {
             "settings": settings(args),
-            "engine_sha256": runsetup.job_file_id(engine)
+            "engine_sha256": runsetup.file_sha256(engine)
             if engine and "FLAGCHECK_ENGINE" in names else None,
-            "job_sha256": runsetup.job_file_id(path) if path else None,
+            "job_sha256": runrecord.job_sha256(path) if path else None,
             "job_env": {v: os.environ.get(v) for v in names
                         if v not in args.vars and v not in
                         matrix.MATRIX_VARS}}
     return dict(cache[scenario])
 
 
-def _record_differences(was, now):
+def _record_differences(was, now, job):
     """[(what, then, now, what gives the same again)] of a finished run's
-    engine build and job environment and this command's (an edited job
-    file is no refusal: its runs are reported apart, runsetup)."""
+    job file (its text and its includes': runrecord.job_sha256), engine
+    build and job environment and this command's."""
     def short(sha):
         return "sha256 %s" % sha[:12] if sha else "unknown"
     out = []
+    if was.get("job_sha256") != now["job_sha256"]:
+        out.append((job, "a job file of %s" % short(was.get("job_sha256")),
+                    "one of %s" % short(now["job_sha256"]),
+                    "restore the job file they were made with"))
     if was.get("engine_sha256") and now["engine_sha256"] and \
             was["engine_sha256"] != now["engine_sha256"]:
         out.append(("FLAGCHECK_ENGINE", "an engine build of %s" % short(
@@ -126,7 +130,8 @@ def resume_error(old, args):
         diff = _differences(rec["settings"], now)
         if not diff and scenario in args.scenarios:
             diff = _record_differences(rec, run_record(args, scenario,
-                                                       cache))
+                                                       cache),
+                                       args.scenarios[scenario])
         if diff:
             return ("%s: %s has runs made with %s (%s), this command would "
                     "use %s: %s to resume it, or another --outdir"

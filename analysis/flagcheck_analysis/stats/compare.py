@@ -43,10 +43,32 @@ def cell(variant, runs, key):
                 significance.pct_stddev(values) if values else None)
 
 
+# the counted rows: each run's value is an exact count (the engine's
+# counters, fio's errors), not a sample of a distribution
+EXACT = ("fio_errors", "rmw_per_io", "stores_per_io", "errors_set",
+         "errors_reported")
+
+
+def _span(values):
+    lo, hi = min(values), max(values)
+    return "%.6g" % lo if lo == hi else "%.6g..%.6g" % (lo, hi)
+
+
+def exact(base, other):
+    """The verdict of a counted row: the counts side by side, no test."""
+    if not base or not other:
+        return significance.verdict(base, other)
+    return significance.Verdict(
+        "exact", "exact: counted in every run, not sampled, so no test (%s "
+        "vs %s)" % (_span(base), _span(other)), None, None)
+
+
 def verdict(key, base, other):
-    """significance.verdict, but "same bucket" for latency percentiles that
-    differ only inside one bucket of fio's latency histogram: fio cannot tell
-    them apart."""
+    """significance.verdict, but "exact" for a counted row, and "same
+    bucket" for latency percentiles that differ only inside one bucket of
+    fio's latency histogram: fio cannot tell them apart."""
+    if key in EXACT:
+        return exact(base, other)
     v = significance.verdict(base, other)
     if key not in BUCKETED or v.kind in ("missing", "cannot_tell", "same"):
         return v
