@@ -230,11 +230,11 @@ unit-tests: $(foreach v,unit unit-asan unit-tsan,$(addprefix $(BUILD)/$(v)/,$(UN
 # everything, then runs every test with pytest (tests/, see pytest.ini) in
 # two parts (tests/parts.py): the tests marked serial (they pin CPUs, load
 # them or measure time) alone, then the others on PYTEST_JOBS workers
-# (pytest-xdist's -n; default one per CPU this make may use); the second
-# part's closing summary and exit status are those of both. PYTEST_ARGS
-# reaches pytest in both: -k EXPR, -x, -v, --durations=N, a test file or
-# test id. pytest exits non-zero on a failure and when no test was
-# collected in either part.
+# (pytest-xdist's -n; default one per CPU this make may use; the tests of
+# one xdist_group on one worker); the second part's closing summary and
+# exit status are those of both. PYTEST_ARGS reaches pytest in both: -k
+# EXPR, -x, -v, --durations=N, a test file or test id. pytest exits
+# non-zero on a failure and when no test was collected in either part.
 PYTEST_ARGS	?=
 PYTEST_JOBS	?= $(shell nproc)
 PART_RECORD	:= $(BUILD)/tests/serial-part.json
@@ -242,7 +242,8 @@ PYTEST_PARTS	= rm -f $(PART_RECORD); \
 	$(PYTHON) -m pytest --build=$(BUILD) --part serial \
 		--part-record $(PART_RECORD) $(1) $(PYTEST_ARGS) || :; \
 	$(PYTHON) -m pytest --build=$(BUILD) --part parallel \
-		--part-record $(PART_RECORD) -n $(PYTEST_JOBS) $(1) $(PYTEST_ARGS)
+		--part-record $(PART_RECORD) -n $(PYTEST_JOBS) --dist loadgroup \
+		$(1) $(PYTEST_ARGS)
 CHECK_BUILD	:= all unit-tests $(BUILD)/fio-flagcheck-skew.so \
 		$(BUILD)/fio-flagcheck-unchecked.so $(BUILD)/clang.ok \
 		$(BUILD)/clang-calibrate.ok $(BUILD)/flagcheck-sim-asan

@@ -1,6 +1,7 @@
 """Shared paths and helpers for the analysis tests."""
 
 import contextlib
+import functools
 import io
 import json
 import os
@@ -171,6 +172,17 @@ def in_process(argv, env=None, cwd=None, input=None):
                                     err.getvalue())
     widthcheck.check(p.args, p.stdout, p.stderr)
     return p
+
+
+@functools.lru_cache(maxsize=None)
+def backtest():
+    """What `make backtest` prints: flagcheck backtest on this build's
+    simulator (a CompletedProcess), made once per test process; the tests
+    that read it are in one pytest-xdist group (xdist_group("backtest"))
+    so that they share one process."""
+    sim = os.path.join(BUILD, "flagcheck-sim")
+    assert os.path.exists(sim), "%s missing: run make" % sim
+    return run_cli("backtest", env=dict(os.environ, FLAGCHECK_SIM=sim))
 
 
 class ResultsDirCase:
