@@ -5,6 +5,7 @@
 #   make fio              an fio binary from that same tree, in $(BUILD)/fio
 #   make reproduce        install what is missing, build, run S1 and S2, report
 #   make check            install what is missing, build, run every test
+#   make check-quick      ... every test not marked slow
 #   make check-fio-versions   build fio 3.36, 3.39, 3.41, 3.42 and the engine
 #                         against each, run the version tests under each
 #   make check PYTEST_ARGS='-k iodepth'   ... only the tests pytest's -k picks
@@ -235,6 +236,7 @@ unit-tests: $(foreach v,unit unit-asan unit-tsan,$(addprefix $(BUILD)/$(v)/,$(UN
 # exit status are those of both. PYTEST_ARGS reaches pytest in both: -k
 # EXPR, -x, -v, --durations=N, a test file or test id. pytest exits
 # non-zero on a failure and when no test was collected in either part.
+# check-quick: the same, without the tests marked slow.
 PYTEST_ARGS	?=
 PYTEST_JOBS	?= $(shell nproc)
 PART_RECORD	:= $(BUILD)/tests/serial-part.json
@@ -252,6 +254,12 @@ check: deps
 	$(MAKE) $(CHECK_BUILD)
 	@mkdir -p $(BUILD)/tests
 	$(call PYTEST_PARTS,)
+
+.PHONY: check-quick
+check-quick: deps
+	$(MAKE) $(CHECK_BUILD)
+	@mkdir -p $(BUILD)/tests
+	$(call PYTEST_PARTS,-m 'not slow')
 
 # BENCH_ARGS reaches benchmarks/bench.py (--repeats, --runtime, --before
 # OLD.so: a second build's rows in the same repeats).
