@@ -33,6 +33,8 @@ def test_engine_linked_nodelete(ctx):
     assert "NODELETE" in out, "not linked with -z nodelete"
 
 
+# slow: builds the engine
+@pytest.mark.slow
 def test_engine_builds_with_clang(ctx):
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     rc, out = run_program(["make", "-s", "-C", top, f"BUILD={ctx.build}",
@@ -134,6 +136,8 @@ def together_ns(stats):
     return out
 
 
+# slow: runs until the jobs ran together 50 ms
+@pytest.mark.slow
 # serial: counts how long the jobs ran together
 @pytest.mark.serial
 @pytest.mark.parametrize("readers", (1, 2, 3), ids=lambda n: f"readers{n}")
@@ -432,6 +436,8 @@ def test_sigkilled_run_is_never_attached(ctx, thread):
         "a later run saw the state of a SIGKILLed one"
 
 
+# slow: gdb's backtraces of a hung fio
+@pytest.mark.slow
 def test_a_run_past_its_timeout_is_stopped_with_its_backtraces(ctx):
     """A hung fio fails its test with gdb's backtrace of every thread of
     every fio process, so that a rare hang can be read from the failure."""
@@ -447,6 +453,8 @@ def test_a_run_past_its_timeout_is_stopped_with_its_backtraces(ctx):
     assert msg.count("\nThread ") >= 3 and "#0 " in msg, msg
 
 
+# slow: gdb's backtraces of a hung fio
+@pytest.mark.slow
 # serial: the stop is timed
 @pytest.mark.serial
 def test_a_hung_fios_job_processes_are_stopped_too(ctx):

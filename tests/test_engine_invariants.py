@@ -137,6 +137,8 @@ def peak_rss_kib(ctx, args):
     return int(kib)
 
 
+# slow: many runs, their peak memory
+@pytest.mark.slow
 def test_private_state_is_freed_and_kept_across_reopen(ctx):
     """mapping=private block_commit_write: 26 MiB of heads per 1 GiB file.
     Six jobs one after another in one thread-variant run peak at what one
@@ -302,6 +304,8 @@ def test_many_files_and_a_failed_large_state(ctx):
     assert stats["after"]["ios"] == jobs["after"]["read"]["total_ios"] == 10
 
 
+# slow: waits out an orphaned job's runtime
+@pytest.mark.slow
 def test_a_vanished_fio_leaves_no_counters(ctx):
     """Process mode, fio's parent killed: its job processes run on (as
     with fio's own engines) but write no counters for a run that is gone."""
@@ -372,6 +376,8 @@ def test_counts_restart_with_fios_after_ramp_time(ctx):
     assert s["rmw"] == 2 * job["read"]["total_ios"]
 
 
+# slow: up to 200 runs until both endings are seen
+@pytest.mark.slow
 # serial: a busy loop pinned to the job's CPU
 @pytest.mark.serial
 @pytest.mark.parametrize("depth", [1, 32])

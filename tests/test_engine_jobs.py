@@ -160,6 +160,8 @@ HANGING_FIO = {
 }
 
 
+# slow: waits out RUN_TIMEOUT
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(HANGING_FIO))
 def test_run_job_stops_a_fio_that_runs_past_run_timeout(ctx, kind):
     d = tempfile.mkdtemp(prefix="hangfio-", dir=ctx.tmp)
@@ -256,6 +258,8 @@ def _run_job_with_a_job_process(ctx, new_session=False, **env):
         shutil.rmtree(d)
 
 
+# slow: waits out RUN_TIMEOUT
+@pytest.mark.slow
 def test_run_job_stops_fios_job_processes_past_run_timeout(ctx):
     """A job process that does not stop when fio tells it to (stopped here
     with SIGSTOP, as one spinning in a long work() does not look): past
@@ -377,6 +381,8 @@ def test_run_job_spreads_s1_over_numa_nodes(ctx):
 
 # --- the job files under fio ----------------------------------------------------
 
+# slow: a job file through run-job for its RUNTIME
+@pytest.mark.slow
 @pytest.mark.parametrize("job,variant", JOB_RUNS, ids=JOB_RUN_IDS)
 def test_job_file_runs_on_the_embedded_default(ctx, job, variant):
     p, stats = run_job(ctx, job, clean_env(
@@ -413,6 +419,8 @@ REAL_RUN_IDS = JOB_RUN_IDS + [f"{os.path.basename(j)}-no-backend"
                               for j in JOB_FILES]
 
 
+# slow: a job file through run-job for its RUNTIME
+@pytest.mark.slow
 @pytest.mark.parametrize("job,variant", REAL_RUNS, ids=REAL_RUN_IDS)
 def test_job_file_runs_on_a_small_real_file(ctx, job, variant):
     if not engine_has_backend(ctx, "psync"):
@@ -500,6 +508,8 @@ def test_make_install_stays_in_its_staging_directory(ctx, dest, prefix):
         shutil.rmtree(d)
 
 
+# slow: make install and a run of the installed copy
+@pytest.mark.slow
 def test_installed_run_job_runs_the_installed_engine(ctx):
     if not shutil.which("make"):
         pytest.skip("no make")

@@ -29,6 +29,8 @@ def test_every_model_has_a_variant(ctx, variants):
     assert names.isdisjoint(OLDER_NAMES), names & set(OLDER_NAMES)
 
 
+# slow: a run per model and variant
+@pytest.mark.slow
 def test_every_variant_value_runs_as_variant(ctx, variants):
     for model, (values, _) in variants.items():
         needs = [o for o in EXPECT[model].always

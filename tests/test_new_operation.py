@@ -15,6 +15,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 import fiorun
 from test_new_model import copy_tree, fio_tree
 
@@ -68,6 +70,8 @@ def predict(tree, job):
     return json.loads(p.stdout)
 
 
+# slow: builds a copy of the tree
+@pytest.mark.slow
 def test_new_operation_is_one_row(ctx, tmp_path):
     tree = str(tmp_path / "tree")
     copy_tree(tree, ctx.build)

@@ -23,6 +23,8 @@ def _without_commit(text):
 
 
 # one back-test for this test and test_backtest_criteria.py's
+# slow: the whole back-test, every job file simulated
+@pytest.mark.slow
 @pytest.mark.xdist_group("backtest")
 def test_docs_backtest_is_what_make_backtest_prints():
     p = helpers.backtest()

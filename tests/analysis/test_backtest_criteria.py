@@ -36,6 +36,8 @@ def test_the_table_parses():
 
 
 # one back-test for this test and test_backtest.py's
+# slow: the whole back-test, every job file simulated
+@pytest.mark.slow
 @pytest.mark.xdist_group("backtest")
 def test_no_file_loses_a_criterion_it_met():
     p = helpers.backtest()

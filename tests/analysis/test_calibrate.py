@@ -344,6 +344,8 @@ class TestFiles:
         assert os.listdir(self.tmp) == []
 
 
+# slow: real flagcheck runs and a calibration
+@pytest.mark.slow
 class TestRunnerCalibrates:
     """flagcheck run measures the calibration once per results directory,
     before its runs, keeps it on resume, and not with --no-calibration."""

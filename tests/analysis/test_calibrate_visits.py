@@ -123,6 +123,8 @@ def test_the_contended_figure_is_the_co_running_one():
     assert "wall time" in calibration.line_rate(doc, 2)[1]
 
 
+# slow: two calibrations of seconds
+@pytest.mark.slow
 # serial: a busy loop beside the calibration program
 @pytest.mark.serial
 @needs_two

@@ -149,6 +149,8 @@ class TestUnits:
         assert clients.check_all_clients(doc)["status"] == "absent"
 
 
+# slow: real flagcheck runs on fio servers
+@pytest.mark.slow
 @pytest.mark.skipif(not (FIO and os.path.exists(ENGINE)),
                     reason="needs fio and the built engine (make)")
 class TestTwoServers:
@@ -272,6 +274,8 @@ class TestTwoServers:
         assert "nothing to report" in p.stderr
 
 
+# slow: make install and runs of the installed copy
+@pytest.mark.slow
 @pytest.mark.skipif(not (shutil.which("make") and os.path.exists(ENGINE)),
                     reason="needs make and the built engine")
 class TestInstall:

@@ -177,6 +177,8 @@ def busy_loops(seconds):
             p.wait()
 
 
+# slow: real flagcheck runs beside busy loops
+@pytest.mark.slow
 # serial: pins jobs and counts how long they ran together
 @pytest.mark.serial
 @needs_fio
@@ -234,6 +236,8 @@ cpus_allowed_policy=shared
 """
 
 
+# slow: real flagcheck runs, fio for whole seconds
+@pytest.mark.slow
 # serial: pins jobs and counts how long they ran together
 @pytest.mark.serial
 @needs_fio

@@ -7,6 +7,8 @@ import re
 import shutil
 import tempfile
 
+import pytest
+
 from tests.analysis.helpers import HERE, NULL_JOB, message, run_cli
 from flagcheck_analysis.run import progress
 
@@ -15,6 +17,8 @@ LINE = re.compile(r"^\[(\d+)/(\d+)\] \S+ ok.*, elapsed [0-9:]+, "
                   r"ETA ([0-9:]+)$")
 
 
+# slow: a flagcheck run of 22 runs
+@pytest.mark.slow
 def test_the_total_is_the_worst_case_and_only_falls():
     tmp = tempfile.mkdtemp()
     try:

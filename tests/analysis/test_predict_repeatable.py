@@ -104,6 +104,8 @@ def test_fio_ns_is_checked_with_published():
         in p.stderr
 
 
+# slow: fio's cost measured
+@pytest.mark.slow
 @pytest.mark.skipif(not helpers.FIO, reason="needs fio")
 def test_measure_fio_records_a_valid_figure(tmp_path):
     path = tmp_path / "fio-cost.json"

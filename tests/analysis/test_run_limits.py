@@ -22,6 +22,8 @@ QUICK = ("--variants", "always", "--numjobs", "1", "--repeats", "1",
          "--ramp", "0", "--no-line-probe", "--quiet")
 
 
+# slow: real flagcheck runs stopped by their timeout
+@pytest.mark.slow
 class TestRunsEnd(Scratch):
     """item 10: no run goes on for ever: RUNTIME is validated, and a local
     run is stopped after --run-timeout as a run on hosts is"""
@@ -253,6 +255,8 @@ class TestLruRecords(Scratch):
         assert p.returncode == 0, p.stderr
 
 
+# slow: make install and runs of the installed copy
+@pytest.mark.slow
 @pytest.mark.skipif(not (shutil.which("make") and os.path.exists(ENGINE)),
                     reason="needs make and the built engine")
 class TestInstallQuoted(Scratch):

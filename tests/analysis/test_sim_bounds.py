@@ -206,6 +206,8 @@ def test_a_run_over_the_budget_at_n_cpus_is_refused_before_it_runs():
         "1e+07: fewer --cpus" % (64 * 20 * per_io))
 
 
+# slow: the simulator on 256 CPUs
+@pytest.mark.slow
 def test_a_cas_loop_on_many_cpus_answers_within_the_budget():
     # the I/Os per CPU: the budget over the accesses and the retries of
     # the same short run on the 256 CPUs that predict makes
