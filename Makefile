@@ -297,7 +297,8 @@ bench-pattern: all
 # repeats, pinned jobs, 1 s warm-up; each cell gets REPRO_MIN_REPEATS
 # repeats, then more until its ratio is decided, at most REPRO_REPEATS
 # (about 3 minutes on 2 cores at most); tables on the terminal, Markdown,
-# CSV and plots in REPRO_OUT.  Give REPRO_OUT=DIR to resume an interrupted
+# CSV and plots in REPRO_OUT, with the big-box answer flagcheck predict
+# stores there first.  Give REPRO_OUT=DIR to resume an interrupted
 # run or to keep one.  reproduce-family runs REPRO_REPEATS repeats.
 REPRO_JOBS	?= jobs/filemap-odirect-read.fio jobs/buffer-new-randwrite.fio
 REPRO_REPEATS	?= 5
@@ -314,6 +315,7 @@ reproduce: deps
 		--until-decided --repeats $(REPRO_MIN_REPEATS) \
 		--max-repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) $(REPRO_JOBS)
+	$(PYTHON) analysis/flagcheck predict $(REPRO_OUT) > /dev/null
 	FLAGCHECK_REPEATS_NAME=REPRO_REPEATS $(PYTHON) analysis/flagcheck report $(REPRO_OUT)
 
 # The rest of the family, each with its own variants: S3 (always/test_first),
@@ -324,11 +326,13 @@ reproduce-family: deps
 	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/s3 \
 		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) jobs/aim7-creat-clo.fio
+	$(PYTHON) analysis/flagcheck predict $(REPRO_OUT)/s3 > /dev/null
 	$(PYTHON) analysis/flagcheck report $(REPRO_OUT)/s3
 	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/s4 \
 		--variants before,always,test_first \
 		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) jobs/fxmark-dwtl-uptodate.fio
+	$(PYTHON) analysis/flagcheck predict $(REPRO_OUT)/s4 > /dev/null
 	$(PYTHON) analysis/flagcheck report --base before $(REPRO_OUT)/s4
 	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/s5 \
 		--variants on,off --numjobs 1 --repeats 3 --ramp 0 --no-calibrate \
@@ -347,6 +351,7 @@ reproduce-catalogue: deps
 	$(PYTHON) analysis/flagcheck run --outdir $(REPRO_OUT)/catalogue \
 		--repeats $(REPRO_REPEATS) --runtime $(REPRO_RUNTIME) \
 		$(REPRO_ARGS) $(CATALOGUE_JOBS)
+	$(PYTHON) analysis/flagcheck predict $(REPRO_OUT)/catalogue > /dev/null
 	$(PYTHON) analysis/flagcheck report $(REPRO_OUT)/catalogue
 	$(PYTHON) analysis/flagcheck catalogue $(REPRO_OUT)/catalogue
 

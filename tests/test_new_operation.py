@@ -64,7 +64,7 @@ def engine_counts(ctx, engine, variant, numjobs):
 def predict(tree, job):
     p = subprocess.run([sys.executable, os.path.join(
         tree, "analysis", "flagcheck"), "predict", job, "--machine",
-        "icelake-sp-2s", "--cpus", "2", "--rest", "work", "--seeds", "1",
+        "icelake-sp-2s", "--numjobs", "2", "--rest", "work", "--seeds", "1",
         "--json"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)

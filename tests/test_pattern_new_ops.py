@@ -58,7 +58,7 @@ def test_the_example_runs_and_predicts(ctx):
     assert sum(s["rmw"] for s in lines) == ios
     q = subprocess.run(
         ["/usr/bin/python3", helpers.FLAGCHECK, "predict",
-         EXAMPLE, "--machine", "icelake-sp-2s", "--cpus", "4",
+         EXAMPLE, "--machine", "icelake-sp-2s", "--numjobs", "4",
          "--rest", "work", "--seeds", "1"], capture_output=True, text=True,
         timeout=120, env=dict(os.environ, FLAGCHECK_SIM=os.path.join(
             helpers.BUILD, "flagcheck-sim")))

@@ -35,7 +35,9 @@
 
 #include "atomic.h"
 #include "bitops.h"
-#include "pattern_job.h"
+#include "pattern_copies.h"
+#include "pattern_fns.h"
+#include "pattern_run.h"
 
 
 /* ----- the state, the job ----- */

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pattern_job.h"
+#include "pattern_copies.h"
 
 /* The NUMA node of the CPU this job runs on now (fio pinned it already) */
 int pattern_node(struct pattern_job *j, char *msg, size_t len)

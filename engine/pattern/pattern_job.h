@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * model=pattern: a job's compiled sequence (pattern.c) and the functions
- * that run its operations (pattern_ops.c), one per row of PATTERN_OPS.
+ * model=pattern: a job's compiled sequence and the steps it runs, the
+ * data pattern.c, pattern_ops.c and pattern_copies.c share; each of the
+ * last two declares what it gives pattern.c in a header of its own
+ * (pattern_fns.h, pattern_copies.h), so no header names all three.
  */
 #ifndef FLAGCHECK_PATTERN_JOB_H
 #define FLAGCHECK_PATTERN_JOB_H
@@ -77,23 +79,5 @@ struct pattern_job {
 	/* the job words, at a 128-byte boundary inside */
 	unsigned char arena[PATTERN_ARENA + PATTERN_HEADER];
 };
-
-/* pattern_ops.c: each opcode's function (NULL: no call) */
-extern pattern_fn *const pattern_fns[PATTERN_NR_OPCODES];
-/* pattern_ops.c: a step with a guard (/every, /below, /if_test, ...) */
-void pattern_guarded(struct pattern_job *j, const struct pattern_step *s,
-		     struct fc_counters *c);
-/* pattern_ops.c: an I/O of a sequence with a lock, from its alternative's
- * @first step: 0, or -EDEADLK where a spin gave up (j->stuck) */
-int pattern_io_locked(struct pattern_job *j, const struct pattern_step *first,
-		      const struct fc_io *io, struct fc_counters *c);
-/* pattern_copies.c: the job's copies of node, slot and pair words */
-int pattern_node(struct pattern_job *j, char *msg, size_t len);
-int pattern_slots(struct pattern_job *j, char *msg, size_t len);
-int pattern_pairs(struct pattern_job *j, unsigned int job_number, char *msg,
-		  size_t len);
-/* pattern_run.c: the model's ->run_check */
-int pattern_run_check(const struct fc_run_job *jobs, unsigned int n,
-		      char *msg, size_t len);
 
 #endif

@@ -12,7 +12,7 @@
 
 #include "atomic.h"
 #include "bitops.h"
-#include "pattern_job.h"
+#include "pattern_fns.h"
 
 static void work_ns(uint64_t ns);
 #include "pattern_does.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pattern_job.h"
+#include "pattern_run.h"
 
 static bool same_str(const char *a, const char *b)
 {

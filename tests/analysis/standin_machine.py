@@ -43,7 +43,7 @@ class Machine:
         else:
             out = list(range(n))
         if n > self.total_cpus or len(out) != n:
-            raise ValueError("--cpus %d: the machine has %d"
+            raise ValueError("--numjobs %d: the machine has %d"
                              % (n, self.total_cpus))
         return out
 

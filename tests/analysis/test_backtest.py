@@ -39,7 +39,7 @@ def test_docs_backtest_is_what_make_backtest_prints():
 
 def test_backtest_measures_nothing():
     # no fio run, no calibration: profiles and job files only
-    src = os.path.join(helpers.ANALYSIS, "flagcheck_analysis", "report",
+    src = os.path.join(helpers.ANALYSIS, "flagcheck_analysis", "predict",
                        "backtest.py")
     with open(src) as f:
         text = f.read()

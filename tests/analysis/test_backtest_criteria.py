@@ -10,7 +10,7 @@ import os
 import pytest
 
 from tests.analysis import helpers
-from flagcheck_analysis.report import backtest
+from flagcheck_analysis.predict import backtest
 
 DOC = os.path.join(helpers.REPO, "docs", "backtest.md")
 BEFORE = "\n## Before: "

@@ -176,7 +176,7 @@ def test_predict_published_says_where_s1_lies_and_its_widest(capsys):
     assert b["low"] <= b["high"] < 2.35
     assert b["widest"]["dim"] in b["dims"]
     # one band: the gain's low/high are the band over every unknown, the
-    # costs-and-seeds spread beside it, named; the text prints the same
+    # costs-and-seeds band beside it, named; the text prints the same
     assert (g["low"], g["high"], g["band"]) == (b["low"], b["high"],
                                                 "every unknown")
     assert g["costs_seeds"] == b["today"]
@@ -191,15 +191,13 @@ def test_predict_published_says_where_s1_lies_and_its_widest(capsys):
 
 def test_the_reports_summary_says_where_the_figure_lies():
     from flagcheck_analysis.report import bigbox
+    from tests.analysis.test_whatif import prediction, published_answer
     # the table's gain cell is THE band; the summary prints that one
-    row = ["S1 filemap-odirect-read", "xeon-4s-2014 nodes=0,1", "16",
-           "work", "-", "-", "x1.24 (1.00..2.00)", "1.21..1.27", "1.28",
-           "x2.35"]
     b = {"value": 1.24, "low": 1.0, "high": 2.0, "published": 2.35,
          "where": "above"}
+    p = prediction("xeon-4s-2014", "nodes=0,1", 16, (1.24, 1.0, 2.0), b)
     line = "S1 filemap-odirect-read: " + bigbox.summary_lines(
-        {"S1 filemap-odirect-read": {"published": (row, {"band": b}),
-                                     "asked": None, "row": row}})[
+        published_answer("S1 filemap-odirect-read", p, 2.35))[
             "S1 filemap-odirect-read"]
     assert line == ("S1 filemap-odirect-read: on xeon-4s-2014 nodes=0,1 at "
                     "16 CPUs: x1.24 (1.00..2.00), published x2.35 lies "

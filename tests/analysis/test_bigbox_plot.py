@@ -1,4 +1,5 @@
-"""The big-box answer's plot (predict/curve.py): flagcheck predict --plot
+"""The big-box answer's plot (predict/curve.py's data, report/plot.py's
+bigbox_curve()): flagcheck predict --plot
 FILE and the report's <scenario>_bigbox.png are PNG files whose plotted
 data are the predictions' own figures at 1, 2, 4, ... N CPUs, the
 measured IOPS of the runs and the published gain."""
@@ -11,9 +12,10 @@ import pytest
 from tests.analysis import helpers
 from tests.analysis.test_one_answer import JOB, records
 from flagcheck_analysis.cli import predict
-from flagcheck_analysis.predict import curve, fiocost, jobspec, simulate
-from flagcheck_analysis.report import bigbox
-from flagcheck_analysis.machines import machine
+from flagcheck_analysis.predict import (answer, curve, fiocost, jobspec,
+                                        simulate)
+from flagcheck_analysis.report import bigbox, plot
+from flagcheck_analysis.machines import loader
 
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
 THRESHOLD = os.path.join(helpers.REPO, "jobs", "catalogue",
@@ -31,13 +33,13 @@ def sim_binary(monkeypatch):
 
 @pytest.fixture
 def drawn(monkeypatch):
-    """What each curve.draw() call plotted (its return value)."""
-    got, real = [], curve.draw
+    """What each plot.bigbox_curve() call plotted (its return value)."""
+    got, real = [], plot.bigbox_curve
 
     def spy(d, path, title):
         got.append((real(d, path, title), path))
         return got[-1][0]
-    monkeypatch.setattr(curve, "draw", spy)
+    monkeypatch.setattr(plot, "bigbox_curve", spy)
     return got
 
 
@@ -54,14 +56,14 @@ def test_counts_double_up_to_n():
 
 def test_predict_plot_is_the_predictions(tmp_path, drawn, capsys):
     out = str(tmp_path / "curve.png")
-    assert predict.main([THRESHOLD, "--machine", "icelake-sp-2s", "--cpus", "4",
+    assert predict.main([THRESHOLD, "--machine", "icelake-sp-2s", "--numjobs", "4",
                      "--rest", "work", "--seeds", "1", "--plot", out]) == 0
     capsys.readouterr()
     assert is_png(out)
     ((d, path),) = drawn
     assert path == out and d["cpus"] == [1, 2, 4]
     spec = jobspec.read(THRESHOLD)
-    mach = machine.load("icelake-sp-2s")
+    mach = loader.load("icelake-sp-2s")
     rest = fiocost.rest_of("work", None, mach, spec.rest_ns)
     for i, n in enumerate(d["cpus"]):
         p = simulate.predict(spec, mach, n, None, rest[0], 1)
@@ -70,22 +72,24 @@ def test_predict_plot_is_the_predictions(tmp_path, drawn, capsys):
                 [p["variants"][variant][k] for k in ("iops", "low", "high")]
         assert [d["gain"][k][i] for k in ("value", "low", "high")] == \
             [p["gain"][k] for k in ("value", "low", "high")]
-    assert d["published"] == [spec.published.cpus,
-                              jobspec.published_gain(THRESHOLD)]
+    # the figure published on another machine is not drawn beside this
+    # one's curve (cli/predict.py's published_here())
+    assert spec.published.profile != "icelake-sp-2s"
+    assert d["published"] is None
     assert d["measured"] == {}
 
 
 def test_the_report_plots_its_answer_beside_the_runs(tmp_path, drawn):
     path = tmp_path / "pat.fio"
     path.write_text(JOB.replace("none: my own patch", "x2 on my box"))
-    args = argparse.Namespace(predict=None, machine=None, fio_ns=None,
+    args = argparse.Namespace(cpus=None, machine=None, fio_ns=None,
                               inputs=[])
     mf = [{"matrix": {"jobs": {"pat": str(path)}}}]
-    plans, warned = [], []
-    (row,) = bigbox.rows(args, mf, warned.append, records(), (), None, None,
-                         None, plans)
+    warned = []
+    answers = answer.big_box(args, mf, warned.append, records())
+    (row,) = bigbox.table(answers)[0][2]
     assert warned == []
-    (d,) = bigbox.plot(plans, records(), str(tmp_path))
+    (d,) = bigbox.draw(answers, records(), str(tmp_path))
     png = str(tmp_path / "pat_bigbox.png")
     assert drawn[0][1] == png and is_png(png)
     # the answer (the published machine, 4 CPUs) is the curve's last point

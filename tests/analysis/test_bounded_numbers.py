@@ -15,7 +15,7 @@ from flagcheck_analysis.cli import predict as predict_cli
 from flagcheck_analysis.predict import fiocost
 from flagcheck_analysis.inputs import (calibfile, fiojson, jobheader,
                                       numbers)
-from flagcheck_analysis.machines import machine, profile
+from flagcheck_analysis.machines import loader, machine, profile
 
 BIG = 10 ** 400
 WHY_CAL = os.path.join(helpers.FIXTURES, "why", "calibration.json")
@@ -84,7 +84,7 @@ def test_a_profiles_clock(tmp_path):
     path.write_text(text.replace("clock_ghz = 2.6\n",
                                  "clock_ghz = %d\n" % BIG, 1))
     with pytest.raises(machine.MachineError) as e:
-        machine.load(str(path))
+        loader.load(str(path))
     assert str(e.value) == ("%s: clock_ghz is a whole number of 401 "
                             "digits: want a finite number >= 0.1 and <= 10"
                             % path)
@@ -162,13 +162,13 @@ def test_a_calibration_as_a_profile_is_refused_naming_the_field(
         tmp_path, host, want):
     path = _calibration(tmp_path, **host)
     with pytest.raises(machine.MachineError) as e:
-        machine.load(path)
+        loader.load(path)
     assert str(e.value) == "%s: %s" % (path, want)
 
 
 def test_a_calibrations_stated_clock_is_read(tmp_path):
     path = _calibration(tmp_path, cpu_model="Intel Xeon @ 2.60GHz")
-    assert machine.load(path).clock_ghz == 2.6
+    assert loader.load(path).clock_ghz == 2.6
 
 
 # ---- a published figure whose gain overflows ----

@@ -26,15 +26,15 @@ def predict(capsys, *args):
 
 
 @pytest.mark.parametrize("cpus,want", [
-    ("64," * 39 + "64", "--cpus '%s...(119 characters): 64 given twice; "
+    ("64," * 39 + "64", "--numjobs '%s...(119 characters): 64 given twice; "
      "each value once" % ("64," * 12)),
-    ("2,4,2", "--cpus '2,4,2': 2 given twice; each value once"),
-    (",".join(str(n) for n in range(1, 34)), "--cpus '1,2,3,4,5,6,7,8,9,10,"
+    ("2,4,2", "--numjobs '2,4,2': 2 given twice; each value once"),
+    (",".join(str(n) for n in range(1, 34)), "--numjobs '1,2,3,4,5,6,7,8,9,10,"
      "11,12,13,14,15,...(89 characters): 33 CPU counts: allowed at most "
      "32")])
 def test_cpus_each_once_and_bounded_before_any_simulation(capsys, cpus,
                                                           want):
-    rc, _, err = predict(capsys, GUP, "--machine", "epyc-2s-256", "--cpus",
+    rc, _, err = predict(capsys, GUP, "--machine", "epyc-2s-256", "--numjobs",
                          cpus, "--rest", "work")
     assert (rc, err) == (2, ["flagcheck predict: " + want])
 
@@ -42,7 +42,7 @@ def test_cpus_each_once_and_bounded_before_any_simulation(capsys, cpus,
 @pytest.mark.parametrize("ns", ["0.5", "0", "1e6000", "\u0663"])
 def test_fio_ns_below_one_ns_is_refused(capsys, ns):
     rc, _, err = predict(capsys, GUP, "--machine", "icelake-sp-2s",
-                         "--cpus", "2", "--rest", "fio", "--fio-ns", ns)
+                         "--numjobs", "2", "--rest", "fio", "--fio-ns", ns)
     assert rc == 2 and err[-1] == ("flagcheck predict: error: argument "
                                    "--fio-ns: %r: want a number of ns from "
                                    "1 to 1e+06" % ns)
@@ -50,12 +50,12 @@ def test_fio_ns_below_one_ns_is_refused(capsys, ns):
 
 def test_fio_ns_of_one_ns_is_taken(capsys):
     rc, out, _ = predict(capsys, GUP, "--machine", "icelake-sp-2s",
-                         "--cpus", "2", "--rest", "fio", "--fio-ns", "1",
+                         "--numjobs", "2", "--rest", "fio", "--fio-ns", "1",
                          "--seeds", "1")
     assert rc == 0 and "fio's 1 ns per I/O" in helpers.message(out)
 
 
-@pytest.mark.parametrize("tool", ["report", "backtest"])
+@pytest.mark.parametrize("tool", ["predict", "backtest"])
 def test_every_tools_fio_ns_is_the_same(tool):
     p = helpers.run_cli(tool, "--fio-ns", "0.5", "/nonexistent")
     assert p.returncode == 2
@@ -65,7 +65,7 @@ def test_every_tools_fio_ns_is_the_same(tool):
 
 def test_seeds_long_value_is_cut(capsys):
     rc, _, err = predict(capsys, GUP, "--machine", "icelake-sp-2s",
-                         "--cpus", "2", "--rest", "work", "--seeds",
+                         "--numjobs", "2", "--rest", "work", "--seeds",
                          "9" * 401)
     assert (rc, err) == (2, ["flagcheck predict: --seeds %s...(401 "
                              "characters): allowed 1 or more, at most 100"
@@ -83,13 +83,23 @@ def test_list_machines_of_no_directory_is_refused(capsys, tmp_path, where):
                     "profiles)")
 
 
-def test_report_predict_stops_where_the_simulator_does():
-    p = helpers.run_cli("report", "--help")
-    assert "big-box answer at N CPUs, 2-1024" in p.stdout
-    p = helpers.run_cli("report", "--predict", "1025",
-                        helpers.RESULTS)
-    assert p.returncode == 2 and p.stderr.splitlines()[-1].endswith(
-        "argument --predict: '1025': want a whole number of jobs, 2 to 1024")
+def test_one_word_for_a_count_of_jobs():
+    # flagcheck run's --numjobs is predict's too; --cpus names it, no alias
+    p = helpers.run_cli("predict", GUP, "--cpus", "4")
+    assert p.returncode == 2 and p.stderr.splitlines()[-1] == (
+        "flagcheck predict: error: --cpus: now --numjobs N (flagcheck run's "
+        "word)")
+
+
+def test_predict_dir_stops_where_the_simulator_does():
+    p = helpers.run_cli("predict", helpers.RESULTS, "--numjobs", "1025")
+    assert (p.returncode, p.stderr) == (2, "flagcheck predict: --numjobs '1025': "
+                                        "allowed whole numbers from 1 to 1024 "
+                                        "(the simulator's CPUs)\n")
+    p = helpers.run_cli("report", "--predict", "64", helpers.RESULTS)
+    assert p.returncode == 2 and p.stderr.splitlines()[-1] == (
+        "flagcheck report: error: --predict: now flagcheck predict DIR "
+        "--numjobs N; the report renders what it stores")
 
 
 def test_set_runtime_and_runtime_are_two_runtimes(tmp_path):

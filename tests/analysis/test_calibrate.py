@@ -15,6 +15,7 @@ import pytest
 from tests.analysis.helpers import BUILD, REPO, run_cli
 
 from flagcheck_analysis.calibrate import calibration
+from flagcheck_analysis.inputs import calibfile
 from flagcheck_analysis.machines import cpulist
 
 PROGRAM = os.path.join(BUILD, "flagcheck-calibrate")
@@ -380,7 +381,7 @@ class TestRunnerCalibrates:
         assert sorted(doc["cpus"]) == USABLE
         # the heatmap is the report's: running draws nothing
         assert not os.path.exists(os.path.join(self.out,
-                                               calibration.PNG_NAME))
+                                               calibfile.PNG_NAME))
         before = os.stat(path).st_mtime_ns
         self.run_matrix()                       # resumed: kept as it was
         assert os.stat(path).st_mtime_ns == before

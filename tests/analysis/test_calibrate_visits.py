@@ -116,11 +116,11 @@ def test_the_contended_figure_is_the_co_running_one():
     doc = _doc()
     doc["patterns"]["always"].append({"threads": 2, "ns_per_op": 4.0,
                                       "ops_per_s": 5e8})
-    assert calibration.line_rate(doc, 2) == (4e7, "co-running, 4 of 20 "
+    assert calibfile.line_rate(doc, 2) == (4e7, "co-running, 4 of 20 "
                                              "stretches")
     del doc["visits"]
-    assert calibration.line_rate(doc, 2)[0] == 5e8
-    assert "wall time" in calibration.line_rate(doc, 2)[1]
+    assert calibfile.line_rate(doc, 2)[0] == 5e8
+    assert "wall time" in calibfile.line_rate(doc, 2)[1]
 
 
 # slow: two calibrations of seconds

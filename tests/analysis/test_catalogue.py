@@ -28,12 +28,14 @@ class TestParse:
         assert catalogue.parse("x1.95 hackbench", "w").gain == 1.95
         assert round(catalogue.parse("-22.7% page_fault2",
                                      "w").gain - 1 / 0.773, 12) == 0
+        assert round(catalogue.parse("+5% OLTP throughput",
+                                     "w").gain - 1.05, 12) == 0
 
     def test_refusals_name_the_place_value_and_forms(self):
         for bad in ("1.7M -> 4.0M higher IOPS", "1 -> 2 better x",
                     "0 -> 2 higher x", "2 -> 0 lower x", "x0 gain",
                     "-100% all", "-150% x", "x1.95", "1 -> 2 higher",
-                    "+3% x", ""):
+                    "+0% x", "+3%", ""):
             with pytest.raises(catalogue.FigureError) as e:
                 catalogue.parse(bad, "f.fio:7")
             msg = str(e.value)

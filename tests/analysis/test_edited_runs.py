@@ -224,11 +224,12 @@ def test_one_bad_counters_file_leaves_the_bh_lru_table(tmp_path, capsys):
     bad = os.path.join(d, "s_on_nj1_r2.flagcheck.jsonl")
     with open(bad, "w") as f:
         f.write('{"flagcheck": 2, "ios": -1}\n')
-    points = report._lru_points([d])
-    assert sorted((p.variant, p.mod, p.n) for p in points) == \
+    ((sw, points),) = report.sweeps([d])
+    assert sw.model == "bh_lru"
+    assert sorted((p.variant, p.value, p.n) for p in points) == \
         [("off", 1, 1), ("on", 1, 1)]
     assert message(capsys.readouterr().err) == (
         "flagcheck report: %s: line 1: ios is -1: not a whole number of 0 "
         "or more (left out of the bh_lru table)\n" % bad)
-    report._lru_points([d], {os.path.realpath(bad)})  # named already
+    report.sweeps([d], {os.path.realpath(bad)})  # named already
     assert capsys.readouterr().err == ""

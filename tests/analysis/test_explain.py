@@ -11,6 +11,7 @@ import pytest
 from tests.analysis import helpers
 from flagcheck_analysis.cli import predict
 from flagcheck_analysis.predict import explain
+from flagcheck_analysis.report import bigbox
 
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
 THRESHOLD = os.path.join(helpers.REPO, "jobs", "catalogue",
@@ -109,7 +110,7 @@ def test_per_node_copies_of_a_line_are_named_apart():
 def test_wrapped_fits_the_width():
     p = pred(1.0, [unit(3, ["usage", "watermark"], 1.0, 0.97, 2.0)],
              [unit(3, ["usage", "watermark"], 0.99, 0.96, 1.02)], 3.43)
-    lines = explain.wrapped(explain.sentence(p), "  ")
+    lines = bigbox.wrapped(explain.sentence(p), "  ")
     assert len(lines) == 2 and all(len(l) <= 120 for l in lines)
     assert " ".join(l.strip() for l in lines) == explain.sentence(p)
 
@@ -142,5 +143,5 @@ def test_a_real_simulation_says_the_same_in_text_and_json(monkeypatch,
     out = capsys.readouterr().out
     # the sentence's lines are the text's last ones
     tail = [l.strip() for l in out.splitlines()][-len(
-        explain.wrapped(p["why"], "  ")):]
+        bigbox.wrapped(p["why"], "  ")):]
     assert " ".join(tail) == p["why"]

@@ -6,7 +6,7 @@ from tests.analysis.standin_machine import Machine
 from tests.analysis.test_machine import SMALL, write
 from tests.analysis.simcase import EXACT, sim_binary, spec  # noqa: F401
 from flagcheck_analysis.predict import simulate
-from flagcheck_analysis.machines import machine, profile
+from flagcheck_analysis.machines import loader, profile
 
 
 def one_cpu_ns(mach, sp, rest=100.0):
@@ -45,16 +45,16 @@ def test_a_contended_rmw_still_pays_the_transfer():
 
 
 def test_kunpeng_executes_far_altra_near():
-    kp = machine.load("kunpeng-920-6426")
+    kp = loader.load("kunpeng-920-6426")
     assert (kp.family, kp.physics["atomics"], kp.physics_range["atomics"]) \
         == ("arm64-taishan-v110", "far", ["far"])
     assert [kp.local_ns("atomic_far", w) for w in ("low", "typ", "high")] \
         == [5.79, 29.0, 69.55]
-    altra = machine.load("altra-2s")
+    altra = loader.load("altra-2s")
     assert (altra.family, altra.physics["atomics"]) == \
         ("arm64-neoverse-n1", "home")
     for name in profile.names():
-        m = machine.load(name)
+        m = loader.load(name)
         assert ("atomic_far" in m.costs) == \
             ("far" in m.physics_range["atomics"])
 
@@ -73,7 +73,7 @@ def test_kunpeng_executes_far_altra_near():
 def test_the_far_cost_goes_with_far_atomics(tmp_path, old, new, message):
     path = write(tmp_path, SMALL.replace(old, new, 1))
     with pytest.raises(ValueError) as e:
-        machine.load(path)
+        loader.load(path)
     assert str(e.value) == "%s: %s" % (path, message)
 
 

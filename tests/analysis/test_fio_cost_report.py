@@ -9,7 +9,7 @@ import os
 import pytest
 
 from tests.analysis import helpers
-from flagcheck_analysis.predict import fiocost
+from flagcheck_analysis.predict import answer, fiocost
 from flagcheck_analysis.report import bigbox
 
 JOB = os.path.join(helpers.REPO, "jobs", "catalogue",
@@ -28,10 +28,11 @@ def rows(monkeypatch, tmp_path, record):
     monkeypatch.setattr(fiocost, "measure_fio_ns", lambda: measured.append(
         1) or (500.0, 490.0, 510.0))
     monkeypatch.setattr(fiocost, "this_clock_ghz", lambda: (None, "t"))
-    args = argparse.Namespace(predict=8, machine="icelake-8380-2s",
+    args = argparse.Namespace(cpus=8, machine="icelake-8380-2s",
                               fio_ns=None, inputs=[])
     warned = []
-    out = bigbox.rows(args, MANIFESTS, warned.append)
+    answers = answer.big_box(args, MANIFESTS, warned.append, curves=False)
+    out = bigbox.table(answers)[0][2]
     assert warned == []
     return out, measured
 

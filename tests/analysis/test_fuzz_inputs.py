@@ -21,7 +21,7 @@ from tests.widthcheck import columns
 from flagcheck_analysis.cli import predict as predict_cli
 from flagcheck_analysis.predict import fiocost
 from flagcheck_analysis.cli import report as report_cli
-from flagcheck_analysis.machines import machine
+from flagcheck_analysis.machines import loader, machine
 from flagcheck_analysis.run import hosts
 
 WHY_CAL = os.path.join(helpers.FIXTURES, "why", "calibration.json")
@@ -84,7 +84,7 @@ RECORD = {"fio_ns": 200.0, "low": 190.0, "high": 210.0, "clock_ghz": 2.0,
 def test_fuzz_the_fio_cost_record(tmp_path):
     rnd = random.Random(4302)
     path = tmp_path / "fio-cost.json"
-    prof = machine.load("icelake-sp-2s")
+    prof = loader.load("icelake-sp-2s")
     for case in range(300):
         rec = dict(RECORD)
         for key in rnd.sample(sorted(rec), rnd.randint(1, 3)):
@@ -136,7 +136,7 @@ def test_fuzz_calibrations_as_profiles(capsys, tmp_path, sim_binary):
     for case in range(80):
         path.write_text(json.dumps(_edited(base, rnd)))
         try:
-            m = machine.load(str(path))
+            m = loader.load(str(path))
         except machine.MachineError as e:
             msg = str(e)
             assert msg.startswith(str(path)) and "\n" not in msg, msg
@@ -144,7 +144,7 @@ def test_fuzz_calibrations_as_profiles(capsys, tmp_path, sim_binary):
         assert m.clock_ghz is None or 0.1 <= m.clock_ghz <= 10, m.clock_ghz
         if case % 4:
             continue
-        args = [GUP, "--machine", str(path), "--cpus", "2", "--rest",
+        args = [GUP, "--machine", str(path), "--numjobs", "2", "--rest",
                 "work", "--seeds", "1", "--json"]
         try:
             rc = predict_cli.main(args)
@@ -227,7 +227,7 @@ def test_fuzz_job_files_of_several_sections(capsys, tmp_path, sim_binary):
                 SECTION_OPTS, rnd.randint(0, 3)))
         path = tmp_path / ("f%d.fio" % case)
         path.write_text(text)
-        args = [str(path), "--machine", "icelake-sp-2s", "--cpus",
+        args = [str(path), "--machine", "icelake-sp-2s", "--numjobs",
                 rnd.choice(["2", "1,2", "4"]), "--rest", "work", "--seeds",
                 "1"] + rnd.choice([[], ["--json"]])
         try:

@@ -13,7 +13,7 @@ from tests.analysis.helpers import message, run_cli
 from tests.analysis.test_guard_keywords import S1, S2, needs_fio, refused, \
     run_job
 from tests.analysis.test_out_paths import device  # noqa: F401 (fixture)
-from flagcheck_analysis.run import fioargs, jobguard, replay
+from flagcheck_analysis.guard import fioargs, jobguard, replay
 
 BLOCK = "is a block device: its data would be lost; set " \
     "FLAGCHECK_DESTROY=yes to run it anyway"

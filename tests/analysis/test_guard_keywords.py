@@ -14,7 +14,7 @@ import pytest
 from tests.analysis.helpers import ENGINE, FIO, REPO, loop_device, message, \
     run_cli
 from flagcheck_analysis.inputs import jobfile
-from flagcheck_analysis.run import jobguard
+from flagcheck_analysis.guard import jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S1 = os.path.join(REPO, "jobs", "filemap-odirect-read.fio")      # reads

@@ -11,7 +11,7 @@ import pytest
 
 from tests.analysis.helpers import REPO, message, run_cli
 from tests.analysis.test_guard_keywords import needs_fio, run_job
-from flagcheck_analysis.run import fiologs, jobguard
+from flagcheck_analysis.guard import fiologs, jobguard
 
 S1 = os.path.join(REPO, "jobs", "filemap-odirect-read.fio")      # reads
 ALLOWED = ": a regular file or a new name is allowed, never a link (fio " \

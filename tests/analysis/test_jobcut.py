@@ -23,8 +23,9 @@ from tests.analysis.helpers import ENGINE, FIO, LOOPBACK, LOSETUP, REPO, \
     free_port, loop_device, message, run_cli
 from tests.analysis.helpers import message
 from flagcheck_analysis.cli.report import job_file_figures
+from flagcheck_analysis.cli import guard
 from flagcheck_analysis.inputs import jobfile
-from flagcheck_analysis.run import jobguard
+from flagcheck_analysis.guard import jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S2 = os.path.join(REPO, "jobs", "buffer-new-randwrite.fio")     # writes
@@ -147,7 +148,7 @@ class TestReader:
         assert sections == ["global", "j\udce9"]
         text = jobfile.render(job, {})
         assert jobfile.to_bytes(text) == open(job, "rb").read()
-        assert jobguard.main([job]) == 0
+        assert guard.main([job]) == 0
         p = run_job(self.tmp, job, BACKEND="null")
         assert p.returncode == 0, p.stderr
         assert "Traceback" not in message(p.stderr)
@@ -332,9 +333,12 @@ class TestServer:
         assert not os.path.exists(marker)
 
     def test_dev_directory_with_a_comment(self):
-        p = run_cli("run", S2, "--dry-run", "--repeats", "1",
-                    "--numjobs", "1", "--set", "FILENAME=sdz", "--set",
-                    "BACKEND=psync", "--client", "127.0.0.1,1")
+        # the same relative name under another directory: accepted
+        ok = write(os.path.join(self.tmp, "srv.fio"),
+                   "[global]\nrw=write\nsize=1m\nfilename=sdz\n"
+                   "directory=/srv ;c\n[j]\n")
+        p = run_cli("run", ok, "--dry-run", "--repeats", "1",
+                    "--numjobs", "1", "--client", "127.0.0.1,1")
         assert p.returncode == 0, p.stderr
         job = write(os.path.join(self.tmp, "dir.fio"),
                     "[global]\nrw=write\nsize=1m\nfilename=sdz\n"

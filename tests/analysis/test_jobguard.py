@@ -16,7 +16,7 @@ from tests.analysis.helpers import ENGINE, FIO, LOSETUP, REPO, loop_device, \
     run_cli
 from tests.analysis.helpers import message
 from tests.analysis.test_clientserver import Servers
-from flagcheck_analysis.run import jobguard
+from flagcheck_analysis.guard import jobguard
 
 RUN_JOB = os.path.join(REPO, "jobs", "run-job")
 S1 = os.path.join(REPO, "jobs", "filemap-odirect-read.fio")      # reads

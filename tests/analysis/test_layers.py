@@ -1,6 +1,7 @@
-"""The analysis in layers, bottom to top: width, inputs/, machines/,
-stats/, calibrate/ run/ predict/ fromdiff/, report/, cli/; no module imports one of a layer above its own, with no
-exemption. calibrate/ does not import run/ (run/ calibrates through it),
+"""The analysis's rooms on five floors, bottom to top (FLOORS): a module
+imports only rooms of a floor below its own, with no exemption, so no
+room imports another of its floor and there is no circle, of rooms or of
+modules. calibrate/ does not import run/ (run/ calibrates through it),
 and nothing flagcheck run loads is part of report/ (the report's modules
 and matplotlib stay out of a run)."""
 
@@ -67,10 +68,10 @@ def closure(start, graph):
 
 
 # bottom to top: a module reaches (imports, directly or through others) no
-# module of a layer above its own; predict/ reads job files through
-# inputs/jobfile.py and is read by the report
-LAYERS = (("width",), ("inputs",), ("machines",), ("stats",),
-          ("calibrate", "run", "predict", "fromdiff"), ("report",), ("cli",))
+# module of a room on its floor or above but its own room's
+FLOORS = (("width", "inputs"), ("machines", "stats", "fromdiff"),
+          ("calibrate", "guard", "report"), ("run", "predict"), ("cli",))
+LAYERS = tuple(r for floor in FLOORS for r in floor)
 
 
 @pytest.fixture(scope="module")
@@ -97,20 +98,82 @@ def reached(graph, layer, forbidden):
     return out
 
 
-def above(layer):
-    at = [i for i, names in enumerate(LAYERS) if layer in names][0]
-    return [n for names in LAYERS[at + 1:] for n in names]
+def above(room):
+    """The rooms on @room's floor and above, but @room."""
+    at = [i for i, rooms in enumerate(FLOORS) if room in rooms][0]
+    return [r for rooms in FLOORS[at:] for r in rooms if r != room]
+
+
+def room_of(module):
+    return module.split(".")[1] if "." in module else None
+
+
+def room_graph(graph):
+    """{room: the rooms its modules import}."""
+    out = {}
+    for m, deps in graph.items():
+        if room_of(m):
+            out.setdefault(room_of(m), set()).update(
+                room_of(d) for d in deps if room_of(d) not in (None,
+                                                                room_of(m)))
+    return out
+
+
+def floor(room, rooms, seen=()):
+    """1 + the highest floor of the rooms @room imports (1: none; a
+    circle: no floor, infinity)."""
+    if room in seen:
+        return float("inf")
+    return 1 + max([floor(r, rooms, seen + (room,)) for r in rooms[room]]
+                   or [0])
+
+
+def circles(graph):
+    """The strongly connected sets of more than one node (Tarjan)."""
+    index, low, stack, out = {}, {}, [], []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = stack[stack.index(v):]
+            del stack[stack.index(v):]
+            if len(comp) > 1:
+                out.append(sorted(comp))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
 
 
 def test_every_module_is_in_a_layer(graph):
-    layers = {n for names in LAYERS for n in names}
     assert sorted(m for m in graph if m != NAME
-                  and m.split(".")[1] not in layers) == []
+                  and m.split(".")[1] not in LAYERS) == []
 
 
-@pytest.mark.parametrize("layer", [n for names in LAYERS for n in names])
+@pytest.mark.parametrize("layer", LAYERS)
 def test_no_layer_reaches_a_layer_above(graph, layer):
     assert reached(graph, layer, above(layer)) == {}
+
+
+def test_five_floors_as_the_imports_make_them(graph):
+    rooms = room_graph(graph)
+    assert {r: floor(r, rooms) for r in rooms} == {
+        r: i + 1 for i, floor_ in enumerate(FLOORS) for r in floor_}
+
+
+def test_no_circle_of_modules_or_rooms(graph):
+    # a package's own __init__ is run by importing its modules: not an edge
+    mods = {m: {d for d in deps if not d.startswith(m + ".")
+                and not m.startswith(d + ".")} for m, deps in graph.items()}
+    assert circles(mods) == []
+    assert circles(room_graph(graph)) == []
 
 
 def test_calibrate_never_imports_run(graph):

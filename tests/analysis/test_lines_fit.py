@@ -14,7 +14,8 @@ import pytest
 
 import widthcheck
 from tests.analysis.helpers import ANALYSIS, REPO, run_cli
-from flagcheck_analysis.report import bigbox, messages
+from flagcheck_analysis.predict import answer
+from flagcheck_analysis.report import messages
 from flagcheck_analysis.run import progress
 from flagcheck_analysis import width
 from flagcheck_analysis.cli import main
@@ -22,12 +23,12 @@ from flagcheck_analysis.cli import main
 # every subcommand of the one command
 TOOLS = [name for name, _, _ in main.SUBCOMMANDS]
 # the 242-column warning that opened a report
-DISAGREE = bigbox.disagreement(
+DISAGREE = answer.disagreement(
     type("M", (), {"name": "calibration",
                    "transfer_ns": lambda self, a, b: 28.0})(),
     [{"line_probe": {"cpus": [0, 1], "before_ns": 120.0,
                      "after_ns": 120.0}}],
-    "--predict 64 is refused: name a profile with --machine, or calibrate "
+    "--numjobs 64 is refused: name a profile with --machine, or calibrate "
     "again")
 
 

@@ -1,4 +1,5 @@
-"""lru: S5's ns per lookup by mod from bh_lru stats files, and its CLI."""
+"""S5's ns per lookup by mod from bh_lru stats files (report/sweep.py
+with S5's declaration), and flagcheck lru."""
 
 import json
 import os
@@ -7,7 +8,9 @@ import shutil
 import tempfile
 
 from tests.analysis.helpers import REPO, run_cli
-from flagcheck_analysis.report import lru
+from flagcheck_analysis.cli.lru import LRU
+from flagcheck_analysis.inputs import published
+from flagcheck_analysis.report import sweep
 
 
 def line(variant, mod, lookups, ns, hits=None, job=1):
@@ -47,27 +50,28 @@ class TestLru:
         self.write("s_off_nj1_r1.flagcheck.jsonl", [
             line("off", 1, 1000, 25000), line("off", 17, 1000, 26000),
             {"flagcheck": 2, "model": "filemap_check_errors", "ios": 5}])
-        return lru.load(lru.counters_files([self.d]))
+        return sweep.load(LRU, sweep.counters_files([self.d]))
 
     def test_points_mean_over_runs_of_each_runs_ratio(self):
-        pts = {(p.variant, p.mod): p for p in lru.points(self.runs())}
+        pts = {(p.variant, p.value): p
+               for p in sweep.points(LRU, self.runs())}
         on1 = pts[("on", 1)]
         # run 1: (10000 + 30000) / 4000 = 10; run 2: 24000 / 2000 = 12
         assert on1.n == 2
-        assert round(on1.ns - 11.0, 7) == 0
+        assert round(on1.mean - 11.0, 7) == 0
         assert round(on1.stddev - 2 ** 0.5, 7) == 0
-        assert on1.hits == 999 + 2999 + 1999
-        assert on1.depth[0] == on1.hits
+        assert on1.share[0] == 999 + 2999 + 1999
+        assert on1.depth[0] == on1.share[0]
         assert sum(on1.depth[1:]) == 0
-        assert round(pts[("on", 17)].ns - 42.0, 7) == 0
-        assert pts[("on", 17)].hits == 0
+        assert round(pts[("on", 17)].mean - 42.0, 7) == 0
+        assert pts[("on", 17)].share[0] == 0
         assert pts[("off", 1)].n == 1
-        assert round(pts[("off", 1)].ns - 25.0, 7) == 0
+        assert round(pts[("off", 1)].mean - 25.0, 7) == 0
 
     def test_table_beside_the_published_figures(self):
-        pts = lru.points(self.runs())
-        pts.append(lru.Point("on", 20, 1, 41.0, 0.0, 0, 1000, [0] * 16))
-        title, header, rows, _ = lru.table(pts)
+        pts = sweep.points(LRU, self.runs())
+        pts.append(sweep.Point("on", 20, 1, 41.0, 0.0, [0, 1000], [0] * 16))
+        title, header, rows, _ = sweep.table(LRU, pts)
         assert "Tosatti, 27 Jun 2023, docs/scenarios.md" in title
         assert header[:4] == ["mod", "published LRU ns",
                               "published slow ns",
@@ -83,7 +87,7 @@ class TestLru:
         assert got["17"]["on/off"] == "1.62"      # 42 / 26
         # nothing was published past mod 19
         assert [got["20"][h] for h in header[1:4]] == ["-", "-", "-"]
-        out = lru.text(lru.points(self.runs()))
+        out = sweep.text(LRU, sweep.points(LRU, self.runs()))
         assert any("published slow ns" in l
                    for l in out.splitlines()[1:4]), out
 
@@ -98,8 +102,8 @@ class TestLru:
             on[int(m.group(1))] = int(m.group(2))
             off[int(m.group(1))] = int(m.group(3))
         assert sorted(on) == list(range(1, 20))
-        assert lru.PUBLISHED_ON == on
-        assert lru.PUBLISHED_OFF == off
+        assert published.S5_LRU_NS == on
+        assert published.S5_SLOW_NS == off
         # the shape the thread states: rising 41 -> 63 over mod 1..16,
         # 138 past 16, slow path 70..72
         assert (on[1], on[16], on[17]) == (41, 63, 138)

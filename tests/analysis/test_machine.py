@@ -1,5 +1,5 @@
 """Machine profiles (machines/*.toml, machines/machine.py): every profile
-loads and has a source for every number, the CPUs --cpus N takes and the
+loads and has a source for every number, the CPUs --numjobs N takes and the
 relation of two CPUs are exact on small topologies, a calibration loads as
 a profile, and a bad value is refused with one line naming the file, the
 field, the value and what is allowed."""
@@ -11,7 +11,7 @@ import tomllib
 import pytest
 
 from tests.analysis.helpers import REPO
-from flagcheck_analysis.machines import machine, physics, profile
+from flagcheck_analysis.machines import loader, physics, profile
 
 MACHINES = os.path.join(REPO, "machines")
 NAMES = profile.names(MACHINES)
@@ -63,7 +63,7 @@ def write(tmp_path, text, name="small"):
 
 @pytest.fixture
 def small(tmp_path):
-    return machine.load(write(tmp_path, SMALL))
+    return loader.load(write(tmp_path, SMALL))
 
 
 def test_the_published_machines_and_families_are_there():
@@ -77,9 +77,9 @@ def test_the_published_machines_and_families_are_there():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_profile_loads_by_name_and_by_path(name):
-    m = machine.load(name, MACHINES)
+    m = loader.load(name, MACHINES)
     assert m.name == name
-    assert machine.load(os.path.join(MACHINES, name + ".toml")).name == name
+    assert loader.load(os.path.join(MACHINES, name + ".toml")).name == name
     assert m.total_cpus == len(m.cpus(m.total_cpus))
     assert sorted(m.cpus(m.total_cpus)) == list(range(m.total_cpus))
 
@@ -100,7 +100,7 @@ def test_every_number_has_its_own_source(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_generic_profiles_say_so(name):
-    m = machine.load(name, MACHINES)
+    m = loader.load(name, MACHINES)
     if m.generic:
         assert "generic" in m.description
 
@@ -112,7 +112,7 @@ def test_physics_are_the_familys_but_what_a_profile_sets(name):
     is the family's, typical and range."""
     with open(os.path.join(MACHINES, name + ".toml"), "rb") as f:
         doc = tomllib.load(f)
-    m = machine.load(name, MACHINES)
+    m = loader.load(name, MACHINES)
     fam = physics.families()[doc["family"]]
     own = doc.get("physics", {})
     for k in physics.settings():
@@ -173,7 +173,7 @@ def test_two_hops(tmp_path):
     text = SMALL.replace("sockets = 2", "sockets = 3").replace(
         "hops = [[0, 1], [1, 0]]", "hops = [[0, 1, 2], [1, 0, 1], [2, 1, 0]]"
     ).replace("load_hit =", "two_hops = [200.0, 220.0, 240.0]\nload_hit =")
-    m = machine.load(write(tmp_path, text))
+    m = loader.load(write(tmp_path, text))
     assert m.relation(0, 4) == "other_socket"
     assert m.relation(0, 8) == "two_hops"
     assert m.relation(4, 8) == "other_socket"
@@ -221,7 +221,7 @@ def test_a_bad_value_is_refused_with_one_line(tmp_path, old, new, message):
     assert old in SMALL
     path = write(tmp_path, SMALL.replace(old, new, 1))
     with pytest.raises(ValueError) as e:
-        machine.load(path)
+        loader.load(path)
     text = str(e.value)
     assert "\n" not in text
     assert text.startswith(path + ": ")
@@ -230,7 +230,7 @@ def test_a_bad_value_is_refused_with_one_line(tmp_path, old, new, message):
 
 def test_unknown_name_lists_the_profiles():
     with pytest.raises(ValueError) as e:
-        machine.load("no-such-box", MACHINES)
+        loader.load("no-such-box", MACHINES)
     assert "machine 'no-such-box': no such file" in str(e.value)
     assert "icelake-8380-2s" in str(e.value)
 
@@ -262,7 +262,7 @@ def calibration(tmp_path):
 
 
 def test_a_calibration_is_a_profile(tmp_path):
-    m = machine.load(calibration(tmp_path))
+    m = loader.load(calibration(tmp_path))
     assert m.total_cpus == 4 and m.cpus(3) == [0, 1, 2]
     assert m.cpus(2, "nodes=1") == [1, 3]
     assert m.relation(0, 2) == "smt_sibling"
@@ -282,7 +282,7 @@ def test_a_bad_calibration_is_refused_with_one_line(tmp_path):
     path = tmp_path / "calibration.json"
     path.write_text(json.dumps({"flagcheck_calibrate": 2}))
     with pytest.raises(ValueError) as e:
-        machine.load(str(path))
+        loader.load(str(path))
     assert str(e.value) == ('%s: not a flagcheck calibration: no '
                             '"flagcheck_calibrate": 1' % path)
 
@@ -314,7 +314,7 @@ def test_each_published_file_names_its_machine_and_rest(path):
     assert jobheader.read(path) is not None
     pm = jobheader.published_machine(path)
     assert pm is not None, "%s: no published-machine line" % path
-    m = machine.load(pm.profile, MACHINES)
+    m = loader.load(pm.profile, MACHINES)
     cpus = m.cpus(pm.cpus, pm.placement)
     assert len(set(cpus)) == pm.cpus
     rest = jobheader.published_rest(path)
@@ -380,7 +380,7 @@ def test_list_machines_says_what_each_was_measured_on(capsys):
     from flagcheck_analysis.cli import predict
     text = predict.list_machines(MACHINES)
     for name in NAMES:
-        m = machine.load(name, MACHINES)
+        m = loader.load(name, MACHINES)
         line = [l for l in text.splitlines() if l.startswith(name + " ")]
         assert len(line) == 1 and line[0].endswith(m.measured_on), name
 

@@ -69,13 +69,13 @@ def test_new_setting_is_one_row(tmp_path):
         2, "flagcheck-sim: --%s 9: a number from 0 to 5\n" % name)
 
     p = python(tree, """
-        from flagcheck_analysis.machines import machine, profile
+        from flagcheck_analysis.machines import loader, profile
         from flagcheck_analysis.predict import simulate
         for n in profile.names():
-            m = machine.load(n)
+            m = loader.load(n)
             assert m.physics["%(n)s"] == 2.0, n
             assert m.physics_range["%(n)s"] == [2.0], n
-        print(" ".join(simulate.physics(machine.load("milan-2s"))))
+        print(" ".join(simulate.physics(loader.load("milan-2s"))))
         """ % {"n": name})
     assert p.returncode == 0, p.stderr
     assert p.stdout.endswith(" --%s 2\n" % name)
@@ -90,9 +90,9 @@ def test_new_setting_is_one_row(tmp_path):
         with open(path, "w") as f:
             f.write(own.replace("= 4.5", "= " + value))
         p = python(tree, """
-            from flagcheck_analysis.machines import machine
+            from flagcheck_analysis.machines import loader
             try:
-                m = machine.load("milan-2s")
+                m = loader.load("milan-2s")
             except ValueError as e:
                 print(e)
             else:
@@ -109,8 +109,8 @@ def test_new_setting_is_one_row(tmp_path):
         f.write('\n[amd-x86.physics.%s]\ntypical = 1.0\nrange = [0.5, 4.0]'
                 '\nsource = "a test"\n' % name)
     p = python(tree, """
-        from flagcheck_analysis.machines import machine
-        m = machine.load("milan-2s")
+        from flagcheck_analysis.machines import loader
+        m = loader.load("milan-2s")
         print(m.physics["%(n)s"], m.physics_range["%(n)s"])
         """ % {"n": name})
     assert (p.returncode, p.stdout) == (0, "1.0 [0.5, 1.0, 4.0]\n"), p.stderr

@@ -1,5 +1,6 @@
-"""The report's big-box answer is one row per scenario (report/bigbox.py):
---predict's machine and N where asked, with the header's published-rest;
+"""The report's big-box answer is one row per scenario (predict/answer.py
+computes it, report/bigbox.py renders it):
+--numjobs's machine and N where asked, with the header's published-rest;
 the other rest, and the published machine where it is not the answer,
 are a footnote saying why they differ; a failed check on this box puts a
 caveat on the estimate, in the table and the summary."""
@@ -12,9 +13,10 @@ import pytest
 from tests.analysis import helpers
 from flagcheck_analysis.predict import (band, explain, fiocost, jobspec,
                                         simulate)
+from flagcheck_analysis.predict.answer import _fio_answer, big_box
 from flagcheck_analysis.report import bigbox, summary
 from flagcheck_analysis.report.loadrecords import inputs_to_files, load_records
-from flagcheck_analysis.machines import machine
+from flagcheck_analysis.machines import loader
 
 WHATIF = os.path.join(helpers.FIXTURES, "whatif")
 SIM = os.path.join(helpers.BUILD, "flagcheck-sim")
@@ -44,24 +46,25 @@ def sim_binary(monkeypatch):
 
 def records():
     files, _ = inputs_to_files([WHATIF])
-    return load_records(files, None, ["always", "test_first"])[0]
+    return load_records(files, None)[0]
 
 
 def answer(tmp_path, n, caveats=None):
     path = tmp_path / "pat.fio"
     path.write_text(JOB)
-    args = argparse.Namespace(predict=n, machine="icelake-sp-2s",
+    args = argparse.Namespace(cpus=n, machine="icelake-sp-2s",
                               fio_ns=None, inputs=[])
     mf = [{"matrix": {"jobs": {"pat": str(path)}}}]
-    warned, simulated = [], {}
-    rows = bigbox.rows(args, mf, warned.append, records(), (), simulated,
-                       None, caveats)
+    warned = []
+    answers = big_box(args, mf, warned.append, records(), curves=False)
+    rows = [bigbox.scenario_rows(s, caveats)[0]
+            for s in answers["scenarios"]]
     assert warned == []
-    return rows, simulated, jobspec.read(str(path))
+    return rows, answers, jobspec.read(str(path))
 
 
 def work_prediction(sp, n):
-    mach = machine.load("icelake-sp-2s")
+    mach = loader.load("icelake-sp-2s")
     rest = fiocost.rest_of("work", None, mach, sp.rest_ns)
     return simulate.predict(sp, mach, n, None, rest[0])
 
@@ -69,7 +72,7 @@ def work_prediction(sp, n):
 def the_band(sp, n):
     """The band over every unknown at @n CPUs of icelake-sp-2s: the
     published machine's at its N, else with N given (band.band_at)."""
-    mach = machine.load("icelake-sp-2s")
+    mach = loader.load("icelake-sp-2s")
     rest = fiocost.rest_of("work", None, mach, sp.rest_ns)[0]
     if n == sp.published.cpus:
         return band.band(sp, mach, rest)
@@ -88,10 +91,10 @@ def test_predict_at_the_published_machine_is_one_answer(tmp_path):
     assert row[bigbox.SPREAD] == "%.2f..%.2f" % (g["low"], g["high"])
     assert row[bigbox.WHY] == explain.sentence(p)
     # the fio rest is the footnote, with its own figures and why
-    fio_row, _ = bigbox._predicted(
-        argparse.Namespace(predict=4, fio_ns=None), "pat", sp, None,
-        {"machine": machine.load("icelake-sp-2s"), "here": None,
-         "records": records(), "warn": None})
+    fio_row = bigbox.row("pat", _fio_answer(
+        argparse.Namespace(cpus=4, fio_ns=None), "pat", sp, None,
+        {"machine": loader.load("icelake-sp-2s"), "here": None,
+         "records": records(), "warn": None}), None)
     assert row[bigbox.OTHER] == (
         "with this fio job's rest (%s) in place of the header's "
         "published-rest (work: the job file's work(ns) alone): %s, D/C %s; "
@@ -102,8 +105,10 @@ def test_predict_at_the_published_machine_is_one_answer(tmp_path):
     assert fio_row[3].startswith("fio ") and \
         fio_row[3].endswith(" ns (one-job runs)")
     assert row[bigbox.CAVEAT] == "-"
-    assert simulated["pat"]["row"] == row == simulated["pat"]["asked"][0] \
-        == simulated["pat"]["published"][0]
+    (s,) = simulated["scenarios"]
+    assert s["asked"] == s["published"]
+    assert bigbox.row("pat", s["asked"], None)[:bigbox.OTHER] == \
+        row[:bigbox.OTHER]
     assert bigbox.summary_lines(simulated)["pat"] == \
         "on icelake-sp-2s at 4 CPUs: %s\n  %s" % (row[bigbox.GAIN],
                                                   row[bigbox.WHY])
@@ -123,11 +128,11 @@ def test_predict_elsewhere_names_the_published_machine_in_the_footnote(
     assert row[bigbox.GAIN] == "x%.2f (%.2f..%.2f)" % (g8["value"],
                                                        b8["low"], b8["high"])
     assert "cpus" not in b8["dims"] and "placement" not in b8["dims"]
-    # the summary keeps the published machine's answer, --predict 8's
+    # the summary keeps the published machine's answer, --numjobs 8's
     # beside it
     text = bigbox.summary_lines(simulated)["pat"]
     assert text.startswith(
-        "on icelake-sp-2s at 4 CPUs: x%.2f (%.2f..%.2f)\n  --predict 8: on "
+        "on icelake-sp-2s at 4 CPUs: x%.2f (%.2f..%.2f)\n  --numjobs 8: on "
         "icelake-sp-2s at 8 CPUs: %s\n" % (g["value"], b["low"], b["high"],
                                            row[bigbox.GAIN]))
 
@@ -151,7 +156,7 @@ def test_a_failed_check_is_a_caveat_in_the_table_and_the_summary(tmp_path):
         "may miss the big box as much")}
     (row,), simulated, _ = answer(tmp_path, 4, cav)
     assert row[bigbox.CAVEAT] == cav["pat"]
-    text = bigbox.summary_lines(simulated)["pat"]
+    text = bigbox.summary_lines(simulated, (), cav)["pat"]
     assert text == "on icelake-sp-2s at 4 CPUs: %s\n  %s\n  caveat: %s" % (
         row[bigbox.GAIN], row[bigbox.WHY], cav["pat"])
     R = type("R", (), {"scenario": "pat", "corun": None, "numjobs": 2})

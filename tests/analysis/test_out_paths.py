@@ -124,7 +124,7 @@ def test_plot_on_a_device(device, tmp_path):
     os.symlink(device, link)
     for path, what in ((device, "a block device"),
                        (str(link), "a symbolic link (to a block device)")):
-        p = predict(THRESHOLD, "--machine", "icelake-sp-2s", "--cpus", "4",
+        p = predict(THRESHOLD, "--machine", "icelake-sp-2s", "--numjobs", "4",
                     "--rest", "work", "--seeds", "1", "--plot", path)
         assert p.returncode == 1, p.stdout + p.stderr
         assert message(p.stderr) == "flagcheck predict: --plot: %s is %s: " \

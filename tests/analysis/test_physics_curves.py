@@ -11,7 +11,7 @@ import pytest
 
 from tests.analysis.helpers import REPO
 from flagcheck_analysis.predict import curves
-from flagcheck_analysis.machines import machine
+from flagcheck_analysis.machines import loader
 
 FILES = sorted(os.path.join(curves.CURVES_DIR, f)
                for f in os.listdir(curves.CURVES_DIR) if f.endswith(".csv"))
@@ -23,7 +23,7 @@ def test_each_curve_names_its_source_cpu_and_profile(path):
     assert re.fullmatch(r"[0-9a-f]{40}", c.meta["source-commit"])
     assert c.meta["source-repository"].startswith("github.com/")
     if c.meta["profile"] != "-":
-        machine.load(c.meta["profile"])
+        loader.load(c.meta["profile"])
     assert c.meta["profile-rule"]
 
 
@@ -67,7 +67,7 @@ def test_an_unpinned_run_spreads_over_the_nodes():
     # perfbook's hps: 8 threads one on each socket, cores before twins
     c = curves.read(os.path.join(curves.CURVES_DIR,
                                  "perfbook-hps-atomic-add.csv"))
-    prof = machine.load(c.meta["profile"])
+    prof = loader.load(c.meta["profile"])
     assert c.meta["placement"] == "spread"
     assert curves.cpus_of(c, prof, 9) == [0, 28, 56, 84, 112, 140, 168,
                                           196, 1]
@@ -81,7 +81,7 @@ def test_one_thread_alone_runs_at_the_profiles_uncontended_rmw():
     path = os.path.join(curves.CURVES_DIR,
                         "travisdowns-g2-16-atomic-add.csv")
     c = curves.read(path)
-    prof = machine.load(c.meta["profile"])
+    prof = loader.load(c.meta["profile"])
     assert curves.simulated(c, prof, 1) == pytest.approx(
         1e9 / prof.local_ns("atomic_local", "typ"), rel=1e-9)
 

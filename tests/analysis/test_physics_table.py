@@ -12,7 +12,7 @@ from tests.analysis import helpers
 from tests.analysis.helpers import REPO
 from tests.analysis.standin_machine import Machine
 from flagcheck_analysis.predict import simulate
-from flagcheck_analysis.machines import machine, physics
+from flagcheck_analysis.machines import loader, physics
 
 SIM_H = os.path.join(REPO, "sim", "sim.h")
 
@@ -129,7 +129,7 @@ def test_a_calibration_takes_the_family_of_its_model_string():
 def test_every_point_of_a_profiles_range_runs():
     # the interface a band is built on: each point of physics_range, as
     # simulate.physics() turns it into options, is a run of the simulator
-    m = machine.load("kunpeng-920-6426")
+    m = loader.load("kunpeng-920-6426")
     names = list(m.physics_range)
     assert all(m.physics[k] in m.physics_range[k] for k in names)
     points = [dict(zip(names, vals)) for vals in

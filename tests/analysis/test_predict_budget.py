@@ -23,16 +23,16 @@ def test_work_past_the_budget_is_refused_before_it_starts(tmp_path):
     wrapper.write_text('#!/bin/sh\necho run >> "%s"\nexec "%s" "$@"\n'
                        % (log, SIM))
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
-    p = run_cli("predict", S2, "--machine", "milan-2s", "--cpus", "2,4,8",
+    p = run_cli("predict", S2, "--machine", "milan-2s", "--numjobs", "2,4,8",
                 "--seeds", "100", "--fio-ns", "500",
                 env=dict(os.environ, FLAGCHECK_SIM=str(wrapper)))
     assert (p.returncode, p.stdout) == (2, "")
     lines = message(p.stderr).splitlines()
     assert len(lines) == 1 and lines[0].startswith(
-        "flagcheck predict: %s: --cpus 2,4,8 at --seeds 100: about " % S2)
+        "flagcheck predict: %s: --numjobs 2,4,8 at --seeds 100: about " % S2)
     assert lines[0].endswith(
         " simulated events, past the command's budget of 5e+08 "
-        "(docs/predict.md): fewer --seeds or --cpus")
+        "(docs/predict.md): fewer --seeds or --numjobs")
     # one short probe per CPU count, nothing of the predictions
     assert log.read_text().count("run") == 3
 
@@ -65,7 +65,7 @@ def test_the_budget_holds_every_run_of_the_command():
         tally.check(spec)
     assert str(e.value) == ("j.fio: 2 runs simulated 12 events, the "
                             "command's budget (1e+01, docs/predict.md): "
-                            "fewer --seeds or --cpus")
+                            "fewer --seeds or --numjobs")
 
 
 @pytest.mark.parametrize("tty", (True, False))

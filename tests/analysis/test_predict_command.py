@@ -21,13 +21,12 @@ from tests.analysis.simcase import (EXACT, SIM, run, sim_binary,  # noqa: F401
 
 def test_physics_come_only_from_the_profile():
     # the simulator's physics options are built in one place, from
-    # machine.physics; no module of predict/ or the back-test names them
+    # machine.physics; no module of predict/ (the back-test's too) names them
     names = ("handover", "shared_readers", "line_pair", "jitter")
     base = os.path.join(helpers.ANALYSIS, "flagcheck_analysis")
     files = [os.path.join(base, "predict", f)
              for f in os.listdir(os.path.join(base, "predict"))
              if f.endswith(".py")]
-    files += [os.path.join(base, "report", "backtest.py")]
     for path in files:
         with open(path) as f:
             tree = ast.parse(f.read())
@@ -62,7 +61,7 @@ def _predict(*args):
 def test_command_refuses_a_c_model_job():
     p = _predict(os.path.join(helpers.REPO, "jobs",
                               "filemap-odirect-read.fio"),
-                 "--machine", "x", "--cpus", "4")
+                 "--machine", "x", "--numjobs", "4")
     assert p.returncode == 2
     # one message, within 120 columns: a long path makes it go on indented
     lines = p.stderr.splitlines()
@@ -75,7 +74,7 @@ def test_command_refuses_a_c_model_job():
 def test_command_refuses_bad_cpus():
     with pytest.raises(ValueError) as e:
         predict.cpu_counts("4,x")
-    assert str(e.value) == "--cpus '4,x': allowed N[,N...], whole " \
+    assert str(e.value) == "--numjobs '4,x': allowed N[,N...], whole " \
         "numbers (ASCII digits) from 1 to 1024"
 
 
@@ -152,17 +151,22 @@ def test_measured_rest_widens_the_band():
 # slow: the back-test's predictions, twice
 @pytest.mark.slow
 def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
-    from flagcheck_analysis.report import backtest, bigbox
+    from flagcheck_analysis.predict import answer
+    from flagcheck_analysis.predict import backtest
+    from flagcheck_analysis.report import bigbox
     path = os.path.join(helpers.REPO, "jobs", "catalogue",
                         "memcg-adjacent-lines.fio")
     mf = [{"matrix": {"jobs": {"memcg-adjacent-lines": path}}}]
-    args = argparse.Namespace(predict=8, machine="icelake-8380-2s",
+    args = argparse.Namespace(cpus=8, machine="icelake-8380-2s",
                               fio_ns=300.0, inputs=[])
     warned = []
     monkeypatch.setattr(fiocost, "this_clock_ghz", lambda: (None, "t"))
-    first = bigbox.rows(args, mf, warned.append)
+    def rows():
+        return bigbox.table(answer.big_box(args, mf, warned.append,
+                                           curves=False))[0][2]
+    first = rows()
     assert warned == []
-    # one answer: --predict's machine with the header's rest; the fio
+    # one answer: --numjobs's machine with the header's rest; the fio
     # rest and the published machine are its footnote
     assert [r[:4] for r in first] == [
         ["memcg-adjacent-lines", "icelake-8380-2s", "8", "work"]]
@@ -172,24 +176,35 @@ def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
     # the published machine's figure is the back-test's for the file,
     # with its band over every unknown (THE band; bt.low..high is the
     # costs and seeds alone, today's band)
-    from flagcheck_analysis.machines import machine
-    bt = backtest.row(path, helpers.REPO, machine.load, None)
+    from flagcheck_analysis.machines import loader
+    bt = backtest.row(path, helpers.REPO, loader.load, None)
     assert at_pub.startswith(
         "machine (xeon-sp-4s-144 at 144 CPUs, the header's rest): "
         "x%.2f (%.2f..%.2f), D/C " % (bt.pred, bt.band["low"],
                                       bt.band["high"]))
     # two reports of the same results give the same band
-    assert bigbox.rows(args, mf, warned.append) == first
+    assert rows() == first
+
+
+def beside_table(sp, m, measured, rest, probes=None):
+    """The rows of the table of @sp simulated on @m (predict/answer.py)
+    beside @measured {(numjobs, variant): IOPS} (report/bigbox.py)."""
+    from flagcheck_analysis.predict import answer
+    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.stats.compare import Record
+    rows = answer.beside_rows(sp, m, sorted({n for n, _ in measured}), rest,
+                              probes)
+    recs = [Record("S", v, n, 0, {"iops": x}, "r.json")
+            for (n, v), x in measured.items()]
+    return bigbox.beside([{"label": "S", "rows": rows}], recs)[0][2]
 
 
 def test_report_beside_rows_measured_over_simulated():
-    from flagcheck_analysis.report import bigbox
     m = Machine(atomic_local=(5.0,) * 3, load_hit=(1.0,) * 3)
     sp = spec("x@0", "atomic_inc(x),work(95)")
     # one CPU: 1 / (100 ns) exactly; measured 10% and 20% under it
-    rows = bigbox.beside_rows("S", sp, m, {(1, "always"): 9e6,
-                                           (1, "test_first"): 8e6},
-                              (0.0, "0 null", False))
+    rows = beside_table(sp, m, {(1, "always"): 9e6, (1, "test_first"): 8e6},
+                        (0.0, "0 null", False))
     assert [r[:5] + r[6:] for r in rows] == [
         ["S", "1", "always", "0 null", "9000000", "0.90", "yes", "-"],
         ["S", "1", "test_first", "0 null", "8000000", "0.80", "no", "-"]]
@@ -198,7 +213,7 @@ def test_report_beside_rows_measured_over_simulated():
 def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
     # the one-job runs give the rest: 1e9 / 4e6 - (5 + 95) = 150 ns a
     # run; their rows say so, the two-job rows are judged with it
-    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.predict import answer
     from flagcheck_analysis.stats.compare import Record
     m = Machine(same_llc=(50.0,) * 3, atomic_local=(5.0,) * 3,
                 load_hit=(1.0,) * 3)
@@ -206,10 +221,10 @@ def test_report_beside_rest_from_one_job_runs_is_not_judged_there():
     recs = [Record("S", variant, 1, 0, {"iops": 4e6}, "r.json")
             for variant in ("always", "test_first")]
     args = argparse.Namespace(fio_ns=None)
-    rest = bigbox.beside_rest(args, sp, m, recs, "S")
+    rest = answer.beside_rest(args, sp, m, recs, "S")
     assert rest == ((150.0, 150.0, 150.0), "150", True)
-    rows = bigbox.beside_rows("S", sp, m, {(1, "always"): 4e6,
-                                           (2, "always"): 7e6}, rest)
+    rows = beside_table(sp, m, {(1, "always"): 4e6, (2, "always"): 7e6},
+                        rest)
     assert [r[1] for r in rows] == ["1", "2"]
     assert rows[0][7] == "its rest"
     assert rows[1][7] in ("yes", "no")
@@ -220,18 +235,18 @@ def test_report_beside_rows_take_each_cells_own_line_probes():
     # the 2-job cell's runs probed the line at 25..31 ns: its transfers
     # cost their median, 29 ns, not the calibration's 50, and the row says
     # so; with no rest the always form is two RMWs a transfer (the floor)
-    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.predict import answer
     m = Machine(same_llc=(50.0,) * 3, atomic_local=(5.0,) * 3,
                 load_hit=(1.0,) * 3)
     sp = spec("x@0", "atomic_inc(x)")
     entries = [{"scenario": "S", "numjobs": 2, "line_probe": {
         "cpus": [0, 1], "before_ns": b, "after_ns": a}}
         for b, a in ((25.0, 29.0), (31.0, 30.0))]
-    probes = bigbox.cell_probes(entries + [{"scenario": "T", "numjobs": 2,
+    probes = answer.cell_probes(entries + [{"scenario": "T", "numjobs": 2,
                                             "line_probe": None}], ("S",))
     assert probes == {2: [25.0, 29.0, 31.0, 30.0]}
-    rows = bigbox.beside_rows("S", sp, m, {(2, "always"): 6.9e7},
-                              (0.0, "0 given", False), probes)
+    rows = beside_table(sp, m, {(2, "always"): 6.9e7},
+                        (0.0, "0 given", False), probes)
     assert rows[0][8] == "30.0"
     assert float(rows[0][5].split()[0]) == pytest.approx(2e9 / 30.0,
                                                           rel=1e-6)
@@ -255,14 +270,14 @@ def test_line_probes_stand_in_for_a_contradicted_calibration():
 
 
 def test_a_calibration_the_line_probes_contradict_is_not_used():
-    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.predict import answer
     m = Machine(name="calibration", same_llc=(29.0,) * 3)
 
     def entry(before, after):
         return {"line_probe": {"cpus": [0, 1], "before_ns": before,
                                "after_ns": after}}
-    assert bigbox.disagreement(m, [entry(40.0, 50.0)]) is None
-    assert bigbox.disagreement(m, [entry(28.9, 106.6), entry(98.3, 106.7),
+    assert answer.disagreement(m, [entry(40.0, 50.0)]) is None
+    assert answer.disagreement(m, [entry(28.9, 106.6), entry(98.3, 106.7),
                                    {"line_probe": None}]) == (
         "the calibration (calibration) puts 29 ns between the runs' CPUs, "
         "their line probes 107 ns (median of 4): more than x2 apart, the "
@@ -278,13 +293,13 @@ C_MODELS = {"filemap-odirect-read": "s1-filemap-odirect-read",
 
 
 def test_a_c_model_job_file_is_simulated_as_its_pattern_twin():
-    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.predict import answer
     jobs = {c: os.path.join(helpers.REPO, "jobs", c + ".fio")
             for c in C_MODELS}
     jobs["bh-lru-lookup"] = os.path.join(helpers.REPO, "jobs",
                                          "bh-lru-lookup.fio")
     warned = []
-    got = bigbox.job_files([{"matrix": {"jobs": jobs}}], warned.append)
+    got = answer.job_files([{"matrix": {"jobs": jobs}}], warned.append)
     assert warned == []
     # S5 names no twin (its twin has no LRU): left out
     assert got == {c: os.path.join(helpers.REPO, "jobs", "pattern",
@@ -293,11 +308,11 @@ def test_a_c_model_job_file_is_simulated_as_its_pattern_twin():
 
 def test_a_pattern_twin_line_naming_no_file_is_one_line(tmp_path):
     from flagcheck_analysis.inputs import jobheader
-    from flagcheck_analysis.report import bigbox
+    from flagcheck_analysis.predict import answer
     bad = tmp_path / "c.fio"
     bad.write_text("; pattern-twin: pattern/nope.fio\n[global]\n")
     warned = []
-    assert bigbox.job_files([{"matrix": {"jobs": {"c": str(bad)}}}],
+    assert answer.job_files([{"matrix": {"jobs": {"c": str(bad)}}}],
                             warned.append) == {}
     assert warned == [
         "%s:1: pattern-twin 'pattern/nope.fio' is not valid: allowed a .fio "
@@ -319,7 +334,7 @@ def test_several_job_sections_are_refused_in_one_line(tmp_path):
     a file of several is refused, naming them, not simulated as one."""
     f = tmp_path / "two.fio"
     f.write_text(PATTERN_GLOBAL + "[a]\n[b]\npattern=atomic_dec(x)\n")
-    p = _predict(str(f), "--machine", "icelake-sp-2s", "--cpus", "2",
+    p = _predict(str(f), "--machine", "icelake-sp-2s", "--numjobs", "2",
                  "--rest", "work", "--seeds", "1")
     assert (p.returncode, p.stdout) == (2, "")
     # one message (a long path makes it go on indented)
@@ -328,7 +343,7 @@ def test_several_job_sections_are_refused_in_one_line(tmp_path):
     assert all(line.startswith("  ") for line in lines[1:]), lines
     assert " ".join(line.strip() for line in lines) == "flagcheck " \
         "predict: %s: job sections [a], [b]: only one job section is " \
-        "simulated; keep one (--cpus sets how many run it)" % f
+        "simulated; keep one (--numjobs sets how many run it)" % f
     with pytest.raises(jobspec.SpecError):
         jobspec.read(str(f))
 
@@ -337,7 +352,7 @@ def test_many_job_sections_are_named_within_120_columns(tmp_path):
     f = tmp_path / "six.fio"
     f.write_text(PATTERN_GLOBAL + "".join(
         "[job-with-a-long-name-%d]\n" % i for i in range(6)))
-    p = _predict(str(f), "--machine", "icelake-sp-2s", "--cpus", "2")
+    p = _predict(str(f), "--machine", "icelake-sp-2s", "--numjobs", "2")
     assert p.returncode == 2
     lines = p.stderr.splitlines()
     assert all(len(line) <= 120 for line in lines), lines
@@ -364,8 +379,8 @@ def test_the_published_figure_only_beside_its_machine():
     count, the published gain is not printed beside the prediction."""
     job = os.path.join(helpers.REPO, "jobs", "catalogue",
                        "memcg-flush-threshold.fio")     # icelake-8380-2s 160
-    for args in (["--machine", "genoa-2s", "--cpus", "4"],
-                 ["--machine", "icelake-8380-2s", "--cpus", "4"]):
+    for args in (["--machine", "genoa-2s", "--numjobs", "4"],
+                 ["--machine", "icelake-8380-2s", "--numjobs", "4"]):
         p = _predict(job, *args, "--seeds", "1", "--json")
         assert p.returncode == 0, p.stderr
         assert json.loads(p.stdout)["published_gain"] is None

@@ -50,7 +50,7 @@ def test_unicode_digits_are_no_writer_count(tmp_path):
 
 
 def test_numjobs_of_the_runner_is_the_cpus_simulated(tmp_path, monkeypatch):
-    """issue 49 item 12: numjobs=${NUMJOBS} reads --cpus's fewest CPUs (the
+    """issue 49 item 12: numjobs=${NUMJOBS} reads --numjobs's fewest CPUs (the
     jobs flagcheck run would start), never the environment's or 1"""
     monkeypatch.setenv("NUMJOBS", "64")
     path = _job(tmp_path, "pattern=set_bit(a,0)\npattern_writers=2\n"
@@ -58,17 +58,17 @@ def test_numjobs_of_the_runner_is_the_cpus_simulated(tmp_path, monkeypatch):
     assert jobspec.read(path, 2).writers == 2
     assert jobspec.read(path, 4).writers == 2
     for cpus, why in ((1, "NUMJOBS is 1, the fewest CPUs simulated"),
-                      (None, "NUMJOBS is unset here: give --cpus")):
+                      (None, "NUMJOBS is unset here: give --numjobs")):
         with pytest.raises(jobspec.SpecError) as e:
             jobspec.read(path, cpus)
         assert str(e.value) == (
             "%s:6: pattern_writers=2 is above numjobs=1: every job would "
             "write, as with 0; want 0..1 (%s)" % (path, why))
     p = helpers.run_cli("predict", path, "--machine", "milan-2s",
-                        "--cpus", "2,4", "--seeds", "1", "--fio-ns", "500")
+                        "--numjobs", "2,4", "--seeds", "1", "--fio-ns", "500")
     assert p.returncode == 0, p.stderr
     p = helpers.run_cli("predict", path, "--machine", "milan-2s",
-                        "--cpus", "4,1", "--seeds", "1", "--fio-ns", "500")
+                        "--numjobs", "4,1", "--seeds", "1", "--fio-ns", "500")
     assert p.returncode == 2
     assert helpers.message(p.stderr).endswith(
         "(NUMJOBS is 1, the fewest CPUs simulated)\n")

@@ -36,7 +36,7 @@ def record(tmp_path):
     return path
 
 
-ARGS = (GUP, "--machine", "epyc-2s-256", "--cpus", "4", "--rest", "fio",
+ARGS = (GUP, "--machine", "epyc-2s-256", "--numjobs", "4", "--rest", "fio",
         "--seeds", "1")
 
 
@@ -89,7 +89,7 @@ def test_the_headers_published_rest_without_published(tmp_path, record):
     job = tmp_path / "h.fio"
     job.write_text("; published-rest: work 3990\n[global]\nmodel=pattern\n"
                    "pattern_words=a@0\npattern=atomic_inc(a)\n[j]\n")
-    p = predict(str(job), "--machine", "icelake-sp-2s", "--cpus", "2",
+    p = predict(str(job), "--machine", "icelake-sp-2s", "--numjobs", "2",
                 "--seeds", "1", "--json", record=record)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["rest"]["ns"] == 3990.0
@@ -124,8 +124,11 @@ def test_list_machines_names_every_profile():
     d = os.path.join(helpers.REPO, "machines")
     names = sorted(f[:-5] for f in os.listdir(d) if f.endswith(".toml")
                    and f != "families.toml")
-    assert [l.split()[0] for l in lines[1:]] == names
-    for l in lines[1:]:
+    # each profile's row, then its description indented below it
+    rows = [l for l in lines[1:] if not l.startswith(" ")]
+    assert len(rows) * 2 == len(lines) - 1
+    assert [l.split()[0] for l in rows] == names
+    for l in rows:
         name, cpus, sockets, kind = l.split()[:4]
         doc = tomllib.load(open(os.path.join(d, name + ".toml"), "rb"))
         t = doc["topology"]

@@ -18,7 +18,7 @@ from flagcheck_analysis.cli.predict import main as predict_main
 GUP = os.path.join(helpers.REPO, "jobs", "catalogue", "gup-pin-fast.fio")
 S1 = os.path.join(helpers.REPO, "jobs", "pattern",
                   "s1-filemap-odirect-read.fio")
-BASE = ["--machine", "icelake-sp-2s", "--cpus", "2", "--rest", "work",
+BASE = ["--machine", "icelake-sp-2s", "--numjobs", "2", "--rest", "work",
         "--seeds", "1"]
 
 
@@ -48,12 +48,12 @@ def job(tmp_path, pattern, words="a@0", name="j.fio"):
 
 
 @pytest.mark.parametrize("cpus,want", [
-    ("3000", "--cpus '3000': allowed whole numbers from 1 to 1024"),
-    ("\u0663", "--cpus '\u0663': allowed N[,N...], whole numbers (ASCII "
+    ("3000", "--numjobs '3000': allowed whole numbers from 1 to 1024"),
+    ("\u0663", "--numjobs '\u0663': allowed N[,N...], whole numbers (ASCII "
      "digits)"),
     ("\U0001d7d0", "allowed N[,N...]"), ("99999999", "allowed N[,N...]")])
 def test_cpus_is_bounded_before_anything_is_built(capsys, cpus, want):
-    args = [GUP, "--machine", "epyc-2s-256", "--cpus", cpus]
+    args = [GUP, "--machine", "epyc-2s-256", "--numjobs", cpus]
     rc, _, err = predict(capsys, *args)
     assert rc == 2 and want in err
 
@@ -102,7 +102,7 @@ def test_a_profile_that_is_no_regular_toml_is_refused(capsys, tmp_path,
         path.write_bytes(b"name = \"\xe9\"\n")
     got = {}
     t = threading.Thread(target=lambda: got.update(r=predict(
-        capsys, GUP, "--machine", path, "--cpus", "2")), daemon=True)
+        capsys, GUP, "--machine", path, "--numjobs", "2")), daemon=True)
     t.start()
     t.join(20)
     assert not t.is_alive(), "flagcheck predict hung on %s" % make
@@ -110,9 +110,9 @@ def test_a_profile_that_is_no_regular_toml_is_refused(capsys, tmp_path,
     assert rc == 2 and str(path) in err and len(err.splitlines()) == 1
 
 
-def test_report_fio_ns_nan_is_refused_naming_it():
-    p = helpers.run_cli("report", "--predict", "8", "--fio-ns",
-                        "nan", "/nonexistent")
+def test_predict_dir_fio_ns_nan_is_refused_naming_it():
+    p = helpers.run_cli("predict", "/nonexistent", "--numjobs", "8",
+                        "--fio-ns", "nan")
     assert p.returncode == 2
     assert "argument --fio-ns: 'nan': want a number of ns from 1 to" \
         in p.stderr
@@ -120,7 +120,7 @@ def test_report_fio_ns_nan_is_refused_naming_it():
 
 # ---- a seeded fuzz: every answer 0, 1 or 2 with one message ----
 
-OPTS = {"--cpus": ["1", "2", "0", "-1", "1,", ",2", "2,2", "x", "1e3",
+OPTS = {"--numjobs": ["1", "2", "0", "-1", "1,", ",2", "2,2", "x", "1e3",
                    "\u00b2", "3000", "4"],
         "--seeds": ["1", "0", "x", "-3", "1e9", "99999999999999999999"],
         "--rest": ["work", "fio", "none", ""],
@@ -150,7 +150,7 @@ def test_fuzz_the_predict_surface(capsys, tmp_path):
         path.write_text(rnd.choice(HEADERS) + rnd.choice(HEADERS) +
                         "[global]\nmodel=pattern\npattern_words=a@0\n"
                         "pattern=%s\n[j]\n" % rnd.choice(PATTERNS))
-        args = [path, "--machine", "icelake-sp-2s", "--cpus", "2",
+        args = [path, "--machine", "icelake-sp-2s", "--numjobs", "2",
                 "--rest", "work", "--seeds", "1"]
         for opt in rnd.sample(sorted(OPTS), rnd.randint(0, 3)):
             args += [opt, rnd.choice(OPTS[opt])]
@@ -177,20 +177,20 @@ def calibration(tmp_path, **change):
 
 def test_a_calibration_without_pairs_or_with_a_cpu_twice(capsys, tmp_path):
     path = calibration(tmp_path, transfer_ns=[[None, None], [None, None]])
-    rc, _, err = predict(capsys, GUP, "--machine", path, "--cpus", "2",
+    rc, _, err = predict(capsys, GUP, "--machine", path, "--numjobs", "2",
                          "--rest", "work")
     assert (rc, err) == (2, "flagcheck predict: %s: transfer_ns: no pair of "
                          "CPUs measured: want a number for at least one "
                          "pair" % path)
     path = calibration(tmp_path, cpus=[0, 0])
-    rc, _, err = predict(capsys, GUP, "--machine", path, "--cpus", "2",
+    rc, _, err = predict(capsys, GUP, "--machine", path, "--numjobs", "2",
                          "--rest", "work")
     assert (rc, err) == (2, "flagcheck predict: %s: cpus [0, 0]: a CPU "
                          "twice: want each CPU once" % path)
 
 
 def test_one_cpu_has_no_line_capacity_to_print(capsys):
-    rc, out, _ = predict(capsys, GUP, "--machine", "epyc-2s-256", "--cpus",
+    rc, out, _ = predict(capsys, GUP, "--machine", "epyc-2s-256", "--numjobs",
                          "1", "--rest", "work", "--seeds", "1")
     assert rc == 0 and "no C: no other CPU" in out and "inf" not in out
 
@@ -215,7 +215,7 @@ def test_a_calibration_relation_key_of_three_cpus(capsys, tmp_path):
     doc.setdefault("host", {})["relation"] = {"0,1,2": "same_core"}
     path = tmp_path / "cal.json"
     path.write_text(json.dumps(doc))
-    rc, _, err = predict(capsys, GUP, "--machine", path, "--cpus", "2",
+    rc, _, err = predict(capsys, GUP, "--machine", path, "--numjobs", "2",
                          "--rest", "work")
     assert (rc, err) == (2, "flagcheck predict: %s: host.relation key "
                          "'0,1,2': want 'CPU,CPU'" % path)

@@ -15,7 +15,7 @@ import pytest
 
 from tests.analysis.helpers import ANALYSIS, NULL_JOB, REPO, alive, run_cli
 from tests.analysis.test_faults import Scratch, assert_one_line
-from flagcheck_analysis.inputs import runrecord
+from flagcheck_analysis.inputs import runrecord, runsetup
 
 
 FIO = shutil.which("fio")
@@ -210,6 +210,36 @@ class TestResumeWithOtherSettings(Scratch):
                 "to resume it, or another --outdir" % (
                     job, self.out, before[:12],
                     runrecord.job_sha256(job)[:12]))
+
+
+# slow: real flagcheck runs, fio for whole seconds
+@pytest.mark.slow
+class TestResumeByContent(Scratch):
+    """A finished run is resumed only where its fio JSON is the one
+    recorded under its name (its SHA-256): a copy of another run, or a file
+    swapped in, is refused in one line and left as it is."""
+
+    def test_a_copy_of_another_run_is_refused(self):
+        p = run_cli("run", NULL_JOB, *QUICK, "--runtime", "1", "--repeats",
+                    "2", "--outdir", self.out, timeout=120)
+        assert p.returncode == 0, p.stderr
+        r1, r2 = (self.path("results", "null-engine_always_nj1_r%d.json" % i)
+                  for i in (1, 2))
+        shutil.copy(r1, r2)
+        with open(r2, "rb") as f:
+            copied = f.read()
+        p = run_cli("run", NULL_JOB, *QUICK, "--runtime", "1", "--repeats",
+                    "2", "--outdir", self.out, timeout=120)
+        line = assert_one_line(p, "not the run recorded as", rc=1)
+        assert line.startswith("flagcheck run: %s: not the run recorded as "
+                               "null-engine_always_nj1_r2 (its sha256 %s, "
+                               "recorded " % (r2, runsetup.file_sha256(r1)[
+                                   :12])), line
+        assert line.endswith("a copy or another run's output; move its "
+                             "files (null-engine_always_nj1_r2.*) away to "
+                             "run it again, or use another --outdir"), line
+        with open(r2, "rb") as f:
+            assert f.read() == copied
 
 
 # slow: real flagcheck runs, fio for whole seconds

@@ -240,7 +240,8 @@ class TestLruRecords(Scratch):
                  "record 1: model_stats.lookup_ns is NaN"),
                 ({"hits": 2000, "hit_idx1": 2000},
                  "record 1: model_stats hits 2000 + misses 10 != lookups "
-                 "1000"),
+                 "1000: every one of the lookups is counted once in hits "
+                 "or misses"),
                 ({"hit_idx2": 1}, "record 1: model_stats hit_idx1..16 sum "
                  "to 991, hits 990")):
             with open(path, "w") as f:

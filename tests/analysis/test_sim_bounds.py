@@ -203,7 +203,7 @@ def test_a_run_over_the_budget_at_n_cpus_is_refused_before_it_runs():
         simulate.predict(sp, m, 64, seeds=1)
     assert str(e.value) == (
         "test.fio: 64 CPU(s) x 16 I/Os: about %.1e simulated events, budget "
-        "1e+07: fewer --cpus" % (64 * 20 * per_io))
+        "1e+07: fewer --numjobs" % (64 * 20 * per_io))
 
 
 # slow: the simulator on 256 CPUs

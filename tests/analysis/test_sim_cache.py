@@ -54,14 +54,14 @@ def test_a_line_another_cpu_wrote_and_evicted_is_a_fill():
 
 def test_a_profiles_cache_is_its_l2_with_its_own_source(tmp_path):
     from tests.analysis.test_machine import SMALL, write
-    from flagcheck_analysis.machines import machine
+    from flagcheck_analysis.machines import loader
     text = SMALL.replace('cpu_order = "cores-first"',
                          'cpu_order = "cores-first"\nl2_kib = 1024', 1)
     path = write(tmp_path, text)
     with pytest.raises(ValueError) as e:
-        machine.load(path)
+        loader.load(path)
     assert "want an entry for topology.l2_kib" in str(e.value)
     path = write(tmp_path, text.replace(
         "[sources]", '[sources]\n"topology.l2_kib" = "its vendor"', 1))
-    assert machine.load(path).cache_lines == 1024 * 1024 // 64
-    assert machine.load(write(tmp_path, SMALL)).cache_lines is None
+    assert loader.load(path).cache_lines == 1024 * 1024 // 64
+    assert loader.load(write(tmp_path, SMALL)).cache_lines is None

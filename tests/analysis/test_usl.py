@@ -167,6 +167,8 @@ class TestReport:
                 for job in doc["jobs"]:
                     job["read"]["iops"] = 0
                 doc["jobs"][0]["read"]["iops"] = x
+                # the variant as fio writes its job's variant= option
+                doc["global options"]["variant"] = variant
                 with open(os.path.join(self.d, "syn_%s_nj%d_r%d.json"
                                        % (variant, n, i % 2 + 1)), "w") as f:
                     json.dump(doc, f)
@@ -176,8 +178,10 @@ class TestReport:
 
     def test_table_and_prediction(self):
         out = os.path.join(self.d, "out")
-        p = run_cli("report", self.d, "--outdir", out,
-                    "--predict", "32", "--width", "0")
+        # the N the report draws the law to is the stored prediction's
+        p = run_cli("predict", self.d, "--numjobs", "32")
+        assert p.returncode == 0, p.stderr
+        p = run_cli("report", self.d, "--outdir", out, "--width", "0")
         assert p.returncode == 0, p.stderr
         assert "Traceback" not in p.stderr
         text = p.stdout[p.stdout.index("scaling law (USL): syn"):]
@@ -212,21 +216,26 @@ class TestReport:
         assert "always USL extrapolated to 32" in svg
         assert "test_first USL fit" in svg
 
-    def test_bad_predict(self):
+    def test_bad_cpus(self):
         for bad in ("1", "0", "x", "2.5", "-4", "1025",
                     "99999999999999999999"):
-            p = run_cli("report", self.d, "--no-plot",
-                        "--predict", bad)
+            p = run_cli("predict", self.d, "--numjobs", bad)
             assert p.returncode == 2, bad
             assert "Traceback" not in p.stderr
-            assert ("argument --predict: %r: want a whole number of "
-                    "jobs, 2 to 1024" % bad) in \
-                p.stderr.splitlines()[-1]
+            assert p.stderr.startswith("flagcheck predict: --numjobs %r: "
+                                       "allowed " % bad) or \
+                p.stderr.startswith("flagcheck predict: --numjobs %r: with "
+                                    "a results directory, one N from 2 to "
+                                    "1024" % bad), p.stderr
+            p = run_cli("report", self.d, "--no-plot", "--predict", bad)
+            assert p.returncode == 2 and p.stderr.splitlines()[-1] == (
+                "flagcheck report: error: --predict: now flagcheck predict "
+                "DIR --numjobs N; the report renders what it stores")
 
     def test_help_explains_the_fit(self):
         p = run_cli("report", "--help")
         assert p.returncode == 0
-        assert "--predict N" in p.stdout
+        assert "flagcheck predict DIR --numjobs 64 computes it" in p.stdout
         text = " ".join(p.stdout.split())
         for word in ("the scaling law (sigma, kappa, no peak, no fit "
                      "possible)", "docs/analysis.md (flagcheck report)"):

@@ -45,7 +45,7 @@ WHY = os.path.join(FIXTURES, "why")
 
 def load(directory, variants=("always", "test_first")):
     files, _ = inputs_to_files([directory])
-    records, docs, _, _, _ = load_records(files, None, list(variants))
+    records, docs, _, _, _ = load_records(files, None)
     return records, docs
 
 

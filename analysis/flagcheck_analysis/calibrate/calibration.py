@@ -1,13 +1,8 @@
-"""This machine's cache-line costs, measured: what flagcheck-calibrate and
-flagcheck run's calibration share (the command is flagcheck-calibrate, the
-tables and the heatmap report/linecosts.py).
-
-Runs the C program flagcheck-calibrate (calibrate/flagcheck-calibrate.c,
-built by make), which measures the one-way cache-line transfer latency of
-every pair of usable CPUs and the always / test_first bit patterns at 1..N
-threads; adds the CPU model and the topology (NUMA nodes, SMT siblings) from
-/sys and /proc/cpuinfo; summarises the matrix per relation of the two CPUs;
-writes calibration.json; reads and validates one."""
+"""This machine's cache-line costs, measured: runs flagcheck-calibrate
+(calibrate/flagcheck-calibrate.c), adds the CPU model and the topology
+from /sys and /proc/cpuinfo, summarises the matrix per relation and writes
+calibration.json (its reader and what its figures mean:
+inputs/calibfile.py). docs/analysis.md, "Calibration and the why section"."""
 
 import ctypes
 import datetime
@@ -25,13 +20,11 @@ import time
 from ..inputs import numbers, safewrite
 from .. import width
 from ..inputs import calibfile
-from ..inputs.calibfile import CalibrationError, load, validate
+from ..inputs.calibfile import JSON_NAME, CalibrationError, load, validate
 from ..machines import cpulist
 from ..machines.cpulist import read_text
 
 PROG = "flagcheck calibrate"
-JSON_NAME = "calibration.json"
-PNG_NAME = "calibration.png"
 DEFAULT_SECONDS = 10.0
 SYSFS = cpulist.SYSFS
 CPUINFO = "/proc/cpuinfo"
@@ -39,9 +32,6 @@ CPUINFO = "/proc/cpuinfo"
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.realpath(__file__)))))
 
-# How two CPUs relate, nearest first, and how the tables name it.
-RELATIONS = (("smt", "SMT sibling"), ("same_node", "same node"),
-             ("other_node", "other node"))
 # the two bit patterns it measures (the file's reader, inputs/calibfile.py)
 PATTERNS = calibfile.PATTERNS
 
@@ -297,45 +287,6 @@ def describe(doc, sysfs=SYSFS, cpuinfo=CPUINFO):
     }
     doc["summary"] = summarise(doc, topo)
     return doc
-
-
-# ---- reading a calibration ----
-
-def point(doc, pattern, threads):
-    """The pattern's point at that many threads, or None."""
-    for p in doc["patterns"][pattern]:
-        if p["threads"] == threads:
-            return p
-    return None
-
-
-def visit(doc, threads):
-    """The visits point at that many threads (calibrate/visits.c), or
-    None (a calibration from before them, or past its threads)."""
-    for v in doc.get("visits") or ():
-        if v["threads"] == threads:
-            return v
-    return None
-
-
-def line_rate(doc, threads):
-    """(RMWs per second on the one shared line at @threads, what it is):
-    the visits' rate over the stretches where every thread ran (a busy
-    machine cannot raise it: a thread alone on the line is not counted),
-    None where none was kept; a calibration from before the visits: the
-    always pattern's wall-time rate, said so."""
-    v = visit(doc, threads)
-    if v is not None:
-        return v["rmw_per_s"], "co-running, %d of %d stretches" % (
-            v["stretches_kept"], v["stretches"])
-    p = point(doc, "always", threads)
-    if p is None:
-        return None, "not measured"
-    return p["ops_per_s"], "wall time (a calibration without visits)"
-
-
-def max_threads(doc):
-    return max(p["threads"] for p in doc["patterns"]["always"])
 
 
 # ---- presenting ----

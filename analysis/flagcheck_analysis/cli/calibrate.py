@@ -8,10 +8,11 @@ lives in report/, above both."""
 import os
 import sys
 
-from ..calibrate.calibration import (CalibrationError, DEFAULT_SECONDS,
-    JSON_NAME, Interrupted, seconds_arg, PNG_NAME, PROG, Progress, calibrate,
-    default_program)
+from ..calibrate.calibration import (DEFAULT_SECONDS, Interrupted,
+    seconds_arg, PROG, Progress, calibrate, default_program)
+from ..inputs.calibfile import JSON_NAME, PNG_NAME, CalibrationError
 from .. import width
+from . import argparser
 from ..inputs import fiojson, numbers
 from ..report import plot
 from ..report.linecosts import heatmap, text
@@ -33,10 +34,10 @@ _threads = numbers.arg(" is not valid: a whole number of at least 1, at "
 
 
 def build_parser():
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog=PROG, description="Measure this machine's cache-line costs; "
         "write calibration.json and a heatmap.", epilog=EPILOG,
-        formatter_class=width.HelpFormatter)
+        formatter_class=argparser.HelpFormatter)
     p.add_argument("--outdir", default=".", metavar="DIR",
                    help="where calibration.json and .png go (default: the "
                    "current directory)")

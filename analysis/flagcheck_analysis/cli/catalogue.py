@@ -5,6 +5,7 @@ import os
 import sys
 
 from .. import width
+from . import argparser
 from ..report import catalogue, conditions, render
 from ..report.loadrecords import inputs_to_files, load_records
 
@@ -19,10 +20,10 @@ exit status: 0 reported, 1 nothing to report, 2 usage error.  In full: docs/anal
 
 
 def build_parser():
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog=PROG, description="Each catalogue job's test_first/always IOPS "
         "ratio beside the gain its source published.", epilog=EPILOG,
-        formatter_class=width.HelpFormatter)
+        formatter_class=argparser.HelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="DIR",
                    help="a flagcheck run results directory")
     p.add_argument("--job", action="append", default=[], metavar="FILE",
@@ -70,7 +71,7 @@ def main(argv=None):
             figures[scenario] = fig
         else:
             without.append(path)
-    records = load_records(files, None, ["always", "test_first"])[0]
+    records = load_records(files, None)[0]
     rows = catalogue.rows(records, figures, conditions.cell_counts(
         conditions.ok_entries(manifests)))
     if not rows:

@@ -5,6 +5,7 @@ import os
 import sys
 
 from .. import width
+from . import argparser
 from ..fromdiff import build, jobtext, kernelnames, translate
 from ..inputs import pahole, patchfile, safewrite, textfile
 
@@ -19,11 +20,11 @@ In full: docs/your-patch.md (From a diff)."""
 
 
 def build_parser():
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog=PROG, description="A kernel patch of the family (a git "
         "format-patch mail, git show output or a unified diff) into a "
         "model=pattern job file.", epilog=EPILOG,
-        formatter_class=width.HelpFormatter)
+        formatter_class=argparser.HelpFormatter)
     p.add_argument("patch", metavar="PATCH", help="the patch file")
     p.add_argument("-o", dest="output", metavar="JOB",
                    help="the job file to write (default: PATCH's name "

@@ -1,15 +1,20 @@
-"""flagcheck lru's command line: S5's table and plot, ns per buffer_head
-lookup against mod (report/lru.py)."""
+"""flagcheck lru's command line: S5's table and plot alone, ns per
+buffer_head lookup against mod, from counters files (report/sweep.py,
+the report's section of it)."""
 
 import os
 import sys
 
 from .. import width
+from . import argparser
 from ..inputs import safewrite
-from ..report import lru, plot
+from ..inputs import published
+from ..report import plot, sweep
 from ..inputs.fiojson import InputError
 
 PROG = "flagcheck lru"
+# S5's declaration: the bh_lru model's ns per lookup against mod
+LRU = [sw for sw in published.SWEEPS if sw.model == "bh_lru"][0]
 
 # the inputs, columns and files in full are docs/analysis.md's
 # "flagcheck lru", not --help's
@@ -21,11 +26,11 @@ The columns and the published figures: docs/analysis.md (flagcheck lru), docs/sc
 
 
 def build_parser():
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog=PROG, description="S5: ns per __find_get_block() against "
         "mod, with and without the per-CPU buffer_head LRU, beside the "
         "published figures.", epilog=EPILOG,
-        formatter_class=width.HelpFormatter)
+        formatter_class=argparser.HelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
                    help="a flagcheck run results directory, or counters "
                    "files (.flagcheck.jsonl)")
@@ -48,17 +53,17 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(argv)
     try:
-        runs = lru.load(lru.counters_files(args.inputs))
+        runs = sweep.load(LRU, sweep.counters_files(args.inputs))
     except InputError as e:
         print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
         return 1
-    pts = lru.points(runs)
+    pts = sweep.points(LRU, runs)
     if not pts:
         print(width.wrap("%s: no bh_lru records in the inputs" % PROG),
               file=sys.stderr)
         return 1
-    out = {"text": lru.text, "markdown": lru.markdown,
-           "csv": lru.csv_text}[args.format](pts)
+    out = {"text": sweep.text, "markdown": sweep.markdown,
+           "csv": sweep.csv_text}[args.format](LRU, pts)
     sys.stdout.write(width.wrap(out) if args.format == "text" else out)
     outdir = args.outdir
     if outdir is None:
@@ -67,8 +72,8 @@ def main(argv=None):
                               else os.path.dirname(first) or ".", "report")
     try:
         os.makedirs(outdir, exist_ok=True)
-        for name, body in (("lru.md", lru.markdown(pts)),
-                           ("lru.csv", lru.csv_text(pts))):
+        for name, body in (("lru.md", sweep.markdown(LRU, pts)),
+                           ("lru.csv", sweep.csv_text(LRU, pts))):
             safewrite.write(os.path.join(outdir, name), body)
     except OSError as e:
         print(width.wrap("%s: cannot write to %s: %s" % (PROG, outdir,
@@ -77,7 +82,7 @@ def main(argv=None):
         return 1
     if not args.no_plot:
         try:
-            lru.draw(pts, outdir)
+            sweep.draw(LRU, pts, outdir)
         except plot.PlotError as e:
             print(width.wrap("%s: plot skipped: %s" % (PROG, e)),
                   file=sys.stderr)

@@ -19,7 +19,7 @@ SUBCOMMANDS = (
      "on a simulated machine profile"),
     ("calibrate", "cli.calibrate", "measure this machine's "
      "cache-line costs (calibration.json)"),
-    ("backtest", "report.backtest", "predict every job file with a "
+    ("backtest", "cli.backtest", "predict every job file with a "
      "published figure and set the two side by side"),
     ("physics", "cli.physics", "each published curve of one shared line "
      "beside the simulator on its CPU's profile"),

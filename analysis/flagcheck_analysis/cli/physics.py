@@ -13,6 +13,7 @@ import sys
 from ..predict import curves, visitfit
 from ..predict.simulate import PredictError
 from .. import width
+from . import argparser
 from ..machines.machine import MachineError
 from ..report import render
 
@@ -99,7 +100,7 @@ def visits_table(items, machines_dir=None):
 
 
 def build_parser():
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog=PROG, description="Each published curve of a loop on one "
         "shared line (machines/curves/, each file with its source) beside "
         "the simulator\non the profile of its CPU; the last line names the "

@@ -1,33 +1,29 @@
 """flagcheck predict: a model=pattern job file on N simulated CPUs of a
-machine profile, per variant the IOPS with its band, the gain with its band,
-per shared line the transfers per I/O and how busy it was, and the demand
-check (predict/simulate.py, docs/predict.md).
+machine profile (per variant the IOPS, the gain, each shared line, the
+demand check, each with its band), or a results directory's big-box
+answers stored in prediction.json. docs/predict.md."""
 
-The rest of each I/O besides the pattern's operations, one for both variants:
-  work   the job file's work(ns) stands for the whole rest of the call
-         (a published workload that is not this fio job); nothing added
-  fio    this fio job: work(ns) plus fio's own per-I/O cost, --fio-ns or
-         the figure --measure-fio recorded (predict/fiocost.py), scaled
-         by the clock it was measured at over the profile's: the same
-         inputs give the same output, nothing is measured by a prediction
-"""
-
+import argparse
 import os
 import json
 import re
 import sys
 
-from ..inputs import jobheader, numbers, textfile
-from ..machines import machine, profile
+from ..inputs import jobheader, numbers, predictionfile, textfile
+from ..machines import loader, machine, profile
 from .. import width
-from ..predict import band, curve, explain, fiocost, jobspec, simulate
+from . import argparser
+from ..predict import (answer, band, curve, explain, fiocost, jobspec,
+                       simulate)
+from ..report import bigbox, plot, render
+from . import report
 
 PROG = "flagcheck predict"
 # flagcheck-sim's largest matrix: refused before any is built
 MAX_CPUS = simulate.MAX_CPUS
 # seeds per cost level: each one simulation per variant and cost level
 MAX_SEEDS = 100
-# CPU counts of one --cpus: each is simulated in turn (a power-of-two
+# job counts of one --numjobs: each is simulated in turn (a power-of-two
 # series from 1 to 1024 is 11; 32 is three times that)
 MAX_COUNTS = 32
 # the demand check calls D/C far from the published gain beyond this factor
@@ -38,23 +34,26 @@ FAR = 3.0
 EPILOG = """\
 Prints per CPU count each variant's IOPS and band, the gain, each shared line's transfers per I/O, the demand
 check (D/C) and what limits the gain; --json the same as one object per CPU count.
-example: flagcheck predict jobs/pattern/s1-filemap-odirect-read.fio --machine epyc-2s-256 --cpus 16,64
+example: flagcheck predict jobs/pattern/s1-filemap-odirect-read.fio --machine epyc-2s-256 --numjobs 16,64
 exit status: 0 predicted, 1 a prediction failed, 2 usage error.  The model, its fields, the band: docs/predict.md."""
 
 
 def build_parser():
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog=PROG, description="Predict a model=pattern job file's IOPS "
         "and gain on a big machine by simulating it on the machine's "
         "profile.", epilog=EPILOG,
-        formatter_class=width.HelpFormatter)
-    p.add_argument("jobfile", nargs="?", metavar="JOBFILE",
-                   help="a model=pattern fio job file")
+        formatter_class=argparser.HelpFormatter)
+    p.add_argument("jobfile", nargs="?", metavar="JOBFILE_OR_DIR",
+                   help="a model=pattern fio job file, or a results "
+                   "directory (its answers go to DIR/prediction.json)")
     p.add_argument("--machine", metavar="NAME_OR_FILE",
                    help="profile: machines/NAME.toml's NAME, or a file")
-    p.add_argument("--cpus", metavar="N[,N...]",
-                   help="CPU counts, 1-%d, the profile's first N CPUs (at "
-                   "most %d counts)" % (MAX_CPUS, MAX_COUNTS))
+    p.add_argument("--numjobs", metavar="N[,N...]",
+                   help="jobs, one per CPU: the profile's first N CPUs, "
+                   "1-%d (at most %d counts)" % (MAX_CPUS, MAX_COUNTS))
+    p.add_argument("--cpus", action=argparser.Moved, now="--numjobs N "
+                   "(flagcheck run's word)")
     p.add_argument("--placement", metavar="nodes=A[,B]",
                    help="spread the CPUs over these NUMA nodes (default: "
                    "the first N CPUs)")
@@ -94,20 +93,20 @@ def cpu_counts(text):
     """[N, ...] from "N[,N...]", each once, at most MAX_COUNTS of them;
     ValueError naming the value."""
     if not re.match(r"^[0-9]{1,5}(,[0-9]{1,5})*$", text or ""):
-        raise ValueError("--cpus %s: allowed N[,N...], whole numbers (ASCII "
-                         "digits) from 1 to %d" % (numbers.shown(text),
-                                                   MAX_CPUS))
+        raise ValueError("--numjobs %s: allowed N[,N...], whole numbers "
+                         "(ASCII digits) from 1 to %d"
+                         % (numbers.shown(text), MAX_CPUS))
     out = [int(x) for x in text.split(",")]
     if not 1 <= min(out) <= max(out) <= MAX_CPUS:
-        raise ValueError("--cpus %s: allowed whole numbers from 1 to %d "
+        raise ValueError("--numjobs %s: allowed whole numbers from 1 to %d "
                          "(the simulator's CPUs)" % (numbers.shown(text),
                                                      MAX_CPUS))
     twice = sorted({n for n in out if out.count(n) > 1})
     if twice:
-        raise ValueError("--cpus %s: %s given twice; each value once" % (
+        raise ValueError("--numjobs %s: %s given twice; each value once" % (
             numbers.shown(text), ", ".join(map(str, twice))))
     if len(out) > MAX_COUNTS:
-        raise ValueError("--cpus %s: %d CPU counts: allowed at most %d" % (
+        raise ValueError("--numjobs %s: %d CPU counts: allowed at most %d" % (
             numbers.shown(text), len(out), MAX_COUNTS))
     return out
 
@@ -137,57 +136,6 @@ def demand_notes(demand, gain):
     return out
 
 
-def _line_name(u):
-    lines = "%d-%d" % (u["line"], u["line"] + 1) if u["lines"] == 2 \
-        else "%d" % u["line"]
-    node = "" if u["node"] < 0 else " node %d" % u["node"]
-    objs = u.get("objects") or 1
-    node += " of %d objects" % objs if objs > 1 else ""
-    return "line %s%s (%s)" % (lines, node, ",".join(u["words"]) or "-")
-
-
-def gain_text(g):
-    """"x1.15 (0.98..2.04 over every unknown; costs and seeds alone
-    1.08..1.16)" where the band over every unknown is the gain's (band.
-    one_band), else "x1.15 (1.08..1.16)", the costs and seeds'."""
-    if "costs_seeds" not in g:
-        return "x%.2f (%.2f..%.2f)" % (g["value"], g["low"], g["high"])
-    return "x%.2f (%.2f..%.2f over every unknown; costs and seeds alone " \
-        "%.2f..%.2f)" % (g["value"], g["low"], g["high"],
-                         g["costs_seeds"]["low"], g["costs_seeds"]["high"])
-
-
-def text(pred, gain_published=None):
-    """The human form of one prediction."""
-    m, g = pred["variants"], pred["gain"]
-    out = ["%s on %s at %d CPUs%s (rest: %s)" % (
-        pred["jobfile"], pred["machine"], pred["cpus"],
-        " " + pred["placement"] if pred["placement"] else "",
-        pred["rest"]["source"])]
-    for variant in simulate.VARIANTS:
-        out.append("  %-10s  %12.0f IOPS  (%.0f..%.0f)" % (
-            variant, m[variant]["iops"], m[variant]["low"], m[variant]["high"]))
-    out.append("  gain test_first/always %s%s" % (
-        gain_text(g), "   published x%.2f" % gain_published
-        if gain_published else ""))
-    for variant in simulate.VARIANTS:
-        for u in pred["lines"][variant]:
-            out.append("  %-10s  %-28s %.3f transfers/io, busy %.0f%%" % (
-                variant, _line_name(u), u["transfers_per_io"],
-                100.0 * u["busy"]))
-    for d in pred["demand"]:
-        c = "C %.3g/s" % d["c"] if d["c"] else "no C: no other CPU"
-        out.append("  demand    %-28s D/C = %.3g (D %.3g/s, %s)%s" % (
-            _line_name(d), d["ratio"], d["d"], c,
-            "  " + d["note"] if d["note"] else ""))
-    if not pred["demand"]:
-        out.append("  demand    no shared line is written in the always "
-                   "form: D/C = 0")
-    out += ["  " + x for x in pred.get("band", {}).get("lines", ())]
-    out += explain.wrapped(pred["why"], "  ")
-    return "\n".join(out) + "\n"
-
-
 def run_one(spec, machine, n, placement, rest, seeds, gain_pub):
     pred = simulate.predict(spec, machine, n, placement, rest[0], seeds)
     pred["jobfile"] = spec.path
@@ -209,10 +157,11 @@ def _targets(args, spec):
                              "in its header" % spec.path)
         p = spec.published
         return [(p.profile, p.cpus, p.placement)], args.rest or spec.rest
-    if not args.machine or not args.cpus:
-        raise ValueError("--machine and --cpus are needed (or --published)")
+    if not args.machine or not args.numjobs:
+        raise ValueError("--machine and --numjobs are needed (or --published)")
     return ([(args.machine, n, args.placement)
-             for n in cpu_counts(args.cpus)], args.rest or spec.rest or "fio")
+             for n in cpu_counts(args.numjobs)],
+            args.rest or spec.rest or "fio")
 
 
 def rest_for(args, spec, rest_mode, mach):
@@ -233,7 +182,7 @@ def list_machines(machines_dir):
                                         "kind", "measured on (every number's "
                                         "source: the profile's [sources])")]
     for name in profile.names(machines_dir):
-        m = machine.load(name, machines_dir)
+        m = loader.load(name, machines_dir)
         for line in ("%-18s %5d %7d  %-7s  %s" % (
                 name, m.total_cpus, m.sockets,
                 "generic" if m.generic else "named",
@@ -277,7 +226,7 @@ def published_here(spec, gain_pub, mach, n):
     return gain_pub
 
 
-def plot(args, spec, mach, rest, preds, gain_pub):
+def draw_plot(args, spec, mach, rest, preds, gain_pub):
     """--plot FILE: the last machine's curve up to its largest N
     (predict/curve.py); returns what it plotted."""
     last = max((p for p in preds if p["machine"] == mach.name),
@@ -286,9 +235,66 @@ def plot(args, spec, mach, rest, preds, gain_pub):
                             rest[0], args.seeds, preds)
     pub = spec.published
     here = pub and published_here(spec, gain_pub, mach, pub.cpus)
-    return curve.draw(curve.data(got, None, (pub.cpus, here) if here
-                                 else None), args.plot,
-                      "%s on %s" % (os.path.basename(spec.path), mach.name))
+    return plot.bigbox_curve(curve.data(got, None, (pub.cpus, here) if here
+                                        else None),
+                             args.plot, "%s on %s" % (
+                                 os.path.basename(spec.path), mach.name))
+
+
+# what a results directory's answers take; the others are a job file's
+NOT_WITH_RESULTS = ("placement", "published", "rest", "seeds", "json",
+                    "plot")
+
+
+def _stored(args):
+    """flagcheck predict DIR: every pattern job the results name, at its
+    published machine and at --numjobs N (predict/answer.py), and each
+    simulated beside the runs on this box's calibration; stored in
+    DIR/prediction.json, printed as the report prints it."""
+    given = [o for o in NOT_WITH_RESULTS
+             if getattr(args, o) not in (None, False, str(simulate.SEEDS))]
+    if given:
+        return _fail("--%s: a job file's option, not a results "
+                     "directory's" % given[0].replace("_", "-"), 2)
+    n = None
+    if args.numjobs:
+        try:
+            counts = cpu_counts(args.numjobs)
+        except ValueError as e:
+            return _fail(str(e), 2)
+        if len(counts) != 1 or counts[0] < 2:
+            return _fail("--numjobs %s: with a results directory, one N from "
+                         "2 to %d" % (numbers.shown(args.numjobs),
+                                      MAX_CPUS), 2)
+        n = counts[0]
+    ask = argparse.Namespace(inputs=[args.jobfile], cpus=n,
+                             machine=args.machine, fio_ns=args.fio_ns)
+    records, manifests, entries = report.load(ask.inputs)
+    warnings = []
+
+    def warn(line):
+        warnings.append(line)
+        print(width.wrap("%s: %s" % (PROG, line)), file=sys.stderr)
+    doc = {"cpus": n, "warnings": warnings}
+    doc.update(answer.big_box(ask, manifests, warn, records, entries))
+    doc["beside"] = answer.beside(ask, manifests, records, warn, entries)
+    try:
+        predictionfile.write(args.jobfile, doc)
+    except OSError as e:
+        return _fail("cannot write %s: %s" % (predictionfile.path(
+            args.jobfile), e.strerror or e), 1)
+    checked = bigbox.beside(doc["beside"], records)
+    tables = bigbox.table(doc, bigbox.caveats(checked)) + checked
+    if tables:
+        print("\n\n".join(render.text_table(*t) for t in tables))
+    print(width.wrap("%s: wrote %s" % (PROG, predictionfile.path(
+        args.jobfile))), file=sys.stderr)
+    return 0
+
+
+def _fail(line, status):
+    print(width.wrap("%s: %s" % (PROG, line)), file=sys.stderr)
+    return status
 
 
 def main(argv=None):
@@ -297,6 +303,8 @@ def main(argv=None):
     if done is not None:
         return done
     with simulate.counted(simulate.Tally()):
+        if os.path.isdir(args.jobfile):
+            return _stored(args)
         return _predict(args)
 
 
@@ -311,22 +319,22 @@ def _within_budget(args, spec, runs):
         raise ValueError(
             "%s: %s at --seeds %d: about %.1e simulated events, past the "
             "command's budget of %.0e (docs/predict.md): fewer --seeds or "
-            "--cpus" % (spec.path, "--published" if args.published else
-                        "--cpus %s" % args.cpus, args.seeds, need,
-                        simulate.COMMAND_EVENTS))
+            "--numjobs" % (spec.path, "--published" if args.published
+                           else "--numjobs %s" % args.numjobs, args.seeds,
+                           need, simulate.COMMAND_EVENTS))
 
 
 def _predict(args):
     """main()'s predictions, within the command's simulate.Tally."""
     try:
-        spec = jobspec.read(args.jobfile, min(cpu_counts(args.cpus))
-                            if args.cpus and not args.published else None)
+        spec = jobspec.read(args.jobfile, min(cpu_counts(args.numjobs))
+                            if args.numjobs and not args.published else None)
         targets, rest_mode = _targets(args, spec)
         gain_pub = jobspec.published_gain(args.jobfile)
         loaded, runs = {}, []
         for name, n, placement in targets:
             if name not in loaded:
-                loaded[name] = machine.load(name, args.machines_dir)
+                loaded[name] = loader.load(name, args.machines_dir)
             mach = loaded[name]
             runs.append((mach, n, placement,
                          rest_for(args, spec, rest_mode, mach)))
@@ -349,15 +357,15 @@ def _predict(args):
         return 1
     if args.plot:
         try:
-            plot(args, spec, mach, rest, preds, gain_pub)
-        except (curve.PlotError, simulate.PredictError) as e:
+            draw_plot(args, spec, mach, rest, preds, gain_pub)
+        except (plot.PlotError, simulate.PredictError) as e:
             print(width.wrap("%s: --plot: %s" % (PROG, e)), file=sys.stderr)
             return 1
     if args.json:
         out = preds[0] if len(preds) == 1 else preds
         print(json.dumps(out, indent=1, allow_nan=False))
     else:
-        sys.stdout.write(width.wrap("".join(text(p, p["published_gain"])
+        sys.stdout.write(width.wrap("".join(bigbox.text(p, p["published_gain"])
                                             for p in preds)))
     return 0
 

@@ -5,13 +5,15 @@ import argparse
 import os
 import sys
 
-from ..predict import simulate
-from ..inputs import (fiojson, lineprobes, matrix, numbers, published,
+from ..predict import answer
+from ..inputs import (fiojson, lineprobes, numbers, predictionfile, published,
                       safewrite)
 from .. import width
+from . import argparser
 from ..stats import compare, scaling, usl
-from ..report import (bigbox, catalogue, conditions, header, loadrecords, lru,
-    perhost, plot, render, sections, sidebyside, summary, usltable, why)
+from ..report import (bigbox, catalogue, conditions, header, loadrecords,
+    perhost, plot, render, sections, sidebyside, summary, sweep, usltable,
+    why)
 from ..report import messages
 from ..report.messages import PROG, warn
 
@@ -20,19 +22,17 @@ from ..report.messages import PROG, warn
 # scaling law) is docs/analysis.md's "flagcheck report", not --help's
 EPILOG = """\
 Reads a results directory of flagcheck run (or fio JSON files); writes report.md, compare.csv, scaling.csv and plots.
-example: flagcheck report results --predict 64 --machine epyc-2s-256
+The big-box answer is rendered from DIR/prediction.json: flagcheck predict DIR --numjobs 64 computes it.
+example: flagcheck predict results --numjobs 64 --machine epyc-2s-256; flagcheck report results
 exit status: 0 a run was reported, 1 nothing reported or the files not written, 2 usage error.
 Where variants come from, setups kept apart, --compare, the summary, the scaling law (sigma, kappa, no peak, no fit
 possible), bad inputs: docs/analysis.md (flagcheck report), docs/predict.md, docs/errors.md."""
 
 
-# the big-box answer simulates N CPUs: the simulator's most (below fio's
-# own limit on jobs, 4096, REAL_MAX_JOBS in fio.h)
-MAX_PREDICT = simulate.MAX_CPUS
-
-# argparse type of --predict: a whole number of jobs, 2 to MAX_PREDICT
-predict_arg = numbers.arg("want a whole number of jobs, 2 to %d"
-                          % MAX_PREDICT, whole=True, low=2, high=MAX_PREDICT)
+# the options that moved to flagcheck predict DIR, by its names for them:
+# the report renders what it stored (docs/predict.md, "In the report")
+MOVED = {"--predict": "--numjobs N", "--machine": "--machine NAME",
+         "--fio-ns": "--fio-ns NS"}
 
 
 # what --format prints on stdout (the files are always written)
@@ -51,14 +51,14 @@ def _width(text):
 def build_parser(as_compare=False):
     """report's parser; @as_compare: `flagcheck compare A B`'s, whose A
     and B are its arguments (report's --compare A B)."""
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog="flagcheck compare" if as_compare else PROG,
         description="B's runs against A's side by side (A, B: results "
         "dirs, or dir1,dir2); writes sidebyside.md." if as_compare else
         "Compare flagcheck variants from fio JSON: LKP-style tables with a "
         "noise verdict per metric, scaling, plots.",
         epilog=None if as_compare else EPILOG,
-        formatter_class=width.HelpFormatter)
+        formatter_class=argparser.HelpFormatter)
     if as_compare:
         p.add_argument("a", metavar="A", help="the results B is set against "
                        "(a results dir, or dir1,dir2)")
@@ -92,10 +92,10 @@ def build_parser(as_compare=False):
     p.add_argument("--width", type=_width, default=render.WIDTH,
                    metavar="COLS", help="table width, 60-10000, 0 no limit; "
                    "longer notes are footnotes (default %(default)s)")
-    p.add_argument("--predict", type=predict_arg, metavar="N",
-                   help="big-box answer at N CPUs, 2-%d (the fit's IOPS "
-                   "within the measured numjobs)" % MAX_PREDICT)
-    bigbox.add_arguments(p)
+    for option, now in MOVED.items():
+        p.add_argument(option, action=argparser.Moved, now="flagcheck "
+                       "predict DIR %s; the report renders what it stores"
+                       % now)
     return p
 
 
@@ -139,14 +139,12 @@ def job_file_figures(manifests):
     return out
 
 
-def _variants(base, manifests):
-    """The variants the file names may hold: the base, the default ones and
-    every manifest's."""
-    variants = [base] + [m for m in matrix.DEFAULT_VARIANTS if m != base]
-    for m in manifests:
-        variants += [x for x in (m.get("matrix") or {}).get("variants", [])
-                  if x not in variants]
-    return variants
+def load(inputs):
+    """(records, manifests, their ok run entries) of @inputs, read as the
+    report reads them by default (flagcheck predict DIR's runs)."""
+    files, manifests = loadrecords.inputs_to_files(inputs)
+    records = loadrecords.load_records(files, None)[0]
+    return records, manifests, conditions.ok_entries(manifests)
 
 
 def _group(group, say=True):
@@ -175,8 +173,7 @@ def _side(args, group):
         files, _ = conditions.exclude_busy(files)
     setup = []
     records, docs, _, _, apart = loadrecords.load_records(
-        files, args.group_by, _variants(args.base, manifests),
-        setups_out=setup)
+        files, args.group_by, setups_out=setup)
     for line in apart:
         warn("%s: %s" % (group, line[len("WARNING: "):]))
     return sidebyside.Side(group, records, docs, setup, counts)
@@ -236,25 +233,69 @@ def compare_main(args):
     return 0
 
 
-def _lru_points(inputs, tried=()):
-    """The bh_lru table's points; a bad counters file is left out of it
-    (named, unless the report named it already: in @tried)."""
-    runs = []
+def sweeps(inputs, tried=()):
+    """[(sweep, its points)] of each metric against a parameter a model
+    declares (inputs/published.py's SWEEPS) whose counters the inputs
+    hold; a bad counters file is left out of it (named, unless the report
+    named it already: in @tried)."""
+    out = []
     # the engine's counters files only: directories, or .jsonl files named
-    for path in lru.counters_files([i for i in inputs if os.path.isdir(i)
-                                 or i.endswith(".jsonl")]):
+    paths = sweep.counters_files([i for i in inputs if os.path.isdir(i) or
+                                  i.endswith(".jsonl")])
+    for sw in published.SWEEPS:
+        runs = []
+        for path in paths:
+            try:
+                runs += sweep.load(sw, [path])
+            except fiojson.InputError as e:
+                if os.path.realpath(path) not in tried:
+                    warn("%s (left out of the %s table)" % (e, sw.model))
+        pts = sweep.points(sw, runs)
+        if pts:
+            out.append((sw, pts))
+    return out
+
+
+NO_PREDICTION = {"cpus": None, "note": None, "warnings": [],
+                 "scenarios": [], "beside": []}
+
+
+def stored_prediction(inputs, manifests):
+    """The big-box answers flagcheck predict stored in the input
+    directories (their prediction.json), one per scenario; where none
+    holds one and the results have pattern jobs, one line naming the
+    command that computes it."""
+    out = dict(NO_PREDICTION, scenarios=[], beside=[], warnings=[])
+    dirs = [d for d in inputs if os.path.isdir(d)]
+    found = False
+    for d in dirs:
         try:
-            runs += lru.load([path])
+            doc = predictionfile.read(d)
         except fiojson.InputError as e:
-            if os.path.realpath(path) not in tried:
-                warn("%s (left out of the bh_lru table)" % e)
-    return lru.points(runs)
+            warn("%s (the big-box answer is left out)" % e)
+            continue
+        if doc is None:
+            continue
+        found = True
+        for key in ("cpus", "note"):
+            out[key] = out[key] or doc[key]
+        out["warnings"] += doc["warnings"]
+        for key in ("scenarios", "beside"):
+            have = {s["label"] for s in out[key]}
+            out[key] += [s for s in doc[key] if s["label"] not in have]
+    if not found and dirs and answer.job_files(manifests):
+        warn("no prediction.json in %s: the big-box answer is left out "
+             "(flagcheck predict %s computes it)" % (dirs[0], dirs[0]))
+    return out
 
 
 def build_sections(args, runs, order, files, manifests, ok_runs, counts):
     """Every section of the report, in order; runs: load_records() and
     the counters it read ({fio JSON path: records})."""
     records, docs, hrecords = runs[:3]
+    stored = stored_prediction(args.inputs, manifests)
+    for line in stored["warnings"]:
+        warn(line)
     fits = usl.fits(records, args.base)
     figures = job_file_figures(manifests)
     out = [sections.Compare(conditions.annotate(
@@ -262,34 +303,30 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
                args.exclude_busy, lineprobes.cell_spans(ok_runs),
                records)),
            sections.Scaling(scaling.scaling(records, args.base), order, fits,
-                           args.predict, summary.marks(records, counts,
+                           stored["cpus"], summary.marks(records, counts,
                                                        args.base), figures),
            sections.Tables(perhost.tables(hrecords, order)),
            sections.Tables(conditions.tables(manifests, ok_runs, counts)),
            sections.Tables([t for t in [lineprobes.table(files, records)]
                            if t]),
-           sections.Tables(usltable.tables(fits, args.predict))]
+           sections.Tables(usltable.tables(fits, stored["cpus"]))]
     if len(order) == 3:
         out.append(sections.FixTable(records, order))
-    pts = _lru_points(args.inputs, runs[5].get(None) or ())
-    if pts:
-        out.append(sections.Lru(pts))
+    out += [sections.Sweep(sw, pts)
+            for sw, pts in sweeps(args.inputs, runs[5].get(None) or ())]
     why_section = why.build(args, records, docs, warn, runs[5])
     if why_section is not None:
         out.append(why_section)
-    simulated = {}
-    checked, plans = bigbox.beside(args, manifests, records, warn,
-                                   ok_runs), []
-    out.append(sections.Tables(bigbox.table(args, manifests, warn, records,
-                                           ok_runs, simulated,
-                                           bigbox.caveats(checked), plans) +
-                              checked))
-    out.append(sections.BigBoxPlot(plans, records))
-    out.append(sections.Data("bigbox", bigbox.data(simulated)))
+    checked = bigbox.beside(stored["beside"], records)
+    cav = bigbox.caveats(checked)
+    out.append(sections.Tables(bigbox.table(stored, cav) + checked))
+    out.append(sections.BigBoxPlot(stored, records))
+    out.append(sections.Data("bigbox", bigbox.data(stored)))
     out.append(sections.Summary(summary.rows(records, counts, args.base,
                                             figures),
                                bigbox.summary_lines(
-                                   simulated, {r.scenario for r in records})))
+                                   stored, {r.scenario for r in records},
+                                   cav)))
     return out
 
 
@@ -362,9 +399,8 @@ def _main(argv, as_compare):
     if args.exclude_busy:
         files, busy = conditions.exclude_busy(files)
     left_out, counters_read = [], {}
-    runs = loadrecords.load_records(files, args.group_by,
-                        _variants(args.base, manifests), left_out,
-                        counters_out=counters_read)
+    runs = loadrecords.load_records(files, args.group_by, left_out,
+                                    counters_out=counters_read)
     records = runs[0]
     if not records:
         warn("nothing to report: %s" % (

@@ -9,6 +9,7 @@ import sys
 
 from ..inputs import fiojson, matrix, numbers
 from .. import width
+from . import argparser
 from ..stats import decide
 from ..run import clock, interference
 from ..calibrate import calibration
@@ -223,10 +224,10 @@ def build_parser(ncpu=None):
     default; by default this process's)."""
     if ncpu is None:
         ncpu = len(os.sched_getaffinity(0))
-    p = width.ArgumentParser(
+    p = argparser.ArgumentParser(
         prog=PROG, description="Run fio job files over a matrix of "
         "variants x numjobs x repeats and keep every run's JSON.",
-        epilog=EPILOG, formatter_class=width.HelpFormatter)
+        epilog=EPILOG, formatter_class=argparser.HelpFormatter)
     _matrix_options(p, ncpu)
     _condition_options(p)
     _output_options(p)

@@ -1,8 +1,9 @@
 """calibration.json, the file flagcheck-calibrate writes: what it may hold
-(SCHEMA), and reading and validating one (load, validate).  The
-calibration itself (running the program, the topology it adds) is
-calibrate/calibration.py; this reader sits in the results layer so that
-machines/machine.py can take a calibration as a machine profile."""
+(SCHEMA), reading and validating one (load, validate) and what its
+figures mean (point, visit, line_rate).  Measuring one (running the
+program, the topology it adds) is calibrate/calibration.py; this reader
+sits on the ground floor so that a calibration is a machine profile
+(machines/calibmachine.py) and the report reads it without calibrate/."""
 
 import json
 import re
@@ -10,8 +11,14 @@ import re
 from . import fiojson, schema
 from .schema import COUNT, INT, STR, List, Map, Obj, Opt, number, whole
 
+JSON_NAME = "calibration.json"
+# the heatmap of its matrix, beside it (flagcheck calibrate, the report)
+PNG_NAME = "calibration.png"
 # the two bit patterns the program measures at 1..N threads
 PATTERNS = ("always", "test_first")
+# How two CPUs relate, nearest first, and how the tables name it.
+RELATIONS = (("smt", "SMT sibling"), ("same_node", "same node"),
+             ("other_node", "other node"))
 
 
 class CalibrationError(Exception):
@@ -216,3 +223,38 @@ def load(path):
         raise CalibrationError("%s: malformed JSON (%s)" % (path, e))
     validate(doc, path)
     return doc
+
+
+# ---- what a calibration's figures mean ----
+
+def point(doc, pattern, threads):
+    """The pattern's point at that many threads, or None."""
+    for p in doc["patterns"][pattern]:
+        if p["threads"] == threads:
+            return p
+    return None
+
+
+def visit(doc, threads):
+    """The visits point at that many threads (calibrate/visits.c), or
+    None (a calibration from before them, or past its threads)."""
+    for v in doc.get("visits") or ():
+        if v["threads"] == threads:
+            return v
+    return None
+
+
+def line_rate(doc, threads):
+    """(RMWs per second on the one shared line at @threads, what it is):
+    the visits' rate over the stretches where every thread ran (a busy
+    machine cannot raise it: a thread alone on the line is not counted),
+    None where none was kept; a calibration from before the visits: the
+    always pattern's wall-time rate, said so."""
+    v = visit(doc, threads)
+    if v is not None:
+        return v["rmw_per_s"], "co-running, %d of %d stretches" % (
+            v["stretches_kept"], v["stretches"])
+    p = point(doc, "always", threads)
+    if p is None:
+        return None, "not measured"
+    return p["ops_per_s"], "wall time (a calibration without visits)"

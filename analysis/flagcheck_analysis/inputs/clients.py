@@ -1,16 +1,7 @@
 """fio client/server output: the entries of each host, fio's 'All clients'
-entry checked against the sum of the hosts, and the engine's counter lines
-that reach the client as text.
-
-In client mode each entry of 'client_stats' carries the host as the client
-named it ("hostname", "port").  'All clients' is fio's own sum; fio 3.33
-computes it in the client as the stats arrive (client.c handle_ts): it is
-missing when only one entry arrives, it is labelled with whichever host
-came last, and its iops are the summed I/Os over the longest runtime of
-any job (stat.c sum_thread_stats keeps the largest), not the sum of the
-hosts' rates.  So the report sums the hosts itself, checks that fio's I/O
-and byte counts equal that sum, and shows how far fio's iops are off.
-"""
+entry checked against the sum of the hosts, and the engine's counters
+lines that reach the client as text. Why the report sums the hosts
+itself: docs/hosts.md."""
 
 import re
 

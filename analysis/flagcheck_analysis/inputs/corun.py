@@ -1,17 +1,8 @@
-"""How much of a run the jobs were on their CPUs at the same time.
-
-Each job of the engine records, off its hot path, the stretches of
-CLOCK_MONOTONIC time it ran (engine/corun.h: every 128 I/Os it compares its
-thread's CPU time with the wall time; more than 100 us away between two
-samples ends a stretch) and writes them as the "corun" object of its line
-in the counters file. Nothing is shared between the jobs while they run:
-the jobs' records are merged here, after the run.
-
-share(): the percent of the run, from the first job's first stretch to the
-last job's last, during which at least two jobs ran at once. None where
-fewer than two jobs recorded stretches (numjobs=1: not applicable; an
-engine older than the record; offloaded submission, whose workers keep
-none)."""
+"""How much of a run the jobs were on their CPUs at the same time: the
+engine's stretches of each job (its "corun" record), merged here after the
+run; share() is the percent of the run with at least two jobs running,
+None where fewer than two jobs recorded any. docs/analysis.md, "The jobs
+ran together"; docs/engine.md."""
 
 from . import schema
 

@@ -8,7 +8,8 @@ import json
 import os
 import re
 
-from . import safewrite, fiojson, matrix, numbers, runrecord, schema
+from . import (safewrite, fiojson, matrix, numbers, runrecord, runsetup,
+               schema)
 from .schema import (BOOL, COUNT, INT, POSITIVE, STR, AtMost, List, Map, Obj,
     OneOf, Opt, Tuple, number, whole)
 
@@ -16,7 +17,7 @@ NAME = "manifest.json"
 # what a finished run keeps from the previous manifest when resumed
 KEPT = ("command", "cwd", "env", "rc", "started", "seconds", "hosts",
         "job_files", "placement", "interference", "line_probe", "settings",
-        "job_sha256", "engine_sha256", "job_env")
+        "job_sha256", "engine_sha256", "job_env", "json_sha256")
 
 
 # What the runner and the report read of a manifest (schema.check): a
@@ -62,7 +63,8 @@ RUN_SCHEMA = Obj({
     "line_probe": Obj({"cpus": List(COUNT), "before_ns": _PROBE_NS,
                        "after_ns": _PROBE_NS}),
     "settings": runrecord.SETTINGS_SCHEMA, "job_sha256": Opt(STR),
-    "engine_sha256": Opt(STR), "job_env": Map(Opt(STR))},
+    "engine_sha256": Opt(STR), "job_env": Map(Opt(STR)),
+    "json_sha256": STR},
     required=("name", "scenario", "variant", "numjobs", "repeat", "json",
               "status"))
 CELL_SCHEMA = Obj({
@@ -175,12 +177,29 @@ def run_entries(outdir, runs, old):
             or {}
         # a partial run (a host was down) is run again on all hosts
         if matrix.is_done(outdir, run) and prev.get("status") != "partial":
+            _recorded_run(outdir, run, prev)
             entry.update({k: prev[k] for k in KEPT if k in prev})
             entry.update(status="ok", resumed=True)
         else:
             entry["status"] = "pending"
         entries.append(entry)
     return entries
+
+
+def _recorded_run(outdir, run, prev):
+    """Refuse a finished run's fio JSON that is not the run recorded under
+    its name (its content's SHA-256, written when it finished): a copy of
+    another run, or a file swapped in, is never resumed as this one."""
+    path = matrix.json_path(outdir, run)
+    sha, rec = runsetup.file_sha256(path), prev.get("json_sha256")
+    if sha != rec:
+        raise fiojson.InputError(path, "not the run recorded as %s (its "
+                                 "sha256 %s, %s): a copy or another run's "
+                                 "output; move its files (%s.*) away to run "
+                                 "it again, or use another --outdir" % (
+                                     matrix.run_name(run), str(sha)[:12],
+                                     "recorded %s" % rec[:12] if rec else
+                                     "none recorded", matrix.run_name(run)))
 
 
 def others(old, runs):

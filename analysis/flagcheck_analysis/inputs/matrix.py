@@ -1,14 +1,7 @@
-"""The run matrix: which runs, in which order, and what their files are called.
-
-Naming convention (one fio JSON and one engine counters file per run):
-    <scenario>_<variant>_nj<numjobs>_r<repeat>.json
-    <scenario>_<variant>_nj<numjobs>_r<repeat>.flagcheck.jsonl
-scenario is the job file's stem, repeat counts from 1.  On several hosts
-(fio client/server) the JSON is the client's, and each host has its own
-counters file and the job file that was sent to it:
-    <scenario>_<variant>_nj<numjobs>_r<repeat>.<host label>.flagcheck.jsonl
-    jobs/<scenario>_<variant>_nj<numjobs>_r<repeat>.<host label>.fio
-"""
+"""The run matrix: which runs, in which order, and what their files are
+called (<scenario>_<variant>_nj<numjobs>_r<repeat>.json and .flagcheck.jsonl,
+a host's own counters and job file on several hosts). docs/analysis.md,
+"The commands" and "flagcheck run"."""
 
 import os
 import re

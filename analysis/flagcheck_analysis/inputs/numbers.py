@@ -1,15 +1,8 @@
-"""The one reader of a number a user gave: on a command line, in a text
-file (a job file's header, a counters line) or in a JSON or TOML document
-(a profile, a calibration, a record).  A number is taken only if it is
-finite, of the kind asked (a whole number or any), within its range and
-representable as a float: a JSON whole number of 401 digits is in range
-for Python but overflows where a figure is computed from it, so it is
-refused here, by the range, not later by an OverflowError.  Text is read
-as ASCII digits only (Python's float() and int() take other scripts'
-digits, '1_000', 'nan' and 'inf').
-
-An error is one line naming where the value came from (an option, FILE:
-field), the value (cut to SHOWN characters) and what is allowed."""
+"""The one reader of a number a user gave (a command line, a header line, a
+JSON or TOML document): finite, of the kind asked, within its range,
+representable as a float, ASCII digits only; an error is one line naming
+where it came from, the value and what is allowed. docs/errors.md, "The
+rule for numbers"."""
 
 import math
 import re

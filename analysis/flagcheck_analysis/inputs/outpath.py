@@ -1,16 +1,7 @@
 """The one rule for every path a tool writes, or lets fio or the engine
-write or remove: the path must be a regular file or absent, never a
-symbolic link (whatever it points to), and, where the command said in
-which directory its output goes, lie inside that directory.
-
-Everything else (a block or character device, a FIFO, a socket, a
-directory, a link) is refused before anything is opened: a device would
-be overwritten, its node replaced by a file or unlinked; a FIFO would
-block the writer for ever; a link writes wherever it points.  The tools
-apply it through safewrite.write(); the device guard (run/jobguard.py)
-applies it to every file fio would write or remove; the C calibration
-program applies the same rule at its open() (O_NOFOLLOW | O_NONBLOCK and
-fstat, calibrate/flagcheck-calibrate.c)."""
+write or remove: a regular file or absent, never a symbolic link, and
+inside the output directory the command named; anything else is refused
+before it is opened. docs/errors.md, "The rule for written paths"."""
 
 import errno
 import os

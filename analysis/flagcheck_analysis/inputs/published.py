@@ -1,19 +1,8 @@
 """The published figures flagcheck compares itself with, in one place: one
-entry per scenario, its S-number and short name (the one name the tables,
-plots and the summary use), the names its runs can carry (job file stem,
-fio job name, engine model), and the published result as the ratio of two
-variants.  Every figure is quoted from docs/scenarios.md, which gives the
-mailing-list message and the commits for each.
-
-A scenario with a published figure is one entry in SCENARIOS; a results
-directory whose job file stem is "s<N>-..." or one of an entry's aliases is
-that scenario.  A job file that carries its own published figure (the
-catalogue's "; published-figure:" header line, inputs/jobheader.py) adds an
-entry for its runs through from_job_file(); find() takes those too.
-
-S1-S4's figures are written once, in their pattern twins' headers
-(jobs/pattern/sN-*.fio: published-figure, and S1's published-share), and
-read from there when this module is imported."""
+entry per scenario (its S-number, short name, the names its runs carry and
+its published ratio), S1-S4's read from their pattern twins' headers, the
+catalogue's through from_job_file(), and each model's metric against a
+parameter (SWEEPS). Every figure and its source: docs/scenarios.md."""
 
 import os
 import re
@@ -95,6 +84,27 @@ S5_SLOW_NS = dict(enumerate(
      72, 72), start=1))
 S5_SOURCE = "Tosatti, 27 Jun 2023, docs/scenarios.md"
 
+# A metric against a parameter (report/sweep.py, docs/analysis.md): the
+# counters lines of one model, each at one value of its option
+# @parameter; a run's metric at a value is its lines' model_stats @total
+# over their @per; @share: the two counts whose first's share of both the
+# table gives; @depth: counts the CSV adds; @published: (name, CSV column,
+# {value: figure}, what the plot calls it); @ratio: the two variants set
+# against each other; @marker: a value the plot marks (or None)
+Sweep = namedtuple("Sweep", "model parameter total per metric column share "
+                   "depth published ratio source title xlabel ylabel marker "
+                   "stem")
+SWEEPS = (
+    Sweep("bh_lru", "mod", "lookup_ns", "lookups", "ns/lookup",
+          "ns_per_lookup", ("hits", "misses"),
+          tuple("hit_idx%d" % i for i in range(1, 17)),
+          (("LRU ns", "published_lru_ns", S5_LRU_NS, "with the LRU"),
+           ("slow ns", "published_slow_ns", S5_SLOW_NS, "slow path only")),
+          ("on", "off"), S5_SOURCE, "ns per __find_get_block() by mod",
+          "mod (distinct blocks looked up in turn; the LRU holds 16)",
+          "ns per lookup", 16.5, "lru"),
+)
+
 SCENARIOS = (
     Scenario("S1", "filemap-odirect-read",
              ("filemap-odirect-read", "odirect-randread",
@@ -156,6 +166,13 @@ def label(name):
     registry does not know stays as it is."""
     s = find(name)
     return "%s %s" % (s.number, s.name) if s else name
+
+
+def of_scenario(label, labels):
+    """The run labels of scenario @label among @labels: itself, and the
+    labels the report gives its runs of differing setups ("LABEL (job
+    file sha256 ..., ...)": a C model and its twin run together)."""
+    return {x for x in labels if x == label or x.startswith(label + " (")}
 
 
 def order_key(name):

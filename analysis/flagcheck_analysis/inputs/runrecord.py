@@ -28,7 +28,8 @@ _JOB_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _INCLUDE = re.compile(r"^\s*include\s+(\S.*?)\s*$", re.MULTILINE)
 SETUP_SCHEMA = Obj({"name": STR, "scenario": STR,
                     "settings": SETTINGS_SCHEMA, "job_sha256": Opt(STR),
-                    "engine_sha256": Opt(STR), "job_env": Map(Opt(STR))},
+                    "engine_sha256": Opt(STR), "job_env": Map(Opt(STR)),
+                    "json_sha256": STR},
                    required=("name", "scenario", "settings"))
 
 

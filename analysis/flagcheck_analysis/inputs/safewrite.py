@@ -1,12 +1,7 @@
-"""Writing a file whole or not at all: the text goes to PATH.tmp, which
-replaces PATH only once every byte is written.  On a full disk (or any
-other failure) PATH keeps its old contents, PATH.tmp is removed, and the
-OSError names PATH.  PATH is judged first by the one rule for every path
-a tool writes (outpath.py): a device, a FIFO, a socket, a directory or a
-symbolic link there is refused (OutPathError), never replaced; so is
-PATH outside @within where the command names its output directory.  A
-leftover PATH.tmp is removed when it is a regular file or a link (the
-link, never its target) and refused when it is anything else."""
+"""Writing a file whole or not at all: PATH.tmp replaces PATH only once
+every byte is written, else PATH keeps its contents and PATH.tmp goes;
+PATH is judged first by outpath.py's rule. docs/errors.md, "The rule
+for written paths"."""
 
 import os
 

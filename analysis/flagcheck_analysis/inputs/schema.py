@@ -1,12 +1,7 @@
-"""What a file the user can edit (manifest.json, calibration.json, an
-engine stats record) may hold, field by field, so that its readers never
-meet a value they can not use.  check() raises Invalid naming the field
-(runs[3].line_probe.before_ns), its value and what is allowed; the
-file's reader puts its path in front: one line.
-
-A spec is a leaf (STR, NUM, ...), Opt(spec) (null allowed), List(spec),
-Map(spec) (an object of any keys) or Obj({key: spec}, required) (the
-keys it names are checked where present, `required` ones must be)."""
+"""What a file the user can edit may hold, field by field: check() raises
+Invalid naming the field (runs[3].line_probe.before_ns), its value and
+what is allowed; the file's reader puts its path in front. A spec is a
+leaf (STR, NUM, ...), Opt, OneOf, List, Map, Obj, Tuple or AtMost."""
 
 import json
 

@@ -7,16 +7,14 @@ its family's (machines/families.toml, machines/physics.py) but for what its
 own [physics] table sets: physics (name: the typical value, what a
 prediction runs) and physics_range (name: the values a band sweeps).
 
-load() reads one; a bad value is refused with one line naming the file,
-the field, the value and what is allowed.  The Machine answers what a
-simulator asks: the CPUs --cpus N takes (cpus), how two CPUs relate
+loader.py's load() reads one; a bad value is refused with one line naming
+the file, the field, the value and what is allowed.  The Machine answers what a
+simulator asks: the CPUs --numjobs N takes (cpus), how two CPUs relate
 (relation), the one-way cost of a line between them (transfer_ns), a
 CPU's NUMA node (node) and the local costs (local_ns)."""
 
 import re
 
-from ..inputs import calibfile
-from ..inputs.calibfile import CalibrationError
 from . import profile
 from .profile import LOCAL, OPTIONAL, MachineError
 
@@ -173,17 +171,3 @@ def _which(which):
     if which not in WHICH:
         raise MachineError("which %r: want low, typ or high" % (which,))
     return WHICH[which]
-
-
-def load(name_or_path, machines_dir=None):
-    """The Machine of a profile name (machines_dir/NAME.toml), a profile
-    file, or a flagcheck-calibrate result (calibration.json); raises
-    MachineError (a ValueError) with one line."""
-    path = profile.find(name_or_path, machines_dir)
-    if path.endswith(".json"):
-        from .calibmachine import CalibratedMachine
-        try:
-            return CalibratedMachine(calibfile.load(path), path)
-        except CalibrationError as e:
-            raise MachineError(str(e))
-    return Machine(profile.read(path), path)

@@ -14,7 +14,7 @@ import statistics
 from collections import namedtuple
 
 from ..inputs import numbers, textfile
-from ..machines import machine
+from ..machines import loader
 from . import simulate
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
@@ -175,7 +175,7 @@ def source(curve):
 def profile_of(curve, machines_dir=None):
     """The curve's Machine, None where machines/ has no profile of it."""
     name = curve.meta["profile"]
-    return None if name == "-" else machine.load(name, machines_dir)
+    return None if name == "-" else loader.load(name, machines_dir)
 
 
 Row = namedtuple("Row", "curve source cpu profile placement threads "

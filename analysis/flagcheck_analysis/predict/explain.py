@@ -1,30 +1,9 @@
-"""What limits a fix's gain, in one sentence, from a prediction (the dict
-simulate.predict() returns; flagcheck predict --json prints it): read off
-the simulation's own figures, never a rule of thumb about the patch.
+"""What limits a fix's gain, in one sentence, read off a prediction's own
+figures (the busiest written line of the always form and the same line
+in the fixed form), never a rule of thumb; flagcheck predict, its --json
+("why") and the report print the same sentence. The rules:
+docs/predict.md, "What limits the gain"."""
 
-  the always form's busiest written line (the demand check's highest D/C,
-  simulate.demand()) and the same line in the test_first form (same first
-  line, lines and node):
-    D/C >= 1 and the fix keeps >= KEEPS of its transfers per I/O:
-        the line stays busy in both forms; the fix leaves what moves it
-    D/C >= 1, the fix saves transfers and the line stays busy (>= BUSY):
-        the gain is the share of its transfers saved
-    D/C >= 1 and the fix takes the line off the path:
-        the gain is at most about D/C; then what limits the fixed form: its
-        busiest line where that is busy (>= BUSY), else the rest of the
-        path
-    D/C < 1: no line is the always form's bottleneck; the gain is the
-        transfer time the fix saves on each I/O, not a queue on a line
-  a line's accesses per I/O beyond its transfers find it already held (a
-  second word on a line the first access fetched)
-  a layout fix (a line one form has and the other lacks, or the same line
-  holding other words): which of the fixed form's lines do not move
-  (transfers per I/O below STILL) and which still do
-
-flagcheck predict's text, its --json ("why") and the report's big-box
-answer print the same sentence."""
-
-import textwrap
 
 # the fix keeps the line's traffic when its transfers per I/O stay this
 # share of the always form's or more
@@ -152,9 +131,3 @@ def sentence(pred):
     lay = layout(pred)
     return "x%.2f: %s%s." % (pred["gain"]["value"], _limit(pred),
                              "; " + lay if lay else "")
-
-
-def wrapped(text, indent="", width=120):
-    """@text as lines of at most @width columns, each after @indent."""
-    return textwrap.wrap(text, width, initial_indent=indent,
-                         subsequent_indent=indent, break_on_hyphens=False)

@@ -1,14 +1,7 @@
 """fio's own cost per I/O on this box, for the rest of a predicted I/O
-(`--rest fio`): measured with fio's null engine or given, scaled by this
-box's clock over the profile's. The one module of predict/ that measures;
-the command line (cli/predict.py) only parses and prints.
-
-flagcheck predict never measures by itself: `flagcheck predict
---measure-fio` records one measurement (record()) in build/fio-cost.json
-(or $FLAGCHECK_FIO_COST) with its date, host, CPU, clock and fio version,
-and every prediction after it uses that figure (recorded()), so the same
-inputs give the same output.
-"""
+(--rest fio): measured once with fio's null engine by flagcheck predict
+--measure-fio and recorded, or given, scaled by the clocks; the one module
+of predict/ that measures. docs/predict.md, "The model" (the rest)."""
 
 import json
 import os

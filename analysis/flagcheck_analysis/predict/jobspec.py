@@ -1,23 +1,15 @@
 """What flagcheck predict reads from a model=pattern job file: the pattern
 options the engine would get (pattern_words, pattern, pattern_fixed,
-pattern_writers) and the header lines of its published machine and rest.
-
-The text is inputs/jobfile.py's render() (includes inlined, ${VAR} replaced
-as fio does); options are fio's `key=value` lines, the job's section over
-[global]. A file of several job sections is refused: one job's pattern is
-what the simulator runs. The header lines (inputs/jobheader.py reads them):
-
-  ; published-machine: PROFILE N [PLACEMENT]
-  ; published-rest: work | work NS | fio
-  ; rest-rule: how the rest was derived (free text)
-"""
+pattern_writers), read as fio reads the file, and the header lines of its
+published machine and rest (inputs/jobheader.py). One job section only.
+docs/predict.md; the header lines: docs/pattern.md."""
 
 import os
 from collections import namedtuple
 
 from ..inputs import jobheader
 from ..inputs import jobfile
-from ..run import jobguard
+from ..guard import jobguard
 
 RESTS = ("work", "fio")
 MAX_NAMED = 4     # job sections named in a refusal, then "and N more"
@@ -75,7 +67,7 @@ def _options(path, read=None):
 
 def _one_job_section(path, sections):
     """SpecError for a file of several job sections: the simulator runs
-    one job's pattern on --cpus CPUs, and would silently leave the other
+    one job's pattern on --numjobs CPUs, and would silently leave the other
     sections' options out."""
     jobs = ["[%s]" % n for n in sections if not jobfile.is_global(n)]
     if len(jobs) < 2:
@@ -84,7 +76,7 @@ def _one_job_section(path, sections):
     if len(jobs) > MAX_NAMED:
         named += " and %d more" % (len(jobs) - MAX_NAMED)
     raise SpecError("%s: job sections %s: only one job section is "
-                    "simulated; keep one (--cpus sets how many run it)"
+                    "simulated; keep one (--numjobs sets how many run it)"
                     % (path, named))
 
 
@@ -99,7 +91,7 @@ def _refused_as_the_engine_would(path, opts, env, cpus):
         why = ""
         if "pattern_writers" in str(e):
             why = (" (NUMJOBS is %d, the fewest CPUs simulated)" % cpus
-                   if cpus else " (NUMJOBS is unset here: give --cpus)")
+                   if cpus else " (NUMJOBS is unset here: give --numjobs)")
         raise SpecError(str(e) + why)
     for key in jobguard.PATTERN_OPTIONS:
         if any(c in opts.get(key, "") for c in ";#"):
@@ -134,7 +126,7 @@ def _header(path):
 def read(path, cpus=None):
     """The Spec of job file `path`; SpecError (one line) when it is not a
     model=pattern job, has more than one job section or a header line is
-    malformed.  @cpus: the fewest CPUs simulated (--cpus), else the
+    malformed.  @cpus: the fewest CPUs simulated (--numjobs), else the
     published machine's: a numjobs=${NUMJOBS} reads it."""
     if cpus is None:
         try:

@@ -1,20 +1,8 @@
-"""A job file's prediction on N CPUs of a machine profile: the profile
-expanded to an N x N one-way cost matrix (machines/machine.py's Machine),
-flagcheck-sim run on it per variant, and the band (docs/predict.md).
-
-The band: each variant simulated with the profile's low, typical and high
-costs (every cost of one run at the same end of its range), each with
-SEEDS seeds (the guards' phases and the jitter); the value is the mean of
-the typical runs, the band the lowest and highest of all. The gain is
-test_first/always of the same costs and seed.
-
-The demand check: at N CPUs the always form asks each shared unit that is
-written for D = N x (its transfers per I/O at N CPUs) / (ns per I/O on one
-CPU) transfers per second, the rate it would need if it never made a CPU
-wait; the unit serves at most C = 1 / (mean one-way transfer between the
-N CPUs) per second. D/C above 1: the unit is the bottleneck of the always
-form, and the fix can gain at most about D/C.
-"""
+"""A job file's prediction on N CPUs of a machine profile: the profile as
+an N x N one-way cost matrix (machines/machine.py), flagcheck-sim run on it
+per variant at the low, typical and high costs and SEEDS seeds, the band
+over them, and the demand check (D/C). docs/predict.md, "The model", "The
+band" and "The demand check"."""
 
 import contextlib
 import json
@@ -68,7 +56,7 @@ class Tally:
         if self.spent >= self.budget:
             raise PredictError(
                 "%s: %d runs simulated %.2g events, the command's budget "
-                "(%.0e, docs/predict.md): fewer --seeds or --cpus"
+                "(%.0e, docs/predict.md): fewer --seeds or --numjobs"
                 % (spec.path, self.runs, self.spent, self.budget))
 
     def add(self, run):
@@ -197,7 +185,7 @@ def _over(spec, n, ios, need=None):
     what = "about %.1e" % need if need else "over %.0e" % MAX_EVENTS
     return "%s: %d CPU(s) x %d I/Os: %s simulated events, budget %.0e: %s" \
         % (spec.path, n, ios, what, MAX_EVENTS,
-           "fewer --cpus" if n > 1 else "a shorter pattern")
+           "fewer --numjobs" if n > 1 else "a shorter pattern")
 
 
 def _ios_for(one, n, short=None):

@@ -1,14 +1,7 @@
-"""The catalogue (jobs/catalogue/): each job file's published figure, read
-from its header, and each run's test_first/always ratio beside it.
-
-A catalogue job file names the figure its source published in one
-`; published-figure:` header line (the job file is the one place it is
-written); its forms and their gains are inputs/jobheader.py's, read from
-there. The gain is what a run's test_first/always IOPS ratio is compared
-with: per cell its 95% CI and its verdict are the summary's
-(summary.decision and summary.verdict: never decided where the jobs seldom
-ran together).
-"""
+"""The catalogue (jobs/catalogue/): each job file's published figure, from
+its `; published-figure:` header line (inputs/jobheader.py), and each
+run's test_first/always beside it, with the summary's CI and verdict.
+docs/analysis.md, "flagcheck catalogue"."""
 
 from collections import namedtuple
 

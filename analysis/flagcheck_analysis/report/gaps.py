@@ -1,29 +1,13 @@
 """What the always-dirty pattern costs per line write inside the runs, and
-how much of it this machine's calibrated cache-line cost accounts for.
-Per scenario and numjobs N, with the means over the repeats:
-  ns per I/O (per job)   1e9 * N / IOPS (fio's IOPS, summed over the jobs)
-  RMWs per I/O           the counters' rmw / fio's own total_ios (per run)
-  stores per I/O         the counters' plain stores / fio's total_ios
-  line writes per I/O    RMWs + stores per I/O: each takes the line
-  gap                    ns per I/O of always - ns per I/O of test_first
-  ns per write in run    gap / (line writes per I/O of always - of
-                         test_first), only where that difference is a
-                         real count difference (real_extra): more than
-                         one write per run and more than the spread of
-                         each form's own runs; none for a layout fix,
-                         whose forms write as often
-  calibrated ns per RMW  always ns per RMW - test_first ns per test_bit, per
-                         thread, at N threads (calibration.json)
-  accounted              calibrated / in the run
-  ceiling                the line's calibrated RMWs per second at N threads
-                         (co-running: calibration.line_rate) / line writes
-                         per I/O of always: an upper bound on always-variant
-                         IOPS per shared mapping"""
+how much of it this machine's calibrated cost accounts for, per scenario
+and numjobs: ns per I/O, RMWs and stores per I/O, the gap, ns per write in
+the run, the calibrated ns per RMW, the share accounted for and the line's
+ceiling. Each column: docs/analysis.md, "Calibration and the why section"."""
 
 from collections import namedtuple
 
 from ..stats import significance
-from ..calibrate import calibration
+from ..inputs import calibfile
 
 ALWAYS, TEST_FIRST = "always", "test_first"
 
@@ -82,15 +66,15 @@ def gaps(groups, cal):
                 else writes[ALWAYS] - writes[TEST_FIRST]
             ns_rmw = gap / extra if real_extra(a, t, extra) else None
         cal_ns = accounted = ceiling = of_ceiling = None
-        pa = calibration.point(cal, ALWAYS, nj) if cal else None
-        pt = calibration.point(cal, TEST_FIRST, nj) if cal else None
+        pa = calibfile.point(cal, ALWAYS, nj) if cal else None
+        pt = calibfile.point(cal, TEST_FIRST, nj) if cal else None
         if pa and pt:
             # test_first dearer: no cost per RMW (dearer_test_first)
             if pt["ns_per_op"] < pa["ns_per_op"]:
                 cal_ns = pa["ns_per_op"] - pt["ns_per_op"]
             if cal_ns and ns_rmw and ns_rmw > 0:
                 accounted = cal_ns / ns_rmw
-            rate = calibration.line_rate(cal, nj)[0]
+            rate = calibfile.line_rate(cal, nj)[0]
             if writes[ALWAYS] and rate:
                 ceiling = rate / writes[ALWAYS]
                 if iops[ALWAYS]:
@@ -107,7 +91,7 @@ def dearer_test_first(cal, path):
     threads."""
     out = []
     for i, t in enumerate(cal["patterns"][TEST_FIRST]):
-        a = calibration.point(cal, ALWAYS, t["threads"])
+        a = calibfile.point(cal, ALWAYS, t["threads"])
         if a is not None and t["ns_per_op"] >= a["ns_per_op"]:
             out.append("%s: patterns.test_first[%d].ns_per_op is %g, not "
                        "below always's %g at %d threads: no calibrated cost "

@@ -3,7 +3,7 @@ lines, the patterns table and the transfer-latency heatmap, as
 flagcheck-calibrate prints them and the report's "why" section holds them."""
 
 from ..inputs import textfile
-from ..calibrate.calibration import RELATIONS, line_rate, point, visit
+from ..inputs.calibfile import RELATIONS, line_rate, point, visit
 from . import plot, render
 
 

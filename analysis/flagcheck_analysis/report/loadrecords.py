@@ -8,10 +8,9 @@ file or run is named on stderr and left out."""
 import glob
 import os
 
-from ..inputs import (clients, corun, fiojson, manifest, matrix, numbers,
-                      published, runsetup)
+from ..inputs import (calibfile, clients, corun, fiojson, manifest, matrix,
+                      numbers, predictionfile, published, runsetup)
 from ..stats import compare
-from ..calibrate import calibration
 from . import perhost
 from .messages import warn
 
@@ -68,7 +67,8 @@ def _input_files(item, files, manifests):
     if mf is None:
         found = sorted(p for p in glob.glob(os.path.join(item, "*.json"))
                        if os.path.basename(p) not in (
-                           manifest.NAME, calibration.JSON_NAME)
+                           manifest.NAME, calibfile.JSON_NAME,
+                           predictionfile.NAME)
                        and not os.path.islink(p))
         if not found:
             warn("%s: no fio JSON files in this directory" % item)
@@ -128,40 +128,35 @@ def _once(files, given):
     return out
 
 
-def identify(path, doc, counters, entry, group_by, variants):
-    """(scenario, variant, numjobs, repeat) of one run; raises InputError."""
+def identify(path, doc, entry, group_by):
+    """(scenario, variant, numjobs, repeat) of one run: its manifest entry
+    (the record flagcheck run writes of it), else, for bare fio JSON, the
+    variant from its job options (--group-by's, else variant=) and the
+    cell from the file name where it follows the convention (fio's job
+    name and numjobs where not); raises InputError."""
+    if group_by is None and entry is not None:
+        return (entry["scenario"], entry["variant"], int(entry["numjobs"]),
+                int(entry["repeat"]))
     opts = fiojson.job_options(doc)
-    if group_by is None:
-        if entry is not None:
-            return (entry["scenario"], entry["variant"], int(entry["numjobs"]),
-                    int(entry["repeat"]))
-        run = matrix.parse_name(path, variants)
-        if run is not None:
-            return tuple(run)
     option = group_by or "variant"
     variant = opts.get(option)
-    if variant is None and group_by is None and counters:
-        variant = counters[0].get("variant")
-    if variant is None and group_by is not None:
-        raise fiojson.InputError(path, "cannot tell the variant: --group-by "
-                                 "%s: no such job option in this run (its "
-                                 "options: %s)" % (
-                                     group_by, ", ".join(sorted(opts))))
-    if variant is None and "flag_check" in opts:
-        raise fiojson.InputError(path, "job option flag_check: the variant "
-                                 "is variant= since the engine renamed it: "
-                                 "run the job again")
     if variant is None:
-        raise fiojson.InputError(path, "cannot tell the variant: no %r job "
-                                 "option and no naming convention; use "
-                                 "--group-by" % option)
+        raise fiojson.InputError(path, (
+            "cannot tell the variant: --group-by %s: no such job option in "
+            "this run (its options: %s)" % (group_by, ", ".join(sorted(opts))))
+            if group_by is not None else "cannot tell the variant: no "
+            "manifest entry and no variant job option; use --group-by")
+    variant = str(variant)
+    run = matrix.parse_name(path, [variant]) if group_by is None else None
+    if run is not None:
+        return (run.scenario, variant, run.numjobs, run.repeat)
     try:
         numjobs = int(opts.get("numjobs", 1))
     except ValueError:
         raise fiojson.InputError(path, "numjobs job option %r is not a "
                                  "number" % opts.get("numjobs"))
     scenario = fiojson.fio_jobs(doc)[0].get("jobname", "fio")
-    return (scenario, str(variant), numjobs, None)
+    return (scenario, variant, numjobs, None)
 
 
 def _load_counters(path):
@@ -259,7 +254,7 @@ def _read_run(path, entry, used):
     return doc, counters, per_host, checked
 
 
-def load_records(files, group_by, variants, left_out=None, setups_out=None,
+def load_records(files, group_by, left_out=None, setups_out=None,
                  counters_out=None):
     """(records, docs, host records, All clients checks, lines naming the
     scenarios whose runs differ in setup, reported apart); the runs left
@@ -283,7 +278,7 @@ def load_records(files, group_by, variants, left_out=None, setups_out=None,
                                              "run left out)" % (
                                                  why, entry.get("name")))
             scenario, variant, numjobs, repeat = identify(
-                path, doc, counters, entry, group_by, variants)
+                path, doc, entry, group_by)
             scenario = published.label(scenario)
             why = fiojson.counts_disagree(doc, counters)
             if why:

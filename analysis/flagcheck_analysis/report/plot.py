@@ -10,7 +10,7 @@ import io
 
 import numpy as np
 
-from ..inputs import published, safewrite
+from ..inputs import outpath, published, safewrite
 from ..stats import decide, usl
 
 BUSY_STYLE = dict(marker="o", markersize=13, markerfacecolor="none",
@@ -203,3 +203,68 @@ def plot(lines, variants, outdir, fits=(), predict=None, undecided=None,
                       figures)
         written += _save(plt, fig, outdir, "%s_ratio" % scenario)
     return written
+
+
+def bigbox_curve(d, path, title):
+    """The big-box answer's curve (predict/curve.py's data() @d) into PNG
+    @path; returns @d. PlotError naming why not."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise PlotError("matplotlib is not installed (%s)" % e)
+    here = any(d["measured"].values())
+    fig, axes = plt.subplots(3 if here else 2, 1, figsize=(7, 10 if here
+                                                            else 7))
+    top, bottom = axes[0], axes[-1]
+    x = d["cpus"]
+    colours = dict(zip(d["variants"], ("tab:red", "tab:blue")))
+    for variant in d["variants"]:
+        m = d[variant]
+        top.plot(x, m["iops"], "-o", color=colours[variant], label=variant +
+                 " (simulated)")
+        top.fill_between(x, m["low"], m["high"], color=colours[variant],
+                         alpha=0.2)
+        pts = d["measured"].get(variant) or []
+        if pts:
+            axes[1].plot([p[0] for p in pts], [p[1] for p in pts], "x-",
+                         color=colours[variant], markersize=9,
+                         label=variant + " (measured here)")
+    g = d["gain"]
+    bottom.plot(x, g["value"], "-o", color="black",
+                label="gain test_first/always")
+    bottom.fill_between(x, g["low"], g["high"], color="grey", alpha=0.3,
+                        label="costs and seeds alone")
+    for n, value, low, high in d.get("band") or ():
+        bottom.errorbar([n], [value], yerr=[[value - low], [high - value]],
+                        fmt="none", ecolor="tab:orange", elinewidth=3,
+                        capsize=8, label="band over every unknown")
+    if d["published"]:
+        bottom.plot([d["published"][0]], [d["published"][1]], "*",
+                    color="tab:green", markersize=14, label="published")
+    top.set_ylabel("IOPS (simulated)")
+    bottom.set_ylabel("gain")
+    bottom.set_xlabel("CPUs")
+    if here:
+        axes[1].set_ylabel("IOPS (measured here)")
+        axes[1].set_xlabel("numjobs on this box")
+    for ax in axes:
+        ax.set_xscale("log", base=2)
+        ax.grid(True, alpha=0.3)
+        # outside the axes: a legend never covers a point or a bar
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    top.set_title(title, fontsize=9)
+    buf = io.BytesIO()
+    try:
+        fig.savefig(buf, format="png", dpi=80, bbox_inches="tight")
+    finally:
+        plt.close(fig)
+    try:
+        # whole or not at all, by outpath's rule (no device, FIFO, link)
+        safewrite.write(path, buf.getvalue())
+    except outpath.OutPathError as e:
+        raise PlotError(str(e))
+    except OSError as e:
+        raise PlotError("cannot write %s: %s" % (path, e.strerror or e))
+    return d

@@ -5,8 +5,7 @@ csv()); the files of each section in the output directory; its plots
 (draw); and what it appends to report.md (appendix).  Each default below
 adds nothing: a section defines only what it has."""
 
-from . import bigbox, fixtable, lru, messages, plot, render, summary
-from ..predict import curve, simulate
+from . import bigbox, fixtable, messages, plot, render, summary, sweep
 
 
 class Section:
@@ -121,37 +120,37 @@ class FixTable(Section):
         return [("threeway.md", fixtable.markdown(self.records, self.variants))]
 
 
-class Lru(Section):
-    """The bh_lru model's ns per lookup against mod (lru.md, lru.csv) and
-    its plot."""
+class Sweep(Section):
+    """A metric against a parameter (sweep.py: S5's ns per lookup against
+    mod): its table, <stem>.md, <stem>.csv and its plot."""
 
-    def __init__(self, pts):
-        self.pts = pts
+    def __init__(self, sweep, pts):
+        self.sweep, self.pts = sweep, pts
 
     def block(self, fmt):
-        return render.in_format(fmt, lru.text, lru.markdown)(self.pts)
+        return render.in_format(fmt, sweep.text, sweep.markdown)(
+            self.sweep, self.pts)
 
     def files(self):
-        return [("lru.md", lru.markdown(self.pts)),
-                ("lru.csv", lru.csv_text(self.pts))]
+        return [(self.sweep.stem + ".md", sweep.markdown(self.sweep,
+                                                         self.pts)),
+                (self.sweep.stem + ".csv", sweep.csv_text(self.sweep,
+                                                          self.pts))]
 
     def draw(self, outdir):
-        return bool(lru.draw(self.pts, outdir))
+        return bool(sweep.draw(self.sweep, self.pts, outdir))
 
 
 class BigBoxPlot(Section):
     """The big-box answers' plots (<scenario>_bigbox.png,
-    bigbox.plot())."""
+    bigbox.draw())."""
     plots = "the big-box answer's plot"
 
-    def __init__(self, plans, records):
-        self.plans, self.records = plans, records
+    def __init__(self, answers, records):
+        self.answers, self.records = answers, records
 
     def draw(self, outdir):
-        try:
-            return bool(bigbox.plot(self.plans, self.records, outdir))
-        except (curve.PlotError, simulate.PredictError) as e:
-            raise plot.PlotError(str(e))
+        return bool(bigbox.draw(self.answers, self.records, outdir))
 
 
 class Data(Section):

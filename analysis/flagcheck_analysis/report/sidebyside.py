@@ -1,22 +1,8 @@
-"""flagcheck report --compare A B: two sets of results side by side (two
-days, before and after a patch, two machines): per scenario, variant and
-numjobs, B's IOPS against A's with %change and the report's verdict
-(significance.verdict: Welch's test and the bootstrap CI of mean(B)/mean(A)),
-labelled with what differs between the two setups (runsetup.FIELDS), and
-refused, with the reason, where the runs cannot be compared: a scenario,
-variant or numjobs on one side only, or a different job shape (SHAPE).
-
-The headline, per scenario, numjobs and variant against the base: did the
-gain change?  B's gain (the geometric mean of its pairs' variant/base
-ratios, paired.py) against A's, with Welch's t-interval over the two
-sides' pair logs.  Runs marked busy never decide a difference: where a
-side has busy runs the quiet pairs alone decide (at least MIN_PAIRS on
-each side), else a difference reads "cannot tell: B busy in k of n
-runs"; a per-variant row of a busy cell likewise never reads "beyond
-noise".  Nor does a cell whose jobs seldom ran together on either side
-(corun.seldom): its runs measured little of the line's contention, so
-every difference there reads "cannot tell: A's 2 jobs ran together 11%
-of the run"."""
+"""flagcheck compare A B (report --compare): per scenario, numjobs and
+variant, B's gain against A's (paired.py) and B's IOPS against A's with
+the report's verdict, labelled with what differs between the setups;
+busy runs and cells whose jobs seldom ran together never decide a
+difference. docs/analysis.md, "The summary, two results side by side"."""
 
 import csv
 import io

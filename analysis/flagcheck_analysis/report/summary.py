@@ -1,27 +1,8 @@
 """The bottom line: one row per scenario, in S-number order: the fix's IOPS
-against the pattern's (test_first/always) at the highest numjobs with both,
-its 95% CI and whether it is decided (decide.py, flagcheck run's
---until-decided rule), the published figure beside it (published.py), and
-a verdict in words.
-
-The verdict:
-  undecided       the CI is neither clear of 1 nor narrow; the reason named
-                  first that applies: the machine was busy in k of n runs,
-                  fewer than decide.MIN_REPEATS runs per variant, or the CI
-                  still holds 1
-  reproduced      decided, the same direction as the published figure: same
-                  size where the published ratio is inside the CI, else
-                  smaller or larger (smaller is expected with fewer jobs on
-                  the line than the published machine had)
-  not reproduced  decided, but no difference (a CI narrower than the
-                  precision around 1) or the opposite direction
-A scenario without a published ratio gets the direction alone. Where the
-jobs ran together less than corun.SELDOM_PCT of the time (the median over
-the cell's runs, corun.seldom in inputs/corun.py), the cell is never
-decided, whatever its CI: such runs measure little contention, and more of
-them do not help; the verdict says so first. A decided verdict against the
-published direction on a busy machine names the busy runs first: the load,
-not the fix, may have made it."""
+against the pattern's at the highest numjobs with both, its 95% CI,
+decided or not (stats/decide.py), the published figure beside it and a
+verdict in words (undecided, reproduced, not reproduced). The rules:
+docs/analysis.md, "The summary, two results side by side, the figures"."""
 
 import math
 import os

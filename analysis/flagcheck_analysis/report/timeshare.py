@@ -1,19 +1,8 @@
-"""The share of the jobs' time spent in the modelled path, from the
-engine's counters: per run, per scenario, numjobs and variant, and what a
-share beyond 100% says.
-
-The engine times 1 model call in timed_every (256), with timed_calls and
-timed_ns in each counters line, the clock's own cost taken off, and the
-timed calls by log2 of their ns (timed_log2, timed_log2_ns; the counters
-reader holds them to timed_calls and timed_ns): a job's time in the path =
-its ns per timed call * its model calls (its ios, which equal fio's
-total_ios: the report leaves out runs where they do not); the share = the
-jobs' time in the path / fio's job_runtime (summed over the jobs).
-On a busy machine a timed call preempted between its two clock reads lasts
-microseconds to milliseconds and weighs as much as timed_every - 1 untimed
-calls: the ns per call is the mean of the timed calls at most TRIM_BUCKETS
-buckets (a factor 2 each) above the median call's bucket, which no genuine
-run can put beyond fio's job_runtime."""
+"""The share of the jobs' time spent in the modelled path, from the engine's
+timed sample of model calls (timed_every): per run, and per scenario,
+numjobs and variant, with what a share beyond 100% says; a call preempted
+between its clock reads is trimmed (TRIM_BUCKETS). docs/analysis.md,
+"Calibration and the why section"; docs/engine-options.md."""
 
 from collections import namedtuple
 

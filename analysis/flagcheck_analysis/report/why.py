@@ -8,7 +8,7 @@ the big-box answer, and simulated beside measured at each numjobs)."""
 
 import os
 
-from ..calibrate import calibration
+from ..inputs import calibfile
 from . import gaps, linecosts, render, runfigures, sections, timeshare
 from .gaps import ALWAYS, TEST_FIRST
 
@@ -128,8 +128,8 @@ class Section(sections.Section):
         one of the report's "plots"."""
         if self.cal is not None:
             linecosts.heatmap(self.cal, os.path.join(outdir,
-                                                     calibration.PNG_NAME))
-            self.heatmap = calibration.PNG_NAME
+                                                     calibfile.PNG_NAME))
+            self.heatmap = calibfile.PNG_NAME
         return False
 
     def appendix(self):
@@ -138,18 +138,18 @@ class Section(sections.Section):
 
 def _results_calibration(inputs, warn):
     for item in inputs:
-        path = os.path.join(item, calibration.JSON_NAME)
+        path = os.path.join(item, calibfile.JSON_NAME)
         if os.path.isdir(item) and os.path.lexists(path):
             try:
                 if os.path.islink(path):
-                    raise calibration.CalibrationError(
+                    raise calibfile.CalibrationError(
                         "%s: a symbolic link (refused: nothing outside the "
                         "results directory is read)" % path)
-                cal = calibration.load(path)
+                cal = calibfile.load(path)
                 for line in gaps.dearer_test_first(cal, path):
                     warn(line)
                 return cal
-            except calibration.CalibrationError as e:
+            except calibfile.CalibrationError as e:
                 warn("%s (the calibrated columns are left out)" % e)
     return None
 

@@ -1,19 +1,7 @@
-"""fio's clock, chosen once for every run of a matrix.
-
-fio picks its clock at each start (gettime.c, fio_clock_init): the CPU's
-cycle counter (clocksource=cpu) when its calibration succeeds and its
-cross-CPU monotonic test passes, else clock_gettime(). On the 2-core dev VM
-that test failed in about half the starts, and fio's null engine ran at
-9.0M IOPS (cpu) or 5.5M (clock_gettime: about 21 ns a call, several calls
-per I/O): the same job, two speeds, picked at random per run. A ratio of
-two runs that took different clocks measures fio's clock, not the kernel
-path; so flagcheck run passes fio one clocksource for every run.
-
-auto (the default) follows the kernel: when its current clocksource is the
-cycle counter (x86 "tsc", arm64 "arch_sys_counter"), the kernel has checked
-that counter's rate and its agreement across CPUs, and fio gets
-clocksource=cpu; else clock_gettime. "fio" leaves fio its own choice at each
-start."""
+"""fio's clock, chosen once for every run of a matrix: fio otherwise picks
+its clock at each start, and two runs on different clocks measure fio's
+clock, not the kernel path. auto follows the kernel's clocksource.
+docs/analysis.md, "On a busy machine" (one clock)."""
 
 from ..inputs import textfile
 

@@ -12,7 +12,8 @@ import sys
 from ..inputs import fiojson, jobfile, manifest, matrix, numbers, safewrite
 from .. import width
 from ..stats import decide
-from . import hosts, jobguard, placement, runmanifest, runsettings
+from . import hosts, placement, runmanifest, runsettings
+from ..guard import jobguard
 from .local import Local
 from .remote import Remote
 

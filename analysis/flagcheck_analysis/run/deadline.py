@@ -1,25 +1,13 @@
-"""fio under a deadline, stopped as flagcheck run stops it: jobs/run-job's
-way to run fio (python3 -m flagcheck_analysis.run.deadline --help).
+"""fio under a deadline, stopped as flagcheck run stops it: SIGINT at the
+deadline, SIGKILL to fio's job processes and fio GRACE seconds later;
+Ctrl-C passed on, a second one kills at once. jobs/run-job runs fio
+through it (cli/deadline.py). docs/errors.md (a run past RUN_TIMEOUT)."""
 
-fio runs in a session of its own, and so does each of its job processes
-(proctree.py): a signal to fio's process group, or timeout(1)'s SIGKILL to
-fio alone, leaves a job process that does not stop by itself (a job
-spinning in a long work()) running, holding fio's output open. Here, as in
-flagcheck run: at the deadline fio gets SIGINT (it stops its jobs and
-prints its report), and GRACE seconds later SIGKILL goes to fio's job
-processes and to fio; Ctrl-C (SIGINT or SIGTERM to this process) is passed
-on to fio as SIGINT, and a second one kills fio's tree at once; fio gets
-SIGTERM when this process dies, SIGKILLed too (parent-death signal)."""
-
-import argparse
 import os
 import signal
 import subprocess
-import sys
 import time
 
-from ..inputs import numbers
-from .. import width
 from . import proctree
 
 PROG = "run-job"
@@ -77,32 +65,3 @@ def run(argv, seconds, grace=GRACE):
     if stopper.signum:
         return 128 + stopper.signum
     return 128 - rc if rc < 0 else rc
-
-
-seconds_arg = numbers.arg("want a whole number of seconds, 1 or more",
-                          whole=True, low=1)
-
-
-def main(argv=None):
-    p = width.ArgumentParser(
-        prog="python3 -m flagcheck_analysis.run.deadline",
-        description="Run fio until SECONDS have passed, then stop it and its "
-        "job processes as flagcheck run does; exit 124 past the deadline.")
-    p.add_argument("seconds", metavar="SECONDS", type=seconds_arg,
-                   help="the deadline: SIGINT to fio, SIGKILL %d s later"
-                   % GRACE)
-    p.add_argument("argv", metavar="FIO", nargs=argparse.REMAINDER,
-                   help="fio (or numactl ... fio) and its arguments")
-    args = p.parse_args(argv)
-    if not args.argv:
-        p.error("no command to run")
-    try:
-        return run(args.argv, args.seconds)
-    except OSError as e:
-        print("%s: %s: %s" % (PROG, args.argv[0], e.strerror or e),
-              file=sys.stderr)
-        return 127
-
-
-if __name__ == "__main__":
-    sys.exit(main())

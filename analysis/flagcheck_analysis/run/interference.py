@@ -1,26 +1,8 @@
-"""What else used the machine during a run: /proc/stat, every process's
-CPU time (/proc/<pid>/stat), the load average, the CPU frequency governor
-and frequencies, sampled before and after each fio run, and the run's mark,
-busy or quiet.
-
-others = the CPU time of the user-space processes other than fio and this
-         runner (their utime, stime and the times of the children they
-         reaped, from /proc/<pid>/stat) that last ran on one of the run's
-         CPUs, at most the user+nice+system time of the run's CPUs (from
-         /proc/stat) minus all CPU time of the fio run (its reaped
-         processes and threads, getrusage(RUSAGE_CHILDREN)) and of this
-         runner.  Kernel threads are not others: the work a run's own I/O
-         causes (a loop device's workers, kworkers, ksoftirqd, threaded
-         IRQs, an io_uring SQPOLL thread) is the run's.  Their time on the
-         run's CPUs is reported apart, by name (kthreads).  Where /proc
-         lists no process (unreadable) others is the /proc/stat figure
-         alone.
-steal  = the steal time of the run's CPUs (a hypervisor running others)
-both as a share of the run's CPU time (all /proc/stat columns but guest,
-which user already holds).  A run is busy when either share exceeds the
-threshold.  The run's CPUs are the ones it was pinned to, or every usable
-CPU when it floated; the same figures over the whole machine are kept
-beside them."""
+"""What else used the machine during a run, sampled before and after each
+fio run from /proc and /sys: others' CPU time and steal on the run's CPUs
+(kernel threads named apart), the load average, the frequency governor,
+and the run's mark, busy or quiet. What each figure counts:
+docs/analysis.md, "On a busy machine"."""
 
 import errno
 import os

@@ -1,16 +1,7 @@
-"""The cache line between a run's jobs, measured right before and right
-after the run: flagcheck-calibrate's CAS ping-pong for a tenth of a second
-on the run's first two CPUs (job 1's and job 2's), one way, in ns.
-
-Why: on the 2-core dev VM always-dirty S1 at 2 jobs ran either near 9.5M
-IOPS (test_first/always x1.1) or near 6.4M (x1.65), run by run, with one
-fio clock and nothing else on the machine. The line's transfer between the
-two vCPUs was then about 27 ns or about 123 ns, in step with it: where the
-host runs the vCPUs (sharing a last-level cache or not) decides how much a
-cache line that changes hands costs, which is the very thing the scenario
-measures. The probe puts that beside every run of 2 or more pinned jobs,
-and the report says when it moved within a cell (inputs/lineprobes.py
-reads what it recorded)."""
+"""The cache line between a run's jobs, measured right before and after the
+run: flagcheck-calibrate's CAS ping-pong for a tenth of a second between
+job 1's and job 2's CPUs, one way, in ns (inputs/lineprobes.py reads it
+back). Why a VM needs it: docs/analysis.md, "On a busy machine"."""
 
 from ..calibrate import calibration
 

@@ -9,7 +9,8 @@ import sys
 
 from ..inputs import fiojson, matrix
 from ..calibrate import calibration
-from . import clock, interference, jobguard, lineprobe, placement
+from . import clock, interference, lineprobe, placement
+from ..guard import jobguard
 from .executor import Executor, Status, env_words
 from .progress import PROG
 

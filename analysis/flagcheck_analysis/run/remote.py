@@ -9,7 +9,8 @@ import os
 import shlex
 
 from ..inputs import matrix
-from . import clientserver, jobguard
+from . import clientserver
+from ..guard import jobguard
 from ..inputs import jobfile
 from .executor import Executor, Status, env_words
 from .progress import PROG

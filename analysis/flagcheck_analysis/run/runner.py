@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from ..inputs import manifest, matrix, outpath, runrecord
+from ..inputs import manifest, matrix, outpath, runrecord, runsetup
 from .. import width
 from ..stats import decide
 from . import clientserver, outdirlock, proctree, runmanifest, runsettings
@@ -150,6 +150,10 @@ class Runner:
         if self.stop_reason is None and rc == 0 and not timed_out:
             os.replace(partial, out)
             _unlink(kept)
+            # what a resume holds this run's JSON to (manifest.run_entries)
+            entry["json_sha256"] = runsetup.file_sha256(out)
+            runrecord.write_setup(self.args.outdir, run, dict(
+                record, json_sha256=entry["json_sha256"]))
             return ex.done(run, entry, out, kept)
         for path in ex.counters_paths(run):
             _unlink(path)

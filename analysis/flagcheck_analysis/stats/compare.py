@@ -27,6 +27,16 @@ def group(records):
     return groups
 
 
+def measured_iops(records):
+    """{(scenario, numjobs, variant): mean IOPS over the repeats}."""
+    acc = {}
+    for r in records:
+        v = r.metrics.get("iops")
+        if v is not None:
+            acc.setdefault((r.scenario, r.numjobs, r.variant), []).append(v)
+    return {k: sum(v) / len(v) for k, v in acc.items()}
+
+
 def variant_order(records, base):
     """base first, then the other variants in order of first appearance."""
     variants = [base]

@@ -1,21 +1,8 @@
-"""--until-decided: is a cell (one scenario at one numjobs) decided after
-its repeats so far?
-
-With paired runs (each repeat runs every variant back to back, ABBA; at
-least MIN_REPEATS pairs) the pairs decide: the geometric mean of the
-per-repeat ratios variant/base and its 95% t-interval (paired.py); decided
-when that CI excludes 1, or is narrower than +-precision of the gain.
-Without pairs (runs that carry no repeat number, or no repeat run in both
-variants) the unpaired runs decide: the ratio of the means, decided when its
-95% bootstrap CI (significance.verdict) excludes 1 and Welch's test agrees, or
-when the CI is narrower than +-precision; with pairs, that unpaired
-verdict is kept as the second opinion (Decision.second).  With several
-variants, every variant against the base.  No cell is decided on fewer than
-MIN_REPEATS runs (pairs) per side: the percentile bootstrap of two values
-per side can take only a handful of values and gives far too narrow an
-interval.  Nor is a cell whose jobs seldom ran together (results/corun.py,
-corun.seldom): its runs measured little of the line's contention, so
-whatever their CI says, apart() leaves it undecided (why "apart")."""
+"""--until-decided: is a cell (one scenario at one numjobs) decided after its
+repeats so far? The pairs decide (paired.py) where there are some, else
+the unpaired runs (the bootstrap CI and Welch's test); never on fewer than
+MIN_REPEATS per side, nor where the jobs seldom ran together.
+docs/analysis.md, "Paired runs" and "Repeats until decided"."""
 
 from collections import namedtuple
 

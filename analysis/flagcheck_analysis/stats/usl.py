@@ -1,20 +1,8 @@
-"""The Universal Scalability Law (Gunther) fitted to each variant's IOPS
-against numjobs:
-
-    X(N) = lambda N / (1 + sigma (N - 1) + kappa N (N - 1))
-
-lambda is the throughput of one job, sigma the contention (the serialised
-share: the line held by one CPU at a time), kappa the coherency cost (every
-job paying for every other: the line bouncing between all of them).  With
-kappa > 0 the curve peaks at N* = sqrt((1 - sigma) / kappa) jobs and falls
-after it; with kappa = 0 it has no peak and levels off at lambda / sigma.
-
-The fit is scipy.optimize.curve_fit (bounds: every parameter >= 0) over
-every run's IOPS, not over the means, so the 95% confidence intervals
-(Student's t on the runs left over after three parameters, times the
-standard errors from the covariance) carry the noise between repeats.
-Three parameters go through any three points: with fewer than MIN_NUMJOBS
-distinct numjobs values nothing is fitted, and the report says so."""
+"""The Universal Scalability Law (Gunther), X(N) = lambda N / (1 + sigma
+(N - 1) + kappa N (N - 1)), fitted to every run's IOPS against numjobs
+(scipy.optimize.curve_fit, every parameter >= 0) with 95% CIs, and its
+peak; nothing fitted under MIN_NUMJOBS distinct numjobs values.
+docs/analysis.md, "The scaling law"."""
 
 import math
 from collections import namedtuple

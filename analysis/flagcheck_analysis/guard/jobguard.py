@@ -39,17 +39,14 @@ On fio servers (remote) a writing job's names are also refused where
 what they lead to there is not known here: a relative one (opened from
 the server's working directory), one with '..', one under /proc/.
 
-jobs/run-job runs this module before fio; flagcheck run checks each job
+jobs/run-job runs it before fio (cli/guard.py); flagcheck run checks each job
 file the same way.  FLAGCHECK_DESTROY=yes lets a job write a device."""
 
-import argparse
 import glob
 import os
 import re
 import stat
-import sys
 
-from .. import width
 from . import fioargs, fiologs, fiopaths, parseonly, replay
 from ..inputs import headers, jobfile, jobheader
 from ..machines import profile
@@ -539,30 +536,3 @@ def check_expect(path, expect, env, fio):
         if why:
             raise Refused("%s: expect names variant %s: %s"
                           % (expect.where, variant, why))
-
-
-def main(argv=None):
-    p = width.ArgumentParser(
-        prog="run-job", description="Refuse a fio job that would write a "
-        "block device (see the module's docstring for every way a job "
-        "names one) unless FLAGCHECK_DESTROY=yes.  ${VARS} come from the "
-        "environment.  Exit status 0: fine to run; 2: refused, one line "
-        "on stderr says why.")
-    p.add_argument("job", metavar="JOBFILE", help="the fio job file")
-    p.add_argument("fio_args", nargs=argparse.REMAINDER, metavar="ARG",
-                   help="fio's command-line options after the job file")
-    args = p.parse_args(argv)
-    try:
-        check_devices(args.job, os.environ, args.fio_args)
-        check_expect(args.job, check_headers(args.job), os.environ,
-                     os.environ.get("FIO", "fio"))
-        for w in check_patterns(args.job, os.environ, args.fio_args):
-            print(width.wrap("run-job: warning: %s" % w), file=sys.stderr)
-    except Refused as e:
-        print(width.wrap("run-job: %s" % e), file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,48 +1,22 @@
 """make backtest: every model=pattern job file with a published figure,
-predicted on its published machine at its published CPU count
-(flagcheck predict --published), beside the published gain; the table of
-docs/backtest.md.
-
-Per file: the predicted gain test_first/always and its band, the published
-gain, predicted/published, the effects' ratio (predicted gain - 1) /
-(published gain - 1), today's formula's gain, how the rest and the
-machine were sourced. The scores, of the simulator, of "no effect" (a gain
-of x1.00 for every file) and of today's formula (the report's what-if
-before the simulator, kept only here, formula_gain(): 1/IOPS(N) =
-1/(N x IOPS(1)) + line ops per I/O x
-transfer, IOPS(1) the variant's one-CPU figure with the same rest, line ops
-the RMWs and stores per I/O as the engine counts them, transfer the mean
-one-way cost between the N CPUs), against the targets docs/predict.md states:
-
-  target   within x1.5 of the published gain AND the effect within x2
-  x2       within x2 of the published gain
-  layout   a layout fix (the same RMWs and stores per I/O in both variants)
-           predicted above x1.05
-  wrong    the predicted effect of the opposite sign to the published
-
-No number here is measured: profiles and job files only, so the table is
-the same on any machine, loaded or not.
-"""
+predicted on its published machine at its published CPU count, beside the
+published gain, with the scores of the simulator, of "no effect" and of
+today's formula against docs/predict.md's targets: docs/backtest.md's
+table. Nothing is measured: the same table on any machine."""
 
 import glob
 import os
 import subprocess
-import sys
 from collections import namedtuple
 
-from ..predict import band, fiocost, jobspec, simulate
 from ..inputs import jobheader
-from ..machines import machine, profile
-from .. import width
-from . import catalogue
+from . import band, jobspec, simulate
 
-PROG = "flagcheck backtest"
 JOB_DIRS = ("jobs/pattern", "jobs/catalogue", "jobs/family")
 # what the table's commit names: the last commit of what it depends on
 INPUTS = ("sim", "engine/pattern/pattern_parse.c", "engine/pattern/pattern.h",
           "machines", "jobs", "analysis/flagcheck_analysis/predict",
-          "analysis/flagcheck_analysis/machines/machine.py",
-          "analysis/flagcheck_analysis/report/backtest.py")
+          "analysis/flagcheck_analysis/machines/machine.py")
 
 Row = namedtuple("Row", "name machine rest rule generic pred low high "
                  "published formula layout demand why band assumes")
@@ -80,7 +54,7 @@ def row(path, top, load, fio_ns):
     """The Row of one job file; @load: machines/machine.py's load()."""
     name = os.path.relpath(path, top)
     spec = jobspec.read(path)
-    fig = catalogue.read(path)
+    fig = jobheader.read(path)
     if fig is None or fig.gain is None:
         return _skip(name, "no published-figure line" if fig is None else
                      "published-figure: none")
@@ -269,65 +243,3 @@ def markdown(rows, top):
     out += ["", "The typical value's scores (of %d files back-tested):"
             % len(done), ""] + scores(rows)
     return "\n".join(out) + "\n"
-
-
-# what it reads and prints in full is docs/backtest.md's, not --help's
-EPILOG = """\
-Reads every model=pattern job file under %s with a published-figure,
-published-machine and published-rest line; prints docs/backtest.md's table and the scores against docs/predict.md's
-targets.
-Nothing is measured: the same table on any machine.  example: flagcheck backtest --fio-ns 600
-exit status: 0 printed, 1 a job file could not be read or simulated.  In full: docs/backtest.md.""" \
-    % ", ".join(JOB_DIRS)
-
-
-def build_parser():
-    p = width.ArgumentParser(
-        prog=PROG, description="The simulator's back-test (make backtest): "
-        "every job file with a published figure, predicted on its published "
-        "machine.",
-        epilog=EPILOG, formatter_class=width.HelpFormatter)
-    p.add_argument("--top", default=None, metavar="DIR",
-                   help="the source tree (default: this one)")
-    p.add_argument("--fio-ns", type=fiocost.fio_ns_arg, default=None,
-                   metavar="NS", help="fio's ns per I/O for published-rest "
-                   "fio files, 1-1e6 (default: skip them)")
-    p.add_argument("--machines-dir", default=None, metavar="DIR",
-                   type=profile.machines_dir_arg,
-                   help="where profile names are looked up (default: the "
-                   "tree's machines/)")
-    return p
-
-
-def parse_args(argv):
-    return build_parser().parse_args(argv)
-
-
-def main(argv=None):
-    args = parse_args(argv)
-    here = os.path.dirname(os.path.realpath(__file__))
-    top = args.top or os.path.dirname(os.path.dirname(os.path.dirname(
-        here)))
-    rows = []
-    try:
-        for path in job_files(top):
-            if jobspec.is_pattern(path):
-                rows.append(row(path, top, lambda n: machine.load(
-                    n, args.machines_dir or os.path.join(top, "machines")),
-                    args.fio_ns))
-    except (ValueError, jobspec.SpecError, catalogue.FigureError,
-            simulate.PredictError) as e:
-        print("%s: %s" % (PROG, e), file=sys.stderr)
-        return 1
-    if not any(r.pred is not None for r in rows):
-        print(width.wrap("%s: --top %s: %s: nothing to back-test (a model="
-                         "pattern job file with a published figure under %s)"
-                         % (PROG, top, "no such directory"
-                            if not os.path.isdir(top) else
-                            "%d pattern job files, none back-tested (%s)" % (
-                                len(rows), rows[0].why) if rows else
-                            "no pattern job file", ", ".join(JOB_DIRS))),
-              file=sys.stderr)
-        return 1
-    sys.stdout.write(markdown(rows, top))
-    return 0
