@@ -87,7 +87,7 @@ class TestBusyAndPlacement(ResultsDirCase):
             assert i["busy"], (e["name"], i)
             assert hog_cpu in e["placement"]["jobs"]
             assert i["run_cpus"]["others_share"] > 0.10
-        p = run_cli("report", self.out, "--no-plot", "--width",
+        p = run_cli("report", "--verbose", self.out, "--no-plot", "--width",
                     "0")
         assert p.returncode == 0, p.stderr
         lines = p.stdout.splitlines()
@@ -95,12 +95,12 @@ class TestBusyAndPlacement(ResultsDirCase):
             assert len([l for l in lines
                         if l.startswith(e["name"] + " ")]) == 1, e["name"]
         assert "machine busy in 4 of 4 runs" in p.stdout
-        iops = [l for l in lines if l.endswith(" iops") and "Welch" in l]
+        iops = [l for l in lines if l.endswith(" iops") and "noise" in l]
         assert len(iops) == 1
         assert "; machine busy in 4 of 4 runs" in iops[0]
 
         # --exclude-busy leaves them all out: nothing left to report
-        p = run_cli("report", self.out, "--no-plot",
+        p = run_cli("report", "--verbose", self.out, "--no-plot",
                     "--exclude-busy")
         assert p.returncode == 1
         assert "nothing to report" in p.stderr

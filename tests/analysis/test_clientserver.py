@@ -223,7 +223,7 @@ class TestTwoServers:
             assert sum(r["ios"] for r in text_records) == stats_ios
             check = clients.check_all_clients(doc)
             assert check["status"] == "equal", check
-        p = run_cli("report", self.out, "--no-plot")
+        p = run_cli("report", "--verbose", self.out, "--no-plot")
         assert p.returncode == 0, p.stderr
         for key in keys:
             assert re.search(r"\n%s +\d+ +\d+ " % key, p.stdout)
@@ -264,7 +264,7 @@ class TestTwoServers:
                 for h in run["hosts"].values()} == \
             {live: "ok", refused: "down", silent: "down"}
         path = os.path.join(self.out, run["json"])
-        p = run_cli("report", path, "--no-plot", "--outdir",
+        p = run_cli("report", "--verbose", path, "--no-plot", "--outdir",
                     os.path.join(self.tmp, "report"))
         assert p.returncode == 0, p.stderr
         assert live.replace(",", ":") in p.stdout

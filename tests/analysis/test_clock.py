@@ -83,7 +83,7 @@ class TestRunner(ResultsDirCase):
         for run in m["runs"]:
             assert run["status"] == "ok"
             assert "--clocksource=clock_gettime" in run["command"]
-        p = run_cli("report", self.out)
+        p = run_cli("report", "--verbose", self.out)
         assert p.returncode == 0, p.stderr
         assert ("clock: fio clocksource=clock_gettime for every run "
                 "(--clocksource clock_gettime)") in p.stdout

@@ -63,7 +63,7 @@ class TestDeepJson(Scratch):
         deep = deep_json(self.path("deep.json"))
         good = shutil.copy(os.path.join(
             RESULTS, "flagcheck-fixture_always_nj1_r1.json"), self.tmp)
-        p = run_cli("report", "--no-plot", "--outdir",
+        p = run_cli("report", "--verbose", "--no-plot", "--outdir",
                     self.path("report"), deep, good)
         assert_one_line(p, deep + ": JSON nested too deeply", rc=0)
         assert "runs: 1 (always n=1)" in p.stdout
@@ -100,7 +100,7 @@ class TestImpossibleValues(Scratch):
         with pytest.raises(fiojson.InputError) as cm:
             fiojson.load_fio_json(bad)
         assert str(cm.value) == "%s: %s %s" % (bad, field, said)
-        p = run_cli("report", "--no-plot", "--outdir",
+        p = run_cli("report", "--verbose", "--no-plot", "--outdir",
                     self.path("report"), self.GOOD, bad)
         assert_one_line(p, bad + ": " + field, rc=0)
         assert "runs: 1 (always n=1)" in p.stdout
@@ -201,7 +201,7 @@ class TestDifferentSetups(Scratch):
     def check_apart(self, field, label_a, label_b, **change):
         a = self.copy("a")
         b = self.copy("b", **change)
-        p = run_cli("report", "--no-plot", "--format", "csv",
+        p = run_cli("report", "--verbose", "--no-plot", "--format", "csv",
                     "--outdir", self.path("report"), a, b)
         assert_one_line(p, "the runs of flagcheck-fixture differ in %s: "
                         "not averaged together" % field, rc=0)
@@ -265,7 +265,7 @@ class TestDifferentSetups(Scratch):
 
     def test_same_setup_is_pooled(self):
         a, b = self.copy("a"), self.copy("b")
-        p = run_cli("report", "--no-plot", "--outdir",
+        p = run_cli("report", "--verbose", "--no-plot", "--outdir",
                     self.path("report"), a, b)
         assert p.returncode == 0, p.stderr
         assert "differ in" not in message(p.stderr) + p.stdout
@@ -329,7 +329,7 @@ class TestDamagedManifest(Scratch):
     def test_report_reads_the_json_files_instead(self):
         shutil.copytree(RESULTS, self.out)
         path = deep_json(os.path.join(self.out, "manifest.json"))
-        p = run_cli("report", "--no-plot", "--outdir",
+        p = run_cli("report", "--verbose", "--no-plot", "--outdir",
                     self.path("report"), self.out)
         assert_one_line(p, "unusable manifest: %s: JSON nested too "
                         "deeply" % path, rc=0)

@@ -69,7 +69,7 @@ def test_a_job_file_with_none_runs_and_reports(tmp_path):
     p = run_cli("predict", out, "--machine", "skylake-sp-2s", "--numjobs", "64",
                 timeout=300)
     assert p.returncode == 0, p.stderr
-    p = run_cli("report", "--no-plot", "--width", "0", out)
+    p = run_cli("report", "--verbose", "--no-plot", "--width", "0", out)
     assert p.returncode == 0, p.stderr
     block = p.stdout.rstrip("\n").split("\n\n")[-1].splitlines()
     assert block[0].startswith("summary: ")
