@@ -63,6 +63,10 @@ def _tasks(pid):
     return out
 
 
+# slow: real flagcheck runs, fio for whole seconds
+@pytest.mark.slow
+# serial: busy loops and pinned jobs, the machine's load measured
+@pytest.mark.serial
 @pytest.mark.skipif(not FIO, reason="fio not installed")
 class TestBusyAndPlacement(ResultsDirCase):
     def test_hog_marks_runs_busy_and_the_report_names_them(self):

@@ -149,6 +149,8 @@ class TestUnits:
         assert clients.check_all_clients(doc)["status"] == "absent"
 
 
+# slow: real flagcheck runs on fio servers
+@pytest.mark.slow
 @pytest.mark.skipif(not (FIO and os.path.exists(ENGINE)),
                     reason="needs fio and the built engine (make)")
 class TestTwoServers:
@@ -232,6 +234,8 @@ class TestTwoServers:
         assert "the flags word is per host" in p.stdout
         assert "clientserver, numjobs=2" in p.stdout
 
+    # serial: timed
+    @pytest.mark.serial
     def test_down_hosts_named_in_bounded_time(self, request):
         live = self.servers.start()
         refused = "%s,%d" % (LOOPBACK, free_port())     # nothing listens
@@ -270,6 +274,8 @@ class TestTwoServers:
         assert "nothing to report" in p.stderr
 
 
+# slow: make install and runs of the installed copy
+@pytest.mark.slow
 @pytest.mark.skipif(not (shutil.which("make") and os.path.exists(ENGINE)),
                     reason="needs make and the built engine")
 class TestInstall:

@@ -125,6 +125,8 @@ def _fio_s1(tmp_path, numjobs, *args):
     return fiojson.load_counters(str(stats)), t0, t1
 
 
+# serial: pins jobs and counts how long they ran together
+@pytest.mark.serial
 @needs_fio
 def test_each_job_records_its_stretches_inside_the_run(tmp_path):
     records, t0, t1 = _fio_s1(tmp_path, 1)
@@ -139,6 +141,8 @@ def test_each_job_records_its_stretches_inside_the_run(tmp_path):
     assert corun.share(records) is None and corun.jobs(records) == 1
 
 
+# serial: pins jobs and counts how long they ran together
+@pytest.mark.serial
 @needs_fio
 def test_two_jobs_on_one_cpu_never_run_together(tmp_path):
     cpu = min(os.sched_getaffinity(0))
@@ -178,6 +182,10 @@ def busy_loops(seconds):
             p.wait()
 
 
+# slow: real flagcheck runs beside busy loops
+@pytest.mark.slow
+# serial: pins jobs and counts how long they ran together
+@pytest.mark.serial
 @needs_fio
 def test_s1_beside_busy_loops_names_how_much_the_jobs_ran_together(
         tmp_path):
@@ -233,6 +241,10 @@ cpus_allowed_policy=shared
 """
 
 
+# slow: real flagcheck runs, fio for whole seconds
+@pytest.mark.slow
+# serial: pins jobs and counts how long they ran together
+@pytest.mark.serial
 @needs_fio
 def test_a_cell_whose_jobs_never_ran_together_is_never_decided(tmp_path):
     # two jobs on one CPU take turns: no line is contended.  The forms

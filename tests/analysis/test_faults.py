@@ -273,6 +273,8 @@ class TestDifferentSetups(Scratch):
         assert "flagcheck-fixture, numjobs=1\n" in p.stdout
 
 
+# slow: real flagcheck runs, fio for whole seconds
+@pytest.mark.slow
 @pytest.mark.skipif(not FIO, reason="fio not installed")
 class TestDamagedManifest(Scratch):
     """item 4 (and 14 for manifest.json): a damaged manifest is refused,
@@ -334,6 +336,8 @@ class TestDamagedManifest(Scratch):
         assert "runs: 8 (always n=4, test_first n=4)" in p.stdout
 
 
+# slow: real flagcheck runs on fio servers
+@pytest.mark.slow
 @pytest.mark.skipif(not (FIO and os.path.exists(ENGINE)),
                     reason="needs fio and the built engine (make)")
 class TestClientMode(Scratch):
@@ -456,6 +460,8 @@ def can_mount_privately():
 class TestFullDisk(Scratch):
     """item 13: the results directory's file system fills up"""
 
+    # slow: a real flagcheck run on a full file system
+    @pytest.mark.slow
     def test_message_names_the_path_and_nothing_is_lost(self):
         fs = self.path("fs")
         os.makedirs(fs)

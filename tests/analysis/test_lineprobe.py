@@ -82,6 +82,10 @@ class TestPure:
         assert "/nonexistent/calibrate: no such program" in str(e.value)
 
 
+# slow: real flagcheck runs with line probes
+@pytest.mark.slow
+# serial: the line between two CPUs measured
+@pytest.mark.serial
 @pytest.mark.skipif(not (len(USABLE) > 1),
                     reason="needs 2 usable CPUs: no pair to probe")
 class TestRunner(ResultsDirCase):

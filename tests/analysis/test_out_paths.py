@@ -94,6 +94,8 @@ def predict(*args, **env):
                           env=dict(os.environ, FLAGCHECK_SIM=SIM, **env))
 
 
+# serial: fio's cost per I/O measured, the refusal timed
+@pytest.mark.serial
 @pytest.mark.skipif(not helpers.FIO, reason="needs fio")
 def test_fio_cost_record_on_a_device(device, tmp_path):
     link = tmp_path / "link.json"
@@ -134,6 +136,8 @@ def test_plot_on_a_device(device, tmp_path):
             "%s\n" % (path, what, ALLOWED)
 
 
+# serial: the refusal timed
+@pytest.mark.serial
 @pytest.mark.skipif(not os.path.exists(CALIBRATE),
                     reason="needs build/flagcheck-calibrate (make)")
 def test_calibrate_output_on_a_device_a_link_a_fifo(device, tmp_path):

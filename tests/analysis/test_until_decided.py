@@ -7,6 +7,8 @@ import os
 import shutil
 import tempfile
 
+import pytest
+
 from tests.analysis.helpers import HERE, NULL_JOB, REPO, run_cli
 from flagcheck_analysis.stats import paired
 
@@ -17,6 +19,8 @@ def means(xs):
     return sum(xs) / len(xs)
 
 
+# slow: flagcheck runs of many runs
+@pytest.mark.slow
 class TestUntilDecided:
     def setup_method(self):
         self.tmp = tempfile.mkdtemp()

@@ -14,6 +14,7 @@ from ..stats import compare, scaling, usl
 from ..report import (bigbox, catalogue, conditions, header, loadrecords,
     perhost, plot, render, sections, sidebyside, summary, sweep, usltable,
     why)
+from ..report import messages
 from ..report.messages import PROG, warn
 
 # the rest (where a run's variant comes from, the files, three variants,
@@ -407,7 +408,17 @@ def bottom_line(outdir, base):
 
 
 def main(argv=None, as_compare=False):
-    """flagcheck report (@as_compare: flagcheck compare A B)."""
+    """flagcheck report (@as_compare: flagcheck compare A B). The warnings
+    it keeps start empty and the width it sets is put back, so that a
+    process may run one after another (the tests run it in theirs)."""
+    del messages.WARNINGS[:]
+    try:
+        return _main(argv, as_compare)
+    finally:
+        render.set_width(render.WIDTH)
+
+
+def _main(argv, as_compare):
     args = parse_args(argv, as_compare)
     render.set_width(args.width)
     if args.compare:
