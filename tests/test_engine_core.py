@@ -410,6 +410,8 @@ def run_and_signal(ctx, sig, thread):
     return rc
 
 
+# serial: /dev/shm is compared whole, and a test beside it may add to it
+@pytest.mark.serial
 @THREAD
 def test_nothing_left_after_normal_run(ctx, thread):
     before = shm_entries()
@@ -417,6 +419,8 @@ def test_nothing_left_after_normal_run(ctx, thread):
     assert shm_entries() - before == set()
 
 
+# serial: /dev/shm is compared whole, and a test beside it may add to it
+@pytest.mark.serial
 @THREAD
 @pytest.mark.parametrize("sig", (signal.SIGINT, signal.SIGTERM),
                          ids=("SIGINT", "SIGTERM"))
@@ -424,6 +428,8 @@ def test_nothing_left_after_signal(ctx, sig, thread):
     run_and_signal(ctx, sig, thread)
 
 
+# serial: /dev/shm is compared whole, and a test beside it may add to it
+@pytest.mark.serial
 @THREAD
 def test_sigkilled_run_is_never_attached(ctx, thread):
     run_and_signal(ctx, signal.SIGKILL, thread)
