@@ -5,6 +5,7 @@
 #   make fio              an fio binary from that same tree, in $(BUILD)/fio
 #   make reproduce        install what is missing, build, run S1 and S2, report
 #   make check            install what is missing, build, run every test
+#   make check-quick      ... every test not marked slow
 #   make check-fio-versions   build fio 3.36, 3.39, 3.41, 3.42 and the engine
 #                         against each, run the version tests under each
 #   make check PYTEST_ARGS='-k iodepth'   ... only the tests pytest's -k picks
@@ -227,16 +228,38 @@ $(BUILD)/unit-tsan/%: tests/unit/%.c $(UNIT_SRCS) $(ENGINE_HDRS) $(wildcard test
 unit-tests: $(foreach v,unit unit-asan unit-tsan,$(addprefix $(BUILD)/$(v)/,$(UNIT_TESTS)))
 
 # The README's test command. Installs what is missing first, builds
-# everything, then runs every test with pytest (tests/, see pytest.ini);
-# PYTEST_ARGS reaches pytest: -k EXPR, -x, -v, a test file or test id.
-# pytest exits non-zero on a failure and when no test was collected.
+# everything, then runs every test with pytest (tests/, see pytest.ini) in
+# two parts (tests/parts.py): the tests marked serial (they pin CPUs, load
+# them or measure time) alone, then the others on PYTEST_JOBS workers
+# (pytest-xdist's -n; default one per CPU this make may use; the tests of
+# one xdist_group on one worker); the second part's closing summary and
+# exit status are those of both. PYTEST_ARGS reaches pytest in both: -k
+# EXPR, -x, -v, --durations=N, a test file or test id. pytest exits
+# non-zero on a failure and when no test was collected in either part.
+# check-quick: the same, without the tests marked slow.
 PYTEST_ARGS	?=
-
-check: deps
-	$(MAKE) all unit-tests $(BUILD)/fio-flagcheck-skew.so \
+PYTEST_JOBS	?= $(shell nproc)
+PART_RECORD	:= $(BUILD)/tests/serial-part.json
+PYTEST_PARTS	= rm -f $(PART_RECORD); \
+	$(PYTHON) -m pytest --build=$(BUILD) --part serial \
+		--part-record $(PART_RECORD) $(1) $(PYTEST_ARGS) || :; \
+	$(PYTHON) -m pytest --build=$(BUILD) --part parallel \
+		--part-record $(PART_RECORD) -n $(PYTEST_JOBS) --dist loadgroup \
+		$(1) $(PYTEST_ARGS)
+CHECK_BUILD	:= all unit-tests $(BUILD)/fio-flagcheck-skew.so \
 		$(BUILD)/fio-flagcheck-unchecked.so $(BUILD)/clang.ok \
 		$(BUILD)/clang-calibrate.ok $(BUILD)/flagcheck-sim-asan
-	$(PYTHON) -m pytest --build=$(BUILD) $(PYTEST_ARGS)
+
+check: deps
+	$(MAKE) $(CHECK_BUILD)
+	@mkdir -p $(BUILD)/tests
+	$(call PYTEST_PARTS,)
+
+.PHONY: check-quick
+check-quick: deps
+	$(MAKE) $(CHECK_BUILD)
+	@mkdir -p $(BUILD)/tests
+	$(call PYTEST_PARTS,-m 'not slow')
 
 # BENCH_ARGS reaches benchmarks/bench.py (--repeats, --runtime, --before
 # OLD.so: a second build's rows in the same repeats).

@@ -12,13 +12,14 @@
 #   python3 python3-matplotlib  the analysis (Debian's own python3)
 #   python3-pytest              make check runs the tests with it
 #   python3-pytest-timeout      a test that hangs fails (pytest.ini's timeout)
+#   python3-pytest-xdist        make check runs the tests on one worker per CPU (-n)
 #   python3-scipy               Welch's t-test, the bootstrap, the USL fit
 set -euo pipefail
 
 pkgs=(fio dpkg-dev gcc make clang libc6-dev pkg-config binutils procps gdb
 	libaio-dev liburing-dev zlib1g-dev libnuma-dev librdmacm-dev
 	libibverbs-dev python3 python3-matplotlib python3-pytest python3-pytest-timeout
-	python3-scipy)
+	python3-pytest-xdist python3-scipy)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -20,6 +20,7 @@ import subprocess
 import pytest
 
 import fiorun
+import parts
 import widthcheck
 
 
@@ -30,6 +31,7 @@ def pytest_addoption(parser):
     parser.addoption("--fio", default=None, metavar="PATH",
                      help="the fio binary the tests run, fio servers too "
                           "(default: fio on PATH)")
+    parts.add_options(parser)
 
 
 def pytest_configure(config):
@@ -42,6 +44,7 @@ def pytest_configure(config):
     os.environ["FLAGCHECK_TEST_BUILD"] = build
     if path:
         os.environ["FLAGCHECK_TEST_FIO"] = os.path.abspath(path)
+    parts.register(config)
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,9 @@ import tempfile
 
 from flagcheck_analysis.run import proctree
 
+# the I/Os per job of count_args(): about 20 ms of the null backend
+IOS = 2000
+
 
 def run_program(argv, timeout=120):
     try:
@@ -103,10 +106,16 @@ class Context:
             cc = shutil.which("cc") or shutil.which("gcc")
             if not cc:
                 return None
-            with open(src, "w") as f:
+            # each under a name of its own, then renamed: another pytest
+            # worker may build or run the same program meanwhile
+            tag = ".%d.tmp" % os.getpid()
+            with open(src + tag, "w") as f:
                 f.write(source)
-            rc, text = run_program([cc, "-O2", "-o", out, src] + list(cflags))
+            rc, text = run_program([cc, "-O2", "-o", out + tag, "-x", "c",
+                                    src + tag] + list(cflags))
             assert rc == 0, text
+            os.replace(out + tag, out)
+            os.replace(src + tag, src)
         return out
 
     def jobfile(self, text):
@@ -159,11 +168,21 @@ class Context:
         return Result(p.returncode, p.stdout, p.stderr, stats_lines)
 
     def base_args(self, **opts):
+        """One job for a second of time (time_based): for a test about
+        time (jobs that must run together, a run that is stopped); an
+        option of None is left out."""
         o = {"name": "t", "ioengine": f"external:{self.engine}",
              "filename": "flagcheck-shared", "size": "1g", "bs": "4k",
              "rw": "randread", "time_based": "1", "runtime": "1"}
-        o.update({k: str(v) for k, v in opts.items()})
-        return [f"--{k}={v}" for k, v in o.items()]
+        o.update({k: None if v is None else str(v) for k, v in opts.items()})
+        return [f"--{k}={v}" for k, v in o.items() if v is not None]
+
+    def count_args(self, ios=IOS, **opts):
+        """One job that ends after @ios I/Os per job (number_ios), however
+        fast it runs: for a test about counts, which holds for any number
+        of I/Os."""
+        return self.base_args(**dict({"time_based": None, "runtime": None,
+                                      "number_ios": ios}, **opts))
 
 
 def fio_version(fio):

@@ -130,6 +130,8 @@ def test_catalogue_rows_are_the_files_sequences(rows):
             set(items(opts["pattern_words"])), name
 
 
+# slow: a benchmark row per operation and form
+@pytest.mark.slow
 def test_one_short_run_prints_a_row_per_operation_and_form(build, rows):
     jobs = min(2, os.cpu_count())
     p = bench(build, "--repeats", "1", "--runtime", "1", "--scenarios", "",

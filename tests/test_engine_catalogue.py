@@ -251,6 +251,8 @@ def check_op(what, op, per_job, total_ios, runtime_ns, copies=1):
             f"{what}: {ran} of {repeat} x {total_ios}"
 
 
+# slow: job files under the real fio for whole seconds
+@pytest.mark.slow
 @pytest.mark.parametrize("job,variant", RUNS, ids=RUN_IDS)
 def test_catalogue_job_counts_what_its_pattern_says(ctx, job, variant):
     p, stats = run_job(ctx, job, clean_env(

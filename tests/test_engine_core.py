@@ -33,6 +33,8 @@ def test_engine_linked_nodelete(ctx):
     assert "NODELETE" in out, "not linked with -z nodelete"
 
 
+# slow: builds the engine
+@pytest.mark.slow
 def test_engine_builds_with_clang(ctx):
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     rc, out = run_program(["make", "-s", "-C", top, f"BUILD={ctx.build}",
@@ -58,8 +60,7 @@ def test_version_skew_is_refused(ctx):
                          ids=VARIANTS)
 @pytest.mark.parametrize("depth", (1, 16), ids=lambda d: f"iodepth{d}")
 def test_runs_at_iodepth(ctx, depth, variant, per_io):
-    r = ctx.fio_run(ctx.base_args(iodepth=depth, variant=variant,
-                                  runtime="500ms"))
+    r = ctx.fio_run(ctx.count_args(iodepth=depth, variant=variant))
     ok(r)
     jobs = r.json()["jobs"]
     ios = jobs[0]["read"]["total_ios"]
@@ -135,6 +136,10 @@ def together_ns(stats):
     return out
 
 
+# slow: runs until the jobs ran together 50 ms
+@pytest.mark.slow
+# serial: counts how long the jobs ran together
+@pytest.mark.serial
 @pytest.mark.parametrize("readers", (1, 2, 3), ids=lambda n: f"readers{n}")
 @pytest.mark.parametrize("variant", VARIANTS)
 @THREAD
@@ -186,9 +191,9 @@ def test_private_mapping_shares_nothing(ctx, thread, variant):
     ids=("eio", "enospc"))
 def test_injection_accounting_is_exact(ctx, inject, extra, variant, thread,
                                        numjobs):
-    r = ctx.fio_run(ctx.base_args(
+    r = ctx.fio_run(ctx.count_args(
         variant=variant, inject=inject, inject_every=7,
-        numjobs=numjobs, thread=thread, runtime="500ms",
+        numjobs=numjobs, thread=thread,
         iodepth=4, continue_on_error="io") + extra)
     ok(r)
     what = f"{inject} {variant} thread={thread} numjobs={numjobs}"
@@ -202,8 +207,8 @@ def test_injection_accounting_is_exact(ctx, inject, extra, variant, thread,
 def test_stats_file_is_one_line_per_job_and_starts_afresh(ctx):
     path = os.path.join(ctx.tmp, "stats-afresh.jsonl")
     for _ in range(2):
-        r = ctx.fio_run(ctx.base_args(numjobs=3, runtime="200ms",
-                                      flagcheck_stats=path), stats=False)
+        r = ctx.fio_run(ctx.count_args(numjobs=3, flagcheck_stats=path),
+                        stats=False)
         ok(r)
         with open(path) as f:
             lines = [json.loads(line) for line in f]
@@ -221,8 +226,7 @@ def test_stats_file_planted_link_is_refused(ctx):
         f.write("keep\n")
     os.symlink(victim, link)
     try:
-        r = ctx.fio_run(ctx.base_args(runtime="100ms", flagcheck_stats=link),
-                        stats=False)
+        r = ctx.fio_run(ctx.count_args(flagcheck_stats=link), stats=False)
         assert r.rc != 0
         assert f"flagcheck_stats={link} is a symbolic link" in r.err, r.err
         with open(victim) as f:
@@ -261,7 +265,7 @@ def test_stats_file_link_planted_during_the_run_is_not_followed(ctx):
 
 
 def test_counters_reach_the_text_output(ctx):
-    argv = [ctx.fio] + ctx.base_args(runtime="200ms", variant="always")
+    argv = [ctx.fio] + ctx.count_args(variant="always")
     cwd = ctx.scratch()
     p = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=60)
     os.rmdir(cwd)
@@ -327,7 +331,7 @@ def test_counters_line_is_json_whatever_the_job_is_named(ctx):
     the counters line is still UTF-8 JSON, the byte as U+FFFD."""
     cwd = ctx.scratch()
     stats = os.path.join(cwd, "s.jsonl")
-    args = [a for a in ctx.base_args() if not a.startswith("--name=")]
+    args = [a for a in ctx.count_args() if not a.startswith("--name=")]
     p = subprocess.run([os.fsencode(ctx.fio), b"--name=t\t\"x\xe9"] +
                        [os.fsencode(a) for a in args] +
                        [os.fsencode("--flagcheck_stats=" + stats)],
@@ -406,14 +410,17 @@ def run_and_signal(ctx, sig, thread):
     return rc
 
 
+# serial: /dev/shm is compared whole, and a test beside it may add to it
+@pytest.mark.serial
 @THREAD
 def test_nothing_left_after_normal_run(ctx, thread):
     before = shm_entries()
-    ok(ctx.fio_run(ctx.base_args(numjobs=2, thread=int(thread),
-                                 runtime="300ms")))
+    ok(ctx.fio_run(ctx.count_args(numjobs=2, thread=int(thread))))
     assert shm_entries() - before == set()
 
 
+# serial: /dev/shm is compared whole, and a test beside it may add to it
+@pytest.mark.serial
 @THREAD
 @pytest.mark.parametrize("sig", (signal.SIGINT, signal.SIGTERM),
                          ids=("SIGINT", "SIGTERM"))
@@ -421,18 +428,22 @@ def test_nothing_left_after_signal(ctx, sig, thread):
     run_and_signal(ctx, sig, thread)
 
 
+# serial: /dev/shm is compared whole, and a test beside it may add to it
+@pytest.mark.serial
 @THREAD
 def test_sigkilled_run_is_never_attached(ctx, thread):
     run_and_signal(ctx, signal.SIGKILL, thread)
     # the killed run left error bits set on its mapping; a new run on
     # the same file name must start from a clean one
-    r = ctx.fio_run(ctx.base_args(numjobs=2, thread=int(thread), runtime="300ms",
-                                  continue_on_error="io"))
+    r = ctx.fio_run(ctx.count_args(numjobs=2, thread=int(thread),
+                                   continue_on_error="io"))
     ok(r)
     assert r.sum("errors_reported") == 0 == r.total_err(), \
         "a later run saw the state of a SIGKILLed one"
 
 
+# slow: gdb's backtraces of a hung fio
+@pytest.mark.slow
 def test_a_run_past_its_timeout_is_stopped_with_its_backtraces(ctx):
     """A hung fio fails its test with gdb's backtrace of every thread of
     every fio process, so that a rare hang can be read from the failure."""
@@ -448,6 +459,10 @@ def test_a_run_past_its_timeout_is_stopped_with_its_backtraces(ctx):
     assert msg.count("\nThread ") >= 3 and "#0 " in msg, msg
 
 
+# slow: gdb's backtraces of a hung fio
+@pytest.mark.slow
+# serial: the stop is timed
+@pytest.mark.serial
 def test_a_hung_fios_job_processes_are_stopped_too(ctx):
     """Job processes (each in a session of its own, outside fio's process
     group) are found, backtraced and killed with fio: the test ends at once,

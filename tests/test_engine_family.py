@@ -13,6 +13,8 @@ import pytest
 from jobrun import S3, check_run, clean_env, run_job
 
 
+# slow: a job file through run-job for its RUNTIME
+@pytest.mark.slow
 def test_s3_real_cycles_in_a_directory_of_their_own(ctx):
     d = tempfile.mkdtemp(prefix="creat-", dir=ctx.tmp)
     try:

@@ -115,9 +115,8 @@ def test_engine_counts_equal_fios(ctx, datadir, backend, thread, model):
 def test_exactly_once_at_depth_32_and_64_headline(ctx):
     """The issue's own command: null backend, depth 32 and 64."""
     for depth in (32, 64):
-        r = ctx.fio_run(ctx.base_args(iodepth=depth, variant="always",
-                                      filename="x", size="64m",
-                                      runtime="500ms"))
+        r = ctx.fio_run(ctx.count_args(iodepth=depth, variant="always",
+                                       filename="x", size="64m"))
         fiorun.ok(r)
         (job,), (s,) = r.json()["jobs"], r.stats
         assert s["ios"] == job["read"]["total_ios"] > 0
@@ -138,6 +137,8 @@ def peak_rss_kib(ctx, args):
     return int(kib)
 
 
+# slow: many runs, their peak memory
+@pytest.mark.slow
 def test_private_state_is_freed_and_kept_across_reopen(ctx):
     """mapping=private block_commit_write: 26 MiB of heads per 1 GiB file.
     Six jobs one after another in one thread-variant run peak at what one
@@ -206,8 +207,8 @@ def test_long_option_values_keep_the_line_valid_json(ctx):
         path = os.path.join(path, "d" * 200)
     os.makedirs(path)
     try:
-        r = ctx.fio_run(ctx.base_args(model="set_buffer_verified",
-                                      creat_dir=path, runtime="100ms"))
+        r = ctx.fio_run(ctx.count_args(model="set_buffer_verified",
+                                       creat_dir=path))
         fiorun.ok(r)
         (s,) = r.stats
         assert s["options"]["creat_dir"] == path
@@ -303,6 +304,8 @@ def test_many_files_and_a_failed_large_state(ctx):
     assert stats["after"]["ios"] == jobs["after"]["read"]["total_ios"] == 10
 
 
+# slow: waits out an orphaned job's runtime
+@pytest.mark.slow
 def test_a_vanished_fio_leaves_no_counters(ctx):
     """Process mode, fio's parent killed: its job processes run on (as
     with fio's own engines) but write no counters for a run that is gone."""
@@ -373,6 +376,10 @@ def test_counts_restart_with_fios_after_ramp_time(ctx):
     assert s["rmw"] == 2 * job["read"]["total_ios"]
 
 
+# slow: up to 200 runs until both endings are seen
+@pytest.mark.slow
+# serial: a busy loop pinned to the job's CPU
+@pytest.mark.serial
 @pytest.mark.parametrize("depth", [1, 32])
 def test_counts_agree_when_the_job_ends_at_the_ramps_end(ctx, depth):
     """A job whose runtime ends as its ramp_time does (1 ms after a 10 ms

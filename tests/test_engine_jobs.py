@@ -164,6 +164,8 @@ HANGING_FIO = {
 }
 
 
+# slow: waits out RUN_TIMEOUT
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(HANGING_FIO))
 def test_run_job_stops_a_fio_that_runs_past_run_timeout(ctx, kind):
     d = tempfile.mkdtemp(prefix="hangfio-", dir=ctx.tmp)
@@ -260,6 +262,8 @@ def _run_job_with_a_job_process(ctx, new_session=False, **env):
         shutil.rmtree(d)
 
 
+# slow: waits out RUN_TIMEOUT
+@pytest.mark.slow
 def test_run_job_stops_fios_job_processes_past_run_timeout(ctx):
     """A job process that does not stop when fio tells it to (stopped here
     with SIGSTOP, as one spinning in a long work() does not look): past
@@ -275,6 +279,8 @@ def test_run_job_stops_fios_job_processes_past_run_timeout(ctx):
             f"fio's job process {run.spin} was left:\n{text}"
 
 
+# serial: the stop is timed
+@pytest.mark.serial
 def test_run_job_second_ctrl_c_stops_fios_job_processes(ctx):
     """Ctrl-C (SIGINT to run-job's process group, as a terminal sends it)
     reaches fio; a second one kills fio and a job process that would not
@@ -379,6 +385,8 @@ def test_run_job_spreads_s1_over_numa_nodes(ctx):
 
 # --- the job files under fio ----------------------------------------------------
 
+# slow: a job file through run-job for its RUNTIME
+@pytest.mark.slow
 @pytest.mark.parametrize("job,variant", JOB_RUNS, ids=JOB_RUN_IDS)
 def test_job_file_runs_on_the_embedded_default(ctx, job, variant):
     p, stats = run_job(ctx, job, clean_env(
@@ -415,6 +423,8 @@ REAL_RUN_IDS = JOB_RUN_IDS + [f"{os.path.basename(j)}-no-backend"
                               for j in JOB_FILES]
 
 
+# slow: a job file through run-job for its RUNTIME
+@pytest.mark.slow
 @pytest.mark.parametrize("job,variant", REAL_RUNS, ids=REAL_RUN_IDS)
 def test_job_file_runs_on_a_small_real_file(ctx, job, variant):
     if not engine_has_backend(ctx, "psync"):
@@ -502,6 +512,8 @@ def test_make_install_stays_in_its_staging_directory(ctx, dest, prefix):
         shutil.rmtree(d)
 
 
+# slow: make install and a run of the installed copy
+@pytest.mark.slow
 def test_installed_run_job_runs_the_installed_engine(ctx):
     if not shutil.which("make"):
         pytest.skip("no make")

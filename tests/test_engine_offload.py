@@ -115,6 +115,8 @@ def test_offload_starts_when_fios_worker_race_is_certain(ctx, datadir,
     assert_counts_exact(r, f"backend={backend}, pthread_create late")
 
 
+# slow: waits out a hang of fio's own engine
+@pytest.mark.slow
 def test_fios_own_engine_hangs_there_before_3_42(ctx, late_create):
     """What the test above guards against: fio's own null engine, offloaded
     with the same late pthread_create(), never starts before fio 3.42 and

@@ -12,6 +12,9 @@ from tests.analysis.helpers import cpu_hog
 from flagcheck_analysis.inputs import counters
 from flagcheck_analysis.report import runfigures, timeshare
 
+# serial: a busy loop pinned to a CPU, and the time share measured beside it
+pytestmark = pytest.mark.serial
+
 
 @pytest.fixture
 def hog():

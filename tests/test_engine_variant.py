@@ -18,7 +18,7 @@ def variants(ctx):
 
 
 def run(ctx, *args):
-    return ctx.fio_run(ctx.base_args(runtime="100ms", size="16m") + list(args))
+    return ctx.fio_run(ctx.count_args(size="16m") + list(args))
 
 
 def test_every_model_has_a_variant(ctx, variants):
@@ -29,6 +29,8 @@ def test_every_model_has_a_variant(ctx, variants):
     assert names.isdisjoint(OLDER_NAMES), names & set(OLDER_NAMES)
 
 
+# slow: a run per model and variant
+@pytest.mark.slow
 def test_every_variant_value_runs_as_variant(ctx, variants):
     for model, (values, _) in variants.items():
         needs = [o for o in EXPECT[model].always

@@ -7,6 +7,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -17,6 +19,8 @@ def matrix_ids():
     return re.findall(r'"([^"]+)"', block)
 
 
+# slow: collects the whole suite
+@pytest.mark.slow
 def test_every_test_the_version_matrix_runs_exists():
     ids = matrix_ids()
     assert len(ids) == 10

@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 import fiorun
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -67,6 +69,8 @@ def add_row(tree, row):
         f.write(head + "\n" + row.rstrip("\n") + "\n}\n" + tail)
 
 
+# slow: builds a copy of the tree, runs its tests
+@pytest.mark.slow
 def test_new_model_is_one_file_and_one_row(ctx, tmp_path):
     source, row = doc_example()
     name = re.search(r'struct fc_model \w+ = \{\s*\.name\s*= "(\w+)"',

@@ -15,6 +15,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 import fiorun
 from test_new_model import copy_tree, fio_tree
 
@@ -47,10 +49,10 @@ def build(tree, ctx):
 
 
 def engine_counts(ctx, engine, variant, numjobs):
-    r = ctx.fio_run(ctx.base_args(
-        ioengine=f"external:{engine}", model="pattern", variant=variant,
-        numjobs=numjobs, thread=1, backend="null", number_ios=1000,
-        runtime="100ms", pattern_words="w@0", pattern="atomic_or(w,6)"),
+    r = ctx.fio_run(ctx.count_args(
+        1000, ioengine=f"external:{engine}", model="pattern",
+        variant=variant, numjobs=numjobs, thread=1, backend="null",
+        pattern_words="w@0", pattern="atomic_or(w,6)"),
         engine=engine)
     assert r.rc == 0, r.err
     ios = sum(j["read"]["total_ios"] for j in r.json()["jobs"])
@@ -68,6 +70,8 @@ def predict(tree, job):
     return json.loads(p.stdout)
 
 
+# slow: builds a copy of the tree
+@pytest.mark.slow
 def test_new_operation_is_one_row(ctx, tmp_path):
     tree = str(tmp_path / "tree")
     copy_tree(tree, ctx.build)

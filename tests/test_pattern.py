@@ -66,10 +66,9 @@ def test_write_once_counts_stores(ctx, thread):
     """WRITE_ONCE of the value the word holds: always stores every time
     (3 per I/O), test_first never, skipping each: no RMW either way."""
     for variant, stores in (("always", 3), ("test_first", 0)):
-        r = ctx.fio_run(ctx.base_args(
+        r = ctx.fio_run(ctx.count_args(
             model="pattern", variant=variant, numjobs=2, thread=thread,
-            pattern_words="napi_id@3=7", pattern="WRITE_ONCE(napi_id,7)*3",
-            runtime="300ms"))
+            pattern_words="napi_id@3=7", pattern="WRITE_ONCE(napi_id,7)*3"))
         fiorun.ok(r)
         jobs = r.json()["jobs"]
         assert len(r.stats) == len(jobs) == 2
@@ -90,9 +89,9 @@ def test_write_once_counts_stores(ctx, thread):
 def test_readers_are_counted_apart(ctx):
     """pattern_writers=1 of 3 jobs: job 1 runs S1 (2 RMWs per I/O), jobs 2
     and 3 only READ_ONCE the one word, once per I/O, and say so."""
-    r = ctx.fio_run(ctx.base_args(
+    r = ctx.fio_run(ctx.count_args(
         model="pattern", variant="always", numjobs=3, pattern_writers=1,
-        pattern_words=S1_WORDS, pattern=S1, runtime="300ms"))
+        pattern_words=S1_WORDS, pattern=S1))
     fiorun.ok(r)
     jobs = r.json()["jobs"]
     assert len(r.stats) == len(jobs) == 3

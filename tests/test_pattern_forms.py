@@ -123,9 +123,9 @@ def test_form_counts_equal_fios(ctx, datadir, form, backend, variant):
 @pytest.mark.parametrize("variant", ["always", "test_first"])
 def test_slots_are_each_jobs_own(ctx, variant):
     """4 jobs on one file, each on its own slot of one packed line."""
-    r = ctx.fio_run(ctx.base_args(
+    r = ctx.fio_run(ctx.count_args(
         model="pattern", variant=variant, numjobs=4,
-        pattern_words="c@1:slot", pattern="set_bit(c,5)", runtime="300ms"))
+        pattern_words="c@1:slot", pattern="set_bit(c,5)"))
     fiorun.ok(r)
     jobs = r.json()["jobs"]
     assert len(r.stats) == len(jobs) == 4

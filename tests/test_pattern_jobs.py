@@ -73,6 +73,8 @@ def counted(p, stats, what):
     return fio
 
 
+# slow: a job file through run-job for its RUNTIME
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("path", PATTERN_JOBS, ids=IDS)
 def test_pattern_job_runs_through_run_job(ctx, path, variant):
@@ -106,6 +108,8 @@ def counted_shape(ctx, path):
     return copy
 
 
+# slow: job files under the real fio, both models
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("path", PATTERN_JOBS, ids=IDS)
 def test_pattern_gives_its_c_models_rmws(ctx, path, variant):
@@ -193,6 +197,8 @@ def logged(log, unit):
     return seen
 
 
+# slow: job files under the real fio
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_s2_twin_commits_the_page_of_each_write(ctx, variant):
     """One job on the same 20000 offsets: the twin's RMWs are the C model's
@@ -214,6 +220,8 @@ def test_s2_twin_commits_the_page_of_each_write(ctx, variant):
     assert len(pages) < S2_IOS < 16384 * 2, "the writes spread over pages"
 
 
+# slow: job files under the real fio
+@pytest.mark.slow
 def test_s2_twin_shares_a_page_only_when_two_jobs_meet_on_it(ctx):
     """Two jobs on halves of the file (the upper half first, so its job
     makes the state for the whole file): no page is written by both, so in

@@ -61,6 +61,8 @@ def test_docs_table_is_the_engines(table):
     assert doc_rows() == engine
 
 
+# slow: a run per operation of the table
+@pytest.mark.slow
 def test_every_operation_parses_and_question_mark_follows_the_table(
         ctx, table):
     for o in table["operations"]:

@@ -117,6 +117,8 @@ def test_sigterm_ends_a_spinning_fio(ctx, unchecked):
     assert GAVE_UP % "fio was ending the job" in out.splitlines(), out
 
 
+# slow: a real flagcheck run, killed
+@pytest.mark.slow
 def test_a_sigkilled_flagcheck_run_leaves_no_fio_spinning(ctx, unchecked):
     out = ctx.scratch()
     job = ctx.jobfile(STUCK)

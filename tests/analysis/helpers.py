@@ -1,6 +1,8 @@
 """Shared paths and helpers for the analysis tests."""
 
 import contextlib
+import functools
+import io
 import json
 import os
 import re
@@ -9,8 +11,11 @@ import socket
 import subprocess
 import sys
 import tempfile
+import traceback
 
 import pytest
+
+import widthcheck
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -89,11 +94,95 @@ def cli_argv(name, *args, calibrate=False):
     return [sys.executable, FLAGCHECK, name] + list(args)
 
 
+# the subcommands that only read, compute and print: run_cli runs them in
+# this process; flagcheck run and calibrate start fio or the calibration
+# program, take signals and count their children's CPU time: a process of
+# their own, unless they only parse and print (--help, --dry-run)
+IN_PROCESS = ("report", "compare", "predict", "backtest", "physics",
+              "catalogue", "lru", "from-diff")
+PARSE_ONLY = ("-h", "--help", "--dry-run")
+
+
 def run_cli(name, *args, **kw):
-    """Run cli_argv(name, *args) to its end; CompletedProcess (text)."""
-    argv = cli_argv(name, *args, calibrate=kw.pop("calibrate", False))
+    """Run cli_argv(name, *args) to its end; CompletedProcess (text).
+    In this process (in_process()) where it only reads and prints
+    (IN_PROCESS, PARSE_ONLY; process=True: never); the keywords
+    subprocess.run takes that matter here (env, cwd, input) either way."""
+    calibrate = kw.pop("calibrate", False)
+    process = kw.pop("process", False)
+    argv = cli_argv(name, *args, calibrate=calibrate)
+    if not process and (name in IN_PROCESS or any(
+            a in PARSE_ONLY for a in map(str, args))):
+        kw.pop("timeout", None)     # pytest's own timeout (pytest.ini)
+        return in_process(argv, **kw)
     return subprocess.run(argv, capture_output=True, text=True,
                           timeout=kw.pop("timeout", 60), **kw)
+
+
+@contextlib.contextmanager
+def _environment(env, cwd):
+    """os.environ as @env and the working directory @cwd (each where
+    given) for the with block, as a child process would have them."""
+    saved, here = dict(os.environ), os.getcwd()
+    try:
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        yield
+    finally:
+        os.chdir(here)
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(saved)
+
+
+def _no_terminal(fd):
+    raise OSError("not a terminal")     # a child's pipe: no width
+
+
+def in_process(argv, env=None, cwd=None, input=None):
+    """The command line @argv (cli_argv's) run by flagcheck's main() in
+    this process, as `python3 analysis/flagcheck ...` would run it with its
+    output captured: CompletedProcess(argv, exit status, stdout, stderr);
+    an exception is a traceback on stderr and status 1, as Python's. Its
+    lines are checked against 120 columns (tests/widthcheck.py) as a
+    child's are."""
+    from flagcheck_analysis.cli import main as cli_main
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.stdin, os.get_terminal_size
+    sys.stdin, os.get_terminal_size = io.StringIO(input or ""), _no_terminal
+    try:
+        with _environment(env, cwd), contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(err):
+            try:
+                rc = cli_main.main(argv[2:])
+            except SystemExit as e:
+                rc = e.code
+                if rc is not None and not isinstance(rc, int):
+                    print(rc, file=sys.stderr)
+                    rc = 1
+            except Exception:
+                traceback.print_exc()
+                rc = 1
+    finally:
+        sys.stdin, os.get_terminal_size = saved
+    p = subprocess.CompletedProcess(argv, int(rc or 0), out.getvalue(),
+                                    err.getvalue())
+    widthcheck.check(p.args, p.stdout, p.stderr)
+    return p
+
+
+@functools.lru_cache(maxsize=None)
+def backtest():
+    """What `make backtest` prints: flagcheck backtest on this build's
+    simulator (a CompletedProcess), made once per test process; the tests
+    that read it are in one pytest-xdist group (xdist_group("backtest"))
+    so that they share one process."""
+    sim = os.path.join(BUILD, "flagcheck-sim")
+    assert os.path.exists(sim), "%s missing: run make" % sim
+    return run_cli("backtest", env=dict(os.environ, FLAGCHECK_SIM=sim))
 
 
 class ResultsDirCase:

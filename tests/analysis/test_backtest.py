@@ -8,7 +8,8 @@ on any machine."""
 
 import os
 import re
-import subprocess
+
+import pytest
 
 from tests.analysis import helpers
 
@@ -21,13 +22,12 @@ def _without_commit(text):
     return [line for line in text.splitlines() if not COMMIT.match(line)]
 
 
+# one back-test for this test and test_backtest_criteria.py's
+# slow: the whole back-test, every job file simulated
+@pytest.mark.slow
+@pytest.mark.xdist_group("backtest")
 def test_docs_backtest_is_what_make_backtest_prints():
-    sim = os.path.join(helpers.BUILD, "flagcheck-sim")
-    assert os.path.exists(sim), "%s missing: run make" % sim
-    p = subprocess.run(["/usr/bin/python3",
-                        os.path.join(helpers.ANALYSIS, "flagcheck"), "backtest"],
-                       capture_output=True, text=True, timeout=600,
-                       env=dict(os.environ, FLAGCHECK_SIM=sim))
+    p = helpers.backtest()
     assert p.returncode == 0, p.stderr
     with open(DOC) as f:
         doc = f.read()

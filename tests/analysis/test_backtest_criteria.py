@@ -6,7 +6,8 @@ heading (the table before the last change of the physics, kept by hand:
 test_backtest.py)."""
 
 import os
-import subprocess
+
+import pytest
 
 from tests.analysis import helpers
 from flagcheck_analysis.predict import backtest
@@ -34,13 +35,12 @@ def test_the_table_parses():
     assert any("inside" in m for m in doc.values())
 
 
+# one back-test for this test and test_backtest.py's
+# slow: the whole back-test, every job file simulated
+@pytest.mark.slow
+@pytest.mark.xdist_group("backtest")
 def test_no_file_loses_a_criterion_it_met():
-    sim = os.path.join(helpers.BUILD, "flagcheck-sim")
-    assert os.path.exists(sim), "%s missing: run make" % sim
-    p = subprocess.run(["/usr/bin/python3",
-                        os.path.join(helpers.ANALYSIS, "flagcheck"), "backtest"],
-                       capture_output=True, text=True, timeout=600,
-                       env=dict(os.environ, FLAGCHECK_SIM=sim))
+    p = helpers.backtest()
     assert p.returncode == 0, p.stderr
     with open(DOC) as f:
         before = met(f.read().split(BEFORE)[0])

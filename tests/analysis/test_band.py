@@ -154,6 +154,8 @@ def test_a_figure_outside_is_named_and_its_inverse_reaches_it(tmp_path):
         band.inverse(b, 1000.0), 1000.0)
 
 
+# slow: the simulator over every physics range
+@pytest.mark.slow
 def test_predict_published_says_where_s1_lies_and_its_widest(capsys):
     assert predict.main([S1, "--published"]) == 0
     out = capsys.readouterr().out

@@ -68,7 +68,7 @@ def test_a_manifests_long_repeat_is_cut(tmp_path, digits):
     doc = json.loads(path.read_text())
     doc["runs"][0]["repeat"] = 123456.5
     path.write_text(json.dumps(doc).replace("123456.5", "9" * digits))
-    p = helpers.run_cli("report", "--no-plot", "--outdir",
+    p = helpers.run_cli("report", "--verbose", "--no-plot", "--outdir",
                         str(tmp_path / "o"), str(out))
     assert "Traceback" not in p.stderr and "9" * 41 not in p.stderr
     name = doc["runs"][0]["name"]
@@ -123,7 +123,7 @@ def test_compare_prints_the_format_asked(tmp_path):
     shutil.copytree(helpers.RESULTS, a)
     out = {}
     for fmt in ("json", "csv", "text"):
-        p = helpers.run_cli("report", "--compare", a, a,
+        p = helpers.run_cli("report", "--verbose", "--compare", a, a,
                             "--format", fmt, "--outdir", str(tmp_path / "o"))
         assert p.returncode == 0, p.stderr
         out[fmt] = p.stdout
@@ -207,7 +207,7 @@ def test_a_manifests_host_is_printed_escaped(tmp_path):
     doc = json.loads(path.read_text())
     doc["host"]["hostname"] = "box\x1b[2J\nfake line"
     path.write_text(json.dumps(doc))
-    p = helpers.run_cli("report", "--no-plot", "--outdir",
+    p = helpers.run_cli("report", "--verbose", "--no-plot", "--outdir",
                         str(tmp_path / "o"), str(out))
     assert p.returncode == 0, p.stderr
     assert "\x1b" not in p.stdout and "\nfake line" not in p.stdout

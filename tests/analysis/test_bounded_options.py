@@ -52,7 +52,7 @@ def test_fio_ns_of_one_ns_is_taken(capsys):
     rc, out, _ = predict(capsys, GUP, "--machine", "icelake-sp-2s",
                          "--numjobs", "2", "--rest", "fio", "--fio-ns", "1",
                          "--seeds", "1")
-    assert rc == 0 and "fio's 1 ns per I/O" in out
+    assert rc == 0 and "fio's 1 ns per I/O" in helpers.message(out)
 
 
 @pytest.mark.parametrize("tool", ["predict", "backtest"])

@@ -32,6 +32,8 @@ def run_program(cpus, *args):
     return json.loads(p.stdout)
 
 
+# serial: the calibration program pinned to CPUs, measuring
+@pytest.mark.serial
 @pytest.mark.skipif(not shutil.which("taskset"),
                     reason="needs taskset (util-linux)")
 class TestProgram:
@@ -257,6 +259,8 @@ class TestFiles:
         assert ("calibration left out: /nonexistent/prog: no such "
                 "program") in said[1]
 
+    # serial: a calibration measures on every CPU
+    @pytest.mark.serial
     @pytest.mark.skipif(not os.path.exists(PROGRAM), reason="needs make")
     def test_cli_writes_json_and_heatmap(self):
         out = os.path.join(self.tmp, "out")
@@ -298,6 +302,8 @@ class TestFiles:
         assert p.stderr == ("flagcheck calibrate: wrote "
                             "calibration.json to %s\n" % out)
 
+    # serial: a calibration measures on every CPU
+    @pytest.mark.serial
     @pytest.mark.skipif(not (shutil.which("make") and os.path.exists(PROGRAM)),
                         reason="needs make and the built program")
     def test_installed_copy_runs_the_installed_program(self):
@@ -339,6 +345,8 @@ class TestFiles:
         assert os.listdir(self.tmp) == []
 
 
+# slow: real flagcheck runs and a calibration
+@pytest.mark.slow
 class TestRunnerCalibrates:
     """flagcheck run measures the calibration once per results directory,
     before its runs, keeps it on resume, and not with --no-calibration."""
@@ -361,6 +369,8 @@ class TestRunnerCalibrates:
         with open(os.path.join(self.out, "manifest.json")) as f:
             return json.load(f)
 
+    # serial: a calibration measures on every CPU
+    @pytest.mark.serial
     def test_once_per_results_directory(self):
         if not os.access(PROGRAM, os.X_OK):
             pytest.skip("%s not built (make)" % PROGRAM)

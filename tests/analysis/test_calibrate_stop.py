@@ -16,6 +16,9 @@ from tests.analysis.helpers import BUILD, FIO, NULL_JOB, alive, cli_argv
 
 from flagcheck_analysis.run import proctree
 
+# serial: a calibration measures on every CPU, and the stop is timed
+pytestmark = pytest.mark.serial
+
 PROGRAM = os.path.join(BUILD, "flagcheck-calibrate")
 BUDGET = "60"           # seconds: the calibration's, never waited for
 PROMPT = 5.0            # seconds a stop may take on a loaded machine

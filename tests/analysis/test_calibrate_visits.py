@@ -46,6 +46,8 @@ needs_two = pytest.mark.skipif(len(USABLE) < 2 or not os.path.exists(PROGRAM),
                                reason="needs 2 CPUs and the built program")
 
 
+# serial: the calibration program pinned to CPUs, measuring
+@pytest.mark.serial
 @needs_two
 def test_visits_count_every_stretch_and_keep_the_co_running():
     doc = measure(USABLE[:2], 0.5)
@@ -121,6 +123,10 @@ def test_the_contended_figure_is_the_co_running_one():
     assert "wall time" in calibfile.line_rate(doc, 2)[1]
 
 
+# slow: two calibrations of seconds
+@pytest.mark.slow
+# serial: a busy loop beside the calibration program
+@pytest.mark.serial
 @needs_two
 def test_a_busy_loop_does_not_raise_the_contended_figure():
     """The co-running rate at 2 threads beside a busy loop pinned on the

@@ -159,6 +159,8 @@ class TestUnits:
         assert clients.check_all_clients(doc)["status"] == "absent"
 
 
+# slow: real flagcheck runs on fio servers
+@pytest.mark.slow
 @pytest.mark.skipif(not (FIO and os.path.exists(ENGINE)),
                     reason="needs fio and the built engine (make)")
 class TestTwoServers:
@@ -231,7 +233,7 @@ class TestTwoServers:
             assert sum(r["ios"] for r in text_records) == stats_ios
             check = clients.check_all_clients(doc)
             assert check["status"] == "equal", check
-        p = run_cli("report", self.out, "--no-plot")
+        p = run_cli("report", "--verbose", self.out, "--no-plot")
         assert p.returncode == 0, p.stderr
         for key in keys:
             assert re.search(r"\n%s +\d+ +\d+ " % key, p.stdout)
@@ -242,6 +244,8 @@ class TestTwoServers:
         assert "the flags word is per host" in p.stdout
         assert "clientserver, numjobs=2" in p.stdout
 
+    # serial: timed
+    @pytest.mark.serial
     def test_down_hosts_named_in_bounded_time(self, request):
         live = self.servers.start()
         refused = "%s,%d" % (LOOPBACK, free_port())     # nothing listens
@@ -270,7 +274,7 @@ class TestTwoServers:
                 for h in run["hosts"].values()} == \
             {live: "ok", refused: "down", silent: "down"}
         path = os.path.join(self.out, run["json"])
-        p = run_cli("report", path, "--no-plot", "--outdir",
+        p = run_cli("report", "--verbose", path, "--no-plot", "--outdir",
                     os.path.join(self.tmp, "report"))
         assert p.returncode == 0, p.stderr
         assert live.replace(",", ":") in p.stdout
@@ -280,6 +284,8 @@ class TestTwoServers:
         assert "nothing to report" in p.stderr
 
 
+# slow: make install and runs of the installed copy
+@pytest.mark.slow
 @pytest.mark.skipif(not (shutil.which("make") and os.path.exists(ENGINE)),
                     reason="needs make and the built engine")
 class TestInstall:

@@ -4,6 +4,8 @@ flagcheck run --clocksource)."""
 import subprocess
 import tempfile
 
+import pytest
+
 from tests.analysis.helpers import FIO, NULL_JOB, ResultsDirCase, run_cli
 from tests.analysis.helpers import message
 from flagcheck_analysis.report import clocksource
@@ -68,6 +70,8 @@ class TestRunner(ResultsDirCase):
         assert p.returncode == 0, p.stderr
         assert "clocksource" not in p.stdout
 
+    # slow: real flagcheck runs, fio for whole seconds
+    @pytest.mark.slow
     def test_real_runs_record_the_clock_and_resume_refuses_another(self):
         p = run_cli("run", NULL_JOB, "--numjobs", "1",
                     "--repeats", "1", "--runtime", "1", "--ramp", "0",
@@ -79,7 +83,7 @@ class TestRunner(ResultsDirCase):
         for run in m["runs"]:
             assert run["status"] == "ok"
             assert "--clocksource=clock_gettime" in run["command"]
-        p = run_cli("report", self.out)
+        p = run_cli("report", "--verbose", self.out)
         assert p.returncode == 0, p.stderr
         assert ("clock: fio clocksource=clock_gettime for every run "
                 "(--clocksource clock_gettime)") in p.stdout

@@ -55,7 +55,7 @@ def _report_of(tmp_path, name):
     os.unlink(d / "manifest.json")
     for f in os.listdir(d):
         os.rename(d / f, d / f.replace("flagcheck-fixture", name))
-    return helpers.run_cli("report", "--no-plot", "--outdir",
+    return helpers.run_cli("report", "--verbose", "--no-plot", "--outdir",
                            str(tmp_path / "o"), str(d))
 
 

@@ -70,6 +70,8 @@ def test_unknown_or_missing_subcommand_is_refused_in_one_line():
     assert p.returncode == 2 and p.stdout.startswith("usage: flagcheck ")
 
 
+# slow: a fresh interpreter per command
+@pytest.mark.slow
 def test_compare_is_report_compare(tmp_path):
     """issue 49 item 15: compare takes A and B among its options and after
     `--`, and names no option the user never typed"""

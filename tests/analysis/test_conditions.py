@@ -6,7 +6,7 @@ import json
 import pytest
 
 from flagcheck_analysis.inputs import fiojson, manifest
-from flagcheck_analysis.stats import compare, significance
+from flagcheck_analysis.stats import compare, interval
 from flagcheck_analysis.report import conditions
 
 
@@ -113,7 +113,11 @@ class TestConditions:
         v1 = secs[0].rows[0].others[0].verdict.text
         v2 = secs[1].rows[0].others[0].verdict.text
         assert "machine busy" not in v1
-        plain = significance.verdict([102.0, 104.0], [103.0, 105.0]).text
+        # r1 102 -> 103, r2 104 -> 105: two pairs, their one interval
+        base, other = [(1, 102.0), (2, 104.0)], [(1, 103.0), (2, 105.0)]
+        plain = interval.verdict(interval.of(base, other), [102.0, 104.0],
+                                 [103.0, 105.0]).text
+        assert plain.endswith(": 2 pairs, paired t-test p=0.0062"), plain
         assert v2 == plain + "; machine busy in 2 of 4 runs"
         secs = conditions.annotate(compare.compare(recs, "always"), counts,
                                    True)

@@ -67,7 +67,8 @@ def in_process(*argv):
 
 
 def report_of(out, tmp_path):
-    return in_process("--no-plot", "--outdir", str(tmp_path / "report"), out)
+    return in_process("--no-plot", "--verbose", "--outdir",
+                      str(tmp_path / "report"), out)
 
 
 # ---- item 5: only regular files, with a bound ----

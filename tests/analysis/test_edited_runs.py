@@ -158,6 +158,8 @@ def _ranged_figures(markdown):
                     yield h, c
 
 
+# slow: 60 reports of generated edits
+@pytest.mark.slow
 @pytest.mark.skipif(not FIO, reason="needs fio (its cost is recorded once)")
 def test_generated_edits(tmp_path, monkeypatch):
     # fio's cost per I/O recorded once, as flagcheck predict --measure-fio

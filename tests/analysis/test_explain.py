@@ -115,6 +115,8 @@ def test_wrapped_fits_the_width():
     assert " ".join(l.strip() for l in lines) == explain.sentence(p)
 
 
+# slow: the simulator over every physics range
+@pytest.mark.slow
 def test_a_real_simulation_says_the_same_in_text_and_json(monkeypatch,
                                                          capsys):
     """memcg-flush-threshold at its published machine: the always form's

@@ -68,7 +68,7 @@ class TestDeepJson(Scratch):
         deep = deep_json(self.path("deep.json"))
         good = shutil.copy(os.path.join(
             RESULTS, "flagcheck-fixture_always_nj1_r1.json"), self.tmp)
-        p = run_cli("report", "--no-plot", "--outdir",
+        p = run_cli("report", "--verbose", "--no-plot", "--outdir",
                     self.path("report"), deep, good)
         assert_one_line(p, deep + ": JSON nested too deeply", rc=0)
         assert "runs: 1 (always n=1)" in p.stdout
@@ -105,7 +105,7 @@ class TestImpossibleValues(Scratch):
         with pytest.raises(fiojson.InputError) as cm:
             fiojson.load_fio_json(bad)
         assert str(cm.value) == "%s: %s %s" % (bad, field, said)
-        p = run_cli("report", "--no-plot", "--outdir",
+        p = run_cli("report", "--verbose", "--no-plot", "--outdir",
                     self.path("report"), self.GOOD, bad)
         assert_one_line(p, bad + ": " + field, rc=0)
         assert "runs: 1 (always n=1)" in p.stdout
@@ -206,7 +206,7 @@ class TestDifferentSetups(Scratch):
     def check_apart(self, field, label_a, label_b, **change):
         a = self.copy("a")
         b = self.copy("b", **change)
-        p = run_cli("report", "--no-plot", "--format", "csv",
+        p = run_cli("report", "--verbose", "--no-plot", "--format", "csv",
                     "--outdir", self.path("report"), a, b)
         assert_one_line(p, "the runs of flagcheck-fixture differ in %s: "
                         "not averaged together" % field, rc=0)
@@ -270,7 +270,7 @@ class TestDifferentSetups(Scratch):
 
     def test_same_setup_is_pooled(self):
         a, b = self.copy("a"), self.copy("b")
-        p = run_cli("report", "--no-plot", "--outdir",
+        p = run_cli("report", "--verbose", "--no-plot", "--outdir",
                     self.path("report"), a, b)
         assert p.returncode == 0, p.stderr
         assert "differ in" not in message(p.stderr) + p.stdout
@@ -278,6 +278,8 @@ class TestDifferentSetups(Scratch):
         assert "flagcheck-fixture, numjobs=1\n" in p.stdout
 
 
+# slow: real flagcheck runs, fio for whole seconds
+@pytest.mark.slow
 @pytest.mark.skipif(not FIO, reason="fio not installed")
 class TestDamagedManifest(Scratch):
     """item 4 (and 14 for manifest.json): a damaged manifest is refused,
@@ -332,13 +334,15 @@ class TestDamagedManifest(Scratch):
     def test_report_reads_the_json_files_instead(self):
         shutil.copytree(RESULTS, self.out)
         path = deep_json(os.path.join(self.out, "manifest.json"))
-        p = run_cli("report", "--no-plot", "--outdir",
+        p = run_cli("report", "--verbose", "--no-plot", "--outdir",
                     self.path("report"), self.out)
         assert_one_line(p, "unusable manifest: %s: JSON nested too "
                         "deeply" % path, rc=0)
         assert "runs: 8 (always n=4, test_first n=4)" in p.stdout
 
 
+# slow: real flagcheck runs on fio servers
+@pytest.mark.slow
 @pytest.mark.skipif(not (FIO and os.path.exists(ENGINE)),
                     reason="needs fio and the built engine (make)")
 class TestClientMode(Scratch):
@@ -474,6 +478,8 @@ def can_mount_privately():
 class TestFullDisk(Scratch):
     """item 13: the results directory's file system fills up"""
 
+    # slow: a real flagcheck run on a full file system
+    @pytest.mark.slow
     def test_message_names_the_path_and_nothing_is_lost(self):
         fs = self.path("fs")
         os.makedirs(fs)

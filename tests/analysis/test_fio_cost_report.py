@@ -6,6 +6,8 @@ import argparse
 import json
 import os
 
+import pytest
+
 from tests.analysis import helpers
 from flagcheck_analysis.predict import answer, fiocost
 from flagcheck_analysis.report import bigbox
@@ -35,6 +37,8 @@ def rows(monkeypatch, tmp_path, record):
     return out, measured
 
 
+# slow: reports predicted at many CPU counts
+@pytest.mark.slow
 def test_the_record_is_the_rest_and_nothing_is_measured(monkeypatch,
                                                         tmp_path):
     first, measured = rows(monkeypatch, tmp_path, RECORD)
@@ -44,6 +48,8 @@ def test_the_record_is_the_rest_and_nothing_is_measured(monkeypatch,
     assert rows(monkeypatch, tmp_path, RECORD)[0] == first
 
 
+# slow: fio's cost measured, reports predicted
+@pytest.mark.slow
 def test_without_a_record_fio_is_measured_once(monkeypatch, tmp_path):
     first, measured = rows(monkeypatch, tmp_path, None)
     assert measured == [1]

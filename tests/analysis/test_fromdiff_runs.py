@@ -73,6 +73,8 @@ def generated(tmp_path_factory):
     return out
 
 
+# slow: job files under the real fio
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_the_job_runs_and_gives_its_expected_counters(ctx, generated, name):
     runs = both_variants(ctx, generated[name])
@@ -86,6 +88,8 @@ def test_the_job_runs_and_gives_its_expected_counters(ctx, generated, name):
                     name, variant, counter, got, op, want)
 
 
+# slow: job files under the real fio
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(FULL))
 def test_a_full_translation_counts_what_the_hand_written_file_does(
         ctx, generated, name):

@@ -25,7 +25,7 @@ class TestGolden:
             for fmt, name in (("text", "report.txt"),
                               ("markdown", "report-stdout.md"),
                               ("csv", "report-stdout.csv")):
-                p = run_cli("report", RESULTS, "--no-plot",
+                p = run_cli("report", "--verbose", RESULTS, "--no-plot",
                             "--outdir", out, "--format", fmt)
                 assert p.returncode == 0, p.stderr
                 assert p.stderr.count("\n") == 1, p.stderr

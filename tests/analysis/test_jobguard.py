@@ -141,6 +141,8 @@ class TestBlockDevices:
             p = self.run_job(S2, *args, BACKEND="libaio", **env)
             self.assert_refused(p, origin)
 
+    # slow: a real flagcheck run on a loop device
+    @pytest.mark.slow
     def test_allowed(self):
         # FLAGCHECK_DESTROY=yes; a job that only reads; the null backend
         for job, env in ((S2, {"FLAGCHECK_DESTROY": "yes",

@@ -82,6 +82,10 @@ class TestPure:
         assert "/nonexistent/calibrate: no such program" in str(e.value)
 
 
+# slow: real flagcheck runs with line probes
+@pytest.mark.slow
+# serial: the line between two CPUs measured
+@pytest.mark.serial
 @pytest.mark.skipif(not (len(USABLE) > 1),
                     reason="needs 2 usable CPUs: no pair to probe")
 class TestRunner(ResultsDirCase):
@@ -104,7 +108,7 @@ class TestRunner(ResultsDirCase):
             # a transfer between two CPUs: more than nothing, less than
             # a microsecond on any machine that runs this
             assert (0 < lp[key] < 1000), lp
-        p = run_cli("report", self.out, "--no-plot")
+        p = run_cli("report", "--verbose", self.out, "--no-plot")
         assert p.returncode == 0, p.stderr
         assert "line probe: the one-way cache-line transfer" in p.stdout
         assert "the cache line between the jobs' CPUs, per run" in p.stdout
@@ -115,7 +119,7 @@ class TestRunner(ResultsDirCase):
         runs = self.run_matrix()
         assert runs[2].get("resumed"), runs[2]
         assert runs[2]["line_probe"] == first
-        p = run_cli("report", self.out, "--no-plot")
+        p = run_cli("report", "--verbose", self.out, "--no-plot")
         assert "the cache line between the jobs' CPUs, per run" in p.stdout
 
     def test_no_line_probe(self):

@@ -30,6 +30,10 @@ def others_now(seconds=1.0):
     return m["run_cpus"]["others_share"]
 
 
+# slow: real flagcheck runs on a loop device
+@pytest.mark.slow
+# serial: the machine's load measured, a busy loop beside it
+@pytest.mark.serial
 @pytest.mark.skipif(not (FIO and LOSETUP and os.path.exists(ENGINE)),
                     reason="needs fio, losetup and the built engine")
 class TestLoopDevice(ResultsDirCase):

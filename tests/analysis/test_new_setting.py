@@ -13,6 +13,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.analysis.helpers import REPO
 
 DOC = os.path.join(REPO, "docs", "machines.md")
@@ -47,6 +49,8 @@ def run_sim(build, *args):
         capture_output=True, text=True, timeout=60)
 
 
+# slow: a copy of the tree and its tests
+@pytest.mark.slow
 def test_new_setting_is_one_row(tmp_path):
     row, name = doc_row()
     tree = str(tmp_path / "tree")

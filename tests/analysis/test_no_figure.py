@@ -46,6 +46,8 @@ def test_time_share_title_names_s1_only_with_s1():
     assert "published: 7fcbbaf18392" in why.share_table([s1, mine])[0]
 
 
+# slow: a real flagcheck run and its report
+@pytest.mark.slow
 @pytest.mark.skipif(not os.path.exists(ENGINE), reason="needs the engine")
 def test_a_job_file_with_none_runs_and_reports(tmp_path):
     src = os.path.join(REPO, "jobs", "catalogue", "gup-pin-fast.fio")
@@ -67,7 +69,7 @@ def test_a_job_file_with_none_runs_and_reports(tmp_path):
     p = run_cli("predict", out, "--machine", "skylake-sp-2s", "--numjobs", "64",
                 timeout=300)
     assert p.returncode == 0, p.stderr
-    p = run_cli("report", "--no-plot", "--width", "0", out)
+    p = run_cli("report", "--verbose", "--no-plot", "--width", "0", out)
     assert p.returncode == 0, p.stderr
     block = p.stdout.rstrip("\n").split("\n\n")[-1].splitlines()
     assert block[0].startswith("summary: ")

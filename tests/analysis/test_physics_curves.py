@@ -96,6 +96,8 @@ def test_a_curve_without_its_source_is_refused(tmp_path):
         "names its source and CPU" % bad
 
 
+# slow: every published curve simulated
+@pytest.mark.slow
 def test_make_physics_prints_every_curve_and_the_line():
     p = subprocess.run(["make", "-s", "physics"], cwd=REPO,
                        capture_output=True, text=True, timeout=300)

@@ -148,6 +148,8 @@ def test_measured_rest_widens_the_band():
 
 # ----- the report's big-box answer -----
 
+# slow: the back-test's predictions, twice
+@pytest.mark.slow
 def test_report_bigbox_rows_are_the_backtests_and_repeat(monkeypatch):
     from flagcheck_analysis.predict import answer
     from flagcheck_analysis.predict import backtest

@@ -82,7 +82,7 @@ def test_a_record_that_is_a_device_is_not_read(tmp_path):
     os.symlink("/dev/zero", link)
     p = predict(*ARGS, record=link)
     assert p.returncode == 2
-    assert "not a regular file" in p.stderr
+    assert "not a regular file" in helpers.message(p.stderr)
 
 
 def test_the_headers_published_rest_without_published(tmp_path, record):
@@ -104,6 +104,8 @@ def test_fio_ns_is_checked_with_published():
         in p.stderr
 
 
+# slow: fio's cost measured
+@pytest.mark.slow
 @pytest.mark.skipif(not helpers.FIO, reason="needs fio")
 def test_measure_fio_records_a_valid_figure(tmp_path):
     path = tmp_path / "fio-cost.json"

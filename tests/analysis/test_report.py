@@ -23,7 +23,8 @@ class TestReportInputs:
         return os.path.join(self.tmp, new)
 
     def report(self, *args):
-        return run_cli("report", "--no-plot", "--outdir", self.out,
+        return run_cli("report", "--verbose", "--no-plot", "--outdir",
+                       self.out,
                        *args)
 
     def test_bad_files_are_named_and_skipped(self):
@@ -102,7 +103,7 @@ class TestReportInputs:
             import matplotlib  # noqa: F401
         except ImportError:
             pytest.skip("matplotlib not installed for this Python")
-        p = run_cli("report", RESULTS, "--outdir", self.out)
+        p = run_cli("report", "--verbose", RESULTS, "--outdir", self.out)
         assert p.returncode == 0, p.stderr
         for kind in ("iops", "ratio"):
             for ext in ("png", "svg"):
@@ -134,7 +135,7 @@ class TestCountsCrossChecked:
         shutil.rmtree(self.tmp)
 
     def report(self):
-        return run_cli("report", "--no-plot", "--outdir",
+        return run_cli("report", "--verbose", "--no-plot", "--outdir",
                        os.path.join(self.tmp, "out"), "--format", "markdown",
                        *sorted(os.path.join(self.tmp, n)
                                for n in os.listdir(self.tmp)

@@ -22,7 +22,7 @@ def test_the_json_has_the_texts_figures(inputs, tmp_path):
     stderr = {}
 
     def report(fmt):
-        p = run_cli("report", "--no-plot", "--width", "0",
+        p = run_cli("report", "--verbose", "--no-plot", "--width", "0",
                     "--format", fmt, "--outdir", str(tmp_path), *inputs)
         assert p.returncode == 0, p.stderr
         stderr[fmt] = p.stderr

@@ -65,6 +65,8 @@ def lock_holder(out):
         return {}
 
 
+# slow: real flagcheck runs, fio for whole seconds
+@pytest.mark.slow
 @pytest.mark.skipif(not FIO, reason="fio not installed")
 class TestFioDiesWithItsRunner(Scratch):
     """item 1: fio never outlives flagcheck run; a directory in use is
@@ -131,6 +133,8 @@ class TestFioDiesWithItsRunner(Scratch):
             return json.load(f)
 
 
+# slow: real flagcheck runs, fio for whole seconds
+@pytest.mark.slow
 @pytest.mark.skipif(not FIO, reason="fio not installed")
 class TestResumeWithOtherSettings(Scratch):
     """item 3: every setting that changes what a run measures is recorded
@@ -208,6 +212,8 @@ class TestResumeWithOtherSettings(Scratch):
                     runrecord.job_sha256(job)[:12]))
 
 
+# slow: real flagcheck runs, fio for whole seconds
+@pytest.mark.slow
 class TestResumeByContent(Scratch):
     """A finished run is resumed only where its fio JSON is the one
     recorded under its name (its SHA-256): a copy of another run, or a file
@@ -236,6 +242,8 @@ class TestResumeByContent(Scratch):
             assert f.read() == copied
 
 
+# slow: real flagcheck runs, fio for whole seconds
+@pytest.mark.slow
 @pytest.mark.skipif(not FIO, reason="fio not installed")
 class TestNarrowerResume(Scratch):
     """item 4: a resume with fewer numjobs keeps the other runs' records"""

@@ -22,6 +22,8 @@ QUICK = ("--variants", "always", "--numjobs", "1", "--repeats", "1",
          "--ramp", "0", "--no-line-probe", "--quiet")
 
 
+# slow: real flagcheck runs stopped by their timeout
+@pytest.mark.slow
 class TestRunsEnd(Scratch):
     """item 10: no run goes on for ever: RUNTIME is validated, and a local
     run is stopped after --run-timeout as a run on hosts is"""
@@ -43,6 +45,8 @@ class TestRunsEnd(Scratch):
         assert_one_line(p, "run-job: RUNTIME=-1: want a whole number of "
                         "seconds, 1 or more", rc=2)
 
+    # serial: the stop is timed
+    @pytest.mark.serial
     @pytest.mark.skipif(not FIO, reason="fio not installed")
     def test_a_local_run_is_stopped_after_run_timeout(self):
         t0 = time.monotonic()
@@ -56,6 +60,8 @@ class TestRunsEnd(Scratch):
             assert json.load(f)["runs"][0]["status"] == "failed"
 
 
+    # serial: the stop is timed
+    @pytest.mark.serial
     def test_a_job_process_that_outlives_fio_is_stopped_too(self, request):
         """fio's job processes are each in a session of their own: one that
         ignores SIGINT and SIGTERM, left by a SIGKILLed fio, would hold
@@ -192,6 +198,8 @@ class TestMessages(Scratch):
         assert str(cm.value) == ("%s was killed by SIGSEGV: no "
                                  "message" % prog)
 
+    # serial: the stop is timed
+    @pytest.mark.serial
     def test_a_hung_line_probe_is_stopped(self):
         # the program starts a child that holds its output open too
         prog = self.program("sleep 300 &\nsleep 300\n")
@@ -251,6 +259,8 @@ class TestLruRecords(Scratch):
         assert p.returncode == 0, p.stderr
 
 
+# slow: make install and runs of the installed copy
+@pytest.mark.slow
 @pytest.mark.skipif(not (shutil.which("make") and os.path.exists(ENGINE)),
                     reason="needs make and the built engine")
 class TestInstallQuoted(Scratch):

@@ -64,6 +64,8 @@ class TestDryRun:
             assert opt in p.stdout
 
 
+# slow: real flagcheck runs, fio for whole seconds
+@pytest.mark.slow
 @pytest.mark.skipif(not FIO, reason="fio not installed")
 class TestRealRuns(ResultsDirCase):
     def test_interrupt_then_resume(self):

@@ -46,7 +46,7 @@ class TestSideBySide:
         return d
 
     def report(self, *args):
-        return run_cli("report", "--no-plot", "--width", "0",
+        return run_cli("report", "--verbose", "--no-plot", "--width", "0",
                        "--outdir", os.path.join(self.tmp, "report"), *args)
 
     @staticmethod
@@ -125,6 +125,86 @@ class TestSideBySide:
         p = self.report("--compare", a, b)
         assert "B differs from A in: engine (A %s, B unknown)" % known \
             in p.stdout
+
+    def test_compare_names_every_recorded_difference(self):
+        """issue 48, friction 4: the pinning, the ramp, the clock, a
+        --set variable, the host: each field the manifests record
+        differently is named, not only the runs' own fields"""
+        def other_setup(mf):
+            mf["conditions"].update(pinned=False, ramp_s=0,
+                                    clocksource="gettimeofday")
+            mf["vars"]["RUNTIME"] = "3"
+            mf["host"]["usable_cpus"] = 64
+            mf["conditions"]["new_knob"] = 7      # a field named later
+            for e in mf["runs"]:
+                e["settings"].update(pinned=False, ramp_s=0,
+                                     clocksource="gettimeofday")
+                e["settings"]["vars"]["RUNTIME"] = "3"
+        a, b = self.copy("a"), self.copy("b", change_manifest=other_setup)
+        p = self.report("--compare", a, b)
+        assert p.returncode == 0, p.stderr
+        line = p.stdout.splitlines()[2]
+        assert line.startswith("B differs from A in: "), line
+        said = line[len("B differs from A in: "):].split("; ")
+        assert said == [
+            "usable CPUs (A 2, B 64)", "pinning (A pinned, B not pinned "
+            "(--no-pin))", "ramp (warm-up) (A 1 s, B 0 s)",
+            "clock (A cpu, B gettimeofday)", "conditions.new_knob (A not "
+            "recorded, B 7)", "variable RUNTIME (A 1, B 3)"], said
+
+    def _job_files(self, header_b):
+        """Two job files, B's header line @header_b in place of A's."""
+        with open(os.path.join(os.path.dirname(RESULTS), "..",
+                               "flagcheck-fixture.fio")) as f:
+            text = f.read()
+        paths = []
+        for name, head in (("a.fio", "; published-figure: x1.50 my box"),
+                           ("b.fio", header_b)):
+            path = os.path.join(self.tmp, name)
+            with open(path, "w") as f:
+                f.write("; a header\n%s\n%s" % (head, text))
+            paths.append(path)
+        return paths
+
+    def _with_job(self, name, path, recorded):
+        from flagcheck_analysis.inputs import runrecord
+
+        def job(mf):
+            sha = runrecord.job_sha256(path)
+            mf["matrix"]["jobs"] = {"flagcheck-fixture": path}
+            mf["matrix"]["job_sha256"] = {"flagcheck-fixture": sha}
+            if recorded:
+                mf["matrix"]["job_body_sha256"] = {
+                    "flagcheck-fixture": runrecord.job_body_sha256(path)}
+                mf["matrix"]["job_headers"] = {
+                    "flagcheck-fixture": runrecord.job_headers(path)}
+            for e in mf["runs"]:
+                e["job_sha256"] = sha
+        return self.copy(name, change_manifest=job)
+
+    def test_a_job_file_edited_in_its_headers_says_so(self):
+        """issue 48, friction 4: two job files that differ in a header
+        line are named by that line, not by two hashes; from the
+        manifest's record, or from the files where an older manifest
+        has none and the files are still the ones that ran"""
+        pa, pb = self._job_files("; published-figure: x1.60 my box")
+        for recorded in (True, False):
+            a = self._with_job("a%d" % recorded, pa, recorded)
+            b = self._with_job("b%d" % recorded, pb, recorded)
+            p = self.report("--compare", a, b)
+            assert p.returncode == 0, p.stderr
+            line = p.stdout.splitlines()[2]
+            assert line.endswith(
+                "job file of flagcheck-fixture: only its header lines, "
+                "published-figure (A 'x1.50 my box', B 'x1.60 my box')"), \
+                line
+            assert "sha256" not in line
+        # an edit of the text fio reads: the two SHA-256s, shortened
+        with open(pb, "a") as f:
+            f.write("\n[another]\n")
+        b = self._with_job("b2", pb, True)
+        p = self.report("--compare", a, b)
+        assert "job file of flagcheck-fixture (A sha256 " in p.stdout
 
     def test_same_setup(self):
         a, b = self.copy("a"), self.copy("b")
@@ -205,7 +285,7 @@ class TestSideBySide:
             % (run, a) in message(p.stderr)
 
     def test_usage(self):
-        p = run_cli("report", "--compare", RESULTS, RESULTS,
+        p = run_cli("report", "--verbose", "--compare", RESULTS, RESULTS,
                     RESULTS)
         assert p.returncode == 2
         assert "not both" in p.stderr

@@ -128,8 +128,8 @@ def report(d, tmp_path, *args):
     sim.write_text("#!/bin/sh\ntouch %s\nexit 1\n" % mark)
     sim.chmod(0o755)
     env = dict(os.environ, FLAGCHECK_SIM=str(sim))
-    p = helpers.run_cli("report", d, "--outdir", str(tmp_path / "out"),
-                        *args, env=env, timeout=120)
+    p = helpers.run_cli("report", "--verbose", d, "--outdir",
+                        str(tmp_path / "out"), *args, env=env, timeout=120)
     return p, mark.exists()
 
 

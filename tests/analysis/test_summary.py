@@ -6,6 +6,7 @@ beside it (every run marked busy); the verdict's rules on their own."""
 import glob
 import json
 import os
+import re
 import tempfile
 
 import pytest
@@ -49,7 +50,7 @@ class TestSummaryOfFixture:
     @classmethod
     def setup_class(cls):
         cls.tmp = tempfile.TemporaryDirectory()
-        p = run_cli("report", "--no-plot", "--width", "0",
+        p = run_cli("report", "--verbose", "--no-plot", "--width", "0",
                     "--outdir", cls.tmp.name, S2, CAP)
         assert p.returncode == 0, p.stderr
         cls.out = p.stdout
@@ -172,15 +173,29 @@ class TestPlots:
         assert ("red ring: the machine was busy (4 of 4 runs in these "
                 "cells)") in iops
         ratio = self.svg(S2, "S2_buffer-new-randwrite", "ratio")
-        for text in ("test_first / always, its 95% bootstrap CI",
-                     "hollow: undecided", "published x1.03: 930 -&gt; 958 "
+        for text in ("test_first / always, its 95% CI (over the pairs)",
+                     "published x1.03: 930 -&gt; 958 "
                      "MiB/s, arm64 Kunpeng 920, 16 jobs", "1: no difference",
                      "red ring: the machine was busy (4 of 4 runs"):
             assert text in ratio
+        # the hollow mark's legend gives the reasons that apply, the
+        # summary's (issue 48, friction 9), and no other
+        texts = re.findall(r"<!-- (.*?) -->", ratio)
+        at = [i for i, t in enumerate(texts) if t.startswith("hollow: ")]
+        assert len(at) == 1, texts
+        legend = texts[at[0]]
+        for t in texts[at[0] + 1:]:     # its lines after the first
+            if not t.startswith("  "):
+                break
+            legend += " " + t.strip()
+        assert legend == ("hollow: undecided: the 2 jobs ran together %.0f%% "
+                          "of the time: the line was seldom contended; 2 "
+                          "pairs, at least 3 needed" % corun_pct(S2)), legend
+        assert "neither clear of 1" not in ratio
 
     def test_decided_without_published(self):
         ratio = self.svg(CAP, "rate-cap", "ratio", "--base", "20000")
-        assert "40000 / 20000, its 95% bootstrap CI" in ratio
+        assert "40000 / 20000, its 95% CI (over the pairs)" in ratio
         assert "hollow" not in ratio
         assert "published" not in ratio
 
@@ -196,9 +211,20 @@ class TestJobFileFigure(ResultsDirCase):
         job = os.path.join(REPO, "jobs", "catalogue", "gup-pin-fast.fio")
         p = run_cli("run", job, "--numjobs", "1", "--repeats", "1",
                     "--runtime", "1", "--ramp", "0", "--no-line-probe",
-                    "--outdir", self.out, "--quiet", timeout=120)
+                    "--outdir", self.out, timeout=120)
         assert p.returncode == 0, p.stderr
-        p = run_cli("report", "--no-plot", "--width", "0",
+        # run ends with the bottom line, the short answer's rows
+        ran = p.stdout.splitlines()
+        assert ran[1].startswith("bottom line: ") and ran[0] == "", ran
+        p = run_cli("report", "--no-plot", "--outdir",
+                    os.path.join(self.out, "short"), self.out)
+        assert p.returncode == 0, p.stderr
+        rows = ran[[i for i, l in enumerate(ran)
+                    if l.startswith("gup-pin-fast at 1 job: ")][0]:]
+        assert rows[0].startswith("gup-pin-fast at 1 job: test_first/always "
+                                  "x"), ran
+        assert p.stdout.endswith("\n".join(rows) + "\n"), (ran, p.stdout)
+        p = run_cli("report", "--verbose", "--no-plot", "--width", "0",
                     self.out)
         assert p.returncode == 0, p.stderr
         fig = catalogue.read(job)

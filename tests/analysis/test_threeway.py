@@ -49,7 +49,7 @@ class TestThreeWay:
         # the verdicts: a footnote under the 120-column table
         mark = iops.split()[-1]
         note, = [l for l in lines if l.startswith(mark + " ")]
-        assert "n=3 vs 3" in note
+        assert "3 pairs" in note
         assert "beyond noise" in note.split("|")[0]
         assert "within noise" in note.split("|")[1]
         assert all(len(l) <= 120 for l in lines), out

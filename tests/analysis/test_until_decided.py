@@ -21,6 +21,8 @@ def means(xs):
     return sum(xs) / len(xs)
 
 
+# slow: flagcheck runs of many runs
+@pytest.mark.slow
 class TestUntilDecided:
     def setup_method(self):
         self.tmp = tempfile.mkdtemp()
@@ -95,8 +97,8 @@ class TestUntilDecided:
              "null-engine_test_first_nj3_r5.json"]
         assert self.manifest()["cells"] == m["cells"]
 
-        p = run_cli("report", self.out, "--no-plot", "--width",
-                    "0")
+        p = run_cli("report", "--verbose", self.out, "--no-plot",
+                    "--width", "0")
         assert p.returncode == 0, p.stderr
         lines = p.stdout.splitlines()
         row = [l for l in lines if l.startswith("null-engine ") and

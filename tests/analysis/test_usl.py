@@ -181,7 +181,8 @@ class TestReport:
         # the N the report draws the law to is the stored prediction's
         p = run_cli("predict", self.d, "--numjobs", "32")
         assert p.returncode == 0, p.stderr
-        p = run_cli("report", self.d, "--outdir", out, "--width", "0")
+        p = run_cli("report", "--verbose", self.d, "--outdir", out,
+                    "--width", "0")
         assert p.returncode == 0, p.stderr
         assert "Traceback" not in p.stderr
         text = p.stdout[p.stdout.index("scaling law (USL): syn"):]

@@ -124,6 +124,8 @@ def _predict(tmp_path, results, n, entries, machine=None):
     return rows, warned, [n for n in [answers["note"]] if n]
 
 
+# slow: reports predicted twice
+@pytest.mark.slow
 def test_two_reports_of_the_same_results_give_the_same_band(tmp_path):
     """Issue 26, done when: --numjobs 64 twice, the same band."""
     res = _results(tmp_path, "r")
@@ -141,6 +143,8 @@ def test_two_reports_of_the_same_results_give_the_same_band(tmp_path):
     assert [r[:3] for r in two[0]] == [["pat", "calibration", "2"]]
 
 
+# slow: predictions at many CPU counts
+@pytest.mark.slow
 def test_two_calibrations_x4_apart_one_estimate_or_a_refusal(tmp_path):
     """Issue 26, done when: two calibrations of one box that differ by x4
     (100 and 400 ns) beside the same runs (line probes 110 ns): one is
@@ -157,6 +161,8 @@ def test_two_calibrations_x4_apart_one_estimate_or_a_refusal(tmp_path):
         "with --machine, or calibrate again)"]
 
 
+# slow: predictions at many CPU counts
+@pytest.mark.slow
 def test_a_box_of_no_known_family_is_refused_beyond_its_cpus(tmp_path):
     res = _results(tmp_path, "r", model="AMD EPYC")
     rows, warned, _ = _predict(tmp_path, res, 64, [])

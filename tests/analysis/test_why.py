@@ -243,7 +243,7 @@ class TestReport:
         shutil.rmtree(self.tmp)
 
     def report(self, *argv):
-        return run_cli("report", "--no-plot", "--width", "0",
+        return run_cli("report", "--verbose", "--no-plot", "--width", "0",
                        "--outdir", self.out, *argv)
 
     def test_text_and_markdown(self):
@@ -274,7 +274,7 @@ class TestReport:
         assert "calibration.png" not in md           # --no-plot
 
     def test_heatmap_in_report(self):
-        p = run_cli("report", "--outdir", self.out, WHY)
+        p = run_cli("report", "--verbose", "--outdir", self.out, WHY)
         assert p.returncode == 0, p.stderr
         with open(os.path.join(self.out, "calibration.png"), "rb") as f:
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"

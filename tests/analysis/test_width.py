@@ -30,7 +30,7 @@ def _check_fits(out, width=120):
                                                           "rate-cap")],
     [WHY]], ids=["results", "summary", "why"])
 def test_report_fits_120_columns_and_md_keeps_the_text(inputs, tmp_path):
-    p = run_cli("report", "--no-plot", "--outdir", str(tmp_path),
+    p = run_cli("report", "--verbose", "--no-plot", "--outdir", str(tmp_path),
                 *inputs)
     assert p.returncode == 0, p.stderr
     lines = _check_fits(p.stdout)
@@ -59,7 +59,7 @@ def test_report_fits_120_columns_and_md_keeps_the_text(inputs, tmp_path):
 
 
 def test_width_0_is_no_limit(tmp_path):
-    p = run_cli("report", "--no-plot", "--width", "0", "--outdir",
+    p = run_cli("report", "--verbose", "--no-plot", "--width", "0", "--outdir",
                 str(tmp_path), RESULTS)
     assert p.returncode == 0, p.stderr
     assert max(len(l) for l in p.stdout.splitlines()) > 120

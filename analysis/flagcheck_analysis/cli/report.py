@@ -14,6 +14,7 @@ from ..stats import compare, scaling, usl
 from ..report import (bigbox, catalogue, conditions, header, loadrecords,
     perhost, plot, render, sections, sidebyside, summary, sweep, usltable,
     why)
+from ..report import messages
 from ..report.messages import PROG, warn
 
 # the rest (where a run's variant comes from, the files, three variants,
@@ -80,6 +81,9 @@ def build_parser(as_compare=False):
                    default="text", help="stdout: %s (default "
                    "%%(default)s); the files are always written"
                    % "|".join(FORMATS))
+    p.add_argument("--verbose", action="store_true",
+                   help="text: every table, not only the short answer "
+                   "(report.md has them all)")
     p.add_argument("--no-plot", action="store_true",
                    help="draw no PNG/SVG plots (no matplotlib needed)")
     p.add_argument("--exclude-busy", action="store_true",
@@ -175,7 +179,7 @@ def _side(args, group):
         files, args.group_by, setups_out=setup)
     for line in apart:
         warn("%s: %s" % (group, line[len("WARNING: "):]))
-    return sidebyside.Side(group, records, docs, setup, counts)
+    return sidebyside.Side(group, records, docs, setup, counts, manifests)
 
 
 def _report_dir(outdir, default):
@@ -313,7 +317,7 @@ def build_sections(args, runs, order, files, manifests, ok_runs, counts):
         out.append(sections.FixTable(records, order))
     out += [sections.Sweep(sw, pts)
             for sw, pts in sweeps(args.inputs, runs[5].get(None) or ())]
-    why_section = why.build(args, records, docs, warn, runs[5])
+    why_section = why.build(args, records, docs, warn, runs[5], ok_runs)
     if why_section is not None:
         out.append(why_section)
     checked = bigbox.beside(stored["beside"], records)
@@ -348,8 +352,8 @@ def _draw(secs, outdir):
 
 
 def write(args, head, secs):
-    """The plots, stdout, then report.md and every section's files; 0, or
-    1 when the files could not be written."""
+    """The plots, report.md and every section's files, then stdout, its
+    bottom line last: 0, or 1 when the files could not be written."""
     outdir = _outdir(args)
     try:
         if not _report_dir(outdir, args.outdir is None):
@@ -358,7 +362,8 @@ def write(args, head, secs):
     except OSError as e:
         unwritable = e
     plotted = False if args.no_plot or unwritable else _draw(secs, outdir)
-    sys.stdout.write(sections.stdout(args.format, head, secs))
+    before, bottom = sections.stdout_parts(args.format, head, secs,
+                                           args.verbose)
     report_md = sections.report_md(head, secs)
     try:
         if unwritable is not None:
@@ -367,16 +372,53 @@ def write(args, head, secs):
                 [f for s in secs for f in s.files()]:
             safewrite.write(os.path.join(outdir, name), body)
     except OSError as e:
+        sys.stdout.write(before + bottom)
         warn("cannot write to %s: %s" % (outdir, e.strerror or e))
         return 1
+    sys.stdout.write(before)
+    sys.stdout.flush()
+    # said before the bottom line, which is the last thing printed
     print(width.wrap("%s: wrote report.md, compare.csv, scaling.csv%s to %s"
-                     % (PROG, " and plots" if plotted else "", outdir)),
+                     "%s" % (PROG, " and plots" if plotted else "", outdir,
+                             "" if args.verbose or args.format != "text"
+                             else "; every table: report.md there, or "
+                             "--verbose")),
           file=sys.stderr)
+    sys.stderr.flush()
+    sys.stdout.write(bottom)
     return 0
 
 
+def bottom_line(outdir, base):
+    """The short answer's bottom line of the results directory @outdir,
+    as flagcheck run prints it at its end (the big-box answer is left to
+    flagcheck predict and report); "" where it has no runs to read."""
+    files, manifests = loadrecords.inputs_to_files([outdir])
+    counts = conditions.cell_counts(conditions.ok_entries(manifests))
+    records = loadrecords.load_records(files, None)[0]
+    if not records:
+        return ""
+    if base not in {r.variant for r in records}:
+        base = records[0].variant
+    rows = summary.rows(records, counts, base, job_file_figures(manifests))
+    return render.wrap(summary.short_text(rows, title=(
+        "bottom line: each scenario's fix against its pattern, IOPS at the "
+        "highest numjobs (every table and the big-box answer: flagcheck "
+        "predict %s; flagcheck report %s)" % (outdir, outdir))))
+
+
 def main(argv=None, as_compare=False):
-    """flagcheck report (@as_compare: flagcheck compare A B)."""
+    """flagcheck report (@as_compare: flagcheck compare A B). The warnings
+    it keeps start empty and the width it sets is put back, so that a
+    process may run one after another (the tests run it in theirs)."""
+    del messages.WARNINGS[:]
+    try:
+        return _main(argv, as_compare)
+    finally:
+        render.set_width(render.WIDTH)
+
+
+def _main(argv, as_compare):
     args = parse_args(argv, as_compare)
     render.set_width(args.width)
     if args.compare:

@@ -280,7 +280,7 @@ def main(argv=None):
     if args.dry_run:
         return dry_run(args, runs)
     try:
-        return Runner(args, runs).run()
+        rc = Runner(args, runs).run()
     except fiojson.InputError as e:
         print(width.wrap("%s: %s" % (PROG, e)), file=sys.stderr)
         return 1
@@ -290,3 +290,10 @@ def main(argv=None):
                              PROG, "%s: " % e.filename if e.filename else "",
                              e.strerror or e)), file=sys.stderr)
         return 1
+    if rc == 0 and not args.quiet:
+        # the report's modules only now: run --help loads none of them
+        from . import report
+        sys.stderr.flush()
+        sys.stdout.write("\n" + report.bottom_line(args.outdir,
+                                                   args.variants[0]))
+    return rc

@@ -85,6 +85,8 @@ SCHEMA = Obj({
     "host": Obj({"hostname": STR, "cpu_model": STR, "cores": Opt(INT),
                  "usable_cpus": INT, "kernel": STR, "machine": STR}),
     "matrix": Obj({"jobs": Map(STR), "job_sha256": Map(Opt(STR)),
+                   "job_body_sha256": Map(Opt(STR)),
+                   "job_headers": Map(List(STR)),
                    "variants": List(STR), "numjobs": List(NUMJOBS),
                    "repeats": POSITIVE, "order": STR,
                    "output_format": STR}),

@@ -12,7 +12,8 @@ import json
 import os
 import re
 
-from . import safewrite, fiojson, matrix, textfile, schema
+from . import (safewrite, fiojson, headers, jobheader, matrix, textfile,
+               schema)
 from .schema import BOOL, COUNT, STR, Map, Obj, Opt
 
 # beside each run's fio JSON: what it was made with
@@ -75,6 +76,41 @@ def job_sha256(path):
         h.update(b"\0" + textfile.to_bytes(p) + b"\0" +
                  textfile.to_bytes(text))
     return h.hexdigest()
+
+
+def _is_comment(line):
+    """fio skips the line: blank, or a comment (its first character that
+    is not blank or control is ';' or '#', as fio's parser skips it)."""
+    text = line.lstrip("".join(map(chr, range(33))) + "\x7f")
+    return not text or text[0] in ";#"
+
+
+def job_body_sha256(path):
+    """job_sha256() of the job file's lines fio reads: its comment lines
+    and blank lines left out, so that two job files whose header (or any
+    other comment) is all that differs have the same; None where it
+    cannot be read."""
+    texts = _job_texts(path)
+    if not texts or texts[0][0] != path:
+        return None
+    h = hashlib.sha256()
+    for i, (p, text) in enumerate(texts):
+        if i:
+            h.update(b"\0" + textfile.to_bytes(p) + b"\0")
+        h.update(textfile.to_bytes("\n".join(
+            l for l in text.split("\n") if not _is_comment(l))))
+    return h.hexdigest()
+
+
+def job_headers(path):
+    """The job file's header lines ("KEY: VALUE", inputs/headers.py's
+    keys) in order, as written; [] where it cannot be read."""
+    try:
+        return [body for _, body, section in jobheader.comments(path)
+                if section is None and body.split(":", 1)[0].strip()
+                in headers.KEYS]
+    except jobheader.FigureError:
+        return []
 
 
 def setup_path(outdir, name):

@@ -7,8 +7,9 @@ calibration's schema (inputs/calibfile.py) and inputs/numbers.py."""
 import os
 import re
 import statistics
+from collections import namedtuple
 
-from ..inputs import numbers
+from ..inputs import lineprobes, numbers
 from . import physics
 from .machine import Machine, _which
 from .profile import CLOCK_GHZ, MachineError
@@ -16,6 +17,44 @@ from .profile import CLOCK_GHZ, MachineError
 # a calibration's relations (calibrate/calibration.py) as a profile's
 CALIBRATION_RELATIONS = {"smt": "smt_sibling", "same_node": "same_llc",
                          "other_node": "other_socket"}
+
+
+# a calibration this far from the runs' own line probes is set aside for
+# them (flagcheck predict, the report's heatmap)
+DISAGREE = 2.0
+
+# cal_ns: the calibration's figure between the runs' CPUs (the median over
+# their pairs); probe_ns: the median of the runs' probes, n of them;
+# pairs: the CPU pairs probed; set_aside: more than DISAGREE apart
+ProbeCheck = namedtuple("ProbeCheck", "cal_ns probe_ns n pairs set_aside")
+
+
+def runs_probes(entries):
+    """(the runs' line probe values in ns, sorted; the CPU pairs they
+    measured) of the manifest run @entries."""
+    vs, pairs = [], set()
+    for e in entries:
+        v = lineprobes.values(e)
+        if v:
+            vs += v
+            pairs.add(tuple(e["line_probe"].get("cpus") or ()))
+    return sorted(vs), sorted(p for p in pairs if len(p) == 2)
+
+
+def check_probes(mach, entries):
+    """The ProbeCheck of machine @mach (a calibration) against the line
+    probes of the manifest run @entries, or None where they have none
+    (or probed CPUs @mach does not have)."""
+    vs, pairs = runs_probes(entries)
+    if not vs or not pairs:
+        return None
+    try:
+        cal = sorted(mach.transfer_ns(a, b) for a, b in pairs)
+    except (KeyError, IndexError, ValueError):
+        return None
+    cal_ns, probe = cal[len(cal) // 2], vs[len(vs) // 2]
+    return ProbeCheck(cal_ns, probe, len(vs), pairs,
+                      max(cal_ns, probe) > DISAGREE * min(cal_ns, probe))
 
 
 class CalibratedMachine(Machine):

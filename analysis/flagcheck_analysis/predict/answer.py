@@ -15,10 +15,6 @@ from ..machines import calibmachine, loader, physics, profile
 from ..stats.compare import measured_iops
 from . import band, curve, explain, fiocost, jobspec, simulate
 
-# a calibration this far from the runs' own line probes is not used
-DISAGREE = 2.0
-
-
 def calibration_path(inputs):
     """The results' calibration.json (never through a link), or None."""
     for item in inputs:
@@ -192,37 +188,19 @@ def beside_rest(args, spec, mach, records, label, fio_rest=None):
     return rest[0], "%.0f %s" % (typical(rest[0]), how), False
 
 
-def probes(entries):
-    """(the runs' line probe values in ns, sorted; the CPU pairs they
-    measured) of the manifest run @entries."""
-    vs, pairs = [], set()
-    for e in entries:
-        v = lineprobes.values(e)
-        if v:
-            vs += v
-            pairs.add(tuple(e["line_probe"].get("cpus") or ()))
-    return sorted(vs), [p for p in pairs if len(p) == 2]
-
-
 def disagreement(mach, entries, what="simulated beside measured is left "
                  "out"):
     """A line naming how the calibration @mach and the runs' line probes
-    (manifest @entries) disagree by more than DISAGREE, or None."""
-    vs, pairs = probes(entries)
-    if not vs or not pairs:
-        return None
-    probe = vs[len(vs) // 2]
-    try:
-        cal = sorted(mach.transfer_ns(a, b) for a, b in pairs)
-    except (KeyError, IndexError, ValueError):
-        return None
-    cal_ns = cal[len(cal) // 2]
-    if max(cal_ns, probe) <= DISAGREE * min(cal_ns, probe):
+    (manifest @entries) disagree by more than calibmachine.DISAGREE, or
+    None."""
+    c = calibmachine.check_probes(mach, entries)
+    if c is None or not c.set_aside:
         return None
     return ("the calibration (%s) puts %.0f ns between the runs' CPUs, "
             "their line probes %.0f ns (median of %d): more than x%g "
             "apart, the calibration is not used (%s)"
-            % (mach.name, cal_ns, probe, len(vs), DISAGREE, what))
+            % (mach.name, c.cal_ns, c.probe_ns, c.n, calibmachine.DISAGREE,
+               what))
 
 
 # ---- the big-box answers of a results directory ----

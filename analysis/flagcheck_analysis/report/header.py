@@ -52,12 +52,24 @@ def _run_lines(records, docs, manifests, base):
         versions = sorted({d.get("fio version", "?") for d in docs})
         out.append("fio: %s" % ", ".join(versions))
     out.append("columns: per variant 'mean ± %%stddev' (sample stddev in %% of "
-               "the mean); %%change against %s; ratio 95%% CI: percentile "
-               "bootstrap of mean(variant)/mean(%s), %d resamples, seed %d; "
-               "verdict: Welch's two-sided t-test at alpha %g"
-               % (base, base, significance.BOOTSTRAP_ITERATIONS,
+               "the mean); %%change against %s; ratio 95%% CI: the one "
+               "interval of the ratio, the summary's and the plot's: over "
+               "the pairs (variant/%s of each repeat, Student's t over their "
+               "logs) where the runs pair up, else unpaired (the verdict "
+               "says why): percentile bootstrap of mean(variant)/mean(%s), "
+               "%d resamples, seed %d, with Welch's test; verdict: a "
+               "difference beyond the noise where that CI excludes 1 "
+               "(unpaired: and Welch agrees), two-sided at alpha %g"
+               % (base, base, base, significance.BOOTSTRAP_ITERATIONS,
                   significance.BOOTSTRAP_SEED, significance.ALPHA))
     return out
+
+
+def short(head):
+    """The header lines of the short answer: the runs, and every
+    warning (an incomplete matrix, a host left out, setups reported
+    apart)."""
+    return head[:1] + [l for l in head[1:] if l.startswith("WARNING: ")]
 
 
 def lines(args, runs, manifests, ok_runs):

@@ -2,8 +2,11 @@
 lines, the patterns table and the transfer-latency heatmap, as
 flagcheck-calibrate prints them and the report's "why" section holds them."""
 
+import textwrap
+
 from ..inputs import textfile
 from ..inputs.calibfile import RELATIONS, line_rate, point, visit
+from ..machines.calibmachine import DISAGREE
 from . import plot, render
 
 
@@ -15,7 +18,27 @@ def _rate(v):
     return "%.1fM" % (v / 1e6)
 
 
-def header_lines(doc):
+def used_line(check):
+    """What the report took between the runs' CPUs: this calibration's
+    figure, or the runs' own line probes where the two are more than
+    calibmachine.DISAGREE apart (@check: calibmachine.ProbeCheck, or None
+    where the runs probed nothing: no line)."""
+    if check is None:
+        return None
+    pairs = ", ".join("%d,%d" % p for p in check.pairs)
+    if check.set_aside:
+        return ("set aside for the runs' CPUs (%s): this calibration puts "
+                "%.0f ns between them, their own line probes %.0f ns "
+                "(median of %d), more than x%g apart: the report used the "
+                "probes" % (pairs, check.cal_ns, check.probe_ns, check.n,
+                            DISAGREE))
+    return ("the runs' CPUs (%s): this calibration puts %.0f ns between "
+            "them, their own line probes %.0f ns (median of %d), within "
+            "x%g: the calibration stands" % (
+                pairs, check.cal_ns, check.probe_ns, check.n, DISAGREE))
+
+
+def header_lines(doc, check=None):
     host = doc.get("host") or {}
     nodes = host.get("nodes") or {}
     smt = host.get("smt_groups") or []
@@ -34,7 +57,7 @@ def header_lines(doc):
         "cache-line transfer, one way (CAS ping-pong, median of each pair's "
         "samples of %s round trips / 2; per relation the median over pairs "
         "[min..max]): %s" % (doc.get("batch", "?"), transfer_text(doc)),
-    ]
+    ] + [l for l in [used_line(check)] if l]
 
 
 def transfer_text(doc):
@@ -82,14 +105,14 @@ def _opt(v, field, fmt):
     return "-" if v is None or v.get(field) is None else fmt % v[field]
 
 
-def text(doc):
-    return "\n".join(header_lines(doc)) + "\n\n" + \
+def text(doc, check=None):
+    return "\n".join(header_lines(doc, check)) + "\n\n" + \
         render.text_table(*patterns_table(doc)) + "\n"
 
 
-def markdown(doc, heatmap=None):
+def markdown(doc, heatmap=None, check=None):
     out = ["### Calibration of this machine", ""]
-    out += ["- " + line for line in header_lines(doc)]
+    out += ["- " + line for line in header_lines(doc, check)]
     out += ["", render.markdown_table(*patterns_table(doc))]
     if heatmap:
         out += ["", "![cache-line transfer latency between CPUs](%s)"
@@ -97,8 +120,11 @@ def markdown(doc, heatmap=None):
     return "\n".join(out) + "\n"
 
 
-def heatmap(doc, path):
-    """The transfer matrix as a heatmap PNG at path; returns path."""
+def heatmap(doc, path, check=None):
+    """The transfer matrix as a heatmap PNG at path, the runs' CPU pairs
+    boxed and, under the title, whether the report used the figure there
+    or set it aside for the runs' line probes (@check, used_line());
+    returns path."""
     plt = plot._pyplot()
     cpus, n = doc["cpus"], len(doc["cpus"])
     data = [[float("nan") if v is None else v for v in row]
@@ -124,9 +150,19 @@ def heatmap(doc, path):
                             else "w")
     ax.set_xlabel("CPU")
     ax.set_ylabel("CPU")
-    ax.set_title("cache-line transfer, one way: %s"
-                 % (doc.get("host") or {}).get("cpu_model", ""),
-                 fontsize="medium")
+    title = "cache-line transfer, one way: %s" % (
+        doc.get("host") or {}).get("cpu_model", "")
+    if check is not None:
+        at = {c: i for i, c in enumerate(cpus)}
+        for a, b in check.pairs:
+            for i, j in ((at.get(a), at.get(b)), (at.get(b), at.get(a))):
+                if i is not None and j is not None:
+                    ax.add_patch(plt.Rectangle(
+                        (j - 0.5, i - 0.5), 1, 1, fill=False, linewidth=2,
+                        edgecolor="red" if check.set_aside else "tab:orange"))
+        title += "\n" + "\n".join(textwrap.wrap(
+            "boxed: " + used_line(check), 70))
+    ax.set_title(title, fontsize="medium")
     fig.tight_layout()
     plot.save_figure(fig, path, dpi=100)
     plt.close(fig)

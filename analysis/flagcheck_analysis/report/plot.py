@@ -4,14 +4,16 @@ it, dotted) and, where one was fitted, the scaling law's curve (dashed
 where extrapolated), and each variant's ratio to the base variant against
 numjobs with the published ratio where the registry has one.  Cells that
 had busy runs are ringed in red; on the ratio plot an undecided ratio
-(decide.py) is drawn hollow.  Every line and mark has its legend entry."""
+(decide.py) is drawn hollow, its legend naming the reasons that apply.
+Every line and mark has its legend entry."""
 
 import io
+import textwrap
 
 import numpy as np
 
 from ..inputs import outpath, published, safewrite
-from ..stats import decide, usl
+from ..stats import interval, usl
 
 BUSY_STYLE = dict(marker="o", markersize=13, markerfacecolor="none",
                   markeredgecolor="red", linestyle="none")
@@ -130,6 +132,27 @@ def _iops(plt, scenario, mine, variants, fits, predict, busy):
     return fig
 
 
+def _over(pts):
+    """What the points' intervals are over, as the summary says it: "over
+    the pairs" or "unpaired: WHY" (stats/interval.py)."""
+    kinds = sorted({"over the pairs" if p.ratio_by.by == "pairs" else
+                    interval.over(p.ratio_by) for _, p in pts if p.ratio_by})
+    return "; ".join(kinds) or "none"
+
+
+def _hollow(undecided, scenario, variant, numjobs):
+    """The hollow marks' legend: undecided, and the reasons that apply to
+    those marks (summary.undecided_reasons()), each once, on lines of a
+    legend's width."""
+    reasons = []
+    for nj in numjobs:
+        for why in undecided[(scenario, nj, variant)]:
+            if why not in reasons:
+                reasons.append(why)
+    return "\n".join(textwrap.wrap("hollow: undecided: %s" % "; ".join(
+        reasons), 60, subsequent_indent="  "))
+
+
 def _ratios(plt, scenario, mine, ratios, base, undecided, busy, figures):
     """One scenario's IOPS ratio to the base against numjobs, the
     undecided ratios hollow, the published ratio dashed; the figure."""
@@ -144,17 +167,17 @@ def _ratios(plt, scenario, mine, ratios, base, undecided, busy, figures):
         hi = [p.ratio_ci[1] - p.ratio if p.ratio_ci else 0
               for _, p in pts]
         line = ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3,
-                           label="%s / %s, its 95%% bootstrap CI"
-                           % (variant, base))
+                           label="%s / %s, its 95%% CI (%s)"
+                           % (variant, base, _over(pts)))
         open_ = [(nj, p.ratio) for nj, p in pts
-                 if undecided.get((scenario, nj, variant))]
+                 if (scenario, nj, variant) in undecided]
         if open_:
             ax.plot([x for x, _ in open_], [y for _, y in open_],
                     marker="o", markersize=8, linestyle="none",
                     markerfacecolor="white", zorder=4,
                     markeredgecolor=line[0].get_color(),
-                    label="hollow: undecided (CI neither clear of 1 nor "
-                    "narrow, or under %d runs)" % decide.MIN_REPEATS)
+                    label=_hollow(undecided, scenario, variant,
+                                  [nj for nj, _ in open_]))
         pub = published.find(scenario, figures)
         if pub and pub.ratio and pub.base == base and pub.variant == variant:
             ax.axhline(pub.ratio, color=line[0].get_color(),
@@ -181,7 +204,7 @@ def plot(lines, variants, outdir, fits=(), predict=None, undecided=None,
     """Write <scenario>_iops.{png,svg} and <scenario>_ratio.{png,svg};
     return the paths written.  fits: usl.Fit of each scenario and variant,
     drawn out to `predict` jobs; undecided: {(scenario, numjobs, variant):
-    True} of the ratios not decided; busy: {(scenario, numjobs): (busy
+    [why, ...]} of the ratios not decided (summary.marks()); busy: {(scenario, numjobs): (busy
     runs, runs)} of the cells that had busy runs; figures: published.find's
     extra entries (job files with their own published figure)."""
     undecided, busy = undecided or {}, busy or {}

@@ -8,6 +8,7 @@ import json
 import re
 
 from ..inputs import published
+from ..stats import interval
 from .. import width
 
 # a cell's width: terminal columns, not len() (functions, not the module:
@@ -100,7 +101,10 @@ def scaling_tables(lines, variants):
                              else "x%.3f" % p.ratio)
             rows.append(cells)
         out.append(("scaling: %s (IOPS mean; speedup over numjobs=1; "
-                    "efficiency = speedup / numjobs)" % scenario,
+                    "efficiency = speedup / numjobs; %s: the ratio the "
+                    "comparison's CI and the summary are of)"
+                    % (scenario, "/".join(variants[1:2] + [base])
+                       if len(variants) == 2 else "variant/%s" % base),
                     header, rows, set(range(len(header)))))
     return out
 
@@ -322,10 +326,30 @@ def json_doc(header_lines, tables, notes=(), data=None, warnings=()):
     return json.dumps(doc, indent=1, allow_nan=False) + "\n"
 
 
+def _interval_data(v):
+    """The verdict's one interval as numbers (stats/interval.py), and any
+    second statistic beside it, labelled as one (never the verdict's)."""
+    iv = v.interval
+    second = None
+    if v.welch is not None and iv is not None and iv.by == "pairs":
+        second = dict(v.welch._asdict(), what="Welch's test of the "
+                      "unpaired means: a second statistic, not the "
+                      "verdict's")
+    return {"ratio": iv.ratio if iv else None,
+            "ci": list(v.ci) if v.ci else None,
+            "by": iv.by if iv else None, "n": iv.n if iv else None,
+            "p": iv.p if iv else (v.welch.p if v.welch else None),
+            "unpaired": iv.unpaired if iv else None,
+            "welch": v.welch._asdict() if v.welch and not second else None,
+            "second": second}
+
+
 def compare_data(sections):
     """The comparison's figures as numbers: per scenario, numjobs and
-    metric, the base cell and each other variant's, with %change, Welch's
-    test, the ratio's 95% CI and the verdict (its kind and its words)."""
+    metric, the base cell and each other variant's, with %change, the
+    ratio with its one interval (over pairs or unpaired, and why), the
+    p-value of the interval's test and the verdict (its kind and its
+    words)."""
     out = []
     for s in sections:
         for row in s.rows:
@@ -335,11 +359,9 @@ def compare_data(sections):
                 "base": _cell_data(row.base),
                 "others": [dict(_cell_data(c.cell),
                                 pct_change=c.pct_change,
-                                welch=c.verdict.welch._asdict()
-                                if c.verdict.welch else None,
-                                ci=list(c.verdict.ci) if c.verdict.ci
-                                else None, verdict=c.verdict.kind,
-                                verdict_text=c.verdict.text)
+                                verdict=c.verdict.kind,
+                                verdict_text=c.verdict.text,
+                                **_interval_data(c.verdict))
                            for c in row.others]})
     return out
 
@@ -365,13 +387,13 @@ def compare_csv(sections):
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["scenario", "numjobs", "metric", "base_variant", "base_n",
                 "base_mean", "base_stddev", "variant", "n", "mean", "stddev",
-                "pct_change", "welch_t", "welch_df", "welch_p",
-                "ratio_ci_low", "ratio_ci_high", "verdict"])
+                "pct_change", "ratio", "ratio_ci_low", "ratio_ci_high",
+                "ratio_over", "p", "verdict"])
     for s in sections:
         for row in s.rows:
             for comp in row.others:
                 v = comp.verdict
-                wt = v.welch or (None, None, None)
+                d = _interval_data(v)
                 ci = v.ci or (None, None)
                 w.writerow([s.scenario, s.numjobs, row.name, row.base.variant,
                             row.base.n, csv_number(row.base.mean),
@@ -379,7 +401,9 @@ def compare_csv(sections):
                             comp.cell.n, csv_number(comp.cell.mean),
                             csv_number(comp.cell.stddev),
                             csv_number(comp.pct_change)]
-                           + [csv_number(x) for x in (*wt, *ci)] + [v.text])
+                           + [csv_number(x) for x in (d["ratio"], *ci)]
+                           + [interval.over(v.interval) if v.interval else "",
+                              csv_number(d["p"]), v.text])
     return buf.getvalue()
 
 
@@ -388,11 +412,13 @@ def scaling_csv(lines):
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["scenario", "numjobs", "variant", "n", "iops_mean",
                 "iops_stddev", "speedup", "efficiency", "ratio_to_base",
-                "ratio_ci_low", "ratio_ci_high"])
+                "ratio_ci_low", "ratio_ci_high", "ratio_over"])
     for line in lines:
         for p in line.points.values():
             ci = p.ratio_ci or (None, None)
+            over = interval.over(p.ratio_by) if p.ratio_by else ""
             w.writerow([line.scenario, line.numjobs, p.variant, p.n]
                        + [csv_number(x) for x in (p.iops, p.stddev, p.speedup,
-                                                  p.efficiency, p.ratio, *ci)])
+                                                  p.efficiency, p.ratio, *ci)]
+                       + [over])
     return buf.getvalue()

@@ -5,11 +5,13 @@ csv()); the files of each section in the output directory; its plots
 (draw); and what it appends to report.md (appendix).  Each default below
 adds nothing: a section defines only what it has."""
 
-from . import bigbox, fixtable, messages, plot, render, summary, sweep
+from . import (bigbox, fixtable, header, messages, plot, render, summary,
+               sweep)
 
 
 class Section:
     plots = "plots"             # what "... skipped" names when draw fails
+    bottom_line = False         # its block is the short answer's (Summary)
 
     def tables(self):
         """(title, header, rows, right) tables of the report's body."""
@@ -18,6 +20,10 @@ class Section:
     def block(self, fmt):
         """What stdout shows after the body ("text" or "markdown")."""
         return ""
+
+    def short(self, fmt):
+        """Its block in the short answer (a bottom_line section's)."""
+        return self.block(fmt)
 
     def csv(self):
         """Its CSV table, for --format csv (also one of its files)."""
@@ -164,8 +170,9 @@ class Data(Section):
 
 
 class Summary(Section):
-    """The bottom line, one row per scenario: last on stdout, first in
-    report.md."""
+    """The bottom line, one row per scenario: last on stdout, the whole
+    of the short answer's but a line, first in report.md."""
+    bottom_line = True
 
     def __init__(self, rows, simulated=None):
         self.rows, self.simulated = rows, simulated
@@ -173,6 +180,11 @@ class Summary(Section):
     def block(self, fmt):
         return render.in_format(fmt, summary.text, summary.markdown)(
             self.rows, self.simulated)
+
+    def short(self, fmt):
+        if fmt != "text":
+            return self.block(fmt)
+        return summary.short_text(self.rows, self.simulated)
 
     def json_tables(self):
         return [summary.table(self.rows)], summary.lines(self.rows,
@@ -200,12 +212,21 @@ def report_md(head, sections):
         "\n" + a for a in (s.appendix() for s in sections) if a)
 
 
-def stdout(fmt, head, sections):
-    """What --format prints: the body and the blocks; for csv, the
-    sections' CSV tables, a blank line between; for json, one object of
-    the header, every table and the summary's lines (render.json_doc())."""
+def stdout(fmt, head, sections, verbose=True):
+    """What --format prints (stdout_parts(), whole)."""
+    return "".join(stdout_parts(fmt, head, sections, verbose))
+
+
+def stdout_parts(fmt, head, sections, verbose=True):
+    """(what --format prints before the bottom line, the bottom line):
+    for text, every table (@verbose) or the short answer, the runs' line
+    and any warning of the header (header.short()), then the bottom line
+    (the Summary's block); for markdown, the body and the blocks; for
+    csv, the sections' CSV tables, a blank line between; for json, one
+    object of the header, every table and the summary's lines
+    (render.json_doc()); csv and json have no bottom line of their own."""
     if fmt == "csv":
-        return "\n".join(c for c in (s.csv() for s in sections) if c)
+        return "\n".join(c for c in (s.csv() for s in sections) if c), ""
     if fmt == "json":
         blocks = [s.json_tables() for s in sections]
         data = {}
@@ -215,10 +236,19 @@ def stdout(fmt, head, sections):
             head, [t for s in sections for t in s.tables()] +
             [t for b in blocks for t in b[0]], [l for b in blocks
                                                   for l in b[1]],
-            data, messages.WARNINGS)
-    out = body(fmt, head, sections)
-    for s in sections:
-        b = s.block(fmt)
-        if b:
-            out += "\n" + b
-    return render.wrap(out) if fmt == "text" else out
+            data, messages.WARNINGS), ""
+    short = fmt == "text" and not verbose
+    if short:
+        out = "".join(line + "\n" for line in header.short(head))
+    else:
+        out = body(fmt, head, sections)
+        for s in sections:
+            b = s.block(fmt)
+            if b and not s.bottom_line:
+                out += "\n" + b
+    last = "".join("\n" + b for b in (s.short(fmt) if short else
+                                      s.block(fmt) for s in sections
+                                      if s.bottom_line) if b)
+    if fmt == "text":
+        return render.wrap(out), render.wrap(last)
+    return out, last

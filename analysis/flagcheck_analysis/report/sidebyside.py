@@ -10,13 +10,15 @@ from collections import namedtuple
 
 from ..inputs import corun, fiojson, published, runsetup, textfile
 from ..stats import compare, decide, paired, significance
-from . import render
+from . import render, setupdiff
 
 MIN_PAIRS = decide.MIN_REPEATS     # quiet pairs per side that may decide
 
 # One side: its name (what was given), its records, their fio documents
-# and setups (in the records' order) and conditions.cell_counts.
-Side = namedtuple("Side", "name records docs setups counts")
+# and setups (in the records' order), conditions.cell_counts and its
+# manifests.
+Side = namedtuple("Side", "name records docs setups counts manifests",
+                  defaults=((),))
 Result = namedtuple("Result", "head tables refused")
 
 # fio job options that make two runs different workloads, not two
@@ -35,15 +37,24 @@ def _values(side, field):
                    for s in side.setups})
 
 
+# the runs' own fields that setupdiff.py names better: each variable
+# apart, the job file by what in it differs
+SAID_BY_MANIFESTS = ("job file", "variables")
+
+
 def differences(a, b):
-    """["fio version (A fio-3.33, B fio-3.36)", ...]"""
-    out = []
+    """["fio version (A fio-3.33, B fio-3.36)", "pinning (A pinned, B not
+    pinned (--no-pin))", ...]: what the runs' own files record
+    differently (runsetup.FIELDS), then every other field the manifests
+    record differently (setupdiff.py)."""
+    out, named = [], []
     for f in runsetup.FIELDS:
         va, vb = _values(a, f), _values(b, f)
-        if va != vb:
+        if va != vb and f not in SAID_BY_MANIFESTS:
             out.append("%s (A %s, B %s)" % (f, " + ".join(va),
                                             " + ".join(vb)))
-    return out
+            named.append(f)
+    return out + setupdiff.differences(a.manifests, b.manifests, named)
 
 
 def _shapes(side, scenario):
@@ -228,8 +239,9 @@ def side_by_side(a, b, base="always"):
             "B: %s (%d runs)" % (b.name, len(b.records))]
     diff = differences(a, b)
     head.append("B differs from A in: %s" % "; ".join(diff) if diff else
-                "A and B: the same setup in every field the runs record "
-                "(%s)" % ", ".join(runsetup.FIELDS))
+                "A and B: the same setup in every field the runs and their "
+                "manifests record (%s, and the manifests' every field)"
+                % ", ".join(runsetup.FIELDS))
     refused, tables = [], []
     names = {r.scenario for r in a.records} | {r.scenario for r in b.records}
     for scenario in sorted(names, key=published.order_key):

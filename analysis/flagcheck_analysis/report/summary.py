@@ -9,7 +9,7 @@ import os
 from collections import namedtuple
 
 from ..inputs import corun, published
-from ..stats import decide, paired, significance
+from ..stats import decide, interval, significance
 from . import render
 
 # corun: (median co-running percent or None, jobs that recorded it)
@@ -28,29 +28,14 @@ def _iops(records, scenario, numjobs, variant):
             and r.metrics.get("iops") is not None]
 
 
-def _pairs(records, scenario, numjobs, base, variant):
-    """The ratios variant/base of the runs paired by repeat, or None (runs
-    without a repeat number, or a repeat run twice: not pairs)."""
-    by = {base: {}, variant: {}}
-    for r in records:
-        if (r.scenario, r.numjobs) != (scenario, numjobs) or \
-                r.variant not in by or r.metrics.get("iops") is None:
-            continue
-        if r.repeat is None or r.repeat in by[r.variant]:
-            return None
-        by[r.variant][r.repeat] = r.metrics["iops"]
-    return paired.ratios(by[base], by[variant]) or None
-
-
 def decision(records, scenario, numjobs, base, variant,
              precision=decide.DEFAULT_PRECISION):
     """The Decision of one cell's variant against the base, on its pairs
-    where it has them (decide.py); undecided where its jobs seldom ran
-    together (decide.apart)."""
-    d = decide.decide(_iops(records, scenario, numjobs, base),
-                      _iops(records, scenario, numjobs, variant), variant,
-                      precision, _pairs(records, scenario, numjobs,
-                                        base, variant))
+    where the runs pair up (interval.pair_up); undecided where its jobs
+    seldom ran together (decide.apart)."""
+    d = decide.of_runs(interval.side(records, scenario, numjobs, base),
+                       interval.side(records, scenario, numjobs, variant),
+                       variant, precision)
     return decide.apart([d], numjobs, corun.records_share(
         records, scenario, numjobs)[0])[0]
 
@@ -104,18 +89,28 @@ def seldom(numjobs, pct):
 
 
 def marks(records, counts, base):
-    """What the plots mark: ({(scenario, numjobs, variant): True} of each
-    variant's ratio to @base that is not decided, {(scenario, numjobs):
-    (busy runs, runs)} of the cells that had busy runs)."""
+    """What the plots mark: ({(scenario, numjobs, variant): [why, ...]} of
+    each variant's ratio to @base that is not decided, the reasons that
+    apply to it (undecided_reasons()), {(scenario, numjobs): (busy runs,
+    runs)} of the cells that had busy runs)."""
     undecided = {}
     for scenario, nj, variant in {(r.scenario, r.numjobs, r.variant)
                                for r in records if r.variant != base}:
         if _iops(records, scenario, nj, base):
             d = decision(records, scenario, nj, base, variant)
             if d.reason == "undecided":
-                undecided[(scenario, nj, variant)] = True
+                undecided[(scenario, nj, variant)] = undecided_reasons(
+                    d, nj, corun.records_share(records, scenario, nj)[0])
     busy = {k: (len(b), n) for k, (b, n) in counts.items() if b}
     return undecided, busy
+
+
+def undecided_reasons(d, numjobs, corun_pct=None):
+    """Why @d is undecided, each reason in a few words, only those that
+    apply: the jobs seldom ran together (@corun_pct), then what the
+    figures say (_why())."""
+    apart = seldom(numjobs, corun_pct)
+    return ([apart] if apart else []) + [_why(d)]
 
 
 def repeats_needed(d, precision=decide.DEFAULT_PRECISION):
@@ -345,6 +340,70 @@ def lines(summary_rows, simulated=None):
     """The lines under the summary's table."""
     return simulated_lines(summary_rows, simulated) + \
         corun_lines(summary_rows)
+
+
+SHORT_TITLE = ("bottom line: each scenario's fix against its pattern, IOPS "
+               "at the highest numjobs (how it decides: report.md)")
+
+
+# of the big-box text (bigbox.summary_lines()), the short answer keeps the
+# band, --numjobs N's and the caveat; what limits the gain is in report.md
+BOX_KEPT = ("--numjobs ", "caveat: ")
+
+
+def _interval_text(d):
+    """"x1.164, 95% CI 0.691..1.960 over 2 pairs": the ratio and the
+    interval the table, the plot and the JSON show (stats/interval.py)."""
+    out = "x%.3f" % d.ratio
+    if d.ci is not None:
+        out += ", 95%% CI %.3f..%.3f" % d.ci
+    if d.by == "pairs":
+        return out + " over %d pair%s" % (d.n, "" if d.n == 1 else "s")
+    return out + ", unpaired" + (" (%s)" % d.unpaired if d.unpaired else "")
+
+
+def _headline(verdict_text):
+    """(the verdict's headline, its reasons): its words split at "; ",
+    a long first part split once more after its first word."""
+    parts = verdict_text.split("; ")
+    word, _, first = parts[0].partition(": ")
+    if len(parts[0]) <= 50 or not first:
+        return parts[0], parts[1:]
+    return word, [first] + parts[1:]
+
+
+def short_lines(summary_rows, simulated=None, title=SHORT_TITLE):
+    """The short answer's bottom line, hyperfine's way: per scenario one
+    line of its ratio, interval and verdict, then on a line each the
+    published figure, the big-box band (@simulated: bigbox.summary_lines())
+    and its caveat, and each reason of the verdict."""
+    out = [title]
+    for r in summary_rows:
+        d = r.decision
+        if d is None or d.ratio is None:
+            out.append("%s: %s" % (r.scenario, r.verdict))
+            continue
+        head, reasons = _headline(r.verdict)
+        out.append("%s at %d job%s: %s/%s %s: %s" % (
+            r.scenario, r.numjobs, "" if r.numjobs == 1 else "s",
+            r.variant, r.base, _interval_text(d), head))
+        pub = _cells(r)[5]
+        if pub != "-":
+            out.append("  published: " + pub)
+        box = (simulated or {}).get(r.scenario)
+        if box:
+            first, *rest = box.split("\n")
+            out.append("  big box, an estimate: " + first)
+            out += ["    " + l.strip() for l in rest
+                    if l.strip().startswith(BOX_KEPT)]
+        out += ["  - " + why for why in reasons]
+    return out
+
+
+def short_text(summary_rows, simulated=None, title=SHORT_TITLE):
+    """short_lines(), as text."""
+    return "".join(l + "\n" for l in short_lines(summary_rows, simulated,
+                                                  title))
 
 
 def text(summary_rows, simulated=None):

@@ -9,6 +9,8 @@ the big-box answer, and simulated beside measured at each numjobs)."""
 import os
 
 from ..inputs import calibfile
+from ..machines import calibmachine
+from ..machines.profile import MachineError
 from . import gaps, linecosts, render, runfigures, sections, timeshare
 from .gaps import ALWAYS, TEST_FIRST
 
@@ -97,9 +99,10 @@ class Section(sections.Section):
     calibration beside report.md."""
     plots = "heatmap"
 
-    def __init__(self, cal, gap_rows, share_rows, heatmap):
+    def __init__(self, cal, gap_rows, share_rows, heatmap, check=None):
         self.cal, self.gap_rows, self.share_rows = cal, gap_rows, share_rows
         self.heatmap = heatmap
+        self.check = check      # calibmachine.ProbeCheck, or None
 
     def _tables(self):
         out = []
@@ -110,12 +113,14 @@ class Section(sections.Section):
         return out
 
     def text(self):
-        parts = [linecosts.text(self.cal).rstrip("\n")] if self.cal else []
+        parts = [linecosts.text(self.cal, self.check).rstrip("\n")] \
+            if self.cal else []
         parts += [render.text_table(*t) for t in self._tables()]
         return "\n\n".join(parts) + "\n"
 
     def markdown(self):
-        parts = [linecosts.markdown(self.cal, self.heatmap).rstrip("\n")] \
+        parts = [linecosts.markdown(self.cal, self.heatmap,
+                                    self.check).rstrip("\n")] \
             if self.cal else []
         parts += [render.markdown_table(*t) for t in self._tables()]
         return "## Why\n\n" + "\n\n".join(parts) + "\n"
@@ -127,8 +132,8 @@ class Section(sections.Section):
         """The heatmap, named in the section's Markdown once drawn; not
         one of the report's "plots"."""
         if self.cal is not None:
-            linecosts.heatmap(self.cal, os.path.join(outdir,
-                                                     calibfile.PNG_NAME))
+            linecosts.heatmap(self.cal, os.path.join(
+                outdir, calibfile.PNG_NAME), self.check)
             self.heatmap = calibfile.PNG_NAME
         return False
 
@@ -137,6 +142,7 @@ class Section(sections.Section):
 
 
 def _results_calibration(inputs, warn):
+    """(the results' calibration.json, its path), or (None, None)."""
     for item in inputs:
         path = os.path.join(item, calibfile.JSON_NAME)
         if os.path.isdir(item) and os.path.lexists(path):
@@ -148,16 +154,28 @@ def _results_calibration(inputs, warn):
                 cal = calibfile.load(path)
                 for line in gaps.dearer_test_first(cal, path):
                     warn(line)
-                return cal
+                return cal, path
             except calibfile.CalibrationError as e:
                 warn("%s (the calibrated columns are left out)" % e)
-    return None
+    return None, None
 
 
-def build(args, records, docs, warn, counters=None):
+def _check(cal, path, entries):
+    """calibmachine.check_probes() of the calibration against the runs'
+    line probes (@entries: manifest run entries), or None."""
+    try:
+        return calibmachine.check_probes(
+            calibmachine.CalibratedMachine(cal, path), entries)
+    except (MachineError, ValueError):
+        return None
+
+
+def build(args, records, docs, warn, counters=None, entries=()):
     """The Section, or None when there is nothing to show; @counters: the
-    counters the report read, {fio JSON path: records}."""
-    cal = _results_calibration(args.inputs, warn)
+    counters the report read, {fio JSON path: records}; @entries: the
+    manifests' run entries, whose line probes say whether the report used
+    the calibration between the runs' CPUs."""
+    cal, path = _results_calibration(args.inputs, warn)
     groups = runfigures.runs(records, docs, counters)
     for r in (r for rs in groups.values() for r in rs):
         text = timeshare.share_warning(r)
@@ -166,4 +184,5 @@ def build(args, records, docs, warn, counters=None):
     share_rows = [s for s in timeshare.shares(groups) if s.share is not None]
     if cal is None and not share_rows:
         return None
-    return Section(cal, gaps.gaps(groups, cal), share_rows, None)
+    return Section(cal, gaps.gaps(groups, cal), share_rows, None,
+                   _check(cal, path, entries) if cal else None)

@@ -96,6 +96,13 @@ def build(args, runs, old):
         "matrix": {"jobs": args.scenarios,
                    "job_sha256": {s: runrecord.job_sha256(path)
                                   for s, path in args.scenarios.items()},
+                   # what flagcheck compare says of two job files whose
+                   # SHA-256s differ: only in their comments, which headers
+                   "job_body_sha256": {s: runrecord.job_body_sha256(path)
+                                       for s, path in
+                                       args.scenarios.items()},
+                   "job_headers": {s: runrecord.job_headers(path)
+                                   for s, path in args.scenarios.items()},
                    "variants": args.variants,
                    "numjobs": args.numjobs,
                    "repeats": args.repeats,

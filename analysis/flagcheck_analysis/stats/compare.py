@@ -5,7 +5,7 @@ metric name at the end of the row."""
 
 from collections import namedtuple
 
-from . import significance
+from . import interval, significance
 from ..inputs import published
 from ..inputs.fiojson import BUCKETED, METRICS, plat_bucket, plat_bucket_range
 
@@ -25,6 +25,20 @@ def group(records):
         groups.setdefault((r.scenario, r.numjobs, r.variant), []).append(
             r.metrics)
     return groups
+
+
+def group_runs(records):
+    """{(scenario, numjobs, variant): [(repeat, metrics), ...]}"""
+    groups = {}
+    for r in records:
+        groups.setdefault((r.scenario, r.numjobs, r.variant), []).append(
+            (r.repeat, r.metrics))
+    return groups
+
+
+def _side(runs, key):
+    """[(repeat, value)] of @key of @runs ([(repeat, metrics)])."""
+    return [(rep, m[key]) for rep, m in runs if m.get(key) is not None]
 
 
 def measured_iops(records):
@@ -73,13 +87,16 @@ def exact(base, other):
         "vs %s)" % (_span(base), _span(other)), None, None)
 
 
-def verdict(key, base, other):
-    """significance.verdict, but "exact" for a counted row, and "same
-    bucket" for latency percentiles that differ only inside one bucket of
-    fio's latency histogram: fio cannot tell them apart."""
+def verdict(key, base, other, iv=None):
+    """The verdict of the ratio's one interval @iv (interval.verdict;
+    without one, significance.verdict's of the values @base, @other), but
+    "exact" for a counted row, and "same bucket" for latency percentiles
+    that differ only inside one bucket of fio's latency histogram: fio
+    cannot tell them apart."""
     if key in EXACT:
         return exact(base, other)
-    v = significance.verdict(base, other)
+    v = interval.verdict(iv, base, other) if iv else \
+        significance.verdict(base, other)
     if key not in BUCKETED or v.kind in ("missing", "cannot_tell", "same"):
         return v
     buckets = {plat_bucket(x) for x in list(base) + list(other)}
@@ -95,7 +112,7 @@ def verdict(key, base, other):
 def compare(records, base):
     """Sections in scenario, numjobs order.  A metric row is left out only
     when no run of any variant has a value for it."""
-    groups = group(records)
+    groups = group_runs(records)
     variants = variant_order(records, base)
     sections = []
     for scenario in sorted({r.scenario for r in records},
@@ -108,15 +125,16 @@ def compare(records, base):
                 continue
             rows = []
             for key, name in METRICS:
-                base_cell = cell(base, groups.get((scenario, numjobs, base),
-                                                  []), key)
+                base_runs = groups.get((scenario, numjobs, base), [])
+                base_cell = cell(base, [m for _, m in base_runs], key)
                 others = []
                 for variant in variants[1:]:
-                    c = cell(variant, groups.get((scenario, numjobs, variant), []),
-                             key)
+                    runs = groups.get((scenario, numjobs, variant), [])
+                    c = cell(variant, [m for _, m in runs], key)
+                    iv = interval.of(_side(base_runs, key), _side(runs, key))
                     others.append(Comparison(
                         c, significance.pct_change(base_cell.mean, c.mean),
-                        verdict(key, base_cell.values, c.values)))
+                        verdict(key, base_cell.values, c.values, iv)))
                 if base_cell.n or any(o.cell.n for o in others):
                     rows.append(Row(key, name, base_cell, others))
             sections.append(Section(scenario, numjobs, base, variants, rows))

@@ -7,7 +7,7 @@ docs/analysis.md, "Paired runs" and "Repeats until decided"."""
 from collections import namedtuple
 
 from ..inputs import corun, fiojson, matrix
-from . import paired, significance
+from . import interval, paired, significance
 
 MIN_REPEATS = 3
 DEFAULT_PRECISION = 0.02
@@ -22,16 +22,19 @@ METRIC = "iops"
 # p: Welch's p-value (the pairs' t-test p when by == "pairs"), or None
 # where the test is undefined.  by: "pairs" or "unpaired", what decided
 # (or would decide); second: the unpaired (ratio, ci, p) beside the pairs';
-# corun: the cell's co-running share (percent) where apart() set why.
+# corun: the cell's co-running share (percent) where apart() set why;
+# unpaired: why the runs do not pair up (interval.pair_up), by "unpaired".
 Decision = namedtuple("Decision",
-                      "variant reason ratio ci n why p by second corun",
-                      defaults=(None, None, "unpaired", None, None))
+                      "variant reason ratio ci n why p by second corun "
+                      "unpaired",
+                      defaults=(None, None, "unpaired", None, None, None))
 
 
-def decide(base, other, variant="", precision=DEFAULT_PRECISION, pairs=None):
+def decide(base, other, variant="", precision=DEFAULT_PRECISION, pairs=None,
+           unpaired=None):
     """Decision for one variant's values against the base variant's; @pairs:
-    the ratios variant/base of the runs paired by repeat (paired.ratios), or
-    None."""
+    the ratios variant/base of the runs paired by repeat (interval.pair_up),
+    or None, and then @unpaired, why not."""
     n = min(len(base), len(other))
     m = significance.mean(base)
     ratio = significance.mean(other) / m if other and m else None
@@ -39,17 +42,27 @@ def decide(base, other, variant="", precision=DEFAULT_PRECISION, pairs=None):
     ci, p = v.ci, (v.welch.p if v.welch else None)
     if pairs:
         return _decide_pairs(pairs, variant, precision, (ratio, ci, p))
+    d = Decision(variant, "undecided", ratio, ci, n, None, p,
+                 unpaired=unpaired)
     if n < MIN_REPEATS or ratio is None:
-        return Decision(variant, "undecided", ratio, ci, n, "runs", p)
+        return d._replace(why="runs")
     if ci is None:
-        return Decision(variant, "undecided", ratio, ci, n, "no_ci", p)
+        return d._replace(why="no_ci")
     holds_1 = ci[0] <= 1.0 <= ci[1]
     if v.kind in ("beyond", "differs") and not holds_1:
-        return Decision(variant, "excludes_1", ratio, ci, n, None, p)
+        return d._replace(reason="excludes_1")
     if (ci[1] - ci[0]) / 2 < precision * abs(ratio):
-        return Decision(variant, "narrow", ratio, ci, n, None, p)
-    return Decision(variant, "undecided", ratio, ci, n,
-                    "holds_1" if holds_1 else "welch", p)
+        return d._replace(reason="narrow")
+    return d._replace(why="holds_1" if holds_1 else "welch")
+
+
+def of_runs(base, other, variant="", precision=DEFAULT_PRECISION):
+    """decide() of @other against @base, each [(repeat, value)]: over
+    their pairs where the runs pair up (interval.pair_up), else unpaired,
+    saying why."""
+    pairs, why = interval.pair_up(base, other)
+    return decide([v for _, v in base], [v for _, v in other], variant,
+                  precision, pairs, why)
 
 
 def _decide_pairs(ratios, variant, precision, second):
@@ -71,15 +84,13 @@ def decide_cell(values, variants, precision=DEFAULT_PRECISION, by_repeat=None):
     """[Decision] of every variant after the first (the base) of one cell;
     `values` is {variant: [metric per run]}, `by_repeat` {variant: {repeat:
     metric}} (the pairs), or None."""
-    base = values.get(variants[0], [])
-    out = []
-    for m in variants[1:]:
-        pairs = None
-        if by_repeat:
-            pairs = paired.ratios(by_repeat.get(variants[0], {}),
-                                  by_repeat.get(m, {})) or None
-        out.append(decide(base, values.get(m, []), m, precision, pairs))
-    return out
+    if by_repeat:
+        sides = {m: sorted(v.items()) for m, v in by_repeat.items()}
+        return [of_runs(sides.get(variants[0], []), sides.get(m, []), m,
+                        precision) for m in variants[1:]]
+    base = [(None, v) for v in values.get(variants[0], [])]
+    return [of_runs(base, [(None, v) for v in values.get(m, [])], m,
+                    precision) for m in variants[1:]]
 
 
 def apart(decisions, numjobs, share):
@@ -104,6 +115,9 @@ def text(d, base, precision=DEFAULT_PRECISION):
     if d.ci is None:
         return out + ", no CI"
     out += ", 95%% CI %.3f..%.3f" % d.ci
+    if d.by != "pairs" and d.unpaired:
+        out = "%s/%s x%.3f unpaired (%s), 95%% CI %.3f..%.3f" % (
+            (d.variant, base, d.ratio, d.unpaired) + tuple(d.ci))
     if d.by == "pairs":
         out = "%s/%s x%.3f over %d pairs, 95%% CI %.3f..%.3f" % (
             (d.variant, base, d.ratio, d.n) + tuple(d.ci))

@@ -1,15 +1,17 @@
 """Scaling: IOPS against numjobs for each variant, speedup over one job,
 efficiency against linear (will-it-scale's 'linear' column), and each variant's
-ratio to the base variant."""
+ratio to the base variant with its one interval (interval.py)."""
 
 from collections import namedtuple
 
 from ..inputs import published
-from . import significance
+from . import interval, significance
 from .compare import group, variant_order
 
+# ratio, ratio_ci: interval.py's of IOPS against the base (its Interval:
+# ratio_by), None for the base itself
 Point = namedtuple("Point", "variant n iops stddev speedup efficiency ratio "
-                   "ratio_ci")
+                   "ratio_ci ratio_by", defaults=(None,))
 Line = namedtuple("Line", "scenario numjobs points")      # points[variant]
 
 
@@ -32,12 +34,11 @@ def scaling(records, base):
                     continue
                 m = significance.mean(vals)
                 speedup = m / one if one else None
-                basevals = iops(nj, base)
+                iv = interval.of_records(records, scenario, nj, base,
+                                         variant)
                 points[variant] = Point(
                     variant, len(vals), m, significance.stddev(vals), speedup,
                     speedup / nj if speedup is not None else None,
-                    m / significance.mean(basevals) if basevals and
-                    significance.mean(basevals) else None,
-                    significance.bootstrap_ratio_ci(basevals, vals))
+                    iv.ratio, iv.ci, iv)
             lines.append(Line(scenario, nj, points))
     return lines

@@ -18,7 +18,10 @@ BOOTSTRAP_SEED = 7                  # fixed: the same data give the same CI
 BOOTSTRAP_METHOD = "percentile"
 
 Welch = namedtuple("Welch", "t df p")
-Verdict = namedtuple("Verdict", "kind text welch ci")
+# ci: the ratio's interval (the bootstrap's here; interval.py's where it
+# gave the verdict: interval, the Interval)
+Verdict = namedtuple("Verdict", "kind text welch ci interval",
+                     defaults=(None,))
 
 
 def mean(xs):
@@ -105,8 +108,10 @@ def _runs(base, other):
 
 
 def verdict(base, other, alpha=ALPHA):
-    """Is the difference between two sets of runs beyond the noise?  The
-    text names the method and the number of runs behind it."""
+    """Is the difference between two sets of runs beyond the noise?
+    Beyond where Welch's test says so and the bootstrap CI of the ratio
+    excludes 1 (where it has one); the text names the method and the
+    number of runs behind it, and which held a difference back."""
     if not base or not other:
         return Verdict("missing", "no %s runs: n=%d vs %d"
                        % ("base" if not base else "such", len(base),
@@ -125,12 +130,18 @@ def verdict(base, other, alpha=ALPHA):
                            + _runs(base, other), None, ci)
         return Verdict("differs", "differs: no spread on either side "
                        "(Welch undefined), " + _runs(base, other), None, ci)
-    beyond = w.p < alpha
+    # beyond only where the interval and the test agree: a ratio whose
+    # CI excludes 1 that Welch does not back (or the other way round) is
+    # within noise, the words saying which one held it back
+    holds = ci is not None and ci[0] <= 1.0 <= ci[1]
+    beyond = w.p < alpha and not holds
     text = "%s: Welch p=%s, %s" % ("beyond noise" if beyond else
                                    "within noise", fmt_p(w.p),
                                    _runs(base, other))
-    if ci is not None and beyond == (ci[0] <= 1.0 <= ci[1]):
-        text += "; bootstrap CI disagrees"
+    if w.p < alpha and holds:
+        text += "; the 95% CI holds 1"
+    elif w.p >= alpha and ci is not None and not holds:
+        text += "; the 95% CI excludes 1, Welch's test does not agree"
     return Verdict("beyond" if beyond else "noise", text, w, ci)
 
 
