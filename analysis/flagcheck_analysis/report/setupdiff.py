@@ -1,13 +1,8 @@
 """What B's runs were made with that A's were not: every field the
-manifests record of how the runs were made (the fio, the engine, the host,
-the matrix, pinning, warm-up, clock, the job file's variables, the
-placement, ...) beside the fields each run's own files record
-(inputs/runsetup.py), each named once. A field this module has no name
-for is named by its place in the manifest, so a field a later flagcheck
-run records is compared the day it is. A job file whose SHA-256 differs
-is said to differ only in its comments, naming the header lines that
-differ, where the bodies fio reads are the same. docs/analysis.md, "The
-summary, two results side by side"."""
+manifests and each run's own files (inputs/runsetup.py) record of how the
+runs were made, each named once; a job file that differs only in its
+comments is said so. docs/analysis.md, "The summary, two results side by
+side"."""
 
 import json
 import os
