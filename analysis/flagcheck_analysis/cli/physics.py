@@ -1,12 +1,9 @@
 """flagcheck physics (make physics): every published curve under
-machines/curves/ beside the simulator's figure on the profile of its CPU (predict/curves.py), one row
-per curve and thread count, and the line
-
-    physics: N curves from S sources on F families, worst pub/sim xR
-
-A curve whose CPU has no profile in machines/ has its rows all the same,
-nothing simulated, and the reason in the last column. --visits prints
-instead the visit each row needs (predict/visitfit.py)."""
+machines/curves/ beside the simulator's figure on its CPU's profile
+(predict/curves.py), one row per curve and thread count, then one line
+`physics: N curves from S sources on F families, worst pub/sim xR`;
+--visits prints the visit each row needs (predict/visitfit.py).
+docs/predict.md, "The visit, the published curves: `make physics`"."""
 
 import sys
 
