@@ -1,23 +1,10 @@
 """The band of a published prediction: the envelope of the gain over every
-input the job file's header assumes (its `; assumed:` lines: N, the
-placement, the calls, the rest, the writers, a threshold's period), both rest
-rules where the source gives a rate and a profile share, the physics the
-profile leaves open (its physics range), the profile's low..high costs
-and the seeds, widened by the published figure's own noise
-(docs/predict.md, "The band").
-
-Sampling: each dimension one at a time from the point (the header's
-values on the profile's typical physics and costs, seed 0), then two
-corners: every dimension at the value that lowered the gain most, and
-every one at the value that raised it most. The costs' low and high and
-the typical costs run with every seed (the band simulate.predict() gives
-alone, kept as today's band). What it can miss: a value inside a range
-(only its ends are run), and a pair of dimensions whose joint effect goes
-the other way from each one's own.
-
-Where the published figure lies outside the band, inverse() finds for
-each single input the value that reaches it (bisection on the simulator).
-"""
+input the header assumes, both rest rules, the profile's physics range,
+its low..high costs and the seeds, widened by the figure's own noise;
+sampled one dimension at a time from the point, then two corners. Where
+the published figure lies outside, inverse() bisects each single input
+for the value that reaches it. docs/predict.md, "The band over every
+unknown"."""
 
 import math
 import re
