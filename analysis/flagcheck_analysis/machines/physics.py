@@ -1,18 +1,9 @@
-"""The physics settings of a machine profile, each declared once.
-
-sim/physics.def is the table: one row a setting, its name (the same in a
-profile's [physics], flagcheck-sim's --NAME option, struct sim_conf's
-field and here), its kind (a CHOICE of values, a BOOL, a NUMBER in a
-range), the simulator's default and what it decides; flagcheck-sim
-compiles the same file.  machines/families.toml gives each CPU family's
-choice of every setting: the typical value (what a prediction runs) and
-the range a band sweeps (every value no measurement of the family rules
-out), each with its source.  A profile names its family and holds only
-what differs from it (docs/machines.md).
-
-settings() parses the table, families() reads and validates the family
-file, sim_args() turns one choice {name: value} into flagcheck-sim's
-arguments."""
+"""The physics settings of a machine profile, each declared once in
+sim/physics.def (the table flagcheck-sim compiles too), each CPU family's
+typical value and range in machines/families.toml. settings() parses the
+table, families() reads and validates the family file, sim_args() turns
+one choice {name: value} into flagcheck-sim's arguments.
+docs/machines.md, "The physics, chosen once per family"."""
 
 import os
 import re
