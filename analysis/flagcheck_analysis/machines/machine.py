@@ -1,17 +1,11 @@
 """A machine: the CPUs of a box, how they are grouped, what moving a
-cache line between two of them costs, and the coherence physics of its
-CPU family, from a profile (machines/NAME.toml, read by profile.py; every
-number with its source, docs/machines.md) or a flagcheck-calibrate result
-(calibration.json, calibmachine.py: its per-pair matrix is the profile).  Its physics are
-its family's (machines/families.toml, machines/physics.py) but for what its
-own [physics] table sets: physics (name: the typical value, what a
-prediction runs) and physics_range (name: the values a band sweeps).
-
-loader.py's load() reads one; a bad value is refused with one line naming
-the file, the field, the value and what is allowed.  The Machine answers what a
+cache line between two of them costs and its family's coherence physics
+(physics, physics_range), from a profile (profile.py) or a calibration
+(calibmachine.py), as loader.py's load() reads either. It answers what a
 simulator asks: the CPUs --numjobs N takes (cpus), how two CPUs relate
-(relation), the one-way cost of a line between them (transfer_ns), a
-CPU's NUMA node (node) and the local costs (local_ns)."""
+(relation), a line's one-way cost between them (transfer_ns), a CPU's
+node (node) and the local costs (local_ns). docs/machines.md, "A
+profile"."""
 
 import re
 
