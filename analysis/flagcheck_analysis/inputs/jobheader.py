@@ -1,49 +1,10 @@
 """A job file's header lines that other tools read: the comments before
-its first section ([global]), each `; KEY: VALUE` on one line.
-
-  ; published-figure: A -> B higher|lower WHAT
-        before -> after the fix, and which way is better (IOPS, jobs/min:
-        higher; seconds, us: lower); the gain is B/A (higher), A/B (lower)
-  ; published-figure: xR WHAT
-        the gain as the source gives it ("score x1.95")
-  ; published-figure: -P% WHAT
-        LKP's %change of the bad code against the fixed one; the gain is
-        1 / (1 - P/100)
-  ; published-figure: +P% WHAT
-        the fix's gain as a commit states it ("+5% OLTP"): 1 + P/100
-  ; published-machine: PROFILE N [PLACEMENT]
-        the machine profile (machines/PROFILE.toml) and the CPU count the
-        published workload ran on; PLACEMENT "nodes=A[,B...]" where the
-        source pinned it
-  ; published-rest: work | work NS | fio
-        what stands for the rest of the published call: the pattern's own
-        work(ns) ("work"), NS ns where the pattern must stay as it is
-        ("work NS": the S1-S4 twins, which make bench-pattern compares with
-        the C models), or this fio job itself ("fio": work(ns) and fio's
-        own per-I/O cost)
-  ; rest-rule: TEXT
-        how the rest, N and placement were derived, and what was assumed
-  ; published-share: P% FUNCTION
-        the share of the cycles the published profile gave the fixed
-        function before the fix
-  ; published-stddev: P%
-        the published figure's stated %stddev (else a single run: 3%)
-  ; assumed: NAME=V (LO..HI): "the source's words"[, "..."]
-        an input the source does not give, its point value V and its range
-        by docs/predict.md's rule: cpus (N), calls (calls of the path per
-        published operation), placement (compact..spread), rest (ns, where
-        the rest is not derived), writers (the jobs that run the writing
-        path, pattern_writers=: 1..100000 or all, every job), period (the
-        N of the pattern's /every=N or the T of its /every_ns=T, the one
-        threshold whose interval the source does not give); one line per
-        NAME
-  ; pattern-twin: PATH
-        a C model's job file: its model=pattern twin (PATH relative to the
-        job file's folder), which flagcheck report simulates for it
-
-WHAT (the benchmark, the machine) must not be empty.  Each reader raises
-FigureError naming file:line, the value and the forms allowed.
-"""
+its first section, each `; KEY: VALUE` on one line (published-figure,
+published-machine, published-rest, rest-rule, published-share,
+published-stddev, assumed, pattern-twin). Each reader raises FigureError
+naming file:line, the value and the forms allowed. docs/machines.md,
+"Each job file's machine and rest"; the assumed lines: docs/predict.md,
+"Assumed inputs: the header's ranges"."""
 
 import os
 import re
