@@ -1,21 +1,9 @@
-"""fio's command line as fio 3.33 reads it (init.c parse_cmd_line):
-getopt_long_only() over fio's own options (l_opts, each with its short
-letter) and every job option, the words left over being job files, each
-of which fio runs.
-
-The reading here takes every way fio could read a word, so that nothing
-fio would write is missed:
-- `--opt=v`, `--opt v` and `-opt v`: a long option, an abbreviation
-  standing for every option it begins (getopt takes a unique one; fio
-  exits on an ambiguous one);
-- `-o`, `-oV`, `-bo V`: a word of one dash is fio's short options where
-  no long option could be meant (a lone letter of fio's, or a word no
-  option name could begin, such as `-o/dev/X`), and both where it could;
-- the word after `--opt`: its value where the option takes one (fio's own
-  options as l_opts says, a job option as `fio --cmdhelp=opt` says: the
-  STR_SET ones take a value only after '='), a job file where it takes
-  none, and both where fio does not know the name (an engine's option);
-- every other word, and every word after `--`, is a job file."""
+"""fio's command line as fio 3.33 reads it (init.c parse_cmd_line:
+getopt_long_only() over fio's own options and every job option, the words
+left over being job files), every way fio could read a word taken so that
+nothing fio would write is missed: long options and their abbreviations,
+one-dash short options, the next word as an option's value or a job file.
+docs/analysis.md, "The command line beside the job file"."""
 
 import collections
 import re

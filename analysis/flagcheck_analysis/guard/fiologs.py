@@ -1,17 +1,8 @@
-"""The files fio 3.33 writes its own logs to, whatever rw= is: the names
-the device guard (jobguard.py) judges before fio runs.
-
-- write_bw_log=P, write_iops_log=P, write_lat_log=P, write_hist_log=P
-  (init.c add_job, gen_log_name): P_TYPE.N.SUF with per_job_logs=1 (the
-  default), N the job's number (1, 2, ... over every job and numjobs
-  clone), P_TYPE.SUF with per_job_logs=0; TYPE bw, iops, lat, slat and
-  clat (write_lat_log), clat_hist (write_hist_log); SUF log, log.fz with
-  log_store_compressed=1.  P empty or not given: the job's name
-  (make_log_name).  iolog.c flush_log opens it with fopen() "w" or "a".
-- On fio servers the client writes each log on this machine as
-  NAME.HOST (client.c fio_client_handle_iolog).
-- write_iolog=P (iolog.c init_iolog_write) and merge_blktrace_file=P
-  (blktrace.c merge_blktrace_iologs): P itself."""
+"""The files fio 3.33 writes its own logs to, whatever rw= is: the
+write_*_log= logs under the names fio derives, write_iolog=,
+merge_blktrace_file=, and a fio server's logs written here as NAME.HOST.
+The device guard (jobguard.py) judges these names before fio runs.
+docs/analysis.md, "The files fio writes"."""
 
 import os
 import re

@@ -1,19 +1,9 @@
 """Every file fio 3.33 or the engine would write or remove for a job,
-reading or not, each judged by the one rule for written paths
-(inputs/outpath.py: a regular file or absent, never a link) before fio
-starts.  The device guard (jobguard.py) raises the refusal.
-
-- fio's logs (fiologs.py: write_*_log=, write_iolog=,
-  merge_blktrace_file=), on fio servers written here as NAME.HOST;
-- the engine's counters file (flagcheck_stats=);
-- fio's report, --output=FILE (-o FILE): fopen(FILE, "w+");
-- --trigger-file=FILE (-W): fio unlinks FILE once it exists
-  (backend.c __check_trigger_file);
-- --bandwidth-log (-b): agg-read_bw.log, agg-write_bw.log and
-  agg-trim_bw.log in fio's directory (backend.c);
-- the verify state, AUX/local-JOB-N-verify.state (verify.c
-  verify_save_state, verify-state.h: '/' in JOB made '.'), AUX the
-  --aux-path (-K) directory, else fio's own directory."""
+reading or not (fio's logs from fiologs.py, the counters file, --output,
+--trigger-file, --bandwidth-log's files, the verify state), each judged
+by the one rule for written paths (inputs/outpath.py) before fio starts;
+the device guard (jobguard.py) raises the refusal. docs/analysis.md, "The
+files fio writes"."""
 
 import glob
 import os

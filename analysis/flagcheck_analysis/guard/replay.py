@@ -1,16 +1,9 @@
 """What a job's read_iolog= has fio replay, for the device guard
-(jobguard.py): fio replays every action of the log whatever rw= says, so
-a job reading by its rw= writes where its log holds write or trim actions,
-onto the files the log names, or onto replay_redirect= where that is set.
-
-As fio 3.33 reads a log (iolog.c init_iolog_read, read_iolog; the value
-a ':' list, one log a job, split as jobguard.split_list does): "-" is
-stdin and a socket is read from its peer; the first line "fio version 2
-iolog" or "fio version 3 iolog" (anything else is a blktrace, naming its
-devices by number, or refused by fio); then each line, read 4095 bytes at a time (fgets), as `FILE ACTION
-[OFFSET LENGTH]` (version 3: a time first), FILE at most 256 bytes
-(sscanf %256s).  A log this module can not read is reported as such: what
-it would write is not known."""
+(jobguard.py): every write or trim action of the log, whatever rw= says,
+onto the files it names or onto replay_redirect=, the log read as fio
+3.33 reads one (iolog.c read_iolog). A log this module can not read is
+reported as such: what it would write is not known. docs/analysis.md,
+"A replayed log"."""
 
 import os
 import stat
