@@ -1,9 +1,12 @@
 """Every line a tool prints fits 120 columns: the long messages once seen
 (the calibration's disagreement with the line probes, flagcheck run's
 progress and cell lines) wrap, each tool's --help and run-job's fit, and
-the suite's own check (tests/widthcheck.py) catches a line over."""
+the suite's own check (tests/widthcheck.py) catches a line over. The
+analysis's module docstrings stay short: the prose lives in docs/."""
 
 import argparse
+import ast
+import glob
 import importlib
 import os
 import re
@@ -143,3 +146,35 @@ def test_the_suites_check_catches_a_long_line():
     assert widthcheck.long_lines(["fio", "--version"], long, long) == []
     with pytest.raises(AssertionError, match="1 line"):
         widthcheck.check(argv, long, "")
+
+
+# a module docstring says what the module does and points at docs/
+DOCSTRING_MAX_LINES = 8
+
+
+def long_module_docstrings(top):
+    """{path under @top: lines of its module docstring} of every module
+    under @top whose docstring is longer than DOCSTRING_MAX_LINES."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(top, "**", "*.py"),
+                                 recursive=True)):
+        with open(path, encoding="utf-8") as f:
+            body = ast.parse(f.read(), path).body
+        if (body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            lines = body[0].end_lineno - body[0].lineno + 1
+            if lines > DOCSTRING_MAX_LINES:
+                out[os.path.relpath(path, top)] = lines
+    return out
+
+
+def test_module_docstrings_are_short():
+    top = os.path.join(ANALYSIS, "flagcheck_analysis")
+    assert long_module_docstrings(top) == {}
+
+
+def test_a_long_module_docstring_is_caught(tmp_path):
+    (tmp_path / "long.py").write_text('"""one\n' + "more\n" * 7 + '"""\n')
+    (tmp_path / "short.py").write_text('"""one\n' + "more\n" * 6 + '"""\n')
+    assert long_module_docstrings(str(tmp_path)) == {"long.py": 9}
