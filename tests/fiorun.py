@@ -82,7 +82,10 @@ class Context:
         self.build = build
         self.engine = os.path.join(build, "fio-flagcheck.so")
         self.fio = fio or shutil.which("fio")
-        self.tmp = os.path.join(build, "tests")
+        # one scratch area a pytest-xdist worker: the tests' fixed names
+        # (a shaped job file, a log) never meet another worker's
+        self.tmp = os.path.join(build, "tests", os.environ.get(
+            "PYTEST_XDIST_WORKER", "main"))
         self.jobfiles = []
         os.makedirs(self.tmp, exist_ok=True)
         assert self.fio, "fio not found on PATH (make check installs it)"
