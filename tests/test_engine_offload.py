@@ -146,10 +146,15 @@ def test_offload_shares_the_model_state_as_inline(ctx, datadir, mapping):
     """set_buffer_uptodate test_first runs its RMWs once per state (the
     first transition of each buffer): the same count inline and offloaded,
     so the workers run on their job's state, not on states of their own."""
+    # both jobs (and the offload workers they start) on one CPU: two jobs
+    # that test a shared buffer at once would both set it, as two CPUs do
+    # in the kernel, and the count would follow the scheduler
+    one_cpu = "--cpus_allowed=%d" % min(os.sched_getaffinity(0))
     rmw = {}
     for mode in ("inline", "offload"):
         r = run(ctx, datadir, "psync", mode, "--model=set_buffer_uptodate",
-                "--variant=test_first", f"--mapping={mapping}")
+                "--variant=test_first", f"--mapping={mapping}", one_cpu,
+                "--cpus_allowed_policy=shared")
         assert r.rc == 0, r.err
         assert sum(s["ios"] for s in r.stats) == \
             sum(j["read"]["total_ios"] for j in r.json()["jobs"])
