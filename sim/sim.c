@@ -213,7 +213,7 @@ static void sim_grant_loads(struct sim *s, struct sim_unit *u,
 	unsigned int k;
 	double end;
 
-	t = sim_batch_start(s, u, b[0].cpu, t);
+	t = sim_transfer_start(s, u, b[0].cpu, t);
 	end = t;
 	s->filled = false;
 	for (k = 0; k < nb; k++) {

@@ -169,8 +169,8 @@ void sim_hold(struct sim *s, struct sim_unit *u, unsigned int cpu,
 	      enum sim_access acc);
 void sim_leave(struct sim *s, struct sim_unit *u, unsigned int cpu,
 	       double t, bool first);
-double sim_batch_start(struct sim *s, struct sim_unit *u, unsigned int cpu,
-		       double t);
+double sim_transfer_start(const struct sim *s, const struct sim_unit *u,
+			  unsigned int cpu, double t);
 bool sim_leaver_hit(struct sim *s, struct sim_unit *u, unsigned int cpu,
 		    enum sim_access acc, double t, double *end);
 

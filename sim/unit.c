@@ -170,13 +170,12 @@ void sim_hold(struct sim *s, struct sim_unit *u, unsigned int cpu,
 }
 
 /*
- * When a transfer of @u to @cpu, granted at @t, begins: at once, or where
- * another CPU holds it modified, not before that CPU has had it for the
- * hold (physics.def)
+ * When a transfer of @u to @cpu (an access, or a batch of loads: sim.c),
+ * granted at @t, begins: at once, or where another CPU holds it modified,
+ * not before that CPU has had it for the hold (physics.def)
  */
-static double sim_transfer_start(const struct sim *s,
-				 const struct sim_unit *u, unsigned int cpu,
-				 double t)
+double sim_transfer_start(const struct sim *s, const struct sim_unit *u,
+			  unsigned int cpu, double t)
 {
 	double h = u->arrived + s->conf->hold;
 
@@ -234,13 +233,6 @@ bool sim_leaver_hit(struct sim *s, struct sim_unit *u, unsigned int cpu,
 	}
 	*end = t + ns;
 	return true;
-}
-
-/* When a batch of loads granted at @t begins (sim.c): after the hold */
-double sim_batch_start(struct sim *s, struct sim_unit *u, unsigned int cpu,
-		       double t)
-{
-	return sim_transfer_start(s, u, cpu, t);
 }
 
 /* @cpu gets @u at @t: the access's end */
