@@ -18,17 +18,15 @@
 
 #include "sim_int.h"
 
-#define BITS	64
-
 /* @cpu's copy of @u leaves its cache */
 static void sim_evict(struct sim *s, struct sim_unit *u, unsigned int cpu)
 {
-	size_t w, words = (s->conf->cpus + BITS - 1) / BITS;
-	uint64_t bit = 1ULL << (cpu % BITS);
+	size_t w, words = sim_hold_words(s->conf);
+	uint64_t bit = 1ULL << (cpu % SIM_BITS);
 
-	if (!(u->holders[cpu / BITS] & bit))
+	if (!(u->holders[cpu / SIM_BITS] & bit))
 		return;
-	u->holders[cpu / BITS] &= ~bit;
+	u->holders[cpu / SIM_BITS] &= ~bit;
 	if (u->owner == (int)cpu)
 		u->owner = -1;
 	if (u->leaver == (int)cpu)

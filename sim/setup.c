@@ -177,7 +177,8 @@ int sim_new(const struct pattern_prog *prog, const struct sim_conf *conf,
 	s->unit = calloc(s->nr_units, sizeof(*s->unit));
 	/* each unit's holders, a bitmap of the CPUs: pages of units never
 	 * used stay untouched */
-	s->hold = calloc((size_t)s->nr_units * ((n + 63) / 64), 8);
+	s->hold = calloc((size_t)s->nr_units * sim_hold_words(conf),
+			 sizeof(*s->hold));
 	s->obj = calloc((size_t)s->objects * PATTERN_MAX_WORDS + 1,
 			sizeof(*s->obj));
 	s->cpu = calloc(n, sizeof(*s->cpu));

@@ -16,6 +16,14 @@
 
 #include "sim.h"
 
+/* A unit's holders: a bitmap of the CPUs, SIM_BITS to a word */
+#define SIM_BITS	64
+
+static inline size_t sim_hold_words(const struct sim_conf *c)
+{
+	return (c->cpus + SIM_BITS - 1) / SIM_BITS;
+}
+
 enum sim_ev_kind { EV_REQ = 0, EV_FREE, EV_DONE };
 
 /* Where a unit no core holds is: at its home (after an RMW executed

@@ -44,17 +44,21 @@
 
 #include "sim_int.h"
 
-#define BITS	64
-
 bool sim_holds(const struct sim_unit *u, unsigned int cpu)
 {
-	return (u->holders[cpu / BITS] >> (cpu % BITS)) & 1;
+	return (u->holders[cpu / SIM_BITS] >> (cpu % SIM_BITS)) & 1;
+}
+
+/* No core holds @u */
+static void hold_none(struct sim *s, struct sim_unit *u)
+{
+	memset(u->holders, 0, sim_hold_words(s->conf) * sizeof(*u->holders));
 }
 
 static void hold_only(struct sim *s, struct sim_unit *u, unsigned int cpu)
 {
-	memset(u->holders, 0, (s->conf->cpus + BITS - 1) / BITS * 8);
-	u->holders[cpu / BITS] |= 1ULL << (cpu % BITS);
+	hold_none(s, u);
+	u->holders[cpu / SIM_BITS] |= 1ULL << (cpu % SIM_BITS);
 }
 
 /*
@@ -85,9 +89,9 @@ double sim_load_cost(struct sim *s, struct sim_unit *u,
 	if (u->owner >= 0) {
 		best = to[u->owner * n + cpu];
 	} else {
-		for (w = 0; w < (n + BITS - 1) / BITS; w++)
+		for (w = 0; w < sim_hold_words(s->conf); w++)
 			for (m = u->holders[w]; m; m &= m - 1) {
-				h = w * BITS + __builtin_ctzll(m);
+				h = w * SIM_BITS + __builtin_ctzll(m);
 				if (best < 0 || to[h * n + cpu] < best)
 					best = to[h * n + cpu];
 			}
@@ -120,9 +124,9 @@ static double sim_excl_cost(struct sim *s, struct sim_unit *u,
 		s->at_home = true;
 		return s->conf->atomic_home_ns;
 	}
-	for (w = 0; w < (n + BITS - 1) / BITS; w++)
+	for (w = 0; w < sim_hold_words(s->conf); w++)
 		for (m = u->holders[w]; m; m &= m - 1) {
-			h = w * BITS + __builtin_ctzll(m);
+			h = w * SIM_BITS + __builtin_ctzll(m);
 			if (h != cpu && to[h * n + cpu] > worst)
 				worst = to[h * n + cpu];
 		}
@@ -152,7 +156,7 @@ void sim_hold(struct sim *s, struct sim_unit *u, unsigned int cpu,
 	u->last = cpu;
 	if (s->at_home) {	/* executed at the home: every copy gone */
 		s->at_home = false;
-		memset(u->holders, 0, (s->conf->cpus + BITS - 1) / BITS * 8);
+		hold_none(s, u);
 		u->owner = -1;
 		u->where = W_HOME;
 		return;
@@ -163,7 +167,7 @@ void sim_hold(struct sim *s, struct sim_unit *u, unsigned int cpu,
 		u->owner = cpu;
 	} else if (!had) {
 		u->owner = -1;
-		u->holders[cpu / BITS] |= 1ULL << (cpu % BITS);
+		u->holders[cpu / SIM_BITS] |= 1ULL << (cpu % SIM_BITS);
 	}
 	if (!had)
 		sim_cache_in(s, cpu, u - s->unit);
@@ -268,7 +272,7 @@ double sim_grant(struct sim *s, struct sim_unit *u, unsigned int cpu,
  */
 void sim_unit_init(struct sim *s, unsigned int i, unsigned int cpu)
 {
-	size_t words = (s->conf->cpus + BITS - 1) / BITS;
+	size_t words = sim_hold_words(s->conf);
 	struct sim_unit *u = &s->unit[i];
 
 	if (u->holders)
