@@ -145,7 +145,6 @@ static void fc_run_check_all(void)
 {
 	unsigned int i;
 
-	fc_run_why[0] = '\0';
 	for (i = 0; fc_models[i]; i++)
 		if (fc_models[i]->run_check && fc_run_model(fc_models[i]))
 			return;
