@@ -42,12 +42,8 @@ def build_parser():
     return p
 
 
-def parse_args(argv):
-    return build_parser().parse_args(argv)
-
-
 def main(argv=None):
-    args = parse_args(argv)
+    args = build_parser().parse_args(argv)
     here = os.path.dirname(os.path.realpath(__file__))
     top = args.top or os.path.dirname(os.path.dirname(os.path.dirname(
         here)))

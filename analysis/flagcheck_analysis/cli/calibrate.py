@@ -58,12 +58,8 @@ def build_parser():
     return p
 
 
-def parse_args(argv):
-    return build_parser().parse_args(argv)
-
-
 def main(argv=None):
-    args = parse_args(argv)
+    args = build_parser().parse_args(argv)
     progress = None if args.quiet else Progress(PROG)
     try:
         doc = calibrate(args.outdir, args.seconds, args.program,

@@ -35,10 +35,6 @@ def build_parser():
     return p
 
 
-def parse_args(argv):
-    return build_parser().parse_args(argv)
-
-
 def job_files(manifests, named):
     """{scenario: job file path}: the manifests' job files, then --job."""
     out = {}
@@ -53,7 +49,7 @@ def job_files(manifests, named):
 
 
 def main(argv=None):
-    args = parse_args(argv)
+    args = build_parser().parse_args(argv)
     for item in args.inputs:
         if not os.path.isdir(item):
             print(width.wrap("%s: %s: not a results directory" % (PROG, item)),

@@ -35,10 +35,6 @@ def build_parser():
     return p
 
 
-def parse_args(argv):
-    return build_parser().parse_args(argv)
-
-
 def output_path(args):
     if args.output:
         return args.output
@@ -53,7 +49,7 @@ def fail(message):
 
 
 def main(argv=None):
-    args = parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         patch = patchfile.read(args.patch)
         layouts = tuple(pahole.read(p) for p in args.layout) \

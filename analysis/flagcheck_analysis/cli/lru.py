@@ -46,12 +46,8 @@ def build_parser():
     return p
 
 
-def parse_args(argv):
-    return build_parser().parse_args(argv)
-
-
 def main(argv=None):
-    args = parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         runs = sweep.load(LRU, sweep.counters_files(args.inputs))
     except InputError as e:

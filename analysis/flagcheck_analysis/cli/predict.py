@@ -85,10 +85,6 @@ def build_parser():
     return p
 
 
-def parse_args(argv):
-    return build_parser().parse_args(argv)
-
-
 def cpu_counts(text):
     """[N, ...] from "N[,N...]", each once, at most MAX_COUNTS of them;
     ValueError naming the value."""
@@ -298,7 +294,7 @@ def _fail(line, status):
 
 
 def main(argv=None):
-    args = parse_args(argv)
+    args = build_parser().parse_args(argv)
     done = other_action(args)
     if done is not None:
         return done
