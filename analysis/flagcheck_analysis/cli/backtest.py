@@ -29,7 +29,7 @@ def build_parser():
         prog=PROG, description="The simulator's back-test (make backtest): "
         "every job file with a published figure, predicted on its published "
         "machine.",
-        epilog=EPILOG, formatter_class=argparser.HelpFormatter)
+        epilog=EPILOG)
     p.add_argument("--top", default=None, metavar="DIR",
                    help="the source tree (default: this one)")
     p.add_argument("--fio-ns", type=fiocost.fio_ns_arg, default=None,

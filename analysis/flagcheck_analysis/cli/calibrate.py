@@ -36,8 +36,7 @@ _threads = numbers.arg(" is not valid: a whole number of at least 1, at "
 def build_parser():
     p = argparser.ArgumentParser(
         prog=PROG, description="Measure this machine's cache-line costs; "
-        "write calibration.json and a heatmap.", epilog=EPILOG,
-        formatter_class=argparser.HelpFormatter)
+        "write calibration.json and a heatmap.", epilog=EPILOG)
     p.add_argument("--outdir", default=".", metavar="DIR",
                    help="where calibration.json and .png go (default: the "
                    "current directory)")

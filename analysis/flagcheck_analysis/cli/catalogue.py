@@ -22,8 +22,7 @@ exit status: 0 reported, 1 nothing to report, 2 usage error.  In full: docs/anal
 def build_parser():
     p = argparser.ArgumentParser(
         prog=PROG, description="Each catalogue job's test_first/always IOPS "
-        "ratio beside the gain its source published.", epilog=EPILOG,
-        formatter_class=argparser.HelpFormatter)
+        "ratio beside the gain its source published.", epilog=EPILOG)
     p.add_argument("inputs", nargs="+", metavar="DIR",
                    help="a flagcheck run results directory")
     p.add_argument("--job", action="append", default=[], metavar="FILE",

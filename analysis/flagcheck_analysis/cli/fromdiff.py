@@ -23,8 +23,7 @@ def build_parser():
     p = argparser.ArgumentParser(
         prog=PROG, description="A kernel patch of the family (a git "
         "format-patch mail, git show output or a unified diff) into a "
-        "model=pattern job file.", epilog=EPILOG,
-        formatter_class=argparser.HelpFormatter)
+        "model=pattern job file.", epilog=EPILOG)
     p.add_argument("patch", metavar="PATCH", help="the patch file")
     p.add_argument("-o", dest="output", metavar="JOB",
                    help="the job file to write (default: PATCH's name "

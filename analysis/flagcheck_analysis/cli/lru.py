@@ -29,8 +29,7 @@ def build_parser():
     p = argparser.ArgumentParser(
         prog=PROG, description="S5: ns per __find_get_block() against "
         "mod, with and without the per-CPU buffer_head LRU, beside the "
-        "published figures.", epilog=EPILOG,
-        formatter_class=argparser.HelpFormatter)
+        "published figures.", epilog=EPILOG)
     p.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
                    help="a flagcheck run results directory, or counters "
                    "files (.flagcheck.jsonl)")

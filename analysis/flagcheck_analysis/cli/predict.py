@@ -42,8 +42,7 @@ def build_parser():
     p = argparser.ArgumentParser(
         prog=PROG, description="Predict a model=pattern job file's IOPS "
         "and gain on a big machine by simulating it on the machine's "
-        "profile.", epilog=EPILOG,
-        formatter_class=argparser.HelpFormatter)
+        "profile.", epilog=EPILOG)
     p.add_argument("jobfile", nargs="?", metavar="JOBFILE_OR_DIR",
                    help="a model=pattern fio job file, or a results "
                    "directory (its answers go to DIR/prediction.json)")
