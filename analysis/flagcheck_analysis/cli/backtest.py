@@ -29,7 +29,7 @@ def build_parser():
         prog=PROG, description="The simulator's back-test (make backtest): "
         "every job file with a published figure, predicted on its published "
         "machine.",
-        epilog=EPILOG, formatter_class=argparser.HelpFormatter)
+        epilog=EPILOG)
     p.add_argument("--top", default=None, metavar="DIR",
                    help="the source tree (default: this one)")
     p.add_argument("--fio-ns", type=fiocost.fio_ns_arg, default=None,
@@ -42,12 +42,8 @@ def build_parser():
     return p
 
 
-def parse_args(argv):
-    return build_parser().parse_args(argv)
-
-
 def main(argv=None):
-    args = parse_args(argv)
+    args = build_parser().parse_args(argv)
     here = os.path.dirname(os.path.realpath(__file__))
     top = args.top or os.path.dirname(os.path.dirname(os.path.dirname(
         here)))

@@ -36,8 +36,7 @@ _threads = numbers.arg(" is not valid: a whole number of at least 1, at "
 def build_parser():
     p = argparser.ArgumentParser(
         prog=PROG, description="Measure this machine's cache-line costs; "
-        "write calibration.json and a heatmap.", epilog=EPILOG,
-        formatter_class=argparser.HelpFormatter)
+        "write calibration.json and a heatmap.", epilog=EPILOG)
     p.add_argument("--outdir", default=".", metavar="DIR",
                    help="where calibration.json and .png go (default: the "
                    "current directory)")
@@ -58,12 +57,8 @@ def build_parser():
     return p
 
 
-def parse_args(argv):
-    return build_parser().parse_args(argv)
-
-
 def main(argv=None):
-    args = parse_args(argv)
+    args = build_parser().parse_args(argv)
     progress = None if args.quiet else Progress(PROG)
     try:
         doc = calibrate(args.outdir, args.seconds, args.program,

@@ -22,8 +22,7 @@ exit status: 0 reported, 1 nothing to report, 2 usage error.  In full: docs/anal
 def build_parser():
     p = argparser.ArgumentParser(
         prog=PROG, description="Each catalogue job's test_first/always IOPS "
-        "ratio beside the gain its source published.", epilog=EPILOG,
-        formatter_class=argparser.HelpFormatter)
+        "ratio beside the gain its source published.", epilog=EPILOG)
     p.add_argument("inputs", nargs="+", metavar="DIR",
                    help="a flagcheck run results directory")
     p.add_argument("--job", action="append", default=[], metavar="FILE",
@@ -33,10 +32,6 @@ def build_parser():
                    metavar="FORMAT",
                    help="text|markdown (default %(default)s)")
     return p
-
-
-def parse_args(argv):
-    return build_parser().parse_args(argv)
 
 
 def job_files(manifests, named):
@@ -53,7 +48,7 @@ def job_files(manifests, named):
 
 
 def main(argv=None):
-    args = parse_args(argv)
+    args = build_parser().parse_args(argv)
     for item in args.inputs:
         if not os.path.isdir(item):
             print(width.wrap("%s: %s: not a results directory" % (PROG, item)),

@@ -23,8 +23,7 @@ def build_parser():
     p = argparser.ArgumentParser(
         prog=PROG, description="A kernel patch of the family (a git "
         "format-patch mail, git show output or a unified diff) into a "
-        "model=pattern job file.", epilog=EPILOG,
-        formatter_class=argparser.HelpFormatter)
+        "model=pattern job file.", epilog=EPILOG)
     p.add_argument("patch", metavar="PATCH", help="the patch file")
     p.add_argument("-o", dest="output", metavar="JOB",
                    help="the job file to write (default: PATCH's name "
@@ -33,10 +32,6 @@ def build_parser():
                    help="pahole's output of the changed struct before and "
                    "after: each word on its line")
     return p
-
-
-def parse_args(argv):
-    return build_parser().parse_args(argv)
 
 
 def output_path(args):
@@ -53,7 +48,7 @@ def fail(message):
 
 
 def main(argv=None):
-    args = parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         patch = patchfile.read(args.patch)
         layouts = tuple(pahole.read(p) for p in args.layout) \

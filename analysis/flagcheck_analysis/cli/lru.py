@@ -29,8 +29,7 @@ def build_parser():
     p = argparser.ArgumentParser(
         prog=PROG, description="S5: ns per __find_get_block() against "
         "mod, with and without the per-CPU buffer_head LRU, beside the "
-        "published figures.", epilog=EPILOG,
-        formatter_class=argparser.HelpFormatter)
+        "published figures.", epilog=EPILOG)
     p.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
                    help="a flagcheck run results directory, or counters "
                    "files (.flagcheck.jsonl)")
@@ -46,12 +45,8 @@ def build_parser():
     return p
 
 
-def parse_args(argv):
-    return build_parser().parse_args(argv)
-
-
 def main(argv=None):
-    args = parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
         runs = sweep.load(LRU, sweep.counters_files(args.inputs))
     except InputError as e:

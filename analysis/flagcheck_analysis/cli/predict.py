@@ -42,8 +42,7 @@ def build_parser():
     p = argparser.ArgumentParser(
         prog=PROG, description="Predict a model=pattern job file's IOPS "
         "and gain on a big machine by simulating it on the machine's "
-        "profile.", epilog=EPILOG,
-        formatter_class=argparser.HelpFormatter)
+        "profile.", epilog=EPILOG)
     p.add_argument("jobfile", nargs="?", metavar="JOBFILE_OR_DIR",
                    help="a model=pattern fio job file, or a results "
                    "directory (its answers go to DIR/prediction.json)")
@@ -83,10 +82,6 @@ def build_parser():
                    help="also draw IOPS and gain against CPUs up to the "
                    "largest N into this PNG")
     return p
-
-
-def parse_args(argv):
-    return build_parser().parse_args(argv)
 
 
 def cpu_counts(text):
@@ -298,7 +293,7 @@ def _fail(line, status):
 
 
 def main(argv=None):
-    args = parse_args(argv)
+    args = build_parser().parse_args(argv)
     done = other_action(args)
     if done is not None:
         return done

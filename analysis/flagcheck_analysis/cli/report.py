@@ -57,8 +57,7 @@ def build_parser(as_compare=False):
         "dirs, or dir1,dir2); writes sidebyside.md." if as_compare else
         "Compare flagcheck variants from fio JSON: LKP-style tables with a "
         "noise verdict per metric, scaling, plots.",
-        epilog=None if as_compare else EPILOG,
-        formatter_class=argparser.HelpFormatter)
+        epilog=None if as_compare else EPILOG)
     if as_compare:
         p.add_argument("a", metavar="A", help="the results B is set against "
                        "(a results dir, or dir1,dir2)")

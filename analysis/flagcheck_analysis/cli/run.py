@@ -227,7 +227,7 @@ def build_parser(ncpu=None):
     p = argparser.ArgumentParser(
         prog=PROG, description="Run fio job files over a matrix of "
         "variants x numjobs x repeats and keep every run's JSON.",
-        epilog=EPILOG, formatter_class=argparser.HelpFormatter)
+        epilog=EPILOG)
     _matrix_options(p, ncpu)
     _condition_options(p)
     _output_options(p)

@@ -104,14 +104,3 @@ def over(iv):
     if iv.by == "pairs":
         return "%d pair%s" % (iv.n, "" if iv.n == 1 else "s")
     return "unpaired: %s" % iv.unpaired if iv.unpaired else "unpaired"
-
-
-def text(iv):
-    """'x1.164, 95% CI 0.691..1.960 over 2 pairs': the ratio, the
-    interval and what it is over, as every part of the report words it."""
-    if iv.ratio is None:
-        return "no ratio"
-    out = "x%.3f" % iv.ratio
-    if iv.ci is not None:
-        out += ", 95%% CI %.3f..%.3f" % iv.ci
-    return out + (" over " if iv.by == "pairs" else ", ") + over(iv)
