@@ -251,7 +251,7 @@ def _cells(row):
     else:
         d = row.decision
         ratio = "%s/%s x%.3f" % (row.variant, row.base, d.ratio)
-        ci = "-" if d.ci is None else "%.3f..%.3f" % d.ci
+        ci = render.fmt_ci(d.ci)
         decided = "undecided" if d.reason == "undecided" else \
             "decided (%s)" % ("pairs" if d.by == "pairs" else "Welch")
     e = row.entry
