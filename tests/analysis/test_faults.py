@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import signal
 import sys
+import tempfile
 import time
 
 import pytest
@@ -407,11 +408,22 @@ class TestClientMode(Scratch):
 
     @needs_root
     def test_mode_the_engine_refuses(self):
-        # the engine loads there, and refuses a counters file it can not
-        # write; a bad variant= is refused here, before any run
-        self.check_no_results(["--variants", "always"],
-                              "cannot create files in %s: Permission denied"
-                              % self.out)
+        # the engine loads there (a copy the user nobody can reach,
+        # wherever the tree lies: a clone in a mktemp -d directory is
+        # root's alone), and refuses a counters file it can not write; a
+        # bad variant= is refused here, before any run
+        shared = tempfile.mkdtemp(prefix="engine-")
+        try:
+            os.chmod(shared, 0o755)
+            engine = os.path.join(shared, "fio-flagcheck.so")
+            shutil.copy(ENGINE, engine)
+            os.chmod(engine, 0o755)
+            self.check_no_results(["--set", "FLAGCHECK_ENGINE=" + engine,
+                                   "--variants", "always"],
+                                  "cannot create files in %s: Permission "
+                                  "denied" % self.out)
+        finally:
+            shutil.rmtree(shared)
         p = self.run_runner("--client", "127.0.0.1,1", "--variants", "bogus")
         assert_one_line(p, "flagcheck run: error: %s: fio refuses it: "
                         "flagcheck: variant=bogus is not valid" % CS_JOB,
